@@ -1,0 +1,144 @@
+//! Per-header-kind control logic: per-switch tables, table summaries and source-side
+//! headers, dispatched on [`Kind`]. Each kind module implements the same four functions:
+//! `supports`, `tables`, `summary` and `header`.
+
+pub mod pathid;
+pub mod sliced;
+pub mod transit;
+
+use crate::topology::{TopoError, Topology};
+use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::wire::{Kind, WireError};
+use thiserror::Error;
+
+/// Why tables or a header could not be produced.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KindError {
+    /// The header kind does not apply to this topology family.
+    #[error("header kind `{kind}` does not apply to `{spec}`: {why}")]
+    Unsupported {
+        /// Kind.
+        kind: Kind,
+        /// Topology spec.
+        spec: String,
+        /// Why not.
+        why: String,
+    },
+    /// The topology is outside what the kind's encoding can carry.
+    #[error("`{spec}` does not fit the {kind} header: {why}")]
+    TooLarge {
+        /// Kind.
+        kind: Kind,
+        /// Topology spec.
+        spec: String,
+        /// Which field overflows.
+        why: String,
+    },
+    /// A host reference or pair is not valid.
+    #[error(transparent)]
+    Topo(#[from] TopoError),
+    /// Header emission failed.
+    #[error("header emission failed: {0}")]
+    Wire(#[from] WireError),
+}
+
+/// Size of one kind's forwarding state over a whole topology.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TableSummary {
+    /// Largest header routing field in bits (sliced: SLICE bits; Transit: routing
+    /// bytes × 8; path-ID: ID bits).
+    pub id_bits: u32,
+    /// How `id_bits` is made up (per field / per path type).
+    pub id_bits_detail: String,
+    /// Number of switches.
+    pub switches: u64,
+    /// Largest table (entries) of any switch.
+    pub max_entries: u64,
+    /// Name of a switch with `max_entries`.
+    pub max_switch: String,
+    /// Sum of entries over all switches.
+    pub total_entries: u64,
+    /// Per level: `(level, switches, max entries, total entries)`.
+    pub by_level: Vec<(u16, u64, u64, u64)>,
+    /// Remarks (how entries were counted, deviations from a seed…).
+    pub notes: Vec<String>,
+}
+
+impl TableSummary {
+    /// Fill `switches`, `max_*`, `total_entries` and `by_level` from per-switch counts.
+    pub fn absorb(&mut self, t: &Topology, entries: impl IntoIterator<Item = (u32, u64)>) {
+        use std::collections::BTreeMap;
+        let mut lv: BTreeMap<u16, (u64, u64, u64)> = BTreeMap::new();
+        for (sw, n) in entries {
+            let s = &t.switches[sw as usize];
+            self.switches += 1;
+            self.total_entries += n;
+            if n > self.max_entries || self.max_switch.is_empty() {
+                self.max_entries = n;
+                self.max_switch = s.name.clone();
+            }
+            let e = lv.entry(s.level).or_default();
+            e.0 += 1;
+            e.1 = e.1.max(n);
+            e.2 += n;
+        }
+        self.by_level = lv.into_iter().map(|(l, (c, m, t))| (l, c, m, t)).collect();
+    }
+}
+
+/// Kinds that apply to a topology.
+pub fn kinds_for(t: &Topology) -> Vec<Kind> {
+    Kind::ALL
+        .into_iter()
+        .filter(|k| supports(t, *k).is_ok())
+        .collect()
+}
+
+/// Whether `kind` applies to `t` (and why not).
+pub fn supports(t: &Topology, kind: Kind) -> Result<(), KindError> {
+    match kind {
+        Kind::Sliced => sliced::supports(t),
+        Kind::Transit => transit::supports(t),
+        Kind::PathId => pathid::supports(t),
+    }
+}
+
+/// Per-switch tables (index = switch index) for one kind.
+pub fn tables(t: &Topology, kind: Kind) -> Result<Vec<SwitchTables>, KindError> {
+    match kind {
+        Kind::Sliced => sliced::tables(t),
+        Kind::Transit => transit::tables(t),
+        Kind::PathId => pathid::tables(t),
+    }
+}
+
+/// Summary of one kind's tables (may avoid materialising every entry).
+pub fn summary(t: &Topology, kind: Kind) -> Result<TableSummary, KindError> {
+    match kind {
+        Kind::Sliced => sliced::summary(t),
+        Kind::Transit => transit::summary(t),
+        Kind::PathId => pathid::summary(t),
+    }
+}
+
+/// The Canopy header (prefix + body, no Ethernet) that host `src` puts on a frame to
+/// host `dst`.
+pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
+    match kind {
+        Kind::Sliced => sliced::header(t, src, dst),
+        Kind::Transit => transit::header(t, src, dst),
+        Kind::PathId => pathid::header(t, src, dst),
+    }
+}
+
+/// Port configuration of a switch, as the dataplane tables want it.
+pub fn port_configs(t: &Topology, sw: u32) -> Vec<canopy_dataplane::table::PortConfig> {
+    t.switches[sw as usize]
+        .ports
+        .iter()
+        .map(|p| canopy_dataplane::table::PortConfig {
+            role: p.role,
+            dir: p.dir,
+        })
+        .collect()
+}

@@ -1,0 +1,398 @@
+//! Routing oracle: walks a frame hop by hop through the model graph, applying the
+//! dataplane's own decision function ([`canopy_dataplane::decide`]) at every switch, so
+//! the tests check the code that forwards, not a second model of it.
+//!
+//! Where a decision yields a group of equivalent ports, the oracle picks one at random:
+//! a correct fabric delivers every frame to the same host whatever is picked.
+
+use crate::kinds::{self, KindError};
+use crate::topology::{Peer, PortDir, PortRole, Topology};
+use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::{decide, DropReason, Verdict};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Payload the oracle carries (checked intact on delivery).
+pub const PAYLOAD: [u8; 4] = [0xDE, 0xAD, 0xBE, 0xEF];
+
+/// One switch traversal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    /// Switch index.
+    pub switch: u32,
+    /// Port the frame arrived on.
+    pub ingress: u16,
+    /// The decision.
+    pub verdict: Verdict,
+    /// Port chosen (for forward verdicts).
+    pub egress: Option<u16>,
+    /// Role of the egress port.
+    pub egress_role: Option<PortRole>,
+    /// Canopy header after the decision (when recording headers).
+    pub header: Vec<u8>,
+}
+
+/// How a walk ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Reached a host.
+    Delivered {
+        /// Host index.
+        host: u32,
+        /// Host port it arrived on.
+        port: u16,
+    },
+    /// A switch dropped the frame.
+    Dropped {
+        /// Switch index.
+        switch: u32,
+        /// Why.
+        reason: DropReason,
+    },
+    /// The chosen egress port is not connected (or is receive-only).
+    Dangling {
+        /// Switch index.
+        switch: u32,
+        /// Port.
+        port: u16,
+    },
+    /// The source host has no port to transmit on.
+    NoInjection,
+    /// The walker's own guard: more switch traversals than any valid path has.
+    TooManyHops,
+}
+
+/// A complete walk of one frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walk {
+    /// Source host.
+    pub src: u32,
+    /// Intended destination host.
+    pub dst: u32,
+    /// Host port the frame was injected on.
+    pub inject_port: u16,
+    /// Canopy header as built by the source.
+    pub header: Vec<u8>,
+    /// Switch traversals in order.
+    pub hops: Vec<Hop>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Frame as delivered (when delivered).
+    pub delivered_frame: Vec<u8>,
+}
+
+impl Walk {
+    /// Host the frame reached, if any.
+    pub fn delivered_to(&self) -> Option<u32> {
+        match self.outcome {
+            Outcome::Delivered { host, .. } => Some(host),
+            _ => None,
+        }
+    }
+
+    /// Number of switches traversed.
+    pub fn switch_hops(&self) -> usize {
+        self.hops.len()
+    }
+
+    /// The generic properties every kind must satisfy: delivered to the intended host
+    /// with the payload intact, no switch visited twice, and an up*-[side]-down* path
+    /// (no up or side move after a down move, at most one side move).
+    pub fn check(&self) -> Result<(), String> {
+        match self.delivered_to() {
+            Some(h) if h == self.dst => {}
+            _ => return Err(format!("h{}→h{}: {:?}", self.src, self.dst, self.outcome)),
+        }
+        let mut seen = std::collections::HashSet::new();
+        for h in &self.hops {
+            if !seen.insert(h.switch) {
+                return Err(format!("h{}→h{}: switch {} visited twice", self.src, self.dst, h.switch));
+            }
+        }
+        let mut phase = 0; // 0 = up, 1 = after side, 2 = down
+        for h in &self.hops {
+            let r = h.egress_role.ok_or("forwarded hop without egress role")?;
+            phase = match (phase, r) {
+                (0, PortRole::Up) => 0,
+                (0, PortRole::Side) => 1,
+                (_, PortRole::Down) => 2,
+                (p, r) => {
+                    return Err(format!(
+                        "h{}→h{}: {:?} move at switch {} after phase {p} (not up*-side?-down*)",
+                        self.src, self.dst, r, h.switch
+                    ))
+                }
+            };
+        }
+        let off = wire::canopy_offset(&self.delivered_frame).map_err(|e| e.to_string())?;
+        let h = wire::Header::new_checked(&self.delivered_frame[off..]).map_err(|e| e.to_string())?;
+        if h.payload().get(..PAYLOAD.len()) != Some(&PAYLOAD[..]) {
+            return Err(format!("h{}→h{}: payload changed", self.src, self.dst));
+        }
+        Ok(())
+    }
+
+    /// Human-readable hop-by-hop trace.
+    pub fn render(&self, t: &Topology) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} -> {}: inject on host port {}, header {}",
+            t.host_name(self.src),
+            t.host_name(self.dst),
+            self.inject_port,
+            hex::encode(&self.header)
+        );
+        for (i, h) in self.hops.iter().enumerate() {
+            let sw = &t.switches[h.switch as usize];
+            let inrole = sw.ports[usize::from(h.ingress)].role;
+            let how = match h.verdict {
+                Verdict::Port(_) => "deterministic".to_string(),
+                Verdict::Group(g) => format!("group {g}"),
+                Verdict::Drop(r) => format!("DROP {r}"),
+            };
+            let _ = write!(
+                s,
+                "{:>3}  {:<24} L{} in p{} ({:?}) -> ",
+                i + 1,
+                sw.name,
+                sw.level,
+                h.ingress,
+                inrole
+            );
+            match (h.egress, h.egress_role) {
+                (Some(e), Some(r)) => {
+                    let _ = write!(s, "out p{e} ({r:?}) [{how}]");
+                }
+                _ => {
+                    let _ = write!(s, "[{how}]");
+                }
+            }
+            if !h.header.is_empty() {
+                let _ = write!(s, "  hdr {}", hex::encode(&h.header));
+            }
+            s.push('\n');
+        }
+        let _ = writeln!(s, "  => {:?}", self.outcome);
+        s
+    }
+}
+
+/// Locally administered MAC of a host (02:43:4e = "CN" + 24 bits of the index).
+pub fn host_mac(t: &Topology, h: u32) -> [u8; 6] {
+    let i = t.hosts[h as usize].index;
+    [0x02, 0x43, 0x4e, (i >> 16) as u8, (i >> 8) as u8, i as u8]
+}
+
+/// The oracle: a topology with one kind's tables.
+pub struct Oracle<'a> {
+    topo: &'a Topology,
+    tables: Vec<SwitchTables>,
+    /// Record the header after every hop (for traces; costs an allocation per hop).
+    pub record_headers: bool,
+    /// Guard against loops: abort after this many switch traversals.
+    pub max_hops: usize,
+}
+
+impl<'a> Oracle<'a> {
+    /// Oracle over `tables` (index = switch index).
+    pub fn new(topo: &'a Topology, tables: Vec<SwitchTables>) -> Self {
+        let max_hops = 4 * usize::from(topo.levels()).max(1) + 64;
+        Oracle {
+            topo,
+            tables,
+            record_headers: false,
+            max_hops,
+        }
+    }
+
+    /// Oracle for `kind` with tables computed from the topology.
+    pub fn for_kind(topo: &'a Topology, kind: Kind) -> Result<Self, KindError> {
+        Ok(Self::new(topo, kinds::tables(topo, kind)?))
+    }
+
+    /// The tables in use.
+    pub fn tables(&self) -> &[SwitchTables] {
+        &self.tables
+    }
+
+    /// Walk a frame carrying `header` from `src` towards `dst`.
+    pub fn walk_header<R: Rng>(&self, src: u32, dst: u32, header: &[u8], rng: &mut R) -> Walk {
+        let t = self.topo;
+        let mut frame = wire::ethernet_frame(host_mac(t, dst), host_mac(t, src), header, &PAYLOAD);
+        let mut walk = Walk {
+            src,
+            dst,
+            inject_port: 0,
+            header: header.to_vec(),
+            hops: Vec::new(),
+            outcome: Outcome::NoInjection,
+            delivered_frame: Vec::new(),
+        };
+        let tx: Vec<u16> = t.hosts[src as usize]
+            .ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.dir != PortDir::In && p.peer != Peer::None)
+            .map(|(i, _)| i as u16)
+            .collect();
+        let Some(&inj) = tx.choose(rng) else {
+            return walk;
+        };
+        walk.inject_port = inj;
+        let mut at = t.hosts[src as usize].ports[usize::from(inj)].peer;
+        loop {
+            let (sw, ingress) = match at {
+                Peer::Switch { sw, port } => (sw, port),
+                Peer::Host { host, port } => {
+                    walk.outcome = Outcome::Delivered { host, port };
+                    walk.delivered_frame = frame;
+                    return walk;
+                }
+                Peer::None => unreachable!("checked before moving"),
+            };
+            if walk.hops.len() >= self.max_hops {
+                walk.outcome = Outcome::TooManyHops;
+                return walk;
+            }
+            let verdict = decide(&self.tables[sw as usize], ingress, &mut frame);
+            let egress = match verdict {
+                Verdict::Port(p) => Some(p),
+                Verdict::Group(g) => self.tables[sw as usize].group(g).choose(rng).copied(),
+                Verdict::Drop(_) => None,
+            };
+            let header_after = if self.record_headers {
+                wire::canopy_offset(&frame)
+                    .ok()
+                    .and_then(|o| {
+                        wire::Header::new_checked(&frame[o..])
+                            .ok()
+                            .map(|h| frame[o..o + h.header_len()].to_vec())
+                    })
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let port = egress.and_then(|e| t.switches[sw as usize].ports.get(usize::from(e)));
+            walk.hops.push(Hop {
+                switch: sw,
+                ingress,
+                verdict,
+                egress,
+                egress_role: port.map(|p| p.role),
+                header: header_after,
+            });
+            match (verdict, egress, port) {
+                (Verdict::Drop(reason), _, _) => {
+                    walk.outcome = Outcome::Dropped { switch: sw, reason };
+                    return walk;
+                }
+                (_, None, _) => {
+                    walk.outcome = Outcome::Dropped {
+                        switch: sw,
+                        reason: DropReason::NoPort,
+                    };
+                    return walk;
+                }
+                (_, Some(_), Some(p)) if p.peer != Peer::None && p.dir != PortDir::In => at = p.peer,
+                (_, Some(e), _) => {
+                    walk.outcome = Outcome::Dangling { switch: sw, port: e };
+                    return walk;
+                }
+            }
+        }
+    }
+
+    /// Build the source header for `kind` and walk it.
+    pub fn walk<R: Rng>(&self, kind: Kind, src: u32, dst: u32, rng: &mut R) -> Result<Walk, KindError> {
+        let h = kinds::header(self.topo, kind, src, dst)?;
+        Ok(self.walk_header(src, dst, &h, rng))
+    }
+}
+
+/// Result of checking many pairs.
+#[derive(Debug, Clone, Default)]
+pub struct PairsReport {
+    /// Pairs walked.
+    pub pairs: u64,
+    /// Pairs delivered and passing every check.
+    pub ok: u64,
+    /// First failures (up to 20), as messages.
+    pub failures: Vec<String>,
+    /// Number of failures.
+    pub failed: u64,
+    /// Histogram of switch traversals over passing pairs.
+    pub hops: BTreeMap<usize, u64>,
+}
+
+impl PairsReport {
+    /// Panic-free assertion helper for tests: `Err` with the first failures.
+    pub fn ensure_all_ok(&self) -> Result<(), String> {
+        if self.failed == 0 && self.ok == self.pairs {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} of {} pairs failed; first: {:#?}",
+                self.failed, self.pairs, self.failures
+            ))
+        }
+    }
+}
+
+/// Walk `pairs` with `kind`, checking [`Walk::check`] plus a kind-specific `extra`
+/// check (e.g. exact hop counts), with adaptive choices drawn from `seed`.
+pub fn check_pairs(
+    oracle: &Oracle<'_>,
+    kind: Kind,
+    pairs: impl IntoIterator<Item = (u32, u32)>,
+    seed: u64,
+    extra: impl Fn(&Walk) -> Result<(), String>,
+) -> Result<PairsReport, KindError> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut rep = PairsReport::default();
+    for (s, d) in pairs {
+        rep.pairs += 1;
+        let w = oracle.walk(kind, s, d, &mut rng)?;
+        match w.check().and_then(|_| extra(&w)) {
+            Ok(()) => {
+                rep.ok += 1;
+                *rep.hops.entry(w.switch_hops()).or_default() += 1;
+            }
+            Err(e) => {
+                rep.failed += 1;
+                if rep.failures.len() < 20 {
+                    rep.failures.push(e);
+                }
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// All ordered pairs of distinct hosts.
+pub fn all_pairs(t: &Topology) -> impl Iterator<Item = (u32, u32)> {
+    let n = t.hosts.len() as u32;
+    (0..n).flat_map(move |s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+}
+
+/// `count` random ordered pairs of distinct hosts (for topologies too big for all pairs).
+pub fn random_pairs(t: &Topology, count: usize, seed: u64) -> Vec<(u32, u32)> {
+    let n = t.hosts.len() as u32;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    if n < 2 {
+        return Vec::new();
+    }
+    (0..count)
+        .map(|_| {
+            let s = rng.gen_range(0..n);
+            let mut d = rng.gen_range(0..n - 1);
+            if d >= s {
+                d += 1;
+            }
+            (s, d)
+        })
+        .collect()
+}

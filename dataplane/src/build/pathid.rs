@@ -1,0 +1,1 @@
+//! PathId source-side header builder. PLACEHOLDER: replaced by the pathid work.

@@ -1,0 +1,1 @@
+//! Sliced source-side header builder. PLACEHOLDER: replaced by the sliced work.

@@ -1,0 +1,1 @@
+//! Transit source-side header builder. PLACEHOLDER: replaced by the transit work.

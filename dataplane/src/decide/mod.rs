@@ -1,0 +1,137 @@
+//! Forwarding decisions: pure functions of (switch tables, ingress port, frame bytes).
+//!
+//! [`decide`] parses the Ethernet frame and the common prefix, enforces the hop limit,
+//! and dispatches on the header kind. The kind functions advance the header's cursor in
+//! place (the frame length never changes) and return a [`Verdict`]:
+//! a deterministic port, a group of equivalent ports for the caller to choose from
+//! adaptively, or a drop with a named [`DropReason`].
+//!
+//! No allocation, no locking, no I/O: these run per packet on the fast path.
+
+pub mod pathid;
+pub mod sliced;
+pub mod transit;
+
+use crate::table::SwitchTables;
+use crate::wire::{canopy_offset, Header, Kind, WireError};
+
+/// Outcome of one forwarding decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Send on exactly this port (deterministic choice).
+    Port(u16),
+    /// Send on one port of this group of equivalent ports ([`SwitchTables::groups`]);
+    /// the caller chooses (engine: least-occupied live port; oracle: at random).
+    Group(u16),
+    /// Drop the frame and count the reason.
+    Drop(DropReason),
+}
+
+/// Why a frame was dropped. [`DropReason::name`] gives the stable counter label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// The frame or the Canopy header is malformed (which field: see the error).
+    Malformed(WireError),
+    /// The frame arrived with hop limit 0.
+    TtlExpired,
+    /// The switch has no table for this header kind.
+    KindNotConfigured,
+    /// The ingress port is not a configured port of this switch (or is transmit-only).
+    BadIngress,
+    /// Sliced: a field extends beyond the valid bits of the SLICE word.
+    SliceExhausted,
+    /// Sliced: ρ = 1 (or FLAT/SRCDST/DST says "up") at a switch with no up ports.
+    UpAtTop,
+    /// Sliced: a down label is not a zone of this switch (label ≥ z_i or no port).
+    BadLabel,
+    /// Sliced: side label ≥ m, or no side link to that Znode.
+    BadSideLabel,
+    /// A frame that already turned downward arrived on a down port (would go up again),
+    /// or a frame arrived on an up/side port before its turn.
+    BadPhase,
+    /// Sliced: the frame's mode is not the mode this switch is configured for.
+    ModeMismatch,
+    /// Transit: the head cursor ran past the last routing byte.
+    RouteExhausted,
+    /// Transit: the decoded direction has no connected output (e.g. 11 at the root).
+    NoOutput,
+    /// Path-ID: no LPM entry matches the path ID.
+    NoRoute,
+    /// The chosen group has no port (all removed) — the fabric has no path left.
+    NoPort,
+}
+
+impl DropReason {
+    /// Stable, human-readable name used as a counter label.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DropReason::Malformed(e) => e.reason(),
+            DropReason::TtlExpired => "ttl_expired",
+            DropReason::KindNotConfigured => "kind_not_configured",
+            DropReason::BadIngress => "bad_ingress_port",
+            DropReason::SliceExhausted => "slice_exhausted",
+            DropReason::UpAtTop => "up_at_top",
+            DropReason::BadLabel => "bad_label",
+            DropReason::BadSideLabel => "bad_side_label",
+            DropReason::BadPhase => "bad_phase",
+            DropReason::ModeMismatch => "mode_mismatch",
+            DropReason::RouteExhausted => "route_exhausted",
+            DropReason::NoOutput => "no_output",
+            DropReason::NoRoute => "no_route",
+            DropReason::NoPort => "no_port",
+        }
+    }
+}
+
+impl core::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            DropReason::Malformed(e) => write!(f, "malformed: {e}"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl From<WireError> for DropReason {
+    fn from(e: WireError) -> Self {
+        DropReason::Malformed(e)
+    }
+}
+
+/// Decide what to do with `frame` (a whole Ethernet frame) that arrived on `ingress`.
+///
+/// On a forward verdict the header has been updated in place: hop limit decremented and
+/// the kind's cursor advanced. On a drop the frame may have been partly updated.
+pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
+    let off = match canopy_offset(frame) {
+        Ok(o) => o,
+        Err(e) => return Verdict::Drop(e.into()),
+    };
+    let mut h = match Header::new_checked(&mut frame[off..]) {
+        Ok(h) => h,
+        Err(e) => return Verdict::Drop(e.into()),
+    };
+    match t.ports.get(usize::from(ingress)) {
+        Some(p) if p.dir != crate::table::PortDir::Out => {}
+        _ => return Verdict::Drop(DropReason::BadIngress),
+    }
+    let ttl = h.hop_limit();
+    if ttl == 0 {
+        return Verdict::Drop(DropReason::TtlExpired);
+    }
+    h.set_hop_limit(ttl - 1);
+    match h.kind() {
+        Kind::Sliced => match &t.sliced {
+            Some(st) => sliced::decide(st, t, ingress, h.body_mut()),
+            None => Verdict::Drop(DropReason::KindNotConfigured),
+        },
+        Kind::Transit => match &t.transit {
+            Some(tt) => transit::decide(tt, t, ingress, h.body_mut()),
+            None => Verdict::Drop(DropReason::KindNotConfigured),
+        },
+        Kind::PathId => match &t.pathid {
+            Some(pt) => pathid::decide(pt, t, ingress, h.body_mut()),
+            None => Verdict::Drop(DropReason::KindNotConfigured),
+        },
+    }
+}

@@ -1,0 +1,119 @@
+//! Per-switch forwarding tables, one sub-table per header kind.
+//!
+//! Tables are plain data (serde), computed by `canopy-control` and consumed by the
+//! decision functions in [`crate::decide`]. Port numbers are the switch's own port
+//! indices (`u16`); a *group* is a set of equivalent egress ports among which the
+//! engine chooses adaptively (least-occupied live port), the oracle at random.
+
+pub mod pathid;
+pub mod sliced;
+pub mod transit;
+
+use serde::{Deserialize, Serialize};
+
+/// Role of a switch port in the fabric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PortRole {
+    /// Towards the root (or, for a Transit input, a link arriving from above).
+    Up,
+    /// Towards the leaves or a host.
+    Down,
+    /// Lateral: Snode side link, or a Transit lateral crossover.
+    Side,
+}
+
+/// Direction of traffic on a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PortDir {
+    /// Full-duplex link (every family except Transit).
+    Duplex,
+    /// Receive-only channel (a Transit RN1 input).
+    In,
+    /// Transmit-only channel (a Transit RN1 output).
+    Out,
+}
+
+/// Static configuration of one switch port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortConfig {
+    /// Role in the fabric.
+    pub role: PortRole,
+    /// Traffic direction.
+    pub dir: PortDir,
+}
+
+/// All forwarding state of one switch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SwitchTables {
+    /// Switch name (as in the topology).
+    pub name: String,
+    /// Port configuration, indexed by port number.
+    pub ports: Vec<PortConfig>,
+    /// Groups of equivalent egress ports, indexed by group id.
+    pub groups: Vec<Vec<u16>>,
+    /// Sliced-flit table, when the switch forwards sliced-flit frames.
+    pub sliced: Option<sliced::SlicedTable>,
+    /// Transit table, when the switch is an RN1-like stage.
+    pub transit: Option<transit::TransitTable>,
+    /// Path-ID LPM table.
+    pub pathid: Option<pathid::PathIdTable>,
+}
+
+impl SwitchTables {
+    /// Empty tables for a switch with the given ports.
+    pub fn new(name: impl Into<String>, ports: Vec<PortConfig>) -> Self {
+        SwitchTables {
+            name: name.into(),
+            ports,
+            groups: Vec::new(),
+            sliced: None,
+            transit: None,
+            pathid: None,
+        }
+    }
+
+    /// Intern a group of equivalent ports (sorted, deduplicated) and return its id.
+    /// Identical groups share one id.
+    pub fn intern_group(&mut self, mut ports: Vec<u16>) -> u16 {
+        ports.sort_unstable();
+        ports.dedup();
+        if let Some(i) = self.groups.iter().position(|g| *g == ports) {
+            return i as u16;
+        }
+        self.groups.push(ports);
+        (self.groups.len() - 1) as u16
+    }
+
+    /// Ports of a group (empty for an unknown id).
+    pub fn group(&self, id: u16) -> &[u16] {
+        self.groups.get(usize::from(id)).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Merge the kind tables of `other` (same switch, same ports) into `self`,
+    /// renumbering `other`'s group ids.
+    pub fn merge(&mut self, other: SwitchTables) -> Result<(), String> {
+        if self.ports != other.ports {
+            return Err(format!("switch {}: port configurations differ", self.name));
+        }
+        let remap: Vec<u16> = other
+            .groups
+            .iter()
+            .map(|g| self.intern_group(g.clone()))
+            .collect();
+        if let Some(mut s) = other.sliced {
+            s.remap_groups(&remap);
+            self.sliced = Some(s);
+        }
+        if let Some(mut t) = other.transit {
+            t.remap_groups(&remap);
+            self.transit = Some(t);
+        }
+        if let Some(mut p) = other.pathid {
+            p.remap_groups(&remap);
+            self.pathid = Some(p);
+        }
+        Ok(())
+    }
+}

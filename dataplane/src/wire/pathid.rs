@@ -1,0 +1,1 @@
+//! PathId header body. PLACEHOLDER: replaced by the pathid work.

@@ -1,0 +1,1 @@
+//! Sliced header body. PLACEHOLDER: replaced by the sliced work.

@@ -1,0 +1,1 @@
+//! Transit header body. PLACEHOLDER: replaced by the transit work.
