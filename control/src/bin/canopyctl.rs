@@ -1,1 +1,319 @@
-fn main() {}
+//! `canopyctl`: offline tool for Canopy fabrics: topologies, addresses, headers,
+//! per-switch tables and the routing oracle.
+
+use anyhow::{bail, Context, Result};
+use canopy_control::kinds::{self, TableSummary};
+use canopy_control::oracle::{self, Oracle};
+use canopy_control::topology::{self, Peer, PortRole, Topology};
+use canopy_dataplane::wire::Kind;
+use clap::{Parser, Subcommand};
+use rand::SeedableRng;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "canopyctl",
+    version,
+    about = "Canopy fabric tool: topologies, addresses, headers, tables, routing oracle",
+    after_help = "SPEC is a topology spec such as `fat-tree:k=4`, `znode:z=3,2,3;m=2`, \
+                  `transit-full:layers=1` (quote it in the shell: it contains `;`). \
+                  `canopyctl families` lists them all."
+)]
+struct Cli {
+    /// Print phase timings to stderr.
+    #[arg(long, short, global = true)]
+    verbose: bool,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List topology families with an example spec each.
+    Families,
+    /// Build a topology and describe it.
+    Topo {
+        /// Topology spec.
+        spec: String,
+        /// Counts only: switches (by level), ports, links, hosts, header kinds.
+        #[arg(long)]
+        summary: bool,
+        /// List every switch with its ports and peers.
+        #[arg(long, conflicts_with = "summary")]
+        list: bool,
+    },
+    /// Show a host's addresses (labels, physical address, seed encodings).
+    Address {
+        /// Topology spec.
+        spec: String,
+        /// Hosts: `h<index>`, `<index>`, or a family form (`5.2.3` for a fat-tree pod.edge.host,
+        /// `(1;1,0,2)` or `phys:42` for a Znode, `0xCC0234` for Transit, …).
+        #[arg(required = true)]
+        hosts: Vec<String>,
+    },
+    /// Print the Canopy header a source puts on a frame to a destination.
+    Header {
+        /// Topology spec.
+        spec: String,
+        /// Header kind: sliced, transit, path-id.
+        #[arg(long, short)]
+        kind: String,
+        /// Source host.
+        #[arg(long)]
+        src: String,
+        /// Destination host.
+        #[arg(long)]
+        dst: String,
+        /// Also walk the frame through the fabric and print every hop.
+        #[arg(long)]
+        trace: bool,
+        /// Seed for the adaptive choices of the trace.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Compute per-switch forwarding tables.
+    Tables {
+        /// Topology spec.
+        spec: String,
+        /// Header kind: sliced, transit, path-id.
+        #[arg(long, short)]
+        kind: String,
+        /// ID bits and entries per switch (max and total), by level.
+        #[arg(long)]
+        summary: bool,
+        /// Print the full table of one switch (by name) as JSON.
+        #[arg(long, conflicts_with = "summary")]
+        switch: Option<String>,
+    },
+    /// Run the routing oracle: walk pairs through the fabric with the dataplane's own
+    /// decisions and check delivery, loop freedom and up*-down* paths.
+    Check {
+        /// Topology spec.
+        spec: String,
+        /// Header kind: sliced, transit, path-id.
+        #[arg(long, short)]
+        kind: String,
+        /// Number of random pairs (default: all ordered pairs up to 100,000, else 10,000 random).
+        #[arg(long)]
+        pairs: Option<usize>,
+        /// Seed for pair sampling and adaptive choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+fn parse_kind(s: &str) -> Result<Kind> {
+    Kind::from_name(s).with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
+}
+
+struct Clock {
+    verbose: bool,
+    t0: Instant,
+}
+
+impl Clock {
+    fn phase(&mut self, what: &str) {
+        if self.verbose {
+            eprintln!("[{:>8.3}s] {what}", self.t0.elapsed().as_secs_f64());
+        }
+    }
+}
+
+fn build(spec: &str, clock: &mut Clock) -> Result<Topology> {
+    clock.phase("building topology");
+    let t = topology::build_str(spec)?;
+    clock.phase(&format!(
+        "topology built: {} switches, {} hosts",
+        t.switches.len(),
+        t.hosts.len()
+    ));
+    Ok(t)
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let mut clock = Clock {
+        verbose: cli.verbose,
+        t0: Instant::now(),
+    };
+    match cli.cmd {
+        Cmd::Families => {
+            for (name, what, example) in topology::FAMILIES {
+                println!("{name:<16} {what}\n{:<16} e.g. canopyctl topo '{example}' --summary", "");
+            }
+        }
+        Cmd::Topo { spec, summary, list } => {
+            let t = build(&spec, &mut clock)?;
+            if list {
+                print_list(&t);
+            } else {
+                let _ = summary; // the summary is the default view
+                print_topo_summary(&t);
+            }
+        }
+        Cmd::Address { spec, hosts } => {
+            let t = build(&spec, &mut clock)?;
+            for (i, h) in hosts.iter().enumerate() {
+                let id = topology::parse_host(&t, h)?;
+                if i > 0 {
+                    println!();
+                }
+                for (k, v) in topology::describe_host(&t, id) {
+                    println!("{k:<14} {v}");
+                }
+            }
+        }
+        Cmd::Header {
+            spec,
+            kind,
+            src,
+            dst,
+            trace,
+            seed,
+        } => {
+            let kind = parse_kind(&kind)?;
+            let t = build(&spec, &mut clock)?;
+            let s = topology::parse_host(&t, &src)?;
+            let d = topology::parse_host(&t, &dst)?;
+            let h = kinds::header(&t, kind, s, d)?;
+            println!("{}", hex::encode(&h));
+            if trace {
+                let mut o = Oracle::for_kind(&t, kind)?;
+                o.record_headers = true;
+                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+                let w = o.walk_header(s, d, &h, &mut rng);
+                print!("{}", w.render(&t));
+                if let Err(e) = w.check() {
+                    bail!("walk failed: {e}");
+                }
+            }
+        }
+        Cmd::Tables {
+            spec,
+            kind,
+            summary,
+            switch,
+        } => {
+            let kind = parse_kind(&kind)?;
+            let t = build(&spec, &mut clock)?;
+            if let Some(name) = switch {
+                let idx = t
+                    .switches
+                    .iter()
+                    .position(|s| s.name == name)
+                    .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
+                clock.phase("computing tables");
+                let tables = kinds::tables(&t, kind)?;
+                println!("{}", serde_json::to_string_pretty(&tables[idx])?);
+            } else {
+                let _ = summary; // the summary is the default view
+                clock.phase("computing table summary");
+                let s = kinds::summary(&t, kind)?;
+                clock.phase("summary done");
+                print_table_summary(&t, kind, &s);
+            }
+        }
+        Cmd::Check {
+            spec,
+            kind,
+            pairs,
+            seed,
+        } => {
+            let kind = parse_kind(&kind)?;
+            let t = build(&spec, &mut clock)?;
+            clock.phase("computing tables");
+            let o = Oracle::for_kind(&t, kind)?;
+            let n = t.hosts.len() as u64;
+            let all = n * n.saturating_sub(1);
+            let list: Vec<(u32, u32)> = match pairs {
+                None if all <= 100_000 => oracle::all_pairs(&t).collect(),
+                None => oracle::random_pairs(&t, 10_000, seed),
+                Some(p) => oracle::random_pairs(&t, p, seed),
+            };
+            clock.phase(&format!("walking {} pairs", list.len()));
+            let rep = oracle::check_pairs(&o, kind, list, seed, |_| Ok(()))?;
+            println!(
+                "{}: {} pairs, {} ok, {} failed",
+                t.spec, rep.pairs, rep.ok, rep.failed
+            );
+            let hist: Vec<String> = rep.hops.iter().map(|(h, c)| format!("{h}:{c}")).collect();
+            println!("switch traversals (hops:pairs): {}", hist.join(" "));
+            for f in &rep.failures {
+                println!("FAIL {f}");
+            }
+            if rep.failed > 0 {
+                bail!("{} pairs failed", rep.failed);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_topo_summary(t: &Topology) {
+    let mut by_level: BTreeMap<u16, (u64, u64)> = BTreeMap::new();
+    for s in &t.switches {
+        let e = by_level.entry(s.level).or_default();
+        e.0 += 1;
+        e.1 += s.ports.len() as u64;
+    }
+    let host_ports: u64 = t.hosts.iter().map(|h| h.ports.len() as u64).sum();
+    println!("topology   {}", t.spec);
+    println!("switches   {}", t.switches.len());
+    println!("ports      {} (switch ports; {} host ports)", t.port_count(), host_ports);
+    println!("links      {}", t.link_count());
+    println!("hosts      {}", t.hosts.len());
+    println!("levels     {}", t.levels());
+    for (l, (n, p)) in &by_level {
+        println!("  level {l:<3} {n:>9} switches {p:>11} ports");
+    }
+    if let Some(z) = &t.znode {
+        println!(
+            "znode      z = {:?}, m = {} (sliced-flit addressing)",
+            z.z, z.m
+        );
+    }
+    let kinds: Vec<&str> = kinds::kinds_for(t).iter().map(|k| k.name()).collect();
+    println!("kinds      {}", if kinds.is_empty() { "-".to_string() } else { kinds.join(", ") });
+}
+
+fn print_list(t: &Topology) {
+    for s in &t.switches {
+        println!("{} (level {}, znode {}, zone {}, index {})", s.name, s.level, s.znode, s.zone, s.index);
+        for (i, p) in s.ports.iter().enumerate() {
+            let peer = match p.peer {
+                Peer::None => "-".to_string(),
+                Peer::Switch { sw, port } => format!("{}:p{port}", t.switches[sw as usize].name),
+                Peer::Host { host, port } => format!("{}:p{port}", t.host_name(host)),
+            };
+            let role = match p.role {
+                PortRole::Up => "up",
+                PortRole::Down => "down",
+                PortRole::Side => "side",
+            };
+            println!(
+                "  p{i:<3} {role:<4} {:?} label {:<4} group {:<4} -> {peer}",
+                p.dir, p.label, p.group
+            );
+        }
+    }
+}
+
+fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
+    println!("topology        {}", t.spec);
+    println!("kind            {kind}");
+    println!("id bits         {}", s.id_bits);
+    if !s.id_bits_detail.is_empty() {
+        println!("                {}", s.id_bits_detail);
+    }
+    println!("switches        {}", s.switches);
+    println!("max entries     {} (e.g. {})", s.max_entries, s.max_switch);
+    println!("total entries   {}", s.total_entries);
+    println!("by level        level  switches  max entries  total entries");
+    for (l, n, m, tot) in &s.by_level {
+        println!("                {l:>5}  {n:>8}  {m:>11}  {tot:>13}");
+    }
+    for n in &s.notes {
+        println!("note            {n}");
+    }
+}
