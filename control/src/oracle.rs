@@ -109,7 +109,10 @@ impl Walk {
         let mut seen = std::collections::HashSet::new();
         for h in &self.hops {
             if !seen.insert(h.switch) {
-                return Err(format!("h{}→h{}: switch {} visited twice", self.src, self.dst, h.switch));
+                return Err(format!(
+                    "h{}→h{}: switch {} visited twice",
+                    self.src, self.dst, h.switch
+                ));
             }
         }
         let mut phase = 0; // 0 = up, 1 = after side, 2 = down
@@ -128,7 +131,8 @@ impl Walk {
             };
         }
         let off = wire::canopy_offset(&self.delivered_frame).map_err(|e| e.to_string())?;
-        let h = wire::Header::new_checked(&self.delivered_frame[off..]).map_err(|e| e.to_string())?;
+        let h =
+            wire::Header::new_checked(&self.delivered_frame[off..]).map_err(|e| e.to_string())?;
         if h.payload().get(..PAYLOAD.len()) != Some(&PAYLOAD[..]) {
             return Err(format!("h{}→h{}: payload changed", self.src, self.dst));
         }
@@ -297,9 +301,14 @@ impl<'a> Oracle<'a> {
                     };
                     return walk;
                 }
-                (_, Some(_), Some(p)) if p.peer != Peer::None && p.dir != PortDir::In => at = p.peer,
+                (_, Some(_), Some(p)) if p.peer != Peer::None && p.dir != PortDir::In => {
+                    at = p.peer
+                }
                 (_, Some(e), _) => {
-                    walk.outcome = Outcome::Dangling { switch: sw, port: e };
+                    walk.outcome = Outcome::Dangling {
+                        switch: sw,
+                        port: e,
+                    };
                     return walk;
                 }
             }
@@ -307,7 +316,13 @@ impl<'a> Oracle<'a> {
     }
 
     /// Build the source header for `kind` and walk it.
-    pub fn walk<R: Rng>(&self, kind: Kind, src: u32, dst: u32, rng: &mut R) -> Result<Walk, KindError> {
+    pub fn walk<R: Rng>(
+        &self,
+        kind: Kind,
+        src: u32,
+        dst: u32,
+        rng: &mut R,
+    ) -> Result<Walk, KindError> {
         let h = kinds::header(self.topo, kind, src, dst)?;
         Ok(self.walk_header(src, dst, &h, rng))
     }

@@ -66,7 +66,9 @@ impl FromStr for Spec {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
-            return Err(syntax("family may only contain letters, digits, `-` and `_`"));
+            return Err(syntax(
+                "family may only contain letters, digits, `-` and `_`",
+            ));
         }
         let mut params: Vec<(String, String)> = Vec::new();
         if !rest.is_empty() {
@@ -80,7 +82,9 @@ impl FromStr for Spec {
                     .ok_or_else(|| syntax(&format!("parameter `{part}` has no `=value`")))?;
                 let (k, v) = (k.trim(), v.trim());
                 if k.is_empty() || v.is_empty() {
-                    return Err(syntax(&format!("parameter `{part}` needs a name and a value")));
+                    return Err(syntax(&format!(
+                        "parameter `{part}` needs a name and a value"
+                    )));
                 }
                 if params.iter().any(|(pk, _)| pk == k) {
                     return Err(syntax(&format!("parameter `{k}` given twice")));
@@ -128,7 +132,11 @@ impl Spec {
             if !allowed.contains(&k.as_str()) {
                 return Err(self.perr(
                     k,
-                    format!("is not a parameter of `{}` (allowed: {})", self.family, allowed.join(", ")),
+                    format!(
+                        "is not a parameter of `{}` (allowed: {})",
+                        self.family,
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
@@ -174,10 +182,9 @@ impl Spec {
                 for item in v.split(',') {
                     let n = self.parse_u64(key, item)?;
                     if n < min || n > max {
-                        return Err(self.perr(
-                            key,
-                            format!("element {n} is out of range {min}..={max}"),
-                        ));
+                        return Err(
+                            self.perr(key, format!("element {n} is out of range {min}..={max}"))
+                        );
                     }
                     out.push(n);
                 }
@@ -224,7 +231,10 @@ mod tests {
         assert!(e.contains("given twice"), "{e}");
         let s: Spec = "fat-tree:k=x".parse().unwrap();
         let e = s.req_u64("k", 2, 256).unwrap_err().to_string();
-        assert!(e.contains("parameter `k`") && e.contains("not a non-negative integer"), "{e}");
+        assert!(
+            e.contains("parameter `k`") && e.contains("not a non-negative integer"),
+            "{e}"
+        );
         let s: Spec = "fat-tree:k=1000".parse().unwrap();
         let e = s.req_u64("k", 2, 256).unwrap_err().to_string();
         assert!(e.contains("out of range 2..=256"), "{e}");
@@ -232,7 +242,11 @@ mod tests {
         let e = s.only(&["k"]).unwrap_err().to_string();
         assert!(e.contains("`q` is not a parameter"), "{e}");
         let s: Spec = "fat-tree".parse().unwrap();
-        assert!(s.req_u64("k", 2, 256).unwrap_err().to_string().contains("is required"));
+        assert!(s
+            .req_u64("k", 2, 256)
+            .unwrap_err()
+            .to_string()
+            .contains("is required"));
     }
 
     proptest::proptest! {

@@ -104,7 +104,8 @@ enum Cmd {
 }
 
 fn parse_kind(s: &str) -> Result<Kind> {
-    Kind::from_name(s).with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
+    Kind::from_name(s)
+        .with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
 }
 
 struct Clock {
@@ -140,10 +141,17 @@ fn main() -> Result<()> {
     match cli.cmd {
         Cmd::Families => {
             for (name, what, example) in topology::FAMILIES {
-                println!("{name:<16} {what}\n{:<16} e.g. canopyctl topo '{example}' --summary", "");
+                println!(
+                    "{name:<16} {what}\n{:<16} e.g. canopyctl topo '{example}' --summary",
+                    ""
+                );
             }
         }
-        Cmd::Topo { spec, summary, list } => {
+        Cmd::Topo {
+            spec,
+            summary,
+            list,
+        } => {
             let t = build(&spec, &mut clock)?;
             if list {
                 print_list(&t);
@@ -260,7 +268,11 @@ fn print_topo_summary(t: &Topology) {
     let host_ports: u64 = t.hosts.iter().map(|h| h.ports.len() as u64).sum();
     println!("topology   {}", t.spec);
     println!("switches   {}", t.switches.len());
-    println!("ports      {} (switch ports; {} host ports)", t.port_count(), host_ports);
+    println!(
+        "ports      {} (switch ports; {} host ports)",
+        t.port_count(),
+        host_ports
+    );
     println!("links      {}", t.link_count());
     println!("hosts      {}", t.hosts.len());
     println!("levels     {}", t.levels());
@@ -274,12 +286,22 @@ fn print_topo_summary(t: &Topology) {
         );
     }
     let kinds: Vec<&str> = kinds::kinds_for(t).iter().map(|k| k.name()).collect();
-    println!("kinds      {}", if kinds.is_empty() { "-".to_string() } else { kinds.join(", ") });
+    println!(
+        "kinds      {}",
+        if kinds.is_empty() {
+            "-".to_string()
+        } else {
+            kinds.join(", ")
+        }
+    );
 }
 
 fn print_list(t: &Topology) {
     for s in &t.switches {
-        println!("{} (level {}, znode {}, zone {}, index {})", s.name, s.level, s.znode, s.zone, s.index);
+        println!(
+            "{} (level {}, znode {}, zone {}, index {})",
+            s.name, s.level, s.znode, s.zone, s.index
+        );
         for (i, p) in s.ports.iter().enumerate() {
             let peer = match p.peer {
                 Peer::None => "-".to_string(),

@@ -202,7 +202,14 @@ impl Topology {
     }
 
     /// Add a switch without ports; returns its index.
-    pub fn add_switch(&mut self, name: String, level: u16, znode: u32, zone: u64, index: u32) -> u32 {
+    pub fn add_switch(
+        &mut self,
+        name: String,
+        level: u16,
+        znode: u32,
+        zone: u64,
+        index: u32,
+    ) -> u32 {
         self.switches.push(Switch {
             name,
             level,
@@ -243,7 +250,11 @@ impl Topology {
     /// Returns the new port numbers `(port on a, port on b)`.
     pub fn link(&mut self, a: End, pa: PortSpec, b: End, pb: PortSpec) -> (u16, u16) {
         let na = self.ports_mut(a).len() as u16;
-        let nb = if a == b { na + 1 } else { self.ports_mut(b).len() as u16 };
+        let nb = if a == b {
+            na + 1
+        } else {
+            self.ports_mut(b).len() as u16
+        };
         self.ports_mut(a).push(Port {
             role: pa.role,
             dir: PortDir::Duplex,
@@ -348,16 +359,25 @@ impl Topology {
             if p.peer == Peer::None {
                 return Ok(());
             }
-            let far = port_at(p.peer).ok_or_else(|| format!("{me:?} points at missing {:?}", p.peer))?;
+            let far =
+                port_at(p.peer).ok_or_else(|| format!("{me:?} points at missing {:?}", p.peer))?;
             if far.peer != me {
-                return Err(format!("{me:?} -> {:?} but that points at {:?}", p.peer, far.peer));
+                return Err(format!(
+                    "{me:?} -> {:?} but that points at {:?}",
+                    p.peer, far.peer
+                ));
             }
             let ok = matches!(
                 (p.dir, far.dir),
-                (PortDir::Duplex, PortDir::Duplex) | (PortDir::Out, PortDir::In) | (PortDir::In, PortDir::Out)
+                (PortDir::Duplex, PortDir::Duplex)
+                    | (PortDir::Out, PortDir::In)
+                    | (PortDir::In, PortDir::Out)
             );
             if !ok {
-                return Err(format!("{me:?} and {:?} have incompatible directions", p.peer));
+                return Err(format!(
+                    "{me:?} and {:?} have incompatible directions",
+                    p.peer
+                ));
             }
             Ok(())
         };
@@ -389,15 +409,47 @@ impl Topology {
 
 /// Families known to [`build`], with a one-line description and an example spec.
 pub const FAMILIES: &[(&str, &str, &str)] = &[
-    ("fat-tree", "k-ary fat-tree of k-port switches (Al-Fares), seed-000 port addresses", "fat-tree:k=4"),
-    ("znode", "Znode/Snode of the sliced-flit thesis (z, r, psi, layers, m, h)", "znode:z=3,2,3;m=2"),
+    (
+        "fat-tree",
+        "k-ary fat-tree of k-port switches (Al-Fares), seed-000 port addresses",
+        "fat-tree:k=4",
+    ),
+    (
+        "znode",
+        "Znode/Snode of the sliced-flit thesis (z, r, psi, layers, m, h)",
+        "znode:z=3,2,3;m=2",
+    ),
     ("snode", "alias of znode", "snode:z=3,2,3;r=1,3,6;m=2"),
-    ("kary-ntree", "k-ary n-tree (Petrini), as a Znode", "kary-ntree:k=4;n=3"),
-    ("xgft", "extended generalised fat tree XGFT(h; m1..mh; w1..wh), as a Znode", "xgft:h=2;m=4,4;w=1,4"),
-    ("transit-full", "Transit quaternary fat-tree of RN1 stages, UT64x2 leaves", "transit-full:layers=1"),
-    ("transit-hybrid", "Transit fat-tree with bidelta leaf clusters and UT64x8 layers", "transit-hybrid:leaf=12;layers=1"),
-    ("vl2", "VL2 Clos (ToRs dual-homed to aggregation pairs, full agg-intermediate mesh)", "vl2:da=8;di=4;servers=2"),
-    ("benes", "bidirectional fat tree from the Beneš construction of seed 003", "benes:m=16;n=4"),
+    (
+        "kary-ntree",
+        "k-ary n-tree (Petrini), as a Znode",
+        "kary-ntree:k=4;n=3",
+    ),
+    (
+        "xgft",
+        "extended generalised fat tree XGFT(h; m1..mh; w1..wh), as a Znode",
+        "xgft:h=2;m=4,4;w=1,4",
+    ),
+    (
+        "transit-full",
+        "Transit quaternary fat-tree of RN1 stages, UT64x2 leaves",
+        "transit-full:layers=1",
+    ),
+    (
+        "transit-hybrid",
+        "Transit fat-tree with bidelta leaf clusters and UT64x8 layers",
+        "transit-hybrid:leaf=12;layers=1",
+    ),
+    (
+        "vl2",
+        "VL2 Clos (ToRs dual-homed to aggregation pairs, full agg-intermediate mesh)",
+        "vl2:da=8;di=4;servers=2",
+    ),
+    (
+        "benes",
+        "bidirectional fat tree from the Beneš construction of seed 003",
+        "benes:m=16;n=4",
+    ),
 ];
 
 /// Build the topology named by `spec`.
@@ -468,5 +520,10 @@ pub fn parse_host(t: &Topology, s: &str) -> Result<u32, TopoError> {
         .iter()
         .position(|h| h.index == idx)
         .map(|p| p as u32)
-        .ok_or_else(|| bad(format!("no host with index {idx} (there are {})", t.hosts.len())))
+        .ok_or_else(|| {
+            bad(format!(
+                "no host with index {idx} (there are {})",
+                t.hosts.len()
+            ))
+        })
 }

@@ -142,7 +142,9 @@ pub(crate) fn be64(b: &[u8], at: usize) -> u64 {
 }
 
 /// Header kind carried in the low nibble of prefix byte 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// Sliced-flit header of the Znode/Snode thesis (and its FLAT/SRCDST/DST modes).
@@ -469,7 +471,7 @@ impl PrefixRepr {
     /// Returns the header length. Fails if `body` is not a multiple of 8 bytes or the
     /// header would exceed 2040 bytes.
     pub fn emit(&self, body: &[u8], out: &mut [u8]) -> Result<usize> {
-        if body.len() % 8 != 0 || body.is_empty() {
+        if !body.len().is_multiple_of(8) || body.is_empty() {
             return Err(WireError::BadValue {
                 field: "body",
                 value: body.len() as u64,
@@ -573,28 +575,46 @@ mod tests {
         let mut v = sample_prefix(false);
         assert!(matches!(
             Header::new_checked(&v[..5]),
-            Err(WireError::Truncated { field: "prefix", .. })
+            Err(WireError::Truncated {
+                field: "prefix",
+                ..
+            })
         ));
         v[0] = 0x23;
-        assert_eq!(Header::new_checked(&v[..]).unwrap_err(), WireError::BadVersion(2));
+        assert_eq!(
+            Header::new_checked(&v[..]).unwrap_err(),
+            WireError::BadVersion(2)
+        );
         v[0] = 0x19;
-        assert_eq!(Header::new_checked(&v[..]).unwrap_err(), WireError::UnknownKind(9));
+        assert_eq!(
+            Header::new_checked(&v[..]).unwrap_err(),
+            WireError::UnknownKind(9)
+        );
         v[0] = 0x13;
         v[1] = 0x01;
         assert!(matches!(
             Header::new_checked(&v[..]),
-            Err(WireError::Reserved { field: "prefix.flags", .. })
+            Err(WireError::Reserved {
+                field: "prefix.flags",
+                ..
+            })
         ));
         v[1] = 0;
         v[3] = 1;
         assert!(matches!(
             Header::new_checked(&v[..]),
-            Err(WireError::BadValue { field: "prefix.hdr_len", .. })
+            Err(WireError::BadValue {
+                field: "prefix.hdr_len",
+                ..
+            })
         ));
         v[3] = 9;
         assert!(matches!(
             Header::new_checked(&v[..]),
-            Err(WireError::Truncated { field: "prefix.hdr_len", .. })
+            Err(WireError::Truncated {
+                field: "prefix.hdr_len",
+                ..
+            })
         ));
     }
 
@@ -616,7 +636,10 @@ mod tests {
         let mut ip = ip;
         ip[12] = 0x08;
         ip[13] = 0x00;
-        assert_eq!(canopy_offset(&ip).unwrap_err(), WireError::NotCanopy(0x0800));
+        assert_eq!(
+            canopy_offset(&ip).unwrap_err(),
+            WireError::NotCanopy(0x0800)
+        );
         assert!(matches!(
             canopy_offset(&ip[..13]),
             Err(WireError::Truncated { .. })
