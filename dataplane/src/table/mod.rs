@@ -88,7 +88,10 @@ impl SwitchTables {
 
     /// Ports of a group (empty for an unknown id).
     pub fn group(&self, id: u16) -> &[u16] {
-        self.groups.get(usize::from(id)).map(Vec::as_slice).unwrap_or(&[])
+        self.groups
+            .get(usize::from(id))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Merge the kind tables of `other` (same switch, same ports) into `self`,

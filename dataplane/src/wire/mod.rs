@@ -544,10 +544,33 @@ mod tests {
     }
 
     #[test]
+    fn doc_vectors_parse_and_are_unique() {
+        let v = doc_vectors().unwrap();
+        let mut ids: Vec<&str> = v.iter().map(|v| v.id.as_str()).collect();
+        ids.sort_unstable();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate vector ids in docs/wire-format.md");
+        for d in &v {
+            assert!(
+                ["prefix", "sliced", "transit", "path-id"].contains(&d.kind.as_str()),
+                "{}: unknown kind {}",
+                d.id,
+                d.kind
+            );
+            let h = Header::new_checked(&d.bytes[..]).unwrap_or_else(|e| panic!("{}: {e}", d.id));
+            assert_eq!(h.header_len(), d.bytes.len(), "{}: HdrLen", d.id);
+            if d.kind != "prefix" {
+                assert_eq!(h.kind().name(), d.kind, "{}: kind", d.id);
+            }
+        }
+    }
+
+    #[test]
     fn prefix_vector() {
         // docs/wire-format.md, vector P1.
         let v = sample_prefix(false);
-        assert_eq!(hex::encode(&v[..8]), "1300060300040000");
+        assert_eq!(v, doc_vector("P1").unwrap().bytes);
         let h = Header::new_checked(&v[..]).unwrap();
         assert_eq!(h.kind(), Kind::PathId);
         assert_eq!(h.header_len(), 24);
@@ -558,7 +581,7 @@ mod tests {
     #[test]
     fn prefix_with_meas_roundtrip() {
         let v = sample_prefix(true);
-        assert_eq!(hex::encode(&v[..8]), "1380060500040000");
+        assert_eq!(v, doc_vector("P2").unwrap().bytes);
         let h = Header::new_checked(&v[..]).unwrap();
         assert_eq!(h.body_len(), 16);
         assert_eq!(
@@ -659,4 +682,78 @@ mod tests {
             }
         }
     }
+}
+
+/// One test vector of `docs/wire-format.md` (a line of a fenced `vectors` block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocVector {
+    /// Vector id, e.g. `P1`.
+    pub id: String,
+    /// `sliced`, `transit`, `path-id`, or `prefix`.
+    pub kind: String,
+    /// The Canopy header bytes.
+    pub bytes: Vec<u8>,
+    /// The comment after `#`, if any.
+    pub comment: String,
+}
+
+/// The text of `docs/wire-format.md`, compiled in so tests and tools use the same vectors.
+pub const WIRE_FORMAT_DOC: &str = include_str!("../../../docs/wire-format.md");
+
+/// Every test vector in `docs/wire-format.md`, in document order. Lines that do not parse
+/// (odd hex, missing fields) are returned as errors naming the line, so a typo in the
+/// document fails the tests instead of silently dropping a vector.
+pub fn doc_vectors() -> core::result::Result<Vec<DocVector>, String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for (n, line) in WIRE_FORMAT_DOC.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_block = !in_block && t == "```vectors";
+            continue;
+        }
+        if !in_block || t.is_empty() {
+            continue;
+        }
+        let (data, comment) = match t.split_once('#') {
+            Some((d, c)) => (d, c.trim().to_string()),
+            None => (t, String::new()),
+        };
+        let mut it = data.split_whitespace();
+        let (Some(id), Some(kind)) = (it.next(), it.next()) else {
+            return Err(format!(
+                "wire-format.md line {}: expected `<ID> <kind> <hex>...`",
+                n + 1
+            ));
+        };
+        let hex: String = it.collect();
+        if hex.is_empty()
+            || !hex.len().is_multiple_of(2)
+            || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return Err(format!(
+                "wire-format.md line {}: bad hex in vector {id}",
+                n + 1
+            ));
+        }
+        let bytes = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("checked hex digits"))
+            .collect();
+        out.push(DocVector {
+            id: id.to_string(),
+            kind: kind.to_string(),
+            bytes,
+            comment,
+        });
+    }
+    Ok(out)
+}
+
+/// The vector with `id` from `docs/wire-format.md`.
+pub fn doc_vector(id: &str) -> core::result::Result<DocVector, String> {
+    doc_vectors()?
+        .into_iter()
+        .find(|v| v.id == id)
+        .ok_or_else(|| format!("no vector `{id}` in docs/wire-format.md"))
 }
