@@ -59,6 +59,9 @@ pub enum DropReason {
     NoRoute,
     /// The chosen group has no port (all removed) — the fabric has no path left.
     NoPort,
+    /// Sliced: a frame leaves a level-1 switch towards a processor with SLICE bits
+    /// still unconsumed (the header was built for a longer path).
+    SliceLeftover,
 }
 
 impl DropReason {
@@ -79,6 +82,7 @@ impl DropReason {
             DropReason::NoOutput => "no_output",
             DropReason::NoRoute => "no_route",
             DropReason::NoPort => "no_port",
+            DropReason::SliceLeftover => "slice_leftover",
         }
     }
 }

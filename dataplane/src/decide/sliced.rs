@@ -1,8 +1,601 @@
-//! Sliced forwarding decision. PLACEHOLDER: replaced by the sliced work.
+//! Sliced-flit forwarding decision (notes §3.2–§3.4, §4, §8.4; wire-format.md §4.3).
+//!
+//! Mode 0 (SLICED), arrival on a down port: read ρ at the cursor. ρ = 1: up group
+//! (adaptive). ρ = 0: this is the turn; set PHASE_DOWN, read the side label (a bits,
+//! m > 1); if it differs from the SID, set SIDE_TAKEN and go to that Znode's side
+//! group. Otherwise, and on arrival from an up or side port, read this level's label
+//! (b_i bits) and go down to that child zone. Modes 1–3 carry the destination's
+//! physical address and compare digits instead of reading ρ.
+//!
+//! Fast path: no allocation, bounded work, every index checked; only the cursor and
+//! flags bytes of the body are written.
 use super::{DropReason, Verdict};
-use crate::table::{sliced::SlicedTable, SwitchTables};
+use crate::table::{sliced::SlicedTable, PortRole, SwitchTables};
+use crate::wire::sliced::{
+    low_mask, shr, BitCursor, Mode, SlicedBody, FLAG_PHASE_DOWN, FLAG_SIDE_TAKEN,
+};
+use crate::wire::WireError;
+
+/// Port or group verdict for group `g`: a single port is a deterministic `Port`.
+#[inline]
+fn out(sw: &SwitchTables, g: u16) -> Verdict {
+    match sw.group(g) {
+        [] => Verdict::Drop(DropReason::NoPort),
+        [p] => Verdict::Port(*p),
+        _ => Verdict::Group(g),
+    }
+}
+
+#[inline]
+fn up(t: &SlicedTable, sw: &SwitchTables) -> Verdict {
+    match t.up {
+        Some(g) => out(sw, g),
+        None => Verdict::Drop(DropReason::UpAtTop),
+    }
+}
+
+#[inline]
+fn down(t: &SlicedTable, sw: &SwitchTables, label: u64) -> Verdict {
+    if label >= u64::from(t.z) {
+        return Verdict::Drop(DropReason::BadLabel);
+    }
+    match t.down.get(label as usize) {
+        Some(Some(g)) => out(sw, *g),
+        _ => Verdict::Drop(DropReason::BadLabel),
+    }
+}
+
+#[inline]
+fn side(t: &SlicedTable, k: u64) -> Option<u16> {
+    t.side.get(usize::try_from(k).ok()?).copied().flatten()
+}
 
 /// Decide for a sliced frame; `body` is the kind-specific body of the Canopy header.
-pub fn decide(_t: &SlicedTable, _sw: &SwitchTables, _ingress: u16, _body: &mut [u8]) -> Verdict {
-    Verdict::Drop(DropReason::KindNotConfigured)
+pub fn decide(t: &SlicedTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]) -> Verdict {
+    let role = match sw.ports.get(usize::from(ingress)) {
+        Some(p) => p.role,
+        None => return Verdict::Drop(DropReason::BadIngress),
+    };
+    let mut v = match SlicedBody::new_checked(body) {
+        Ok(v) => v,
+        Err(e) => return Verdict::Drop(e.into()),
+    };
+    let mode = v.mode();
+    if mode != t.mode {
+        return Verdict::Drop(DropReason::ModeMismatch);
+    }
+    let mut flags = v.flags();
+    let verdict = if mode == Mode::Sliced {
+        let mut cur = v.bit_cursor();
+        let r = sliced_hop(t, sw, role, &mut flags, &mut cur);
+        v.set_cursor(cur.pos);
+        r
+    } else {
+        addr_hop(t, sw, role, &mut flags, mode, &v)
+    };
+    v.set_flags(flags);
+    verdict
+}
+
+/// Phase rule for arrivals from above: an up or side arrival must have turned, and a
+/// side arrival must have crossed a side link.
+#[inline]
+fn check_down_phase(role: PortRole, flags: u8) -> Result<(), Verdict> {
+    if flags & FLAG_PHASE_DOWN == 0 || (role == PortRole::Side && flags & FLAG_SIDE_TAKEN == 0) {
+        return Err(Verdict::Drop(DropReason::BadPhase));
+    }
+    Ok(())
+}
+
+fn sliced_hop(
+    t: &SlicedTable,
+    sw: &SwitchTables,
+    role: PortRole,
+    flags: &mut u8,
+    cur: &mut BitCursor,
+) -> Verdict {
+    const EXHAUSTED: Verdict = Verdict::Drop(DropReason::SliceExhausted);
+    if role == PortRole::Down {
+        if *flags & FLAG_PHASE_DOWN != 0 {
+            return Verdict::Drop(DropReason::BadPhase);
+        }
+        let Some(rho) = cur.take(1) else {
+            return EXHAUSTED;
+        };
+        if rho == 1 {
+            return up(t, sw);
+        }
+        *flags |= FLAG_PHASE_DOWN;
+        if t.m > 1 {
+            let Some(k) = cur.take(t.a) else {
+                return EXHAUSTED;
+            };
+            if k >= u64::from(t.m) {
+                return Verdict::Drop(DropReason::BadSideLabel);
+            }
+            if k != u64::from(t.sid) {
+                return match side(t, k) {
+                    Some(g) => {
+                        *flags |= FLAG_SIDE_TAKEN;
+                        out(sw, g)
+                    }
+                    None => Verdict::Drop(DropReason::BadSideLabel),
+                };
+            }
+        }
+    } else if let Err(v) = check_down_phase(role, *flags) {
+        return v;
+    }
+    let Some(c) = cur.take(t.b) else {
+        return EXHAUSTED;
+    };
+    if t.level <= 1 && cur.remaining() != 0 {
+        return Verdict::Drop(DropReason::SliceLeftover);
+    }
+    down(t, sw, c)
+}
+
+fn addr_hop(
+    t: &SlicedTable,
+    sw: &SwitchTables,
+    role: PortRole,
+    flags: &mut u8,
+    mode: Mode,
+    v: &SlicedBody<&mut [u8]>,
+) -> Verdict {
+    let w = v.slice_len();
+    if w != t.addr_bits {
+        return Verdict::Drop(DropReason::Malformed(WireError::BadValue {
+            field: "sliced.slice_len",
+            value: u64::from(w),
+            why: "address width differs from this fabric's a + Σb",
+        }));
+    }
+    let dst = v.word();
+    let digit = shr(dst, u32::from(t.label_shift)) & low_mask(u32::from(t.b));
+    if role == PortRole::Down {
+        if *flags & FLAG_PHASE_DOWN != 0 {
+            return Verdict::Drop(DropReason::BadPhase);
+        }
+        let above = |x: u64| {
+            shr(x, u32::from(t.zone_shift))
+                & low_mask(u32::from(t.znode_shift.saturating_sub(t.zone_shift)))
+        };
+        let turn = match mode {
+            Mode::Flat | Mode::Sliced => t.up.is_none(),
+            Mode::SrcDst => match v.src() {
+                Some(s) => above(s) == above(dst),
+                None => return Verdict::Drop(DropReason::ModeMismatch),
+            },
+            Mode::Dst => above(dst) == t.zone,
+        };
+        if !turn {
+            return up(t, sw);
+        }
+        let k = shr(dst, u32::from(t.znode_shift));
+        if t.m > 1 && k != u64::from(t.sid) {
+            if k >= u64::from(t.m) {
+                return Verdict::Drop(DropReason::BadSideLabel);
+            }
+            if let Some(g) = side(t, k) {
+                *flags |= FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN;
+                return out(sw, g);
+            }
+            // No side link to Znode k at this level: climb to a level that has one.
+            return match t.up {
+                Some(g) => out(sw, g),
+                None => Verdict::Drop(DropReason::BadSideLabel),
+            };
+        }
+        *flags |= FLAG_PHASE_DOWN;
+    } else if let Err(v) = check_down_phase(role, *flags) {
+        return v;
+    }
+    down(t, sw, digit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{PortConfig, PortDir};
+    use crate::wire::{canopy_offset, doc_vector, ethernet_frame, Header};
+
+    const D: PortRole = PortRole::Down;
+    const U: PortRole = PortRole::Up;
+    const S: PortRole = PortRole::Side;
+
+    /// A switch of the thesis Snode z=(3,2,3), m=2 (b = 2,1,2, a = 1), with the given
+    /// (role, label) ports.
+    struct Fx {
+        sw: SwitchTables,
+    }
+
+    fn fixture(mode: Mode, level: u8, sid: u32, zone: u64, roles: &[(PortRole, u32)]) -> Fx {
+        let z = [3u32, 2, 3];
+        let b = [2u8, 1, 2];
+        let ports = roles
+            .iter()
+            .map(|&(role, _)| PortConfig {
+                role,
+                dir: PortDir::Duplex,
+            })
+            .collect();
+        let mut sw = SwitchTables::new(format!("l{level}"), ports);
+        let zi = z[usize::from(level) - 1];
+        let mut down = vec![None; zi as usize];
+        let mut side = vec![None; 2];
+        for c in 0..zi {
+            let ps: Vec<u16> = roles
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.0 == D && r.1 == c)
+                .map(|(i, _)| i as u16)
+                .collect();
+            if !ps.is_empty() {
+                down[c as usize] = Some(sw.intern_group(ps));
+            }
+        }
+        for k in 0..2u32 {
+            let ps: Vec<u16> = roles
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.0 == S && r.1 == k)
+                .map(|(i, _)| i as u16)
+                .collect();
+            if !ps.is_empty() {
+                side[k as usize] = Some(sw.intern_group(ps));
+            }
+        }
+        let ups: Vec<u16> = roles
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.0 == U)
+            .map(|(i, _)| i as u16)
+            .collect();
+        let upg = (!ups.is_empty()).then(|| sw.intern_group(ups));
+        let l = usize::from(level);
+        sw.sliced = Some(SlicedTable {
+            mode,
+            level,
+            levels: 3,
+            sid,
+            m: 2,
+            a: 1,
+            b: b[l - 1],
+            z: zi,
+            label_shift: b[..l - 1].iter().sum(),
+            zone_shift: b[..l].iter().sum(),
+            znode_shift: 5,
+            addr_bits: 6,
+            zone,
+            up: upg,
+            down,
+            side,
+        });
+        Fx { sw }
+    }
+
+    // Thesis Snode switches on the 5 -> 26 path (notes §3.6 table).
+    fn l1(mode: Mode, sid: u32, zone: u64) -> Fx {
+        // 3 processors, 3 up ports (R_2 = 3), side to the other Znode
+        fixture(
+            mode,
+            1,
+            sid,
+            zone,
+            &[(D, 0), (D, 1), (D, 2), (U, 0), (U, 0), (U, 0), (S, 1 - sid)],
+        )
+    }
+    fn l2(mode: Mode, sid: u32, zone: u64) -> Fx {
+        // child zones 0 and 1, two up ports, side to the other Znode
+        fixture(
+            mode,
+            2,
+            sid,
+            zone,
+            &[(D, 0), (D, 1), (U, 0), (U, 0), (S, 1 - sid)],
+        )
+    }
+    fn l3(mode: Mode, sid: u32) -> Fx {
+        fixture(mode, 3, sid, 0, &[(D, 0), (D, 1), (D, 2), (S, 1 - sid)])
+    }
+
+    fn frame(id: &str) -> Vec<u8> {
+        ethernet_frame(
+            [2; 6],
+            [4; 6],
+            &doc_vector(id).unwrap().bytes,
+            &[0xDE, 0xAD, 0xBE, 0xEF],
+        )
+    }
+
+    fn canopy(f: &[u8]) -> Vec<u8> {
+        let o = canopy_offset(f).unwrap();
+        let h = Header::new_checked(&f[o..]).unwrap();
+        f[o..o + h.header_len()].to_vec()
+    }
+
+    fn run(fx: &Fx, ingress: u16, f: &mut [u8]) -> Verdict {
+        crate::decide::decide(&fx.sw, ingress, f)
+    }
+
+    #[test]
+    fn thesis_walk_5_to_26_matches_doc_states() {
+        // notes §3.6 / §8.4: hop k leaves the header in state S1.k.
+        let mut f = frame("S1");
+        // 1: Znode 0, level 1, zone (p2=1,p3=0) = 1; from processor port 2; rho=1 -> up
+        let a = l1(Mode::Sliced, 0, 1);
+        let v = run(&a, 2, &mut f);
+        assert_eq!(v, Verdict::Group(a.sw.sliced.as_ref().unwrap().up.unwrap()));
+        assert_eq!(canopy(&f), doc_vector("S1.1").unwrap().bytes);
+        // 2: Znode 0, level 2, zone 0; arrives on down port 1 (child zone 1); rho=1 -> up
+        let b = l2(Mode::Sliced, 0, 0);
+        assert!(matches!(run(&b, 1, &mut f), Verdict::Group(_)));
+        assert_eq!(canopy(&f), doc_vector("S1.2").unwrap().bytes);
+        // 3: Znode 0, top: rho=0, side label 1 != SID 0 -> side port 3
+        let c = l3(Mode::Sliced, 0);
+        assert_eq!(run(&c, 0, &mut f), Verdict::Port(3));
+        assert_eq!(canopy(&f), doc_vector("S1.3").unwrap().bytes);
+        // 4: Znode 1, top, arrives on its side port 3: p3 = 1 -> down port 1
+        let d = l3(Mode::Sliced, 1);
+        assert_eq!(run(&d, 3, &mut f), Verdict::Port(1));
+        assert_eq!(canopy(&f), doc_vector("S1.4").unwrap().bytes);
+        // 5: Znode 1, level 2, zone 1, from up port 2: p2 = 0 -> down port 0
+        let e = l2(Mode::Sliced, 1, 1);
+        assert_eq!(run(&e, 2, &mut f), Verdict::Port(0));
+        assert_eq!(canopy(&f), doc_vector("S1.5").unwrap().bytes);
+        // 6: Znode 1, level 1, from up port 4: p1 = 2 -> processor port 2
+        let g = l1(Mode::Sliced, 1, 1);
+        assert_eq!(run(&g, 4, &mut f), Verdict::Port(2));
+        assert_eq!(canopy(&f), doc_vector("S1.6").unwrap().bytes);
+        // TTL went 6 -> 0; a seventh switch would drop it
+        assert_eq!(run(&g, 4, &mut f), Verdict::Drop(DropReason::TtlExpired));
+    }
+
+    #[test]
+    fn turn_in_own_znode_goes_down() {
+        // S2: 0 -> 4 (common level 2, `10 0 1 01`): level 1 up, level 2 turns: side
+        // label 0 = SID -> down label p2 = 1.
+        let mut f = frame("S2");
+        let a = l1(Mode::Sliced, 0, 0);
+        assert!(matches!(run(&a, 0, &mut f), Verdict::Group(_)));
+        let b = l2(Mode::Sliced, 0, 0);
+        assert_eq!(run(&b, 0, &mut f), Verdict::Port(1));
+        let h = canopy(&f);
+        assert_eq!((h[9], h[11]), (0x80, 4)); // PHASE_DOWN, cursor after 1+1+1+1
+        let c = l1(Mode::Sliced, 0, 1);
+        assert_eq!(run(&c, 3, &mut f), Verdict::Port(1)); // p1 = 1
+    }
+
+    #[test]
+    fn peer_level_one_side_hop_at_level_one() {
+        // S3: 8 -> 26 (`0 1 10`): level 1 of Znode 0 turns and takes the side link.
+        let mut f = frame("S3");
+        let a = l1(Mode::Sliced, 0, 1);
+        assert_eq!(run(&a, 2, &mut f), Verdict::Port(6));
+        let b = l1(Mode::Sliced, 1, 1);
+        assert_eq!(run(&b, 6, &mut f), Verdict::Port(2));
+    }
+
+    #[test]
+    fn every_drop_reason() {
+        let top = l3(Mode::Sliced, 0);
+        let leaf = l1(Mode::Sliced, 0, 1);
+        let mid = l2(Mode::Sliced, 0, 0);
+        let set = |id: &str, at: usize, val: u8| {
+            let mut f = frame(id);
+            f[14 + 8 + at] = val;
+            f
+        };
+        let drop = |fx: &Fx, ing: u16, mut f: Vec<u8>| run(fx, ing, &mut f);
+        // up_at_top: rho = 1 at level 3 (S1 arriving from below at the top)
+        assert_eq!(
+            drop(&top, 0, frame("S1")),
+            Verdict::Drop(DropReason::UpAtTop)
+        );
+        // bad_phase: PHASE_DOWN set, arriving on a down port
+        assert_eq!(
+            drop(&leaf, 0, set("S1", 1, 0x80)),
+            Verdict::Drop(DropReason::BadPhase)
+        );
+        // bad_phase: not turned, arriving on an up port
+        assert_eq!(
+            drop(&leaf, 3, frame("S1")),
+            Verdict::Drop(DropReason::BadPhase)
+        );
+        // bad_phase: side arrival without SIDE_TAKEN
+        assert_eq!(
+            drop(&top, 3, frame("S1.2")),
+            Verdict::Drop(DropReason::BadPhase)
+        );
+        // slice_exhausted: cursor at the end, arriving from below
+        assert_eq!(
+            drop(&leaf, 0, set("S1", 3, 9)),
+            Verdict::Drop(DropReason::SliceExhausted)
+        );
+        // slice_exhausted: label needs 2 bits, 1 left
+        assert_eq!(
+            drop(&leaf, 3, set("S1.5", 3, 8)),
+            Verdict::Drop(DropReason::SliceExhausted)
+        );
+        // bad_label: label 3 >= z_1 = 3 (S1.5 with the last two bits 11)
+        let mut g = frame("S1.5");
+        g[14 + 8 + 8] = 0xD5;
+        g[14 + 8 + 9] = 0x80; // bits: 11010101 1 -> p1 = `11` = 3
+        assert_eq!(
+            drop(&l1(Mode::Sliced, 1, 1), 3, g),
+            Verdict::Drop(DropReason::BadLabel)
+        );
+        // bad_label: label below z but no port for it
+        let sparse = fixture(Mode::Sliced, 2, 0, 0, &[(D, 0), (U, 0), (U, 0), (S, 1)]);
+        assert_eq!(
+            drop(&sparse, 0, set("S2", 3, 1)),
+            Verdict::Drop(DropReason::BadLabel)
+        );
+        // bad_side_label: no side link to Znode 1 at this switch
+        let noside = fixture(Mode::Sliced, 3, 0, 0, &[(D, 0), (D, 1), (D, 2)]);
+        assert_eq!(
+            drop(&noside, 0, frame("S1.2")),
+            Verdict::Drop(DropReason::BadSideLabel)
+        );
+        // mode_mismatch: a DST frame at a SLICED switch
+        assert_eq!(
+            drop(&mid, 0, frame("S5")),
+            Verdict::Drop(DropReason::ModeMismatch)
+        );
+        // slice_leftover: a level-1 switch reached from above in state S1.4 (3 bits
+        // left, the label takes 2)
+        assert_eq!(
+            drop(&leaf, 3, frame("S1.4")),
+            Verdict::Drop(DropReason::SliceLeftover)
+        );
+        // bad_ingress_port: port 9 does not exist
+        assert_eq!(
+            drop(&leaf, 9, frame("S1")),
+            Verdict::Drop(DropReason::BadIngress)
+        );
+        // malformed body: reserved flag bit
+        assert!(matches!(
+            drop(&leaf, 0, set("S1", 1, 0x01)),
+            Verdict::Drop(DropReason::Malformed(WireError::Reserved {
+                field: "sliced.flags",
+                ..
+            }))
+        ));
+        // no_port: the up group emptied
+        let mut empty = l1(Mode::Sliced, 0, 1);
+        let g = empty.sw.sliced.as_ref().unwrap().up.unwrap();
+        empty.sw.groups[usize::from(g)].clear();
+        assert_eq!(
+            drop(&empty, 0, frame("S1")),
+            Verdict::Drop(DropReason::NoPort)
+        );
+        // kind_not_configured: no sliced table
+        let mut none = l1(Mode::Sliced, 0, 1);
+        none.sw.sliced = None;
+        assert_eq!(
+            drop(&none, 0, frame("S1")),
+            Verdict::Drop(DropReason::KindNotConfigured)
+        );
+    }
+
+    #[test]
+    fn bad_side_label_beyond_m() {
+        // A 3-Znode table receiving side label 3 (a = 2): k >= m.
+        let mut fx = l3(Mode::Sliced, 0);
+        let t = fx.sw.sliced.as_mut().unwrap();
+        t.m = 3;
+        t.a = 2;
+        t.side = vec![None, Some(t.side[1].unwrap()), None];
+        // SLICE `0 11 01 ...` : rho 0, side 3
+        let mut f = frame("S1.2");
+        let o = 14 + 8;
+        f[o + 3] = 0;
+        f[o + 2] = 5;
+        f[o + 8] = 0b0110_1000;
+        assert_eq!(run(&fx, 0, &mut f), Verdict::Drop(DropReason::BadSideLabel));
+    }
+
+    #[test]
+    fn dst_mode_walk() {
+        // S5: DST 42 = (1;1,0,2) from X=5 in zone (p2=1,p3=0). Zone addresses in the
+        // packed eq 6.3 layout: level-1 zone (p2, p3) = p2 | p3 << 1.
+        let mut f = frame("S5");
+        let a = l1(Mode::Dst, 0, 0b001); // p2=1, p3=0
+        assert!(matches!(run(&a, 2, &mut f), Verdict::Group(_))); // 42's p2,p3 = 0,1
+        let b = l2(Mode::Dst, 0, 0); // p3 = 0 != 1 -> up
+        assert!(matches!(run(&b, 1, &mut f), Verdict::Group(_)));
+        let c = l3(Mode::Dst, 0); // top: znode 1 != 0 -> side
+        assert_eq!(run(&c, 0, &mut f), Verdict::Port(3));
+        let d = l3(Mode::Dst, 1);
+        assert_eq!(run(&d, 3, &mut f), Verdict::Port(1)); // digit_3 = 1
+        let e = l2(Mode::Dst, 1, 1);
+        assert_eq!(run(&e, 2, &mut f), Verdict::Port(0)); // digit_2 = 0
+        let g = l1(Mode::Dst, 1, 0b010);
+        assert_eq!(run(&g, 3, &mut f), Verdict::Port(2)); // digit_1 = 2
+        let h = canopy(&f);
+        assert_eq!(h[2], 0); // hop limit used up
+        assert_eq!(h[9], 0xC0); // PHASE_DOWN | SIDE_TAKEN
+                                // DST turn test at level 2 in the own zone: zone matches -> down
+        let mut f = frame("S5");
+        let own = l2(Mode::Dst, 1, 1);
+        assert_eq!(run(&own, 0, &mut f), Verdict::Port(0));
+    }
+
+    #[test]
+    fn srcdst_and_flat_walks() {
+        // S6: SRCDST 5 -> 26: level 1 compares (p2,p3) of src (1,0) and dst (0,1): up;
+        // level 2 compares p3: 0 vs 1: up; top: side; then down by digits.
+        let mut f = frame("S6");
+        for (fx, ing) in [(l1(Mode::SrcDst, 0, 0), 2u16), (l2(Mode::SrcDst, 0, 0), 1)] {
+            assert!(matches!(run(&fx, ing, &mut f), Verdict::Group(_)));
+        }
+        assert_eq!(run(&l3(Mode::SrcDst, 0), 0, &mut f), Verdict::Port(3));
+        assert_eq!(run(&l3(Mode::SrcDst, 1), 3, &mut f), Verdict::Port(1));
+        assert_eq!(run(&l2(Mode::SrcDst, 1, 1), 2, &mut f), Verdict::Port(0));
+        assert_eq!(run(&l1(Mode::SrcDst, 1, 2), 3, &mut f), Verdict::Port(2));
+        // SRCDST where src and dst share (p2,p3): turn at level 1, same Znode
+        let mut f = frame("S6");
+        let o = 14 + 8 + 8;
+        f[o..o + 8].copy_from_slice(&0b000101u64.to_be_bytes()); // dst p1=1, p2=1, p3=0, k=0
+        assert_eq!(run(&l1(Mode::SrcDst, 0, 1), 2, &mut f), Verdict::Port(1));
+        // FLAT: always up while there is an up port, even when the zone matches
+        let mut f = frame("S7");
+        assert!(matches!(
+            run(&l1(Mode::Flat, 0, 1), 2, &mut f),
+            Verdict::Group(_)
+        ));
+        assert!(matches!(
+            run(&l2(Mode::Flat, 0, 0), 1, &mut f),
+            Verdict::Group(_)
+        ));
+        assert_eq!(run(&l3(Mode::Flat, 0), 0, &mut f), Verdict::Port(3));
+        // width mismatch is malformed
+        let mut f = frame("S7");
+        f[14 + 8 + 2] = 7;
+        assert!(matches!(
+            run(&l1(Mode::Flat, 0, 1), 2, &mut f),
+            Verdict::Drop(DropReason::Malformed(WireError::BadValue {
+                field: "sliced.slice_len",
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn addr_modes_climb_when_no_side_link_here() {
+        // DST frame to Znode 1 whose digits above level 1 match: a level-1 switch
+        // without side links sends it up instead of dropping it.
+        let fx = fixture(
+            Mode::Dst,
+            1,
+            0,
+            0b01,
+            &[(D, 0), (D, 1), (D, 2), (U, 0), (U, 0)],
+        );
+        let mut f = frame("S5");
+        let o = 14 + 8 + 8;
+        f[o..o + 8].copy_from_slice(&0b100110u64.to_be_bytes()); // (1;0,1,2)
+        assert!(matches!(run(&fx, 0, &mut f), Verdict::Group(_)));
+        let h = canopy(&f);
+        assert_eq!(h[9], 0); // not turned
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bodies_never_panic(
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..32),
+            ing in 0u16..10,
+            lvl in 1u8..4,
+            mode in 0u8..4,
+        ) {
+            let mode = Mode::from_code(mode).unwrap();
+            let fx = match lvl { 1 => l1(mode, 0, 1), 2 => l2(mode, 0, 0), _ => l3(mode, 0) };
+            let mut body = b.clone();
+            let t = fx.sw.sliced.as_ref().unwrap();
+            let v = decide(t, &fx.sw, ing, &mut body);
+            if let Verdict::Port(p) = v { proptest::prop_assert!(usize::from(p) < fx.sw.ports.len()); }
+            proptest::prop_assert_eq!(body.len(), b.len());
+        }
+    }
 }
