@@ -5,6 +5,7 @@ use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
+use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use clap::{Parser, Subcommand};
 use rand::SeedableRng;
@@ -71,6 +72,9 @@ enum Cmd {
         /// Seed for the adaptive choices of the trace.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+        #[arg(long)]
+        mode: Option<String>,
     },
     /// Compute per-switch forwarding tables.
     Tables {
@@ -85,6 +89,9 @@ enum Cmd {
         /// Print the full table of one switch (by name) as JSON.
         #[arg(long, conflicts_with = "summary")]
         switch: Option<String>,
+        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+        #[arg(long)]
+        mode: Option<String>,
     },
     /// Run the routing oracle: walk pairs through the fabric with the dataplane's own
     /// decisions and check delivery, loop freedom and up*-down* paths.
@@ -100,12 +107,26 @@ enum Cmd {
         /// Seed for pair sampling and adaptive choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+        #[arg(long)]
+        mode: Option<String>,
     },
 }
 
 fn parse_kind(s: &str) -> Result<Kind> {
     Kind::from_name(s)
         .with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
+}
+
+/// `--mode` for the sliced kind (None: the kind's default; other kinds reject it).
+fn parse_mode(kind: Kind, mode: Option<&str>) -> Result<Option<Mode>> {
+    match mode {
+        None => Ok(None),
+        Some(m) if kind == Kind::Sliced => Mode::from_name(m)
+            .map(Some)
+            .with_context(|| format!("unknown mode `{m}` (sliced, flat, srcdst, dst)")),
+        Some(_) => bail!("--mode applies only to --kind sliced"),
+    }
 }
 
 struct Clock {
@@ -179,15 +200,23 @@ fn main() -> Result<()> {
             dst,
             trace,
             seed,
+            mode,
         } => {
             let kind = parse_kind(&kind)?;
+            let mode = parse_mode(kind, mode.as_deref())?;
             let t = build(&spec, &mut clock)?;
             let s = topology::parse_host(&t, &src)?;
             let d = topology::parse_host(&t, &dst)?;
-            let h = kinds::header(&t, kind, s, d)?;
+            let h = match mode {
+                Some(m) => kinds::sliced::header_mode(&t, m, s, d)?,
+                None => kinds::header(&t, kind, s, d)?,
+            };
             println!("{}", hex::encode(&h));
             if trace {
-                let mut o = Oracle::for_kind(&t, kind)?;
+                let mut o = match mode {
+                    Some(m) => Oracle::new(&t, kinds::sliced::tables_mode(&t, m)?),
+                    None => Oracle::for_kind(&t, kind)?,
+                };
                 o.record_headers = true;
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
                 let w = o.walk_header(s, d, &h, &mut rng);
@@ -202,8 +231,10 @@ fn main() -> Result<()> {
             kind,
             summary,
             switch,
+            mode,
         } => {
             let kind = parse_kind(&kind)?;
+            let mode = parse_mode(kind, mode.as_deref())?;
             let t = build(&spec, &mut clock)?;
             if let Some(name) = switch {
                 let idx = t
@@ -212,12 +243,18 @@ fn main() -> Result<()> {
                     .position(|s| s.name == name)
                     .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
                 clock.phase("computing tables");
-                let tables = kinds::tables(&t, kind)?;
+                let tables = match mode {
+                    Some(m) => kinds::sliced::tables_mode(&t, m)?,
+                    None => kinds::tables(&t, kind)?,
+                };
                 println!("{}", serde_json::to_string_pretty(&tables[idx])?);
             } else {
                 let _ = summary; // the summary is the default view
                 clock.phase("computing table summary");
-                let s = kinds::summary(&t, kind)?;
+                let s = match mode {
+                    Some(m) => kinds::sliced::summary_mode(&t, m)?,
+                    None => kinds::summary(&t, kind)?,
+                };
                 clock.phase("summary done");
                 print_table_summary(&t, kind, &s);
             }
@@ -227,11 +264,12 @@ fn main() -> Result<()> {
             kind,
             pairs,
             seed,
+            mode,
         } => {
             let kind = parse_kind(&kind)?;
+            let mode = parse_mode(kind, mode.as_deref())?;
             let t = build(&spec, &mut clock)?;
             clock.phase("computing tables");
-            let o = Oracle::for_kind(&t, kind)?;
             let n = t.hosts.len() as u64;
             let all = n * n.saturating_sub(1);
             let list: Vec<(u32, u32)> = match pairs {
@@ -240,7 +278,13 @@ fn main() -> Result<()> {
                 Some(p) => oracle::random_pairs(&t, p, seed),
             };
             clock.phase(&format!("walking {} pairs", list.len()));
-            let rep = oracle::check_pairs(&o, kind, list, seed, |_| Ok(()))?;
+            let rep = if kind == Kind::Sliced {
+                // also checks exact traversal counts and the delivered header
+                kinds::sliced::check_pairs(&t, mode.unwrap_or_default(), list, seed)?
+            } else {
+                let o = Oracle::for_kind(&t, kind)?;
+                oracle::check_pairs(&o, kind, list, seed, |_| Ok(()))?
+            };
             println!(
                 "{}: {} pairs, {} ok, {} failed",
                 t.spec, rep.pairs, rep.ok, rep.failed

@@ -140,13 +140,15 @@ pub fn tables_mode(t: &Topology, mode: Mode) -> Result<Vec<SwitchTables>, KindEr
                 },
                 PortRole::Side => match side.get_mut(p.label as usize) {
                     Some(v) if p.label != s.znode => v.push(pi),
-                    _ => return Err(unsupported(
-                        t,
-                        format!(
+                    _ => {
+                        return Err(unsupported(
+                            t,
+                            format!(
                             "switch {} port {pi}: side label {} is not another Znode below m = {m}",
                             s.name, p.label
                         ),
-                    )),
+                        ))
+                    }
                 },
             }
         }
@@ -344,8 +346,47 @@ pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<()
     Ok(())
 }
 
+/// The generic walk properties for FLAT mode. [`Walk::check`] forbids visiting a
+/// switch twice; a FLAT frame always climbs to the top and comes back down, so it passes
+/// its own ancestors twice, once going up and once going down. Here a switch may be
+/// visited at most once per direction, with everything else as in [`Walk::check`]:
+/// delivered to the right host with the payload intact, on an up*-side?-down* path.
+pub fn check_flat_walk(w: &Walk) -> Result<(), String> {
+    if w.delivered_to() != Some(w.dst) {
+        return Err(format!("h{}→h{}: {:?}", w.src, w.dst, w.outcome));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut phase = 0; // 0 up, 1 after side, 2 down
+    for h in &w.hops {
+        let r = h.egress_role.ok_or("forwarded hop without egress role")?;
+        phase = match (phase, r) {
+            (0, PortRole::Up) => 0,
+            (0, PortRole::Side) => 1,
+            (_, PortRole::Down) => 2,
+            (p, r) => {
+                return Err(format!(
+                    "h{}→h{}: {r:?} move at switch {} after phase {p}",
+                    w.src, w.dst, h.switch
+                ))
+            }
+        };
+        if !seen.insert((h.switch, phase == 0)) {
+            return Err(format!(
+                "h{}→h{}: switch {} visited twice in the same direction",
+                w.src, w.dst, h.switch
+            ));
+        }
+    }
+    let off = wire::canopy_offset(&w.delivered_frame).map_err(|e| e.to_string())?;
+    let h = wire::Header::new_checked(&w.delivered_frame[off..]).map_err(|e| e.to_string())?;
+    if h.payload().get(..crate::oracle::PAYLOAD.len()) != Some(&crate::oracle::PAYLOAD[..]) {
+        return Err(format!("h{}→h{}: payload changed", w.src, w.dst));
+    }
+    Ok(())
+}
+
 /// Walk `pairs` in `mode` with adaptive choices from `seed`, checking the generic walk
-/// properties and [`check_walk`].
+/// properties ([`Walk::check`]; [`check_flat_walk`] in FLAT mode) and [`check_walk`].
 pub fn check_pairs(
     t: &Topology,
     mode: Mode,
@@ -360,7 +401,12 @@ pub fn check_pairs(
         rep.pairs += 1;
         let h = header_mode(t, mode, s, d)?;
         let w = o.walk_header(s, d, &h, &mut rng);
-        match w.check().and_then(|_| check_walk(t, &g, mode, &w)) {
+        let generic = if mode == Mode::Flat {
+            check_flat_walk(&w)
+        } else {
+            w.check()
+        };
+        match generic.and_then(|_| check_walk(t, &g, mode, &w)) {
             Ok(()) => {
                 rep.ok += 1;
                 *rep.hops.entry(w.switch_hops()).or_default() += 1;
