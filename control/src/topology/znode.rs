@@ -996,4 +996,49 @@ mod tests {
             assert!(e.contains(key), "{spec}: {e}");
         }
     }
+
+    fn list(v: &[u32]) -> String {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+        #[test]
+        fn arbitrary_parameters_never_panic(
+            z in proptest::collection::vec(0u32..6, 0..4),
+            r in proptest::option::of(proptest::collection::vec(0u32..9, 0..4)),
+            psi in proptest::option::of(proptest::collection::vec(0u32..4, 0..4)),
+            h in proptest::option::of(proptest::collection::vec(0u32..3, 0..4)),
+            m in 0u32..4,
+            layers in 0u32..3,
+            conn in proptest::option::of(proptest::collection::vec(0usize..5, 0..3)),
+        ) {
+            let mut spec = format!("znode:z={};m={m};layers={layers}", list(&z));
+            if let Some(r) = r { spec += &format!(";r={}", list(&r)); }
+            if let Some(p) = psi { spec += &format!(";psi={}", list(&p)); }
+            if let Some(h) = h { spec += &format!(";h={}", list(&h)); }
+            if let Some(c) = conn {
+                let names = ["auto", "fwd", "bwd", "full", "x"];
+                let c: Vec<&str> = c.iter().map(|&i| names[i]).collect();
+                spec += &format!(";conn={}", c.join(","));
+            }
+            if let Ok(t) = build_str(&spec) {
+                proptest::prop_assert!(t.validate().is_ok(), "{}", spec);
+                for h in 0..t.hosts.len() as u32 {
+                    let _ = describe_host(&t, h);
+                }
+            }
+        }
+
+        #[test]
+        fn arbitrary_host_strings_never_panic(s in "(\\(|phys:|h)?[0-9;,()xb ]{0,12}") {
+            let t = build_str("znode:z=3,2,3;m=2").unwrap();
+            if let Ok(h) = parse_host(&t, &s) {
+                proptest::prop_assert!((h as usize) < t.hosts.len());
+            }
+        }
+    }
 }
