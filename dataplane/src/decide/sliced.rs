@@ -597,5 +597,47 @@ mod tests {
             if let Verdict::Port(p) = v { proptest::prop_assert!(usize::from(p) < fx.sw.ports.len()); }
             proptest::prop_assert_eq!(body.len(), b.len());
         }
+
+        #[test]
+        fn near_valid_bodies_only_touch_cursor_and_flags(
+            mode in 0u8..5,
+            flags in proptest::prelude::any::<u8>(),
+            len in 0u8..70,
+            cursor in 0u8..70,
+            word in proptest::prelude::any::<u64>(),
+            src in proptest::option::of(proptest::prelude::any::<u64>()),
+            shift_word in proptest::prelude::any::<bool>(),
+            ing in 0u16..8,
+            lvl in 1u8..4,
+            sid in 0u32..2,
+            tmode in 0u8..4,
+        ) {
+            // Structured bodies: most pass the wire checks, so the decision logic runs.
+            let flags = flags & 0xE0 | if src.is_some() { 0x20 } else { 0 };
+            let word = if shift_word && len < 64 { word & (u64::MAX << (64 - u32::from(len.max(1)))) } else { word & low_mask(u32::from(len)) };
+            let mut b = vec![mode, flags, len, cursor, 0, 0, 0, 0];
+            b.extend_from_slice(&word.to_be_bytes());
+            if let Some(x) = src { b.extend_from_slice(&(x & low_mask(u32::from(len))).to_be_bytes()); }
+            let tm = Mode::from_code(tmode).unwrap();
+            let fx = match lvl { 1 => l1(tm, sid, 1), 2 => l2(tm, sid, 0), _ => l3(tm, sid) };
+            let t = fx.sw.sliced.as_ref().unwrap();
+            let mut body = b.clone();
+            let v = decide(t, &fx.sw, ing, &mut body);
+            match v {
+                Verdict::Port(p) => proptest::prop_assert!(usize::from(p) < fx.sw.ports.len()),
+                Verdict::Group(g) => proptest::prop_assert!(fx.sw.group(g).len() > 1),
+                Verdict::Drop(_) => {}
+            }
+            for (i, (x, y)) in b.iter().zip(&body).enumerate() {
+                if i != 1 && i != 3 {
+                    proptest::prop_assert_eq!(x, y, "byte {} changed", i);
+                }
+            }
+            if !matches!(v, Verdict::Drop(_)) {
+                // a forwarded frame still parses, and its cursor never moved backwards
+                let after = SlicedBody::new_checked(&body[..]).unwrap();
+                proptest::prop_assert!(after.cursor() >= cursor);
+            }
+        }
     }
 }
