@@ -173,9 +173,17 @@ impl Geometry {
     pub fn hosts(&self) -> u64 {
         self.hosts
     }
-    /// Bit offset of label p_i (1-based level) in the physical address: Σ_{j<i} b_j.
+    /// Bit offset of label p_i (1-based level) in the physical address: Σ_{j<i} b_j
+    /// (the Znode id's offset Σb_j for a level beyond n; 0 for level 0).
     pub fn offset(&self, level: usize) -> u8 {
-        self.offset[level - 1]
+        match level {
+            0 => 0,
+            l => self
+                .offset
+                .get(l - 1)
+                .copied()
+                .unwrap_or_else(|| self.label_bits()),
+        }
     }
     /// Σ_{j=1}^{n} b_j: offset of the Znode id in the physical address.
     pub fn label_bits(&self) -> u8 {
@@ -188,6 +196,7 @@ impl Geometry {
     /// Sliced-flit length for common/peer level l: H(l) = l + a + Σ_{j≤l} b_j
     /// (a counted only when m > 1).
     pub fn slice_bits(&self, l: usize) -> u8 {
+        let l = l.clamp(1, self.n());
         l as u8 + self.a + self.b[..l].iter().sum::<u8>()
     }
     /// Largest sliced-flit length over all pairs (notes §3.1: at most n + a + Σb).
@@ -237,13 +246,14 @@ impl Geometry {
     }
 
     /// Physical address of labels `(k; p)` (eq 6.3): p_1 in the low bits, the Znode id
-    /// on top.
+    /// on top. Labels must be in range (extra labels beyond n are ignored).
     pub fn physical(&self, k: u32, p: &[u32]) -> u64 {
         let mut v = 0u64;
-        for (i, &pi) in p.iter().enumerate() {
-            v |= u64::from(pi) << self.offset[i];
+        for (&pi, &off) in p.iter().zip(&self.offset) {
+            v |= u64::from(pi) << off;
         }
-        v | (u64::from(k) << self.label_bits())
+        let kb = u32::from(self.label_bits());
+        v | if kb >= 64 { 0 } else { u64::from(k) << kb }
     }
 
     /// Physical address of logical address `x`.
@@ -294,7 +304,7 @@ impl Geometry {
 
     /// Lowest level ≥ `l` that has side links (the top level always has them).
     pub fn side_level(&self, l: usize) -> usize {
-        (l..=self.n())
+        (l.max(1)..=self.n())
             .find(|&j| self.side_levels & (1u64 << (j - 1)) != 0)
             .unwrap_or(self.n())
     }
