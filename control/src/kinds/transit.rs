@@ -143,3 +143,69 @@ pub fn header(t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{self, Oracle};
+    use crate::topology::build_str;
+
+    #[test]
+    fn summary_of_the_64_processor_full_tree() {
+        // transit-full:layers=1 = one UT64x2 (Table 3.4: 16/16/12/8 = 52 RN1s).
+        // Longest R = RU (1 B) + RD (1 B) = 16 bits. Entries by construction:
+        // up (split, 11 unconnected at the root): 6 directions + 6 outputs = 12 × 16;
+        // bottom (split): 8 directions + 2 lateral swallows + 8 outputs = 18 × 16;
+        // middle: 3 chips × (4 + 8) + 8 lateral swallows = 44 × 4 nodes;
+        // top: 4 directions + 4 lateral swallows + 8 outputs = 16 × 8.
+        let t = build_str("transit-full:layers=1").unwrap();
+        let s = summary(&t).unwrap();
+        assert_eq!(s.id_bits, 16);
+        assert_eq!(s.switches, 52);
+        assert_eq!(s.max_entries, 18);
+        assert_eq!(s.total_entries, 12 * 16 + 18 * 16 + 44 * 4 + 16 * 8);
+        // levels 1 (up + bottom), 2 (middle), 3 (top)
+        assert_eq!(
+            s.by_level.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(),
+            vec![(1, 32), (2, 12), (3, 8)]
+        );
+        // 96 lateral swallows: 16 groups × 2 channels × 3 crossover directions
+        assert!(s
+            .notes
+            .iter()
+            .any(|n| n.starts_with("96 swallowing inputs")));
+        // The seed's 786,432-processor example: 4-byte R (0xF4D84267) = 32 bits.
+        let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
+        assert_eq!(8 * p.max_route_len(), 32);
+        assert_eq!(p.max_stages(), 1 + 4 + 6 + 2);
+    }
+
+    #[test]
+    fn tables_match_the_topology_config_and_walks_succeed() {
+        let t = build_str("transit-full:layers=1").unwrap();
+        let tabs = tables(&t).unwrap();
+        for (s, st) in t.switches.iter().zip(&tabs) {
+            assert_eq!(st.transit.as_ref(), s.transit.as_ref(), "{}", s.name);
+        }
+        let o = Oracle::new(&t, tabs);
+        let rep = oracle::check_pairs(&o, KIND, oracle::all_pairs(&t), 9, |_| Ok(())).unwrap();
+        rep.ensure_all_ok().unwrap();
+    }
+
+    #[test]
+    fn unsupported_and_bad_hosts() {
+        let t = Topology::new("fat-tree:k=4".parse().unwrap());
+        assert!(matches!(supports(&t), Err(KindError::Unsupported { .. })));
+        assert!(header(&t, 0, 1).is_err());
+        let t = build_str("transit-full:layers=1").unwrap();
+        let e = header(&t, 0, 64).unwrap_err().to_string();
+        assert!(e.contains("there are 64 hosts"), "{e}");
+        // a full fat-tree has no route from a processor to itself
+        let e = header(&t, 3, 3).unwrap_err().to_string();
+        assert!(e.contains("same processor"), "{e}");
+        // a hybrid processor can reach itself through its cluster (R = P)
+        let t = build_str("transit-hybrid:leaf=12;layers=1").unwrap();
+        let h = header(&t, 5, 5).unwrap();
+        assert_eq!(&h[16..17], &[t.hosts[5].addr as u8]);
+    }
+}
