@@ -71,6 +71,16 @@ mod tests {
     use crate::wire::{doc_vector, ethernet_frame, Header, Kind, PrefixRepr, WireError};
 
     fn rn1(mode: Rn1Mode, swallow: &[usize], rot: [u8; 8], connected: [bool; 8]) -> SwitchTables {
+        rn1_with(mode, swallow, rot, connected, [0, 0, 3, 0, 0, 0, 3, 0])
+    }
+
+    fn rn1_with(
+        mode: Rn1Mode,
+        swallow: &[usize],
+        rot: [u8; 8],
+        connected: [bool; 8],
+        delay: [u8; 8],
+    ) -> SwitchTables {
         let mut ports = vec![
             PortConfig {
                 role: PortRole::Down,
@@ -96,7 +106,7 @@ mod tests {
             cfg.outputs[o] = OutputCfg {
                 connected: connected[o],
                 rot: rot[o],
-                delay: if o % 4 == 2 { 3 } else { 0 },
+                delay: delay[o],
             };
         }
         let mut st = SwitchTables::new("rn1", ports);
@@ -305,6 +315,42 @@ mod tests {
         assert_eq!(
             crate::decide(&st, 2, &mut f),
             Verdict::Drop(DropReason::ModeMismatch)
+        );
+    }
+
+    #[test]
+    fn seed_trace_t1_to_t2() {
+        // The seed example's 12 stages (notes §4.11 stage-by-stage trace), each an RN1
+        // with the swallow and link rotation the topology gives that stage: (swallow on
+        // the ingress input, link rotation, direction the trace reads).
+        let stages: [(bool, u8, u16); 12] = [
+            (false, 1, 0b11), // source cluster stage 1: exit
+            (false, 1, 0b11), // UT layer 1 up stage: further up
+            (false, 3, 0b01), // UT layer 2 up stage: cross over to middle, (3-p-u) mod 4 = 3
+            (true, 1, 0b01),  // UT2 middle (lateral input swallows 0xF4)
+            (false, 2, 0b10), // UT2 bottom (+2 after a bottom stage)
+            (true, 1, 0b01),  // UT1 top (entered from above: swallows 0xD8)
+            (false, 1, 0b00), // UT1 middle
+            (false, 2, 0b00), // UT1 bottom
+            (true, 1, 0b01),  // destination cluster stage 1 (fat-tree input swallows 0x42)
+            (false, 1, 0b10), // cluster stage 2
+            (false, 1, 0b01), // cluster stage 3
+            (false, 1, 0b11), // cluster stage 4
+        ];
+        let mut f = ethernet_frame([2; 6], [4; 6], &doc_vector("T1").unwrap().bytes, &[]);
+        for (n, (swallow, rot, dir)) in stages.into_iter().enumerate() {
+            let sw: &[usize] = if swallow { &[0] } else { &[] };
+            let st = rn1_with(Rn1Mode::Dilated, sw, [rot; 8], ALL, [0; 8]);
+            let Verdict::Group(g) = crate::decide(&st, 0, &mut f) else {
+                panic!("stage {}", n + 1)
+            };
+            assert_eq!(st.group(g), &[8 + dir, 12 + dir], "stage {}", n + 1);
+        }
+        let off = crate::wire::canopy_offset(&f).unwrap();
+        let h = Header::new_checked(&f[off..]).unwrap();
+        assert_eq!(
+            &f[off..off + h.header_len()],
+            &doc_vector("T2").unwrap().bytes[..]
         );
     }
 
