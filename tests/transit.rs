@@ -251,7 +251,7 @@ fn seed_header_with_unused_bits_is_delivered() {
 #[test]
 fn root_direction_11_is_no_output() {
     // A route that asks the top layer's up stage to go further up (11): no output
-    // (uncapped root, seed L1663-1669 option 1).
+    // (uncapped root, seed L1655-1714 option 1).
     let t = build_str("transit-full:layers=1").unwrap();
     let o = Oracle::for_kind(&t, Kind::Transit).unwrap();
     let h = tb::header(&[0xC0, 0x00], 4, 0, 0).unwrap();
