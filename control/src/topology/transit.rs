@@ -48,6 +48,10 @@
 //! crossovers are `Side`, everything else (down stages, cluster stages towards a
 //! processor) is `Down`; so every path is up*·side?·down*.
 //!
+//! `Switch::transit` holds each chip's [`TransitTable`], decoded against an empty
+//! `SwitchTables` (its direction groups are interned from id 0); `kinds::transit::tables`
+//! decodes the same configuration into each switch's own `SwitchTables`.
+//!
 //! Levels (`Switch::level`): full fat-tree: up and bottom stages of layer u at tree
 //! level 3u−2, middle 3u−1, top 3u. Hybrid: cluster chips 1, then tree level + 1
 //! (up and bottom 3u−1, middle 3u, top 3u+1). Host index = cluster·Nleaf + q
@@ -1023,6 +1027,23 @@ mod tests {
         assert!(rows
             .iter()
             .any(|(k, v)| k == "cluster" && v.starts_with("b1 ")));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn host_strings_never_panic_and_addresses_roundtrip(s in "(0x)?[0-9a-fA-FxX]{0,12}", x in 0u64..768, l in 0u64..0x1_0000, big in proptest::prelude::any::<u64>()) {
+            let t = build_str("transit-hybrid:leaf=12;layers=1").unwrap();
+            let _ = parse_host(&t, &s);
+            let p = Params::from_spec(&t.spec).unwrap();
+            proptest::prop_assert_eq!(p.index_of(p.addr_of(x)), Ok(x));
+            if let Ok(i) = p.index_of(l) {
+                proptest::prop_assert!(i < p.processors());
+                // the canonical address differs from l only in unused bits (C bits
+                // 1:0, and P pairs 3-4 of a 2-stage B12 cluster)
+                proptest::prop_assert_eq!(p.addr_of(i), l & !0x030F);
+            }
+            let _ = p.index_of(big);
+        }
     }
 
     #[test]
