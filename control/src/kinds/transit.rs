@@ -187,6 +187,9 @@ mod tests {
         for (s, st) in t.switches.iter().zip(&tabs) {
             assert_eq!(st.transit.as_ref(), s.transit.as_ref(), "{}", s.name);
         }
+        // serde round trip (tables are pushed to switches as JSON/TOML later)
+        let j = serde_json::to_string(&tabs[0]).unwrap();
+        assert_eq!(serde_json::from_str::<SwitchTables>(&j).unwrap(), tabs[0]);
         let o = Oracle::new(&t, tabs);
         let rep = oracle::check_pairs(&o, KIND, oracle::all_pairs(&t), 9, |_| Ok(())).unwrap();
         rep.ensure_all_ok().unwrap();

@@ -1002,6 +1002,33 @@ mod tests {
     }
 
     #[test]
+    fn full_dispersion() {
+        // L1156-1200: "The pair of outputs from the same direction of a single chip at a
+        // previous level always go to different routing components."
+        for s in [
+            "transit-full:layers=2",
+            "transit-hybrid:leaf=12;layers=1",
+            "transit-hybrid:leaf=48;layers=1",
+        ] {
+            let t = build_str(s).unwrap();
+            let mut pairs = 0;
+            for sw in &t.switches {
+                if sw.transit.as_ref().map(|x| x.config.mode) != Some(Rn1Mode::Dilated) {
+                    continue;
+                }
+                for d in 0..4 {
+                    let (a, b) = (sw.ports[8 + d].peer, sw.ports[12 + d].peer);
+                    if let (Peer::Switch { sw: x, .. }, Peer::Switch { sw: y, .. }) = (a, b) {
+                        assert_ne!(x, y, "{s}: {} direction {d}", sw.name);
+                        pairs += 1;
+                    }
+                }
+            }
+            assert!(pairs > 100, "{s}: {pairs}");
+        }
+    }
+
+    #[test]
     fn addresses_roundtrip_and_seed_forms() {
         let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
         // Seed L3398: L1 = 0xCC0234 (unused bits 10 in C's low byte are ignored).
