@@ -1,31 +1,214 @@
-//! transit control logic. PLACEHOLDER: replaced by the transit work.
+//! Transit control logic: per-RN1 tables from the generator's chip configuration,
+//! table summaries, and source headers R = RU·RD·RC (seed 004 §3.8).
+//!
+//! Table size (`summary`): `id_bits` = 8 × the longest routing sequence (a crossover
+//! at the root: ⌈(U+1)/4⌉ + U + 1 bytes hybrid, ⌈U/4⌉ + U full). Entries per RN1 are
+//! the connected direction entries (≤ 4 dilated, ≤ 8 split: one per (half,
+//! direction)), plus the swallowing inputs, plus the connected outputs (each carries a
+//! link rotation); see [`TransitTable::entries`].
+
 use super::{KindError, TableSummary};
+use crate::topology::transit::Params;
 use crate::topology::Topology;
+use canopy_dataplane::build::transit as build;
+use canopy_dataplane::table::transit::TransitTable;
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::Kind;
 
-fn unsupported(t: &Topology) -> KindError {
-    KindError::Unsupported {
-        kind: KIND,
-        spec: t.spec.to_string(),
-        why: "not implemented yet".into(),
+const KIND: Kind = Kind::Transit;
+
+fn params(t: &Topology) -> Result<Params, KindError> {
+    match t.spec.family.as_str() {
+        "transit-full" | "transit-hybrid" => Params::from_spec(&t.spec).map_err(Into::into),
+        _ => Err(KindError::Unsupported {
+            kind: KIND,
+            spec: t.spec.to_string(),
+            why: "Transit routing bytes need a fabric of RN1 stages \
+                  (families transit-full, transit-hybrid)"
+                .into(),
+        }),
     }
 }
-const KIND: Kind = Kind::Transit;
 
 /// Whether this kind applies to `t`.
 pub fn supports(t: &Topology) -> Result<(), KindError> {
-    Err(unsupported(t))
+    params(t)?;
+    match t.switches.iter().find(|s| s.transit.is_none()) {
+        Some(s) => Err(KindError::Unsupported {
+            kind: KIND,
+            spec: t.spec.to_string(),
+            why: format!("switch {} has no RN1 configuration", s.name),
+        }),
+        None => Ok(()),
+    }
 }
+
 /// Per-switch tables.
 pub fn tables(t: &Topology) -> Result<Vec<SwitchTables>, KindError> {
-    Err(unsupported(t))
+    supports(t)?;
+    let mut out = Vec::with_capacity(t.switches.len());
+    for (i, s) in t.switches.iter().enumerate() {
+        let mut st = SwitchTables::new(s.name.clone(), super::port_configs(t, i as u32));
+        let cfg = s.transit.as_ref().map(|x| x.config).unwrap_or_default();
+        let tt = TransitTable::new(cfg, &mut st).map_err(|e| KindError::Unsupported {
+            kind: KIND,
+            spec: t.spec.to_string(),
+            why: format!("switch {}: {e}", s.name),
+        })?;
+        st.transit = Some(tt);
+        out.push(st);
+    }
+    Ok(out)
 }
+
 /// Table summary.
 pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
-    Err(unsupported(t))
+    supports(t)?;
+    let p = params(t)?;
+    let rl = p.max_route_len();
+    let u = p.layers as usize;
+    let mut s = TableSummary {
+        id_bits: 8 * rl as u32,
+        id_bits_detail: if p.full {
+            format!(
+                "longest R = RU ({} B) + RD ({u} B), crossover at the root (k = {})",
+                u.div_ceil(4),
+                3 * u
+            )
+        } else {
+            format!(
+                "longest R = RU ({} B) + RD ({u} B) + RC (1 B), crossover at the root (k = {})",
+                (u + 1).div_ceil(4),
+                3 * u
+            )
+        },
+        ..Default::default()
+    };
+    s.absorb(
+        t,
+        t.switches.iter().enumerate().map(|(i, sw)| {
+            (
+                i as u32,
+                sw.transit.as_ref().map(TransitTable::entries).unwrap_or(0),
+            )
+        }),
+    );
+    let swallow: usize = t
+        .switches
+        .iter()
+        .filter_map(|s| s.transit.as_ref())
+        .map(|x| x.config.swallow.iter().filter(|&&b| b).count())
+        .sum();
+    s.notes.push(
+        "entries per RN1 = connected (half, direction) entries + swallowing inputs + \
+         connected outputs (link rotation)"
+            .into(),
+    );
+    s.notes.push(format!(
+        "{swallow} swallowing inputs in all; hop limit set by sources = {} stages (worst case)",
+        p.max_stages()
+    ));
+    Ok(s)
 }
-/// Header from `src` to `dst`.
-pub fn header(t: &Topology, _src: u32, _dst: u32) -> Result<Vec<u8>, KindError> {
-    Err(unsupported(t))
+
+/// Header from `src` to `dst` (host indices).
+pub fn header(t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
+    let p = params(t)?;
+    let bad = |h: u32| {
+        KindError::Topo(crate::topology::TopoError::BadHost {
+            spec: t.spec.to_string(),
+            given: format!("h{h}"),
+            why: format!("there are {} hosts", t.hosts.len()),
+        })
+    };
+    let l1 = t.hosts.get(src as usize).ok_or_else(|| bad(src))?.addr;
+    let l2 = t.hosts.get(dst as usize).ok_or_else(|| bad(dst))?.addr;
+    let cb = p.layers as usize;
+    let (c1, _) = build::split_addr(l1, cb, p.p_bytes());
+    let (c2, p2) = build::split_addr(l2, cb, p.p_bytes());
+    let rt = build::route(&c1, &c2, &p2, p.full).map_err(|e| {
+        KindError::Topo(crate::topology::TopoError::BadHost {
+            spec: t.spec.to_string(),
+            given: format!("h{src} -> h{dst}"),
+            why: e.to_string(),
+        })
+    })?;
+    let hop_limit = u8::try_from(p.max_stages()).unwrap_or(u8::MAX);
+    build::header(&rt.bytes, hop_limit, 0, 0).map_err(|e| match e {
+        build::BuildError::Wire(w) => KindError::Wire(w),
+        other => KindError::TooLarge {
+            kind: KIND,
+            spec: t.spec.to_string(),
+            why: other.to_string(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{self, Oracle};
+    use crate::topology::build_str;
+
+    #[test]
+    fn summary_of_the_64_processor_full_tree() {
+        // transit-full:layers=1 = one UT64x2 (Table 3.4: 16/16/12/8 = 52 RN1s).
+        // Longest R = RU (1 B) + RD (1 B) = 16 bits. Entries by construction:
+        // up (split, 11 unconnected at the root): 6 directions + 6 outputs = 12 × 16;
+        // bottom (split): 8 directions + 2 lateral swallows + 8 outputs = 18 × 16;
+        // middle: 3 chips × (4 + 8) + 8 lateral swallows = 44 × 4 nodes;
+        // top: 4 directions + 4 lateral swallows + 8 outputs = 16 × 8.
+        let t = build_str("transit-full:layers=1").unwrap();
+        let s = summary(&t).unwrap();
+        assert_eq!(s.id_bits, 16);
+        assert_eq!(s.switches, 52);
+        assert_eq!(s.max_entries, 18);
+        assert_eq!(s.total_entries, 12 * 16 + 18 * 16 + 44 * 4 + 16 * 8);
+        // levels 1 (up + bottom), 2 (middle), 3 (top)
+        assert_eq!(
+            s.by_level.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(),
+            vec![(1, 32), (2, 12), (3, 8)]
+        );
+        // 96 lateral swallows: 16 groups × 2 channels × 3 crossover directions
+        assert!(s
+            .notes
+            .iter()
+            .any(|n| n.starts_with("96 swallowing inputs")));
+        // The seed's 786,432-processor example: 4-byte R (0xF4D84267) = 32 bits.
+        let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
+        assert_eq!(8 * p.max_route_len(), 32);
+        assert_eq!(p.max_stages(), 1 + 4 + 6 + 2);
+    }
+
+    #[test]
+    fn tables_match_the_topology_config_and_walks_succeed() {
+        let t = build_str("transit-full:layers=1").unwrap();
+        let tabs = tables(&t).unwrap();
+        for (s, st) in t.switches.iter().zip(&tabs) {
+            assert_eq!(st.transit.as_ref(), s.transit.as_ref(), "{}", s.name);
+        }
+        // serde round trip (tables are pushed to switches as JSON/TOML later)
+        let j = serde_json::to_string(&tabs[0]).unwrap();
+        assert_eq!(serde_json::from_str::<SwitchTables>(&j).unwrap(), tabs[0]);
+        let o = Oracle::new(&t, tabs);
+        let rep = oracle::check_pairs(&o, KIND, oracle::all_pairs(&t), 9, |_| Ok(())).unwrap();
+        rep.ensure_all_ok().unwrap();
+    }
+
+    #[test]
+    fn unsupported_and_bad_hosts() {
+        let t = Topology::new("fat-tree:k=4".parse().unwrap());
+        assert!(matches!(supports(&t), Err(KindError::Unsupported { .. })));
+        assert!(header(&t, 0, 1).is_err());
+        let t = build_str("transit-full:layers=1").unwrap();
+        let e = header(&t, 0, 64).unwrap_err().to_string();
+        assert!(e.contains("there are 64 hosts"), "{e}");
+        // a full fat-tree has no route from a processor to itself
+        let e = header(&t, 3, 3).unwrap_err().to_string();
+        assert!(e.contains("same processor"), "{e}");
+        // a hybrid processor can reach itself through its cluster (R = P)
+        let t = build_str("transit-hybrid:leaf=12;layers=1").unwrap();
+        let h = header(&t, 5, 5).unwrap();
+        assert_eq!(&h[16..17], &[t.hosts[5].addr as u8]);
+    }
 }

@@ -50,6 +50,8 @@ pub enum DropReason {
     /// or a frame arrived on an up/side port before its turn.
     BadPhase,
     /// Sliced: the frame's mode is not the mode this switch is configured for.
+    /// Transit: a strict circuit-mode message (OPEN/TURN/REPLY/CLOSE/ABORT) reached a
+    /// packet-switched stage.
     ModeMismatch,
     /// Transit: the head cursor ran past the last routing byte.
     RouteExhausted,
