@@ -7,94 +7,20 @@
 //! hybrid), end with the same cumulative rotation on every path (notes §3.2 invariant
 //! 5), and deliver the same bytes whatever adaptive choices were made.
 
-use canopy::control::oracle::{self, Oracle, Walk};
-use canopy::control::topology::transit::Params;
-use canopy::control::topology::{parse_host, PortRole, Topology};
+use canopy::control::oracle::{self, Oracle};
+use canopy::control::topology::{parse_host, Topology};
 use canopy::control::{build_str, kinds};
 use canopy::dataplane::build::transit as tb;
 use canopy::dataplane::wire::transit::{TransitBody, TransitRepr};
-use canopy::dataplane::wire::{self, doc_vector, Header, Kind};
+use canopy::dataplane::wire::{doc_vector, Header, Kind};
 use rand::SeedableRng;
 
-fn delivered(w: &Walk) -> TransitRepr {
-    let off = wire::canopy_offset(&w.delivered_frame).unwrap();
-    let h = Header::new_checked(&w.delivered_frame[off..]).unwrap();
-    TransitRepr::parse(&TransitBody::new_checked(h.body()).unwrap()).unwrap()
-}
-
-/// Crossover level k of a pair, from the addresses (seed §3.8 steps 1-4).
-fn level(t: &Topology, p: &Params, s: u32, d: u32) -> u32 {
-    let cb = p.layers as usize;
-    let (c1, _) = tb::split_addr(t.hosts[s as usize].addr, cb, p.p_bytes());
-    let (c2, p2) = tb::split_addr(t.hosts[d as usize].addr, cb, p.p_bytes());
-    tb::route(&c1, &c2, &p2, p.full).unwrap().k
-}
-
-/// The seed's per-level predictions for one walk.
-fn seed_counts(t: &Topology, p: &Params, w: &Walk) -> Result<(), String> {
-    let k = level(t, p, w.src, w.dst);
-    let (stages, swallows) = tb::predicted_counts(k, p.full, p.j_leaf);
-    let b = delivered(w);
-    let got = (w.switch_hops() as u32, u32::from(b.hops), u32::from(b.head));
-    if got != (stages, stages, swallows) {
-        return Err(format!(
-            "h{}→h{} (k = {k}): (switches, hops, swallows) = {got:?}, seed predicts \
-             ({stages}, {stages}, {swallows})",
-            w.src, w.dst
-        ));
-    }
-    // L_open = L_connect + swallow cycles (Eq 4.19/4.32, zero wire delay).
-    if u32::from(b.cycles) != stages + swallows {
-        return Err(format!("h{}→h{}: cycles {}", w.src, w.dst, b.cycles));
-    }
-    // One routing byte per swallow plus the one in use remain: the head ends on the last.
-    if usize::from(b.head) + 1 != b.route.len() {
-        return Err(format!(
-            "h{}→h{}: head {} of {} bytes",
-            w.src,
-            w.dst,
-            b.head,
-            b.route.len()
-        ));
-    }
-    // Invariant 5: total rotation = j (the destination cluster's links) or 0 (full).
-    let rot = if p.full { 0 } else { (p.j_leaf % 4) as u8 };
-    if b.rot != rot {
-        return Err(format!(
-            "h{}→h{}: final rotation {} (expected {rot})",
-            w.src, w.dst, b.rot
-        ));
-    }
-    // Roles per level: up stages ⌈k/3⌉ − 1 (+1 cluster exit), one crossover, k down
-    // stages (+ j cluster stages).
-    let count = |r| w.hops.iter().filter(|h| h.egress_role == Some(r)).count() as u32;
-    let up = k.div_ceil(3);
-    let want = if p.full {
-        (up.saturating_sub(1), u32::from(k > 0), k)
-    } else if k == 0 {
-        (0, 0, p.j_leaf)
-    } else {
-        (up, 1, k + p.j_leaf)
-    };
-    let roles = (
-        count(PortRole::Up),
-        count(PortRole::Side),
-        count(PortRole::Down),
-    );
-    if roles != want {
-        return Err(format!(
-            "h{}→h{} (k = {k}): (up, side, down) = {roles:?}, expected {want:?}",
-            w.src, w.dst
-        ));
-    }
-    Ok(())
-}
-
 fn check(t: &Topology, pairs: Vec<(u32, u32)>, seed: u64) -> oracle::PairsReport {
-    let p = Params::from_spec(&t.spec).unwrap();
     let o = Oracle::for_kind(t, Kind::Transit).unwrap();
-    let rep =
-        oracle::check_pairs(&o, Kind::Transit, pairs, seed, |w| seed_counts(t, &p, w)).unwrap();
+    let rep = oracle::check_pairs(&o, Kind::Transit, pairs, seed, |w| {
+        kinds::transit::check_walk(t, w)
+    })
+    .unwrap();
     rep.ensure_all_ok().unwrap();
     rep
 }
@@ -239,12 +165,15 @@ fn seed_header_with_unused_bits_is_delivered() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     let w = o.walk_header(s, d, &doc_vector("T1").unwrap().bytes, &mut rng);
     w.check().unwrap();
-    let b = delivered(&w);
+    let b = kinds::transit::delivered_body(&w).unwrap();
     assert_eq!((w.switch_hops(), b.head, b.hops, b.cycles), (10, 3, 10, 13));
     // the canonical header (unused bits 0) takes the same number of stages
     let w2 = o.walk(Kind::Transit, s, d, &mut rng).unwrap();
     w2.check().unwrap();
-    assert_eq!(delivered(&w2).route, vec![0xF4, 0xD8, 0x40, 0x60]);
+    assert_eq!(
+        kinds::transit::delivered_body(&w2).unwrap().route,
+        vec![0xF4, 0xD8, 0x40, 0x60]
+    );
     assert_eq!(w2.switch_hops(), 10);
 }
 
