@@ -119,8 +119,8 @@ mod tests {
                 vec![
                     e(0b00000, 5, true, 0), // 0.000.null.0 -> edge 0
                     e(0b00001, 5, true, 1), // 0.000.null.1 -> edge 1
-                    e(0b100, 3, false, 2),   // 1.00.null -> core-c0
-                    e(0b101, 3, false, 3),   // 1.01.null -> core-c1
+                    e(0b100, 3, false, 2),  // 1.00.null -> core-c0
+                    e(0b101, 3, false, 3),  // 1.01.null -> core-c1
                     e(0b100000, 6, true, 0),
                     e(0b100001, 6, true, 1),
                 ],
