@@ -840,7 +840,7 @@ pub fn entry_strings(plan: &Plan, st: &SwitchTables) -> Vec<String> {
 /// Table summary: ID bits and entries per switch, counted as seed 001 counts them (one
 /// entry per distinct LPM prefix; the leaf's host-label map is not counted).
 pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
-    if t.switches.len() > 6000 || t.hosts.len() > 300_000 {
+    if t.switches.len() > 1500 || t.hosts.len() > 300_000 {
         if let Some(s) = closed_form(t)? {
             return Ok(s);
         }
@@ -926,12 +926,71 @@ pub fn header_with_choice(
 /// the switches for the per-level counts); `None` for other families. Cross-checked
 /// against [`summary_materialised`] in the tests.
 pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
+    let Some(ClosedForm {
+        layout,
+        used,
+        counts,
+        what,
+    }) = closed_form_params(&t.spec)?
+    else {
+        return Ok(None);
+    };
+    let mut s = TableSummary {
+        id_bits: id_bits(&layout, &used),
+        id_bits_detail: id_bits_detail(&layout, &used),
+        ..Default::default()
+    };
+    s.absorb(
+        t,
+        t.switches.iter().enumerate().map(|(i, sw)| {
+            (
+                i as u32,
+                counts
+                    .get(usize::from(sw.level).wrapping_sub(1))
+                    .copied()
+                    .unwrap_or(0),
+            )
+        }),
+    );
+    s.notes.push(format!(
+        "entries = distinct LPM prefixes per switch (seed 001 B:L65-79), closed form ({what}); \
+         tests check it against materialised tables"
+    ));
+    Ok(Some(s))
+}
+
+/// A closed-form path-ID count of a three-level family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosedForm {
+    /// Field widths.
+    pub layout: PathIdLayout,
+    /// Types with desired paths.
+    pub used: Vec<bool>,
+    /// Entries of a level-1, level-2 and level-3 switch.
+    pub counts: [u64; 3],
+    /// The formula, for the summary notes.
+    pub what: &'static str,
+}
+
+impl ClosedForm {
+    /// ID bits of the longest used type.
+    pub fn id_bits(&self) -> u32 {
+        id_bits(&self.layout, &self.used)
+    }
+    /// Largest per-switch entry count.
+    pub fn max_entries(&self) -> u64 {
+        self.counts.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// Closed form from the spec alone (no graph): `fat-tree` and `vl2`.
+pub fn closed_form_params(spec: &crate::spec::Spec) -> Result<Option<ClosedForm>, KindError> {
     use crate::topology::{fattree::FatTree, vl2::Vl2};
     let cl = |x: u64| ceil_log2(x);
-    let (layout, used, counts, what): (PathIdLayout, Vec<bool>, [u64; 3], &str) =
-        match t.spec.family.as_str() {
+    let (layout, used, counts, what): (PathIdLayout, Vec<bool>, [u64; 3], &'static str) =
+        match spec.family.as_str() {
             "fat-tree" | "fattree" => {
-                let ft = FatTree::from_spec(&t.spec)?;
+                let ft = FatTree::from_spec(spec)?;
                 let (k, h) = (u64::from(ft.k), u64::from(ft.half()));
                 let ty0 = h >= 2;
                 let t0 = if ty0 { h } else { 0 };
@@ -952,7 +1011,7 @@ pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
                 )
             }
             "vl2" => {
-                let v = Vl2::from_spec(&t.spec)?;
+                let v = Vl2::from_spec(spec)?;
                 let (q, a, i) = (
                     u64::from(v.tors_per_pair()),
                     u64::from(v.aggs()),
@@ -981,26 +1040,249 @@ pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
             }
             _ => return Ok(None),
         };
-    let mut s = TableSummary {
-        id_bits: id_bits(&layout, &used),
-        id_bits_detail: id_bits_detail(&layout, &used),
-        ..Default::default()
-    };
-    s.absorb(
-        t,
-        t.switches.iter().enumerate().map(|(i, sw)| {
-            (
-                i as u32,
-                counts
-                    .get(usize::from(sw.level).wrapping_sub(1))
-                    .copied()
-                    .unwrap_or(0),
-            )
-        }),
-    );
-    s.notes.push(format!(
-        "entries = distinct LPM prefixes per switch (seed 001 B:L65-79), closed form ({what}); \
-         tests check it against materialised tables"
-    ));
-    Ok(Some(s))
+    Ok(Some(ClosedForm {
+        layout,
+        used,
+        counts,
+        what,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::build_str;
+
+    fn fields_of(layout: &PathIdLayout, value: u64, len: u8) -> (u16, u32, u32, Vec<u32>) {
+        let len = u32::from(len);
+        let take = |pos: &mut u32, w: u8| -> u32 {
+            let w = u32::from(w);
+            let v = if w == 0 {
+                0
+            } else {
+                ((value >> (len - *pos - w)) & ((1 << w) - 1)) as u32
+            };
+            *pos += w;
+            v
+        };
+        let mut pos = 0u32;
+        let t = take(&mut pos, layout.type_bits) as u16;
+        let f = layout.fields(t);
+        let top = take(&mut pos, f[1].1);
+        let route = take(&mut pos, f[2].1);
+        let mut dps = Vec::new();
+        for x in &f[3..] {
+            if pos + u32::from(x.1) > len {
+                break;
+            }
+            dps.push(take(&mut pos, x.1));
+        }
+        (t, top, route, dps)
+    }
+
+    /// Seed 001's Fattree(4) LPM entries of s_1^1, s_1^2, s_1^3 (B:L113-121), exactly.
+    /// The seed's figure numbers switches, pods and ports from 1 (notes §6.2); we number
+    /// from 0, so the test rewrites our entries in the figure's labelling: top + 1 and
+    /// pod (DP_3) + 1, each modulo 2^width; physical port + 1 (edge up ports 2,3 are the
+    /// figure's 1,2).
+    #[test]
+    fn seed001_fattree4_entries() {
+        let t = build_str("fat-tree:k=4").unwrap();
+        let plan = plan(&t).unwrap();
+        let tabs = tables(&t).unwrap();
+        let l = &plan.layout;
+        assert_eq!(l.type_bits, 1);
+        assert_eq!(l.top_bits, vec![3, 2]);
+        assert_eq!(l.route_bits, vec![0, 0]);
+        assert_eq!(l.dp_bits, vec![1, 2]);
+        let seed_view = |name: &str| -> Vec<String> {
+            let i = t.switches.iter().position(|s| s.name == name).unwrap();
+            let p = tabs[i].pathid.as_ref().unwrap();
+            let mut v: Vec<String> = p
+                .entries()
+                .iter()
+                .map(|e| {
+                    let (ty, top, route, mut dps) = fields_of(l, e.value, e.len);
+                    let top = (top + 1) % (1 << l.top_bits[usize::from(ty)]);
+                    if ty == 1 && !dps.is_empty() {
+                        dps[0] = (dps[0] + 1) % 4;
+                    }
+                    let (v, n) = l.prefix(ty, top, route, &dps).unwrap();
+                    let Action::Port(port) = e.action else {
+                        panic!("fat-tree entries are single ports")
+                    };
+                    let port = if t.switches[i].level == 1 {
+                        port - 1
+                    } else {
+                        port + 1
+                    };
+                    format!("{}/ {port}", l.format(v, n))
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let sorted = |v: &[&str]| {
+            let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            seed_view("edge-p0-e0"),
+            sorted(&[
+                "0.001.null/ 1",
+                "0.010.null/ 2",
+                "1.01.null/ 1",
+                "1.10.null/ 1",
+                "1.11.null/ 2",
+                "1.00.null/ 2"
+            ])
+        );
+        assert_eq!(
+            seed_view("agg-p0-a0"),
+            sorted(&[
+                "0.001.null.0/ 1",
+                "0.001.null.1/ 2",
+                "1.01.null/ 3",
+                "1.10.null/ 4",
+                "1.01.null.01.0/ 1",
+                "1.01.null.01.1/ 2",
+                "1.10.null.01.0/ 1",
+                "1.10.null.01.1/ 2"
+            ])
+        );
+        assert_eq!(
+            seed_view("core-c0"),
+            sorted(&[
+                "1.01.null.01/ 1",
+                "1.01.null.10/ 2",
+                "1.01.null.11/ 3",
+                "1.01.null.00/ 4"
+            ])
+        );
+        // and in our own 0-based numbering
+        let i = t.switches.iter().position(|s| s.name == "core-c0").unwrap();
+        assert_eq!(
+            entry_strings(&plan, &tabs[i]),
+            [
+                "1.00.null.00/ 0",
+                "1.00.null.01/ 1",
+                "1.00.null.10/ 2",
+                "1.00.null.11/ 3"
+            ]
+        );
+    }
+
+    #[test]
+    fn seed001_scalability_row() {
+        // B:L123-127 with notes §6.2: Fat-tree(64) 22 bits / 1088, Fat-tree(256) 30 bits /
+        // 16640; VL2(100,96,·) 5100 entries and 21 bits (the seed prints 22).
+        for (spec, bits, max) in [
+            ("fat-tree:k=64", 22, 1088),
+            ("fat-tree:k=256", 30, 16640),
+            ("vl2:da=100;di=96;servers=100", 21, 5100),
+        ] {
+            let cf = closed_form_params(&spec.parse().unwrap()).unwrap().unwrap();
+            assert_eq!((cf.id_bits(), cf.max_entries()), (bits, max), "{spec}");
+        }
+        // notes §6.2: edge 1056, agg 1088, core 64 at k = 64
+        let cf = closed_form_params(&"fat-tree:k=64".parse().unwrap())
+            .unwrap()
+            .unwrap();
+        assert_eq!(cf.counts, [1056, 1088, 64]);
+        let t = build_str("fat-tree:k=64").unwrap();
+        let s = summary(&t).unwrap();
+        assert_eq!((s.id_bits, s.max_entries), (22, 1088));
+        assert_eq!(s.by_level[1], (2, 2048, 1088, 2048 * 1088));
+    }
+
+    #[test]
+    fn vl2_seed_row_materialised() {
+        // The materialised tables of VL2(100, 96) give the notes' numbers directly:
+        // 21 bits (1+6+1+7+6), agg 5100 = 50 + 50 + 50·2·50, ToR 102, intermediate 192.
+        let t = build_str("vl2:da=100;di=96;servers=1").unwrap();
+        let s = summary_materialised(&t).unwrap();
+        assert_eq!(s.id_bits, 21);
+        assert_eq!(s.max_entries, 5100);
+        assert_eq!(
+            s.by_level,
+            vec![
+                (1, 2400, 102, 2400 * 102),
+                (2, 96, 5100, 96 * 5100),
+                (3, 50, 192, 50 * 192)
+            ]
+        );
+    }
+
+    #[test]
+    fn closed_forms_match_materialised_tables() {
+        for spec in [
+            "fat-tree:k=2",
+            "fat-tree:k=4",
+            "fat-tree:k=6",
+            "fat-tree:k=8",
+            "fat-tree:k=12",
+            "fat-tree:k=16",
+            "vl2:da=2;di=4;servers=1",
+            "vl2:da=4;di=2;servers=2",
+            "vl2:da=4;di=4;servers=1",
+            "vl2:da=8;di=4;servers=2",
+            "vl2:da=6;di=6;servers=1",
+            "vl2:da=12;di=8;servers=1",
+        ] {
+            let t = build_str(spec).unwrap();
+            let a = closed_form(&t).unwrap().unwrap();
+            let m = summary_materialised(&t).unwrap();
+            assert_eq!(
+                (
+                    a.id_bits,
+                    a.id_bits_detail.clone(),
+                    a.by_level.clone(),
+                    a.total_entries
+                ),
+                (
+                    m.id_bits,
+                    m.id_bits_detail.clone(),
+                    m.by_level.clone(),
+                    m.total_entries
+                ),
+                "{spec}"
+            );
+        }
+    }
+
+    #[test]
+    fn header_matches_doc_vector() {
+        // docs/wire-format.md I1: h0 -> h15 via core-c0 (choice 0), I3: h0 -> h1 LOCAL.
+        let t = build_str("fat-tree:k=4").unwrap();
+        let v = canopy_dataplane::wire::doc_vector("I1").unwrap().bytes;
+        assert_eq!(header_with_choice(&t, 0, 15, 0).unwrap(), v);
+        let v = canopy_dataplane::wire::doc_vector("I3").unwrap().bytes;
+        assert_eq!(header_with_choice(&t, 0, 1, 7).unwrap(), v);
+        // every desired path is some choice: h0 -> h15 has 4 (one per core)
+        let plan = plan(&t).unwrap();
+        let all = plan.paths(0, 15).unwrap();
+        assert_eq!(all.len(), 4);
+        for c in 0..4u64 {
+            assert!(all.contains(&plan.path(0, 15, c).unwrap()));
+        }
+        assert!(matches!(
+            header(&t, 0, 16),
+            Err(KindError::Topo(crate::topology::TopoError::BadHost { .. }))
+        ));
+    }
+
+    #[test]
+    fn unsupported_shapes_say_why() {
+        let mut t = build_str("fat-tree:k=4").unwrap();
+        // make host 0 dual-homed: reuse host 1's link end (structurally wrong on purpose)
+        let extra = t.hosts[1].ports[0];
+        t.hosts[0].ports.push(extra);
+        let e = supports(&t).unwrap_err().to_string();
+        assert!(e.contains("single-homed"), "{e}");
+        let mut t = build_str("fat-tree:k=4").unwrap();
+        t.switches[0].ports[2].role = PortRole::Side;
+        let e = supports(&t).unwrap_err().to_string();
+        assert!(e.contains("side link"), "{e}");
+    }
 }
