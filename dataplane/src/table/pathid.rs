@@ -30,8 +30,10 @@ impl Action {
     }
 }
 
-/// One LPM routing entry (seed 001's `Path_ID_Prefix/ Physical_Port`).
+/// One LPM routing entry (seed 001's `Path_ID_Prefix/ Physical_Port`). Serialised with
+/// the prefix as a bit string (`"prefix": "101000"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "LpmEntryText", try_from = "LpmEntryText")]
 pub struct LpmEntry {
     /// Prefix bits, right-aligned (the first `len` bits of a path ID).
     pub value: u64,
@@ -42,6 +44,58 @@ pub struct LpmEntry {
     pub down: bool,
     /// Where to send.
     pub action: Action,
+}
+
+/// Serialised form of [`LpmEntry`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LpmEntryText {
+    prefix: String,
+    down: bool,
+    action: Action,
+}
+
+impl From<LpmEntry> for LpmEntryText {
+    fn from(e: LpmEntry) -> Self {
+        let n = u32::from(e.len.min(MAX_ID_BITS));
+        let prefix = (0..n)
+            .map(|i| {
+                if (e.value >> (n - 1 - i)) & 1 == 1 {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect();
+        LpmEntryText {
+            prefix,
+            down: e.down,
+            action: e.action,
+        }
+    }
+}
+
+impl TryFrom<LpmEntryText> for LpmEntry {
+    type Error = String;
+    fn try_from(t: LpmEntryText) -> Result<Self, String> {
+        if t.prefix.len() > usize::from(MAX_ID_BITS) {
+            return Err(format!("prefix `{}` longer than 64 bits", t.prefix));
+        }
+        let mut value = 0u64;
+        for c in t.prefix.chars() {
+            value = (value << 1)
+                | match c {
+                    '0' => 0,
+                    '1' => 1,
+                    _ => return Err(format!("prefix `{}` is not a bit string", t.prefix)),
+                };
+        }
+        Ok(LpmEntry {
+            value,
+            len: t.prefix.len() as u8,
+            down: t.down,
+            action: t.action,
+        })
+    }
 }
 
 /// Host label → port of a leaf switch.
@@ -87,8 +141,10 @@ pub enum TableError {
     HostConflict(u32),
 }
 
-/// Path-ID table of one switch.
+/// Path-ID table of one switch. Serialised without the derived spans; deserialising
+/// rebuilds (and re-validates) the table through [`PathIdTable::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "PathIdTableText", try_from = "PathIdTableText")]
 pub struct PathIdTable {
     /// Level of the switch (1 = leaf).
     pub level: u16,
@@ -101,6 +157,32 @@ pub struct PathIdTable {
     entries: Vec<LpmEntry>,
     /// One span per distinct length, longest first.
     spans: Vec<Span>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PathIdTableText {
+    level: u16,
+    leaf: bool,
+    hosts: Vec<HostEntry>,
+    entries: Vec<LpmEntry>,
+}
+
+impl From<PathIdTable> for PathIdTableText {
+    fn from(t: PathIdTable) -> Self {
+        PathIdTableText {
+            level: t.level,
+            leaf: t.leaf,
+            hosts: t.hosts,
+            entries: t.entries,
+        }
+    }
+}
+
+impl TryFrom<PathIdTableText> for PathIdTable {
+    type Error = TableError;
+    fn try_from(t: PathIdTableText) -> Result<Self, TableError> {
+        PathIdTable::new(t.level, t.leaf, t.hosts, t.entries)
+    }
 }
 
 impl PathIdTable {
@@ -300,6 +382,24 @@ mod tests {
         let t = PathIdTable::new(1, true, vec![h(3, 0), h(1, 1)], vec![]).unwrap();
         assert_eq!(t.host(1), Some(Action::Port(1)));
         assert_eq!(t.host(2), None);
+    }
+
+    #[test]
+    fn serde_uses_bit_strings() {
+        let e = LpmEntry {
+            value: 0b101010,
+            len: 6,
+            down: true,
+            action: Action::Port(1),
+        };
+        let t = LpmEntryText::from(e);
+        assert_eq!(t.prefix, "101010");
+        assert_eq!(LpmEntry::try_from(t.clone()).unwrap(), e);
+        let bad = LpmEntryText {
+            prefix: "10x".into(),
+            ..t
+        };
+        assert!(LpmEntry::try_from(bad).is_err());
     }
 
     #[test]
