@@ -430,6 +430,47 @@ mod tests {
         assert_eq!(h, doc_vector("I3").unwrap().bytes);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn encode_decode_roundtrip(
+            levels in 2u16..6,
+            widths in proptest::collection::vec(0u8..6, 16),
+            vals in proptest::collection::vec(proptest::prelude::any::<u32>(), 8),
+            t_pick in 0u16..8,
+        ) {
+            let types = levels - 1;
+            let layout = PathIdLayout {
+                levels,
+                type_bits: ceil_log2(u64::from(types)),
+                top_bits: widths[0..usize::from(types)].to_vec(),
+                route_bits: widths[5..5 + usize::from(types)].to_vec(),
+                dp_bits: widths[10..10 + usize::from(types)].to_vec(),
+            };
+            let t = t_pick % types;
+            let f = layout.fields(t);
+            let fit = |v: u32, w: u8| if w == 0 { 0 } else { v & ((1u32 << w) - 1) };
+            let p = PathFields {
+                t,
+                top: fit(vals[0], f[1].1),
+                route: fit(vals[1], f[2].1),
+                dps: f[3..].iter().enumerate().map(|(i, x)| fit(vals[2 + i], x.1)).collect(),
+            };
+            let (id, len) = layout.encode(&p).unwrap();
+            proptest::prop_assert_eq!(u32::from(len), layout.id_len(t));
+            proptest::prop_assert_eq!(layout.decode(id, len), Some(p));
+            let (v, n) = layout.prefix(t, fit(vals[0], f[1].1), fit(vals[1], f[2].1), &[]).unwrap();
+            let _ = layout.format(v, n);
+        }
+
+        #[test]
+        fn decode_and_format_never_panic(id in proptest::prelude::any::<u64>(), len in proptest::prelude::any::<u8>()) {
+            let l = fattree4();
+            let _ = l.decode(id, len);
+            let _ = l.format(id, len);
+            let _ = l.format(id >> 58, 6);
+        }
+    }
+
     #[test]
     fn ceil_log2_is_the_ordinary_ceiling() {
         // notes §6.2: "smallest integer ≥ a" (log2 8 = 3 gives 3 bits).
