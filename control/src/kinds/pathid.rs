@@ -41,13 +41,13 @@ fn unsupported(t: &Topology, why: impl Into<String>) -> KindError {
     }
 }
 
-/// One distinct neighbour switch and the ports that reach it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One distinct neighbour switch and the ports that reach it ([`Plan::hop_ports`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hop {
     /// Neighbour switch.
     pub sw: u32,
-    /// Ports of the owner towards it, in port order.
-    pub ports: Vec<u16>,
+    start: u32,
+    len: u32,
 }
 
 /// Everything about a topology that path IDs need, computed once.
@@ -63,6 +63,8 @@ pub struct Plan {
     pub parents: Vec<Vec<Hop>>,
     /// Distinct down-neighbour switches of each switch (DP_s), in port order.
     pub children: Vec<Vec<Hop>>,
+    /// Port lists of all hops.
+    arena: Vec<u16>,
     /// Zone id of each switch.
     pub zone: Vec<u32>,
     /// Parent zone of each zone (`u32::MAX` for the top zone).
@@ -180,22 +182,38 @@ fn check_shape(t: &Topology) -> Result<u16, KindError> {
     Ok(levels)
 }
 
-/// Distinct neighbour switches through ports of `role`, in port order.
-fn hops(t: &Topology, sw: usize, role: PortRole) -> Vec<Hop> {
-    let mut out: Vec<Hop> = Vec::new();
+/// Distinct neighbour switches through ports of `role`, in order of their first port;
+/// their ports go to `arena`.
+fn hops(
+    t: &Topology,
+    sw: usize,
+    role: PortRole,
+    arena: &mut Vec<u16>,
+    first: &mut HashMap<u32, u16>,
+) -> Vec<Hop> {
+    let mut pairs: Vec<(u16, u16, u32)> = Vec::new(); // (first port of peer, port, peer)
+    first.clear();
     for (pi, p) in t.switches[sw].ports.iter().enumerate() {
         if p.role != role {
             continue;
         }
         if let Peer::Switch { sw: o, .. } = p.peer {
-            match out.iter_mut().find(|h| h.sw == o) {
-                Some(h) => h.ports.push(pi as u16),
-                None => out.push(Hop {
-                    sw: o,
-                    ports: vec![pi as u16],
-                }),
-            }
+            let f = *first.entry(o).or_insert(pi as u16);
+            pairs.push((f, pi as u16, o));
         }
+    }
+    pairs.sort_unstable();
+    let mut out: Vec<Hop> = Vec::new();
+    for (_, port, o) in pairs {
+        match out.last_mut() {
+            Some(h) if h.sw == o => h.len += 1,
+            _ => out.push(Hop {
+                sw: o,
+                start: arena.len() as u32,
+                len: 1,
+            }),
+        }
+        arena.push(port);
     }
     out
 }
@@ -222,6 +240,11 @@ fn for_each_route(plan: &Plan, leaf: u32, max_level: u16, f: &mut dyn FnMut(&[u3
 }
 
 impl Plan {
+    /// Ports of a hop, in port order.
+    pub fn hop_ports(&self, h: &Hop) -> &[u16] {
+        &self.arena[h.start as usize..(h.start + h.len) as usize]
+    }
+
     /// Compute the plan (zones, ranks, route and DP counts, widths).
     pub fn new(t: &Topology) -> Result<Plan, KindError> {
         let levels = check_shape(t)?;
@@ -232,8 +255,14 @@ impl Plan {
             seq[i] = level_size[usize::from(s.level)] as u32;
             level_size[usize::from(s.level)] += 1;
         }
-        let parents: Vec<Vec<Hop>> = (0..n).map(|i| hops(t, i, PortRole::Up)).collect();
-        let children: Vec<Vec<Hop>> = (0..n).map(|i| hops(t, i, PortRole::Down)).collect();
+        let mut arena: Vec<u16> = Vec::new();
+        let mut first: HashMap<u32, u16> = HashMap::new();
+        let parents: Vec<Vec<Hop>> = (0..n)
+            .map(|i| hops(t, i, PortRole::Up, &mut arena, &mut first))
+            .collect();
+        let children: Vec<Vec<Hop>> = (0..n)
+            .map(|i| hops(t, i, PortRole::Down, &mut arena, &mut first))
+            .collect();
         // Zones, level by level.
         let mut zone = vec![u32::MAX; n];
         let mut zone_parent: Vec<u32> = Vec::new();
@@ -339,6 +368,7 @@ impl Plan {
             seq,
             parents,
             children,
+            arena,
             zone,
             zone_parent,
             zone_level,
@@ -349,27 +379,45 @@ impl Plan {
             max_routes: vec![0; types],
             max_dp,
         };
-        // Route counts: max over leaves and tops of |R_{leaf - top}|.
-        let mut count = vec![0u64; n];
-        let mut touched: Vec<u32> = Vec::new();
+        // Route counts: max over leaves a and switches u of |R_{a - u}| = the number of
+        // down paths from u to a. D(u) = sum of D(children) as a sparse leaf -> count
+        // vector; switches with the same children share one vector.
         let mut max_routes = vec![0u64; types];
-        for (i, s) in t.switches.iter().enumerate() {
-            if s.level != 1 {
+        let mut memo: HashMap<Vec<u32>, usize> = HashMap::new();
+        let mut vecs: Vec<Vec<(u32, u64)>> = Vec::new();
+        let mut vec_of = vec![usize::MAX; n];
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| t.switches[i].level);
+        for i in order {
+            if t.switches[i].level == 1 {
+                vec_of[i] = vecs.len();
+                vecs.push(vec![(i as u32, 1)]);
                 continue;
             }
-            for_each_route(&plan, i as u32, levels, &mut |path| {
-                let u = *path.last().expect("non-empty") as usize;
-                if count[u] == 0 {
-                    touched.push(u as u32);
-                }
-                count[u] += 1;
-            });
-            for &u in &touched {
-                let ti = usize::from(t.switches[u as usize].level - 2);
-                max_routes[ti] = max_routes[ti].max(count[u as usize]);
-                count[u as usize] = 0;
+            let mut key: Vec<u32> = plan.children[i].iter().map(|h| h.sw).collect();
+            key.sort_unstable();
+            if let Some(&v) = memo.get(&key) {
+                vec_of[i] = v;
+                continue;
             }
-            touched.clear();
+            let mut acc: Vec<(u32, u64)> = key
+                .iter()
+                .flat_map(|&c| vecs[vec_of[c as usize]].iter().copied())
+                .collect();
+            acc.sort_unstable_by_key(|x| x.0);
+            let mut merged: Vec<(u32, u64)> = Vec::with_capacity(acc.len());
+            for (leaf, c) in acc {
+                match merged.last_mut() {
+                    Some(m) if m.0 == leaf => m.1 += c,
+                    _ => merged.push((leaf, c)),
+                }
+            }
+            let ti = usize::from(t.switches[i].level - 2);
+            let mx = merged.iter().map(|x| x.1).max().unwrap_or(0);
+            max_routes[ti] = max_routes[ti].max(mx);
+            vec_of[i] = vecs.len();
+            vecs.push(merged);
+            memo.insert(key, vec_of[i]);
         }
         plan.layout.route_bits = max_routes.iter().map(|&m| ceil_log2(m)).collect();
         plan.max_routes = max_routes;
@@ -695,7 +743,7 @@ pub fn tables(t: &Topology) -> Result<Vec<SwitchTables>, KindError> {
                 .iter()
                 .find(|h| h.sw == next)
                 .expect("next hop is a parent");
-            let a = action(&mut out[i], &hop.ports);
+            let a = action(&mut out[i], plan.hop_ports(hop));
             entries[i].push(LpmEntry {
                 value,
                 len,
@@ -793,7 +841,7 @@ fn down_rec(
     let d = *dps.last().expect("non-empty") as usize;
     let h = &plan.children[v][d];
     let (value, len) = plan.layout.prefix(ti, plan.seq[top as usize], r, dps)?;
-    let a = action(&mut out[v], &h.ports);
+    let a = action(&mut out[v], plan.hop_ports(h));
     entries[v].push(LpmEntry {
         value,
         len,
