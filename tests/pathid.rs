@@ -286,3 +286,83 @@ fn doc_vectors_hop_by_hop() {
         .collect();
     assert_eq!(names, vec!["edge-p0-e0", "agg-p0-a0", "edge-p0-e1"]);
 }
+
+/// Follow seed 003's `routing_lookup` hop by hop and check that, at every switch, the
+/// dataplane's decision for `header` allows exactly that port (a deterministic port equal
+/// to it, or a group containing it). Returns the number of hops.
+fn lockstep(
+    t: &Topology,
+    b: &benes::Benes,
+    tables: &[canopy::dataplane::table::SwitchTables],
+    src: u32,
+    dst: u32,
+    header: &[u8],
+) -> Result<usize, String> {
+    use canopy::dataplane::{decide, wire, Verdict};
+    let mut frame = wire::ethernet_frame([2; 6], [4; 6], header, &oracle::PAYLOAD);
+    let Peer::Switch { mut sw, port } = t.hosts[src as usize].ports[0].peer else {
+        return Err("source not on a switch".into());
+    };
+    let mut ingress = port;
+    for hop in 1..=2 * b.stages() as usize {
+        let d = b.per_stage();
+        let want = b.routing_lookup(sw / d, sw % d, dst) as u16;
+        let allowed: Vec<u16> = match decide(&tables[sw as usize], ingress, &mut frame) {
+            Verdict::Port(p) => vec![p],
+            Verdict::Group(g) => tables[sw as usize].group(g).to_vec(),
+            Verdict::Drop(r) => return Err(format!("{src}->{dst}: dropped at hop {hop}: {r}")),
+        };
+        if !allowed.contains(&want) {
+            return Err(format!(
+                "{src}->{dst}: {} allows {allowed:?}, routing_lookup says {want}",
+                t.switches[sw as usize].name
+            ));
+        }
+        match t.switches[sw as usize].ports[usize::from(want)].peer {
+            Peer::Switch { sw: n, port } => {
+                sw = n;
+                ingress = port;
+            }
+            Peer::Host { host, .. } if host == dst => return Ok(hop),
+            other => return Err(format!("{src}->{dst}: reached {other:?}")),
+        }
+    }
+    Err(format!("{src}->{dst}: no delivery"))
+}
+
+/// The same agreement checked in lockstep for every kind whose tables apply to the Beneš
+/// fat tree: path-ID (with the frame built for routing_lookup's top) and, where the
+/// sliced-flit kind is available, sliced-flit (whose up choice is a group that must
+/// contain routing_lookup's port and whose down port must equal it).
+#[test]
+fn benes_routing_lookup_lockstep_all_kinds() {
+    for spec in ["benes:m=16;n=4", "benes:m=54;n=6"] {
+        let t = topology::build_str(spec).unwrap();
+        let b = benes::Benes::from_spec(&t.spec).unwrap();
+        let plan = pathid::plan(&t).unwrap();
+        let tabs = kinds::tables(&t, Kind::PathId).unwrap();
+        for (s, d) in oracle::all_pairs(&t) {
+            let (hops, _) = benes::route_walk(&t, &b, s, d);
+            let top = hops
+                .iter()
+                .map(|&(st, i, _)| b.switch_index(st, i))
+                .max_by_key(|&sw| t.switches[sw as usize].level)
+                .unwrap();
+            let choice = plan.paths(s, d).map_or(0, |ps| {
+                ps.iter()
+                    .position(|p| p.top == plan.seq[top as usize])
+                    .unwrap()
+            });
+            let h = pathid::header_with_choice(&t, s, d, choice as u64).unwrap();
+            assert_eq!(lockstep(&t, &b, &tabs, s, d, &h), Ok(hops.len()));
+        }
+        if kinds::supports(&t, Kind::Sliced).is_ok() {
+            let tabs = kinds::tables(&t, Kind::Sliced).unwrap();
+            for (s, d) in oracle::all_pairs(&t) {
+                let h = kinds::header(&t, Kind::Sliced, s, d).unwrap();
+                let (hops, _) = benes::route_walk(&t, &b, s, d);
+                assert_eq!(lockstep(&t, &b, &tabs, s, d, &h), Ok(hops.len()), "sliced");
+            }
+        }
+    }
+}
