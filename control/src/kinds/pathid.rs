@@ -550,7 +550,7 @@ impl Plan {
         let c = choice / members.len() as u64;
         let nr = self.routes(a, u).len().max(1) as u64;
         let downs = self.down_dps(u, bl);
-        let d = &downs[((c / nr) % downs.len().max(1) as u64) as usize];
+        let d = downs.get(((c / nr) % downs.len().max(1) as u64) as usize)?;
         Some(PathFields {
             t,
             top: self.seq[u as usize],
@@ -959,6 +959,12 @@ pub fn header_with_choice(
         why: e.to_string(),
     };
     let path = plan.path(src, dst, choice);
+    if path.is_none() && plan.host_at[src as usize].0 != plan.host_at[dst as usize].0 {
+        return Err(unsupported(
+            t,
+            format!("no desired path from h{src} to h{dst} (the zones do not connect them)"),
+        ));
+    }
     let hdr = b::header(
         &plan.layout,
         path.as_ref(),
