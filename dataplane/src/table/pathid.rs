@@ -1,11 +1,423 @@
-//! PathId forwarding table. PLACEHOLDER: replaced by the pathid work.
+//! Path-ID forwarding table: seed 001's LPM routing entries of one switch, plus the host
+//! label map of a leaf switch (the last hop, which the path ID does not cover).
+//!
+//! Lookup structure: entries sorted by (prefix length descending, value ascending), with
+//! one span per distinct length. A lookup tries each length from the longest, shifting
+//! the ID down to that length and binary-searching the span: O(lengths · log entries),
+//! no allocation, no hashing. A path-ID fabric has at most L + 1 distinct lengths per
+//! type, so this is a handful of binary searches.
+
+use crate::wire::pathid::MAX_ID_BITS;
 use serde::{Deserialize, Serialize};
 
-/// PathId table of one switch.
+/// What a matching entry does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// Send on this port.
+    Port(u16),
+    /// Send on any port of this group (parallel links to the same next switch).
+    Group(u16),
+}
+
+impl Action {
+    fn remap(&mut self, map: &[u16]) {
+        if let Action::Group(g) = self {
+            if let Some(n) = map.get(usize::from(*g)) {
+                *g = *n;
+            }
+        }
+    }
+}
+
+/// One LPM routing entry (seed 001's `Path_ID_Prefix/ Physical_Port`). Serialised with
+/// the prefix as a bit string (`"prefix": "101000"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "LpmEntryText", try_from = "LpmEntryText")]
+pub struct LpmEntry {
+    /// Prefix bits, right-aligned (the first `len` bits of a path ID).
+    pub value: u64,
+    /// Prefix length in bits (0..=64).
+    pub len: u8,
+    /// Downward entry (`t.Top.Route.DP…/`): the frame turns or continues down here.
+    /// Upward entries (`t.Top.Route/`) are only valid before the turn.
+    pub down: bool,
+    /// Where to send.
+    pub action: Action,
+}
+
+/// Serialised form of [`LpmEntry`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LpmEntryText {
+    prefix: String,
+    down: bool,
+    action: Action,
+}
+
+impl From<LpmEntry> for LpmEntryText {
+    fn from(e: LpmEntry) -> Self {
+        let n = u32::from(e.len.min(MAX_ID_BITS));
+        let prefix = (0..n)
+            .map(|i| {
+                if (e.value >> (n - 1 - i)) & 1 == 1 {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect();
+        LpmEntryText {
+            prefix,
+            down: e.down,
+            action: e.action,
+        }
+    }
+}
+
+impl TryFrom<LpmEntryText> for LpmEntry {
+    type Error = String;
+    fn try_from(t: LpmEntryText) -> Result<Self, String> {
+        if t.prefix.len() > usize::from(MAX_ID_BITS) {
+            return Err(format!("prefix `{}` longer than 64 bits", t.prefix));
+        }
+        let mut value = 0u64;
+        for c in t.prefix.chars() {
+            value = (value << 1)
+                | match c {
+                    '0' => 0,
+                    '1' => 1,
+                    _ => return Err(format!("prefix `{}` is not a bit string", t.prefix)),
+                };
+        }
+        Ok(LpmEntry {
+            value,
+            len: t.prefix.len() as u8,
+            down: t.down,
+            action: t.action,
+        })
+    }
+}
+
+/// Host label → port of a leaf switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostEntry {
+    /// Host label (the destination's down label at this switch).
+    pub label: u32,
+    /// Where to send.
+    pub action: Action,
+}
+
+/// One run of entries with the same prefix length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Span {
+    len: u8,
+    start: u32,
+    end: u32,
+}
+
+/// An entry set that cannot form a table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// A prefix longer than 64 bits or a value wider than its length.
+    #[error("entry {value:#x}/{len}: {why}")]
+    BadEntry {
+        /// Value.
+        value: u64,
+        /// Length.
+        len: u8,
+        /// Why.
+        why: &'static str,
+    },
+    /// The same prefix twice with different actions.
+    #[error("prefix {value:#x}/{len} given twice with different actions")]
+    Conflict {
+        /// Value.
+        value: u64,
+        /// Length.
+        len: u8,
+    },
+    /// The same host label twice with different actions.
+    #[error("host label {0} given twice")]
+    HostConflict(u32),
+}
+
+/// Path-ID table of one switch. Serialised without the derived spans; deserialising
+/// rebuilds (and re-validates) the table through [`PathIdTable::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathIdTable {}
+#[serde(into = "PathIdTableText", try_from = "PathIdTableText")]
+pub struct PathIdTable {
+    /// Level of the switch (1 = leaf).
+    pub level: u16,
+    /// Hosts hang on this switch: frames arriving from above (or LOCAL frames) are
+    /// delivered by host label.
+    pub leaf: bool,
+    /// Host label map, sorted by label (leaf switches only).
+    hosts: Vec<HostEntry>,
+    /// LPM entries sorted by (length descending, value ascending).
+    entries: Vec<LpmEntry>,
+    /// One span per distinct length, longest first.
+    spans: Vec<Span>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PathIdTableText {
+    level: u16,
+    leaf: bool,
+    hosts: Vec<HostEntry>,
+    entries: Vec<LpmEntry>,
+}
+
+impl From<PathIdTable> for PathIdTableText {
+    fn from(t: PathIdTable) -> Self {
+        PathIdTableText {
+            level: t.level,
+            leaf: t.leaf,
+            hosts: t.hosts,
+            entries: t.entries,
+        }
+    }
+}
+
+impl TryFrom<PathIdTableText> for PathIdTable {
+    type Error = TableError;
+    fn try_from(t: PathIdTableText) -> Result<Self, TableError> {
+        PathIdTable::new(t.level, t.leaf, t.hosts, t.entries)
+    }
+}
 
 impl PathIdTable {
+    /// Build a table, sorting and checking the entries (duplicates with the same action
+    /// are merged).
+    pub fn new(
+        level: u16,
+        leaf: bool,
+        mut hosts: Vec<HostEntry>,
+        mut entries: Vec<LpmEntry>,
+    ) -> Result<Self, TableError> {
+        for e in &entries {
+            if e.len > MAX_ID_BITS {
+                return Err(TableError::BadEntry {
+                    value: e.value,
+                    len: e.len,
+                    why: "prefix longer than 64 bits",
+                });
+            }
+            if e.len < 64 && e.value >> e.len != 0 {
+                return Err(TableError::BadEntry {
+                    value: e.value,
+                    len: e.len,
+                    why: "value wider than the prefix length",
+                });
+            }
+        }
+        entries.sort_unstable_by(|a, b| {
+            b.len
+                .cmp(&a.len)
+                .then(a.value.cmp(&b.value))
+                .then(a.down.cmp(&b.down))
+        });
+        let mut out: Vec<LpmEntry> = Vec::with_capacity(entries.len());
+        for e in entries {
+            match out.last() {
+                Some(l) if l.len == e.len && l.value == e.value => {
+                    if *l != e {
+                        return Err(TableError::Conflict {
+                            value: e.value,
+                            len: e.len,
+                        });
+                    }
+                }
+                _ => out.push(e),
+            }
+        }
+        let mut spans: Vec<Span> = Vec::new();
+        for (i, e) in out.iter().enumerate() {
+            match spans.last_mut() {
+                Some(s) if s.len == e.len => s.end = i as u32 + 1,
+                _ => spans.push(Span {
+                    len: e.len,
+                    start: i as u32,
+                    end: i as u32 + 1,
+                }),
+            }
+        }
+        hosts.sort_unstable_by_key(|h| h.label);
+        for w in hosts.windows(2) {
+            if w[0].label == w[1].label {
+                return Err(TableError::HostConflict(w[0].label));
+            }
+        }
+        Ok(PathIdTable {
+            level,
+            leaf,
+            hosts,
+            entries: out,
+            spans,
+        })
+    }
+
+    /// The LPM entries, longest prefix first.
+    pub fn entries(&self) -> &[LpmEntry] {
+        &self.entries
+    }
+
+    /// The host label map.
+    pub fn hosts(&self) -> &[HostEntry] {
+        &self.hosts
+    }
+
+    /// Longest-prefix match of a left-aligned path ID of `id_len` bits.
+    #[inline]
+    pub fn lookup(&self, id: u64, id_len: u8) -> Option<&LpmEntry> {
+        for s in &self.spans {
+            if s.len > id_len || s.len > MAX_ID_BITS {
+                continue;
+            }
+            let key = if s.len == 0 {
+                0
+            } else {
+                id >> (64 - u32::from(s.len))
+            };
+            let run = self.entries.get(s.start as usize..s.end as usize)?;
+            if let Ok(i) = run.binary_search_by(|e| e.value.cmp(&key)) {
+                return run.get(i);
+            }
+        }
+        None
+    }
+
+    /// Action for a host label.
+    #[inline]
+    pub fn host(&self, label: u32) -> Option<Action> {
+        self.hosts
+            .binary_search_by(|h| h.label.cmp(&label))
+            .ok()
+            .and_then(|i| self.hosts.get(i))
+            .map(|h| h.action)
+    }
+
     /// Renumber group ids after a merge.
-    pub fn remap_groups(&mut self, _map: &[u16]) {}
+    pub fn remap_groups(&mut self, map: &[u16]) {
+        for e in &mut self.entries {
+            e.action.remap(map);
+        }
+        for h in &mut self.hosts {
+            h.action.remap(map);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(value: u64, len: u8, down: bool, p: u16) -> LpmEntry {
+        LpmEntry {
+            value,
+            len,
+            down,
+            action: Action::Port(p),
+        }
+    }
+
+    #[test]
+    fn longest_prefix_wins() {
+        // seed 001 agg s_1^2 (B:L119-121): `1.01.null/ 3` and `1.01.null.01.0/ 1`.
+        let t = PathIdTable::new(
+            2,
+            false,
+            vec![],
+            vec![
+                e(0b101, 3, false, 3),
+                e(0b101010, 6, true, 1),
+                e(0b101011, 6, true, 2),
+            ],
+        )
+        .unwrap();
+        let id = |v: u64, n: u32| v << (64 - n);
+        assert_eq!(
+            t.lookup(id(0b101010, 6), 6).unwrap().action,
+            Action::Port(1)
+        );
+        assert_eq!(
+            t.lookup(id(0b101011, 6), 6).unwrap().action,
+            Action::Port(2)
+        );
+        assert_eq!(
+            t.lookup(id(0b101000, 6), 6).unwrap().action,
+            Action::Port(3)
+        );
+        assert!(!t.lookup(id(0b101000, 6), 6).unwrap().down);
+        assert_eq!(t.lookup(id(0b111000, 6), 6), None);
+        // an entry longer than the ID never matches
+        assert_eq!(t.lookup(id(0b101010, 6), 5).unwrap().len, 3);
+    }
+
+    #[test]
+    fn conflicts_and_bad_entries() {
+        assert!(matches!(
+            PathIdTable::new(1, false, vec![], vec![e(1, 2, false, 1), e(1, 2, false, 2)]),
+            Err(TableError::Conflict { .. })
+        ));
+        // identical duplicates merge
+        let t =
+            PathIdTable::new(1, false, vec![], vec![e(1, 2, false, 1), e(1, 2, false, 1)]).unwrap();
+        assert_eq!(t.entries().len(), 1);
+        assert!(matches!(
+            PathIdTable::new(1, false, vec![], vec![e(4, 2, false, 1)]),
+            Err(TableError::BadEntry { .. })
+        ));
+        assert!(matches!(
+            PathIdTable::new(1, false, vec![], vec![e(0, 65, false, 1)]),
+            Err(TableError::BadEntry { .. })
+        ));
+        let h = |label, p| HostEntry {
+            label,
+            action: Action::Port(p),
+        };
+        assert!(matches!(
+            PathIdTable::new(1, true, vec![h(1, 0), h(1, 1)], vec![]),
+            Err(TableError::HostConflict(1))
+        ));
+        let t = PathIdTable::new(1, true, vec![h(3, 0), h(1, 1)], vec![]).unwrap();
+        assert_eq!(t.host(1), Some(Action::Port(1)));
+        assert_eq!(t.host(2), None);
+    }
+
+    #[test]
+    fn serde_uses_bit_strings() {
+        let e = LpmEntry {
+            value: 0b101010,
+            len: 6,
+            down: true,
+            action: Action::Port(1),
+        };
+        let t = LpmEntryText::from(e);
+        assert_eq!(t.prefix, "101010");
+        assert_eq!(LpmEntry::try_from(t.clone()).unwrap(), e);
+        let bad = LpmEntryText {
+            prefix: "10x".into(),
+            ..t
+        };
+        assert!(LpmEntry::try_from(bad).is_err());
+    }
+
+    #[test]
+    fn remap_and_full_length() {
+        let mut t = PathIdTable::new(
+            1,
+            false,
+            vec![],
+            vec![LpmEntry {
+                value: u64::MAX,
+                len: 64,
+                down: true,
+                action: Action::Group(0),
+            }],
+        )
+        .unwrap();
+        assert!(t.lookup(u64::MAX, 64).is_some());
+        t.remap_groups(&[5]);
+        assert_eq!(t.entries()[0].action, Action::Group(5));
+    }
 }
