@@ -8,34 +8,12 @@ use canopy::dataplane::wire::Kind;
 use canopy::dataplane::DropReason;
 use rand::SeedableRng;
 
-/// Switches on a desired path between the hosts of `w`, from the Znode labels alone
-/// (graph contract): 2·i − 1 where i is the lowest level whose zone holds both hosts.
 fn expected_hops(t: &Topology, src: u32, dst: u32) -> usize {
-    let z = &t.znode.as_ref().expect("znode labels").z;
-    let (xs, xd) = (t.hosts[src as usize].index, t.hosts[dst as usize].index);
-    let mut prod = 1u64;
-    for (i, zi) in z.iter().enumerate() {
-        prod *= u64::from(*zi);
-        if xs / prod == xd / prod {
-            return 2 * (i + 1) - 1;
-        }
-    }
-    2 * z.len() - 1
+    pathid::expected_hops(t, src, dst).expect("znode labels")
 }
 
 fn hop_check(t: &Topology) -> impl Fn(&Walk) -> Result<(), String> + '_ {
-    move |w: &Walk| {
-        let want = expected_hops(t, w.src, w.dst);
-        if w.switch_hops() != want {
-            return Err(format!(
-                "h{} -> h{}: {} switches, expected {want}",
-                w.src,
-                w.dst,
-                w.switch_hops()
-            ));
-        }
-        Ok(())
-    }
+    move |w: &Walk| pathid::check_walk(t, w)
 }
 
 fn all_pairs_ok(spec: &str, seeds: &[u64]) -> oracle::PairsReport {

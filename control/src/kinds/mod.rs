@@ -6,6 +6,7 @@ pub mod pathid;
 pub mod sliced;
 pub mod transit;
 
+use crate::oracle::{self, Oracle, PairsReport};
 use crate::topology::{TopoError, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{Kind, WireError};
@@ -129,6 +130,27 @@ pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, K
         Kind::Transit => transit::header(t, src, dst),
         Kind::PathId => pathid::header(t, src, dst),
     }
+}
+
+/// Walk `pairs` through the fabric with `kind`'s own tables and headers (adaptive
+/// choices drawn from `seed`), checking the generic walk properties
+/// ([`crate::oracle::Walk::check`]) and the kind's own predictions: exact traversal
+/// counts and header state for sliced-flit ([`sliced::check_walk`], SLICED mode),
+/// seed 004's stage and swallow counts for Transit ([`transit::check_walk`]), desired
+/// shortest paths for path-ID ([`pathid::check_walk`]).
+pub fn check_pairs(
+    t: &Topology,
+    kind: Kind,
+    pairs: impl IntoIterator<Item = (u32, u32)>,
+    seed: u64,
+) -> Result<PairsReport, KindError> {
+    let walk_check = match kind {
+        Kind::Sliced => return sliced::check_pairs(t, Default::default(), pairs, seed),
+        Kind::Transit => transit::check_walk,
+        Kind::PathId => pathid::check_walk,
+    };
+    let o = Oracle::for_kind(t, kind)?;
+    oracle::check_pairs(&o, kind, pairs, seed, |w| walk_check(t, w))
 }
 
 /// Port configuration of a switch, as the dataplane tables want it.

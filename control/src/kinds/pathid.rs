@@ -23,6 +23,7 @@
 //!   the path ID: the leaf delivers by the host label carried next to it.
 
 use super::{KindError, TableSummary};
+use crate::oracle::Walk;
 use crate::topology::{Peer, PortDir, PortRole, Topology};
 use canopy_dataplane::build::pathid::{self as b, ceil_log2, PathFields, PathIdLayout};
 use canopy_dataplane::table::pathid::{Action, HostEntry, LpmEntry, PathIdTable};
@@ -1100,6 +1101,39 @@ pub fn closed_form_params(spec: &crate::spec::Spec) -> Result<Option<ClosedForm>
         counts,
         what,
     }))
+}
+
+/// Switches on a desired path from host `src` to host `dst`, from the Znode labels
+/// alone (graph contract): 2·i − 1 where i is the lowest level whose zone holds both
+/// hosts. `None` when the topology carries no Znode labels.
+pub fn expected_hops(t: &Topology, src: u32, dst: u32) -> Option<usize> {
+    let z = &t.znode.as_ref()?.z;
+    let (xs, xd) = (
+        t.hosts.get(src as usize)?.index,
+        t.hosts.get(dst as usize)?.index,
+    );
+    let mut prod = 1u64;
+    for (i, zi) in z.iter().enumerate() {
+        prod *= u64::from(*zi);
+        if xs / prod == xd / prod {
+            return Some(2 * (i + 1) - 1);
+        }
+    }
+    Some(2 * z.len() - 1)
+}
+
+/// Checks specific to path-ID on a delivered walk: a desired (shortest up-then-down)
+/// path, i.e. exactly [`expected_hops`] switches where the topology has Znode labels.
+pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
+    match expected_hops(t, w.src, w.dst) {
+        Some(want) if w.switch_hops() != want => Err(format!(
+            "h{} -> h{}: {} switches, expected {want}",
+            w.src,
+            w.dst,
+            w.switch_hops()
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
