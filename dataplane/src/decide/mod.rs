@@ -66,6 +66,33 @@ pub enum DropReason {
     SliceLeftover,
 }
 
+/// Every counter label a drop can carry, in the order of `docs/wire-format.md` §7: the
+/// malformed-frame labels of [`WireError::reason`] first, then the decision's own.
+/// The engine (issue 3) pre-registers one counter per label.
+pub const DROP_REASON_NAMES: &[&str] = &[
+    "truncated",
+    "not_canopy",
+    "too_many_vlan_tags",
+    "bad_version",
+    "unknown_kind",
+    "reserved_bits_set",
+    "bad_field_value",
+    "bad_ingress_port",
+    "ttl_expired",
+    "kind_not_configured",
+    "no_port",
+    "slice_exhausted",
+    "up_at_top",
+    "bad_label",
+    "bad_side_label",
+    "bad_phase",
+    "mode_mismatch",
+    "slice_leftover",
+    "route_exhausted",
+    "no_output",
+    "no_route",
+];
+
 impl DropReason {
     /// Stable, human-readable name used as a counter label.
     pub fn name(&self) -> &'static str {
@@ -139,5 +166,106 @@ pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
             Some(pt) => pathid::decide(pt, t, ingress, h.body_mut()),
             None => Verdict::Drop(DropReason::KindNotConfigured),
         },
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    /// One value of every variant (and of every `WireError` variant inside
+    /// `Malformed`). The exhaustive matches make adding a variant without listing it
+    /// here a compile error.
+    fn every_reason() -> Vec<DropReason> {
+        let w = [
+            WireError::Truncated {
+                field: "f",
+                need: 1,
+                have: 0,
+            },
+            WireError::NotCanopy(0),
+            WireError::TooManyTags,
+            WireError::BadVersion(0),
+            WireError::UnknownKind(0),
+            WireError::Reserved {
+                field: "f",
+                value: 1,
+            },
+            WireError::BadValue {
+                field: "f",
+                value: 1,
+                why: "w",
+            },
+        ];
+        for e in &w {
+            match e {
+                WireError::Truncated { .. }
+                | WireError::NotCanopy(_)
+                | WireError::TooManyTags
+                | WireError::BadVersion(_)
+                | WireError::UnknownKind(_)
+                | WireError::Reserved { .. }
+                | WireError::BadValue { .. } => {}
+            }
+        }
+        let mut v: Vec<DropReason> = w.into_iter().map(DropReason::Malformed).collect();
+        v.extend([
+            DropReason::TtlExpired,
+            DropReason::KindNotConfigured,
+            DropReason::BadIngress,
+            DropReason::SliceExhausted,
+            DropReason::UpAtTop,
+            DropReason::BadLabel,
+            DropReason::BadSideLabel,
+            DropReason::BadPhase,
+            DropReason::ModeMismatch,
+            DropReason::RouteExhausted,
+            DropReason::NoOutput,
+            DropReason::NoRoute,
+            DropReason::NoPort,
+            DropReason::SliceLeftover,
+        ]);
+        for r in &v {
+            match r {
+                DropReason::Malformed(_)
+                | DropReason::TtlExpired
+                | DropReason::KindNotConfigured
+                | DropReason::BadIngress
+                | DropReason::SliceExhausted
+                | DropReason::UpAtTop
+                | DropReason::BadLabel
+                | DropReason::BadSideLabel
+                | DropReason::BadPhase
+                | DropReason::ModeMismatch
+                | DropReason::RouteExhausted
+                | DropReason::NoOutput
+                | DropReason::NoRoute
+                | DropReason::NoPort
+                | DropReason::SliceLeftover => {}
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn names_are_listed_unique_and_documented() {
+        let mut names: Vec<&str> = every_reason().iter().map(DropReason::name).collect();
+        let mut listed = DROP_REASON_NAMES.to_vec();
+        names.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(names, listed, "DROP_REASON_NAMES and the variants disagree");
+        listed.dedup();
+        assert_eq!(listed.len(), DROP_REASON_NAMES.len(), "duplicate names");
+        let doc = crate::wire::WIRE_FORMAT_DOC;
+        let summary = doc
+            .split("## 7. Summary of every drop reason")
+            .nth(1)
+            .expect("wire-format.md has a section 7");
+        for n in DROP_REASON_NAMES {
+            assert!(
+                summary.contains(&format!("| `{n}` |")),
+                "`{n}` missing from wire-format.md §7"
+            );
+        }
     }
 }
