@@ -362,7 +362,6 @@ pub fn route_walk(
 mod tests {
     use super::*;
     use crate::topology::build_str;
-    use crate::topology::fattree::check_znode_contract;
 
     #[test]
     fn shuffle_tables_match_the_notes() {
@@ -398,7 +397,7 @@ mod tests {
             let t = build_str(&format!("benes:m={m};n={n}")).unwrap();
             let b = Benes::from_spec(&t.spec).unwrap();
             t.validate().unwrap();
-            check_znode_contract(&t).unwrap();
+            t.check_znode_contract().unwrap();
             let mut ok = 0;
             for s in 0..m {
                 for d in 0..m {

@@ -215,79 +215,6 @@ pub fn port_address(t: &Topology, sw: u32, port: u16) -> Option<u32> {
     })
 }
 
-/// Check the Znode graph contract (COMMON brief) on any topology with `t.znode` set:
-/// hosts' leaf zones, every switch's zone against its neighbours, down-port labels and
-/// groups, up-port groups. Used by the fat-tree, VL2 and Beneš tests.
-pub fn check_znode_contract(t: &Topology) -> Result<(), String> {
-    use super::{Peer, PortRole};
-    let zs = t.znode.as_ref().ok_or("t.znode is not set")?;
-    let z: Vec<u64> = zs.z.iter().map(|&v| u64::from(v)).collect();
-    let n = z.len();
-    // prod[i] = z_1 ... z_i (prod[0] = 1)
-    let mut prod = vec![1u64; n + 1];
-    for i in 0..n {
-        prod[i + 1] = prod[i] * z[i];
-    }
-    let zone_of = |x: u64, level: usize| -> u64 { (x / prod[level]) % (prod[n] / prod[level]) };
-    for (hi, h) in t.hosts.iter().enumerate() {
-        for p in &h.ports {
-            if let Peer::Switch { sw, port } = p.peer {
-                let s = &t.switches[sw as usize];
-                if s.level != 1 || s.zone != zone_of(h.index, 1) {
-                    return Err(format!(
-                        "host {hi} hangs on {} with zone {}",
-                        s.name, s.zone
-                    ));
-                }
-                let sp = &s.ports[usize::from(port)];
-                if sp.role != PortRole::Down || u64::from(sp.label) != h.index % z[0] {
-                    return Err(format!(
-                        "{} port {port}: bad host label {}",
-                        s.name, sp.label
-                    ));
-                }
-            }
-        }
-    }
-    for s in &t.switches {
-        let lvl = usize::from(s.level);
-        if lvl == 0 || lvl > n {
-            return Err(format!("{}: level {lvl} outside 1..={n}", s.name));
-        }
-        for (pi, p) in s.ports.iter().enumerate() {
-            let Peer::Switch { sw, .. } = p.peer else {
-                continue;
-            };
-            let o = &t.switches[sw as usize];
-            match p.role {
-                PortRole::Down => {
-                    if usize::from(o.level) + 1 != lvl
-                        || o.zone / z[lvl - 1] != s.zone
-                        || u64::from(p.label) != o.zone % z[lvl - 1]
-                        || p.group != p.label
-                    {
-                        return Err(format!(
-                            "{} p{pi}: down to {} (zone {}) with label {} group {}",
-                            s.name, o.name, o.zone, p.label, p.group
-                        ));
-                    }
-                }
-                PortRole::Up => {
-                    if usize::from(o.level) != lvl + 1 || s.zone / z[lvl] != o.zone || p.group != 0
-                    {
-                        return Err(format!(
-                            "{} p{pi}: up to {} (zone {})",
-                            s.name, o.name, o.zone
-                        ));
-                    }
-                }
-                PortRole::Side => {}
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Family-specific address rows of host `h`.
 pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     let Ok(ft) = FatTree::from_spec(&t.spec) else {
@@ -375,7 +302,7 @@ mod tests {
             for s in &t.switches {
                 assert_eq!(s.ports.len() as u32, k, "{}", s.name);
             }
-            check_znode_contract(&t).unwrap();
+            t.check_znode_contract().unwrap();
         }
     }
 

@@ -339,6 +339,109 @@ impl Topology {
         format!("h{}", self.hosts[h as usize].index)
     }
 
+    /// Check the Znode-label part of the graph contract (module docs) on a topology with
+    /// `znode` set: hosts hang on level-1 switches of their own zone and Znode under
+    /// their label p_1; every down port leads one level down into the child zone its
+    /// label names (group = label) and every child zone has one; up ports lead one level
+    /// up into the parent zone (group 0); side ports lead to the same position in the
+    /// Znode their label names (group = label). Generators call this in their tests.
+    pub fn check_znode_contract(&self) -> Result<(), String> {
+        let t = self;
+        let zs = t.znode.as_ref().ok_or("t.znode is not set")?;
+        let z: Vec<u64> = zs.z.iter().map(|&v| u64::from(v)).collect();
+        let n = z.len();
+        // prod[i] = z_1 ... z_i (prod[0] = 1)
+        let mut prod = vec![1u64; n + 1];
+        for i in 0..n {
+            prod[i + 1] = prod[i] * z[i];
+        }
+        let m = u64::from(zs.m.max(1));
+        let zone_of = |x: u64, level: usize| -> u64 { (x / prod[level]) % (prod[n] / prod[level]) };
+        for (hi, h) in t.hosts.iter().enumerate() {
+            for p in &h.ports {
+                if let Peer::Switch { sw, port } = p.peer {
+                    let s = &t.switches[sw as usize];
+                    if s.level != 1
+                        || s.zone != zone_of(h.index, 1)
+                        || u64::from(s.znode) != (h.index / prod[n]) % m
+                    {
+                        return Err(format!(
+                            "host {hi} hangs on {} with zone {}",
+                            s.name, s.zone
+                        ));
+                    }
+                    let sp = &s.ports[usize::from(port)];
+                    if sp.role != PortRole::Down || u64::from(sp.label) != h.index % z[0] {
+                        return Err(format!(
+                            "{} port {port}: bad host label {}",
+                            s.name, sp.label
+                        ));
+                    }
+                }
+            }
+        }
+        for s in &t.switches {
+            let lvl = usize::from(s.level);
+            if lvl == 0 || lvl > n {
+                return Err(format!("{}: level {lvl} outside 1..={n}", s.name));
+            }
+            for (pi, p) in s.ports.iter().enumerate() {
+                let Peer::Switch { sw, .. } = p.peer else {
+                    continue;
+                };
+                let o = &t.switches[sw as usize];
+                match p.role {
+                    PortRole::Down => {
+                        if usize::from(o.level) + 1 != lvl
+                            || o.zone / z[lvl - 1] != s.zone
+                            || u64::from(p.label) != o.zone % z[lvl - 1]
+                            || p.group != p.label
+                        {
+                            return Err(format!(
+                                "{} p{pi}: down to {} (zone {}) with label {} group {}",
+                                s.name, o.name, o.zone, p.label, p.group
+                            ));
+                        }
+                    }
+                    PortRole::Up => {
+                        if usize::from(o.level) != lvl + 1
+                            || s.zone / z[lvl] != o.zone
+                            || p.group != 0
+                        {
+                            return Err(format!(
+                                "{} p{pi}: up to {} (zone {})",
+                                s.name, o.name, o.zone
+                            ));
+                        }
+                    }
+                    PortRole::Side => {
+                        if (o.level, o.zone, o.index, o.znode)
+                            != (s.level, s.zone, s.index, p.label)
+                            || p.group != p.label
+                        {
+                            return Err(format!(
+                                "{} p{pi}: side to {} (znode {}) with label {} group {}",
+                                s.name, o.name, o.znode, p.label, p.group
+                            ));
+                        }
+                    }
+                }
+            }
+            if lvl > 1 {
+                for c in 0..z[lvl - 1] {
+                    let has = s
+                        .ports
+                        .iter()
+                        .any(|p| p.role == PortRole::Down && u64::from(p.label) == c);
+                    if !has {
+                        return Err(format!("{}: no down port into child zone {c}", s.name));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Check the graph contract: every connected port's peer points back at it with a
     /// compatible direction. Generators call this in their tests.
     pub fn validate(&self) -> Result<(), String> {

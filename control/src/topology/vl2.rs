@@ -187,7 +187,6 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::topology::fattree::check_znode_contract;
     use crate::topology::{build_str, parse_host, Peer};
 
     #[test]
@@ -197,7 +196,7 @@ mod tests {
         assert_eq!(t.switches.len(), 8 + 4 + 4);
         assert_eq!(t.hosts.len(), 16);
         t.validate().unwrap();
-        check_znode_contract(&t).unwrap();
+        t.check_znode_contract().unwrap();
         let agg = t.switches.iter().find(|s| s.name == "agg-a3").unwrap();
         assert_eq!(agg.ports.len(), 8, "DA ports");
         let int = t.switches.iter().find(|s| s.name == "int-i0").unwrap();
