@@ -81,3 +81,24 @@ fn every_family_example_builds() {
         assert!(!t.switches.is_empty() && !t.hosts.is_empty(), "{example}");
     }
 }
+
+#[test]
+fn describing_a_missing_host_is_empty_not_a_panic() {
+    // `describe_host` indexed `t.hosts[h]` (and the Znode and Transit rows did too), so a
+    // host id one past the end panicked instead of describing nothing.
+    for (_, _, example) in FAMILIES {
+        let t = topology::build_str(example).unwrap();
+        let n = t.hosts.len() as u32;
+        assert!(!topology::describe_host(&t, n - 1).is_empty(), "{example}");
+        for h in [n, u32::MAX] {
+            assert_eq!(topology::describe_host(&t, h), vec![], "{example} h{h}");
+            // the family rows themselves, for the families that indexed
+            if t.znode.is_some() && !example.starts_with("fat-tree") {
+                assert_eq!(topology::znode::describe_host(&t, h), vec![], "{example}");
+            }
+            if example.starts_with("transit") {
+                assert_eq!(topology::transit::describe_host(&t, h), vec![], "{example}");
+            }
+        }
+    }
+}

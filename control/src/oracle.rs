@@ -59,7 +59,8 @@ pub enum Outcome {
         /// Port.
         port: u16,
     },
-    /// The source host has no port to transmit on.
+    /// The source host has no port to transmit on (or the source or destination is not
+    /// a host of the topology).
     NoInjection,
     /// The walker's own guard: more switch traversals than any valid path has.
     TooManyHops,
@@ -185,9 +186,10 @@ impl Walk {
     }
 }
 
-/// Locally administered MAC of a host (02:43:4e = "CN" + 24 bits of the index).
+/// Locally administered MAC of a host (02:43:4e = "CN" + 24 bits of the index; of `h`
+/// itself when it is not a host).
 pub fn host_mac(t: &Topology, h: u32) -> [u8; 6] {
-    let i = t.hosts[h as usize].index;
+    let i = t.hosts.get(h as usize).map_or(u64::from(h), |x| x.index);
     [0x02, 0x43, 0x4e, (i >> 16) as u8, (i >> 8) as u8, i as u8]
 }
 
@@ -236,7 +238,13 @@ impl<'a> Oracle<'a> {
             outcome: Outcome::NoInjection,
             delivered_frame: Vec::new(),
         };
-        let tx: Vec<u16> = t.hosts[src as usize]
+        let Some(src_host) = t.hosts.get(src as usize) else {
+            return walk;
+        };
+        if dst as usize >= t.hosts.len() {
+            return walk;
+        }
+        let tx: Vec<u16> = src_host
             .ports
             .iter()
             .enumerate()
@@ -247,7 +255,7 @@ impl<'a> Oracle<'a> {
             return walk;
         };
         walk.inject_port = inj;
-        let mut at = t.hosts[src as usize].ports[usize::from(inj)].peer;
+        let mut at = src_host.ports[usize::from(inj)].peer;
         loop {
             let (sw, ingress) = match at {
                 Peer::Switch { sw, port } => (sw, port),
@@ -410,4 +418,33 @@ pub fn random_pairs(t: &Topology, count: usize, seed: u64) -> Vec<(u32, u32)> {
             (s, d)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn walking_from_or_to_a_missing_host_is_no_injection_not_a_panic() {
+        // `walk_header` and `host_mac` indexed `t.hosts[h]`: a host id past the end
+        // panicked instead of giving an outcome the checks reject.
+        let t = crate::topology::build_str("fat-tree:k=4").unwrap();
+        let o = Oracle::for_kind(&t, Kind::Sliced).unwrap();
+        let h = kinds::header(&t, Kind::Sliced, 0, 15).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        for (s, d) in [(16, 15), (0, 16), (u32::MAX, u32::MAX)] {
+            let w = o.walk_header(s, d, &h, &mut rng);
+            assert_eq!(w.outcome, Outcome::NoInjection, "h{s} -> h{d}");
+            assert!(w.check().is_err());
+            // the kind's own walk checks reject it too
+            let g = kinds::sliced::geometry(&t).unwrap();
+            let mode = canopy_dataplane::wire::sliced::Mode::Sliced;
+            assert!(kinds::sliced::check_walk(&t, &g, mode, &w).is_err());
+        }
+        assert!(matches!(
+            o.walk_header(0, 15, &h, &mut rng).outcome,
+            Outcome::Delivered { host: 15, .. }
+        ));
+    }
 }

@@ -101,9 +101,10 @@ enum Cmd {
         /// Header kind: sliced, transit, path-id.
         #[arg(long, short)]
         kind: String,
-        /// Number of random pairs (default: all ordered pairs up to 100,000, else 10,000 random).
-        #[arg(long)]
-        pairs: Option<usize>,
+        /// Number of random pairs, 1 to 1,000,000 (default: all ordered pairs up to
+        /// 100,000, else 10,000 random).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_PAIRS))]
+        pairs: Option<u64>,
         /// Seed for pair sampling and adaptive choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -112,6 +113,9 @@ enum Cmd {
         mode: Option<String>,
     },
 }
+
+/// Most random pairs `check --pairs` walks (about a second per million on small fabrics).
+const MAX_PAIRS: u64 = 1_000_000;
 
 fn parse_kind(s: &str) -> Result<Kind> {
     Kind::from_name(s)
@@ -286,7 +290,7 @@ fn main() -> Result<()> {
             let list: Vec<(u32, u32)> = match pairs {
                 None if all <= 100_000 => oracle::all_pairs(&t).collect(),
                 None => oracle::random_pairs(&t, 10_000, seed),
-                Some(p) => oracle::random_pairs(&t, p, seed),
+                Some(p) => oracle::random_pairs(&t, p as usize, seed),
             };
             clock.phase(&format!("walking {} pairs", list.len()));
             // generic walk properties plus the kind's own predictions (exact traversal
@@ -391,5 +395,39 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
     }
     for n in &s.notes {
         println!("note            {n}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_pairs_arg(n: &str) -> Result<Option<u64>, String> {
+        let cli = Cli::try_parse_from([
+            "canopyctl",
+            "check",
+            "fat-tree:k=4",
+            "-k",
+            "sliced",
+            "--pairs",
+            n,
+        ])
+        .map_err(|e| e.to_string())?;
+        match cli.cmd {
+            Cmd::Check { pairs, .. } => Ok(pairs),
+            _ => Err("not a check".into()),
+        }
+    }
+
+    #[test]
+    fn pairs_out_of_range_are_refused_by_name() {
+        // `--pairs 18446744073709551615` panicked (capacity overflow) and `--pairs
+        // 100000000` ran for minutes; `--pairs 0` passed a check of nothing.
+        assert_eq!(check_pairs_arg("10"), Ok(Some(10)));
+        assert_eq!(check_pairs_arg("1000000"), Ok(Some(1_000_000)));
+        for bad in ["0", "1000001", "100000000", "18446744073709551615", "x"] {
+            let e = check_pairs_arg(bad).unwrap_err();
+            assert!(e.contains("--pairs"), "{bad}: {e}");
+        }
     }
 }

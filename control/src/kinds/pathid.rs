@@ -51,6 +51,14 @@ pub struct Hop {
     len: u32,
 }
 
+/// Most leaf-count entries [`Plan::new`] keeps while counting routes (about 16 bytes
+/// each): deep or wide trees whose route counting would need gigabytes are refused.
+pub const MAX_PLAN_ENTRIES: u64 = 1 << 26;
+
+/// Most table entries (upward route steps plus downward entries) [`tables`] will
+/// materialise (tens of bytes each); larger fabrics are refused before any allocation.
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 25;
+
 /// Everything about a topology that path IDs need, computed once.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -248,6 +256,12 @@ impl Plan {
 
     /// Compute the plan (zones, ranks, route and DP counts, widths).
     pub fn new(t: &Topology) -> Result<Plan, KindError> {
+        Self::with_limit(t, MAX_PLAN_ENTRIES)
+    }
+
+    /// [`Plan::new`] keeping at most `limit` leaf-count entries while counting routes
+    /// (a [`KindError::TooLarge`] beyond that).
+    pub fn with_limit(t: &Topology, limit: u64) -> Result<Plan, KindError> {
         let levels = check_shape(t)?;
         let n = t.switches.len();
         let mut seq = vec![0u32; n];
@@ -387,6 +401,7 @@ impl Plan {
         let mut memo: HashMap<Vec<u32>, usize> = HashMap::new();
         let mut vecs: Vec<Vec<(u32, u64)>> = Vec::new();
         let mut vec_of = vec![usize::MAX; n];
+        let mut kept: u64 = 0;
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&i| t.switches[i].level);
         for i in order {
@@ -400,6 +415,21 @@ impl Plan {
             if let Some(&v) = memo.get(&key) {
                 vec_of[i] = v;
                 continue;
+            }
+            kept = key.iter().fold(kept, |k, &c| {
+                k.saturating_add(vecs[vec_of[c as usize]].len() as u64)
+            });
+            if kept > limit {
+                return Err(KindError::TooLarge {
+                    kind: KIND,
+                    spec: t.spec.to_string(),
+                    why: format!(
+                        "counting the routes of {} switches and {} leaves needs more than \
+                         {limit} leaf-count entries (the fabric is too deep or too wide for \
+                         path IDs to be planned here)",
+                        n, level_size[1]
+                    ),
+                });
             }
             let mut acc: Vec<(u32, u64)> = key
                 .iter()
@@ -705,9 +735,59 @@ fn up_pass(t: &Topology, plan: &Plan) -> UpPass {
     UpPass { up, routes_in }
 }
 
+/// Upper bound on the entries [`tables`] materialises: the steps of every upward route
+/// from every leaf (`t.Top.Route/` at each switch below the top) plus, for every top
+/// switch, its largest route count times its downward DP prefixes.
+pub fn table_work(t: &Topology, plan: &Plan) -> u64 {
+    let n = t.switches.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(t.switches[i].level));
+    // f: upward paths from v (the empty one included); g: steps over those paths.
+    let (mut f, mut g) = (vec![1u64; n], vec![0u64; n]);
+    for &i in &order {
+        for h in &plan.parents[i] {
+            let p = h.sw as usize;
+            f[i] = f[i].saturating_add(f[p]);
+            g[i] = g[i].saturating_add(f[p].saturating_add(g[p]));
+        }
+    }
+    // d: down entries one DFS from v installs (for one route).
+    let mut d = vec![0u64; n];
+    for &i in order.iter().rev() {
+        if t.switches[i].level < 2 {
+            continue;
+        }
+        for h in &plan.children[i] {
+            d[i] = d[i].saturating_add(d[h.sw as usize].saturating_add(1));
+        }
+    }
+    let mut work = 0u64;
+    for (i, s) in t.switches.iter().enumerate() {
+        if s.level == 1 {
+            work = work.saturating_add(g[i]);
+        } else {
+            let routes = plan.max_routes[usize::from(s.level - 2)];
+            work = work.saturating_add(routes.saturating_mul(d[i]));
+        }
+    }
+    work
+}
+
 /// Per-switch tables.
 pub fn tables(t: &Topology) -> Result<Vec<SwitchTables>, KindError> {
     let plan = plan(t)?;
+    let work = table_work(t, &plan);
+    if work > MAX_TABLE_ENTRIES {
+        return Err(KindError::TooLarge {
+            kind: KIND,
+            spec: t.spec.to_string(),
+            why: format!(
+                "its path-ID tables would hold up to {work} entries; at most \
+                 {MAX_TABLE_ENTRIES} are materialised (`tables --summary` uses closed forms \
+                 for fat-tree and vl2)"
+            ),
+        });
+    }
     let layout = &plan.layout;
     let n = t.switches.len();
     let mut out: Vec<SwitchTables> = (0..n)
@@ -1358,6 +1438,50 @@ mod tests {
             header(&t, 0, 16),
             Err(KindError::Topo(crate::topology::TopoError::BadHost { .. }))
         ));
+    }
+
+    #[test]
+    fn table_work_bounds_the_materialised_tables() {
+        // fat-tree k=4 by hand: 8 edges × (2 aggs · 1 step + 4 cores · 2 steps) = 80 up
+        // steps; 8 aggs × 2 DPs + 4 cores × 4 · (1 + 2) DPs, one route each = 64 down.
+        let t = build_str("fat-tree:k=4").unwrap();
+        assert_eq!(table_work(&t, &plan(&t).unwrap()), 144);
+        for spec in [
+            "fat-tree:k=4",
+            "fat-tree:k=8",
+            "vl2:da=8;di=4;servers=2",
+            "kary-ntree:k=2;n=4",
+            "xgft:h=3;m=4,4,2;w=1,2,2",
+            "benes:m=32;n=4",
+        ] {
+            let t = build_str(spec).unwrap();
+            let work = table_work(&t, &plan(&t).unwrap());
+            let entries: u64 = tables(&t)
+                .unwrap()
+                .iter()
+                .map(|st| st.pathid.as_ref().map_or(0, |p| p.entries().len() as u64))
+                .sum();
+            assert!(entries <= work, "{spec}: {entries} entries > bound {work}");
+        }
+    }
+
+    #[test]
+    fn huge_fabrics_are_refused_before_allocating() {
+        // `canopyctl check 'fat-tree:k=256' -k path-id` and `tables 'kary-ntree:k=4;n=8'
+        // -k path-id` used to abort on multi-GB allocations; now they are refused.
+        let t = build_str("fat-tree:k=128").unwrap();
+        let e = tables(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("fat-tree:k=128") && e.contains("would hold up to 102236160 entries"),
+            "{e}"
+        );
+        // the closed-form summary still answers for it
+        assert_eq!(summary(&t).unwrap().switches, 20480);
+        // route counting keeps every switch's leaf set; a limit bounds it
+        let t = build_str("kary-ntree:k=2;n=6").unwrap();
+        assert!(Plan::with_limit(&t, 1 << 20).is_ok());
+        let e = Plan::with_limit(&t, 100).unwrap_err().to_string();
+        assert!(e.contains("more than 100 leaf-count entries"), "{e}");
     }
 
     #[test]

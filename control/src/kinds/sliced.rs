@@ -308,7 +308,13 @@ pub fn header_mode(t: &Topology, mode: Mode, src: u32, dst: u32) -> Result<Vec<u
 /// inside a Znode, 2l across, FLAT with l = n; notes §3.7), hop limit sufficient, the
 /// whole SLICE consumed, PHASE_DOWN set and SIDE_TAKEN iff the Znodes differ.
 pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<(), String> {
-    let (s, d) = (t.hosts[w.src as usize].index, t.hosts[w.dst as usize].index);
+    let index = |h: u32| {
+        t.hosts
+            .get(h as usize)
+            .map(|x| x.index)
+            .ok_or_else(|| format!("h{h} is not a host"))
+    };
+    let (s, d) = (index(w.src)?, index(w.dst)?);
     let want = g.expected_hops(mode, s, d).map_err(|e| e.to_string())?;
     if w.switch_hops() != want {
         return Err(format!(

@@ -21,6 +21,9 @@
 use super::{Peer, Port, PortDir, PortRole, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
+/// Most switch ports a generated Beneš fat tree may have (memory guard, as for Znodes).
+pub const MAX_PORTS: u64 = super::znode::MAX_PORTS;
+
 /// Beneš fat-tree parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Benes {
@@ -95,11 +98,26 @@ impl Benes {
                 )
                 .into());
         }
-        Ok(Benes {
+        let b = Benes {
             m: m as u32,
             n: n as u32,
             l,
-        })
+        };
+        let ports = u64::from(b.stages()) * u64::from(b.per_stage()) * n;
+        if ports > MAX_PORTS {
+            return Err(spec
+                .invalid(
+                    "m",
+                    format!(
+                        "= {m} with N = {n} gives {} stages of {} switches = {ports} switch \
+                         ports; at most {MAX_PORTS} are built (use a larger N or a smaller M)",
+                        b.stages(),
+                        b.per_stage()
+                    ),
+                )
+                .into());
+        }
+        Ok(b)
     }
 
     /// Stages S = 2L − 1.
@@ -440,5 +458,21 @@ mod tests {
         assert!(e.contains("`n`"), "{e}");
         let e = build_str("benes:m=4;n=4").unwrap_err().to_string();
         assert!(e.contains("`m`"), "{e}");
+    }
+
+    #[test]
+    fn huge_fabrics_are_refused_with_a_message() {
+        // M = 2^20, N = 4: L = 19, 37 stages of 2^18 switches = 38,797,312 ports (the
+        // topology alone took 2.8 GB and `check` then aborted on a 3 GB allocation).
+        let e = Benes::from_spec(&"benes:m=1048576;n=4".parse().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`m`") && e.contains("38797312 switch ports") && e.contains("at most"),
+            "{e}"
+        );
+        // M = 2^18, N = 4: 33 stages of 2^16 switches = 8,650,752 ports, still built
+        let b = Benes::from_spec(&"benes:m=262144;n=4".parse().unwrap()).unwrap();
+        assert_eq!((b.l, b.stages(), b.per_stage()), (17, 33, 1 << 16));
     }
 }

@@ -579,10 +579,14 @@ pub fn build_str(spec: &str) -> Result<Topology, TopoError> {
 }
 
 /// Family-specific description of a host's addresses, as `(name, value)` rows.
+/// Empty when `h` is not a host of `t`.
 pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
+    let Some(host) = t.hosts.get(h as usize) else {
+        return Vec::new();
+    };
     let mut rows = vec![
         ("host".to_string(), t.host_name(h)),
-        ("index".to_string(), t.hosts[h as usize].index.to_string()),
+        ("index".to_string(), host.index.to_string()),
     ];
     let extra = match t.spec.family.as_str() {
         "fat-tree" | "fattree" => fattree::describe_host(t, h),

@@ -845,7 +845,9 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     let Ok(p) = Params::from_spec(&t.spec) else {
         return Vec::new();
     };
-    let host = &t.hosts[h as usize];
+    let Some(host) = t.hosts.get(h as usize) else {
+        return Vec::new();
+    };
     let l = host.addr;
     let cb = p.layers as usize;
     let (c, pv) = canopy_dataplane::build::transit::split_addr(l, cb, p.p_bytes());

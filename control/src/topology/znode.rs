@@ -322,11 +322,35 @@ pub fn params(spec: &Spec) -> Result<ZnodeParams, TopoError> {
         conn,
         block,
     };
-    check_size(spec, &p)?;
+    check_size(spec, &p, &znode_keys(spec))?;
     Ok(p)
 }
 
-fn check_size(spec: &Spec, p: &ZnodeParams) -> Result<(), TopoError> {
+/// The spec keys (and processor-count formula) that size errors name: a k-ary n-tree
+/// or an XGFT has no `z` or `r` of its own.
+struct SizeKeys {
+    /// Key and formula for the processor count.
+    hosts: (&'static str, &'static str),
+    /// Keys for a switch's down, up and side ports (and R_1, a processor's ports).
+    down: &'static str,
+    up: &'static str,
+    side: &'static str,
+    /// Key for the network's total port count.
+    total: &'static str,
+}
+
+/// Size keys of `znode:` / `snode:` specs (side links counted by `h` when given).
+fn znode_keys(spec: &Spec) -> SizeKeys {
+    SizeKeys {
+        hosts: ("z", "m·∏z_i"),
+        down: "z",
+        up: "r",
+        side: if spec.get("h").is_some() { "h" } else { "m" },
+        total: "z",
+    }
+}
+
+fn check_size(spec: &Spec, p: &ZnodeParams, keys: &SizeKeys) -> Result<(), TopoError> {
     let hosts =
         p.z.iter()
             .try_fold(u64::from(p.m), |a, &x| a.checked_mul(u64::from(x)))
@@ -334,26 +358,40 @@ fn check_size(spec: &Spec, p: &ZnodeParams) -> Result<(), TopoError> {
     if hosts > MAX_HOSTS {
         return Err(perr(
             spec,
-            "z",
-            format!("gives {hosts} processors (m·∏z_i); at most {MAX_HOSTS}"),
+            keys.hosts.0,
+            format!(
+                "gives {hosts} processors ({}); at most {MAX_HOSTS}",
+                keys.hosts.1
+            ),
         ));
     }
     let host_ports = u64::from(p.r[0]) * u64::from(p.layers);
     if host_ports > u64::from(u16::MAX) {
         return Err(perr(
             spec,
-            "r",
+            keys.up,
             format!("R_1·layers = {host_ports} ports per processor; at most 65535"),
         ));
     }
     let mut total = 0u64;
     for i in 1..=p.n() {
-        let ports = p.down_links(i) + p.up_links(i) + p.side_links(i);
+        let (down, up, side) = (p.down_links(i), p.up_links(i), p.side_links(i));
+        let ports = down + up + side;
         if ports > u64::from(u16::MAX) {
+            let key = if down >= up.max(side) {
+                keys.down
+            } else if up >= side {
+                keys.up
+            } else {
+                keys.side
+            };
             return Err(perr(
                 spec,
-                "r",
-                format!("level-{i} switches would have {ports} ports; at most 65535"),
+                key,
+                format!(
+                    "level-{i} switches would have {ports} ports ({down} down, {up} up, \
+                     {side} side); at most 65535"
+                ),
             ));
         }
         total = total.saturating_add(
@@ -365,7 +403,7 @@ fn check_size(spec: &Spec, p: &ZnodeParams) -> Result<(), TopoError> {
     if total > MAX_PORTS {
         return Err(perr(
             spec,
-            "z",
+            keys.total,
             format!("the network would have {total} switch ports; at most {MAX_PORTS}"),
         ));
     }
@@ -506,7 +544,14 @@ pub fn build_kary(spec: &Spec) -> Result<Topology, TopoError> {
         conn: (1..n).map(|_| Conn::Forward(k)).collect(),
         block: false,
     };
-    check_size(spec, &p)?;
+    let keys = SizeKeys {
+        hosts: ("n", "k^n"),
+        down: "k",
+        up: "k",
+        side: "k",
+        total: "n",
+    };
+    check_size(spec, &p, &keys)?;
     generate(spec, &p)
 }
 
@@ -554,7 +599,14 @@ pub fn build_xgft(spec: &Spec) -> Result<Topology, TopoError> {
         h: vec![0; h],
         block: false,
     };
-    check_size(spec, &p)?;
+    let keys = SizeKeys {
+        hosts: ("m", "m_1⋯m_h"),
+        down: "m",
+        up: "w",
+        side: "w",
+        total: "m",
+    };
+    check_size(spec, &p, &keys)?;
     generate(spec, &p)
 }
 
@@ -591,7 +643,9 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     let Some(g) = geometry(t) else {
         return Vec::new();
     };
-    let host = &t.hosts[h as usize];
+    let Some(host) = t.hosts.get(h as usize) else {
+        return Vec::new();
+    };
     let Ok((k, p)) = g.labels(host.index) else {
         return Vec::new();
     };
@@ -629,6 +683,14 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     ]
 }
 
+/// Why `v` did not parse: too large for its field, or not a number at all.
+fn not_a_number(what: &str, v: &str, e: &std::num::ParseIntError) -> String {
+    match e.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("{what}`{v}` is too large"),
+        _ => format!("{what}`{v}` is not a number"),
+    }
+}
+
 /// Family-specific host syntax: `(k;p_n,…,p_1)` (or `(p_n,…,p_1)` when m = 1) and
 /// `phys:<address>`. `None` if `s` is in neither syntax.
 pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
@@ -650,8 +712,9 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
         } else {
             v.parse()
         };
-        let Ok(phys) = phys else {
-            return Some(Err(format!("`{v}` is not a number")));
+        let phys = match phys {
+            Ok(phys) => phys,
+            Err(e) => return Some(Err(not_a_number("", v, &e))),
         };
         return Some(
             g.from_physical(phys)
@@ -663,7 +726,7 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
     let (k, rest) = match inner.split_once(';') {
         Some((k, r)) => match k.trim().parse::<u32>() {
             Ok(k) => (k, r),
-            Err(_) => return Some(Err(format!("Znode id `{k}` is not a number"))),
+            Err(e) => return Some(Err(not_a_number("Znode id ", k, &e))),
         },
         None if g.m() == 1 => (0, inner),
         None => {
@@ -678,7 +741,7 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
     for part in rest.split(',') {
         match part.trim().parse::<u32>() {
             Ok(v) => labels.push(v),
-            Err(_) => return Some(Err(format!("label `{}` is not a number", part.trim()))),
+            Err(e) => return Some(Err(not_a_number("label ", part.trim(), &e))),
         }
     }
     if labels.len() != g.n() {
@@ -932,6 +995,30 @@ mod tests {
     }
 
     #[test]
+    fn too_large_numbers_are_called_too_large() {
+        // "(4294967296;0,0,0)" said "Znode id `4294967296` is not a number".
+        let t = build_str("znode:z=3,2,3;m=2").unwrap();
+        for (bad, want) in [
+            ("(4294967296;0,0,0)", "Znode id `4294967296` is too large"),
+            ("(1;4294967296,0,0)", "label `4294967296` is too large"),
+            (
+                "phys:99999999999999999999",
+                "`99999999999999999999` is too large",
+            ),
+            (
+                "phys:0x10000000000000000",
+                "`0x10000000000000000` is too large",
+            ),
+            ("(x;0,0,0)", "Znode id `x` is not a number"),
+            ("(1;-1,0,0)", "label `-1` is not a number"),
+            ("phys:0b2", "`0b2` is not a number"),
+        ] {
+            let e = parse_host(&t, bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn rejects_impossible_parameters_naming_them() {
         for (spec, key) in [
             ("znode:r=1,2", "`z`"),
@@ -958,6 +1045,60 @@ mod tests {
         ] {
             let e = build_str(spec).unwrap_err().to_string();
             assert!(e.contains(key), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn size_errors_name_a_parameter_of_the_family() {
+        // kary-ntree and xgft have no `z` or `r`; their size errors used to name them
+        // ("kary-ntree:k=1024;n=3: parameter `z` gives ... (m·∏z_i)").
+        for (spec, key, why) in [
+            (
+                "kary-ntree:k=1024;n=3",
+                "`n`",
+                "1073741824 processors (k^n)",
+            ),
+            ("kary-ntree:k=1024;n=2", "", ""),
+            ("kary-ntree:k=8;n=7", "`n`", "switch ports"),
+            (
+                "xgft:h=2;m=4,4;w=1,65536",
+                "`w`",
+                "65540 ports (4 down, 65536 up, 0 side)",
+            ),
+            (
+                "xgft:h=2;m=1048576,1;w=1,1",
+                "`m`",
+                "1048577 ports (1048576 down, 1 up",
+            ),
+            ("xgft:h=2;m=1048576,4;w=1,1", "`m`", "processors (m_1⋯m_h)"),
+            // a Znode's level-1 down ports are z_1, not a matter of `r`
+            (
+                "znode:z=1048576",
+                "`z`",
+                "1048576 ports (1048576 down, 0 up, 0 side)",
+            ),
+            (
+                "znode:z=1,1;r=1,1048576",
+                "`r`",
+                "1048577 ports (1 down, 1048576 up",
+            ),
+            ("znode:z=2;m=2;h=64", "", ""),
+            (
+                "znode:z=2,2;m=4096;h=17,17",
+                "`h`",
+                "(2 down, 2 up, 69615 side)",
+            ),
+        ] {
+            let r = build_str(spec);
+            if key.is_empty() {
+                assert!(r.is_ok(), "{spec}: {:?}", r.err());
+                continue;
+            }
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("parameter {key}")) && e.contains(why),
+                "{spec}: {e}"
+            );
         }
     }
 

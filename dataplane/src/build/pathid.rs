@@ -148,7 +148,7 @@ impl PathIdLayout {
                 self.route_bits.get(i).copied().unwrap_or(0),
             ),
         ];
-        for l in (2..=t + 2).rev() {
+        for l in (2..=t.saturating_add(2)).rev() {
             v.push((format!("dp{l}"), self.dp(l)));
         }
         v
@@ -410,6 +410,16 @@ mod tests {
             Err(BuildError::DpCount { .. })
         ));
         assert_eq!(l.decode(id, 5), None);
+    }
+
+    #[test]
+    fn field_widths_of_any_type_never_overflow() {
+        // `t + 2` overflowed (a debug-build panic) for t ≥ 65534 in the public
+        // `fields` / `id_len` / `head_len`; types outside the layout have 0-bit DPs.
+        let l = fattree4();
+        assert_eq!(l.id_len(u16::MAX), 1 + 2 + 1); // type, DP_3, DP_2
+        assert_eq!(l.head_len(u16::MAX), 1);
+        assert_eq!(l.fields(u16::MAX).len(), 3 + 65534);
     }
 
     #[test]

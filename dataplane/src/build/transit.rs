@@ -54,11 +54,17 @@ pub struct Route {
     pub k: u32,
 }
 
-/// Split an address L into C (top layer first) and P, given their byte counts.
+/// Split an address L into C (top layer first) and P, given their byte counts (bytes
+/// above L's 8 are zero).
 pub fn split_addr(l: u64, c_bytes: usize, p_bytes: usize) -> (Vec<u8>, Vec<u8>) {
     let total = c_bytes + p_bytes;
     let b: Vec<u8> = (0..total)
-        .map(|i| (l >> (8 * (total - 1 - i))) as u8)
+        .map(|i| {
+            u32::try_from(8 * (total - 1 - i))
+                .ok()
+                .and_then(|s| l.checked_shr(s))
+                .unwrap_or(0) as u8
+        })
         .collect();
     (b[..c_bytes].to_vec(), b[c_bytes..].to_vec())
 }
@@ -182,6 +188,18 @@ mod tests {
         let (c1, _p1) = split_addr(l1, c_bytes, p_bytes);
         let (c2, p2) = split_addr(l2, c_bytes, p_bytes);
         route(&c1, &c2, &p2, full).unwrap()
+    }
+
+    #[test]
+    fn split_addr_beyond_eight_bytes_pads_with_zeros() {
+        // 9 or more bytes shifted a u64 by 64 or more (a debug-build panic, garbage in
+        // release); the bytes above the address are zero.
+        assert_eq!(
+            split_addr(0x0102, 9, 1),
+            (vec![0, 0, 0, 0, 0, 0, 0, 0, 0x01], vec![0x02])
+        );
+        assert_eq!(split_addr(u64::MAX, 64, 0).0[..56], [0u8; 56]);
+        assert_eq!(split_addr(u64::MAX, 64, 0).0[56..], [0xFFu8; 8]);
     }
 
     #[test]

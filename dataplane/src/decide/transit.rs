@@ -56,7 +56,7 @@ pub fn decide(t: &TransitTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]
         .saturating_add(u16::from(swallow))
         .saturating_add(1 + u16::from(e.delay));
     v.set_head(head);
-    v.set_rot((rot + e.rot) & 3);
+    v.set_rot(rot.wrapping_add(e.rot) & 3);
     v.set_hops(v.hops().saturating_add(1));
     v.set_cycles(cycles);
     verdict
@@ -154,6 +154,20 @@ mod tests {
             assert_eq!(f.len(), 60);
             assert_eq!(Header::new_checked(&f[14..]).unwrap().hop_limit(), 4);
         }
+    }
+
+    #[test]
+    fn unvalidated_table_rotation_never_overflows() {
+        // `TransitTable` has public fields and derives `Deserialize`, so a loaded
+        // configuration can carry rot = 255 that `TransitTable::new` would refuse:
+        // `rot + e.rot` overflowed (a debug-build panic). The rotation is mod 4.
+        let mut st = rn1(Rn1Mode::Dilated, &[], ROT1, ALL);
+        if let Some(t) = st.transit.as_mut() {
+            t.dirs[0][3].rot = 255;
+        }
+        let mut f = frame(&[0xFF, 0xD8], 0, 3, 5); // direction 11 at any rotation
+        assert!(matches!(crate::decide(&st, 0, &mut f), Verdict::Group(_)));
+        assert_eq!(body(&f).rot, 2); // (3 + 255) mod 4
     }
 
     #[test]
