@@ -12,6 +12,37 @@ use rand::SeedableRng;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+/// `println!` for results: when stdout is closed (piped into `head`, say) the process ends
+/// quietly with the shell's SIGPIPE status instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e)
+        }
+    }};
+}
+
+/// `print!` counterpart of [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e)
+        }
+    }};
+}
+
+/// Stdout failed: a closed pipe ends the process as SIGPIPE would (status 141, no
+/// message); any other error is reported.
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(141);
+    }
+    eprintln!("canopyctl: cannot write to standard output: {e}");
+    std::process::exit(1);
+}
+
 #[derive(Parser)]
 #[command(
     name = "canopyctl",
@@ -172,7 +203,7 @@ fn main() -> Result<()> {
     match cli.cmd {
         Cmd::Families => {
             for (name, what, example) in topology::FAMILIES {
-                println!(
+                outln!(
                     "{name:<16} {what}\n{:<16} e.g. canopyctl topo '{example}' --summary",
                     ""
                 );
@@ -196,10 +227,10 @@ fn main() -> Result<()> {
             for (i, h) in hosts.iter().enumerate() {
                 let id = topology::parse_host(&t, h)?;
                 if i > 0 {
-                    println!();
+                    outln!();
                 }
                 for (k, v) in topology::describe_host(&t, id) {
-                    println!("{k:<14} {v}");
+                    outln!("{k:<14} {v}");
                 }
             }
         }
@@ -226,7 +257,7 @@ fn main() -> Result<()> {
                 }
                 (None, _, _, _) => kinds::header(&t, kind, s, d)?,
             };
-            println!("{}", hex::encode(&h));
+            outln!("{}", hex::encode(&h));
             if trace {
                 let mut o = match mode {
                     Some(m) => Oracle::new(&t, kinds::sliced::tables_mode(&t, m)?),
@@ -235,7 +266,7 @@ fn main() -> Result<()> {
                 o.record_headers = true;
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
                 let w = o.walk_header(s, d, &h, &mut rng);
-                print!("{}", w.render(&t));
+                out!("{}", w.render(&t));
                 if let Err(e) = w.check() {
                     bail!("walk failed: {e}");
                 }
@@ -262,7 +293,7 @@ fn main() -> Result<()> {
                     Some(m) => kinds::sliced::tables_mode(&t, m)?,
                     None => kinds::tables(&t, kind)?,
                 };
-                println!("{}", serde_json::to_string_pretty(&tables[idx])?);
+                outln!("{}", serde_json::to_string_pretty(&tables[idx])?);
             } else {
                 let _ = summary; // the summary is the default view
                 clock.phase("computing table summary");
@@ -299,14 +330,17 @@ fn main() -> Result<()> {
                 Some(m) => kinds::sliced::check_pairs(&t, m, list, seed)?,
                 None => kinds::check_pairs(&t, kind, list, seed)?,
             };
-            println!(
+            outln!(
                 "{}: {} pairs, {} ok, {} failed",
-                t.spec, rep.pairs, rep.ok, rep.failed
+                t.spec,
+                rep.pairs,
+                rep.ok,
+                rep.failed
             );
             let hist: Vec<String> = rep.hops.iter().map(|(h, c)| format!("{h}:{c}")).collect();
-            println!("switch traversals (hops:pairs): {}", hist.join(" "));
+            outln!("switch traversals (hops:pairs): {}", hist.join(" "));
             for f in &rep.failures {
-                println!("FAIL {f}");
+                outln!("FAIL {f}");
             }
             if rep.failed > 0 {
                 bail!("{} pairs failed", rep.failed);
@@ -324,27 +358,28 @@ fn print_topo_summary(t: &Topology) {
         e.1 += s.ports.len() as u64;
     }
     let host_ports: u64 = t.hosts.iter().map(|h| h.ports.len() as u64).sum();
-    println!("topology   {}", t.spec);
-    println!("switches   {}", t.switches.len());
-    println!(
+    outln!("topology   {}", t.spec);
+    outln!("switches   {}", t.switches.len());
+    outln!(
         "ports      {} (switch ports; {} host ports)",
         t.port_count(),
         host_ports
     );
-    println!("links      {}", t.link_count());
-    println!("hosts      {}", t.hosts.len());
-    println!("levels     {}", t.levels());
+    outln!("links      {}", t.link_count());
+    outln!("hosts      {}", t.hosts.len());
+    outln!("levels     {}", t.levels());
     for (l, (n, p)) in &by_level {
-        println!("  level {l:<3} {n:>9} switches {p:>11} ports");
+        outln!("  level {l:<3} {n:>9} switches {p:>11} ports");
     }
     if let Some(z) = &t.znode {
-        println!(
+        outln!(
             "znode      z = {:?}, m = {} (sliced-flit addressing)",
-            z.z, z.m
+            z.z,
+            z.m
         );
     }
     let kinds: Vec<&str> = kinds::kinds_for(t).iter().map(|k| k.name()).collect();
-    println!(
+    outln!(
         "kinds      {}",
         if kinds.is_empty() {
             "-".to_string()
@@ -356,9 +391,13 @@ fn print_topo_summary(t: &Topology) {
 
 fn print_list(t: &Topology) {
     for s in &t.switches {
-        println!(
+        outln!(
             "{} (level {}, znode {}, zone {}, index {})",
-            s.name, s.level, s.znode, s.zone, s.index
+            s.name,
+            s.level,
+            s.znode,
+            s.zone,
+            s.index
         );
         for (i, p) in s.ports.iter().enumerate() {
             let peer = match p.peer {
@@ -371,30 +410,32 @@ fn print_list(t: &Topology) {
                 PortRole::Down => "down",
                 PortRole::Side => "side",
             };
-            println!(
+            outln!(
                 "  p{i:<3} {role:<4} {:?} label {:<4} group {:<4} -> {peer}",
-                p.dir, p.label, p.group
+                p.dir,
+                p.label,
+                p.group
             );
         }
     }
 }
 
 fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
-    println!("topology        {}", t.spec);
-    println!("kind            {kind}");
-    println!("id bits         {}", s.id_bits);
+    outln!("topology        {}", t.spec);
+    outln!("kind            {kind}");
+    outln!("id bits         {}", s.id_bits);
     if !s.id_bits_detail.is_empty() {
-        println!("                {}", s.id_bits_detail);
+        outln!("                {}", s.id_bits_detail);
     }
-    println!("switches        {}", s.switches);
-    println!("max entries     {} (e.g. {})", s.max_entries, s.max_switch);
-    println!("total entries   {}", s.total_entries);
-    println!("by level        level  switches  max entries  total entries");
+    outln!("switches        {}", s.switches);
+    outln!("max entries     {} (e.g. {})", s.max_entries, s.max_switch);
+    outln!("total entries   {}", s.total_entries);
+    outln!("by level        level  switches  max entries  total entries");
     for (l, n, m, tot) in &s.by_level {
-        println!("                {l:>5}  {n:>8}  {m:>11}  {tot:>13}");
+        outln!("                {l:>5}  {n:>8}  {m:>11}  {tot:>13}");
     }
     for n in &s.notes {
-        println!("note            {n}");
+        outln!("note            {n}");
     }
 }
 
