@@ -374,12 +374,31 @@ pub fn check_pairs(
     seed: u64,
     extra: impl Fn(&Walk) -> Result<(), String>,
 ) -> Result<PairsReport, KindError> {
+    check_pairs_with(
+        oracle,
+        pairs,
+        seed,
+        |s, d| kinds::header(oracle.topo, kind, s, d),
+        |w| w.check().and_then(|_| extra(w)),
+    )
+}
+
+/// The general form of [`check_pairs`]: each pair's header comes from `header` and each
+/// walk is judged by `check` alone (which should include [`Walk::check`] or a variant of
+/// it, such as the sliced FLAT mode's).
+pub fn check_pairs_with(
+    oracle: &Oracle<'_>,
+    pairs: impl IntoIterator<Item = (u32, u32)>,
+    seed: u64,
+    header: impl Fn(u32, u32) -> Result<Vec<u8>, KindError>,
+    check: impl Fn(&Walk) -> Result<(), String>,
+) -> Result<PairsReport, KindError> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut rep = PairsReport::default();
     for (s, d) in pairs {
         rep.pairs += 1;
-        let w = oracle.walk(kind, s, d, &mut rng)?;
-        match w.check().and_then(|_| extra(&w)) {
+        let w = oracle.walk_header(s, d, &header(s, d)?, &mut rng);
+        match check(&w) {
             Ok(()) => {
                 rep.ok += 1;
                 *rep.hops.entry(w.switch_hops()).or_default() += 1;

@@ -18,7 +18,6 @@ use canopy_dataplane::table::sliced::SlicedTable;
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::{Mode, SlicedBody, SlicedRepr};
 use canopy_dataplane::wire::{self, Kind};
-use rand::SeedableRng;
 
 const KIND: Kind = Kind::Sliced;
 
@@ -401,31 +400,20 @@ pub fn check_pairs(
 ) -> Result<PairsReport, KindError> {
     let g = geometry(t)?;
     let o = Oracle::new(t, tables_mode(t, mode)?);
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut rep = PairsReport::default();
-    for (s, d) in pairs {
-        rep.pairs += 1;
-        let h = header_mode(t, mode, s, d)?;
-        let w = o.walk_header(s, d, &h, &mut rng);
-        let generic = if mode == Mode::Flat {
-            check_flat_walk(&w)
-        } else {
-            w.check()
-        };
-        match generic.and_then(|_| check_walk(t, &g, mode, &w)) {
-            Ok(()) => {
-                rep.ok += 1;
-                *rep.hops.entry(w.switch_hops()).or_default() += 1;
-            }
-            Err(e) => {
-                rep.failed += 1;
-                if rep.failures.len() < 20 {
-                    rep.failures.push(e);
-                }
-            }
-        }
-    }
-    Ok(rep)
+    crate::oracle::check_pairs_with(
+        &o,
+        pairs,
+        seed,
+        |s, d| header_mode(t, mode, s, d),
+        |w| {
+            let generic = if mode == Mode::Flat {
+                check_flat_walk(w)
+            } else {
+                w.check()
+            };
+            generic.and_then(|_| check_walk(t, &g, mode, w))
+        },
+    )
 }
 
 #[cfg(test)]

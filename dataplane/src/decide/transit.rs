@@ -66,7 +66,6 @@ pub fn decide(t: &TransitTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]
 mod tests {
     use super::*;
     use crate::table::transit::{OutputCfg, Rn1Config};
-    use crate::table::{PortConfig, PortDir, PortRole};
     use crate::wire::transit::TransitRepr;
     use crate::wire::{doc_vector, ethernet_frame, Header, Kind, PrefixRepr, WireError};
 
@@ -81,20 +80,6 @@ mod tests {
         connected: [bool; 8],
         delay: [u8; 8],
     ) -> SwitchTables {
-        let mut ports = vec![
-            PortConfig {
-                role: PortRole::Down,
-                dir: PortDir::In
-            };
-            8
-        ];
-        ports.extend(vec![
-            PortConfig {
-                role: PortRole::Down,
-                dir: PortDir::Out
-            };
-            8
-        ]);
         let mut cfg = Rn1Config {
             mode,
             ..Default::default()
@@ -109,7 +94,7 @@ mod tests {
                 delay: delay[o],
             };
         }
-        let mut st = SwitchTables::new("rn1", ports);
+        let mut st = SwitchTables::new("rn1", crate::table::transit::rn1_test_ports());
         st.transit = Some(TransitTable::new(cfg, &mut st).unwrap());
         st
     }

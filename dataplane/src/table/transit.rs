@@ -214,27 +214,25 @@ impl TransitTable {
     }
 }
 
+/// Port configuration of a bare RN1 for unit tests: inputs 0..8, outputs 8..16.
+#[cfg(test)]
+pub(crate) fn rn1_test_ports() -> Vec<crate::table::PortConfig> {
+    use crate::table::{PortConfig, PortDir, PortRole};
+    let port = |dir| PortConfig {
+        role: PortRole::Down,
+        dir,
+    };
+    let mut ports = vec![port(PortDir::In); 8];
+    ports.extend(vec![port(PortDir::Out); 8]);
+    ports
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{PortConfig, PortDir, PortRole};
 
     fn sw() -> SwitchTables {
-        let mut ports = vec![
-            PortConfig {
-                role: PortRole::Down,
-                dir: PortDir::In
-            };
-            8
-        ];
-        ports.extend(vec![
-            PortConfig {
-                role: PortRole::Down,
-                dir: PortDir::Out
-            };
-            8
-        ]);
-        SwitchTables::new("rn1", ports)
+        SwitchTables::new("rn1", rn1_test_ports())
     }
 
     fn all_connected(mode: Rn1Mode, rot: u8) -> Rn1Config {
