@@ -1,0 +1,839 @@
+//! AF_PACKET port: a `TPACKET_V3` mmap RX ring and a `TPACKET_V3` mmap TX ring on one
+//! packet socket bound to one interface (see `docs/afpacket.md`).
+//!
+//! * RX: the kernel fills variable-length frames into blocks; [`AfPacketPort::rx_burst`]
+//!   walks the blocks user space owns and hands each block back once consumed. A block
+//!   becomes visible when it is full or when the retire timeout fires.
+//! * TX: fixed-size frames; [`AfPacketPort::tx_frame`] copies a frame into the next free
+//!   slot, [`AfPacketPort::tx_flush`] issues one `send(MSG_DONTWAIT)` for the whole burst.
+//! * Link: [`AfPacketPort::poll_link`] re-reads the interface state, marks the port down
+//!   when the interface is down or gone, and reopens the socket when an interface of the
+//!   same name comes back with a new ifindex.
+//!
+//! No allocation, locking or syscall per packet: the only syscalls are one `send` per
+//! flushed burst, and whatever the caller does with [`AfPacketPort::fd`].
+
+mod sys;
+
+use std::io;
+use std::os::fd::RawFd;
+use sys::{RingMap, Socket, TpacketReq3};
+
+/// Ethernet header length: the smallest frame the kernel accepts for transmission.
+pub const ETH_HLEN: usize = 14;
+
+/// Why the port refused or lost a frame. Engine-level reasons owned by this module (not
+/// part of the decision's `DropReason` list); names in [`PORT_DROP_REASON_NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[repr(u8)]
+pub enum PortDrop {
+    /// TX: no free frame in the TX ring.
+    #[error("tx_ring_full")]
+    TxRingFull = 0,
+    /// TX: frame larger than the TX ring frame or the interface MTU + Ethernet header.
+    #[error("oversize")]
+    Oversize = 1,
+    /// TX: frame shorter than an Ethernet header.
+    #[error("runt")]
+    Runt = 2,
+    /// TX: the port is down (interface down or gone).
+    #[error("port_down")]
+    PortDown = 3,
+    /// RX: the kernel truncated the frame (larger than the RX block can hold).
+    #[error("rx_truncated")]
+    RxTruncated = 4,
+    /// TX: the kernel refused a frame it was asked to send (`TP_STATUS_WRONG_FORMAT`).
+    #[error("tx_wrong_format")]
+    TxWrongFormat = 5,
+    /// RX: a block descriptor or packet header pointed outside its block.
+    #[error("rx_bad_block")]
+    RxBadBlock = 6,
+}
+
+/// Number of [`PortDrop`] reasons.
+pub const PORT_DROP_REASONS: usize = 7;
+/// Names of [`PortDrop`] reasons, indexed by `reason as usize`.
+pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
+    "tx_ring_full",
+    "oversize",
+    "runt",
+    "port_down",
+    "rx_truncated",
+    "tx_wrong_format",
+    "rx_bad_block",
+];
+
+/// Ring geometry rejected before any syscall.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GeometryError {
+    /// Block size must be a positive multiple of the page size.
+    #[error("{ring} block size {block_size} is not a positive multiple of the page size {page}")]
+    BlockNotPageMultiple {
+        /// "rx" or "tx".
+        ring: &'static str,
+        /// The block size asked for.
+        block_size: u32,
+        /// The page size.
+        page: usize,
+    },
+    /// Frame size must be a multiple of 16 and hold a header plus an Ethernet header.
+    #[error("{ring} frame size {frame_size} must be a multiple of 16 in {min}..={max}")]
+    BadFrameSize {
+        /// "rx" or "tx".
+        ring: &'static str,
+        /// The frame size asked for.
+        frame_size: u32,
+        /// Smallest allowed.
+        min: u32,
+        /// Largest allowed (the block size).
+        max: u32,
+    },
+    /// At least one block.
+    #[error("{ring} block count must be at least 1")]
+    NoBlocks {
+        /// "rx" or "tx".
+        ring: &'static str,
+    },
+    /// Both rings together must stay under [`MAX_RING_BYTES`].
+    #[error("rings total {total} bytes, more than the limit {MAX_RING_BYTES}")]
+    TooLarge {
+        /// Bytes asked for.
+        total: u64,
+    },
+}
+
+/// Upper bound on the bytes of both rings of one port (1 GiB).
+pub const MAX_RING_BYTES: u64 = 1 << 30;
+
+/// Errors of the AF_PACKET port; each names the interface and the failing call.
+#[derive(Debug, thiserror::Error)]
+pub enum AfPacketError {
+    /// The ring geometry is invalid.
+    #[error("{ifname}: {source}")]
+    Geometry {
+        /// Interface name.
+        ifname: String,
+        /// What is wrong.
+        #[source]
+        source: GeometryError,
+    },
+    /// The interface name is empty, too long (max 15 bytes) or contains NUL.
+    #[error("{ifname:?}: invalid interface name")]
+    BadName {
+        /// The name given.
+        ifname: String,
+    },
+    /// A syscall failed.
+    #[error("{ifname}: {call} failed: {source}")]
+    Sys {
+        /// Interface name.
+        ifname: String,
+        /// The call, e.g. `setsockopt(PACKET_RX_RING)`.
+        call: &'static str,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// `reopen` was called from a thread in another network namespace than `open`.
+    #[error("{ifname}: reopen from another network namespace than the one the port was opened in")]
+    WrongNamespace {
+        /// Interface name.
+        ifname: String,
+    },
+}
+
+/// One ring's geometry (`struct tpacket_req3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingGeometry {
+    /// Bytes per block; a multiple of the page size.
+    pub block_size: u32,
+    /// Number of blocks.
+    pub block_count: u32,
+    /// Bytes per frame slot; a multiple of 16. For TX it bounds the largest frame
+    /// (`frame_size - 48`); for RX (variable-length V3 frames) it only sets the
+    /// nominal frame count the kernel checks.
+    pub frame_size: u32,
+}
+
+impl RingGeometry {
+    fn frames_per_block(&self) -> u32 {
+        self.block_size / self.frame_size.max(1)
+    }
+    /// Bytes of the ring.
+    pub fn bytes(&self) -> u64 {
+        self.block_size as u64 * self.block_count as u64
+    }
+    fn validate(&self, ring: &'static str, page: usize) -> Result<(), GeometryError> {
+        if self.block_size == 0 || !(self.block_size as usize).is_multiple_of(page) {
+            return Err(GeometryError::BlockNotPageMultiple {
+                ring,
+                block_size: self.block_size,
+                page,
+            });
+        }
+        let min = (sys::TPACKET3_HDRLEN + ETH_HLEN).next_multiple_of(sys::TPACKET_ALIGNMENT) as u32;
+        if self.frame_size < min
+            || self.frame_size > self.block_size
+            || !(self.frame_size as usize).is_multiple_of(sys::TPACKET_ALIGNMENT)
+        {
+            return Err(GeometryError::BadFrameSize {
+                ring,
+                frame_size: self.frame_size,
+                min,
+                max: self.block_size,
+            });
+        }
+        if self.block_count == 0 {
+            return Err(GeometryError::NoBlocks { ring });
+        }
+        Ok(())
+    }
+}
+
+/// Configuration of an [`AfPacketPort`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AfPacketConfig {
+    /// RX ring (TPACKET_V3 blocks). Default 32 blocks of 128 KiB, frame size 2048.
+    pub rx: RingGeometry,
+    /// RX block retire timeout in ms: a partly filled block is handed to user space
+    /// after this long. 0 lets the kernel choose (about 8 ms). Default 1 (the minimum).
+    pub rx_retire_ms: u32,
+    /// TX ring (fixed frames). Default 8 blocks of 64 KiB, frame size 2048 (256 frames,
+    /// frames up to 2000 bytes).
+    pub tx: RingGeometry,
+    /// Promiscuous mode via `PACKET_ADD_MEMBERSHIP` (default true).
+    pub promiscuous: bool,
+    /// `PACKET_QDISC_BYPASS` (default true).
+    pub qdisc_bypass: bool,
+    /// `PACKET_IGNORE_OUTGOING`: do not see frames sent on this interface (default true).
+    pub ignore_outgoing: bool,
+    /// Join `PACKET_FANOUT` group with this id in hash mode, so several sockets (one per
+    /// worker) share the interface's RX by flow hash. None = no fanout (default).
+    pub fanout: Option<u16>,
+}
+
+impl Default for AfPacketConfig {
+    fn default() -> Self {
+        AfPacketConfig {
+            rx: RingGeometry {
+                block_size: 128 << 10,
+                block_count: 32,
+                frame_size: 2048,
+            },
+            rx_retire_ms: 1,
+            tx: RingGeometry {
+                block_size: 64 << 10,
+                block_count: 8,
+                frame_size: 2048,
+            },
+            promiscuous: true,
+            qdisc_bypass: true,
+            ignore_outgoing: true,
+            fanout: None,
+        }
+    }
+}
+
+impl AfPacketConfig {
+    /// Check both rings against the system page size.
+    pub fn validate(&self) -> Result<(), GeometryError> {
+        self.validate_with_page(sys::page_size())
+    }
+
+    /// Check both rings against `page` (for tests of other page sizes).
+    pub fn validate_with_page(&self, page: usize) -> Result<(), GeometryError> {
+        self.rx.validate("rx", page)?;
+        self.tx.validate("tx", page)?;
+        let total = self.rx.bytes() + self.tx.bytes();
+        if total > MAX_RING_BYTES {
+            return Err(GeometryError::TooLarge { total });
+        }
+        Ok(())
+    }
+
+    /// Largest frame the TX ring can hold.
+    pub fn tx_max_frame(&self) -> usize {
+        self.tx.frame_size as usize - sys::TPACKET3_DATA_OFF
+    }
+}
+
+/// What [`AfPacketPort::poll_link`] observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkEvent {
+    /// Same state as before.
+    Unchanged,
+    /// The port went down (interface down, no carrier, or deleted).
+    WentDown,
+    /// The port came back up on the same socket.
+    CameUp,
+    /// The interface was re-created: the port opened a new socket and rings, so
+    /// [`AfPacketPort::fd`] changed (re-register it with epoll). `up` tells the state.
+    Reopened {
+        /// Whether the new interface is up.
+        up: bool,
+    },
+}
+
+/// Counters of a port. `drops` is indexed by [`PortDrop`] (names in
+/// [`PORT_DROP_REASON_NAMES`]); every refused `tx_frame` is counted here once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PortStats {
+    /// Frames handed to `rx_burst` callbacks.
+    pub rx_frames: u64,
+    /// Their bytes.
+    pub rx_bytes: u64,
+    /// Frames queued into the TX ring.
+    pub tx_frames: u64,
+    /// Their bytes.
+    pub tx_bytes: u64,
+    /// `send` calls issued by `tx_flush`.
+    pub tx_sends: u64,
+    /// `send` calls that failed.
+    pub tx_send_errors: u64,
+    /// Frames the kernel counted for this socket (`PACKET_STATISTICS` tp_packets).
+    pub kernel_packets: u64,
+    /// Frames the kernel dropped because the RX ring was full (`tp_drops`).
+    pub kernel_drops: u64,
+    /// Times the RX queue was frozen (`tp_freeze_q_cnt`).
+    pub kernel_freeze_q: u64,
+    /// Times the port went down.
+    pub link_down_events: u64,
+    /// Times the port reopened its socket after the interface was re-created.
+    pub reopens: u64,
+    /// Drops by [`PortDrop`] reason.
+    pub drops: [u64; PORT_DROP_REASONS],
+}
+
+impl PortStats {
+    /// Drops counted under `reason`.
+    pub fn drop_count(&self, reason: PortDrop) -> u64 {
+        self.drops[reason as usize]
+    }
+}
+
+/// Ring walking state.
+#[derive(Debug)]
+struct Rings {
+    map: RingMap,
+    rx: RingGeometry,
+    tx: RingGeometry,
+    /// RX block we are in, packets left in it, offset of the next packet.
+    rx_block: u32,
+    rx_left: u32,
+    rx_pos: u32,
+    rx_in_block: bool,
+    /// Next TX frame to fill.
+    tx_head: u32,
+    tx_frames: u32,
+    /// Frames submitted since the last flush.
+    tx_pending: u32,
+}
+
+/// An AF_PACKET port on one interface.
+#[derive(Debug)]
+pub struct AfPacketPort {
+    name: String,
+    cfg: AfPacketConfig,
+    // Field order: the mapping is unmapped before the socket closes.
+    rings: Rings,
+    sock: Socket,
+    ifindex: i32,
+    /// Inode of the network namespace the port was opened in.
+    netns: Option<u64>,
+    mtu: u32,
+    up: bool,
+    gone: bool,
+    stats: PortStats,
+}
+
+fn netns_id() -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/thread-self/ns/net")
+        .ok()
+        .map(|m| m.ino())
+}
+
+const IFF_UP: u32 = 0x1;
+const IFF_RUNNING: u32 = 0x40;
+
+fn read_u32(b: &[u8], off: usize) -> Option<u32> {
+    let s = b.get(off..off.checked_add(4)?)?;
+    Some(u32::from_ne_bytes([s[0], s[1], s[2], s[3]]))
+}
+fn read_u16(b: &[u8], off: usize) -> Option<u16> {
+    let s = b.get(off..off.checked_add(2)?)?;
+    Some(u16::from_ne_bytes([s[0], s[1]]))
+}
+
+impl AfPacketPort {
+    /// Open a port on `ifname` in the calling thread's network namespace.
+    pub fn open(ifname: &str, cfg: AfPacketConfig) -> Result<AfPacketPort, AfPacketError> {
+        if ifname.is_empty() || ifname.len() >= 16 || ifname.contains('\0') {
+            return Err(AfPacketError::BadName {
+                ifname: ifname.to_string(),
+            });
+        }
+        cfg.validate().map_err(|source| AfPacketError::Geometry {
+            ifname: ifname.to_string(),
+            source,
+        })?;
+        let (sock, rings, ifindex, mtu, flags) = Self::open_socket(ifname, &cfg)?;
+        Ok(AfPacketPort {
+            name: ifname.to_string(),
+            cfg,
+            rings,
+            sock,
+            ifindex,
+            netns: netns_id(),
+            mtu,
+            up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
+            gone: false,
+            stats: PortStats::default(),
+        })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn open_socket(
+        ifname: &str,
+        cfg: &AfPacketConfig,
+    ) -> Result<(Socket, Rings, i32, u32, u32), AfPacketError> {
+        let err = |call: &'static str| {
+            move |source: io::Error| AfPacketError::Sys {
+                ifname: ifname.to_string(),
+                call,
+                source,
+            }
+        };
+        let sock = Socket::new().map_err(err("socket(AF_PACKET)"))?;
+        let ifindex = sock.ifindex(ifname).map_err(err("ioctl(SIOCGIFINDEX)"))?;
+        let mtu = sock.mtu(ifname).map_err(err("ioctl(SIOCGIFMTU)"))?;
+        let flags = sock.if_flags(ifname).map_err(err("ioctl(SIOCGIFFLAGS)"))?;
+        sock.set_version_v3()
+            .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V3)"))?;
+        // Before the rings: the kernel refuses PACKET_LOSS once a ring exists.
+        sock.set_loss().map_err(err("setsockopt(PACKET_LOSS)"))?;
+        let rx = TpacketReq3 {
+            block_size: cfg.rx.block_size,
+            block_nr: cfg.rx.block_count,
+            frame_size: cfg.rx.frame_size,
+            frame_nr: cfg.rx.frames_per_block() * cfg.rx.block_count,
+            retire_blk_tov: cfg.rx_retire_ms,
+            sizeof_priv: 0,
+            feature_req_word: 0,
+        };
+        sock.set_rx_ring(&rx)
+            .map_err(err("setsockopt(PACKET_RX_RING)"))?;
+        let tx = TpacketReq3 {
+            block_size: cfg.tx.block_size,
+            block_nr: cfg.tx.block_count,
+            frame_size: cfg.tx.frame_size,
+            frame_nr: cfg.tx.frames_per_block() * cfg.tx.block_count,
+            ..TpacketReq3::default()
+        };
+        sock.set_tx_ring(&tx)
+            .map_err(err("setsockopt(PACKET_TX_RING)"))?;
+        if cfg.qdisc_bypass {
+            sock.set_qdisc_bypass()
+                .map_err(err("setsockopt(PACKET_QDISC_BYPASS)"))?;
+        }
+        if cfg.ignore_outgoing {
+            sock.set_ignore_outgoing()
+                .map_err(err("setsockopt(PACKET_IGNORE_OUTGOING)"))?;
+        }
+        let len = (cfg.rx.bytes() + cfg.tx.bytes()) as usize;
+        let map = RingMap::map(&sock, len).map_err(err("mmap(rings)"))?;
+        sock.bind(ifindex).map_err(err("bind"))?;
+        if cfg.promiscuous {
+            sock.add_promisc(ifindex)
+                .map_err(err("setsockopt(PACKET_ADD_MEMBERSHIP, PROMISC)"))?;
+        }
+        if let Some(group) = cfg.fanout {
+            sock.join_fanout_hash(group)
+                .map_err(err("setsockopt(PACKET_FANOUT, HASH)"))?;
+        }
+        let rings = Rings {
+            map,
+            rx: cfg.rx,
+            tx: cfg.tx,
+            rx_block: 0,
+            rx_left: 0,
+            rx_pos: 0,
+            rx_in_block: false,
+            tx_head: 0,
+            tx_frames: cfg.tx.frames_per_block() * cfg.tx.block_count,
+            tx_pending: 0,
+        };
+        Ok((sock, rings, ifindex, mtu, flags))
+    }
+
+    /// Interface name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Interface MTU (as of open or the last [`poll_link`](Self::poll_link)).
+    pub fn mtu(&self) -> u32 {
+        self.mtu
+    }
+    /// Interface index the socket is bound to.
+    pub fn ifindex(&self) -> i32 {
+        self.ifindex
+    }
+    /// The socket, for poll/epoll (readable = an RX block is ready; error = link event,
+    /// call [`poll_link`](Self::poll_link)). Changes after [`LinkEvent::Reopened`].
+    pub fn fd(&self) -> RawFd {
+        self.sock.raw()
+    }
+    /// Link state as of open, the last [`poll_link`](Self::poll_link), or a failed send
+    /// (no syscall).
+    pub fn link_up(&self) -> bool {
+        self.up
+    }
+    /// The configuration.
+    pub fn config(&self) -> &AfPacketConfig {
+        &self.cfg
+    }
+    /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame and
+    /// MTU + Ethernet header.
+    pub fn max_frame(&self) -> usize {
+        self.cfg.tx_max_frame().min(self.mtu as usize + ETH_HLEN)
+    }
+
+    /// Counters, after folding in the kernel's `PACKET_STATISTICS` (one getsockopt).
+    pub fn stats(&mut self) -> PortStats {
+        if let Ok(k) = self.sock.take_stats() {
+            self.stats.kernel_packets += k.packets as u64;
+            self.stats.kernel_drops += k.drops as u64;
+            self.stats.kernel_freeze_q += k.freeze_q as u64;
+        }
+        self.stats
+    }
+
+    fn count(&mut self, reason: PortDrop) {
+        self.stats.drops[reason as usize] += 1;
+    }
+
+    /// Wait up to `timeout_ms` for an RX block (or a link event). Returns true when the
+    /// socket is readable or has an error pending.
+    pub fn wait_readable(&self, timeout_ms: i32) -> bool {
+        matches!(self.sock.poll(timeout_ms), Ok(r) if r != 0)
+    }
+
+    /// Receive up to `max` frames, calling `f` with each frame's bytes (from the MAC
+    /// header on). Walks the RX blocks user space owns in ring order, returns each block
+    /// to the kernel once all its frames are consumed (a partly consumed block is kept
+    /// for the next call). Returns the number of frames passed to `f`. Truncated frames
+    /// (larger than the block) are dropped and counted, not passed.
+    pub fn rx_burst(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+        let mut seen = 0usize;
+        let mut delivered = 0usize;
+        let bsize = self.rings.rx.block_size as usize;
+        while seen < max {
+            let off = self.rings.rx_block as usize * bsize;
+            let Some(block) = self.rings.map.rx_block(off, bsize) else {
+                break;
+            };
+            let mut bad = false;
+            if !self.rings.rx_in_block {
+                match (
+                    read_u32(block, sys::BD_NUM_PKTS),
+                    read_u32(block, sys::BD_FIRST_PKT),
+                ) {
+                    (Some(n), Some(first)) => {
+                        self.rings.rx_left = n;
+                        self.rings.rx_pos = first;
+                        self.rings.rx_in_block = true;
+                    }
+                    _ => bad = true,
+                }
+            }
+            while !bad && self.rings.rx_left > 0 && seen < max {
+                let pos = self.rings.rx_pos as usize;
+                let hdr = (
+                    read_u32(block, pos + sys::H3_NEXT),
+                    read_u32(block, pos + sys::H3_SNAPLEN),
+                    read_u32(block, pos + sys::H3_LEN),
+                    read_u16(block, pos + sys::H3_MAC),
+                );
+                let (Some(next), Some(snap), Some(len), Some(mac)) = hdr else {
+                    bad = true;
+                    break;
+                };
+                let start = pos + mac as usize;
+                let Some(data) = block.get(start..start + snap as usize) else {
+                    bad = true;
+                    break;
+                };
+                seen += 1;
+                self.rings.rx_left -= 1;
+                if snap == len {
+                    f(data);
+                    delivered += 1;
+                    self.stats.rx_frames += 1;
+                    self.stats.rx_bytes += len as u64;
+                } else {
+                    self.stats.drops[PortDrop::RxTruncated as usize] += 1;
+                }
+                if self.rings.rx_left > 0 {
+                    if next == 0 {
+                        bad = true;
+                        break;
+                    }
+                    self.rings.rx_pos = self.rings.rx_pos.wrapping_add(next);
+                }
+            }
+            if bad {
+                self.count(PortDrop::RxBadBlock);
+                self.rings.rx_left = 0;
+            }
+            if self.rings.rx_left == 0 {
+                self.rings.map.rx_release(off);
+                self.rings.rx_in_block = false;
+                self.rings.rx_block = (self.rings.rx_block + 1) % self.rings.rx.block_count;
+            }
+        }
+        delivered
+    }
+
+    /// Queue one frame in the TX ring (copied; sent by the next [`tx_flush`](Self::tx_flush)).
+    /// `Ok(true)`: queued. `Ok(false)`: the TX ring is full (counted as `tx_ring_full`;
+    /// flush and retry later, or drop). `Err(reason)`: refused and counted: `port_down`,
+    /// `oversize` (larger than [`max_frame`](Self::max_frame)) or `runt` (< 14 bytes).
+    pub fn tx_frame(&mut self, frame: &[u8]) -> Result<bool, PortDrop> {
+        if !self.up {
+            self.count(PortDrop::PortDown);
+            return Err(PortDrop::PortDown);
+        }
+        if frame.len() > self.max_frame() {
+            self.count(PortDrop::Oversize);
+            return Err(PortDrop::Oversize);
+        }
+        if frame.len() < ETH_HLEN {
+            self.count(PortDrop::Runt);
+            return Err(PortDrop::Runt);
+        }
+        let fsize = self.rings.tx.frame_size as usize;
+        let off = self.rings.rx.bytes() as usize + self.rings.tx_head as usize * fsize;
+        if self.rings.map.tx_status(off) == sys::TP_STATUS_WRONG_FORMAT {
+            self.rings.map.tx_reclaim(off);
+            self.count(PortDrop::TxWrongFormat);
+        }
+        let Some(buf) = self.rings.map.tx_data_mut(off, fsize) else {
+            self.count(PortDrop::TxRingFull);
+            return Ok(false);
+        };
+        buf[..frame.len()].copy_from_slice(frame);
+        self.rings.map.tx_submit(off, frame.len() as u32);
+        self.rings.tx_head = (self.rings.tx_head + 1) % self.rings.tx_frames;
+        self.rings.tx_pending += 1;
+        self.stats.tx_frames += 1;
+        self.stats.tx_bytes += frame.len() as u64;
+        Ok(true)
+    }
+
+    /// Frames queued since the last successful flush.
+    pub fn tx_pending(&self) -> usize {
+        self.rings.tx_pending as usize
+    }
+
+    /// Hand every queued TX frame to the kernel with one `send(MSG_DONTWAIT)`. No-op when
+    /// nothing is queued. A failure is counted (`tx_send_errors`); `ENETDOWN`, `ENXIO`
+    /// or `ENODEV` also mark the port down. Frames stay queued on error and go out with
+    /// the next successful flush.
+    pub fn tx_flush(&mut self) -> Result<(), AfPacketError> {
+        if self.rings.tx_pending == 0 {
+            return Ok(());
+        }
+        self.stats.tx_sends += 1;
+        match self.sock.send_ring() {
+            Ok(_) => {
+                self.rings.tx_pending = 0;
+                Ok(())
+            }
+            Err(e) => {
+                self.stats.tx_send_errors += 1;
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENETDOWN) | Some(libc::ENXIO) | Some(libc::ENODEV)
+                ) && self.up
+                {
+                    self.up = false;
+                    self.stats.link_down_events += 1;
+                }
+                Err(AfPacketError::Sys {
+                    ifname: self.name.clone(),
+                    call: "send(TX ring)",
+                    source: e,
+                })
+            }
+        }
+    }
+
+    /// Re-read the interface state (a few ioctls; call it on a timer, e.g. every 100 ms,
+    /// and when [`fd`](Self::fd) reports an error). The port is up when the interface
+    /// it is bound to exists and has IFF_UP and IFF_RUNNING (carrier). When the
+    /// interface was deleted, the port is down; when an interface of the same name
+    /// appears again (a new ifindex), the port reopens: new socket, new rings, same
+    /// configuration ([`LinkEvent::Reopened`]). Reopening creates the socket in the
+    /// calling thread's network namespace, so it must be called from the namespace the
+    /// port was opened in ([`AfPacketError::WrongNamespace`] otherwise). A failed
+    /// reopen leaves the port down and is returned; the next call tries again.
+    pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
+        let _ = self.sock.take_error();
+        let was_up = self.up;
+        match self.sock.ifindex(&self.name) {
+            Err(_) => {
+                // Gone (ENODEV) or unreadable: down.
+                self.gone = true;
+                self.up = false;
+            }
+            Ok(idx) if idx != self.ifindex || self.gone => {
+                if netns_id() != self.netns {
+                    self.up = false;
+                    return Err(AfPacketError::WrongNamespace {
+                        ifname: self.name.clone(),
+                    });
+                }
+                self.up = false;
+                let (sock, rings, ifindex, mtu, flags) = Self::open_socket(&self.name, &self.cfg)?;
+                // Drop order: old rings (unmap) before the old socket closes.
+                self.rings = rings;
+                self.sock = sock;
+                self.ifindex = ifindex;
+                self.mtu = mtu;
+                self.gone = false;
+                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+                self.stats.reopens += 1;
+                if was_up && !self.up {
+                    self.stats.link_down_events += 1;
+                }
+                return Ok(LinkEvent::Reopened { up: self.up });
+            }
+            Ok(_) => {
+                let flags = self.sock.if_flags(&self.name).unwrap_or(0);
+                if let Ok(m) = self.sock.mtu(&self.name) {
+                    self.mtu = m;
+                }
+                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+            }
+        }
+        Ok(match (was_up, self.up) {
+            (true, false) => {
+                self.stats.link_down_events += 1;
+                LinkEvent::WentDown
+            }
+            (false, true) => LinkEvent::CameUp,
+            _ => LinkEvent::Unchanged,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_geometry_is_valid_for_4k_and_64k_pages() {
+        let c = AfPacketConfig::default();
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+        assert_eq!(c.validate_with_page(65536), Ok(()));
+        assert_eq!(c.tx_max_frame(), 2000);
+        assert_eq!(c.rx.frames_per_block(), 64);
+    }
+
+    #[test]
+    fn block_size_must_be_a_page_multiple() {
+        let mut c = AfPacketConfig::default();
+        c.rx.block_size = 4096 + 2048;
+        assert!(matches!(
+            c.validate_with_page(4096),
+            Err(GeometryError::BlockNotPageMultiple { ring: "rx", .. })
+        ));
+        c.rx.block_size = 0;
+        assert!(c.validate_with_page(4096).is_err());
+        let mut c = AfPacketConfig::default();
+        c.tx.block_size = 8192;
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+        assert!(matches!(
+            c.validate_with_page(65536),
+            Err(GeometryError::BlockNotPageMultiple { ring: "tx", .. })
+        ));
+    }
+
+    #[test]
+    fn frame_size_bounds_and_alignment() {
+        let mut c = AfPacketConfig::default();
+        for bad in [0u32, 16, 80, 2050, (128 << 10) + 16] {
+            c.rx.frame_size = bad;
+            assert!(
+                matches!(
+                    c.validate_with_page(4096),
+                    Err(GeometryError::BadFrameSize { ring: "rx", .. })
+                ),
+                "{bad}"
+            );
+        }
+        // Smallest: 68-byte header + 14-byte Ethernet header, rounded up to 16.
+        c.rx.frame_size = 96;
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+        c.rx.frame_size = 128 << 10;
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+        let mut c = AfPacketConfig::default();
+        c.tx.frame_size = 1 << 20;
+        assert!(matches!(
+            c.validate_with_page(4096),
+            Err(GeometryError::BadFrameSize { ring: "tx", max, .. }) if max == 64 << 10
+        ));
+    }
+
+    #[test]
+    fn block_count_and_total_size() {
+        let mut c = AfPacketConfig::default();
+        c.tx.block_count = 0;
+        assert_eq!(
+            c.validate_with_page(4096),
+            Err(GeometryError::NoBlocks { ring: "tx" })
+        );
+        let mut c = AfPacketConfig::default();
+        c.rx.block_size = 1 << 20;
+        c.rx.block_count = 1024;
+        assert!(matches!(
+            c.validate_with_page(4096),
+            Err(GeometryError::TooLarge { .. })
+        ));
+        c.rx.block_count = 1023;
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+    }
+
+    #[test]
+    fn drop_reason_names_match_the_enum() {
+        for (i, r) in [
+            PortDrop::TxRingFull,
+            PortDrop::Oversize,
+            PortDrop::Runt,
+            PortDrop::PortDown,
+            PortDrop::RxTruncated,
+            PortDrop::TxWrongFormat,
+            PortDrop::RxBadBlock,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(r as usize, i);
+            assert_eq!(PORT_DROP_REASON_NAMES[i], r.to_string());
+        }
+    }
+
+    #[test]
+    fn open_refuses_bad_names_and_geometry_without_syscalls() {
+        for name in ["", "0123456789abcdef", "a\0b"] {
+            assert!(matches!(
+                AfPacketPort::open(name, AfPacketConfig::default()),
+                Err(AfPacketError::BadName { .. })
+            ));
+        }
+        let mut c = AfPacketConfig::default();
+        c.tx.block_count = 0;
+        let e = AfPacketPort::open("veth0", c).unwrap_err();
+        assert!(e.to_string().starts_with("veth0: "), "{e}");
+    }
+}

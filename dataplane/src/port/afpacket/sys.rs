@@ -1,0 +1,470 @@
+//! The only place in the AF_PACKET port that talks to the kernel: the packet socket,
+//! its options, the shared ring mapping, and the few syscalls of the port (`send`,
+//! `poll`, interface ioctls, `PACKET_STATISTICS`).
+//!
+//! Everything here is `pub(super)`: the safe ring-walking logic in `mod.rs` uses these
+//! wrappers and never sees a raw pointer. The ring accessors encode the TPACKET
+//! ownership protocol (a block or frame is handed out as a slice only while the status
+//! word says user space owns it, and it is handed back with a release store).
+#![allow(unsafe_code)] // FFI and the shared mmap ring: unavoidable, confined to this module.
+
+use std::ffi::c_void;
+use std::io;
+use std::mem::{size_of, zeroed};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// `TPACKET_ALIGN(sizeof(struct tpacket3_hdr))`: where frame data starts in a V3 TX
+/// frame (the kernel's default `tp_hdrlen - sizeof(struct sockaddr_ll)`).
+pub(super) const TPACKET3_DATA_OFF: usize = 48;
+/// `TPACKET3_HDRLEN` = aligned header + `sockaddr_ll`: the kernel's minimum frame size.
+pub(super) const TPACKET3_HDRLEN: usize = 48 + 20;
+/// `TPACKET_ALIGNMENT`.
+pub(super) const TPACKET_ALIGNMENT: usize = 16;
+
+/// Block descriptor (`struct tpacket_block_desc`) field offsets.
+pub(super) const BD_STATUS: usize = 8;
+pub(super) const BD_NUM_PKTS: usize = 12;
+pub(super) const BD_FIRST_PKT: usize = 16;
+/// Packet header (`struct tpacket3_hdr`) field offsets.
+pub(super) const H3_NEXT: usize = 0;
+pub(super) const H3_SNAPLEN: usize = 12;
+pub(super) const H3_LEN: usize = 16;
+pub(super) const H3_STATUS: usize = 20;
+pub(super) const H3_MAC: usize = 24;
+
+const TP_STATUS_KERNEL: u32 = 0;
+const TP_STATUS_USER: u32 = 1;
+/// TX frame statuses.
+pub(super) const TP_STATUS_AVAILABLE: u32 = 0;
+const TP_STATUS_SEND_REQUEST: u32 = 1;
+pub(super) const TP_STATUS_WRONG_FORMAT: u32 = 4;
+
+const SOL_PACKET: libc::c_int = 263;
+const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
+const PACKET_RX_RING: libc::c_int = 5;
+const PACKET_STATISTICS: libc::c_int = 6;
+const PACKET_VERSION: libc::c_int = 10;
+const PACKET_TX_RING: libc::c_int = 13;
+const PACKET_LOSS: libc::c_int = 14;
+const PACKET_FANOUT: libc::c_int = 18;
+const PACKET_QDISC_BYPASS: libc::c_int = 20;
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+const PACKET_MR_PROMISC: u16 = 1;
+const TPACKET_V3: libc::c_int = 2;
+const PACKET_FANOUT_HASH: u32 = 0;
+const ETH_P_ALL: u16 = 0x0003;
+
+/// `struct tpacket_req3`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct TpacketReq3 {
+    pub block_size: u32,
+    pub block_nr: u32,
+    pub frame_size: u32,
+    pub frame_nr: u32,
+    pub retire_blk_tov: u32,
+    pub sizeof_priv: u32,
+    pub feature_req_word: u32,
+}
+
+/// `struct packet_mreq`.
+#[repr(C)]
+struct PacketMreq {
+    mr_ifindex: libc::c_int,
+    mr_type: u16,
+    mr_alen: u16,
+    mr_address: [u8; 8],
+}
+
+/// `struct tpacket_stats_v3`.
+#[repr(C)]
+#[derive(Default)]
+struct TpacketStatsV3 {
+    tp_packets: u32,
+    tp_drops: u32,
+    tp_freeze_q_cnt: u32,
+}
+
+/// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).
+#[repr(C)]
+struct IfReq {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    data: [u8; 24],
+}
+
+/// Kernel counters from `PACKET_STATISTICS` since the previous read (the read resets them).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct KernelStats {
+    pub packets: u32,
+    pub drops: u32,
+    pub freeze_q: u32,
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// The system page size.
+pub(super) fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+/// An `AF_PACKET`/`SOCK_RAW` socket (close-on-exec, non-blocking).
+#[derive(Debug)]
+pub(super) struct Socket {
+    fd: OwnedFd,
+}
+
+impl Socket {
+    /// A packet socket with protocol 0: it receives nothing until [`Socket::bind`], so no
+    /// frame of another interface can land in the ring before it is bound.
+    pub fn new() -> io::Result<Socket> {
+        // SAFETY: plain syscall; a non-negative return is a fresh fd we own.
+        let fd = cvt(unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+                0,
+            )
+        })?;
+        // SAFETY: fd was just returned by socket() and is owned by nobody else.
+        Ok(Socket {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+        })
+    }
+
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    fn setsockopt<T>(&self, level: libc::c_int, opt: libc::c_int, val: &T) -> io::Result<()> {
+        // SAFETY: val points to a live, initialised T of the given size for the call.
+        cvt(unsafe {
+            libc::setsockopt(
+                self.raw(),
+                level,
+                opt,
+                (val as *const T).cast::<c_void>(),
+                size_of::<T>() as libc::socklen_t,
+            )
+        })
+        .map(|_| ())
+    }
+
+    pub fn set_version_v3(&self) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_VERSION, &TPACKET_V3)
+    }
+    pub fn set_rx_ring(&self, req: &TpacketReq3) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_RX_RING, req)
+    }
+    pub fn set_tx_ring(&self, req: &TpacketReq3) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_TX_RING, req)
+    }
+    pub fn set_loss(&self) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_LOSS, &1 as &libc::c_int)
+    }
+    pub fn set_qdisc_bypass(&self) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, &1 as &libc::c_int)
+    }
+    pub fn set_ignore_outgoing(&self) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, &1 as &libc::c_int)
+    }
+    pub fn add_promisc(&self, ifindex: i32) -> io::Result<()> {
+        let mreq = PacketMreq {
+            mr_ifindex: ifindex,
+            mr_type: PACKET_MR_PROMISC,
+            mr_alen: 0,
+            mr_address: [0; 8],
+        };
+        self.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq)
+    }
+    /// Join fanout group `group` in hash mode (after bind).
+    pub fn join_fanout_hash(&self, group: u16) -> io::Result<()> {
+        let arg: libc::c_int = (group as u32 | (PACKET_FANOUT_HASH << 16)) as libc::c_int;
+        self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)
+    }
+
+    /// Bind to `ifindex`, receiving every protocol.
+    pub fn bind(&self, ifindex: i32) -> io::Result<()> {
+        // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+        let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = ETH_P_ALL.to_be();
+        sll.sll_ifindex = ifindex;
+        // SAFETY: sll is a valid sockaddr_ll and the length matches it.
+        cvt(unsafe {
+            libc::bind(
+                self.raw(),
+                (&sll as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn ifreq(&self, name: &str, req: libc::c_ulong) -> io::Result<[u8; 24]> {
+        let mut ifr = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            data: [0; 24],
+        };
+        let bytes = name.as_bytes();
+        if bytes.is_empty() || bytes.len() >= libc::IFNAMSIZ || bytes.contains(&0) {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        for (d, s) in ifr.name.iter_mut().zip(bytes) {
+            *d = *s as libc::c_char;
+        }
+        // SAFETY: ifr is a properly sized, NUL-terminated struct ifreq for these
+        // SIOCGIF* requests, which only write into it. The ioctl runs in the socket's
+        // network namespace.
+        cvt(unsafe { libc::ioctl(self.raw(), req as _, &mut ifr as *mut IfReq) })?;
+        Ok(ifr.data)
+    }
+
+    /// `SIOCGIFINDEX` in this socket's network namespace.
+    pub fn ifindex(&self, name: &str) -> io::Result<i32> {
+        let d = self.ifreq(name, libc::SIOCGIFINDEX as libc::c_ulong)?;
+        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]))
+    }
+    /// `SIOCGIFFLAGS`.
+    pub fn if_flags(&self, name: &str) -> io::Result<u32> {
+        let d = self.ifreq(name, libc::SIOCGIFFLAGS as libc::c_ulong)?;
+        Ok(u16::from_ne_bytes([d[0], d[1]]) as u32)
+    }
+    /// `SIOCGIFMTU`.
+    pub fn mtu(&self, name: &str) -> io::Result<u32> {
+        let d = self.ifreq(name, libc::SIOCGIFMTU as libc::c_ulong)?;
+        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]).max(0) as u32)
+    }
+
+    /// Read (and so reset) the kernel's `PACKET_STATISTICS` for this socket.
+    pub fn take_stats(&self) -> io::Result<KernelStats> {
+        let mut st = TpacketStatsV3::default();
+        let mut len = size_of::<TpacketStatsV3>() as libc::socklen_t;
+        // SAFETY: st and len are valid for writes of the advertised size.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.raw(),
+                SOL_PACKET,
+                PACKET_STATISTICS,
+                (&mut st as *mut TpacketStatsV3).cast::<c_void>(),
+                &mut len,
+            )
+        })?;
+        Ok(KernelStats {
+            packets: st.tp_packets,
+            drops: st.tp_drops,
+            freeze_q: st.tp_freeze_q_cnt,
+        })
+    }
+
+    /// Read and clear the socket's pending error (`SO_ERROR`); 0 when none.
+    pub fn take_error(&self) -> io::Result<i32> {
+        let mut err: libc::c_int = 0;
+        let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: err and len are valid for writes of the advertised size.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.raw(),
+                libc::SOL_SOCKET,
+                libc::SO_ERROR,
+                (&mut err as *mut libc::c_int).cast::<c_void>(),
+                &mut len,
+            )
+        })?;
+        Ok(err)
+    }
+
+    /// Kick the TX ring: one `send(fd, NULL, 0, MSG_DONTWAIT)` hands every frame marked
+    /// `TP_STATUS_SEND_REQUEST` to the kernel.
+    pub fn send_ring(&self) -> io::Result<usize> {
+        // SAFETY: a NULL buffer of length 0 is the documented way to flush a TX ring.
+        let r = unsafe { libc::send(self.raw(), std::ptr::null(), 0, libc::MSG_DONTWAIT) };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as usize)
+        }
+    }
+
+    /// `poll` this socket for readability for at most `timeout_ms` (-1 = forever).
+    /// Returns the revents.
+    pub fn poll(&self, timeout_ms: i32) -> io::Result<i16> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw(),
+            events: libc::POLLIN | libc::POLLERR,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(pfd.revents)
+        }
+    }
+}
+
+/// The `mmap`ed RX + TX rings of one socket (RX first, then TX, as the kernel lays them).
+#[derive(Debug)]
+pub(super) struct RingMap {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by this value (unmapped on drop) and all access goes
+// through &self/&mut self methods; moving it to another thread is fine.
+unsafe impl Send for RingMap {}
+
+impl RingMap {
+    /// Map `len` bytes of the socket's rings (both rings must be configured first).
+    pub fn map(sock: &Socket, len: usize) -> io::Result<RingMap> {
+        // SAFETY: a fresh shared mapping of the socket's rings; the kernel checks len
+        // against the configured rings and fails otherwise.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE,
+                sock.raw(),
+                0,
+            )
+        };
+        let p = if p == libc::MAP_FAILED {
+            // MAP_LOCKED needs RLIMIT_MEMLOCK; retry without it.
+            // SAFETY: as above.
+            let p2 = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED | libc::MAP_POPULATE,
+                    sock.raw(),
+                    0,
+                )
+            };
+            if p2 == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            p2
+        } else {
+            p
+        };
+        let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| io::Error::other("mmap NULL"))?;
+        Ok(RingMap { ptr, len })
+    }
+
+    fn in_bounds(&self, off: usize, len: usize) -> bool {
+        off.checked_add(len).is_some_and(|end| end <= self.len)
+    }
+
+    fn status_word(&self, off: usize) -> Option<&AtomicU32> {
+        if !self.in_bounds(off, 4) || !off.is_multiple_of(4) {
+            return None;
+        }
+        // SAFETY: in bounds of the live mapping and 4-aligned (the mapping is
+        // page-aligned); the kernel updates this word concurrently, so it is only ever
+        // accessed atomically.
+        Some(unsafe { AtomicU32::from_ptr(self.ptr.as_ptr().add(off).cast::<u32>()) })
+    }
+
+    /// The RX block at `off` (`size` bytes) if user space owns it (`TP_STATUS_USER`).
+    /// The acquire load orders the kernel's writes to the block before our reads.
+    pub fn rx_block(&self, off: usize, size: usize) -> Option<&[u8]> {
+        let st = self.status_word(off + BD_STATUS)?.load(Ordering::Acquire);
+        if st & TP_STATUS_USER == 0 || !self.in_bounds(off, size) {
+            return None;
+        }
+        // SAFETY: in bounds; while the block status has TP_STATUS_USER the kernel does
+        // not write the block, and it only gets it back through rx_release(&mut self),
+        // which cannot run while this shared borrow lives.
+        Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(off), size) })
+    }
+
+    /// Hand the RX block at `off` back to the kernel (release store of `TP_STATUS_KERNEL`).
+    pub fn rx_release(&mut self, off: usize) {
+        if let Some(w) = self.status_word(off + BD_STATUS) {
+            w.store(TP_STATUS_KERNEL, Ordering::Release);
+        }
+    }
+
+    /// Status of the TX frame at `off`.
+    pub fn tx_status(&self, off: usize) -> u32 {
+        self.status_word(off + H3_STATUS)
+            .map(|w| w.load(Ordering::Acquire))
+            .unwrap_or(u32::MAX)
+    }
+
+    /// The data area of the TX frame at `off` (`frame_size` bytes in all) if it is
+    /// `TP_STATUS_AVAILABLE`, i.e. owned by user space.
+    pub fn tx_data_mut(&mut self, off: usize, frame_size: usize) -> Option<&mut [u8]> {
+        if self.tx_status(off) != TP_STATUS_AVAILABLE
+            || frame_size <= TPACKET3_DATA_OFF
+            || !self.in_bounds(off, frame_size)
+        {
+            return None;
+        }
+        // SAFETY: in bounds; an AVAILABLE frame is not touched by the kernel until we
+        // set SEND_REQUEST in tx_submit(&mut self), which cannot run while this
+        // exclusive borrow lives; the slice excludes the header with the status word.
+        Some(unsafe {
+            std::slice::from_raw_parts_mut(
+                self.ptr.as_ptr().add(off + TPACKET3_DATA_OFF),
+                frame_size - TPACKET3_DATA_OFF,
+            )
+        })
+    }
+
+    /// Mark the TX frame at `off` (data already written) as `len` bytes to send.
+    pub fn tx_submit(&mut self, off: usize, len: u32) {
+        if !self.in_bounds(off, TPACKET3_DATA_OFF) || self.tx_status(off) != TP_STATUS_AVAILABLE {
+            return;
+        }
+        // SAFETY: in bounds, the frame is user-owned (AVAILABLE) so the kernel does not
+        // read its header concurrently; the status word is written atomically after.
+        unsafe {
+            let base = self.ptr.as_ptr().add(off);
+            base.add(H3_NEXT).cast::<u32>().write_volatile(0);
+            base.add(H3_SNAPLEN).cast::<u32>().write_volatile(len);
+            base.add(H3_LEN).cast::<u32>().write_volatile(len);
+        }
+        if let Some(w) = self.status_word(off + H3_STATUS) {
+            w.store(TP_STATUS_SEND_REQUEST, Ordering::Release);
+        }
+    }
+
+    /// Give a frame the kernel refused (`TP_STATUS_WRONG_FORMAT`) back to user space.
+    pub fn tx_reclaim(&mut self, off: usize) {
+        if let Some(w) = self.status_word(off + H3_STATUS) {
+            let _ = w.compare_exchange(
+                TP_STATUS_WRONG_FORMAT,
+                TP_STATUS_AVAILABLE,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+}
+
+impl Drop for RingMap {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are exactly the mapping created in map(); no borrow of it can
+        // outlive self.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast::<c_void>(), self.len);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Port backends: where frames enter and leave a switch.
+#[cfg(target_os = "linux")]
+pub mod afpacket;

@@ -1,0 +1,484 @@
+//! AF_PACKET port on veth pairs between network namespaces (root only; skipped with a
+//! message otherwise). Every namespace is named `canopy-t<pid>-<test>-<x>`; the veths
+//! are created directly inside them (never in the host namespace) and go away with
+//! them. A guard deletes the namespaces on drop, also when a test fails.
+#![cfg(target_os = "linux")]
+
+use canopy::dataplane::port::afpacket::{
+    AfPacketConfig, AfPacketPort, LinkEvent, PortDrop, RingGeometry,
+};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const ETHERTYPE: u16 = 0x88b5; // IEEE local experimental: never sent by the kernel itself.
+
+fn can_run() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP netns_afpacket: needs root (network namespaces and veths)");
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("SKIP netns_afpacket: `ip` (iproute2) not installed");
+        return false;
+    }
+    true
+}
+
+fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().expect("run ip");
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Namespaces of one test; deleted on drop.
+struct Netns {
+    names: Vec<String>,
+}
+
+impl Netns {
+    fn new(test: &str, suffixes: &[&str]) -> Netns {
+        let pid = std::process::id();
+        let mut ns = Netns { names: vec![] };
+        for s in suffixes {
+            let name = format!("canopy-t{pid}-{test}-{s}");
+            let _ = Command::new("ip").args(["netns", "del", &name]).output();
+            ip(&["netns", "add", &name]);
+            ns.names.push(name);
+        }
+        ns
+    }
+    fn name(&self, i: usize) -> &str {
+        &self.names[i]
+    }
+    /// veth `a` in namespace `na`, peer `b` in namespace `nb`, both up.
+    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
+        ip(&[
+            "-n",
+            self.name(na),
+            "link",
+            "add",
+            a,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            b,
+            "netns",
+            self.name(nb),
+        ]);
+        ip(&["-n", self.name(na), "link", "set", a, "up"]);
+        ip(&["-n", self.name(nb), "link", "set", b, "up"]);
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+        }
+    }
+}
+
+/// Run `f` on a thread that has entered namespace `ns`; sockets it creates belong there.
+fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let file = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this only changes the calling (fresh) thread.
+        let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        f()
+    })
+    .join()
+    .expect("netns thread")
+}
+
+/// A plain AF_PACKET/SOCK_RAW socket (no rings): the independent sender/receiver.
+struct Raw {
+    fd: OwnedFd,
+}
+
+impl Raw {
+    /// Must run inside the namespace of `ifname`.
+    fn open(ifname: &str) -> Raw {
+        let cname = std::ffi::CString::new(ifname).unwrap();
+        // SAFETY: plain syscalls with valid arguments; the fd is owned by the OwnedFd.
+        unsafe {
+            let idx = libc::if_nametoindex(cname.as_ptr());
+            assert!(idx > 0, "no interface {ifname}");
+            let fd = libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                (libc::ETH_P_ALL as u16).to_be() as i32,
+            );
+            assert!(fd >= 0);
+            let fd = OwnedFd::from_raw_fd(fd);
+            let one: libc::c_int = 1;
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                23, // PACKET_IGNORE_OUTGOING
+                &one as *const _ as *const libc::c_void,
+                4,
+            );
+            let mut sll: libc::sockaddr_ll = std::mem::zeroed();
+            sll.sll_family = libc::AF_PACKET as u16;
+            sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+            sll.sll_ifindex = idx as i32;
+            let r = libc::bind(
+                fd.as_raw_fd(),
+                &sll as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            );
+            assert_eq!(r, 0, "bind raw: {}", std::io::Error::last_os_error());
+            Raw { fd }
+        }
+    }
+    fn send(&self, frame: &[u8]) {
+        loop {
+            // SAFETY: frame is a valid buffer of its length.
+            let r =
+                unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+            if r == frame.len() as isize {
+                return;
+            }
+            let e = std::io::Error::last_os_error();
+            assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "raw send: {e}");
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+    /// Receive our test frames (ETHERTYPE) until `n` arrived or `timeout` passed.
+    fn recv_n(&self, n: usize, timeout: Duration) -> Vec<Vec<u8>> {
+        let deadline = Instant::now() + timeout;
+        let mut got = vec![];
+        let mut buf = vec![0u8; 65536];
+        while got.len() < n && Instant::now() < deadline {
+            // SAFETY: buf is a valid writable buffer of its length.
+            let r =
+                unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if r < 0 {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
+            let f = &buf[..r as usize];
+            if is_test_frame(f) {
+                got.push(f.to_vec());
+            }
+        }
+        got
+    }
+}
+
+fn is_test_frame(f: &[u8]) -> bool {
+    f.len() >= 14 && u16::from_be_bytes([f[12], f[13]]) == ETHERTYPE
+}
+
+/// A test frame of `len` bytes carrying `seq`, payload bytes derived from both.
+fn frame(seq: u32, len: usize) -> Vec<u8> {
+    let mut f = vec![0u8; len.max(18)];
+    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
+    f[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
+    f[14..18].copy_from_slice(&seq.to_be_bytes());
+    for (i, b) in f[18..].iter_mut().enumerate() {
+        *b = (seq as usize * 7 + i) as u8;
+    }
+    f
+}
+
+/// Collect our test frames from `port` until `n` arrived or `timeout` passed; also
+/// records every burst size.
+fn port_recv_n(
+    port: &mut AfPacketPort,
+    n: usize,
+    timeout: Duration,
+    bursts: &mut Vec<usize>,
+) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + timeout;
+    let mut got = vec![];
+    while got.len() < n && Instant::now() < deadline {
+        let k = port.rx_burst(32, |f| {
+            if is_test_frame(f) {
+                got.push(f.to_vec())
+            }
+        });
+        if k == 0 {
+            port.wait_readable(5);
+        } else {
+            bursts.push(k);
+        }
+    }
+    got
+}
+
+fn small_tx_cfg() -> AfPacketConfig {
+    AfPacketConfig {
+        tx: RingGeometry {
+            block_size: 4096,
+            block_count: 1,
+            frame_size: 1024,
+        },
+        ..AfPacketConfig::default()
+    }
+}
+
+#[test]
+fn rx_delivers_exact_bytes_in_bursts_of_32() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("rx", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let mut port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open pa");
+    assert_eq!(port.name(), "pa");
+    assert_eq!(port.mtu(), 1500);
+    assert!(port.link_up());
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    let sent: Vec<Vec<u8>> = (0..200u32)
+        .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
+        .collect();
+    for f in &sent {
+        raw.send(f);
+    }
+    let mut bursts = vec![];
+    let got = port_recv_n(&mut port, sent.len(), Duration::from_secs(5), &mut bursts);
+    assert_eq!(got.len(), sent.len());
+    assert_eq!(got, sent, "bytes and order preserved");
+    assert!(bursts.iter().all(|&b| b <= 32));
+    assert!(bursts.contains(&32), "bursts {bursts:?}");
+    let st = port.stats();
+    assert!(st.rx_frames >= 200);
+    assert_eq!(st.kernel_drops, 0);
+    // Nothing more: the ring is empty and hands nothing back.
+    assert_eq!(
+        port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
+        0
+    );
+}
+
+#[test]
+fn tx_frames_arrive_exactly() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("tx", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let mut port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open pa");
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    let mut sent = vec![];
+    for burst in 0..4u32 {
+        for i in 0..32u32 {
+            let f = frame(burst * 32 + i, 60 + (i as usize * 45) % 1455);
+            assert_eq!(port.tx_frame(&f), Ok(true));
+            sent.push(f);
+        }
+        assert_eq!(port.tx_pending(), 32);
+        port.tx_flush().expect("flush");
+        assert_eq!(port.tx_pending(), 0);
+    }
+    let got = raw.recv_n(sent.len(), Duration::from_secs(5));
+    assert_eq!(got, sent);
+    let st = port.stats();
+    assert_eq!(st.tx_frames, 128);
+    assert_eq!(st.tx_sends, 4);
+    assert_eq!(st.drops, [0; 7]);
+}
+
+#[test]
+fn full_tx_ring_reports_false_and_recovers_after_flush() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("full", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = small_tx_cfg();
+    let slots = (4096 / 1024) as usize;
+    let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg)).expect("open");
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    for i in 0..slots as u32 {
+        assert_eq!(port.tx_frame(&frame(i, 64)), Ok(true), "slot {i}");
+    }
+    assert_eq!(port.tx_frame(&frame(99, 64)), Ok(false));
+    assert_eq!(port.tx_frame(&frame(99, 64)), Ok(false));
+    assert_eq!(port.stats().drop_count(PortDrop::TxRingFull), 2);
+    port.tx_flush().expect("flush");
+    let got = raw.recv_n(slots, Duration::from_secs(5));
+    assert_eq!(got.len(), slots);
+    // Once the kernel has sent them, the slots are free again.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut ok = false;
+    while Instant::now() < deadline {
+        if port.tx_frame(&frame(100, 64)) == Ok(true) {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(ok, "TX slot never came back");
+    port.tx_flush().expect("flush");
+    assert_eq!(raw.recv_n(1, Duration::from_secs(2)), vec![frame(100, 64)]);
+}
+
+#[test]
+fn oversize_and_runt_frames_are_refused_and_counted() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("size", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let mut port = in_ns(ns.name(0), || AfPacketPort::open("pa", small_tx_cfg())).expect("open");
+    // TX frame 1024 -> 976 bytes of data: the ring limit, below MTU + 14.
+    assert_eq!(port.max_frame(), 976);
+    assert_eq!(port.tx_frame(&frame(1, 977)), Err(PortDrop::Oversize));
+    assert_eq!(port.tx_frame(&frame(1, 976)), Ok(true));
+    assert_eq!(port.tx_frame(&[0u8; 13]), Err(PortDrop::Runt));
+    drop(port);
+    // With a big TX frame, the MTU is the limit.
+    let mut port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open");
+    assert_eq!(port.max_frame(), 1514);
+    assert_eq!(port.tx_frame(&frame(2, 1515)), Err(PortDrop::Oversize));
+    assert_eq!(port.tx_frame(&frame(2, 1514)), Ok(true));
+    let st = port.stats();
+    assert_eq!(st.drop_count(PortDrop::Oversize), 1);
+    assert_eq!(st.tx_frames, 1);
+}
+
+#[test]
+fn deleted_interface_goes_down_and_comes_back() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("link", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open");
+    let nsa = ns.name(0).to_string();
+    // poll_link runs in the port's namespace (it may reopen the socket there). The
+    // kernel publishes carrier changes asynchronously (linkwatch), so poll until the
+    // state changes, for at most 3 s, like an engine's link timer would.
+    let poll = move |p: AfPacketPort| {
+        in_ns(&nsa.clone(), move || {
+            let mut p = p;
+            let deadline = Instant::now() + Duration::from_secs(3);
+            loop {
+                let ev = p.poll_link();
+                if !matches!(ev, Ok(LinkEvent::Unchanged)) || Instant::now() > deadline {
+                    return (p, ev);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    // Peer down: no carrier, port down; peer up: back on the same socket.
+    ip(&["-n", ns.name(1), "link", "set", "pb", "down"]);
+    let (port, ev) = poll(port);
+    assert_eq!(ev.unwrap(), LinkEvent::WentDown);
+    assert!(!port.link_up());
+    ip(&["-n", ns.name(1), "link", "set", "pb", "up"]);
+    let (port, ev) = poll(port);
+    assert_eq!(ev.unwrap(), LinkEvent::CameUp);
+    let fd_before = port.fd();
+
+    // Delete the veth: down, soft failures, no panic.
+    ip(&["-n", ns.name(0), "link", "del", "pa"]);
+    let (mut port, ev) = poll(port);
+    assert_eq!(ev.unwrap(), LinkEvent::WentDown);
+    assert!(!port.link_up());
+    assert_eq!(port.tx_frame(&frame(1, 64)), Err(PortDrop::PortDown));
+    assert!(port.tx_flush().is_ok(), "nothing queued: no send");
+    assert_eq!(port.rx_burst(32, |_| panic!("no frames")), 0);
+    let nsa2 = ns.name(0).to_string();
+    let (mut port, ev) = in_ns(&nsa2, move || {
+        let ev = port.poll_link();
+        (port, ev)
+    });
+    assert_eq!(ev.unwrap(), LinkEvent::Unchanged, "still gone, still down");
+    let st = port.stats();
+    assert_eq!(st.drop_count(PortDrop::PortDown), 1);
+    assert_eq!(st.link_down_events, 2);
+
+    // Re-create it: the port reopens and carries traffic again.
+    ns.veth(0, "pa", 1, "pb");
+    let (mut port, ev) = poll(port);
+    assert_eq!(ev.unwrap(), LinkEvent::Reopened { up: true });
+    assert!(port.link_up());
+    let _ = fd_before; // the fd number may be reused; Reopened is the signal.
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    let f = frame(7, 100);
+    raw.send(&f);
+    let got = port_recv_n(&mut port, 1, Duration::from_secs(5), &mut vec![]);
+    assert_eq!(got, vec![f]);
+    assert_eq!(port.tx_frame(&frame(8, 100)), Ok(true));
+    port.tx_flush().expect("flush after reopen");
+    assert_eq!(raw.recv_n(1, Duration::from_secs(5)), vec![frame(8, 100)]);
+    assert_eq!(port.stats().reopens, 1);
+}
+
+/// Two ports in one namespace; a loop moves frames from one to the other in bursts.
+#[test]
+fn forward_loop_moves_every_frame() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("fwd", &["s", "b", "c"]);
+    ns.veth(0, "p1", 1, "hb");
+    ns.veth(0, "p2", 2, "hc");
+    let (mut p1, mut p2) = in_ns(ns.name(0), || {
+        (
+            AfPacketPort::open("p1", AfPacketConfig::default()).expect("open p1"),
+            AfPacketPort::open("p2", AfPacketConfig::default()).expect("open p2"),
+        )
+    });
+    let tx = in_ns(ns.name(1), || Raw::open("hb"));
+    let rx = in_ns(ns.name(2), || Raw::open("hc"));
+    const N: u32 = 2000;
+    let sender = std::thread::spawn(move || {
+        for i in 0..N {
+            tx.send(&frame(i, 64 + (i as usize % 200)));
+        }
+    });
+    let receiver = std::thread::spawn(move || rx.recv_n(N as usize, Duration::from_secs(20)));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut moved = 0usize;
+    while moved < N as usize && Instant::now() < deadline {
+        let mut full = 0;
+        let k = p1.rx_burst(32, |f| {
+            if is_test_frame(f) {
+                match p2.tx_frame(f) {
+                    Ok(true) => moved += 1,
+                    _ => full += 1,
+                }
+            }
+        });
+        assert_eq!(full, 0, "TX refused a frame");
+        p2.tx_flush().expect("flush");
+        if k == 0 {
+            p1.wait_readable(2);
+        }
+    }
+    sender.join().unwrap();
+    let got = receiver.join().unwrap();
+    assert_eq!(moved, N as usize);
+    assert_eq!(got.len(), N as usize);
+    for (i, f) in got.iter().enumerate() {
+        assert_eq!(f, &frame(i as u32, 64 + (i % 200)));
+    }
+    assert_eq!(p1.stats().kernel_drops, 0);
+}
