@@ -127,6 +127,16 @@ impl Raw {
                 &one as *const _ as *const libc::c_void,
                 4,
             );
+            // A receive buffer for every frame of a test even when this thread is
+            // starved by parallel tests (root: SO_RCVBUFFORCE).
+            let rcvbuf: libc::c_int = 64 << 20;
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                &rcvbuf as *const _ as *const libc::c_void,
+                4,
+            );
             let mut sll: libc::sockaddr_ll = std::mem::zeroed();
             sll.sll_family = libc::AF_PACKET as u16;
             sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
@@ -481,4 +491,210 @@ fn forward_loop_moves_every_frame() {
         assert_eq!(f, &frame(i as u32, 64 + (i % 200)));
     }
     assert_eq!(p1.stats().kernel_drops, 0);
+}
+
+/// An IPv4/UDP frame (documentation addresses, never routed: the destination MAC is not
+/// the receiver's, so the kernel stack drops it as PACKET_OTHERHOST) with source port
+/// `sport`; the sequence number is in the payload.
+fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
+    let mut f = vec![0u8; 64];
+    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
+    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
+    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    let ip = &mut f[14..34];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&50u16.to_be_bytes());
+    ip[8] = 1; // TTL
+    ip[9] = 17; // UDP
+    ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
+    ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
+    f[34..36].copy_from_slice(&sport.to_be_bytes());
+    f[36..38].copy_from_slice(&9u16.to_be_bytes()); // discard
+    f[38..40].copy_from_slice(&30u16.to_be_bytes());
+    f[42..46].copy_from_slice(&seq.to_be_bytes());
+    f
+}
+
+fn is_udp_test_frame(f: &[u8]) -> bool {
+    f.len() == 64 && f[12..14] == [8, 0] && f[23] == 17 && f[26..30] == [192, 0, 2, 1]
+}
+
+/// Two sockets in one fanout (hash) group on one interface: every frame reaches exactly
+/// one of them, and flows spread over both.
+#[test]
+fn fanout_group_splits_flows_between_sockets() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("fan", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = AfPacketConfig {
+        fanout: Some(0x4321),
+        ..AfPacketConfig::default()
+    };
+    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
+        (
+            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
+            AfPacketPort::open("pa", cfg).expect("worker 1"),
+        )
+    });
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    const N: u32 = 512;
+    for i in 0..N {
+        raw.send(&udp_frame(i, 1000 + (i % 64) as u16));
+    }
+    let mut seen = vec![0u8; N as usize];
+    let (mut c0, mut c1) = (0, 0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while c0 + c1 < N && Instant::now() < deadline {
+        let mut take = |f: &[u8], c: &mut u32| {
+            if is_udp_test_frame(f) {
+                let seq = u32::from_be_bytes([f[42], f[43], f[44], f[45]]);
+                seen[seq as usize] += 1;
+                *c += 1;
+            }
+        };
+        let k = w0.rx_burst(32, |f| take(f, &mut c0)) + w1.rx_burst(32, |f| take(f, &mut c1));
+        if k == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    assert_eq!(c0 + c1, N, "every frame once ({c0} + {c1})");
+    assert!(seen.iter().all(|&s| s == 1), "no frame twice or missing");
+    assert!(
+        c0 > 0 && c1 > 0,
+        "64 flows spread over both sockets: {c0} / {c1}"
+    );
+    // Same flow, same socket: frames of flow 1000 all landed on one side.
+    for i in 0..N {
+        raw.send(&udp_frame(N + i, 1000));
+    }
+    let (mut d0, mut d1) = (0u32, 0u32);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while d0 + d1 < N && Instant::now() < deadline {
+        w0.rx_burst(32, |f| d0 += is_udp_test_frame(f) as u32);
+        w1.rx_burst(32, |f| d1 += is_udp_test_frame(f) as u32);
+    }
+    assert_eq!(d0 + d1, N);
+    assert!(d0 == 0 || d1 == 0, "one flow split: {d0} / {d1}");
+}
+
+fn pin_to_cpu(cpu: usize) {
+    // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// CPU time (user + system) of the calling thread, in ns.
+fn thread_cpu_ns() -> u64 {
+    // SAFETY: a zeroed rusage filled by the kernel.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+        tv(ru.ru_utime) + tv(ru.ru_stime)
+    }
+}
+
+/// Measurement, not a check (run by hand, see docs/afpacket.md):
+/// `cargo test --release --test netns_afpacket -- --ignored --nocapture measure`.
+/// Sender (own TX ring, full speed, CPU 1) in namespace S → veth → port A in namespace
+/// F; a forward loop on CPU 0 moves A → B in bursts of 32; B's peer in namespace D
+/// discards. Env CANOPY_MEASURE_SECS (default 5).
+#[test]
+#[ignore]
+fn measure_forward_pps_64b() {
+    if !can_run() {
+        return;
+    }
+    let secs: u64 = std::env::var("CANOPY_MEASURE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let ns = Netns::new("pps", &["s", "f", "d"]);
+    ns.veth(0, "s0", 1, "fa");
+    ns.veth(1, "fb", 2, "d0");
+    let mut sender = in_ns(ns.name(0), || {
+        AfPacketPort::open("s0", AfPacketConfig::default()).expect("sender")
+    });
+    let (mut pa, mut pb) = in_ns(ns.name(1), || {
+        (
+            AfPacketPort::open("fa", AfPacketConfig::default()).expect("fa"),
+            AfPacketPort::open("fb", AfPacketConfig::default()).expect("fb"),
+        )
+    });
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop_s = stop.clone();
+    let send = std::thread::spawn(move || {
+        pin_to_cpu(1);
+        let frames: Vec<Vec<u8>> = (0..64).map(|i| udp_frame(i, 1000 + i as u16)).collect();
+        let mut sent = 0u64;
+        let mut full = 0u64;
+        while !stop_s.load(std::sync::atomic::Ordering::Relaxed) {
+            for f in frames.iter().take(32) {
+                match sender.tx_frame(f) {
+                    Ok(true) => sent += 1,
+                    _ => full += 1,
+                }
+            }
+            let _ = sender.tx_flush();
+        }
+        (sent, full)
+    });
+    let fwd = std::thread::spawn(move || {
+        pin_to_cpu(0);
+        let start = Instant::now();
+        let cpu0 = thread_cpu_ns();
+        let mut moved = 0u64;
+        let mut refused = 0u64;
+        while start.elapsed() < Duration::from_secs(secs) {
+            let k = pa.rx_burst(32, |f| match pb.tx_frame(f) {
+                Ok(true) => {}
+                _ => refused += 1,
+            });
+            moved += k as u64;
+            if k > 0 {
+                let _ = pb.tx_flush();
+            }
+        }
+        let wall = start.elapsed();
+        let cpu = thread_cpu_ns() - cpu0;
+        (moved, refused, wall, cpu, pa.stats(), pb.stats())
+    });
+    let (moved, refused, wall, cpu, sa, sb) = fwd.join().unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (sent, full) = send.join().unwrap();
+    let w = wall.as_secs_f64();
+    // What actually arrived at the far end (the kernel's counter on d0).
+    let out = Command::new("ip")
+        .args(["-j", "-s", "-n", ns.name(2), "link", "show", "d0"])
+        .output()
+        .expect("ip -s");
+    let js = String::from_utf8_lossy(&out.stdout);
+    let delivered: u64 = js
+        .split("\"rx\":{")
+        .nth(1)
+        .and_then(|r| r.split("\"packets\":").nth(1))
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let fwd_pps = (moved - refused) as f64 / w;
+    println!(
+        "MEASURE afpacket forward 64B: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
+         A rx {moved} ({:.0} pps), kernel drops on A {}; B tx {} refused {refused}; forwarded {:.0} pps; \
+         d0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt",
+        sent as f64 / w,
+        moved as f64 / w,
+        sa.kernel_drops,
+        sb.tx_frames,
+        fwd_pps,
+        cpu as f64 / 1e9,
+        cpu as f64 / (moved - refused).max(1) as f64,
+    );
+    assert!(moved > 0);
+    // The sink also gets the kernel's own frames (IPv6 ND/MLD), so at least `moved`.
+    assert!(delivered >= moved - refused, "{delivered} < {moved}");
 }
