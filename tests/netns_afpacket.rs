@@ -698,3 +698,93 @@ fn measure_forward_pps_64b() {
     // The sink also gets the kernel's own frames (IPv6 ND/MLD), so at least `moved`.
     assert!(delivered >= moved - refused, "{delivered} < {moved}");
 }
+
+fn mono_ns() -> u64 {
+    // SAFETY: a valid timespec for the kernel to fill.
+    unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+}
+
+/// Measurement, not a check: one-way latency through a busy forward loop at 1000 pps
+/// (raw socket sender in S stamps CLOCK_MONOTONIC into each frame, raw receiver in D).
+/// `cargo test --release --test netns_afpacket -- --ignored --nocapture latency`.
+/// Env CANOPY_RETIRE_MS sets the RX block retire timeout (default 1).
+#[test]
+#[ignore]
+fn measure_latency_1000pps() {
+    if !can_run() {
+        return;
+    }
+    let retire: u32 = std::env::var("CANOPY_RETIRE_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let ns = Netns::new("lat", &["s", "f", "d"]);
+    ns.veth(0, "s0", 1, "fa");
+    ns.veth(1, "fb", 2, "d0");
+    let cfg = AfPacketConfig {
+        rx_retire_ms: retire,
+        ..AfPacketConfig::default()
+    };
+    let (mut pa, mut pb) = in_ns(ns.name(1), move || {
+        (
+            AfPacketPort::open("fa", cfg.clone()).expect("fa"),
+            AfPacketPort::open("fb", cfg).expect("fb"),
+        )
+    });
+    let tx = in_ns(ns.name(0), || Raw::open("s0"));
+    let rx = in_ns(ns.name(2), || Raw::open("d0"));
+    const N: usize = 2000;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop_f = stop.clone();
+    let fwd = std::thread::spawn(move || {
+        pin_to_cpu(0);
+        while !stop_f.load(std::sync::atomic::Ordering::Relaxed) {
+            if pa.rx_burst(32, |f| {
+                let _ = pb.tx_frame(f);
+            }) > 0
+            {
+                let _ = pb.tx_flush();
+            }
+        }
+    });
+    let recv = std::thread::spawn(move || {
+        let mut lat = vec![];
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut buf = vec![0u8; 2048];
+        while lat.len() < N && Instant::now() < deadline {
+            // SAFETY: valid buffer.
+            let r = unsafe { libc::recv(rx.fd.as_raw_fd(), buf.as_mut_ptr().cast(), 2048, 0) };
+            let now = mono_ns();
+            if r >= 26 && is_test_frame(&buf[..r as usize]) {
+                let t = u64::from_be_bytes(buf[18..26].try_into().unwrap());
+                lat.push(now - t);
+            }
+        }
+        lat
+    });
+    pin_to_cpu(1);
+    for i in 0..N as u32 {
+        let mut f = frame(i, 64);
+        f[18..26].copy_from_slice(&mono_ns().to_be_bytes());
+        tx.send(&f);
+        std::thread::sleep(Duration::from_micros(1000));
+    }
+    let mut lat = recv.join().unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    fwd.join().unwrap();
+    lat.sort_unstable();
+    let p = |q: f64| lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)] as f64 / 1000.0;
+    println!(
+        "MEASURE afpacket latency at ~1000 pps, retire {retire} ms: {} of {N} frames; \
+         p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+        lat.len(),
+        p(0.5),
+        p(0.99),
+        p(1.0)
+    );
+    assert!(!lat.is_empty());
+}
