@@ -5,7 +5,7 @@
 #![cfg(target_os = "linux")]
 
 use canopy::dataplane::port::afpacket::{
-    AfPacketConfig, AfPacketPort, LinkEvent, PortDrop, RingGeometry,
+    AfPacketConfig, AfPacketPort, LinkEvent, PortDrop, RingGeometry, TpacketVersion,
 };
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
@@ -74,6 +74,22 @@ impl Netns {
         ]);
         ip(&["-n", self.name(na), "link", "set", a, "up"]);
         ip(&["-n", self.name(nb), "link", "set", b, "up"]);
+        // The kernel publishes the carrier asynchronously (linkwatch): wait until both
+        // ends are operationally up (IFF_RUNNING), as a port would see after poll_link.
+        for (n, dev) in [(na, a), (nb, b)] {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let out = Command::new("ip")
+                    .args(["-n", self.name(n), "link", "show", "dev", dev])
+                    .output()
+                    .expect("ip link show");
+                if String::from_utf8_lossy(&out.stdout).contains("state UP") {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{dev} never came up");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
     }
 }
 
@@ -238,17 +254,32 @@ fn small_tx_cfg() -> AfPacketConfig {
     }
 }
 
+/// Both TPACKET versions.
+fn versions() -> [(TpacketVersion, &'static str); 2] {
+    [(TpacketVersion::V3, "v3"), (TpacketVersion::V2, "v2")]
+}
+
+fn cfg_of(version: TpacketVersion) -> AfPacketConfig {
+    AfPacketConfig {
+        version,
+        ..AfPacketConfig::default()
+    }
+}
+
 #[test]
 fn rx_delivers_exact_bytes_in_bursts_of_32() {
     if !can_run() {
         return;
     }
-    let ns = Netns::new("rx", &["a", "b"]);
+    for (v, tag) in versions() {
+        rx_exact(v, tag);
+    }
+}
+
+fn rx_exact(v: TpacketVersion, tag: &str) {
+    let ns = Netns::new(&format!("rx{tag}"), &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
-    let mut port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open pa");
+    let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).expect("open pa");
     assert_eq!(port.name(), "pa");
     assert_eq!(port.mtu(), 1500);
     assert!(port.link_up());
@@ -280,12 +311,15 @@ fn tx_frames_arrive_exactly() {
     if !can_run() {
         return;
     }
-    let ns = Netns::new("tx", &["a", "b"]);
+    for (v, tag) in versions() {
+        tx_exact(v, tag);
+    }
+}
+
+fn tx_exact(v: TpacketVersion, tag: &str) {
+    let ns = Netns::new(&format!("tx{tag}"), &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
-    let mut port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open pa");
+    let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).expect("open pa");
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
     let mut sent = vec![];
     for burst in 0..4u32 {
@@ -579,6 +613,14 @@ fn fanout_group_splits_flows_between_sockets() {
     assert!(d0 == 0 || d1 == 0, "one flow split: {d0} / {d1}");
 }
 
+/// CANOPY_TPACKET=2 selects V2 for the measurements (default V3).
+fn env_version() -> TpacketVersion {
+    match std::env::var("CANOPY_TPACKET").as_deref() {
+        Ok("2") => TpacketVersion::V2,
+        _ => TpacketVersion::V3,
+    }
+}
+
 fn pin_to_cpu(cpu: usize) {
     // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
     unsafe {
@@ -618,12 +660,12 @@ fn measure_forward_pps_64b() {
     ns.veth(0, "s0", 1, "fa");
     ns.veth(1, "fb", 2, "d0");
     let mut sender = in_ns(ns.name(0), || {
-        AfPacketPort::open("s0", AfPacketConfig::default()).expect("sender")
+        AfPacketPort::open("s0", cfg_of(env_version())).expect("sender")
     });
     let (mut pa, mut pb) = in_ns(ns.name(1), || {
         (
-            AfPacketPort::open("fa", AfPacketConfig::default()).expect("fa"),
-            AfPacketPort::open("fb", AfPacketConfig::default()).expect("fb"),
+            AfPacketPort::open("fa", cfg_of(env_version())).expect("fa"),
+            AfPacketPort::open("fb", cfg_of(env_version())).expect("fb"),
         )
     });
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -683,9 +725,10 @@ fn measure_forward_pps_64b() {
         .unwrap_or(0);
     let fwd_pps = (moved - refused) as f64 / w;
     println!(
-        "MEASURE afpacket forward 64B: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
+        "MEASURE afpacket forward 64B, {:?}: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
          A rx {moved} ({:.0} pps), kernel drops on A {}; B tx {} refused {refused}; forwarded {:.0} pps; \
          d0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt",
+        env_version(),
         sent as f64 / w,
         moved as f64 / w,
         sa.kernel_drops,
@@ -727,7 +770,7 @@ fn measure_latency_1000pps() {
     ns.veth(1, "fb", 2, "d0");
     let cfg = AfPacketConfig {
         rx_retire_ms: retire,
-        ..AfPacketConfig::default()
+        ..cfg_of(env_version())
     };
     let (mut pa, mut pb) = in_ns(ns.name(1), move || {
         (
@@ -779,8 +822,9 @@ fn measure_latency_1000pps() {
     lat.sort_unstable();
     let p = |q: f64| lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)] as f64 / 1000.0;
     println!(
-        "MEASURE afpacket latency at ~1000 pps, retire {retire} ms: {} of {N} frames; \
+        "MEASURE afpacket latency at ~1000 pps, {:?}, retire {retire} ms: {} of {N} frames; \
          p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+        env_version(),
         lat.len(),
         p(0.5),
         p(0.99),

@@ -17,7 +17,7 @@ mod sys;
 
 use std::io;
 use std::os::fd::RawFd;
-use sys::{RingMap, Socket, TpacketReq3};
+use sys::{FrameLayout, RingMap, Socket, TpacketReq3};
 
 /// Ethernet header length: the smallest frame the kernel accepts for transmission.
 pub const ETH_HLEN: usize = 14;
@@ -142,6 +142,35 @@ pub enum AfPacketError {
     },
 }
 
+/// Which TPACKET version the socket uses (both rings share it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TpacketVersion {
+    /// V3: RX frames packed into blocks, a block handed over when full or when the retire
+    /// timer fires. Fewest cache misses and wakeups under load, but at low rates a
+    /// frame waits for the timer (a kernel jiffy at least: 4 ms at HZ=250).
+    #[default]
+    V3,
+    /// V2: fixed RX frame slots, each visible as soon as the kernel wrote it. For
+    /// latency-sensitive ports at low rates; frames larger than the RX frame size are
+    /// truncated (counted as `rx_truncated`).
+    V2,
+}
+
+impl TpacketVersion {
+    fn layout(self) -> FrameLayout {
+        match self {
+            TpacketVersion::V3 => sys::V3_FRAME,
+            TpacketVersion::V2 => sys::V2_FRAME,
+        }
+    }
+    fn hdrlen(self) -> usize {
+        match self {
+            TpacketVersion::V3 => sys::TPACKET3_HDRLEN,
+            TpacketVersion::V2 => sys::TPACKET2_HDRLEN,
+        }
+    }
+}
+
 /// One ring's geometry (`struct tpacket_req3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RingGeometry {
@@ -163,7 +192,12 @@ impl RingGeometry {
     pub fn bytes(&self) -> u64 {
         self.block_size as u64 * self.block_count as u64
     }
-    fn validate(&self, ring: &'static str, page: usize) -> Result<(), GeometryError> {
+    fn validate(
+        &self,
+        ring: &'static str,
+        page: usize,
+        version: TpacketVersion,
+    ) -> Result<(), GeometryError> {
         if self.block_size == 0 || !(self.block_size as usize).is_multiple_of(page) {
             return Err(GeometryError::BlockNotPageMultiple {
                 ring,
@@ -171,7 +205,7 @@ impl RingGeometry {
                 page,
             });
         }
-        let min = (sys::TPACKET3_HDRLEN + ETH_HLEN).next_multiple_of(sys::TPACKET_ALIGNMENT) as u32;
+        let min = (version.hdrlen() + ETH_HLEN).next_multiple_of(sys::TPACKET_ALIGNMENT) as u32;
         if self.frame_size < min
             || self.frame_size > self.block_size
             || !(self.frame_size as usize).is_multiple_of(sys::TPACKET_ALIGNMENT)
@@ -193,10 +227,13 @@ impl RingGeometry {
 /// Configuration of an [`AfPacketPort`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AfPacketConfig {
+    /// TPACKET version of both rings (default V3; see [`TpacketVersion`]).
+    pub version: TpacketVersion,
     /// RX ring (TPACKET_V3 blocks). Default 32 blocks of 128 KiB, frame size 2048.
     pub rx: RingGeometry,
-    /// RX block retire timeout in ms: a partly filled block is handed to user space
-    /// after this long. 0 lets the kernel choose (about 8 ms). Default 1 (the minimum).
+    /// RX block retire timeout in ms (V3 only): a partly filled block is handed to user
+    /// space after this long, rounded up to kernel jiffies. 0 lets the kernel choose
+    /// (about 8 ms). Default 1 (the minimum).
     pub rx_retire_ms: u32,
     /// TX ring (fixed frames). Default 8 blocks of 64 KiB, frame size 2048 (256 frames,
     /// frames up to 2000 bytes).
@@ -215,6 +252,7 @@ pub struct AfPacketConfig {
 impl Default for AfPacketConfig {
     fn default() -> Self {
         AfPacketConfig {
+            version: TpacketVersion::V3,
             rx: RingGeometry {
                 block_size: 128 << 10,
                 block_count: 32,
@@ -242,8 +280,8 @@ impl AfPacketConfig {
 
     /// Check both rings against `page` (for tests of other page sizes).
     pub fn validate_with_page(&self, page: usize) -> Result<(), GeometryError> {
-        self.rx.validate("rx", page)?;
-        self.tx.validate("tx", page)?;
+        self.rx.validate("rx", page, self.version)?;
+        self.tx.validate("tx", page, self.version)?;
         let total = self.rx.bytes() + self.tx.bytes();
         if total > MAX_RING_BYTES {
             return Err(GeometryError::TooLarge { total });
@@ -253,7 +291,7 @@ impl AfPacketConfig {
 
     /// Largest frame the TX ring can hold.
     pub fn tx_max_frame(&self) -> usize {
-        self.tx.frame_size as usize - sys::TPACKET3_DATA_OFF
+        self.tx.frame_size as usize - self.version.layout().data
     }
 }
 
@@ -317,7 +355,13 @@ struct Rings {
     map: RingMap,
     rx: RingGeometry,
     tx: RingGeometry,
-    /// RX block we are in, packets left in it, offset of the next packet.
+    version: TpacketVersion,
+    /// Header layout of TX frames (and of V2 RX frames).
+    layout: FrameLayout,
+    /// V2: next RX frame slot.
+    rx_slot: u32,
+    rx_slots: u32,
+    /// V3: RX block we are in, packets left in it, offset of the next packet.
     rx_block: u32,
     rx_left: u32,
     rx_pos: u32,
@@ -408,8 +452,14 @@ impl AfPacketPort {
         let ifindex = sock.ifindex(ifname).map_err(err("ioctl(SIOCGIFINDEX)"))?;
         let mtu = sock.mtu(ifname).map_err(err("ioctl(SIOCGIFMTU)"))?;
         let flags = sock.if_flags(ifname).map_err(err("ioctl(SIOCGIFFLAGS)"))?;
-        sock.set_version_v3()
-            .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V3)"))?;
+        match cfg.version {
+            TpacketVersion::V3 => sock
+                .set_version(sys::TPACKET_V3)
+                .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V3)"))?,
+            TpacketVersion::V2 => sock
+                .set_version(sys::TPACKET_V2)
+                .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V2)"))?,
+        }
         // Before the rings: the kernel refuses PACKET_LOSS once a ring exists.
         sock.set_loss().map_err(err("setsockopt(PACKET_LOSS)"))?;
         let rx = TpacketReq3 {
@@ -417,7 +467,11 @@ impl AfPacketPort {
             block_nr: cfg.rx.block_count,
             frame_size: cfg.rx.frame_size,
             frame_nr: cfg.rx.frames_per_block() * cfg.rx.block_count,
-            retire_blk_tov: cfg.rx_retire_ms,
+            retire_blk_tov: if cfg.version == TpacketVersion::V3 {
+                cfg.rx_retire_ms
+            } else {
+                0
+            },
             sizeof_priv: 0,
             feature_req_word: 0,
         };
@@ -455,6 +509,10 @@ impl AfPacketPort {
             map,
             rx: cfg.rx,
             tx: cfg.tx,
+            version: cfg.version,
+            layout: cfg.version.layout(),
+            rx_slot: 0,
+            rx_slots: cfg.rx.frames_per_block() * cfg.rx.block_count,
             rx_block: 0,
             rx_left: 0,
             rx_pos: 0,
@@ -523,13 +581,58 @@ impl AfPacketPort {
     /// to the kernel once all its frames are consumed (a partly consumed block is kept
     /// for the next call). Returns the number of frames passed to `f`. Truncated frames
     /// (larger than the block) are dropped and counted, not passed.
-    pub fn rx_burst(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+    pub fn rx_burst(&mut self, max: usize, f: impl FnMut(&[u8])) -> usize {
+        match self.rings.version {
+            TpacketVersion::V3 => self.rx_burst_v3(max, f),
+            TpacketVersion::V2 => self.rx_burst_v2(max, f),
+        }
+    }
+
+    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+        let fsize = self.rings.rx.frame_size as usize;
+        let bsize = self.rings.rx.block_size as usize;
+        let fpb = self.rings.rx.frames_per_block().max(1) as usize;
+        let l = self.rings.layout;
+        let mut delivered = 0;
+        for _ in 0..max {
+            let slot = self.rings.rx_slot as usize;
+            let off = (slot / fpb) * bsize + (slot % fpb) * fsize;
+            let Some(fr) = self.rings.map.rx_owned(off, fsize, l.status) else {
+                break;
+            };
+            match (
+                read_u32(fr, l.len),
+                read_u32(fr, l.snaplen),
+                read_u16(fr, l.mac),
+            ) {
+                (Some(len), Some(snap), Some(mac)) => {
+                    let start = mac as usize;
+                    match fr.get(start..start.saturating_add(snap as usize)) {
+                        Some(data) if snap == len => {
+                            f(data);
+                            delivered += 1;
+                            self.stats.rx_frames += 1;
+                            self.stats.rx_bytes += len as u64;
+                        }
+                        Some(_) => self.stats.drops[PortDrop::RxTruncated as usize] += 1,
+                        None => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
+                    }
+                }
+                _ => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
+            }
+            self.rings.map.rx_release(off, l.status);
+            self.rings.rx_slot = (self.rings.rx_slot + 1) % self.rings.rx_slots;
+        }
+        delivered
+    }
+
+    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
         let mut seen = 0usize;
         let mut delivered = 0usize;
         let bsize = self.rings.rx.block_size as usize;
         while seen < max {
             let off = self.rings.rx_block as usize * bsize;
-            let Some(block) = self.rings.map.rx_block(off, bsize) else {
+            let Some(block) = self.rings.map.rx_owned(off, bsize, sys::BD_STATUS) else {
                 break;
             };
             let mut bad = false;
@@ -586,7 +689,7 @@ impl AfPacketPort {
                 self.rings.rx_left = 0;
             }
             if self.rings.rx_left == 0 {
-                self.rings.map.rx_release(off);
+                self.rings.map.rx_release(off, sys::BD_STATUS);
                 self.rings.rx_in_block = false;
                 self.rings.rx_block = (self.rings.rx_block + 1) % self.rings.rx.block_count;
             }
@@ -613,16 +716,17 @@ impl AfPacketPort {
         }
         let fsize = self.rings.tx.frame_size as usize;
         let off = self.rings.rx.bytes() as usize + self.rings.tx_head as usize * fsize;
-        if self.rings.map.tx_status(off) == sys::TP_STATUS_WRONG_FORMAT {
-            self.rings.map.tx_reclaim(off);
+        let l = self.rings.layout;
+        if self.rings.map.tx_status(off, &l) == sys::TP_STATUS_WRONG_FORMAT {
+            self.rings.map.tx_reclaim(off, &l);
             self.count(PortDrop::TxWrongFormat);
         }
-        let Some(buf) = self.rings.map.tx_data_mut(off, fsize) else {
+        let Some(buf) = self.rings.map.tx_data_mut(off, fsize, &l) else {
             self.count(PortDrop::TxRingFull);
             return Ok(false);
         };
         buf[..frame.len()].copy_from_slice(frame);
-        self.rings.map.tx_submit(off, frame.len() as u32);
+        self.rings.map.tx_submit(off, frame.len() as u32, &l);
         self.rings.tx_head = (self.rings.tx_head + 1) % self.rings.tx_frames;
         self.rings.tx_pending += 1;
         self.stats.tx_frames += 1;
@@ -783,6 +887,20 @@ mod tests {
             c.validate_with_page(4096),
             Err(GeometryError::BadFrameSize { ring: "tx", max, .. }) if max == 64 << 10
         ));
+    }
+
+    #[test]
+    fn v2_has_a_smaller_header() {
+        let mut c = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        assert_eq!(c.tx_max_frame(), 2016);
+        // 52-byte header + 14 rounds up to 80, which V3 refuses.
+        c.rx.frame_size = 80;
+        assert_eq!(c.validate_with_page(4096), Ok(()));
+        c.version = TpacketVersion::V3;
+        assert!(c.validate_with_page(4096).is_err());
     }
 
     #[test]

@@ -15,11 +15,42 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// `TPACKET_ALIGN(sizeof(struct tpacket3_hdr))`: where frame data starts in a V3 TX
-/// frame (the kernel's default `tp_hdrlen - sizeof(struct sockaddr_ll)`).
-pub(super) const TPACKET3_DATA_OFF: usize = 48;
 /// `TPACKET3_HDRLEN` = aligned header + `sockaddr_ll`: the kernel's minimum frame size.
 pub(super) const TPACKET3_HDRLEN: usize = 48 + 20;
+/// `TPACKET2_HDRLEN`.
+pub(super) const TPACKET2_HDRLEN: usize = 32 + 20;
+
+/// Where the fields of a fixed-size frame header live (TX frames of both versions, RX
+/// frames of V2). `data` is where a TX frame's bytes start: the kernel's default
+/// `tp_hdrlen - sizeof(struct sockaddr_ll)` = `TPACKET_ALIGN(sizeof(header))`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FrameLayout {
+    pub status: usize,
+    pub len: usize,
+    pub snaplen: usize,
+    pub mac: usize,
+    pub data: usize,
+    /// `tp_next_offset` (V3 only; must be 0 in TX frames).
+    pub next: Option<usize>,
+}
+/// `struct tpacket3_hdr`.
+pub(super) const V3_FRAME: FrameLayout = FrameLayout {
+    status: 20,
+    len: 16,
+    snaplen: 12,
+    mac: 24,
+    data: 48,
+    next: Some(0),
+};
+/// `struct tpacket2_hdr`.
+pub(super) const V2_FRAME: FrameLayout = FrameLayout {
+    status: 0,
+    len: 4,
+    snaplen: 8,
+    mac: 12,
+    data: 32,
+    next: None,
+};
 /// `TPACKET_ALIGNMENT`.
 pub(super) const TPACKET_ALIGNMENT: usize = 16;
 
@@ -31,7 +62,6 @@ pub(super) const BD_FIRST_PKT: usize = 16;
 pub(super) const H3_NEXT: usize = 0;
 pub(super) const H3_SNAPLEN: usize = 12;
 pub(super) const H3_LEN: usize = 16;
-pub(super) const H3_STATUS: usize = 20;
 pub(super) const H3_MAC: usize = 24;
 
 const TP_STATUS_KERNEL: u32 = 0;
@@ -52,7 +82,10 @@ const PACKET_FANOUT: libc::c_int = 18;
 const PACKET_QDISC_BYPASS: libc::c_int = 20;
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 const PACKET_MR_PROMISC: u16 = 1;
-const TPACKET_V3: libc::c_int = 2;
+/// `TPACKET_V2`.
+pub(super) const TPACKET_V2: libc::c_int = 1;
+/// `TPACKET_V3`.
+pub(super) const TPACKET_V3: libc::c_int = 2;
 const PACKET_FANOUT_HASH: u32 = 0;
 const ETH_P_ALL: u16 = 0x0003;
 
@@ -163,8 +196,8 @@ impl Socket {
         .map(|_| ())
     }
 
-    pub fn set_version_v3(&self) -> io::Result<()> {
-        self.setsockopt(SOL_PACKET, PACKET_VERSION, &TPACKET_V3)
+    pub fn set_version(&self, v: libc::c_int) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_VERSION, &v)
     }
     pub fn set_rx_ring(&self, req: &TpacketReq3) -> io::Result<()> {
         self.setsockopt(SOL_PACKET, PACKET_RX_RING, req)
@@ -381,10 +414,11 @@ impl RingMap {
         Some(unsafe { AtomicU32::from_ptr(self.ptr.as_ptr().add(off).cast::<u32>()) })
     }
 
-    /// The RX block at `off` (`size` bytes) if user space owns it (`TP_STATUS_USER`).
-    /// The acquire load orders the kernel's writes to the block before our reads.
-    pub fn rx_block(&self, off: usize, size: usize) -> Option<&[u8]> {
-        let st = self.status_word(off + BD_STATUS)?.load(Ordering::Acquire);
+    /// The RX block (V3) or frame (V2) at `off` (`size` bytes), whose status word is at
+    /// `off + status_at`, if user space owns it (`TP_STATUS_USER`). The acquire load
+    /// orders the kernel's writes to the block before our reads.
+    pub fn rx_owned(&self, off: usize, size: usize, status_at: usize) -> Option<&[u8]> {
+        let st = self.status_word(off + status_at)?.load(Ordering::Acquire);
         if st & TP_STATUS_USER == 0 || !self.in_bounds(off, size) {
             return None;
         }
@@ -394,25 +428,31 @@ impl RingMap {
         Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(off), size) })
     }
 
-    /// Hand the RX block at `off` back to the kernel (release store of `TP_STATUS_KERNEL`).
-    pub fn rx_release(&mut self, off: usize) {
-        if let Some(w) = self.status_word(off + BD_STATUS) {
+    /// Hand the RX block or frame at `off` back to the kernel (release store of
+    /// `TP_STATUS_KERNEL` into its status word at `off + status_at`).
+    pub fn rx_release(&mut self, off: usize, status_at: usize) {
+        if let Some(w) = self.status_word(off + status_at) {
             w.store(TP_STATUS_KERNEL, Ordering::Release);
         }
     }
 
     /// Status of the TX frame at `off`.
-    pub fn tx_status(&self, off: usize) -> u32 {
-        self.status_word(off + H3_STATUS)
+    pub fn tx_status(&self, off: usize, l: &FrameLayout) -> u32 {
+        self.status_word(off + l.status)
             .map(|w| w.load(Ordering::Acquire))
             .unwrap_or(u32::MAX)
     }
 
     /// The data area of the TX frame at `off` (`frame_size` bytes in all) if it is
     /// `TP_STATUS_AVAILABLE`, i.e. owned by user space.
-    pub fn tx_data_mut(&mut self, off: usize, frame_size: usize) -> Option<&mut [u8]> {
-        if self.tx_status(off) != TP_STATUS_AVAILABLE
-            || frame_size <= TPACKET3_DATA_OFF
+    pub fn tx_data_mut(
+        &mut self,
+        off: usize,
+        frame_size: usize,
+        l: &FrameLayout,
+    ) -> Option<&mut [u8]> {
+        if self.tx_status(off, l) != TP_STATUS_AVAILABLE
+            || frame_size <= l.data
             || !self.in_bounds(off, frame_size)
         {
             return None;
@@ -421,34 +461,33 @@ impl RingMap {
         // set SEND_REQUEST in tx_submit(&mut self), which cannot run while this
         // exclusive borrow lives; the slice excludes the header with the status word.
         Some(unsafe {
-            std::slice::from_raw_parts_mut(
-                self.ptr.as_ptr().add(off + TPACKET3_DATA_OFF),
-                frame_size - TPACKET3_DATA_OFF,
-            )
+            std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off + l.data), frame_size - l.data)
         })
     }
 
     /// Mark the TX frame at `off` (data already written) as `len` bytes to send.
-    pub fn tx_submit(&mut self, off: usize, len: u32) {
-        if !self.in_bounds(off, TPACKET3_DATA_OFF) || self.tx_status(off) != TP_STATUS_AVAILABLE {
+    pub fn tx_submit(&mut self, off: usize, len: u32, l: &FrameLayout) {
+        if !self.in_bounds(off, l.data) || self.tx_status(off, l) != TP_STATUS_AVAILABLE {
             return;
         }
         // SAFETY: in bounds, the frame is user-owned (AVAILABLE) so the kernel does not
         // read its header concurrently; the status word is written atomically after.
         unsafe {
             let base = self.ptr.as_ptr().add(off);
-            base.add(H3_NEXT).cast::<u32>().write_volatile(0);
-            base.add(H3_SNAPLEN).cast::<u32>().write_volatile(len);
-            base.add(H3_LEN).cast::<u32>().write_volatile(len);
+            if let Some(next) = l.next {
+                base.add(next).cast::<u32>().write_volatile(0);
+            }
+            base.add(l.snaplen).cast::<u32>().write_volatile(len);
+            base.add(l.len).cast::<u32>().write_volatile(len);
         }
-        if let Some(w) = self.status_word(off + H3_STATUS) {
+        if let Some(w) = self.status_word(off + l.status) {
             w.store(TP_STATUS_SEND_REQUEST, Ordering::Release);
         }
     }
 
     /// Give a frame the kernel refused (`TP_STATUS_WRONG_FORMAT`) back to user space.
-    pub fn tx_reclaim(&mut self, off: usize) {
-        if let Some(w) = self.status_word(off + H3_STATUS) {
+    pub fn tx_reclaim(&mut self, off: usize, l: &FrameLayout) {
+        if let Some(w) = self.status_word(off + l.status) {
             let _ = w.compare_exchange(
                 TP_STATUS_WRONG_FORMAT,
                 TP_STATUS_AVAILABLE,
