@@ -503,8 +503,10 @@ fn forward_loop_moves_every_frame() {
     let mut moved = 0usize;
     while moved < N as usize && Instant::now() < deadline {
         let mut full = 0;
-        let k = p1.rx_burst(32, |f| {
+        // In place: rewrite the destination MAC's last byte before forwarding.
+        let k = p1.rx_burst_mut(32, |f| {
             if is_test_frame(f) {
+                f[5] = 0xcc;
                 match p2.tx_frame(f) {
                     Ok(true) => moved += 1,
                     _ => full += 1,
@@ -522,7 +524,9 @@ fn forward_loop_moves_every_frame() {
     assert_eq!(moved, N as usize);
     assert_eq!(got.len(), N as usize);
     for (i, f) in got.iter().enumerate() {
-        assert_eq!(f, &frame(i as u32, 64 + (i % 200)));
+        let mut want = frame(i as u32, 64 + (i % 200));
+        want[5] = 0xcc;
+        assert_eq!(f, &want);
     }
     assert_eq!(p1.stats().kernel_drops, 0);
 }
@@ -831,4 +835,32 @@ fn measure_latency_1000pps() {
         p(1.0)
     );
     assert!(!lat.is_empty());
+}
+
+/// V2 with small RX slots: a frame larger than a slot is truncated by the kernel, and
+/// the port drops it as `rx_truncated` instead of passing a partial frame on.
+#[test]
+fn rx_oversize_frame_is_dropped_as_truncated() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("trunc", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = AfPacketConfig {
+        version: TpacketVersion::V2,
+        rx: RingGeometry {
+            block_size: 4096,
+            block_count: 4,
+            frame_size: 256,
+        },
+        ..AfPacketConfig::default()
+    };
+    let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg)).expect("open");
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    let small = frame(1, 100);
+    raw.send(&frame(0, 1000));
+    raw.send(&small);
+    let got = port_recv_n(&mut port, 1, Duration::from_secs(5), &mut vec![]);
+    assert_eq!(got, vec![small]);
+    assert_eq!(port.stats().drop_count(PortDrop::RxTruncated), 1);
 }

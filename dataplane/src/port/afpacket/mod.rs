@@ -581,14 +581,21 @@ impl AfPacketPort {
     /// to the kernel once all its frames are consumed (a partly consumed block is kept
     /// for the next call). Returns the number of frames passed to `f`. Truncated frames
     /// (larger than the block) are dropped and counted, not passed.
-    pub fn rx_burst(&mut self, max: usize, f: impl FnMut(&[u8])) -> usize {
+    pub fn rx_burst(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+        self.rx_burst_mut(max, |d| f(d))
+    }
+
+    /// [`rx_burst`](Self::rx_burst) with each frame mutable in place (the ring slot is
+    /// owned by user space until it is handed back), e.g. to run a decision that
+    /// rewrites the header before copying the frame into a TX ring.
+    pub fn rx_burst_mut(&mut self, max: usize, f: impl FnMut(&mut [u8])) -> usize {
         match self.rings.version {
             TpacketVersion::V3 => self.rx_burst_v3(max, f),
             TpacketVersion::V2 => self.rx_burst_v2(max, f),
         }
     }
 
-    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
         let fsize = self.rings.rx.frame_size as usize;
         let bsize = self.rings.rx.block_size as usize;
         let fpb = self.rings.rx.frames_per_block().max(1) as usize;
@@ -597,7 +604,7 @@ impl AfPacketPort {
         for _ in 0..max {
             let slot = self.rings.rx_slot as usize;
             let off = (slot / fpb) * bsize + (slot % fpb) * fsize;
-            let Some(fr) = self.rings.map.rx_owned(off, fsize, l.status) else {
+            let Some(fr) = self.rings.map.rx_owned_mut(off, fsize, l.status) else {
                 break;
             };
             match (
@@ -607,7 +614,7 @@ impl AfPacketPort {
             ) {
                 (Some(len), Some(snap), Some(mac)) => {
                     let start = mac as usize;
-                    match fr.get(start..start.saturating_add(snap as usize)) {
+                    match fr.get_mut(start..start.saturating_add(snap as usize)) {
                         Some(data) if snap == len => {
                             f(data);
                             delivered += 1;
@@ -626,13 +633,13 @@ impl AfPacketPort {
         delivered
     }
 
-    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
         let mut seen = 0usize;
         let mut delivered = 0usize;
         let bsize = self.rings.rx.block_size as usize;
         while seen < max {
             let off = self.rings.rx_block as usize * bsize;
-            let Some(block) = self.rings.map.rx_owned(off, bsize, sys::BD_STATUS) else {
+            let Some(block) = self.rings.map.rx_owned_mut(off, bsize, sys::BD_STATUS) else {
                 break;
             };
             let mut bad = false;
@@ -662,7 +669,7 @@ impl AfPacketPort {
                     break;
                 };
                 let start = pos + mac as usize;
-                let Some(data) = block.get(start..start + snap as usize) else {
+                let Some(data) = block.get_mut(start..start + snap as usize) else {
                     bad = true;
                     break;
                 };

@@ -415,17 +415,19 @@ impl RingMap {
     }
 
     /// The RX block (V3) or frame (V2) at `off` (`size` bytes), whose status word is at
-    /// `off + status_at`, if user space owns it (`TP_STATUS_USER`). The acquire load
-    /// orders the kernel's writes to the block before our reads.
-    pub fn rx_owned(&self, off: usize, size: usize, status_at: usize) -> Option<&[u8]> {
+    /// `off + status_at`, if user space owns it (`TP_STATUS_USER`); mutable, so frames
+    /// can be rewritten in place. The acquire load orders the kernel's writes to the
+    /// block before our accesses.
+    pub fn rx_owned_mut(&mut self, off: usize, size: usize, status_at: usize) -> Option<&mut [u8]> {
         let st = self.status_word(off + status_at)?.load(Ordering::Acquire);
         if st & TP_STATUS_USER == 0 || !self.in_bounds(off, size) {
             return None;
         }
-        // SAFETY: in bounds; while the block status has TP_STATUS_USER the kernel does
-        // not write the block, and it only gets it back through rx_release(&mut self),
-        // which cannot run while this shared borrow lives.
-        Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(off), size) })
+        // SAFETY: in bounds; while the status has TP_STATUS_USER the kernel neither reads
+        // nor writes the block, and it only gets it back through rx_release(&mut self),
+        // which cannot run while this exclusive borrow lives (nor can any other slice of
+        // the mapping be handed out).
+        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off), size) })
     }
 
     /// Hand the RX block or frame at `off` back to the kernel (release store of
