@@ -1,0 +1,254 @@
+//! Fabric in one process: every switch of a [`Topology`] runs a
+//! [`canopy_dataplane::engine`] with its [`kinds::tables`], switches and hosts joined
+//! by `mem` ports. Hosts are in-process sources and sinks. Frames carry the engine's
+//! hop trace so each delivery can be replayed against the model, hop for hop.
+
+use crate::kinds::{self, KindError};
+use crate::oracle::{host_mac, PAYLOAD};
+use crate::topology::{Peer, PortDir, Topology};
+use canopy_dataplane::engine::{
+    self, mem, Buf, Engine, EngineConfig, EngineHandle, Pool, Port, PortStats, Worker,
+};
+use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::{decide, Verdict};
+
+/// Simulation errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// Tables or headers could not be made.
+    #[error(transparent)]
+    Kind(#[from] KindError),
+    /// An engine could not be built.
+    #[error(transparent)]
+    Engine(#[from] engine::EngineError),
+}
+
+/// A whole fabric in one process.
+pub struct Fabric<'a> {
+    topo: &'a Topology,
+    kind: Kind,
+    tables: Vec<SwitchTables>,
+    /// One worker per switch (index = switch index).
+    pub workers: Vec<Worker>,
+    /// One control handle per switch.
+    pub handles: Vec<EngineHandle>,
+    /// Host ports: `hosts[h][port]` (None when not connected).
+    pub hosts: Vec<Vec<Option<mem::MemPort>>>,
+    /// The shared buffer pool.
+    pub pool: Pool,
+}
+
+/// A frame that reached a host.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// Host it reached.
+    pub host: u32,
+    /// Frame bytes as delivered.
+    pub frame: Vec<u8>,
+    /// (switch, ingress, egress) per hop.
+    pub trace: Vec<(u32, u16, u16)>,
+}
+
+impl<'a> Fabric<'a> {
+    /// Build the fabric for `kind`, with hop tracing when `trace`.
+    pub fn new(topo: &'a Topology, kind: Kind, trace: bool, ring: usize) -> Result<Self, SimError> {
+        let tables = kinds::tables(topo, kind)?;
+        let pool = Pool::new(64 * 1024);
+        // one mem pair per link; ports[sw][p] and hosts[h][p]
+        let mut sw_ports: Vec<Vec<Option<mem::MemPort>>> = topo
+            .switches
+            .iter()
+            .map(|s| (0..s.ports.len()).map(|_| None).collect())
+            .collect();
+        let mut host_ports: Vec<Vec<Option<mem::MemPort>>> = topo
+            .hosts
+            .iter()
+            .map(|h| (0..h.ports.len()).map(|_| None).collect())
+            .collect();
+        for (si, s) in topo.switches.iter().enumerate() {
+            for (pi, p) in s.ports.iter().enumerate() {
+                if sw_ports[si][pi].is_some() {
+                    continue;
+                }
+                let me = format!("{}.p{pi}", s.name);
+                match p.peer {
+                    Peer::Switch { sw, port } => {
+                        let (a, b) = mem::pair(&me, &format!("s{sw}.p{port}"), ring);
+                        sw_ports[si][pi] = Some(a);
+                        sw_ports[sw as usize][usize::from(port)] = Some(b);
+                    }
+                    Peer::Host { host, port } => {
+                        let (a, b) = mem::pair(&me, &format!("h{host}.p{port}"), ring);
+                        sw_ports[si][pi] = Some(a);
+                        host_ports[host as usize][usize::from(port)] = Some(b);
+                    }
+                    Peer::None => {
+                        let (a, _b) = mem::pair(&me, "none", 1);
+                        a.link().set_up(false);
+                        sw_ports[si][pi] = Some(a);
+                    }
+                }
+            }
+        }
+        let mut workers = Vec::new();
+        let mut handles = Vec::new();
+        for (si, (t, ports)) in tables.iter().zip(sw_ports).enumerate() {
+            let ports: Vec<Box<dyn Port>> = ports
+                .into_iter()
+                .map(|p| Box::new(p.expect("every switch port was given a mem port")) as _)
+                .collect();
+            let cfg = EngineConfig {
+                trace,
+                switch_id: si as u32,
+                seed: si as u64 + 1,
+                ring_size: ring,
+                ..EngineConfig::default()
+            };
+            let e = Engine::new(t.clone(), ports, pool.clone(), &cfg)?;
+            handles.push(e.handle());
+            workers.extend(e.workers);
+        }
+        Ok(Fabric {
+            topo,
+            kind,
+            tables,
+            workers,
+            handles,
+            hosts: host_ports,
+            pool,
+        })
+    }
+
+    /// The frame host `src` sends to `dst` (Ethernet + the kind's header + payload).
+    pub fn frame(&self, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
+        let h = kinds::header(self.topo, self.kind, src, dst)?;
+        Ok(wire::ethernet_frame(
+            host_mac(self.topo, dst),
+            host_mac(self.topo, src),
+            &h,
+            &PAYLOAD,
+        ))
+    }
+
+    /// Host port `src` transmits on (the first connected transmit port).
+    pub fn inject_port(&self, src: u32) -> Option<u16> {
+        self.topo.hosts[src as usize]
+            .ports
+            .iter()
+            .position(|p| p.dir != PortDir::In && p.peer != Peer::None)
+            .map(|p| p as u16)
+    }
+
+    /// Inject `frame` at host `src`. `false` when no buffer, port or ring space.
+    pub fn send(&mut self, src: u32, frame: &[u8]) -> bool {
+        let Some(p) = self.inject_port(src) else {
+            return false;
+        };
+        let Some(port) = self.hosts[src as usize][usize::from(p)].as_mut() else {
+            return false;
+        };
+        let Some(mut b) = self.pool.get() else {
+            return false;
+        };
+        if !b.fill(frame) {
+            self.pool.put(b);
+            return false;
+        }
+        match port.send(b) {
+            Ok(()) => true,
+            Err(b) => {
+                self.pool.put(b);
+                false
+            }
+        }
+    }
+
+    /// Poll every switch until a full round does nothing.
+    pub fn run_until_idle(&mut self) {
+        loop {
+            let mut work = 0;
+            for w in self.workers.iter_mut() {
+                work += w.poll();
+            }
+            if work == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Take every frame waiting at the hosts, calling `f` with each.
+    pub fn collect(&mut self, mut f: impl FnMut(u32, &Buf)) {
+        for (h, ports) in self.hosts.iter_mut().enumerate() {
+            for p in ports.iter_mut().flatten() {
+                while let Some(b) = p.recv() {
+                    f(h as u32, &b);
+                    self.pool.put(b);
+                }
+            }
+        }
+    }
+
+    /// Counters of every switch.
+    pub fn counters(&self) -> Vec<Vec<PortStats>> {
+        self.handles.iter().map(EngineHandle::counters).collect()
+    }
+
+    /// Check that every switch conserves frames: rx = tx + drops, exactly.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for (i, c) in self.counters().iter().enumerate() {
+            let (rx, tx, d) = engine::counters::totals(c);
+            if rx != tx + d {
+                return Err(format!(
+                    "switch {}: rx {rx} != tx {tx} + dropped {d}",
+                    self.topo.switches[i].name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Replay a delivery against the model: the frame `src` sent to `dst` must enter
+    /// the first traced switch, each hop's egress must be the model decision's port
+    /// (or a member of its group), each egress must lead to the next traced hop and the
+    /// last to `dst`, and the delivered bytes must equal the replayed frame.
+    pub fn verify(&self, src: u32, dst: u32, d: &Delivery) -> Result<(), String> {
+        let t = self.topo;
+        let mut frame = self.frame(src, dst).map_err(|e| e.to_string())?;
+        let p = self.inject_port(src).ok_or("no inject port")?;
+        let mut at = t.hosts[src as usize].ports[usize::from(p)].peer;
+        for &(sw, ingress, egress) in &d.trace {
+            if at != (Peer::Switch { sw, port: ingress }) {
+                return Err(format!(
+                    "h{src}->h{dst}: expected {at:?}, trace has s{sw}.p{ingress}"
+                ));
+            }
+            let tab = &self.tables[sw as usize];
+            match decide(tab, ingress, &mut frame) {
+                Verdict::Port(q) if q == egress => {}
+                Verdict::Group(g) if tab.group(g).contains(&egress) => {}
+                v => {
+                    return Err(format!(
+                        "h{src}->h{dst}: s{sw} model says {v:?}, engine sent p{egress}"
+                    ))
+                }
+            }
+            at = t.switches[sw as usize].ports[usize::from(egress)].peer;
+        }
+        match at {
+            Peer::Host { host, .. } if host == dst && d.host == dst => {}
+            other => {
+                return Err(format!(
+                    "h{src}->h{dst}: ended at {other:?}, delivered to h{}",
+                    d.host
+                ))
+            }
+        }
+        if frame != d.frame {
+            return Err(format!(
+                "h{src}->h{dst}: delivered bytes differ from the model's"
+            ));
+        }
+        Ok(())
+    }
+}
