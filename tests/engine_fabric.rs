@@ -131,3 +131,113 @@ fn an_admin_down_port_gets_no_adaptive_choice_and_its_losses_are_counted() {
     assert_eq!(u64::from(got) + port_down, u64::from(n * (n - 1)));
     f.check_conservation().unwrap();
 }
+
+#[test]
+fn threaded_uniform_traffic_with_table_swaps_loses_nothing_uncounted() {
+    let topo = build_str("fat-tree:k=4").unwrap();
+    let f = Fabric::new(&topo, Kind::PathId, false, 256).unwrap();
+    let (rep, counters) = f
+        .run_traffic(2, std::time::Duration::from_millis(300), 9, |handles| {
+            // replace every switch's tables while frames flow
+            for _ in 0..20 {
+                for h in handles {
+                    h.swap_tables((*h.tables()).clone()).unwrap();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+        .unwrap();
+    assert_eq!(rep.misdelivered, 0, "{rep:?}");
+    assert!(rep.delivered > 10_000, "{rep:?}");
+    assert_eq!(rep.sent, rep.delivered + rep.dropped, "{rep:?}");
+    for (i, c) in counters.iter().enumerate() {
+        let (rx, tx, d) = canopy_dataplane::engine::counters::totals(c);
+        assert_eq!(rx, tx + d, "switch {i}");
+        for p in c {
+            // only drop-tail may drop valid traffic
+            assert_eq!(p.dropped(), p.drops_named("ring_full"), "switch {i}: {p:?}");
+        }
+    }
+}
+
+#[test]
+fn a_parked_adaptive_worker_is_woken_by_an_arriving_frame_and_tables_swap_live() {
+    use canopy_control::topology::Peer;
+    use canopy_dataplane::engine::{mem, Engine, EngineConfig, PollMode, Pool, Port};
+    use std::time::{Duration, Instant};
+    let topo = build_str("fat-tree:k=4").unwrap();
+    let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
+    // an edge switch with two hosts
+    let (sw, s) = topo
+        .switches
+        .iter()
+        .enumerate()
+        .find(|(_, s)| {
+            s.ports
+                .iter()
+                .filter(|p| matches!(p.peer, Peer::Host { .. }))
+                .count()
+                >= 2
+        })
+        .unwrap();
+    let mut outer = Vec::new();
+    let mut ports: Vec<Box<dyn Port>> = Vec::new();
+    for i in 0..s.ports.len() {
+        let (a, b) = mem::pair(&format!("p{i}"), &format!("x{i}"), 64);
+        ports.push(Box::new(a));
+        outer.push(b);
+    }
+    let hosts: Vec<(usize, u32)> = s
+        .ports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p.peer {
+            Peer::Host { host, .. } => Some((i, host)),
+            _ => None,
+        })
+        .collect();
+    let (pa, ha) = hosts[0];
+    let (pb, hb) = hosts[1];
+    let pool = Pool::new(64);
+    let cfg = EngineConfig {
+        mode: PollMode::Adaptive {
+            spins: 10,
+            max_sleep: Duration::from_secs(30),
+        },
+        ..EngineConfig::default()
+    };
+    let eng = Engine::new(tables[sw].clone(), ports, pool.clone(), &cfg).unwrap();
+    let running = eng.spawn().unwrap();
+    let h = running.handle();
+    let fab = Fabric::new(&topo, Kind::Sliced, false, 8).unwrap();
+    for round in 0..3 {
+        std::thread::sleep(Duration::from_millis(50)); // the worker parks
+        h.swap_tables(tables[sw].clone()).unwrap();
+        let mut b = pool.get().unwrap();
+        b.fill(&fab.frame(ha, hb).unwrap());
+        assert!(outer[pa].send(b).is_ok());
+        outer[pa].notify();
+        let t0 = Instant::now();
+        let got = loop {
+            if let Some(b) = outer[pb].recv() {
+                break b;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "round {round}: not woken"
+            );
+            std::thread::yield_now();
+        };
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert_eq!(
+            &got.bytes()[..6],
+            &canopy_control::oracle::host_mac(&topo, hb)[..]
+        );
+        pool.put(got);
+    }
+    let ws = running.stop();
+    assert_eq!(ws.len(), 1);
+    let c = h.counters();
+    let (rx, tx, d) = canopy_dataplane::engine::counters::totals(&c);
+    assert_eq!((rx, tx, d), (3, 3, 0));
+}

@@ -252,3 +252,207 @@ impl<'a> Fabric<'a> {
         Ok(())
     }
 }
+
+/// Result of [`Fabric::run_traffic`].
+#[derive(Debug, Clone, Default)]
+pub struct TrafficReport {
+    /// Frames the sources injected.
+    pub sent: u64,
+    /// Frames that reached the host they were addressed to.
+    pub delivered: u64,
+    /// Frames that reached another host (must be 0).
+    pub misdelivered: u64,
+    /// Frames the switches dropped (all reasons).
+    pub dropped: u64,
+    /// Time from the first injection until the fabric drained.
+    pub elapsed: std::time::Duration,
+}
+
+impl TrafficReport {
+    /// Delivered frames per second, in millions.
+    pub fn mpps(&self) -> f64 {
+        self.delivered as f64 / self.elapsed.as_secs_f64() / 1e6
+    }
+}
+
+struct Lane {
+    workers: Vec<Worker>,
+    hosts: Vec<(u32, mem::MemPort, Option<mem::MemPort>)>, // (host, inject port, other rx ports)
+}
+
+impl Fabric<'_> {
+    /// Uniform random traffic: every host sends frames to random other hosts for
+    /// `duration`, switches and hosts spread over `threads` threads (each thread polls
+    /// its switches and serves its hosts as sources and sinks, run to completion).
+    /// `during` runs on the calling thread while traffic flows (e.g. table swaps).
+    /// Returns once every injected frame was delivered or dropped.
+    pub fn run_traffic(
+        self,
+        threads: usize,
+        duration: std::time::Duration,
+        seed: u64,
+        during: impl FnOnce(&[EngineHandle]),
+    ) -> Result<(TrafficReport, Vec<Vec<PortStats>>), SimError> {
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        use std::sync::Arc;
+        let threads = threads.max(1);
+        let n = self.topo.hosts.len() as u32;
+        // every (src, dst) frame, prebuilt
+        let mut frames: Vec<Vec<Vec<u8>>> = Vec::with_capacity(n as usize);
+        for s in 0..n {
+            let mut row = Vec::with_capacity(n as usize);
+            for d in 0..n {
+                row.push(if s == d {
+                    Vec::new()
+                } else {
+                    self.frame(s, d)?
+                });
+            }
+            frames.push(row);
+        }
+        let frames = Arc::new(frames);
+        let macs: Arc<Vec<[u8; 6]>> = Arc::new((0..n).map(|h| host_mac(self.topo, h)).collect());
+        let mut lanes: Vec<Lane> = (0..threads)
+            .map(|_| Lane {
+                workers: Vec::new(),
+                hosts: Vec::new(),
+            })
+            .collect();
+        for (i, w) in self.workers.into_iter().enumerate() {
+            lanes[i % threads].workers.push(w);
+        }
+        for (h, ports) in self.hosts.into_iter().enumerate() {
+            let mut it = ports.into_iter().flatten();
+            if let Some(first) = it.next() {
+                let extra = it.next(); // multi-homed hosts: a second port is drained too
+                lanes[h % threads].hosts.push((h as u32, first, extra));
+            }
+        }
+        let stop_send = Arc::new(AtomicBool::new(false));
+        let sent = Arc::new(AtomicU64::new(0));
+        let delivered = Arc::new(AtomicU64::new(0));
+        let misdelivered = Arc::new(AtomicU64::new(0));
+        let handles = self.handles.clone();
+        let total_drops = move || -> u64 {
+            handles
+                .iter()
+                .map(|h| h.counters().iter().map(PortStats::dropped).sum::<u64>())
+                .sum()
+        };
+        let start = std::time::Instant::now();
+        let mut joins = Vec::new();
+        for (li, mut lane) in lanes.into_iter().enumerate() {
+            let (frames, macs, pool) = (frames.clone(), macs.clone(), self.pool.clone());
+            let (stop_send, sent, delivered, mis) = (
+                stop_send.clone(),
+                sent.clone(),
+                delivered.clone(),
+                misdelivered.clone(),
+            );
+            joins.push(std::thread::spawn(move || {
+                let mut rng = engine::adaptive::XorShift::new(seed ^ ((li as u64 + 1) * 0x9E37));
+                let (mut my_sent, mut my_del, mut my_mis) = (0u64, 0u64, 0u64);
+                let mut idle_rounds = 0u32;
+                loop {
+                    let sending = !stop_send.load(Ordering::Relaxed);
+                    let mut work = 0usize;
+                    for (h, tx, extra) in lane.hosts.iter_mut() {
+                        for p in std::iter::once(&mut *tx).chain(extra.iter_mut()) {
+                            while let Some(b) = p.recv() {
+                                if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
+                                    my_del += 1;
+                                } else {
+                                    my_mis += 1;
+                                }
+                                pool.put(b);
+                                work += 1;
+                            }
+                        }
+                        if sending && n > 1 {
+                            for _ in 0..8 {
+                                let mut d = rng.below(n as usize - 1) as u32;
+                                if d >= *h {
+                                    d += 1;
+                                }
+                                let Some(mut b) = pool.get() else { break };
+                                b.fill(&frames[*h as usize][d as usize]);
+                                match tx.send(b) {
+                                    Ok(()) => my_sent += 1,
+                                    Err(b) => {
+                                        pool.put(b);
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    for w in lane.workers.iter_mut() {
+                        work += w.poll();
+                    }
+                    if (my_sent > 0 && work == 0) || my_del + my_mis >= 4096 {
+                        sent.fetch_add(std::mem::take(&mut my_sent), Ordering::Relaxed);
+                        delivered.fetch_add(std::mem::take(&mut my_del), Ordering::Relaxed);
+                        mis.fetch_add(std::mem::take(&mut my_mis), Ordering::Relaxed);
+                    }
+                    if !sending && work == 0 {
+                        idle_rounds += 1;
+                        if idle_rounds > 1000 {
+                            break;
+                        }
+                    } else {
+                        idle_rounds = 0;
+                    }
+                }
+                sent.fetch_add(my_sent, Ordering::Relaxed);
+                delivered.fetch_add(my_del, Ordering::Relaxed);
+                mis.fetch_add(my_mis, Ordering::Relaxed);
+                lane
+            }));
+        }
+        during(&self.handles);
+        let left = duration.saturating_sub(start.elapsed());
+        std::thread::sleep(left);
+        stop_send.store(true, Ordering::Relaxed);
+        let mut lanes = Vec::new();
+        for j in joins {
+            lanes.push(j.join().map_err(|_| {
+                SimError::Engine(engine::EngineError::Config("a simulation thread panicked"))
+            })?);
+        }
+        // threads stop on local idleness; finish whatever is still in flight
+        loop {
+            let mut work = 0;
+            for lane in lanes.iter_mut() {
+                for (h, tx, extra) in lane.hosts.iter_mut() {
+                    for p in std::iter::once(&mut *tx).chain(extra.iter_mut()) {
+                        while let Some(b) = p.recv() {
+                            if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
+                                delivered.fetch_add(1, Ordering::Relaxed);
+                            } else {
+                                misdelivered.fetch_add(1, Ordering::Relaxed);
+                            }
+                            self.pool.put(b);
+                            work += 1;
+                        }
+                    }
+                }
+                for w in lane.workers.iter_mut() {
+                    work += w.poll();
+                }
+            }
+            if work == 0 {
+                break;
+            }
+        }
+        let elapsed = start.elapsed();
+        let report = TrafficReport {
+            sent: sent.load(Ordering::Relaxed),
+            delivered: delivered.load(Ordering::Relaxed),
+            misdelivered: misdelivered.load(Ordering::Relaxed),
+            dropped: total_drops(),
+            elapsed,
+        };
+        let counters = self.handles.iter().map(EngineHandle::counters).collect();
+        Ok((report, counters))
+    }
+}

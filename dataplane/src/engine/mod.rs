@@ -62,11 +62,14 @@ pub enum EngineError {
 pub enum PollMode {
     /// Spin forever; optionally pin worker `i` to `cores[i % cores.len()]`.
     Busy,
-    /// Spin `spins` empty rounds, then park until a port wakes the thread (or the
-    /// drain interval passes).
+    /// Spin `spins` empty rounds, then park until a port wakes the thread (or
+    /// `max_sleep` passes: the bound on a lost wake-up, and how often kernel ports
+    /// without a waker are polled).
     Adaptive {
         /// Empty rounds before sleeping.
         spins: u32,
+        /// Longest sleep.
+        max_sleep: Duration,
     },
 }
 
@@ -98,7 +101,10 @@ impl Default for EngineConfig {
             ring_size: 256,
             drain_interval: Duration::from_micros(100),
             flowlet_gap: None,
-            mode: PollMode::Adaptive { spins: 1000 },
+            mode: PollMode::Adaptive {
+                spins: 1000,
+                max_sleep: Duration::from_millis(1),
+            },
             trace: false,
             switch_id: 0,
             seed: 0x5eed,
@@ -333,20 +339,30 @@ pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
             continue;
         }
         idle = idle.saturating_add(1);
-        if let PollMode::Adaptive { spins } = mode {
+        if let PollMode::Adaptive { spins, max_sleep } = mode {
             if idle > spins {
                 wake.prepare();
                 if workers.iter().any(Worker::has_pending) {
                     wake.cancel();
                     continue;
                 }
-                std::thread::park_timeout(Duration::from_millis(1));
+                std::thread::park_timeout(max_sleep);
                 wake.cancel();
             } else {
                 std::hint::spin_loop();
             }
         } else {
             std::hint::spin_loop();
+        }
+    }
+    // drain what this thread can still move
+    loop {
+        let mut work = 0;
+        for w in workers.iter_mut() {
+            work += w.poll();
+        }
+        if work == 0 {
+            break;
         }
     }
 }
