@@ -46,8 +46,12 @@ impl Worker {
     /// One round: receive a burst on every owned port and forward it, then drain the
     /// rings. Returns the number of frames received and transmitted (0 = idle).
     pub fn poll(&mut self) -> usize {
-        let now_ns = self.epoch.elapsed().as_nanos() as u64;
-        let tables = self.tables.load();
+        // the clock is read only when flowlets need it (here) or a drain timer does
+        let mut now_ns = if self.flowlets.is_some() {
+            self.epoch.elapsed().as_nanos() as u64
+        } else {
+            0
+        };
         let mut work = 0;
         for (port_no, port) in self.owned.iter_mut() {
             let ingress = *port_no;
@@ -58,6 +62,7 @@ impl Worker {
                 continue;
             }
             work += n;
+            let tables = self.tables.load();
             let c = &self.counters.ports[usize::from(ingress)];
             let mut bytes = 0u64;
             for b in &self.burst {
@@ -145,7 +150,27 @@ impl Worker {
                 }
             }
         }
-        drop(tables);
+        // TX drain: full bursts always; partial ones when the timer expired or RX idle.
+        let flush_all = if work == 0 {
+            true
+        } else {
+            if now_ns == 0 {
+                now_ns = self.epoch.elapsed().as_nanos() as u64;
+            }
+            let due = now_ns.saturating_sub(self.last_drain_ns) >= self.drain_ns;
+            if due {
+                self.last_drain_ns = now_ns;
+            }
+            due
+        };
+        let work = work + self.drain_rings(flush_all);
+        if work > 0 {
+            self.update_gauges();
+        }
+        work
+    }
+
+    fn update_gauges(&self) {
         for (p, r) in self.tx.iter().enumerate() {
             let occ = (r.buffer().capacity() - r.slots()) as u64;
             let g = &self.counters.ports[p].ring_occupancy;
@@ -153,11 +178,10 @@ impl Worker {
                 g.store(occ, std::sync::atomic::Ordering::Relaxed);
             }
         }
-        // TX drain: full bursts always; partial ones when the timer expired or RX idle.
-        let flush_all = work == 0 || now_ns.saturating_sub(self.last_drain_ns) >= self.drain_ns;
-        if flush_all {
-            self.last_drain_ns = now_ns;
-        }
+    }
+
+    fn drain_rings(&mut self, flush_all: bool) -> usize {
+        let mut work = 0;
         for ((port_no, port), rings) in self.owned.iter_mut().zip(self.drain.iter_mut()) {
             let e = *port_no;
             let up = self.state[usize::from(e)].live();
