@@ -277,7 +277,7 @@ impl TrafficReport {
 
 struct Lane {
     workers: Vec<Worker>,
-    hosts: Vec<(u32, mem::MemPort, Option<mem::MemPort>)>, // (host, inject port, other rx ports)
+    hosts: Vec<(u32, usize, Vec<Option<mem::MemPort>>)>, // (host, inject port, ports)
 }
 
 impl Fabric<'_> {
@@ -297,6 +297,7 @@ impl Fabric<'_> {
         use std::sync::Arc;
         let threads = threads.max(1);
         let n = self.topo.hosts.len() as u32;
+        let injects: Vec<Option<u16>> = (0..n).map(|h| self.inject_port(h)).collect();
         // every (src, dst) frame, prebuilt
         let mut frames: Vec<Vec<Vec<u8>>> = Vec::with_capacity(n as usize);
         for s in 0..n {
@@ -318,14 +319,24 @@ impl Fabric<'_> {
                 hosts: Vec::new(),
             })
             .collect();
+        // contiguous blocks of switches per thread (generators number switches zone by
+        // zone, so most links stay inside one thread); hosts go with their first switch
+        let ns = self.workers.len().max(1);
+        let lane_of = |sw: usize| sw * threads / ns;
         for (i, w) in self.workers.into_iter().enumerate() {
-            lanes[i % threads].workers.push(w);
+            lanes[lane_of(i)].workers.push(w);
         }
         for (h, ports) in self.hosts.into_iter().enumerate() {
-            let mut it = ports.into_iter().flatten();
-            if let Some(first) = it.next() {
-                let extra = it.next(); // multi-homed hosts: a second port is drained too
-                lanes[h % threads].hosts.push((h as u32, first, extra));
+            let lane = self.topo.hosts[h]
+                .ports
+                .iter()
+                .find_map(|p| match p.peer {
+                    Peer::Switch { sw, .. } => Some(lane_of(sw as usize)),
+                    _ => None,
+                })
+                .unwrap_or(h % threads);
+            if let Some(inj) = injects[h] {
+                lanes[lane].hosts.push((h as u32, usize::from(inj), ports));
             }
         }
         let stop_send = Arc::new(AtomicBool::new(false));
@@ -356,8 +367,8 @@ impl Fabric<'_> {
                 loop {
                     let sending = !stop_send.load(Ordering::Relaxed);
                     let mut work = 0usize;
-                    for (h, tx, extra) in lane.hosts.iter_mut() {
-                        for p in std::iter::once(&mut *tx).chain(extra.iter_mut()) {
+                    for (h, inj, ports) in lane.hosts.iter_mut() {
+                        for p in ports.iter_mut().flatten() {
                             while let Some(b) = p.recv() {
                                 if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
                                     my_del += 1;
@@ -376,6 +387,10 @@ impl Fabric<'_> {
                                 }
                                 let Some(mut b) = pool.get() else { break };
                                 b.fill(&frames[*h as usize][d as usize]);
+                                let Some(tx) = ports[*inj].as_mut() else {
+                                    pool.put(b);
+                                    break;
+                                };
                                 match tx.send(b) {
                                     Ok(()) => my_sent += 1,
                                     Err(b) => {
@@ -423,8 +438,8 @@ impl Fabric<'_> {
         loop {
             let mut work = 0;
             for lane in lanes.iter_mut() {
-                for (h, tx, extra) in lane.hosts.iter_mut() {
-                    for p in std::iter::once(&mut *tx).chain(extra.iter_mut()) {
+                for (h, _, ports) in lane.hosts.iter_mut() {
+                    for p in ports.iter_mut().flatten() {
                         while let Some(b) = p.recv() {
                             if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
                                 delivered.fetch_add(1, Ordering::Relaxed);
