@@ -52,6 +52,9 @@ pub enum EngineError {
     /// A port index out of range.
     #[error("no port {0}")]
     NoPort(u16),
+    /// A CPU to pin to does not exist.
+    #[error("no CPU {0} to pin a worker to")]
+    NoCpu(usize),
     /// A worker thread could not be started.
     #[error("cannot start worker thread: {0}")]
     Spawn(#[from] std::io::Error),
@@ -92,6 +95,9 @@ pub struct EngineConfig {
     pub switch_id: u32,
     /// Seed of the workers' PRNGs.
     pub seed: u64,
+    /// Pin worker `i` to CPU `pin_cores[i % len]` (empty: no pinning). Meant for
+    /// `busy` mode; a CPU that does not exist is reported by [`Engine::spawn`].
+    pub pin_cores: Vec<usize>,
 }
 
 impl Default for EngineConfig {
@@ -108,6 +114,7 @@ impl Default for EngineConfig {
             trace: false,
             switch_id: 0,
             seed: 0x5eed,
+            pin_cores: Vec::new(),
         }
     }
 }
@@ -192,6 +199,7 @@ pub struct Engine {
     pub workers: Vec<Worker>,
     handle: EngineHandle,
     mode: PollMode,
+    pin_cores: Vec<usize>,
 }
 
 impl Engine {
@@ -286,6 +294,7 @@ impl Engine {
                 },
             },
             mode: cfg.mode,
+            pin_cores: cfg.pin_cores.clone(),
         })
     }
 
@@ -298,13 +307,33 @@ impl Engine {
     pub fn spawn(self) -> Result<Running, EngineError> {
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
+        let cores = if self.pin_cores.is_empty() {
+            Vec::new()
+        } else {
+            core_affinity::get_core_ids().unwrap_or_default()
+        };
+        let mut pins = Vec::new();
+        for c in &self.pin_cores {
+            pins.push(
+                cores
+                    .iter()
+                    .find(|x| x.id == *c)
+                    .copied()
+                    .ok_or(EngineError::NoCpu(*c))?,
+            );
+        }
         for (i, w) in self.workers.into_iter().enumerate() {
             let stop = stop.clone();
             let mode = self.mode;
+            let pin = (!pins.is_empty()).then(|| pins[i % pins.len()]);
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("canopy-w{i}"))
                     .spawn(move || {
+                        if let Some(c) = pin {
+                            // best effort: the worker still runs if the kernel refuses
+                            let _ = core_affinity::set_for_current(c);
+                        }
                         let mut ws = vec![w];
                         run(&mut ws, mode, &stop);
                         ws

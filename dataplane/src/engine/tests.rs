@@ -45,3 +45,29 @@ fn every_received_frame_is_forwarded_or_dropped_under_its_reason() {
     assert!(h.set_admin(9, false).is_err());
     assert!(h.swap_tables(SwitchTables::new("x", vec![])).is_err());
 }
+
+#[test]
+fn busy_workers_pin_to_existing_cpus_and_refuse_missing_ones() {
+    let pool = Pool::new(8);
+    let mk = |pin: Vec<usize>| {
+        let (_, a) = mem::pair("h0", "p0", 4);
+        let (_, b) = mem::pair("h1", "p1", 4);
+        Engine::new(
+            two_port_tables(),
+            vec![Box::new(a), Box::new(b)],
+            pool.clone(),
+            &EngineConfig {
+                mode: PollMode::Busy,
+                pin_cores: pin,
+                ..EngineConfig::default()
+            },
+        )
+        .unwrap()
+    };
+    assert!(matches!(
+        mk(vec![100_000]).spawn(),
+        Err(EngineError::NoCpu(100_000))
+    ));
+    let r = mk(vec![0]).spawn().unwrap();
+    assert_eq!(r.stop().len(), 1);
+}
