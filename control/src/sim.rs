@@ -53,6 +53,22 @@ pub struct Delivery {
 impl<'a> Fabric<'a> {
     /// Build the fabric for `kind`, with hop tracing when `trace`.
     pub fn new(topo: &'a Topology, kind: Kind, trace: bool, ring: usize) -> Result<Self, SimError> {
+        let cfg = EngineConfig {
+            trace,
+            ring_size: ring,
+            ..EngineConfig::default()
+        };
+        Self::with_config(topo, kind, &cfg)
+    }
+
+    /// Build the fabric with `cfg` for every switch (its `switch_id` and `seed` are
+    /// set per switch; its `ring_size` also sizes the links).
+    pub fn with_config(
+        topo: &'a Topology,
+        kind: Kind,
+        cfg: &EngineConfig,
+    ) -> Result<Self, SimError> {
+        let ring = cfg.ring_size;
         let tables = kinds::tables(topo, kind)?;
         let pool = Pool::new(64 * 1024);
         // one mem pair per link; ports[sw][p] and hosts[h][p]
@@ -99,11 +115,9 @@ impl<'a> Fabric<'a> {
                 .map(|p| Box::new(p.expect("every switch port was given a mem port")) as _)
                 .collect();
             let cfg = EngineConfig {
-                trace,
                 switch_id: si as u32,
-                seed: si as u64 + 1,
-                ring_size: ring,
-                ..EngineConfig::default()
+                seed: cfg.seed ^ (si as u64 + 1),
+                ..cfg.clone()
             };
             let e = Engine::new(t.clone(), ports, pool.clone(), &cfg)?;
             handles.push(e.handle());
