@@ -109,6 +109,44 @@ fn handoff(c: &mut Criterion) {
             t0.elapsed()
         })
     });
+    // the same hand-off without a second thread: burst of 32 in, 32 out (the ring
+    // operations' own cost, free of cross-core cache traffic and of core sharing)
+    g.bench_function("rtrb_same_thread_burst", |b| {
+        let (mut tx, mut rx) = rtrb::RingBuffer::<Box<u64>>::new(1024);
+        let mut hold: Vec<Box<u64>> = (0..BURST as u64).map(Box::new).collect();
+        b.iter_custom(|iters| {
+            let t0 = Instant::now();
+            let mut done = 0u64;
+            while done < iters {
+                if let Ok(ch) = tx.write_chunk_uninit(BURST) {
+                    ch.fill_from_iter(hold.drain(..));
+                }
+                if let Ok(ch) = rx.read_chunk(BURST) {
+                    hold.extend(ch);
+                }
+                done += BURST as u64;
+            }
+            t0.elapsed()
+        })
+    });
+    g.bench_function("crossbeam_array_queue_same_thread_burst", |b| {
+        let q = ArrayQueue::<Box<u64>>::new(1024);
+        let mut hold: Vec<Box<u64>> = (0..BURST as u64).map(Box::new).collect();
+        b.iter_custom(|iters| {
+            let t0 = Instant::now();
+            let mut done = 0u64;
+            while done < iters {
+                for x in hold.drain(..) {
+                    let _ = q.push(x);
+                }
+                while let Some(x) = q.pop() {
+                    hold.push(x);
+                }
+                done += BURST as u64;
+            }
+            t0.elapsed()
+        })
+    });
     g.finish();
 }
 
