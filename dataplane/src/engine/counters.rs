@@ -166,3 +166,23 @@ pub fn totals(s: &[PortStats]) -> (u64, u64, u64) {
         (r + p.rx_packets, t + p.tx_packets, d + p.dropped())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_index_has_one_distinct_name() {
+        let names: Vec<&str> = (0..N_REASONS).map(reason_name).collect();
+        let mut u = names.clone();
+        u.sort_unstable();
+        u.dedup();
+        assert_eq!(u.len(), N_REASONS, "{names:?}");
+        assert!(!names.contains(&"?"));
+        assert_eq!(reason_name(N_REASONS), "?");
+        assert_eq!(reason_name(RING_FULL), "ring_full");
+        assert_eq!(reason_name(PORT_DOWN), "port_down");
+        assert_eq!(reason_name(OVERSIZE), "oversize");
+        assert_eq!(reason_name(reason_index(&DropReason::NoRoute)), "no_route");
+    }
+}
