@@ -7,7 +7,7 @@
 //!   1 and 2 workers; per frame: refill from a template (stands in for the NIC's DMA),
 //!   RX burst, decision, ring hand-off, TX burst, sink. Reported as time per frame.
 //! - `fabric/k8`: the whole k=8 fat-tree in one process (80 switches, 128 hosts),
-//!   uniform random traffic, 2 threads; time per delivered frame.
+//!   uniform random traffic, 1 and 2 threads; time per delivered frame.
 
 use canopy_control::oracle::host_mac;
 use canopy_control::sim::Fabric;
@@ -275,15 +275,16 @@ fn fabric(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(1));
     let topo = build_str("fat-tree:k=8").unwrap();
-    g.bench_function("k8_uniform_64B_2threads", |b| {
+    for threads in [1usize, 2] {
+        g.bench_function(format!("k8_uniform_64B_{threads}threads"), |b| {
         b.iter_custom(|iters| {
             let f = Fabric::new(&topo, Kind::Sliced, false, 512).unwrap();
             let (rep, _) = f
-                .run_traffic(2, Duration::from_millis(500), 1, |_| {})
+                .run_traffic(threads, Duration::from_millis(500), 1, |_| {})
                 .unwrap();
             assert_eq!(rep.misdelivered, 0);
             eprintln!(
-                "fabric k=8: {} sent, {} delivered, {} dropped in {:?} = {:.2} Mpps delivered",
+                "fabric k=8, {threads} threads: {} sent, {} delivered, {} dropped in {:?} = {:.2} Mpps delivered",
                 rep.sent,
                 rep.delivered,
                 rep.dropped,
@@ -295,6 +296,7 @@ fn fabric(c: &mut Criterion) {
                 .mul_f64(iters as f64 / rep.delivered.max(1) as f64)
         })
     });
+    }
     g.finish();
 }
 
