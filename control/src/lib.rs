@@ -6,6 +6,7 @@
 
 pub mod kinds;
 pub mod oracle;
+pub mod sim;
 pub mod spec;
 pub mod topology;
 

@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod decide;
+pub mod engine;
 pub mod port;
 pub mod table;
 pub mod wire;

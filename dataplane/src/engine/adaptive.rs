@@ -1,0 +1,185 @@
+//! Adaptive choice among a group's live ports: the least-occupied ring (every port
+//! compared for groups of up to 8, power-of-two choices beyond), ties broken uniformly
+//! at random with a per-worker xorshift; optional flowlets pin a flow to its port while
+//! its packets are closer together than the idle gap.
+
+/// xorshift64* — cheap, per worker, never zero.
+#[derive(Debug, Clone)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// Seeded generator (a zero seed is replaced).
+    pub fn new(seed: u64) -> Self {
+        XorShift(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
+    }
+    /// Next value.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `0..n` (n > 0), multiply-shift (bias < 2^-32 for small n).
+    #[inline]
+    pub fn below(&mut self, n: usize) -> usize {
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+/// Choose among `ports` (the live ports of a group) the one with the least
+/// `occupancy(port)`; ties uniformly at random. `None` when `ports` is empty.
+#[inline]
+pub fn least_occupied(
+    ports: &[u16],
+    rng: &mut XorShift,
+    mut occupancy: impl FnMut(u16) -> usize,
+) -> Option<u16> {
+    match ports.len() {
+        0 => None,
+        1 => Some(ports[0]),
+        n if n <= 8 => {
+            let mut best = ports[0];
+            let mut best_occ = occupancy(best);
+            let mut ties = 1usize;
+            for &p in &ports[1..] {
+                let o = occupancy(p);
+                if o < best_occ {
+                    best = p;
+                    best_occ = o;
+                    ties = 1;
+                } else if o == best_occ {
+                    // reservoir sampling over the tied ports: each wins with 1/ties
+                    ties += 1;
+                    if rng.below(ties) == 0 {
+                        best = p;
+                    }
+                }
+            }
+            Some(best)
+        }
+        n => {
+            let a = rng.below(n);
+            let mut b = rng.below(n - 1);
+            if b >= a {
+                b += 1;
+            }
+            let (pa, pb) = (ports[a], ports[b]);
+            // a and b are uniformly random and distinct, so the tie can keep `a`
+            Some(if occupancy(pb) < occupancy(pa) {
+                pb
+            } else {
+                pa
+            })
+        }
+    }
+}
+
+/// Flowlet table: per flow-hash slot, the port chosen and when the flow was last seen.
+#[derive(Debug)]
+pub struct Flowlets {
+    gap_ns: u64,
+    slots: Box<[(u64, u64, u16)]>, // (key, last seen ns, port)
+}
+
+/// Slots in a flowlet table (power of two).
+pub const FLOWLET_SLOTS: usize = 4096;
+
+impl Flowlets {
+    /// Table with idle gap `gap_ns`.
+    pub fn new(gap_ns: u64) -> Self {
+        Flowlets {
+            gap_ns,
+            slots: vec![(0, 0, 0); FLOWLET_SLOTS].into_boxed_slice(),
+        }
+    }
+
+    /// The pinned port of `key` if the flow was seen within the gap and that port is
+    /// still in `live`.
+    #[inline]
+    pub fn lookup(&self, key: u64, now_ns: u64, live: &[u16]) -> Option<u16> {
+        let (k, t, p) = self.slots[(key as usize) & (FLOWLET_SLOTS - 1)];
+        (k == key && now_ns.saturating_sub(t) < self.gap_ns && live.contains(&p)).then_some(p)
+    }
+
+    /// Record that `key` went out on `port` at `now_ns`.
+    #[inline]
+    pub fn record(&mut self, key: u64, now_ns: u64, port: u16) {
+        self.slots[(key as usize) & (FLOWLET_SLOTS - 1)] = (key, now_ns, port);
+    }
+}
+
+/// Flow key of a frame: FNV-1a of the Ethernet destination and source (the hosts),
+/// mixed with the group id; never 0.
+#[inline]
+pub fn flow_key(frame: &[u8], group: u16) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ u64::from(group);
+    for &b in frame.iter().take(12) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    h | 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn least_occupied_wins_and_ties_are_spread_evenly() {
+        let mut r = XorShift::new(1);
+        let occ = [5usize, 2, 2, 9];
+        let ports = [0u16, 1, 2, 3];
+        let mut hits = [0u32; 4];
+        for _ in 0..20_000 {
+            let p = least_occupied(&ports, &mut r, |p| occ[usize::from(p)]).unwrap();
+            hits[usize::from(p)] += 1;
+        }
+        assert_eq!(hits[0] + hits[3], 0);
+        assert!(hits[1].abs_diff(hits[2]) < 600, "{hits:?}");
+        // all tied: uniform over four
+        let mut hits = [0u32; 4];
+        for _ in 0..40_000 {
+            hits[usize::from(least_occupied(&ports, &mut r, |_| 0).unwrap())] += 1;
+        }
+        for h in hits {
+            assert!((9_000..11_000).contains(&h), "{hits:?}");
+        }
+        assert_eq!(least_occupied(&[], &mut r, |_| 0), None);
+    }
+
+    #[test]
+    fn power_of_two_choices_for_large_groups_avoid_the_hot_port_and_spread() {
+        let mut r = XorShift::new(7);
+        let ports: Vec<u16> = (0..16).collect();
+        let mut hits = [0u32; 16];
+        for _ in 0..32_000 {
+            let p = least_occupied(&ports, &mut r, |p| if p == 3 { 100 } else { 0 }).unwrap();
+            hits[usize::from(p)] += 1;
+        }
+        assert_eq!(hits[3], 0);
+        for (i, h) in hits.iter().enumerate() {
+            if i != 3 {
+                assert!((1_700..2_600).contains(h), "{hits:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn flowlets_pin_within_the_gap_and_release_after_it_or_when_the_port_dies() {
+        let mut f = Flowlets::new(1_000);
+        let k = flow_key(&[1; 14], 0);
+        assert_ne!(k, flow_key(&[2; 14], 0));
+        assert_eq!(f.lookup(k, 0, &[1, 2]), None);
+        f.record(k, 100, 2);
+        assert_eq!(f.lookup(k, 900, &[1, 2]), Some(2));
+        assert_eq!(f.lookup(k, 1_200, &[1, 2]), None);
+        assert_eq!(f.lookup(k, 900, &[1]), None);
+    }
+}

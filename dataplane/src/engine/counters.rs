@@ -1,0 +1,188 @@
+//! Per-worker, cache-padded counters, written by one worker each (plain load + store,
+//! no atomic read-modify-write) and summed by readers on any thread.
+
+use crate::decide::{DropReason, DROP_REASON_NAMES};
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// Drop reasons the engine adds to the decision's [`DROP_REASON_NAMES`].
+pub const ENGINE_DROP_NAMES: &[&str] = &[
+    // the (worker, egress port) ring was full: drop-tail
+    "ring_full",
+    // the egress port is administratively down or has no link
+    "port_down",
+    // the frame is longer than the egress port's MTU
+    "oversize",
+];
+
+/// Number of drop counters per port: the decision's reasons, then the engine's.
+pub const N_REASONS: usize = DROP_REASON_NAMES.len() + ENGINE_DROP_NAMES.len();
+
+/// Counter label of drop index `i`.
+pub fn reason_name(i: usize) -> &'static str {
+    DROP_REASON_NAMES
+        .get(i)
+        .or_else(|| ENGINE_DROP_NAMES.get(i - DROP_REASON_NAMES.len().min(i)))
+        .copied()
+        .unwrap_or("?")
+}
+
+/// Index of a decision drop reason.
+pub fn reason_index(r: &DropReason) -> usize {
+    let n = r.name();
+    DROP_REASON_NAMES.iter().position(|x| *x == n).unwrap_or(0)
+}
+
+/// Index of an engine drop reason by name.
+pub const fn engine_reason(i: usize) -> usize {
+    DROP_REASON_NAMES.len() + i
+}
+/// `ring_full`.
+pub const RING_FULL: usize = engine_reason(0);
+/// `port_down`.
+pub const PORT_DOWN: usize = engine_reason(1);
+/// `oversize`.
+pub const OVERSIZE: usize = engine_reason(2);
+
+/// Counters of one port in one worker.
+#[derive(Debug)]
+pub struct PortCounters {
+    pub(crate) rx_packets: AtomicU64,
+    pub(crate) rx_bytes: AtomicU64,
+    pub(crate) tx_packets: AtomicU64,
+    pub(crate) tx_bytes: AtomicU64,
+    pub(crate) adaptive: AtomicU64,
+    pub(crate) ring_occupancy: AtomicU64,
+    pub(crate) drops: [AtomicU64; N_REASONS],
+}
+
+impl Default for PortCounters {
+    fn default() -> Self {
+        PortCounters {
+            rx_packets: AtomicU64::new(0),
+            rx_bytes: AtomicU64::new(0),
+            tx_packets: AtomicU64::new(0),
+            tx_bytes: AtomicU64::new(0),
+            adaptive: AtomicU64::new(0),
+            ring_occupancy: AtomicU64::new(0),
+            drops: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+}
+
+/// Single-writer increment.
+#[inline]
+pub(crate) fn bump(a: &AtomicU64, n: u64) {
+    a.store(a.load(Relaxed).wrapping_add(n), Relaxed);
+}
+
+/// Counters of one worker: one cache-padded block per port.
+#[derive(Debug)]
+pub struct WorkerCounters {
+    pub(crate) ports: Box<[CachePadded<PortCounters>]>,
+}
+
+impl WorkerCounters {
+    pub(crate) fn new(ports: usize) -> Self {
+        WorkerCounters {
+            ports: (0..ports)
+                .map(|_| CachePadded::new(Default::default()))
+                .collect(),
+        }
+    }
+}
+
+/// A summed, consistent-enough snapshot of one port.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PortStats {
+    /// Frames received.
+    pub rx_packets: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// Frames transmitted.
+    pub tx_packets: u64,
+    /// Bytes transmitted.
+    pub tx_bytes: u64,
+    /// Times an adaptive choice picked this port.
+    pub adaptive_choices: u64,
+    /// Frames waiting in the rings towards this port.
+    pub ring_occupancy: u64,
+    /// Drops of frames that arrived on this port, by reason index ([`reason_name`]).
+    pub drops: Vec<u64>,
+}
+
+impl PortStats {
+    /// Total drops.
+    pub fn dropped(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+    /// Drops under one reason name.
+    pub fn drops_named(&self, name: &str) -> u64 {
+        (0..N_REASONS)
+            .filter(|&i| reason_name(i) == name)
+            .map(|i| self.drops[i])
+            .sum()
+    }
+}
+
+/// Counters of a whole engine, readable from any thread.
+#[derive(Debug, Clone)]
+pub struct Counters {
+    pub(crate) workers: Arc<[Arc<WorkerCounters>]>,
+    pub(crate) ports: usize,
+}
+
+impl Counters {
+    /// Sum every worker's counters, per port.
+    pub fn snapshot(&self) -> Vec<PortStats> {
+        let mut out = vec![
+            PortStats {
+                drops: vec![0; N_REASONS],
+                ..Default::default()
+            };
+            self.ports
+        ];
+        for w in self.workers.iter() {
+            for (o, c) in out.iter_mut().zip(w.ports.iter()) {
+                o.rx_packets += c.rx_packets.load(Relaxed);
+                o.rx_bytes += c.rx_bytes.load(Relaxed);
+                o.tx_packets += c.tx_packets.load(Relaxed);
+                o.tx_bytes += c.tx_bytes.load(Relaxed);
+                o.adaptive_choices += c.adaptive.load(Relaxed);
+                o.ring_occupancy += c.ring_occupancy.load(Relaxed);
+                for (d, x) in o.drops.iter_mut().zip(c.drops.iter()) {
+                    *d += x.load(Relaxed);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Totals over ports: (rx, tx, dropped).
+pub fn totals(s: &[PortStats]) -> (u64, u64, u64) {
+    s.iter().fold((0, 0, 0), |(r, t, d), p| {
+        (r + p.rx_packets, t + p.tx_packets, d + p.dropped())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_index_has_one_distinct_name() {
+        let names: Vec<&str> = (0..N_REASONS).map(reason_name).collect();
+        let mut u = names.clone();
+        u.sort_unstable();
+        u.dedup();
+        assert_eq!(u.len(), N_REASONS, "{names:?}");
+        assert!(!names.contains(&"?"));
+        assert_eq!(reason_name(N_REASONS), "?");
+        assert_eq!(reason_name(RING_FULL), "ring_full");
+        assert_eq!(reason_name(PORT_DOWN), "port_down");
+        assert_eq!(reason_name(OVERSIZE), "oversize");
+        assert_eq!(reason_name(reason_index(&DropReason::NoRoute)), "no_route");
+    }
+}

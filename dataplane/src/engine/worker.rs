@@ -1,0 +1,234 @@
+//! A run-to-completion worker: RX burst → decision → (worker, egress) ring; then TX
+//! drain of the rings towards the ports it owns, in bursts, with a drain timer.
+
+use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
+use super::counters::{bump, reason_index, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL};
+use super::pool::{Buf, Pool};
+use super::port::Port;
+use super::{PortState, BURST};
+use crate::decide::{decide, DropReason, Verdict};
+use crate::table::SwitchTables;
+use arc_swap::ArcSwap;
+use rtrb::{Consumer, Producer};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One worker of one engine. Drive it with [`Worker::poll`] (the engine's threads do,
+/// and so does the fabric simulation, several workers per thread).
+pub struct Worker {
+    pub(crate) switch_id: u32,
+    pub(crate) trace: bool,
+    pub(crate) tables: Arc<ArcSwap<SwitchTables>>,
+    pub(crate) owned: Vec<(u16, Box<dyn Port>)>,
+    /// Producers towards every port (index = egress port).
+    pub(crate) tx: Vec<Producer<Buf>>,
+    /// For each owned port (same order as `owned`): consumers from every worker.
+    pub(crate) drain: Vec<Vec<Consumer<Buf>>>,
+    pub(crate) state: Arc<[PortState]>,
+    pub(crate) counters: Arc<WorkerCounters>,
+    pub(crate) pool: Pool,
+    pub(crate) rng: XorShift,
+    pub(crate) flowlets: Option<Flowlets>,
+    pub(crate) drain_ns: u64,
+    pub(crate) epoch: Instant,
+    pub(crate) last_drain_ns: u64,
+    pub(crate) burst: Vec<Buf>,
+    pub(crate) txbuf: Vec<Buf>,
+    pub(crate) live: Vec<u16>,
+}
+
+impl Worker {
+    /// Ports this worker receives from and transmits on.
+    pub fn ports(&mut self) -> impl Iterator<Item = &mut Box<dyn Port>> {
+        self.owned.iter_mut().map(|(_, p)| p)
+    }
+
+    /// One round: receive a burst on every owned port and forward it, then drain the
+    /// rings. Returns the number of frames received and transmitted (0 = idle).
+    pub fn poll(&mut self) -> usize {
+        // the clock is read only when flowlets need it (here) or a drain timer does
+        let mut now_ns = if self.flowlets.is_some() {
+            self.epoch.elapsed().as_nanos() as u64
+        } else {
+            0
+        };
+        let mut work = 0;
+        for (port_no, port) in self.owned.iter_mut() {
+            let ingress = *port_no;
+            let st = &self.state[usize::from(ingress)];
+            st.set_link(port.link_up());
+            let n = port.rx_burst(&self.pool, &mut self.burst, BURST);
+            if n == 0 {
+                continue;
+            }
+            work += n;
+            let tables = self.tables.load();
+            let c = &self.counters.ports[usize::from(ingress)];
+            let mut bytes = 0u64;
+            for b in &self.burst {
+                bytes += b.len() as u64;
+            }
+            bump(&c.rx_packets, n as u64);
+            bump(&c.rx_bytes, bytes);
+            let admin_in = st.admin_up();
+            for mut b in self.burst.drain(..) {
+                if !admin_in {
+                    bump(&c.drops[PORT_DOWN], 1);
+                    self.pool.put(b);
+                    continue;
+                }
+                let verdict = decide(&tables, ingress, b.bytes_mut());
+                let egress = match verdict {
+                    Verdict::Port(p) => Some(p),
+                    Verdict::Group(g) => {
+                        self.live.clear();
+                        for &p in tables.group(g) {
+                            if self.state.get(usize::from(p)).is_some_and(PortState::live) {
+                                self.live.push(p);
+                            }
+                        }
+                        let key = self.flowlets.as_ref().map(|_| flow_key(b.bytes(), g));
+                        let pinned = match (&self.flowlets, key) {
+                            (Some(f), Some(k)) => f.lookup(k, now_ns, &self.live),
+                            _ => None,
+                        };
+                        let tx = &self.tx;
+                        let choice = pinned.or_else(|| {
+                            least_occupied(&self.live, &mut self.rng, |p| {
+                                tx.get(usize::from(p))
+                                    .map_or(usize::MAX, |r| r.buffer().capacity() - r.slots())
+                            })
+                        });
+                        match choice {
+                            Some(p) => {
+                                if let (Some(f), Some(k)) = (self.flowlets.as_mut(), key) {
+                                    f.record(k, now_ns, p);
+                                }
+                                bump(&self.counters.ports[usize::from(p)].adaptive, 1);
+                                Some(p)
+                            }
+                            None if tables.group(g).is_empty() => {
+                                bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
+                                self.pool.put(b);
+                                continue;
+                            }
+                            None => {
+                                bump(&c.drops[PORT_DOWN], 1);
+                                self.pool.put(b);
+                                continue;
+                            }
+                        }
+                    }
+                    Verdict::Drop(r) => {
+                        bump(&c.drops[reason_index(&r)], 1);
+                        self.pool.put(b);
+                        continue;
+                    }
+                };
+                let Some(e) = egress else { continue };
+                let Some(ring) = self.tx.get_mut(usize::from(e)) else {
+                    bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
+                    self.pool.put(b);
+                    continue;
+                };
+                if !self.state[usize::from(e)].live() {
+                    bump(&c.drops[PORT_DOWN], 1);
+                    self.pool.put(b);
+                    continue;
+                }
+                if b.len() > self.state[usize::from(e)].mtu {
+                    bump(&c.drops[OVERSIZE], 1);
+                    self.pool.put(b);
+                    continue;
+                }
+                if self.trace {
+                    b.push_trace((self.switch_id, ingress, e));
+                }
+                if let Err(rtrb::PushError::Full(b)) = ring.push(b) {
+                    bump(&c.drops[RING_FULL], 1);
+                    self.pool.put(b);
+                }
+            }
+        }
+        // TX drain: full bursts always; partial ones when the timer expired or RX idle.
+        let flush_all = if work == 0 {
+            true
+        } else {
+            if now_ns == 0 {
+                now_ns = self.epoch.elapsed().as_nanos() as u64;
+            }
+            let due = now_ns.saturating_sub(self.last_drain_ns) >= self.drain_ns;
+            if due {
+                self.last_drain_ns = now_ns;
+            }
+            due
+        };
+        let work = work + self.drain_rings(flush_all);
+        if work > 0 {
+            self.update_gauges();
+        }
+        work
+    }
+
+    fn update_gauges(&self) {
+        for (p, r) in self.tx.iter().enumerate() {
+            let occ = (r.buffer().capacity() - r.slots()) as u64;
+            let g = &self.counters.ports[p].ring_occupancy;
+            if g.load(std::sync::atomic::Ordering::Relaxed) != occ {
+                g.store(occ, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn drain_rings(&mut self, flush_all: bool) -> usize {
+        let mut work = 0;
+        for ((port_no, port), rings) in self.owned.iter_mut().zip(self.drain.iter_mut()) {
+            let e = *port_no;
+            let up = self.state[usize::from(e)].live();
+            for ring in rings.iter_mut() {
+                let pending = ring.slots();
+                if pending == 0 || (pending < BURST && !flush_all) {
+                    continue;
+                }
+                let n = if up {
+                    pending.min(BURST).min(port.tx_space())
+                } else {
+                    pending
+                };
+                if n == 0 {
+                    continue;
+                }
+                if let Ok(chunk) = ring.read_chunk(n) {
+                    self.txbuf.extend(chunk);
+                }
+                let mut bytes = 0u64;
+                for b in &self.txbuf {
+                    bytes += b.len() as u64;
+                }
+                let sent = if up {
+                    port.tx_burst(&mut self.txbuf, &self.pool)
+                } else {
+                    0
+                };
+                let c = &self.counters.ports[usize::from(e)];
+                // unsent frames (port went down) are dropped and counted at the egress
+                let mut unsent_bytes = 0u64;
+                for b in self.txbuf.drain(..) {
+                    unsent_bytes += b.len() as u64;
+                    bump(&c.drops[PORT_DOWN], 1);
+                    self.pool.put(b);
+                }
+                bump(&c.tx_packets, sent as u64);
+                bump(&c.tx_bytes, bytes - unsent_bytes);
+                work += n;
+            }
+        }
+        work
+    }
+
+    /// True when a frame waits on an owned port or in a ring towards one.
+    pub fn has_pending(&self) -> bool {
+        self.owned.iter().any(|(_, p)| p.rx_ready())
+            || self.drain.iter().flatten().any(|r| !r.is_empty())
+    }
+}
