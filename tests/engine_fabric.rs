@@ -168,12 +168,12 @@ fn threaded(spec: &str, kind: Kind) {
 #[test]
 fn a_parked_adaptive_worker_is_woken_by_an_arriving_frame_and_tables_swap_live() {
     use canopy_control::topology::Peer;
-    use canopy_dataplane::engine::{mem, Engine, EngineConfig, PollMode, Pool, Port};
+    use canopy_dataplane::engine::{Engine, EngineConfig, PollMode, Pool};
     use std::time::{Duration, Instant};
     let topo = build_str("fat-tree:k=4").unwrap();
     let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
     // an edge switch with two hosts
-    let (sw, s) = topo
+    let (sw, _) = topo
         .switches
         .iter()
         .enumerate()
@@ -185,22 +185,11 @@ fn a_parked_adaptive_worker_is_woken_by_an_arriving_frame_and_tables_swap_live()
                 >= 2
         })
         .unwrap();
-    let mut outer = Vec::new();
-    let mut ports: Vec<Box<dyn Port>> = Vec::new();
-    for i in 0..s.ports.len() {
-        let (a, b) = mem::pair(&format!("p{i}"), &format!("x{i}"), 64);
-        ports.push(Box::new(a));
-        outer.push(b);
-    }
-    let hosts: Vec<(usize, u32)> = s
-        .ports
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p.peer {
-            Peer::Host { host, .. } => Some((i, host)),
-            _ => None,
-        })
-        .collect();
+    let canopy_control::sim::IsolatedSwitch {
+        ports,
+        mut outer,
+        hosts,
+    } = canopy_control::sim::isolated_switch(&topo, sw, 64);
     let (pa, ha) = hosts[0];
     let (pb, hb) = hosts[1];
     let pool = Pool::new(64);

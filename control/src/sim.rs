@@ -24,6 +24,45 @@ pub enum SimError {
     Engine(#[from] engine::EngineError),
 }
 
+/// One switch of `t` on its own: a `mem` port pair per switch port, the switch's ends
+/// (for an [`Engine`](canopy_dataplane::engine::Engine)) and the outer ends (for the caller
+/// to feed and drain), with rings of `cap` frames, plus `(port, host)` for every port that
+/// leads to a host. Benchmarks and single-switch tests use it.
+pub fn isolated_switch(t: &Topology, sw: usize, cap: usize) -> IsolatedSwitch {
+    let s = &t.switches[sw];
+    let mut outer = Vec::with_capacity(s.ports.len());
+    let mut ports: Vec<Box<dyn Port>> = Vec::with_capacity(s.ports.len());
+    for i in 0..s.ports.len() {
+        let (a, b) = mem::pair(&format!("p{i}"), &format!("x{i}"), cap);
+        ports.push(Box::new(a));
+        outer.push(b);
+    }
+    let hosts = s
+        .ports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p.peer {
+            Peer::Host { host, .. } => Some((i, host)),
+            _ => None,
+        })
+        .collect();
+    IsolatedSwitch {
+        ports,
+        outer,
+        hosts,
+    }
+}
+
+/// See [`isolated_switch`].
+pub struct IsolatedSwitch {
+    /// The switch's ends, in port order.
+    pub ports: Vec<Box<dyn Port>>,
+    /// The far ends, in port order.
+    pub outer: Vec<mem::MemPort>,
+    /// `(port, host)` for every port that leads to a host.
+    pub hosts: Vec<(usize, u32)>,
+}
+
 /// A whole fabric in one process.
 pub struct Fabric<'a> {
     topo: &'a Topology,

@@ -11,9 +11,8 @@
 
 use canopy_control::oracle::host_mac;
 use canopy_control::sim::Fabric;
-use canopy_control::topology::Peer;
 use canopy_control::{build_str, kinds};
-use canopy_dataplane::engine::{mem, Engine, EngineConfig, Pool, Port, BURST};
+use canopy_dataplane::engine::{mem, Engine, EngineConfig, Pool, BURST};
 use canopy_dataplane::wire::{self, Kind};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crossbeam_queue::ArrayQueue;
@@ -158,23 +157,11 @@ fn edge_switch(workers: usize) -> (Engine, Vec<mem::MemPort>, Feeds, Pool) {
     let topo = build_str("fat-tree:k=4").unwrap();
     let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
     let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let s = &topo.switches[sw];
-    let mut outer = Vec::new();
-    let mut ports: Vec<Box<dyn Port>> = Vec::new();
-    for i in 0..s.ports.len() {
-        let (a, b) = mem::pair(&format!("p{i}"), &format!("x{i}"), 1024);
-        ports.push(Box::new(a));
-        outer.push(b);
-    }
-    let hosts: Vec<(usize, u32)> = s
-        .ports
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p.peer {
-            Peer::Host { host, .. } => Some((i, host)),
-            _ => None,
-        })
-        .collect();
+    let canopy_control::sim::IsolatedSwitch {
+        ports,
+        outer,
+        hosts,
+    } = canopy_control::sim::isolated_switch(&topo, sw, 1024);
     let far = (0..topo.hosts.len() as u32)
         .find(|h| hosts.iter().all(|x| x.1 != *h))
         .unwrap();
