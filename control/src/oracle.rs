@@ -103,19 +103,16 @@ impl Walk {
     /// with the payload intact, no switch visited twice, and an up*-[side]-down* path
     /// (no up or side move after a down move, at most one side move).
     pub fn check(&self) -> Result<(), String> {
+        self.check_with(Revisits::Never)
+    }
+
+    /// [`Walk::check`] with the rule for revisiting a switch given by `revisits`.
+    pub fn check_with(&self, revisits: Revisits) -> Result<(), String> {
         match self.delivered_to() {
             Some(h) if h == self.dst => {}
             _ => return Err(format!("h{}→h{}: {:?}", self.src, self.dst, self.outcome)),
         }
         let mut seen = std::collections::HashSet::new();
-        for h in &self.hops {
-            if !seen.insert(h.switch) {
-                return Err(format!(
-                    "h{}→h{}: switch {} visited twice",
-                    self.src, self.dst, h.switch
-                ));
-            }
-        }
         let mut phase = 0; // 0 = up, 1 = after side, 2 = down
         for h in &self.hops {
             let r = h.egress_role.ok_or("forwarded hop without egress role")?;
@@ -130,6 +127,22 @@ impl Walk {
                     ))
                 }
             };
+            let key = match revisits {
+                Revisits::Never => (h.switch, false),
+                Revisits::OncePerDirection => (h.switch, phase == 0),
+            };
+            if !seen.insert(key) {
+                return Err(format!(
+                    "h{}→h{}: switch {} visited twice{}",
+                    self.src,
+                    self.dst,
+                    h.switch,
+                    match revisits {
+                        Revisits::Never => "",
+                        Revisits::OncePerDirection => " in the same direction",
+                    }
+                ));
+            }
         }
         let off = wire::canopy_offset(&self.delivered_frame).map_err(|e| e.to_string())?;
         let h =
@@ -184,6 +197,16 @@ impl Walk {
         let _ = writeln!(s, "  => {:?}", self.outcome);
         s
     }
+}
+
+/// How often a walk may pass the same switch ([`Walk::check_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revisits {
+    /// Never: every valid path of an up*-down* fabric is loop-free.
+    Never,
+    /// At most once going up and once coming down: the sliced FLAT mode climbs to the top
+    /// and comes back through its own ancestors.
+    OncePerDirection,
 }
 
 /// Locally administered MAC of a host (02:43:4e = "CN" + 24 bits of the index; of `h`

@@ -357,37 +357,7 @@ pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<()
 /// visited at most once per direction, with everything else as in [`Walk::check`]:
 /// delivered to the right host with the payload intact, on an up*-side?-down* path.
 pub fn check_flat_walk(w: &Walk) -> Result<(), String> {
-    if w.delivered_to() != Some(w.dst) {
-        return Err(format!("h{}→h{}: {:?}", w.src, w.dst, w.outcome));
-    }
-    let mut seen = std::collections::HashSet::new();
-    let mut phase = 0; // 0 up, 1 after side, 2 down
-    for h in &w.hops {
-        let r = h.egress_role.ok_or("forwarded hop without egress role")?;
-        phase = match (phase, r) {
-            (0, PortRole::Up) => 0,
-            (0, PortRole::Side) => 1,
-            (_, PortRole::Down) => 2,
-            (p, r) => {
-                return Err(format!(
-                    "h{}→h{}: {r:?} move at switch {} after phase {p}",
-                    w.src, w.dst, h.switch
-                ))
-            }
-        };
-        if !seen.insert((h.switch, phase == 0)) {
-            return Err(format!(
-                "h{}→h{}: switch {} visited twice in the same direction",
-                w.src, w.dst, h.switch
-            ));
-        }
-    }
-    let off = wire::canopy_offset(&w.delivered_frame).map_err(|e| e.to_string())?;
-    let h = wire::Header::new_checked(&w.delivered_frame[off..]).map_err(|e| e.to_string())?;
-    if h.payload().get(..crate::oracle::PAYLOAD.len()) != Some(&crate::oracle::PAYLOAD[..]) {
-        return Err(format!("h{}→h{}: payload changed", w.src, w.dst));
-    }
-    Ok(())
+    w.check_with(crate::oracle::Revisits::OncePerDirection)
 }
 
 /// Walk `pairs` in `mode` with adaptive choices from `seed`, checking the generic walk
