@@ -14,6 +14,9 @@ pub const ENGINE_DROP_NAMES: &[&str] = &[
     "port_down",
     // the frame is longer than the egress port's MTU
     "oversize",
+    // the egress port's backend refused the frame at transmit while its link was up
+    // (the backend's own counters say why)
+    "tx_error",
 ];
 
 /// Number of drop counters per port: the decision's reasons, then the engine's.
@@ -44,6 +47,8 @@ pub const RING_FULL: usize = engine_reason(0);
 pub const PORT_DOWN: usize = engine_reason(1);
 /// `oversize`.
 pub const OVERSIZE: usize = engine_reason(2);
+/// `tx_error`.
+pub const TX_ERROR: usize = engine_reason(3);
 
 /// Counters of one port in one worker.
 #[derive(Debug)]

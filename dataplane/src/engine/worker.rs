@@ -2,7 +2,9 @@
 //! drain of the rings towards the ports it owns, in bursts, with a drain timer.
 
 use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
-use super::counters::{bump, reason_index, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL};
+use super::counters::{
+    bump, reason_index, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR,
+};
 use super::pool::{Buf, Pool};
 use super::port::Port;
 use super::{PortState, BURST};
@@ -211,11 +213,17 @@ impl Worker {
                     0
                 };
                 let c = &self.counters.ports[usize::from(e)];
-                // unsent frames (port went down) are dropped and counted at the egress
+                // unsent frames are dropped and counted at the egress: `port_down` when
+                // the link went away, `tx_error` when the backend refused them
+                let reason = if up && port.link_up() {
+                    TX_ERROR
+                } else {
+                    PORT_DOWN
+                };
                 let mut unsent_bytes = 0u64;
                 for b in self.txbuf.drain(..) {
                     unsent_bytes += b.len() as u64;
-                    bump(&c.drops[PORT_DOWN], 1);
+                    bump(&c.drops[reason], 1);
                     self.pool.put(b);
                 }
                 bump(&c.tx_packets, sent as u64);

@@ -13,6 +13,7 @@
 //! No allocation, locking or syscall per packet: the only syscalls are one `send` per
 //! flushed burst, and whatever the caller does with [`AfPacketPort::fd`].
 
+mod engine_port;
 mod sys;
 
 use std::io;
@@ -48,10 +49,14 @@ pub enum PortDrop {
     /// RX: a block descriptor or packet header pointed outside its block.
     #[error("rx_bad_block")]
     RxBadBlock = 6,
+    /// RX (engine adapter): no free buffer in the engine's pool, or the frame is
+    /// larger than a pool buffer; the frame is consumed from the ring and dropped.
+    #[error("rx_no_buffer")]
+    RxNoBuffer = 7,
 }
 
 /// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = 7;
+pub const PORT_DROP_REASONS: usize = 8;
 /// Names of [`PortDrop`] reasons, indexed by `reason as usize`.
 pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
     "tx_ring_full",
@@ -61,6 +66,7 @@ pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
     "rx_truncated",
     "tx_wrong_format",
     "rx_bad_block",
+    "rx_no_buffer",
 ];
 
 /// Ring geometry rejected before any syscall.
@@ -704,6 +710,53 @@ impl AfPacketPort {
         delivered
     }
 
+    /// True when the next RX block (V3) or frame (V2) is owned by user space: a frame
+    /// is waiting. One atomic load, no syscall.
+    pub fn rx_ready(&self) -> bool {
+        match self.rings.version {
+            TpacketVersion::V3 => {
+                self.rings.rx_in_block
+                    || self.rings.map.rx_is_user(
+                        self.rings.rx_block as usize * self.rings.rx.block_size as usize,
+                        sys::BD_STATUS,
+                    )
+            }
+            TpacketVersion::V2 => {
+                let slot = self.rings.rx_slot as usize;
+                let fpb = self.rings.rx.frames_per_block().max(1) as usize;
+                let off = (slot / fpb) * self.rings.rx.block_size as usize
+                    + (slot % fpb) * self.rings.rx.frame_size as usize;
+                self.rings.map.rx_is_user(off, self.rings.layout.status)
+            }
+        }
+    }
+
+    /// Free TX-ring frames from the head on, counting at most `max` (one atomic load
+    /// per frame counted, no syscall). A frame the kernel refused
+    /// (`TP_STATUS_WRONG_FORMAT`) counts as free: [`tx_frame`](Self::tx_frame)
+    /// reclaims it.
+    pub fn tx_free(&self, max: usize) -> usize {
+        let fsize = self.rings.tx.frame_size as usize;
+        let base = self.rings.rx.bytes() as usize;
+        let l = &self.rings.layout;
+        let mut n = 0;
+        let mut slot = self.rings.tx_head;
+        while n < max && n < self.rings.tx_frames as usize {
+            let st = self.rings.map.tx_status(base + slot as usize * fsize, l);
+            if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
+                break;
+            }
+            n += 1;
+            slot = (slot + 1) % self.rings.tx_frames;
+        }
+        n
+    }
+
+    /// Count a frame dropped for `reason` outside this module (engine adapter).
+    pub(crate) fn count_drop(&mut self, reason: PortDrop) {
+        self.count(reason);
+    }
+
     /// Queue one frame in the TX ring (copied; sent by the next [`tx_flush`](Self::tx_flush)).
     /// `Ok(true)`: queued. `Ok(false)`: the TX ring is full (counted as `tx_ring_full`;
     /// flush and retry later, or drop). `Err(reason)`: refused and counted: `port_down`,
@@ -939,6 +992,7 @@ mod tests {
             PortDrop::RxTruncated,
             PortDrop::TxWrongFormat,
             PortDrop::RxBadBlock,
+            PortDrop::RxNoBuffer,
         ]
         .into_iter()
         .enumerate()

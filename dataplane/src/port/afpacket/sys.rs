@@ -430,6 +430,13 @@ impl RingMap {
         Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(off), size) })
     }
 
+    /// Whether user space owns the RX block or frame at `off` (status word at
+    /// `off + status_at`), without borrowing it.
+    pub fn rx_is_user(&self, off: usize, status_at: usize) -> bool {
+        self.status_word(off + status_at)
+            .is_some_and(|w| w.load(Ordering::Acquire) & TP_STATUS_USER != 0)
+    }
+
     /// Hand the RX block or frame at `off` back to the kernel (release store of
     /// `TP_STATUS_KERNEL` into its status word at `off + status_at`).
     pub fn rx_release(&mut self, off: usize, status_at: usize) {

@@ -1,0 +1,80 @@
+//! [`AfPacketPort`] as an engine [`Port`]: RX frames are copied from the mmap RX ring
+//! into pool buffers, TX frames from buffers into the mmap TX ring, one `send` per burst.
+
+use super::{AfPacketPort, PortDrop};
+use crate::engine::{Buf, Pool, Port};
+
+impl Port for AfPacketPort {
+    fn name(&self) -> &str {
+        AfPacketPort::name(self)
+    }
+
+    fn mtu(&self) -> usize {
+        self.max_frame()
+    }
+
+    fn link_up(&self) -> bool {
+        AfPacketPort::link_up(self)
+    }
+
+    fn rx_burst(&mut self, pool: &Pool, out: &mut Vec<Buf>, max: usize) -> usize {
+        // Never take more frames off the ring than the pool can hold: the rest stay in
+        // the ring (the kernel drops and counts when it fills up).
+        let want = max.min(pool.available());
+        if want == 0 {
+            return 0;
+        }
+        let before = out.len();
+        let mut refused = 0u64;
+        self.rx_burst_mut(want, |frame| match pool.get() {
+            Some(mut b) => {
+                if b.fill(frame) {
+                    out.push(b);
+                } else {
+                    pool.put(b);
+                    refused += 1;
+                }
+            }
+            // another worker emptied the pool meanwhile
+            None => refused += 1,
+        });
+        for _ in 0..refused {
+            self.count_drop(PortDrop::RxNoBuffer);
+        }
+        out.len() - before
+    }
+
+    fn rx_ready(&self) -> bool {
+        AfPacketPort::rx_ready(self)
+    }
+
+    fn tx_space(&self) -> usize {
+        if AfPacketPort::link_up(self) {
+            self.tx_free(crate::engine::BURST)
+        } else {
+            0
+        }
+    }
+
+    fn tx_burst(&mut self, bufs: &mut Vec<Buf>, pool: &Pool) -> usize {
+        let mut sent = 0;
+        // Frames are taken in order; the first one the port refuses (and everything
+        // behind it) stays in `bufs` for the engine to count.
+        for b in bufs.iter() {
+            match self.tx_frame(b.bytes()) {
+                Ok(true) => sent += 1,
+                Ok(false) | Err(_) => break,
+            }
+        }
+        for b in bufs.drain(..sent) {
+            pool.put(b);
+        }
+        // Frames stay queued in the ring on a failed send and go with the next one.
+        let _ = self.tx_flush();
+        sent
+    }
+
+    fn rx_fd(&self) -> Option<i32> {
+        Some(self.fd())
+    }
+}
