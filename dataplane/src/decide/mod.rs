@@ -131,19 +131,53 @@ impl From<WireError> for DropReason {
     }
 }
 
+/// Offset of a Canopy header whose prefix passes every check of
+/// [`Header::new_checked`]: [`canopy_offset`] then the prefix check, with the exact
+/// errors of the first failing check.
+#[cold]
+#[inline(never)]
+fn checked_offset(frame: &[u8]) -> Result<usize, WireError> {
+    let off = canopy_offset(frame)?;
+    Header::new_checked(&frame[off..])?;
+    Ok(off)
+}
+
+/// The common case of [`checked_offset`] in a few instructions: an untagged Canopy
+/// frame whose prefix is valid (version, kind, flags, header length within the frame).
+/// `None` for anything else, which then takes the checked path (VLAN tags, errors),
+/// so the verdicts are the same.
+#[inline(always)]
+fn fast_offset(frame: &[u8]) -> Option<usize> {
+    use crate::wire::{
+        ETHERTYPE_CANOPY, ETH_HEADER_LEN, FLAGS_DEFINED, FLAG_MEAS, MEAS_LEN, PREFIX_LEN, VERSION,
+    };
+    let b = frame.get(ETH_HEADER_LEN - 2..ETH_HEADER_LEN + PREFIX_LEN)?;
+    let (ethertype, vk, flags, hdr_len) = (u16::from_be_bytes([b[0], b[1]]), b[2], b[3], b[5]);
+    let min = PREFIX_LEN + 8 + if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
+    let hl = usize::from(hdr_len) * 8;
+    let ok = ethertype == ETHERTYPE_CANOPY
+        && vk >> 4 == VERSION
+        && matches!(vk & 0x0f, 1..=3)
+        && flags & !FLAGS_DEFINED == 0
+        && hl >= min
+        && frame.len() - ETH_HEADER_LEN >= hl;
+    ok.then_some(ETH_HEADER_LEN)
+}
+
 /// Decide what to do with `frame` (a whole Ethernet frame) that arrived on `ingress`.
 ///
 /// On a forward verdict the header has been updated in place: hop limit decremented and
 /// the kind's cursor advanced. On a drop the frame may have been partly updated.
+#[inline]
 pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
-    let off = match canopy_offset(frame) {
-        Ok(o) => o,
-        Err(e) => return Verdict::Drop(e.into()),
+    let off = match fast_offset(frame) {
+        Some(o) => o,
+        None => match checked_offset(frame) {
+            Ok(o) => o,
+            Err(e) => return Verdict::Drop(e.into()),
+        },
     };
-    let mut h = match Header::new_checked(&mut frame[off..]) {
-        Ok(h) => h,
-        Err(e) => return Verdict::Drop(e.into()),
-    };
+    let mut h = Header::new_unchecked(&mut frame[off..]);
     match t.ports.get(usize::from(ingress)) {
         Some(p) if p.dir != crate::table::PortDir::Out => {}
         _ => return Verdict::Drop(DropReason::BadIngress),

@@ -12,7 +12,8 @@
 use super::{DropReason, Verdict};
 use crate::table::{sliced::SlicedTable, PortRole, SwitchTables};
 use crate::wire::sliced::{
-    low_mask, shr, BitCursor, Mode, SlicedBody, FLAG_PHASE_DOWN, FLAG_SIDE_TAKEN,
+    low_mask, shr, BitCursor, Mode, SlicedBody, BODY_LEN, FLAG_PHASE_DOWN, FLAG_SIDE_TAKEN,
+    WORD_BITS,
 };
 use crate::wire::WireError;
 
@@ -50,12 +51,60 @@ fn side(t: &SlicedTable, k: u64) -> Option<u16> {
     t.side.get(usize::try_from(k).ok()?).copied().flatten()
 }
 
+/// The common case of [`SlicedBody::check`] in a few instructions: a mode-0 (SLICED)
+/// body of 16 bytes without HAS_SRC, defined flags, zero reserved bytes, SliceLen ≤ 64,
+/// cursor ≤ SliceLen and no bits set beyond SliceLen. `None` for anything else, which
+/// then takes the full check (with its exact error), so the verdicts are the same.
+#[inline(always)]
+fn fast_valid(b: &mut [u8]) -> Option<&mut [u8; BODY_LEN]> {
+    let b = <&mut [u8; BODY_LEN]>::try_from(b).ok()?;
+    let (mode, flags, len, cursor) = (b[0], b[1], b[2], b[3]);
+    let reserved = u32::from_ne_bytes([b[4], b[5], b[6], b[7]]);
+    let word = u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+    let beyond = if len >= 64 { 0 } else { u64::MAX >> len };
+    let ok = mode == Mode::Sliced as u8
+        && flags & !(FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN) == 0
+        && reserved == 0
+        && len <= WORD_BITS
+        && cursor <= len
+        && word & beyond == 0;
+    ok.then_some(b)
+}
+
 /// Decide for a sliced frame; `body` is the kind-specific body of the Canopy header.
+#[inline]
 pub fn decide(t: &SlicedTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]) -> Verdict {
     let role = match sw.ports.get(usize::from(ingress)) {
         Some(p) => p.role,
         None => return Verdict::Drop(DropReason::BadIngress),
     };
+    // fast path: a valid mode-0 body, read and written as a fixed-size array (the same
+    // steps as below for mode 0: mode check, hop, cursor and flags written back)
+    let body = match fast_valid(body) {
+        Some(b) => {
+            if t.mode != Mode::Sliced {
+                return Verdict::Drop(DropReason::ModeMismatch);
+            }
+            let mut flags = b[1];
+            let mut cur = BitCursor {
+                word: u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
+                len: b[2],
+                pos: b[3],
+            };
+            let r = sliced_hop(t, sw, role, &mut flags, &mut cur);
+            b[3] = cur.pos;
+            b[1] = flags;
+            return r;
+        }
+        None => body,
+    };
+    checked(t, sw, role, body)
+}
+
+/// [`decide`] for every body the fast path does not take: validated by
+/// [`SlicedBody::new_checked`] (drops with its exact error), any mode.
+#[inline(never)]
+fn checked(t: &SlicedTable, sw: &SwitchTables, role: PortRole, body: &mut [u8]) -> Verdict {
     let mut v = match SlicedBody::new_checked(body) {
         Ok(v) => v,
         Err(e) => return Verdict::Drop(e.into()),
@@ -87,6 +136,7 @@ fn check_down_phase(role: PortRole, flags: u8) -> Result<(), Verdict> {
     Ok(())
 }
 
+#[inline]
 fn sliced_hop(
     t: &SlicedTable,
     sw: &SwitchTables,
