@@ -31,10 +31,57 @@ pub fn reason_name(i: usize) -> &'static str {
         .unwrap_or("?")
 }
 
-/// Index of a decision drop reason.
+/// Position of `name` in [`DROP_REASON_NAMES`], at compile time (a name that is not
+/// listed fails the build).
+const fn name_index(name: &str) -> usize {
+    let mut i = 0;
+    while i < DROP_REASON_NAMES.len() {
+        let (a, b) = (DROP_REASON_NAMES[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("drop reason name not in DROP_REASON_NAMES")
+}
+
+/// Index of a decision drop reason: a jump on the variant to an index computed at
+/// compile time from the same name [`DropReason::name`] gives (the test below checks
+/// every variant), so a drop costs no string search.
+#[inline]
 pub fn reason_index(r: &DropReason) -> usize {
-    let n = r.name();
-    DROP_REASON_NAMES.iter().position(|x| *x == n).unwrap_or(0)
+    use crate::wire::WireError as W;
+    match r {
+        DropReason::Malformed(e) => match e {
+            W::Truncated { .. } => const { name_index("truncated") },
+            W::NotCanopy(_) => const { name_index("not_canopy") },
+            W::TooManyTags => const { name_index("too_many_vlan_tags") },
+            W::BadVersion(_) => const { name_index("bad_version") },
+            W::UnknownKind(_) => const { name_index("unknown_kind") },
+            W::Reserved { .. } => const { name_index("reserved_bits_set") },
+            W::BadValue { .. } => const { name_index("bad_field_value") },
+        },
+        DropReason::TtlExpired => const { name_index("ttl_expired") },
+        DropReason::KindNotConfigured => const { name_index("kind_not_configured") },
+        DropReason::BadIngress => const { name_index("bad_ingress_port") },
+        DropReason::SliceExhausted => const { name_index("slice_exhausted") },
+        DropReason::UpAtTop => const { name_index("up_at_top") },
+        DropReason::BadLabel => const { name_index("bad_label") },
+        DropReason::BadSideLabel => const { name_index("bad_side_label") },
+        DropReason::BadPhase => const { name_index("bad_phase") },
+        DropReason::ModeMismatch => const { name_index("mode_mismatch") },
+        DropReason::RouteExhausted => const { name_index("route_exhausted") },
+        DropReason::NoOutput => const { name_index("no_output") },
+        DropReason::NoRoute => const { name_index("no_route") },
+        DropReason::NoPort => const { name_index("no_port") },
+        DropReason::SliceLeftover => const { name_index("slice_leftover") },
+    }
 }
 
 /// Index of an engine drop reason by name.
@@ -189,5 +236,56 @@ mod tests {
         assert_eq!(reason_name(PORT_DOWN), "port_down");
         assert_eq!(reason_name(OVERSIZE), "oversize");
         assert_eq!(reason_name(reason_index(&DropReason::NoRoute)), "no_route");
+    }
+
+    #[test]
+    fn reason_index_agrees_with_the_name_of_every_variant() {
+        use crate::wire::WireError as W;
+        let mut all: Vec<DropReason> = [
+            W::Truncated {
+                field: "f",
+                need: 1,
+                have: 0,
+            },
+            W::NotCanopy(0),
+            W::TooManyTags,
+            W::BadVersion(0),
+            W::UnknownKind(0),
+            W::Reserved {
+                field: "f",
+                value: 1,
+            },
+            W::BadValue {
+                field: "f",
+                value: 1,
+                why: "w",
+            },
+        ]
+        .into_iter()
+        .map(DropReason::Malformed)
+        .collect();
+        all.extend([
+            DropReason::TtlExpired,
+            DropReason::KindNotConfigured,
+            DropReason::BadIngress,
+            DropReason::SliceExhausted,
+            DropReason::UpAtTop,
+            DropReason::BadLabel,
+            DropReason::BadSideLabel,
+            DropReason::BadPhase,
+            DropReason::ModeMismatch,
+            DropReason::RouteExhausted,
+            DropReason::NoOutput,
+            DropReason::NoRoute,
+            DropReason::NoPort,
+            DropReason::SliceLeftover,
+        ]);
+        let mut seen: Vec<usize> = all.iter().map(reason_index).collect();
+        for r in &all {
+            assert_eq!(reason_name(reason_index(r)), r.name(), "{r:?}");
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), DROP_REASON_NAMES.len(), "every name is reached");
     }
 }

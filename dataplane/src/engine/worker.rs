@@ -80,8 +80,9 @@ impl Worker {
                     continue;
                 }
                 let verdict = decide(&tables, ingress, b.bytes_mut());
-                let egress = match verdict {
-                    Verdict::Port(p) => Some(p),
+                // (egress, already known live: adaptive choices come from the live set)
+                let (e, checked) = match verdict {
+                    Verdict::Port(p) => (p, false),
                     Verdict::Group(g) => {
                         self.live.clear();
                         for &p in tables.group(g) {
@@ -107,7 +108,7 @@ impl Worker {
                                     f.record(k, now_ns, p);
                                 }
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
-                                Some(p)
+                                (p, true)
                             }
                             None if tables.group(g).is_empty() => {
                                 bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
@@ -127,18 +128,20 @@ impl Worker {
                         continue;
                     }
                 };
-                let Some(e) = egress else { continue };
-                let Some(ring) = self.tx.get_mut(usize::from(e)) else {
+                let (Some(ring), Some(est)) = (
+                    self.tx.get_mut(usize::from(e)),
+                    self.state.get(usize::from(e)),
+                ) else {
                     bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
                     self.pool.put(b);
                     continue;
                 };
-                if !self.state[usize::from(e)].live() {
+                if !checked && !est.live() {
                     bump(&c.drops[PORT_DOWN], 1);
                     self.pool.put(b);
                     continue;
                 }
-                if b.len() > self.state[usize::from(e)].mtu {
+                if b.len() > est.mtu {
                     bump(&c.drops[OVERSIZE], 1);
                     self.pool.put(b);
                     continue;
