@@ -84,6 +84,11 @@ impl MemPort {
         self.rx.slots()
     }
 
+    /// Frames sent on this end that the peer has not received yet.
+    pub fn tx_pending(&self) -> usize {
+        self.tx.buffer().capacity() - self.tx.slots()
+    }
+
     /// Send one frame (for sources outside an engine). `Err` gives it back when the
     /// ring is full or the link is down.
     pub fn send(&mut self, b: Buf) -> Result<(), Buf> {
@@ -178,6 +183,7 @@ mod tests {
         assert_eq!(a.tx_space(), 4);
         let sent = a.tx_burst(&mut v, &pool);
         assert_eq!(sent, 4);
+        assert_eq!((a.tx_pending(), b.rx_pending()), (4, 4));
         assert_eq!(v.len(), 2, "unsent frames stay with the caller");
         let mut got = Vec::new();
         assert!(b.rx_ready());

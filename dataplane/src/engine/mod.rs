@@ -19,7 +19,7 @@ pub mod port;
 pub mod worker;
 
 pub use counters::{Counters, PortStats};
-pub use pool::{Buf, Pool};
+pub use pool::{Buf, Pool, PoolCache};
 pub use port::{Port, Wake};
 pub use worker::Worker;
 

@@ -1,7 +1,13 @@
 //! Fixed buffer pool: every frame buffer is allocated once, up front, and circulates as
 //! a [`Buf`] handle (one pointer) between the pool, ports, rings and workers. Getting
 //! and returning a buffer is one lock-free queue operation; nothing is allocated per
-//! packet.
+//! packet. A thread that takes and returns many buffers (a traffic source and sink, a
+//! receiving backend) keeps a [`PoolCache`]: a private LIFO stack refilled from and
+//! flushed to the shared queue in bursts, like DPDK's per-lcore mempool cache, so most
+//! gets and puts touch neither the shared queue nor a cold buffer.
+//!
+//! Layout: a buffer is cache-line aligned and its length comes first, so the length
+//! and the first 56 bytes of the frame (Ethernet and Canopy headers) share one line.
 
 use crossbeam_queue::ArrayQueue;
 use std::sync::Arc;
@@ -14,10 +20,12 @@ pub const TRACE_MAX: usize = 24;
 /// One hop recorded in a traced frame: (switch id, ingress port, egress port).
 pub type TraceHop = (u32, u16, u16);
 
+#[repr(C, align(64))]
 struct Frame {
-    data: [u8; BUF_SIZE],
     len: u16,
     trace_len: u8,
+    _pad: [u8; 5],
+    data: [u8; BUF_SIZE],
     trace: [TraceHop; TRACE_MAX],
 }
 
@@ -27,9 +35,10 @@ pub struct Buf(Box<Frame>);
 impl Buf {
     fn new() -> Self {
         Buf(Box::new(Frame {
-            data: [0; BUF_SIZE],
             len: 0,
             trace_len: 0,
+            _pad: [0; 5],
+            data: [0; BUF_SIZE],
             trace: [(0, 0, 0); TRACE_MAX],
         }))
     }
@@ -144,6 +153,95 @@ impl Pool {
     }
 }
 
+/// Buffers a [`PoolCache`] moves between its stack and the shared queue at once.
+pub const CACHE_BURST: usize = 64;
+
+/// A private, single-thread cache in front of a [`Pool`] (DPDK's mempool cache): a LIFO
+/// stack of up to `2 × CACHE_BURST` buffers. `get` pops (refilling `CACHE_BURST` from
+/// the shared queue when empty), `put` pushes (flushing `CACHE_BURST` back when full),
+/// so the shared queue is touched once per burst and the buffer handed out is the one
+/// most recently returned (still in cache). [`PoolCache::flush`] (also on drop) gives
+/// every cached buffer back; until then [`Pool::available`] does not count them.
+pub struct PoolCache {
+    pool: Pool,
+    stack: Vec<Buf>,
+}
+
+impl PoolCache {
+    /// An empty cache in front of `pool`.
+    pub fn new(pool: &Pool) -> Self {
+        PoolCache {
+            pool: pool.clone(),
+            stack: Vec::with_capacity(2 * CACHE_BURST),
+        }
+    }
+
+    /// The shared pool behind the cache.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// Take a buffer (`None` when the cache and the pool are empty).
+    #[inline]
+    pub fn get(&mut self) -> Option<Buf> {
+        if let Some(b) = self.stack.pop() {
+            return Some(b);
+        }
+        self.refill();
+        self.stack.pop()
+    }
+
+    #[cold]
+    fn refill(&mut self) {
+        for _ in 0..CACHE_BURST {
+            match self.pool.get() {
+                Some(b) => self.stack.push(b),
+                None => break,
+            }
+        }
+    }
+
+    /// Return a buffer.
+    #[inline]
+    pub fn put(&mut self, b: Buf) {
+        if self.stack.len() == self.stack.capacity() {
+            self.spill();
+        }
+        self.stack.push(b);
+    }
+
+    #[cold]
+    fn spill(&mut self) {
+        // give back the least recently used half (the bottom of the stack)
+        for b in self.stack.drain(..CACHE_BURST) {
+            self.pool.put(b);
+        }
+    }
+
+    /// Buffers held by the cache.
+    pub fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// True when the cache holds no buffer.
+    pub fn is_empty(&self) -> bool {
+        self.stack.is_empty()
+    }
+
+    /// Return every cached buffer to the pool.
+    pub fn flush(&mut self) {
+        for b in self.stack.drain(..) {
+            self.pool.put(b);
+        }
+    }
+}
+
+impl Drop for PoolCache {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +264,46 @@ mod tests {
         assert_eq!(p.available(), 3);
         p.put(Buf::new());
         assert_eq!(p.available(), 3);
+    }
+
+    #[test]
+    fn the_cache_is_lifo_refills_and_spills_in_bursts_and_gives_everything_back() {
+        let p = Pool::new(3 * CACHE_BURST);
+        let mut c = PoolCache::new(&p);
+        let mut a = c.get().unwrap();
+        assert_eq!(c.len(), CACHE_BURST - 1, "one refill burst");
+        assert_eq!(p.available(), 2 * CACHE_BURST);
+        assert!(a.fill(&[9; 60]));
+        let addr = a.bytes().as_ptr();
+        c.put(a);
+        let again = c.get().unwrap();
+        assert_eq!(
+            again.bytes().as_ptr(),
+            addr,
+            "the last buffer returned comes back first"
+        );
+        assert_eq!(again.bytes(), &[9; 60]);
+        c.put(again);
+        // take everything: the cache refills until the pool is empty
+        let all: Vec<Buf> = std::iter::from_fn(|| c.get()).collect();
+        assert_eq!(all.len(), 3 * CACHE_BURST);
+        assert_eq!(p.available(), 0);
+        for b in all {
+            c.put(b);
+            assert!(c.len() <= 2 * CACHE_BURST);
+        }
+        assert_eq!(p.available() + c.len(), 3 * CACHE_BURST);
+        assert!(
+            p.available() >= CACHE_BURST,
+            "full cache spilled to the pool"
+        );
+        drop(c);
+        assert_eq!(p.available(), 3 * CACHE_BURST);
+    }
+
+    #[test]
+    fn length_and_frame_start_share_a_cache_line() {
+        assert_eq!(std::mem::align_of::<Frame>(), 64);
+        assert_eq!(std::mem::offset_of!(Frame, data), 8);
     }
 }
