@@ -3,16 +3,22 @@
 //! - `handoff/*`: one producer thread, one consumer thread, frame handles in bursts of
 //!   32 through a bounded SPSC ring: `rtrb` against crossbeam's `ArrayQueue`.
 //! - `switch/*`: one fat-tree k=4 edge switch on `mem` ports, 60-byte frames (64 B on
-//!   the wire) from both host ports to the other host and to remote hosts (up, adaptive),
-//!   1 and 2 workers; per frame: refill from a template (stands in for the NIC's DMA),
-//!   RX burst, decision, ring hand-off, TX burst, sink. Reported as time per frame.
+//!   the wire) from both host ports, alternately to the other local host (down,
+//!   deterministic) and to a remote host (up, adaptive), 1 and 2 workers. The driver
+//!   thread of each worker refills 32 frames per host port from a template (standing in
+//!   for the NIC's DMA), calls `Worker::poll`, and sinks what came out.
+//!   `N_workers_64B` counts only the time inside `Worker::poll` (RX burst from the mem
+//!   port, decision, adaptive choice, counters, (worker, port) ring hand-off, TX drain
+//!   into the mem port; two clock reads per poll of 64 frames are included);
+//!   `N_workers_64B_with_feed` counts the whole loop (refill and sink too). Reported as
+//!   time per frame; with 2 workers, the slower thread's time.
 //! - `fabric/k8`: the whole k=8 fat-tree in one process (80 switches, 128 hosts),
 //!   uniform random traffic, 1 and 2 threads; time per delivered frame.
 
 use canopy_control::oracle::host_mac;
 use canopy_control::sim::Fabric;
 use canopy_control::{build_str, kinds};
-use canopy_dataplane::engine::{mem, Engine, EngineConfig, Pool, BURST};
+use canopy_dataplane::engine::{mem, Engine, EngineConfig, Pool, PoolCache, BURST};
 use canopy_dataplane::wire::{self, Kind};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use crossbeam_queue::ArrayQueue;
@@ -184,74 +190,93 @@ fn edge_switch(workers: usize) -> (Engine, Vec<mem::MemPort>, Feeds, Pool) {
     (e, outer, tmpl, pool)
 }
 
+/// Run `workers` workers of the edge switch on their own threads, each feeding and
+/// sinking its own ports, until `iters` frames went through; per thread, the time spent
+/// inside `Worker::poll` (`switch_only`) or the whole loop (feeding included). The
+/// result is the slowest thread's time.
+fn run_switch(workers: usize, iters: u64, switch_only: bool) -> Duration {
+    let (eng, outer, tmpl, pool) = edge_switch(workers);
+    let mut outer: Vec<Option<mem::MemPort>> = outer.into_iter().map(Some).collect();
+    let per = iters / workers as u64 + 1;
+    let barrier = Arc::new(Barrier::new(workers));
+    let done = Arc::new(AtomicBool::new(false));
+    let mut threads = Vec::new();
+    for (wi, mut w) in eng.workers.into_iter().enumerate() {
+        // this worker feeds the host ports it owns and sinks every port it owns
+        let mine: Vec<usize> = (0..outer.len()).filter(|p| p % workers == wi).collect();
+        let mut ends: Vec<(usize, mem::MemPort)> = mine
+            .iter()
+            .map(|&p| (p, outer[p].take().unwrap()))
+            .collect();
+        let feeds: Feeds = tmpl
+            .iter()
+            .filter(|(p, _)| mine.contains(p))
+            .cloned()
+            .collect();
+        let (pool, barrier, done) = (pool.clone(), barrier.clone(), done.clone());
+        threads.push(std::thread::spawn(move || {
+            let mut cache = PoolCache::new(&pool);
+            barrier.wait();
+            let t0 = Instant::now();
+            let mut in_poll = Duration::ZERO;
+            let mut sent = 0u64;
+            let mut k = 0usize;
+            while sent < per && !feeds.is_empty() {
+                for (p, fr) in &feeds {
+                    let end = &mut ends.iter_mut().find(|e| e.0 == *p).unwrap().1;
+                    for _ in 0..BURST {
+                        let Some(mut b) = cache.get() else { break };
+                        b.fill(&fr[k & 1]);
+                        k += 1;
+                        if let Err(b) = end.send(b) {
+                            cache.put(b);
+                            break;
+                        }
+                        sent += 1;
+                    }
+                }
+                if switch_only {
+                    let t = Instant::now();
+                    w.poll();
+                    in_poll += t.elapsed();
+                } else {
+                    w.poll();
+                }
+                for (_, e) in ends.iter_mut() {
+                    while let Some(b) = e.recv() {
+                        cache.put(b);
+                    }
+                }
+            }
+            let t = Instant::now();
+            while w.poll() > 0 {}
+            in_poll += t.elapsed();
+            let d = if switch_only { in_poll } else { t0.elapsed() };
+            barrier.wait();
+            // keep serving the other worker's rings until everyone is done
+            done.store(true, Ordering::Relaxed);
+            for _ in 0..1000 {
+                w.poll();
+            }
+            d
+        }));
+    }
+    let mut worst = Duration::ZERO;
+    for t in threads {
+        worst = worst.max(t.join().unwrap());
+    }
+    worst
+}
+
 fn switch(c: &mut Criterion) {
     let mut g = c.benchmark_group("switch");
     g.throughput(Throughput::Elements(1));
     for workers in [1usize, 2] {
         g.bench_function(format!("{workers}_workers_64B"), |b| {
-            b.iter_custom(|iters| {
-                let (eng, outer, tmpl, pool) = edge_switch(workers);
-                let mut outer: Vec<Option<mem::MemPort>> = outer.into_iter().map(Some).collect();
-                let per = iters / workers as u64 + 1;
-                let barrier = Arc::new(Barrier::new(workers));
-                let done = Arc::new(AtomicBool::new(false));
-                let mut threads = Vec::new();
-                for (wi, mut w) in eng.workers.into_iter().enumerate() {
-                    // this worker feeds the host ports it owns and sinks every port it owns
-                    let mine: Vec<usize> = (0..outer.len()).filter(|p| p % workers == wi).collect();
-                    let mut ends: Vec<(usize, mem::MemPort)> = mine
-                        .iter()
-                        .map(|&p| (p, outer[p].take().unwrap()))
-                        .collect();
-                    let feeds: Feeds = tmpl
-                        .iter()
-                        .filter(|(p, _)| mine.contains(p))
-                        .cloned()
-                        .collect();
-                    let (pool, barrier, done) = (pool.clone(), barrier.clone(), done.clone());
-                    threads.push(std::thread::spawn(move || {
-                        barrier.wait();
-                        let t0 = Instant::now();
-                        let mut sent = 0u64;
-                        let mut k = 0usize;
-                        while sent < per && !feeds.is_empty() {
-                            for (p, fr) in &feeds {
-                                let end = &mut ends.iter_mut().find(|e| e.0 == *p).unwrap().1;
-                                for _ in 0..BURST {
-                                    let Some(mut b) = pool.get() else { break };
-                                    b.fill(&fr[k & 1]);
-                                    k += 1;
-                                    if let Err(b) = end.send(b) {
-                                        pool.put(b);
-                                        break;
-                                    }
-                                    sent += 1;
-                                }
-                            }
-                            w.poll();
-                            for (_, e) in ends.iter_mut() {
-                                while let Some(b) = e.recv() {
-                                    pool.put(b);
-                                }
-                            }
-                        }
-                        while w.poll() > 0 {}
-                        let d = t0.elapsed();
-                        barrier.wait();
-                        // keep serving the other worker's rings until everyone is done
-                        done.store(true, Ordering::Relaxed);
-                        for _ in 0..1000 {
-                            w.poll();
-                        }
-                        d
-                    }));
-                }
-                let mut worst = Duration::ZERO;
-                for t in threads {
-                    worst = worst.max(t.join().unwrap());
-                }
-                worst
-            })
+            b.iter_custom(|iters| run_switch(workers, iters, true))
+        });
+        g.bench_function(format!("{workers}_workers_64B_with_feed"), |b| {
+            b.iter_custom(|iters| run_switch(workers, iters, false))
         });
     }
     g.finish();
