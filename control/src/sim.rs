@@ -7,7 +7,7 @@ use crate::kinds::{self, KindError};
 use crate::oracle::{host_mac, PAYLOAD};
 use crate::topology::{Peer, PortDir, Topology};
 use canopy_dataplane::engine::{
-    self, mem, Buf, Engine, EngineConfig, EngineHandle, Pool, Port, PortStats, Worker,
+    self, mem, Buf, Engine, EngineConfig, EngineHandle, Pool, PoolCache, Port, PortStats, Worker,
 };
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
@@ -328,6 +328,132 @@ impl TrafficReport {
     }
 }
 
+/// Options of [`Fabric::run`].
+#[derive(Debug, Clone)]
+pub struct TrafficOptions {
+    /// Threads the switches and hosts are spread over.
+    pub threads: usize,
+    /// How long the sources send.
+    pub duration: std::time::Duration,
+    /// Seed of the sources' destination choices.
+    pub seed: u64,
+    /// Frame size on the wire, FCS included (64 → 60-byte frames); the payload is
+    /// zero-filled up to it. Frames never get shorter than header + Ethernet minimum.
+    pub frame_size: usize,
+    /// A source sends only while fewer than this many of its frames wait in its link
+    /// to the first switch (a NIC's TX queue): frames beyond what the fabric carries
+    /// would only sit in queues and push the working set out of the caches.
+    pub window: usize,
+}
+
+impl Default for TrafficOptions {
+    fn default() -> Self {
+        TrafficOptions {
+            threads: 1,
+            duration: std::time::Duration::from_secs(1),
+            seed: 1,
+            frame_size: 64,
+            window: 64,
+        }
+    }
+}
+
+/// Live view of a running [`Fabric::run`], for progress reports.
+pub struct TrafficLive<'a> {
+    /// One control handle per switch.
+    pub handles: &'a [EngineHandle],
+    sent: &'a std::sync::atomic::AtomicU64,
+    delivered: &'a std::sync::atomic::AtomicU64,
+    start: std::time::Instant,
+}
+
+impl TrafficLive<'_> {
+    /// (frames sent, frames delivered) so far (threads publish every few thousand).
+    pub fn progress(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.sent.load(Relaxed), self.delivered.load(Relaxed))
+    }
+    /// Time since the sources started.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.start.elapsed()
+    }
+}
+
+/// Split switches over `threads`: the switches below the top level fall into connected
+/// components (a fat tree's pods), which go whole to the least loaded thread (largest
+/// first, load = switches + hosts); the top-level switches are then spread the same
+/// way. Links inside a component never cross threads. With fewer components than
+/// threads, contiguous blocks of switch indices instead.
+pub fn split_switches(t: &Topology, threads: usize) -> Vec<usize> {
+    let ns = t.switches.len();
+    let threads = threads.max(1);
+    let contiguous = || (0..ns).map(|i| i * threads / ns.max(1)).collect::<Vec<_>>();
+    let top = t.switches.iter().map(|s| s.level).max().unwrap_or(0);
+    // union-find over links between switches below the top level
+    let mut parent: Vec<usize> = (0..ns).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for (i, s) in t.switches.iter().enumerate() {
+        if s.level == top {
+            continue;
+        }
+        for p in &s.ports {
+            if let Peer::Switch { sw, .. } = p.peer {
+                let j = sw as usize;
+                if t.switches[j].level != top {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[a] = b;
+                }
+            }
+        }
+    }
+    let weight = |s: &crate::topology::Switch| {
+        1 + s
+            .ports
+            .iter()
+            .filter(|p| matches!(p.peer, Peer::Host { .. }))
+            .count()
+    };
+    let mut comps: std::collections::BTreeMap<usize, (usize, Vec<usize>)> = Default::default();
+    let mut tops = Vec::new();
+    for (i, s) in t.switches.iter().enumerate() {
+        if s.level == top {
+            tops.push(i);
+        } else {
+            let r = find(&mut parent, i);
+            let e = comps.entry(r).or_default();
+            e.0 += weight(s);
+            e.1.push(i);
+        }
+    }
+    if comps.len() < threads {
+        return contiguous();
+    }
+    let mut comps: Vec<(usize, Vec<usize>)> = comps.into_values().collect();
+    comps.sort_by_key(|c| (std::cmp::Reverse(c.0), c.1[0]));
+    let mut load = vec![0usize; threads];
+    let mut lane = vec![0usize; ns];
+    let least = |load: &[usize]| (0..load.len()).min_by_key(|&l| (load[l], l)).unwrap_or(0);
+    for (w, members) in comps {
+        let l = least(&load);
+        load[l] += w;
+        for m in members {
+            lane[m] = l;
+        }
+    }
+    for i in tops {
+        let l = least(&load);
+        load[l] += weight(&t.switches[i]);
+        lane[i] = l;
+    }
+    lane
+}
+
 struct Lane {
     workers: Vec<Worker>,
     hosts: Vec<(u32, usize, Vec<Option<mem::MemPort>>)>, // (host, inject port, ports)
@@ -338,7 +464,8 @@ impl Fabric<'_> {
     /// `duration`, switches and hosts spread over `threads` threads (each thread polls
     /// its switches and serves its hosts as sources and sinks, run to completion).
     /// `during` runs on the calling thread while traffic flows (e.g. table swaps).
-    /// Returns once every injected frame was delivered or dropped.
+    /// Returns once every injected frame was delivered or dropped. The defaults of
+    /// [`TrafficOptions`] otherwise (64 B frames); see [`Fabric::run`].
     pub fn run_traffic(
         self,
         threads: usize,
@@ -346,12 +473,35 @@ impl Fabric<'_> {
         seed: u64,
         during: impl FnOnce(&[EngineHandle]),
     ) -> Result<(TrafficReport, Vec<Vec<PortStats>>), SimError> {
+        let opts = TrafficOptions {
+            threads,
+            duration,
+            seed,
+            ..TrafficOptions::default()
+        };
+        self.run(&opts, |live| during(live.handles))
+    }
+
+    /// Uniform random traffic with `opts` (see [`Fabric::run_traffic`]); `during` gets a
+    /// live view (handles, progress) while the sources send. The switches are split
+    /// over threads by [`split_switches`]; hosts go with their first switch. Each thread
+    /// loops: every host receives what reached it (checking the destination MAC) and
+    /// sends up to 8 frames to uniformly random other hosts (within its window), then
+    /// every switch that has a frame waiting (`Worker::has_pending`) is polled.
+    pub fn run(
+        self,
+        opts: &TrafficOptions,
+        during: impl FnOnce(&TrafficLive<'_>),
+    ) -> Result<(TrafficReport, Vec<Vec<PortStats>>), SimError> {
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
         use std::sync::Arc;
-        let threads = threads.max(1);
+        let threads = opts.threads.max(1);
+        let seed = opts.seed;
+        let window = opts.window.max(1);
         let n = self.topo.hosts.len() as u32;
         let injects: Vec<Option<u16>> = (0..n).map(|h| self.inject_port(h)).collect();
-        // every (src, dst) frame, prebuilt
+        // every (src, dst) frame, prebuilt, padded to the frame size
+        let want = opts.frame_size.saturating_sub(4);
         let mut frames: Vec<Vec<Vec<u8>>> = Vec::with_capacity(n as usize);
         for s in 0..n {
             let mut row = Vec::with_capacity(n as usize);
@@ -359,7 +509,9 @@ impl Fabric<'_> {
                 row.push(if s == d {
                     Vec::new()
                 } else {
-                    self.frame(s, d)?
+                    let h = kinds::header(self.topo, self.kind, s, d)?;
+                    let pay = vec![0u8; want.saturating_sub(wire::ETH_HEADER_LEN + h.len())];
+                    wire::ethernet_frame(host_mac(self.topo, d), host_mac(self.topo, s), &h, &pay)
                 });
             }
             frames.push(row);
@@ -372,19 +524,16 @@ impl Fabric<'_> {
                 hosts: Vec::new(),
             })
             .collect();
-        // contiguous blocks of switches per thread (generators number switches zone by
-        // zone, so most links stay inside one thread); hosts go with their first switch
-        let ns = self.workers.len().max(1);
-        let lane_of = |sw: usize| sw * threads / ns;
+        let lane_of = split_switches(self.topo, threads);
         for (i, w) in self.workers.into_iter().enumerate() {
-            lanes[lane_of(i)].workers.push(w);
+            lanes[lane_of[i]].workers.push(w);
         }
         for (h, ports) in self.hosts.into_iter().enumerate() {
             let lane = self.topo.hosts[h]
                 .ports
                 .iter()
                 .find_map(|p| match p.peer {
-                    Peer::Switch { sw, .. } => Some(lane_of(sw as usize)),
+                    Peer::Switch { sw, .. } => Some(lane_of[sw as usize]),
                     _ => None,
                 })
                 .unwrap_or(h % threads);
@@ -415,6 +564,7 @@ impl Fabric<'_> {
             );
             joins.push(std::thread::spawn(move || {
                 let mut rng = engine::adaptive::XorShift::new(seed ^ ((li as u64 + 1) * 0x9E37));
+                let mut cache = PoolCache::new(&pool);
                 let (mut my_sent, mut my_del, mut my_mis) = (0u64, 0u64, 0u64);
                 let mut idle_rounds = 0u32;
                 loop {
@@ -428,36 +578,39 @@ impl Fabric<'_> {
                                 } else {
                                     my_mis += 1;
                                 }
-                                pool.put(b);
+                                cache.put(b);
                                 work += 1;
                             }
                         }
-                        if sending && n > 1 {
-                            for _ in 0..8 {
-                                let mut d = rng.below(n as usize - 1) as u32;
-                                if d >= *h {
-                                    d += 1;
-                                }
-                                let Some(mut b) = pool.get() else { break };
-                                b.fill(&frames[*h as usize][d as usize]);
-                                let Some(tx) = ports[*inj].as_mut() else {
-                                    pool.put(b);
+                        if !sending || n < 2 {
+                            continue;
+                        }
+                        let Some(tx) = ports[*inj].as_mut() else {
+                            continue;
+                        };
+                        let queued = tx.tx_pending();
+                        for _ in queued..window.min(queued + 8) {
+                            let mut d = rng.below(n as usize - 1) as u32;
+                            if d >= *h {
+                                d += 1;
+                            }
+                            let Some(mut b) = cache.get() else { break };
+                            b.fill(&frames[*h as usize][d as usize]);
+                            match tx.send(b) {
+                                Ok(()) => my_sent += 1,
+                                Err(b) => {
+                                    cache.put(b);
                                     break;
-                                };
-                                match tx.send(b) {
-                                    Ok(()) => my_sent += 1,
-                                    Err(b) => {
-                                        pool.put(b);
-                                        break;
-                                    }
                                 }
                             }
                         }
                     }
                     for w in lane.workers.iter_mut() {
-                        work += w.poll();
+                        if w.has_pending() {
+                            work += w.poll();
+                        }
                     }
-                    if (my_sent > 0 && work == 0) || my_del + my_mis >= 4096 {
+                    if (my_sent > 0 && work == 0) || my_sent + my_del + my_mis >= 4096 {
                         sent.fetch_add(std::mem::take(&mut my_sent), Ordering::Relaxed);
                         delivered.fetch_add(std::mem::take(&mut my_del), Ordering::Relaxed);
                         mis.fetch_add(std::mem::take(&mut my_mis), Ordering::Relaxed);
@@ -474,11 +627,17 @@ impl Fabric<'_> {
                 sent.fetch_add(my_sent, Ordering::Relaxed);
                 delivered.fetch_add(my_del, Ordering::Relaxed);
                 mis.fetch_add(my_mis, Ordering::Relaxed);
+                drop(cache);
                 lane
             }));
         }
-        during(&self.handles);
-        let left = duration.saturating_sub(start.elapsed());
+        during(&TrafficLive {
+            handles: &self.handles,
+            sent: &sent,
+            delivered: &delivered,
+            start,
+        });
+        let left = opts.duration.saturating_sub(start.elapsed());
         std::thread::sleep(left);
         stop_send.store(true, Ordering::Relaxed);
         let mut lanes = Vec::new();
@@ -522,5 +681,33 @@ impl Fabric<'_> {
         };
         let counters = self.handles.iter().map(EngineHandle::counters).collect();
         Ok((report, counters))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fat_tree_pods_stay_in_one_thread_and_threads_balance() {
+        let t = crate::build_str("fat-tree:k=8").unwrap();
+        let lane = split_switches(&t, 2);
+        let mut per = [0usize; 2];
+        for (i, s) in t.switches.iter().enumerate() {
+            per[lane[i]] += 1;
+            for p in &s.ports {
+                if let Peer::Switch { sw, .. } = p.peer {
+                    let o = &t.switches[sw as usize];
+                    if s.level < 3 && o.level < 3 {
+                        assert_eq!(lane[i], lane[sw as usize], "{} - {}", s.name, o.name);
+                    }
+                }
+            }
+        }
+        assert_eq!(per, [40, 40]);
+        // one thread: everything on it; more threads than pods: blocks
+        assert!(split_switches(&t, 1).iter().all(|&l| l == 0));
+        let l9 = split_switches(&t, 9);
+        assert_eq!(l9.iter().max(), Some(&8));
     }
 }

@@ -113,3 +113,104 @@ fn closed_stdout_ends_quietly_like_sigpipe() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(141), "{err}");
 }
+
+/// The value after `key` on the output line that starts with `key`.
+fn field<'a>(out: &'a str, key: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .unwrap_or_else(|| panic!("no `{key}` line in:\n{out}"))
+        .trim()
+}
+
+#[test]
+fn sim_runs_a_fabric_and_reports_throughput_drops_and_conservation() {
+    let (code, out, err) = canopyctl(&[
+        "sim",
+        "fat-tree:k=4",
+        "--kind",
+        "sliced",
+        "--threads",
+        "2",
+        "--seconds",
+        "1.2",
+        "--frame-size",
+        "128",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("fabric     fat-tree:k=4 (20 switches, 16 hosts), kind sliced, 2 threads"),
+        "{out}"
+    );
+    assert!(out.contains("traffic    uniform, 128 B frames"), "{out}");
+    let num = |k: &str| -> u64 {
+        field(&out, k)
+            .parse()
+            .unwrap_or_else(|e| panic!("{k}: {e}\n{out}"))
+    };
+    let (sent, delivered, dropped) = (num("sent "), num("delivered "), num("dropped "));
+    assert_eq!(num("misdelivered "), 0, "{out}");
+    assert!(delivered > 1000, "{out}");
+    // every frame sent was delivered or dropped (drop-tail when a ring fills)
+    assert_eq!(sent, delivered + dropped, "{out}");
+    let mpps: f64 = field(&out, "throughput ")
+        .split_whitespace()
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(mpps > 0.0, "{out}");
+    // a k=4 fat-tree path crosses 1, 3 or 5 switches (a dropped frame fewer)
+    let per: f64 = field(&out, "hops ")
+        .split(", ")
+        .nth(1)
+        .and_then(|x| x.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!((1.0..=5.0).contains(&per), "{out}");
+    assert!(
+        out.contains("conservation ok: 20 switches with rx = tx + drops"),
+        "{out}"
+    );
+    // the run is longer than a second: one progress line
+    assert!(
+        err.contains("] sent ") && err.contains("Mpps over the last second"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sim_refuses_bad_options_by_name() {
+    for (args, want) in [
+        (
+            vec!["sim", "fat-tree:k=4", "-k", "sliced", "--seconds", "0"],
+            "--seconds",
+        ),
+        (
+            vec!["sim", "fat-tree:k=4", "-k", "sliced", "--threads", "0"],
+            "--threads",
+        ),
+        (
+            vec!["sim", "fat-tree:k=4", "-k", "sliced", "--frame-size", "63"],
+            "--frame-size",
+        ),
+        (
+            vec![
+                "sim",
+                "fat-tree:k=4",
+                "-k",
+                "sliced",
+                "--pattern",
+                "hotspot",
+            ],
+            "--pattern",
+        ),
+        (vec!["sim", "fat-tree:k=4", "-k", "transit"], "transit"),
+    ] {
+        let (code, _, err) = canopyctl(&args);
+        assert_ne!(code, 0, "{args:?}: {err}");
+        assert!(
+            err.contains(want),
+            "{args:?}: `{err}` should mention `{want}`"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -1,16 +1,18 @@
 //! `canopyctl`: offline tool for Canopy fabrics: topologies, addresses, headers,
-//! per-switch tables and the routing oracle.
+//! per-switch tables, the routing oracle, and the whole fabric simulated in one process.
 
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
+use canopy_control::sim::{Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
+use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use clap::{Parser, Subcommand};
 use rand::SeedableRng;
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// `println!` for results: when stdout is closed (piped into `head`, say) the process ends
 /// quietly with the shell's SIGPIPE status instead of panicking.
@@ -143,6 +145,52 @@ enum Cmd {
         #[arg(long)]
         mode: Option<String>,
     },
+    /// Simulate the fabric in one process: every switch a forwarding engine on in-process
+    /// links, every host a traffic source and sink. Prints delivered Mpps, drops by
+    /// reason and the per-switch conservation check (rx = tx + drops); a progress line
+    /// per second goes to stderr. Fails if a frame went to the wrong host or a counter
+    /// does not conserve.
+    Sim {
+        /// Topology spec.
+        spec: String,
+        /// Header kind: sliced, transit, path-id.
+        #[arg(long, short)]
+        kind: String,
+        /// Threads the switches are spread over (whole pods per thread where the
+        /// topology has them).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+        /// How long the sources send, in seconds (0.01 to 3600).
+        #[arg(long, default_value_t = 2.0, value_parser = parse_seconds)]
+        seconds: f64,
+        /// Frame size on the wire in bytes, FCS included (64 to 2052; frames are never
+        /// shorter than their headers).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(64..=2052))]
+        frame_size: u16,
+        /// Traffic pattern: uniform (every host sends to uniformly random other hosts).
+        #[arg(long, default_value = "uniform", value_parser = ["uniform"])]
+        pattern: String,
+        /// Frames per link and per (worker, port) ring (2 to 65536).
+        #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(2..=65536))]
+        ring: u32,
+        /// Frames a source keeps queued on its link at most (1 to 65536).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        window: u32,
+        /// Seed for destinations and adaptive choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// `--seconds`: a number of seconds from 0.01 to 3600.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(0.01..=3600.0).contains(&v) {
+        return Err(format!("{v} s is outside 0.01 to 3600"));
+    }
+    Ok(v)
 }
 
 /// Most random pairs `check --pairs` walks (about a second per million on small fabrics).
@@ -344,6 +392,127 @@ fn main() -> Result<()> {
             }
             if rep.failed > 0 {
                 bail!("{} pairs failed", rep.failed);
+            }
+        }
+        Cmd::Sim {
+            spec,
+            kind,
+            threads,
+            seconds,
+            frame_size,
+            pattern,
+            ring,
+            window,
+            seed,
+        } => {
+            let kind = parse_kind(&kind)?;
+            let t = build(&spec, &mut clock)?;
+            clock.phase("building the fabric");
+            let cfg = EngineConfig {
+                ring_size: ring as usize,
+                seed,
+                ..EngineConfig::default()
+            };
+            let f = Fabric::with_config(&t, kind, &cfg)?;
+            let opts = TrafficOptions {
+                threads: usize::from(threads),
+                duration: Duration::from_secs_f64(seconds),
+                seed,
+                frame_size: usize::from(frame_size),
+                window: window as usize,
+            };
+            outln!(
+                "fabric     {} ({} switches, {} hosts), kind {kind}, {threads} thread{}",
+                t.spec,
+                t.switches.len(),
+                t.hosts.len(),
+                if threads == 1 { "" } else { "s" }
+            );
+            outln!("traffic    {pattern}, {frame_size} B frames, {seconds} s, window {window}, seed {seed}");
+            clock.phase("running traffic");
+            let (rep, counters) = f.run(&opts, |live| {
+                // a progress line per second while the sources send
+                let mut next = Duration::from_secs(1);
+                let (mut last_d, mut last_t) = (0u64, Duration::ZERO);
+                while next < opts.duration {
+                    std::thread::sleep(next.saturating_sub(live.elapsed()));
+                    let (sent, del) = live.progress();
+                    let now = live.elapsed();
+                    let rate = (del - last_d) as f64 / (now - last_t).as_secs_f64() / 1e6;
+                    eprintln!(
+                        "[{:>7.1} s] sent {sent}, delivered {del} ({rate:.2} Mpps over the last second)",
+                        now.as_secs_f64()
+                    );
+                    (last_d, last_t) = (del, now);
+                    next += Duration::from_secs(1);
+                }
+            })?;
+            clock.phase("traffic done");
+            outln!("sent       {}", rep.sent);
+            outln!("delivered  {}", rep.delivered);
+            outln!("misdelivered {}", rep.misdelivered);
+            outln!("dropped    {}", rep.dropped);
+            let mut by_reason = vec![0u64; engine::counters::N_REASONS];
+            for p in counters.iter().flatten() {
+                for (a, x) in by_reason.iter_mut().zip(&p.drops) {
+                    *a += x;
+                }
+            }
+            for (i, n) in by_reason.iter().enumerate() {
+                if *n > 0 {
+                    outln!("  drop     {:<20} {n}", engine::counters::reason_name(i));
+                }
+            }
+            outln!(
+                "elapsed    {:.3} s (sources {seconds} s, then drained)",
+                rep.elapsed.as_secs_f64()
+            );
+            outln!(
+                "throughput {:.3} Mpps delivered ({:.2} Gbit/s of {frame_size} B frames)",
+                rep.mpps(),
+                rep.mpps() * 1e6 * f64::from(frame_size) * 8.0 / 1e9
+            );
+            let mut bad = Vec::new();
+            let mut hops = 0u64;
+            for (i, c) in counters.iter().enumerate() {
+                let (rx, tx, d) = engine::counters::totals(c);
+                hops += rx;
+                if rx != tx + d {
+                    bad.push(format!(
+                        "{}: rx {rx} != tx {tx} + dropped {d}",
+                        t.switches[i].name
+                    ));
+                }
+            }
+            if rep.sent > 0 {
+                outln!(
+                    "hops       {hops} switch traversals, {:.2} per frame sent",
+                    hops as f64 / rep.sent as f64
+                );
+            }
+            let lost = rep.sent != rep.delivered + rep.misdelivered + rep.dropped;
+            if bad.is_empty() && !lost {
+                outln!(
+                    "conservation ok: {} switches with rx = tx + drops; sent = delivered + dropped",
+                    counters.len()
+                );
+            } else {
+                for b in &bad {
+                    outln!("conservation FAILED at {b}");
+                }
+                if lost {
+                    outln!(
+                        "conservation FAILED: sent {} != delivered {} + misdelivered {} + dropped {}",
+                        rep.sent,
+                        rep.delivered,
+                        rep.misdelivered,
+                        rep.dropped
+                    );
+                }
+                bail!("frames were not conserved");
+            }
+            if rep.misdelivered > 0 {
+                bail!("{} frames reached the wrong host", rep.misdelivered);
             }
         }
     }
