@@ -176,6 +176,10 @@ enum Cmd {
         /// Frames a source keeps queued on its link at most (1 to 65536).
         #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
         window: u32,
+        /// Drain timer of every switch in microseconds: partial TX bursts wait at most
+        /// this long (0 to 10000; 0 sends every poll).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=10000))]
+        drain_us: u32,
         /// Seed for destinations and adaptive choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -403,6 +407,7 @@ fn main() -> Result<()> {
             pattern,
             ring,
             window,
+            drain_us,
             seed,
         } => {
             let kind = parse_kind(&kind)?;
@@ -410,6 +415,7 @@ fn main() -> Result<()> {
             clock.phase("building the fabric");
             let cfg = EngineConfig {
                 ring_size: ring as usize,
+                drain_interval: Duration::from_micros(u64::from(drain_us)),
                 seed,
                 ..EngineConfig::default()
             };
