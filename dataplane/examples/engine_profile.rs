@@ -8,8 +8,9 @@
 //!   60 bytes (64 B on the wire) fed in bursts from both host ports, half to the other
 //!   local host (down, deterministic) and half to a remote host (up, adaptive). Same
 //!   setup as the `switch/*` criterion bench.
-//! - `fabric MS [THREADS]`: the k=8 fat-tree in one process, uniform random traffic for
-//!   MS milliseconds.
+//! - `fabric MS [THREADS [DRAIN_US]]`: the k=8 fat-tree in one process, uniform random
+//!   traffic for MS milliseconds, drain timer DRAIN_US (default 100 µs; with 0 the run
+//!   does the same work per frame whatever the clock, so counts repeat under valgrind).
 
 use canopy_control::oracle::host_mac;
 use canopy_control::sim::{isolated_switch, Fabric, IsolatedSwitch};
@@ -83,9 +84,14 @@ fn switch(frames: u64) {
     println!("switch: sent {sent}, forwarded {got}");
 }
 
-fn fabric(ms: u64, threads: usize) {
+fn fabric(ms: u64, threads: usize, drain_us: u64) {
     let topo = build_str("fat-tree:k=8").expect("topology");
-    let f = Fabric::new(&topo, Kind::Sliced, false, 512).expect("fabric");
+    let cfg = EngineConfig {
+        ring_size: 512,
+        drain_interval: Duration::from_micros(drain_us),
+        ..EngineConfig::default()
+    };
+    let f = Fabric::with_config(&topo, Kind::Sliced, &cfg).expect("fabric");
     let (rep, _) = f
         .run_traffic(threads, Duration::from_millis(ms), 1, |_| {})
         .expect("traffic");
@@ -99,7 +105,7 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let num = |i: usize, d: u64| a.get(i).and_then(|x| x.parse().ok()).unwrap_or(d);
     match a.get(1).map(String::as_str) {
-        Some("fabric") => fabric(num(2, 200), num(3, 1) as usize),
+        Some("fabric") => fabric(num(2, 200), num(3, 1) as usize, num(4, 100)),
         _ => switch(num(2, 200_000)),
     }
 }
