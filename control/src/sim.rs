@@ -328,6 +328,13 @@ impl TrafficReport {
     }
 }
 
+/// Up to this many hosts, every source sends to every other host, uniformly at random;
+/// beyond it each source draws [`DEST_SAMPLE`] destinations uniformly at random once and
+/// sends to those uniformly (the prebuilt frames would otherwise grow with hosts²).
+pub const FULL_TABLE_HOSTS: usize = 1024;
+/// Destinations per source above [`FULL_TABLE_HOSTS`] hosts.
+pub const DEST_SAMPLE: usize = 64;
+
 /// Options of [`Fabric::run`].
 #[derive(Debug, Clone)]
 pub struct TrafficOptions {
@@ -342,7 +349,8 @@ pub struct TrafficOptions {
     pub frame_size: usize,
     /// A source sends only while fewer than this many of its frames wait in its link
     /// to the first switch (a NIC's TX queue): frames beyond what the fabric carries
-    /// would only sit in queues and push the working set out of the caches.
+    /// would only sit in queues and push the working set out of the caches. Capped so
+    /// that all sources together queue at most a quarter of the buffer pool.
     pub window: usize,
 }
 
@@ -497,22 +505,41 @@ impl Fabric<'_> {
         use std::sync::Arc;
         let threads = opts.threads.max(1);
         let seed = opts.seed;
-        let window = opts.window.max(1);
+        // sources together keep at most a quarter of the pool queued, so frames in the
+        // fabric always find buffers (k=8: 128 hosts × 64; k=32: 8,192 hosts × 2)
+        let n_src = self.topo.hosts.len().max(1);
+        let window = opts
+            .window
+            .min((self.pool.capacity() / 4 / n_src).max(1))
+            .max(1);
         let n = self.topo.hosts.len() as u32;
         let injects: Vec<Option<u16>> = (0..n).map(|h| self.inject_port(h)).collect();
-        // every (src, dst) frame, prebuilt, padded to the frame size
+        // the frames each source sends, prebuilt and padded to the frame size: one per
+        // other host up to FULL_TABLE_HOSTS hosts, else DEST_SAMPLE uniformly random others
         let want = opts.frame_size.saturating_sub(4);
+        let mut pick = engine::adaptive::XorShift::new(seed ^ 0xD57);
         let mut frames: Vec<Vec<Vec<u8>>> = Vec::with_capacity(n as usize);
         for s in 0..n {
-            let mut row = Vec::with_capacity(n as usize);
-            for d in 0..n {
-                row.push(if s == d {
-                    Vec::new()
-                } else {
-                    let h = kinds::header(self.topo, self.kind, s, d)?;
-                    let pay = vec![0u8; want.saturating_sub(wire::ETH_HEADER_LEN + h.len())];
-                    wire::ethernet_frame(host_mac(self.topo, d), host_mac(self.topo, s), &h, &pay)
-                });
+            let dsts: Vec<u32> = if n as usize <= FULL_TABLE_HOSTS {
+                (0..n).filter(|&d| d != s).collect()
+            } else {
+                (0..DEST_SAMPLE)
+                    .map(|_| {
+                        let d = pick.below(n as usize - 1) as u32;
+                        d + u32::from(d >= s)
+                    })
+                    .collect()
+            };
+            let mut row = Vec::with_capacity(dsts.len());
+            for d in dsts {
+                let h = kinds::header(self.topo, self.kind, s, d)?;
+                let pay = vec![0u8; want.saturating_sub(wire::ETH_HEADER_LEN + h.len())];
+                row.push(wire::ethernet_frame(
+                    host_mac(self.topo, d),
+                    host_mac(self.topo, s),
+                    &h,
+                    &pay,
+                ));
             }
             frames.push(row);
         }
@@ -589,13 +616,10 @@ impl Fabric<'_> {
                             continue;
                         };
                         let queued = tx.tx_pending();
+                        let row = &frames[*h as usize];
                         for _ in queued..window.min(queued + 8) {
-                            let mut d = rng.below(n as usize - 1) as u32;
-                            if d >= *h {
-                                d += 1;
-                            }
                             let Some(mut b) = cache.get() else { break };
-                            b.fill(&frames[*h as usize][d as usize]);
+                            b.fill(&row[rng.below(row.len())]);
                             match tx.send(b) {
                                 Ok(()) => my_sent += 1,
                                 Err(b) => {

@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
-use canopy_control::sim::{Fabric, TrafficOptions};
+use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
 use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::wire::sliced::Mode;
@@ -434,7 +434,12 @@ fn main() -> Result<()> {
                 t.hosts.len(),
                 if threads == 1 { "" } else { "s" }
             );
-            outln!("traffic    {pattern}, {frame_size} B frames, {seconds} s, window {window}, seed {seed}");
+            let over = if t.hosts.len() > sim::FULL_TABLE_HOSTS {
+                format!(" (each host over {} random destinations)", sim::DEST_SAMPLE)
+            } else {
+                String::new()
+            };
+            outln!("traffic    {pattern}{over}, {frame_size} B frames, {seconds} s, window {window}, seed {seed}");
             clock.phase("running traffic");
             let (rep, counters) = f.run(&opts, |live| {
                 // a progress line per second while the sources send
