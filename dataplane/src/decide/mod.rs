@@ -164,52 +164,12 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
     ok.then_some(ETH_HEADER_LEN)
 }
 
-/// The whole decision for the most common frame, straight from the bytes: an untagged
-/// sliced-flit frame without measurement block (header = prefix + 16-byte body) whose
-/// prefix and body pass every check, arriving with a non-zero hop limit on a receive
-/// port of a switch with sliced tables. Every condition is checked before anything is
-/// written; `None` (nothing written) sends the frame through the general path, which
-/// gives the same verdict for the frames taken here and the exact error otherwise.
-#[inline(always)]
-fn sliced_fast(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Option<Verdict> {
-    use crate::wire::{ETHERTYPE_CANOPY, ETH_HEADER_LEN, PREFIX_LEN, VERSION};
-    const BODY: usize = ETH_HEADER_LEN + PREFIX_LEN;
-    const END: usize = BODY + crate::wire::sliced::BODY_LEN;
-    let f = frame.get_mut(..END)?;
-    let (ethertype, vk, flags, ttl, hdr_len) = (
-        u16::from_be_bytes([f[12], f[13]]),
-        f[ETH_HEADER_LEN],
-        f[ETH_HEADER_LEN + 1],
-        f[ETH_HEADER_LEN + 2],
-        f[ETH_HEADER_LEN + 3],
-    );
-    let port = t.ports.get(usize::from(ingress))?;
-    let st = t.sliced.as_ref()?;
-    if ethertype != ETHERTYPE_CANOPY
-        || vk != (VERSION << 4) | Kind::Sliced as u8
-        || flags != 0
-        || usize::from(hdr_len) * 8 != END - ETH_HEADER_LEN
-        || port.dir == crate::table::PortDir::Out
-        || ttl == 0
-    {
-        return None;
-    }
-    let (head, body) = f.split_at_mut(BODY);
-    let body: &mut [u8; crate::wire::sliced::BODY_LEN] = body.try_into().ok()?;
-    sliced::decide_fast(st, t, port.role, body, || {
-        head[ETH_HEADER_LEN + 2] = ttl - 1
-    })
-}
-
 /// Decide what to do with `frame` (a whole Ethernet frame) that arrived on `ingress`.
 ///
 /// On a forward verdict the header has been updated in place: hop limit decremented and
 /// the kind's cursor advanced. On a drop the frame may have been partly updated.
 #[inline]
 pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
-    if let Some(v) = sliced_fast(t, ingress, frame) {
-        return v;
-    }
     let off = match fast_offset(frame) {
         Some(o) => o,
         None => match checked_offset(frame) {

@@ -71,34 +71,6 @@ fn fast_valid(b: &mut [u8]) -> Option<&mut [u8; BODY_LEN]> {
     ok.then_some(b)
 }
 
-/// The fast path of [`decide`] for a body that passes [`fast_valid`]: `before` runs
-/// (the caller's hop-limit decrement) once the body is known valid, then the hop.
-/// `None` (nothing written, `before` not run) when the body needs the full check.
-#[inline(always)]
-pub(super) fn decide_fast(
-    t: &SlicedTable,
-    sw: &SwitchTables,
-    role: PortRole,
-    body: &mut [u8; BODY_LEN],
-    before: impl FnOnce(),
-) -> Option<Verdict> {
-    let b = fast_valid(body)?;
-    before();
-    if t.mode != Mode::Sliced {
-        return Some(Verdict::Drop(DropReason::ModeMismatch));
-    }
-    let mut flags = b[1];
-    let mut cur = BitCursor {
-        word: u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
-        len: b[2],
-        pos: b[3],
-    };
-    let r = sliced_hop(t, sw, role, &mut flags, &mut cur);
-    b[3] = cur.pos;
-    b[1] = flags;
-    Some(r)
-}
-
 /// Decide for a sliced frame; `body` is the kind-specific body of the Canopy header.
 #[inline]
 pub fn decide(t: &SlicedTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]) -> Verdict {
