@@ -678,6 +678,15 @@ fn toml_key(text: &str, e: &toml::de::Error) -> String {
             section = l.trim_matches(|c| c == '[' || c == ']').trim().to_string();
         }
     }
+    if line.starts_with('[') {
+        // the error is about a section header itself (an unknown section, say)
+        let name = line.trim_matches(|c| c == '[' || c == ']').trim();
+        return if line.starts_with("[[") && name == "port" {
+            format!("port[{}]", port_idx + 1)
+        } else {
+            name.to_string()
+        };
+    }
     let key = line
         .split('=')
         .next()
