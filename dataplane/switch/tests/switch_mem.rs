@@ -592,3 +592,14 @@ fn help_explains_every_option() {
         assert!(out.contains(w), "{w}: {out}");
     }
 }
+
+#[test]
+fn the_example_configs_validate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for f in ["switch-mem.toml", "switch-veth.toml"] {
+        let p = root.join(f);
+        let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
+        assert!(st.success(), "{f}: {err}");
+        assert!(out.contains("tables     edge-p0-e0 of fat-tree:k=4"), "{out}");
+    }
+}
