@@ -51,15 +51,13 @@ impl Netns {
             let name = format!("canopy-switchbin-{pid}-{s}");
             let _ = Command::new("ip").args(["netns", "del", &name]).output();
             ip(&["netns", "add", &name]);
+            // no IPv6 (router solicitations, MLD) on the veths, so every frame a port
+            // sees is one of ours; /proc/sys/net is per namespace (no procps needed)
             for k in ["all", "default"] {
-                ip(&[
-                    "netns",
-                    "exec",
-                    &name,
-                    "sysctl",
-                    "-qw",
-                    &format!("net.ipv6.conf.{k}.disable_ipv6=1"),
-                ]);
+                let _ = Command::new("ip")
+                    .args(["netns", "exec", &name, "sh", "-c"])
+                    .arg(format!("echo 1 > /proc/sys/net/ipv6/conf/{k}/disable_ipv6"))
+                    .output();
             }
             ns.0.push(name);
         }
