@@ -377,6 +377,10 @@ struct Rings {
     tx_frames: u32,
     /// Frames submitted since the last flush.
     tx_pending: u32,
+    /// Oldest TX frame submitted and not yet seen sent again (AVAILABLE), and how many
+    /// are in flight from it: `tx_head = (tx_tail + tx_inflight) % tx_frames`.
+    tx_tail: u32,
+    tx_inflight: u32,
 }
 
 /// An AF_PACKET port on one interface.
@@ -526,6 +530,8 @@ impl AfPacketPort {
             tx_head: 0,
             tx_frames: cfg.tx.frames_per_block() * cfg.tx.block_count,
             tx_pending: 0,
+            tx_tail: 0,
+            tx_inflight: 0,
         };
         Ok((sock, rings, ifindex, mtu, flags))
     }
@@ -564,12 +570,16 @@ impl AfPacketPort {
 
     /// Counters, after folding in the kernel's `PACKET_STATISTICS` (one getsockopt).
     pub fn stats(&mut self) -> PortStats {
+        self.fold_kernel_stats();
+        self.stats
+    }
+
+    fn fold_kernel_stats(&mut self) {
         if let Ok(k) = self.sock.take_stats() {
             self.stats.kernel_packets += k.packets as u64;
             self.stats.kernel_drops += k.drops as u64;
             self.stats.kernel_freeze_q += k.freeze_q as u64;
         }
-        self.stats
     }
 
     fn count(&mut self, reason: PortDrop) {
@@ -774,6 +784,10 @@ impl AfPacketPort {
             self.count(PortDrop::Runt);
             return Err(PortDrop::Runt);
         }
+        if self.rings.tx_inflight >= self.rings.tx_frames {
+            // the head is the oldest frame in flight: see whether it (and more) went
+            self.reap_tx();
+        }
         let fsize = self.rings.tx.frame_size as usize;
         let off = self.rings.rx.bytes() as usize + self.rings.tx_head as usize * fsize;
         let l = self.rings.layout;
@@ -789,6 +803,7 @@ impl AfPacketPort {
         self.rings.map.tx_submit(off, frame.len() as u32, &l);
         self.rings.tx_head = (self.rings.tx_head + 1) % self.rings.tx_frames;
         self.rings.tx_pending += 1;
+        self.rings.tx_inflight += 1;
         self.stats.tx_frames += 1;
         self.stats.tx_bytes += frame.len() as u64;
         Ok(true)
@@ -797,6 +812,33 @@ impl AfPacketPort {
     /// Frames queued since the last successful flush.
     pub fn tx_pending(&self) -> usize {
         self.rings.tx_pending as usize
+    }
+
+    /// TX backlog: frames queued in the TX ring that the kernel has not sent yet
+    /// (not AVAILABLE again), whether flushed or not. Walks forward from the oldest
+    /// frame in flight over those sent since the last call (one atomic load each, no
+    /// syscall), so the cost is amortised over the frames sent.
+    pub fn tx_backlog(&mut self) -> usize {
+        self.reap_tx();
+        self.rings.tx_inflight as usize
+    }
+
+    fn reap_tx(&mut self) {
+        let fsize = self.rings.tx.frame_size as usize;
+        let base = self.rings.rx.bytes() as usize;
+        let l = self.rings.layout;
+        while self.rings.tx_inflight > 0 {
+            let st = self
+                .rings
+                .map
+                .tx_status(base + self.rings.tx_tail as usize * fsize, &l);
+            // WRONG_FORMAT: the kernel is done with it too (refused; reclaimed later)
+            if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
+                break;
+            }
+            self.rings.tx_tail = (self.rings.tx_tail + 1) % self.rings.tx_frames;
+            self.rings.tx_inflight -= 1;
+        }
     }
 
     /// Hand every queued TX frame to the kernel with one `send(MSG_DONTWAIT)`. No-op when
@@ -859,6 +901,8 @@ impl AfPacketPort {
                 }
                 self.up = false;
                 let (sock, rings, ifindex, mtu, flags) = Self::open_socket(&self.name, &self.cfg)?;
+                // the old socket's kernel counters since the last read go with it
+                self.fold_kernel_stats();
                 // Drop order: old rings (unmap) before the old socket closes.
                 self.rings = rings;
                 self.sock = sock;
