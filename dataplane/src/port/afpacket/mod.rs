@@ -10,6 +10,10 @@
 //!   when the interface is down or gone, and reopens the socket when an interface of the
 //!   same name comes back with a new ifindex.
 //!
+//! * TX backlog: [`AfPacketPort::tx_backlog`] counts TX-ring frames not yet sent.
+//! * Engine: `engine_port.rs` implements the engine's `Port` trait (link upkeep =
+//!   `poll_link`, backend counters = [`AfPacketPort::stats`]).
+//!
 //! No allocation, locking or syscall per packet: the only syscalls are one `send` per
 //! flushed burst, and whatever the caller does with [`AfPacketPort::fd`].
 
