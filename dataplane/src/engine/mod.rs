@@ -332,6 +332,7 @@ impl Engine {
                 link_poll_ns: cfg.link_poll.as_nanos() as u64,
                 last_upkeep_ns: 0,
                 seen_drain_ns: 0,
+                backlog_nonzero: 0,
                 burst: Vec::with_capacity(BURST),
                 txbuf: Vec::with_capacity(BURST),
                 live: Vec::with_capacity(np),

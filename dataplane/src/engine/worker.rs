@@ -39,6 +39,8 @@ pub struct Worker {
     pub(crate) last_upkeep_ns: u64,
     /// `last_drain_ns` as upkeep last saw it (a change = the drain timer fired).
     pub(crate) seen_drain_ns: u64,
+    /// Owned ports whose published TX backlog is not 0.
+    pub(crate) backlog_nonzero: usize,
     pub(crate) burst: Vec<Buf>,
     pub(crate) txbuf: Vec<Buf>,
     pub(crate) live: Vec<u16>,
@@ -171,21 +173,25 @@ impl Worker {
         if work > 0 {
             self.update_gauges();
         }
-        self.publish_tx_backlog(work);
+        self.publish_tx_backlog(work > 0);
         work
     }
 
     /// After the TX drain: publish each owned port's backend TX backlog in its
-    /// `PortState` gauge (a plain store, only when it changed). Skipped on idle rounds
-    /// for ports whose gauge is 0 already (nothing was handed to them since).
-    fn publish_tx_backlog(&mut self, work: usize) {
-        for (port_no, port) in self.owned.iter_mut() {
-            let st = &self.state[usize::from(*port_no)];
-            if work == 0 && st.tx_backlog() == 0 {
-                continue;
-            }
-            st.set_tx_backlog(port.tx_backlog());
+    /// `PortState` gauge (a plain store, only when it changed). On idle rounds only
+    /// while some gauge of this worker is not 0 yet (a backlog grows only by
+    /// transmitting), so an idle round costs one compare.
+    fn publish_tx_backlog(&mut self, busy: bool) {
+        if !busy && self.backlog_nonzero == 0 {
+            return;
         }
+        let mut nonzero = 0;
+        for (port_no, port) in self.owned.iter_mut() {
+            let n = port.tx_backlog();
+            self.state[usize::from(*port_no)].set_tx_backlog(n);
+            nonzero += usize::from(n != 0);
+        }
+        self.backlog_nonzero = nonzero;
     }
 
     /// Link upkeep, off the fast path: every `link_poll`, run [`Port::maintain`] on
