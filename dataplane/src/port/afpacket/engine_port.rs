@@ -1,9 +1,12 @@
 //! [`AfPacketPort`] as an engine [`Port`]: RX frames are copied from the mmap RX ring
 //! into pool buffers, TX frames from buffers into the mmap TX ring, one `send` per burst.
 //!
-//! Upkeep ([`Port::maintain`]) is [`AfPacketPort::poll_link`]: down, up, or reopened
-//! after the interface was re-created. Reopening creates the socket in the calling
-//! thread's network namespace, and the engine calls `maintain` on the worker thread
+//! Upkeep ([`Port::maintain`]) is [`AfPacketPort::poll_link_background`]: down, up, or
+//! reopened after the interface was re-created, the reopen running on a helper thread
+//! (it waits for kernel RCU grace periods: 60–70 ms measured on this machine, during
+//! which a worker would forward nothing). Reopening creates the socket in the calling
+//! thread's network namespace (the helper thread is spawned by the worker thread, so
+//! it inherits the worker's), and the engine calls `maintain` on the worker thread
 //! that owns the port: the engine's threads inherit the namespace of the thread that
 //! spawned them, so spawn the engine in the namespace the ports were opened in and do
 //! not `setns` its threads (a port in another namespace stays down: `WrongNamespace`).
@@ -88,7 +91,8 @@ impl Port for AfPacketPort {
     }
 
     fn maintain(&mut self) -> PortEvent {
-        match self.poll_link() {
+        // a reopen must not stall the worker's other ports: it runs on a helper thread
+        match self.poll_link_background() {
             Ok(LinkEvent::Unchanged) => PortEvent::Unchanged,
             Ok(LinkEvent::WentDown) => PortEvent::WentDown,
             Ok(LinkEvent::CameUp) => PortEvent::CameUp,

@@ -359,6 +359,9 @@ impl PortStats {
     }
 }
 
+/// What `open_socket` returns: socket, rings, ifindex, MTU, interface flags.
+type Opened = (Socket, Rings, i32, u32, u32);
+
 /// Ring walking state.
 #[derive(Debug)]
 struct Rings {
@@ -401,6 +404,8 @@ pub struct AfPacketPort {
     mtu: u32,
     up: bool,
     gone: bool,
+    /// A reopen running on a helper thread ([`AfPacketPort::poll_link_background`]).
+    reopening: Option<std::sync::mpsc::Receiver<Result<Opened, AfPacketError>>>,
     stats: PortStats,
 }
 
@@ -446,15 +451,12 @@ impl AfPacketPort {
             mtu,
             up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
             gone: false,
+            reopening: None,
             stats: PortStats::default(),
         })
     }
 
-    #[allow(clippy::type_complexity)]
-    fn open_socket(
-        ifname: &str,
-        cfg: &AfPacketConfig,
-    ) -> Result<(Socket, Rings, i32, u32, u32), AfPacketError> {
+    fn open_socket(ifname: &str, cfg: &AfPacketConfig) -> Result<Opened, AfPacketError> {
         let err = |call: &'static str| {
             move |source: io::Error| AfPacketError::Sys {
                 ifname: ifname.to_string(),
@@ -888,6 +890,67 @@ impl AfPacketPort {
     /// port was opened in ([`AfPacketError::WrongNamespace`] otherwise). A failed
     /// reopen leaves the port down and is returned; the next call tries again.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
+        self.poll_link_with(false)
+    }
+
+    /// [`poll_link`](Self::poll_link) for a thread that must not block: a reopen (new
+    /// socket and rings, which waits for RCU grace periods in the kernel, tens of ms on
+    /// a loaded machine) runs on a helper thread spawned from the calling one (so in
+    /// its network namespace), and a later call installs the result and returns
+    /// [`LinkEvent::Reopened`]; meanwhile the port stays down and calls return
+    /// `Unchanged`. The old socket is closed on a helper thread too. Falls back to the
+    /// blocking reopen if no thread can be spawned.
+    pub fn poll_link_background(&mut self) -> Result<LinkEvent, AfPacketError> {
+        if let Some(rx) = &self.reopening {
+            match rx.try_recv() {
+                Ok(res) => {
+                    self.reopening = None;
+                    let was_up = self.up;
+                    return Ok(self.install(res?, was_up, true));
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(LinkEvent::Unchanged),
+                // the helper died without an answer: start over
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.reopening = None,
+            }
+        }
+        self.poll_link_with(true)
+    }
+
+    /// Replace socket and rings with `o`; the old ones are dropped on a helper thread
+    /// when `background` (closing a packet socket waits for an RCU grace period).
+    fn install(&mut self, o: Opened, was_up: bool, background: bool) -> LinkEvent {
+        let (sock, rings, ifindex, mtu, flags) = o;
+        // the old socket's kernel counters since the last read go with it
+        self.fold_kernel_stats();
+        let old_rings = std::mem::replace(&mut self.rings, rings);
+        let old_sock = std::mem::replace(&mut self.sock, sock);
+        // Drop order: old rings (unmap) before the old socket closes.
+        let old = move || {
+            drop(old_rings);
+            drop(old_sock);
+        };
+        if background {
+            if let Err(e) = std::thread::Builder::new()
+                .name("canopy-afp-close".into())
+                .spawn(old)
+            {
+                drop(e);
+            }
+        } else {
+            old();
+        }
+        self.ifindex = ifindex;
+        self.mtu = mtu;
+        self.gone = false;
+        self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+        self.stats.reopens += 1;
+        if was_up && !self.up {
+            self.stats.link_down_events += 1;
+        }
+        LinkEvent::Reopened { up: self.up }
+    }
+
+    fn poll_link_with(&mut self, background: bool) -> Result<LinkEvent, AfPacketError> {
         let _ = self.sock.take_error();
         let was_up = self.up;
         match self.sock.ifindex(&self.name) {
@@ -904,21 +967,27 @@ impl AfPacketPort {
                     });
                 }
                 self.up = false;
-                let (sock, rings, ifindex, mtu, flags) = Self::open_socket(&self.name, &self.cfg)?;
-                // the old socket's kernel counters since the last read go with it
-                self.fold_kernel_stats();
-                // Drop order: old rings (unmap) before the old socket closes.
-                self.rings = rings;
-                self.sock = sock;
-                self.ifindex = ifindex;
-                self.mtu = mtu;
-                self.gone = false;
-                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-                self.stats.reopens += 1;
-                if was_up && !self.up {
-                    self.stats.link_down_events += 1;
+                if background {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    let (name, cfg) = (self.name.clone(), self.cfg.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("canopy-afp-open".into())
+                        .spawn(move || {
+                            let _ = tx.send(Self::open_socket(&name, &cfg));
+                        });
+                    if spawned.is_ok() {
+                        self.reopening = Some(rx);
+                        // down until the new socket is installed
+                        return Ok(if was_up {
+                            self.stats.link_down_events += 1;
+                            LinkEvent::WentDown
+                        } else {
+                            LinkEvent::Unchanged
+                        });
+                    }
                 }
-                return Ok(LinkEvent::Reopened { up: self.up });
+                let o = Self::open_socket(&self.name, &self.cfg)?;
+                return Ok(self.install(o, was_up, false));
             }
             Ok(_) => {
                 let flags = self.sock.if_flags(&self.name).unwrap_or(0);
