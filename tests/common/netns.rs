@@ -69,19 +69,16 @@ impl Netns {
     pub fn name(&self, i: usize) -> &str {
         &self.names[i]
     }
-    /// No IPv6 in namespace `i` (no router/neighbour solicitations on new veths):
-    /// call before creating its interfaces.
+    /// No IPv6 in namespace `i` (no router/neighbour solicitations or MLD on new
+    /// veths): call before creating its interfaces. Written to `/proc/sys` from a
+    /// thread inside the namespace (`/proc/sys/net` is per namespace; no procps).
     pub fn no_ipv6(&self, i: usize) {
-        for k in ["all", "default"] {
-            ip(&[
-                "netns",
-                "exec",
-                self.name(i),
-                "sysctl",
-                "-qw",
-                &format!("net.ipv6.conf.{k}.disable_ipv6=1"),
-            ]);
-        }
+        in_ns(self.name(i), || {
+            for k in ["all", "default"] {
+                let p = format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6");
+                std::fs::write(&p, "1").unwrap_or_else(|e| panic!("{p}: {e}"));
+            }
+        });
     }
     /// veth `a` in namespace `na`, peer `b` in namespace `nb`, both up.
     pub fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
