@@ -284,6 +284,12 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     }
     assert_eq!(c["dropped"].as_u64().unwrap(), sent, "{c}");
     assert_eq!(c["tx_packets"].as_u64().unwrap(), forwarded, "{c}");
+    // the AF_PACKET backend's own counters are reported beside the engine's, by name
+    for p in c["ports"].as_array().unwrap() {
+        let b = &p["backend"];
+        assert_eq!(b["drops"]["tx_ring_full"].as_u64(), Some(0), "{c}");
+        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
+    }
     // the same, as `ctl counters` shows it
     let (st, out, _) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "counters"]);
     assert!(st.success());
