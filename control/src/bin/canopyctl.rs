@@ -463,7 +463,7 @@ fn main() -> Result<()> {
             outln!("delivered  {}", rep.delivered);
             outln!("misdelivered {}", rep.misdelivered);
             outln!("dropped    {}", rep.dropped);
-            let mut by_reason = vec![0u64; engine::counters::N_REASONS];
+            let mut by_reason = [0u64; engine::counters::N_REASONS];
             for p in counters.iter().flatten() {
                 for (a, x) in by_reason.iter_mut().zip(&p.drops) {
                     *a += x;
