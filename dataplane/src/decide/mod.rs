@@ -228,13 +228,13 @@ fn after_prefix(
 }
 
 #[cfg(test)]
-mod names_tests {
+pub(crate) mod names_tests {
     use super::*;
 
     /// One value of every variant (and of every `WireError` variant inside
     /// `Malformed`). The exhaustive matches make adding a variant without listing it
     /// here a compile error.
-    fn every_reason() -> Vec<DropReason> {
+    pub(crate) fn every_reason() -> Vec<DropReason> {
         let w = [
             WireError::Truncated {
                 field: "f",

@@ -328,46 +328,7 @@ mod tests {
 
     #[test]
     fn reason_index_agrees_with_the_name_of_every_variant() {
-        use crate::wire::WireError as W;
-        let mut all: Vec<DropReason> = [
-            W::Truncated {
-                field: "f",
-                need: 1,
-                have: 0,
-            },
-            W::NotCanopy(0),
-            W::TooManyTags,
-            W::BadVersion(0),
-            W::UnknownKind(0),
-            W::Reserved {
-                field: "f",
-                value: 1,
-            },
-            W::BadValue {
-                field: "f",
-                value: 1,
-                why: "w",
-            },
-        ]
-        .into_iter()
-        .map(DropReason::Malformed)
-        .collect();
-        all.extend([
-            DropReason::TtlExpired,
-            DropReason::KindNotConfigured,
-            DropReason::BadIngress,
-            DropReason::SliceExhausted,
-            DropReason::UpAtTop,
-            DropReason::BadLabel,
-            DropReason::BadSideLabel,
-            DropReason::BadPhase,
-            DropReason::ModeMismatch,
-            DropReason::RouteExhausted,
-            DropReason::NoOutput,
-            DropReason::NoRoute,
-            DropReason::NoPort,
-            DropReason::SliceLeftover,
-        ]);
+        let all = crate::decide::names_tests::every_reason();
         let mut seen: Vec<usize> = all.iter().map(reason_index).collect();
         for r in &all {
             assert_eq!(reason_name(reason_index(r)), r.name(), "{r:?}");
