@@ -416,6 +416,7 @@ fn max_rate(
                 &frame.bytes,
                 cfg.max_rate_time,
                 &cfg.options.work_dir,
+                stop,
             )?;
             ("trafgen", e)
         }

@@ -6,6 +6,7 @@ use crate::error::{Result, TestbedError};
 use crate::forwarder::Proc;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The CPU trafgen's one worker (`-P 1`) runs on: trafgen 0.6.8 pins worker i to CPU i
@@ -32,6 +33,7 @@ pub fn run(
     frame: &[u8],
     duration: Duration,
     work_dir: &Path,
+    stop: &AtomicBool,
 ) -> Result<Duration> {
     let cfg = work_dir.join("trafgen.cfg");
     std::fs::write(&cfg, config(frame))
@@ -45,7 +47,7 @@ pub fn run(
     let log = work_dir.join("trafgen.log");
     let t0 = Instant::now();
     let mut p = Proc::spawn("trafgen", cmd, &log, false)?;
-    while t0.elapsed() < duration {
+    while t0.elapsed() < duration && !stop.load(Ordering::Relaxed) {
         if let Some(st) = p.exited() {
             return Err(TestbedError::Command {
                 cmd: "trafgen".into(),

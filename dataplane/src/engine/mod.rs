@@ -138,6 +138,10 @@ impl PortState {
     pub fn admin_up(&self) -> bool {
         self.admin.load(Ordering::Relaxed)
     }
+    /// Link state, as the owning worker last saw it.
+    pub fn link_up(&self) -> bool {
+        self.link.load(Ordering::Relaxed)
+    }
     #[inline]
     pub(crate) fn set_link(&self, up: bool) {
         if self.link.load(Ordering::Relaxed) != up {

@@ -6,7 +6,7 @@ use canopy_testbed::bench::{self, Config, Generator, WorkDir};
 use canopy_testbed::forwarder::{Kind, Options};
 use clap::Parser;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -152,12 +152,8 @@ fn main() -> anyhow::Result<()> {
         start_timeout: secs(a.start_timeout),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || {
-            stop.store(true, Ordering::Relaxed);
-        })
-        .context("install the SIGINT handler")?;
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).context("install the SIGINT handler")?;
     }
     let report = bench::run(&cfg, &stop, &|line| tracing::info!("{line}"));
     let report = match report {

@@ -1,0 +1,752 @@
+//! The switch configuration file (TOML): parsed strictly (unknown keys are errors) and
+//! validated as a whole before anything starts. Every error names the file, the key
+//! (`switch.workers`, `port[2].interface`, `tables.switch`, …) and what is wrong.
+//!
+//! The schema is the shared contract in `docs/canopy-switch.md`.
+
+use canopy_dataplane::engine::{EngineConfig, PollMode};
+use canopy_dataplane::port::afpacket::{AfPacketConfig, TpacketVersion};
+use canopy_dataplane::wire::sliced::Mode;
+use canopy_dataplane::wire::Kind;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A configuration that cannot run: the file, the key, and what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {key}: {what}")]
+pub struct ConfigError {
+    /// The configuration file.
+    pub file: String,
+    /// The key (or `[section]`, or `toml` for a syntax error).
+    pub key: String,
+    /// What is wrong.
+    pub what: String,
+}
+
+/// Default size limit of one management request (large tables fit).
+pub const DEFAULT_MAX_REQUEST: usize = 32 << 20;
+/// Default read timeout of a management connection.
+pub const DEFAULT_READ_TIMEOUT_MS: u64 = 10_000;
+/// Default ring capacity (frames per direction) of a `mem` port link.
+pub const DEFAULT_MEM_CAPACITY: usize = 1024;
+
+/// `[switch]`: engine settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSection {
+    /// Worker threads.
+    #[serde(default = "one")]
+    pub workers: usize,
+    /// `adaptive` or `busy`.
+    #[serde(default)]
+    pub mode: PollName,
+    /// Adaptive: empty rounds before sleeping.
+    pub spins: Option<u32>,
+    /// Adaptive: longest sleep (µs).
+    pub max_sleep_us: Option<u64>,
+    /// Busy: CPUs to pin workers to.
+    #[serde(default)]
+    pub pin_cores: Vec<usize>,
+    /// Frames per (worker, egress port) ring.
+    #[serde(default = "ring_default")]
+    pub ring_size: usize,
+    /// TX drain timer (µs).
+    #[serde(default = "drain_default")]
+    pub drain_us: u64,
+    /// Flowlet gap (µs), 0 = off.
+    #[serde(default)]
+    pub flowlet_gap_us: u64,
+    /// Frame buffers in the pool.
+    #[serde(default = "pool_default")]
+    pub pool: usize,
+    /// Per-packet hop trace in buffers (debug).
+    #[serde(default)]
+    pub trace: bool,
+}
+
+fn one() -> usize {
+    1
+}
+fn ring_default() -> usize {
+    256
+}
+fn drain_default() -> u64 {
+    100
+}
+fn pool_default() -> usize {
+    8192
+}
+
+impl Default for SwitchSection {
+    fn default() -> Self {
+        SwitchSection {
+            workers: 1,
+            mode: PollName::Adaptive,
+            spins: None,
+            max_sleep_us: None,
+            pin_cores: Vec::new(),
+            ring_size: ring_default(),
+            drain_us: drain_default(),
+            flowlet_gap_us: 0,
+            pool: pool_default(),
+            trace: false,
+        }
+    }
+}
+
+/// Polling mode name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PollName {
+    /// Spin, then sleep.
+    #[default]
+    Adaptive,
+    /// Spin forever.
+    Busy,
+}
+
+impl PollName {
+    /// Config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PollName::Adaptive => "adaptive",
+            PollName::Busy => "busy",
+        }
+    }
+}
+
+/// `[tables]`: where the tables come from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TablesSection {
+    /// Topology spec (computed with canopy-control).
+    pub topology: Option<String>,
+    /// Header kind.
+    pub kind: Option<String>,
+    /// Switch name in the topology.
+    pub switch: Option<String>,
+    /// Sliced-flit addressing mode (sliced, flat, srcdst, dst; kind sliced only).
+    pub mode: Option<String>,
+    /// SwitchTables JSON file instead (relative to the config file's directory).
+    pub file: Option<PathBuf>,
+}
+
+/// `[management]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManagementSection {
+    /// Unix socket path.
+    pub socket: PathBuf,
+    /// Largest request line in bytes.
+    #[serde(default = "max_request_default")]
+    pub max_request_bytes: usize,
+    /// A connection that sends no complete request within this time is closed (ms).
+    #[serde(default = "read_timeout_default")]
+    pub read_timeout_ms: u64,
+}
+
+fn max_request_default() -> usize {
+    DEFAULT_MAX_REQUEST
+}
+fn read_timeout_default() -> u64 {
+    DEFAULT_READ_TIMEOUT_MS
+}
+
+/// `[[port]]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortSection {
+    /// `afpacket` or `mem`.
+    pub backend: BackendName,
+    /// afpacket: interface.
+    pub interface: Option<String>,
+    /// afpacket: `v2` or `v3`.
+    pub tpacket: Option<TpacketName>,
+    /// afpacket: fanout group id.
+    pub fanout: Option<u16>,
+    /// mem: port name.
+    pub name: Option<String>,
+    /// mem: ring capacity per direction (frames).
+    pub capacity: Option<usize>,
+}
+
+/// Port backend name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendName {
+    /// AF_PACKET socket on an interface.
+    Afpacket,
+    /// In-process port.
+    Mem,
+}
+
+/// TPACKET version name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TpacketName {
+    /// TPACKET_V2.
+    V2,
+    /// TPACKET_V3.
+    V3,
+}
+
+/// The file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    switch: SwitchSection,
+    tables: Option<TablesSection>,
+    management: Option<ManagementSection>,
+    #[serde(default)]
+    port: Vec<PortSection>,
+}
+
+/// Where the tables come from, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TablesSource {
+    /// Computed from a topology spec.
+    Topology {
+        /// Spec string.
+        spec: String,
+        /// Header kind.
+        kind: Kind,
+        /// Switch name.
+        switch: String,
+        /// Sliced-flit mode (None: the kind's default).
+        mode: Option<Mode>,
+    },
+    /// A SwitchTables JSON file (path resolved against the config's directory).
+    File(PathBuf),
+}
+
+/// One port, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortSpec {
+    /// AF_PACKET on `interface`.
+    AfPacket {
+        /// Interface name.
+        interface: String,
+        /// Ring settings (version, fanout; other fields the port's defaults).
+        cfg: AfPacketConfig,
+    },
+    /// In-process port; the far end stays with the process for inject/capture.
+    Mem {
+        /// Name.
+        name: String,
+        /// Ring capacity per direction.
+        capacity: usize,
+    },
+}
+
+impl PortSpec {
+    /// Port (or interface) name.
+    pub fn name(&self) -> &str {
+        match self {
+            PortSpec::AfPacket { interface, .. } => interface,
+            PortSpec::Mem { name, .. } => name,
+        }
+    }
+    /// Backend name.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            PortSpec::AfPacket { .. } => "afpacket",
+            PortSpec::Mem { .. } => "mem",
+        }
+    }
+}
+
+/// Management settings, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Management {
+    /// Socket path.
+    pub socket: PathBuf,
+    /// Largest request line (bytes).
+    pub max_request: usize,
+    /// Read timeout.
+    pub read_timeout: Duration,
+}
+
+/// A validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file it came from.
+    pub file: PathBuf,
+    /// `[switch]` as written (for display).
+    pub switch: SwitchSection,
+    /// The engine configuration it gives.
+    pub engine: EngineConfig,
+    /// Frame buffers.
+    pub pool: usize,
+    /// Tables source (None: wait for `replace_tables`).
+    pub tables: Option<TablesSource>,
+    /// Management socket.
+    pub management: Management,
+    /// Ports in port-number order.
+    pub ports: Vec<PortSpec>,
+}
+
+/// Bounds checked by [`Config::parse`].
+pub const MAX_WORKERS: usize = 64;
+/// Largest ring size.
+pub const MAX_RING: usize = 1 << 20;
+/// Smallest and largest pool.
+pub const POOL_RANGE: (usize, usize) = (64, 1 << 20);
+/// Largest adaptive sleep (µs).
+pub const MAX_SLEEP_US: u64 = 1_000_000;
+
+impl Config {
+    /// Read and validate `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            key: "file".into(),
+            what: format!("cannot read: {e}"),
+        })?;
+        Config::parse(path, &text)
+    }
+
+    /// Validate the text of `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let err = |key: &str, what: String| ConfigError {
+            file: file.clone(),
+            key: key.to_string(),
+            what,
+        };
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            // toml's message names the unknown or mistyped key and the line
+            let msg = e.message().to_string();
+            let at = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].lines().count().max(1);
+                    format!(" (line {line})")
+                })
+                .unwrap_or_default();
+            err(&toml_key(text, &e), format!("{msg}{at}"))
+        })?;
+
+        // [switch]
+        let s = &raw.switch;
+        if s.workers == 0 || s.workers > MAX_WORKERS {
+            return Err(err(
+                "switch.workers",
+                format!("{} is not in 1..={MAX_WORKERS}", s.workers),
+            ));
+        }
+        if s.ring_size == 0 || s.ring_size > MAX_RING {
+            return Err(err(
+                "switch.ring_size",
+                format!("{} is not in 1..={MAX_RING}", s.ring_size),
+            ));
+        }
+        if s.pool < POOL_RANGE.0 || s.pool > POOL_RANGE.1 {
+            return Err(err(
+                "switch.pool",
+                format!(
+                    "{} buffers is not in {}..={}",
+                    s.pool, POOL_RANGE.0, POOL_RANGE.1
+                ),
+            ));
+        }
+        if s.drain_us > 1_000_000 {
+            return Err(err(
+                "switch.drain_us",
+                format!("{} µs is more than a second", s.drain_us),
+            ));
+        }
+        if s.flowlet_gap_us > 60_000_000 {
+            return Err(err(
+                "switch.flowlet_gap_us",
+                format!("{} µs is more than a minute", s.flowlet_gap_us),
+            ));
+        }
+        let mode = match s.mode {
+            PollName::Adaptive => {
+                if !s.pin_cores.is_empty() {
+                    return Err(err(
+                        "switch.pin_cores",
+                        "pinning applies only to mode = \"busy\"".into(),
+                    ));
+                }
+                let max_sleep = s.max_sleep_us.unwrap_or(1000);
+                if max_sleep == 0 || max_sleep > MAX_SLEEP_US {
+                    return Err(err(
+                        "switch.max_sleep_us",
+                        format!("{max_sleep} is not in 1..={MAX_SLEEP_US}"),
+                    ));
+                }
+                PollMode::Adaptive {
+                    spins: s.spins.unwrap_or(1000),
+                    max_sleep: Duration::from_micros(max_sleep),
+                }
+            }
+            PollName::Busy => {
+                if s.spins.is_some() {
+                    return Err(err(
+                        "switch.spins",
+                        "applies only to mode = \"adaptive\"".into(),
+                    ));
+                }
+                if s.max_sleep_us.is_some() {
+                    return Err(err(
+                        "switch.max_sleep_us",
+                        "applies only to mode = \"adaptive\"".into(),
+                    ));
+                }
+                PollMode::Busy
+            }
+        };
+        let engine = EngineConfig {
+            workers: s.workers,
+            ring_size: s.ring_size,
+            drain_interval: Duration::from_micros(s.drain_us),
+            flowlet_gap: (s.flowlet_gap_us > 0).then(|| Duration::from_micros(s.flowlet_gap_us)),
+            mode,
+            trace: s.trace,
+            pin_cores: s.pin_cores.clone(),
+            ..EngineConfig::default()
+        };
+
+        // [[port]]
+        if raw.port.is_empty() {
+            return Err(err(
+                "port",
+                "no [[port]] entries: a switch needs at least one port".into(),
+            ));
+        }
+        if raw.port.len() > usize::from(u16::MAX) {
+            return Err(err("port", format!("{} ports is too many", raw.port.len())));
+        }
+        if s.workers > raw.port.len() {
+            return Err(err(
+                "switch.workers",
+                format!(
+                    "{} workers but only {} ports: worker i owns port i mod workers, so a worker would have no port",
+                    s.workers,
+                    raw.port.len()
+                ),
+            ));
+        }
+        let mut ports = Vec::with_capacity(raw.port.len());
+        for (i, p) in raw.port.iter().enumerate() {
+            let key = |k: &str| format!("port[{i}].{k}");
+            let spec = match p.backend {
+                BackendName::Afpacket => {
+                    if p.name.is_some() {
+                        return Err(err(
+                            &key("name"),
+                            "an afpacket port is named by `interface`; `name` is for mem ports"
+                                .into(),
+                        ));
+                    }
+                    if p.capacity.is_some() {
+                        return Err(err(&key("capacity"), "applies only to mem ports".into()));
+                    }
+                    let Some(ifname) = &p.interface else {
+                        return Err(err(
+                            &key("interface"),
+                            "missing: backend \"afpacket\" needs the interface name".into(),
+                        ));
+                    };
+                    if ifname.is_empty()
+                        || ifname.len() > 15
+                        || ifname
+                            .chars()
+                            .any(|c| c == '/' || c == '\0' || c.is_whitespace())
+                    {
+                        return Err(err(
+                            &key("interface"),
+                            format!("{ifname:?} is not an interface name (1 to 15 bytes, no '/', NUL or spaces)"),
+                        ));
+                    }
+                    let version = match p.tpacket.unwrap_or(TpacketName::V2) {
+                        TpacketName::V2 => TpacketVersion::V2,
+                        TpacketName::V3 => TpacketVersion::V3,
+                    };
+                    let cfg = AfPacketConfig {
+                        version,
+                        fanout: p.fanout,
+                        ..AfPacketConfig::default()
+                    };
+                    cfg.validate()
+                        .map_err(|e| err(&format!("port[{i}]"), format!("ring geometry: {e}")))?;
+                    PortSpec::AfPacket {
+                        interface: ifname.clone(),
+                        cfg,
+                    }
+                }
+                BackendName::Mem => {
+                    for (k, set) in [
+                        ("interface", p.interface.is_some()),
+                        ("tpacket", p.tpacket.is_some()),
+                        ("fanout", p.fanout.is_some()),
+                    ] {
+                        if set {
+                            return Err(err(&key(k), "applies only to afpacket ports".into()));
+                        }
+                    }
+                    let name = p.name.clone().unwrap_or_else(|| format!("m{i}"));
+                    if name.is_empty() || name.len() > 64 {
+                        return Err(err(&key("name"), "must be 1 to 64 bytes".into()));
+                    }
+                    let capacity = p.capacity.unwrap_or(DEFAULT_MEM_CAPACITY);
+                    if capacity == 0 || capacity > MAX_RING {
+                        return Err(err(
+                            &key("capacity"),
+                            format!("{capacity} is not in 1..={MAX_RING}"),
+                        ));
+                    }
+                    PortSpec::Mem { name, capacity }
+                }
+            };
+            // names must be unique; one interface twice only as a fanout group
+            if let Some(j) = ports
+                .iter()
+                .position(|q: &PortSpec| q.name() == spec.name())
+            {
+                let both_fanout = matches!(
+                    (&ports[j], &spec),
+                    (PortSpec::AfPacket { cfg: a, .. }, PortSpec::AfPacket { cfg: b, .. })
+                        if a.fanout.is_some() && a.fanout == b.fanout
+                );
+                if !both_fanout {
+                    return Err(err(
+                        &format!("port[{i}]"),
+                        format!(
+                            "{:?} is already port[{j}] (an interface may appear twice only in one fanout group)",
+                            spec.name()
+                        ),
+                    ));
+                }
+            }
+            ports.push(spec);
+        }
+
+        // [tables]
+        let base = path.parent().unwrap_or(Path::new("."));
+        let tables = match &raw.tables {
+            None => None,
+            Some(t) => Some(tables_source(t, base).map_err(|(k, w)| err(&k, w))?),
+        };
+
+        // [management]
+        let Some(m) = &raw.management else {
+            return Err(err(
+                "management",
+                "missing section: set [management] socket = \"/path/to/switch.sock\"".into(),
+            ));
+        };
+        if m.socket.as_os_str().is_empty() {
+            return Err(err("management.socket", "is empty".into()));
+        }
+        // sun_path holds 108 bytes including the NUL
+        if m.socket.as_os_str().len() > 107 {
+            return Err(err(
+                "management.socket",
+                format!(
+                    "{} bytes is longer than a Unix socket path can be (107)",
+                    m.socket.as_os_str().len()
+                ),
+            ));
+        }
+        if m.max_request_bytes < 1024 || m.max_request_bytes > 1 << 30 {
+            return Err(err(
+                "management.max_request_bytes",
+                format!("{} is not in 1024..=1073741824", m.max_request_bytes),
+            ));
+        }
+        if m.read_timeout_ms == 0 || m.read_timeout_ms > 3_600_000 {
+            return Err(err(
+                "management.read_timeout_ms",
+                format!("{} is not in 1..=3600000", m.read_timeout_ms),
+            ));
+        }
+        Ok(Config {
+            file: path.to_path_buf(),
+            switch: raw.switch.clone(),
+            engine,
+            pool: s.pool,
+            tables,
+            management: Management {
+                socket: m.socket.clone(),
+                max_request: m.max_request_bytes,
+                read_timeout: Duration::from_millis(m.read_timeout_ms),
+            },
+            ports,
+        })
+    }
+
+    /// Error for `key` of this file.
+    pub fn error(&self, key: &str, what: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: self.file.display().to_string(),
+            key: key.to_string(),
+            what: what.into(),
+        }
+    }
+}
+
+fn tables_source(t: &TablesSection, base: &Path) -> Result<TablesSource, (String, String)> {
+    let e = |k: &str, w: &str| (format!("tables.{k}"), w.to_string());
+    if let Some(f) = &t.file {
+        for (k, set) in [
+            ("topology", t.topology.is_some()),
+            ("kind", t.kind.is_some()),
+            ("switch", t.switch.is_some()),
+            ("mode", t.mode.is_some()),
+        ] {
+            if set {
+                return Err(e(
+                    k,
+                    "give either `file` or `topology` + `kind` + `switch`, not both",
+                ));
+            }
+        }
+        if f.as_os_str().is_empty() {
+            return Err(e("file", "is empty"));
+        }
+        return Ok(TablesSource::File(base.join(f)));
+    }
+    let Some(spec) = &t.topology else {
+        return Err((
+            "tables".into(),
+            "needs `topology`, `kind` and `switch` (or `file`)".into(),
+        ));
+    };
+    let Some(kind_s) = &t.kind else {
+        return Err(e(
+            "kind",
+            "missing: the header kind (sliced, transit, path-id)",
+        ));
+    };
+    let kind = Kind::from_name(kind_s).ok_or_else(|| {
+        e(
+            "kind",
+            &format!("unknown header kind {kind_s:?} (sliced, transit, path-id)"),
+        )
+    })?;
+    let Some(switch) = &t.switch else {
+        return Err(e("switch", "missing: the switch's name in the topology"));
+    };
+    let mode = match &t.mode {
+        None => None,
+        Some(m) if kind == Kind::Sliced => Some(Mode::from_name(m).ok_or_else(|| {
+            e(
+                "mode",
+                &format!("unknown sliced-flit mode {m:?} (sliced, flat, srcdst, dst)"),
+            )
+        })?),
+        Some(_) => return Err(e("mode", "applies only to kind = \"sliced\"")),
+    };
+    Ok(TablesSource::Topology {
+        spec: spec.clone(),
+        kind,
+        switch: switch.clone(),
+        mode,
+    })
+}
+
+/// The dotted key a toml error points at: the `[section]`/`[[port]]` header above the
+/// error's line plus the key on that line, e.g. `port[1].interfce`. Best effort: the
+/// message itself names the key as well.
+fn toml_key(text: &str, e: &toml::de::Error) -> String {
+    let Some(span) = e.span() else {
+        return "toml".into();
+    };
+    let upto = &text[..span.start.min(text.len())];
+    let line_start = upto.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let line = text[line_start..line_end].trim();
+    let mut section = String::new();
+    let mut port_idx: i64 = -1;
+    for l in text[..line_start].lines() {
+        let l = l.trim();
+        if l.starts_with("[[") {
+            let name = l.trim_matches(|c| c == '[' || c == ']').trim();
+            if name == "port" {
+                port_idx += 1;
+                section = format!("port[{port_idx}]");
+            } else {
+                section = name.to_string();
+            }
+        } else if l.starts_with('[') {
+            section = l.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+        }
+    }
+    if line.starts_with('[') {
+        // the error is about a section header itself (an unknown section, say)
+        let name = line.trim_matches(|c| c == '[' || c == ']').trim();
+        return if line.starts_with("[[") && name == "port" {
+            format!("port[{}]", port_idx + 1)
+        } else {
+            name.to_string()
+        };
+    }
+    let key = line
+        .split('=')
+        .next()
+        .filter(|_| line.contains('='))
+        .map(|k| k.trim().to_string());
+    match (section.is_empty(), key) {
+        (true, Some(k)) => k,
+        (false, Some(k)) => format!("{section}.{k}"),
+        (false, None) => section,
+        (true, None) => "toml".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[switch]
+workers = 1
+
+[management]
+socket = "/tmp/x.sock"
+
+[[port]]
+backend = "mem"
+[[port]]
+backend = "afpacket"
+interface = "veth0"
+"#;
+
+    #[test]
+    fn good_config_parses_with_defaults() {
+        let c = Config::parse(Path::new("a.toml"), GOOD).unwrap();
+        assert_eq!(c.ports.len(), 2);
+        assert_eq!(c.ports[0].name(), "m0");
+        match &c.ports[1] {
+            PortSpec::AfPacket { cfg, .. } => assert_eq!(cfg.version, TpacketVersion::V2),
+            p => panic!("{p:?}"),
+        }
+        assert_eq!(c.management.max_request, DEFAULT_MAX_REQUEST);
+        assert!(c.tables.is_none());
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_its_section() {
+        let t = GOOD.replace("interface = \"veth0\"", "interfce = \"veth0\"");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].interfce", "{e}");
+        assert!(e.to_string().contains("unknown field"), "{e}");
+        assert!(e.to_string().starts_with("a.toml: "), "{e}");
+    }
+
+    #[test]
+    fn relative_tables_file_is_resolved_next_to_the_config() {
+        let t = format!("{GOOD}\n[tables]\nfile = \"t.json\"\n");
+        let c = Config::parse(Path::new("/etc/canopy/a.toml"), &t).unwrap();
+        assert_eq!(
+            c.tables,
+            Some(TablesSource::File(PathBuf::from("/etc/canopy/t.json")))
+        );
+    }
+}

@@ -1,0 +1,378 @@
+//! `canopy-switch`: run one Canopy switch from a TOML configuration, talk to a running
+//! one over its management socket, or check a configuration. See
+//! `docs/canopy-switch.md`.
+
+use anyhow::{bail, Context, Result};
+use canopy_switch::config::{Config, PortSpec, TablesSource};
+use canopy_switch::proto::{self, CountersReport, Health};
+use canopy_switch::{server, tables};
+use clap::{Parser, Subcommand};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit status of a configuration that does not validate.
+const EXIT_CONFIG: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "canopy-switch",
+    version,
+    about = "One Canopy switch: ports (AF_PACKET or in-process mem), the forwarding engine, a management socket",
+    after_help = "Exit status: 0 success (run: stopped by SIGTERM/SIGINT); 1 runtime error (a port, \
+                  the socket, a ctl request answered with an error); 2 invalid configuration or usage.\n\
+                  The configuration schema and the management protocol: docs/canopy-switch.md."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a switch until SIGTERM or SIGINT, then print the final counters and exit 0.
+    ///
+    /// The whole configuration is validated (and the tables computed and checked)
+    /// before any port opens. Logs go to stderr; the final counter table to stdout.
+    Run {
+        /// The TOML configuration file ([switch], [tables], [management], [[port]]).
+        #[arg(long, short)]
+        config: PathBuf,
+        /// Log level: error, warn, info, debug, trace.
+        #[arg(long, default_value = "info")]
+        log: String,
+    },
+    /// Talk to a running switch over its management socket.
+    Ctl {
+        /// The switch's management socket ([management] socket in its configuration).
+        #[arg(long, short)]
+        socket: PathBuf,
+        /// Print the raw JSON response instead of text.
+        #[arg(long, global = true)]
+        json: bool,
+        /// Seconds to wait for the response.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        #[command(subcommand)]
+        req: CtlCmd,
+    },
+    /// Validate a configuration and print what would run (no port is opened).
+    CheckConfig {
+        /// The TOML configuration file.
+        #[arg(long, short)]
+        config: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum CtlCmd {
+    /// Uptime, ports with link and admin state, whether tables are loaded and their name.
+    Health,
+    /// Per port: rx/tx packets and bytes, adaptive choices, ring occupancy, drops by reason.
+    Counters,
+    /// Set a port administratively up or down (down: its frames are dropped as port_down).
+    Port {
+        /// Port number (index in the configuration's [[port]] list).
+        port: u16,
+        /// `up` or `down`.
+        #[arg(value_parser = ["up", "down"])]
+        state: String,
+    },
+    /// Replace the tables atomically with a SwitchTables JSON file (`-` reads stdin), as
+    /// `canopyctl tables SPEC --kind K --switch NAME` prints; validated before the swap.
+    Tables {
+        /// The JSON file, or `-`.
+        file: PathBuf,
+    },
+    /// Print the tables in use as JSON.
+    DumpTables,
+    /// Send frames into the switch on a mem port.
+    Inject {
+        /// Port number (a mem port).
+        port: u16,
+        /// Frames in hex.
+        #[arg(required = true)]
+        frames: Vec<String>,
+    },
+    /// Print (hex, one a line) the frames the switch sent out of a mem port.
+    Capture {
+        /// Port number (a mem port).
+        port: u16,
+        /// At most this many frames.
+        #[arg(long)]
+        max: Option<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Run { config, log } => run(&config, &log),
+        Cmd::CheckConfig { config } => check_config(&config),
+        Cmd::Ctl {
+            socket,
+            json,
+            timeout,
+            req,
+        } => ctl(&socket, json, Duration::from_secs(timeout.max(1)), req),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("canopy-switch: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Validate the configuration and load its tables; `Err` is a printable message.
+fn load(
+    path: &Path,
+) -> std::result::Result<(Config, Option<canopy_dataplane::table::SwitchTables>), String> {
+    let cfg = Config::load(path).map_err(|e| e.to_string())?;
+    let t = match &cfg.tables {
+        None => None,
+        Some(src) => {
+            let t = tables::load(src).map_err(|(k, w)| cfg.error(&k, w).to_string())?;
+            tables::validate(&t, cfg.ports.len())
+                .map_err(|w| cfg.error("tables", w).to_string())?;
+            Some(t)
+        }
+    };
+    Ok((cfg, t))
+}
+
+fn run(path: &Path, log: &str) -> Result<ExitCode> {
+    let level: tracing::Level = match log.parse() {
+        Ok(l) => l,
+        Err(_) => {
+            eprintln!("canopy-switch: --log {log:?}: use error, warn, info, debug or trace");
+            return Ok(ExitCode::from(EXIT_CONFIG));
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let (cfg, t) = match load(path) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("canopy-switch: {e}");
+            return Ok(ExitCode::from(EXIT_CONFIG));
+        }
+    };
+    server::run(cfg, t)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check_config(path: &Path) -> Result<ExitCode> {
+    let (cfg, t) = match load(path) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("canopy-switch: {e}");
+            return Ok(ExitCode::from(EXIT_CONFIG));
+        }
+    };
+    let s = &cfg.switch;
+    let mut o = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(o, "config     {} (valid)", path.display());
+    let _ = writeln!(
+        o,
+        "engine     {} worker(s), mode {}, ring {} frames, drain {} µs, pool {} buffers, flowlets {}, trace {}",
+        s.workers,
+        match cfg.engine.mode {
+            canopy_dataplane::engine::PollMode::Busy => format!(
+                "busy{}",
+                if s.pin_cores.is_empty() {
+                    String::new()
+                } else {
+                    format!(" pinned to {:?}", s.pin_cores)
+                }
+            ),
+            canopy_dataplane::engine::PollMode::Adaptive { spins, max_sleep } =>
+                format!("adaptive ({spins} spins, sleep ≤ {} µs)", max_sleep.as_micros()),
+        },
+        s.ring_size,
+        s.drain_us,
+        cfg.pool,
+        if s.flowlet_gap_us == 0 { "off".to_string() } else { format!("gap {} µs", s.flowlet_gap_us) },
+        s.trace
+    );
+    match (&cfg.tables, &t) {
+        (
+            Some(TablesSource::Topology {
+                spec,
+                kind,
+                switch,
+                mode,
+            }),
+            Some(t),
+        ) => {
+            let _ = writeln!(
+                o,
+                "tables     {switch} of {spec}, kind {}{}: {} ports, {} groups",
+                kind.name(),
+                mode.map(|m| format!(" (mode {m:?})")).unwrap_or_default(),
+                t.ports.len(),
+                t.groups.len()
+            );
+        }
+        (Some(TablesSource::File(f)), Some(t)) => {
+            let _ = writeln!(
+                o,
+                "tables     {} from {} (kinds {}): {} ports, {} groups",
+                t.name,
+                f.display(),
+                tables::kinds_of(t).join(", "),
+                t.ports.len(),
+                t.groups.len()
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "tables     none: frames are dropped (kind_not_configured) until `ctl tables` pushes some"
+            );
+        }
+    }
+    let m = &cfg.management;
+    let _ = writeln!(
+        o,
+        "management {} (mode 0600), requests ≤ {} bytes, read timeout {} ms",
+        m.socket.display(),
+        m.max_request,
+        m.read_timeout.as_millis()
+    );
+    let _ = writeln!(o, "ports      {}", cfg.ports.len());
+    for (i, p) in cfg.ports.iter().enumerate() {
+        let role = t
+            .as_ref()
+            .and_then(|t| t.ports.get(i))
+            .map(|c| format!("{:?}/{:?}", c.role, c.dir).to_lowercase())
+            .unwrap_or_default();
+        match p {
+            PortSpec::AfPacket { interface, cfg: c } => {
+                let _ = writeln!(
+                    o,
+                    "  {i:>3}  afpacket {interface:<15} tpacket {:?}{} {role}",
+                    c.version,
+                    c.fanout
+                        .map(|f| format!(", fanout {f}"))
+                        .unwrap_or_default()
+                );
+            }
+            PortSpec::Mem { name, capacity } => {
+                let _ = writeln!(o, "  {i:>3}  mem      {name:<15} ring {capacity} {role}");
+            }
+        }
+    }
+    print!("{o}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
+    let mut s = UnixStream::connect(socket)
+        .with_context(|| format!("cannot connect to {}", socket.display()))?;
+    s.set_read_timeout(Some(timeout))?;
+    s.set_write_timeout(Some(timeout))?;
+    let mut line = serde_json::to_vec(req)?;
+    line.push(b'\n');
+    s.write_all(&line).context("cannot send the request")?;
+    let mut resp = String::new();
+    BufReader::new(&s)
+        .read_line(&mut resp)
+        .context("no response")?;
+    if resp.is_empty() {
+        bail!("the switch closed the connection without a response");
+    }
+    serde_json::from_str(&resp).with_context(|| format!("malformed response: {resp}"))
+}
+
+fn ctl(socket: &Path, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {
+    let req = match &cmd {
+        CtlCmd::Health => json!({"op": "health"}),
+        CtlCmd::Counters => json!({"op": "counters"}),
+        CtlCmd::Port { port, state } => {
+            json!({"op": "set_port", "port": port, "up": state == "up"})
+        }
+        CtlCmd::Tables { file } => {
+            let text = if file.as_os_str() == "-" {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .context("cannot read stdin")?;
+                s
+            } else {
+                std::fs::read_to_string(file)
+                    .with_context(|| format!("cannot read {}", file.display()))?
+            };
+            let tables: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", file.display()))?;
+            json!({"op": "replace_tables", "tables": tables})
+        }
+        CtlCmd::DumpTables => json!({"op": "get_tables"}),
+        CtlCmd::Inject { port, frames } => json!({"op": "inject", "port": port, "frames": frames}),
+        CtlCmd::Capture { port, max } => json!({"op": "capture", "port": port, "max": max}),
+    };
+    let resp = request(socket, &req, timeout)?;
+    let ok = resp.get("ok").and_then(Value::as_bool) == Some(true);
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&resp)?);
+    } else if !ok {
+        let e = resp
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("(no message)");
+        eprintln!("canopy-switch: the switch answered: {e}");
+    } else {
+        match cmd {
+            CtlCmd::Health => {
+                let h: Health = serde_json::from_value(resp)?;
+                print!("{}", proto::format_health(&h));
+            }
+            CtlCmd::Counters => {
+                let c: CountersReport = serde_json::from_value(resp)?;
+                print!("{}", proto::format_counters(&c));
+            }
+            CtlCmd::Port { port, state } => println!("port {port} admin {state}"),
+            CtlCmd::Tables { .. } => println!(
+                "tables replaced: {} ({})",
+                resp["tables"].as_str().unwrap_or("?"),
+                resp["kinds"]
+                    .as_array()
+                    .map(|k| k
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            ),
+            CtlCmd::DumpTables => {
+                if resp["tables"].is_null() {
+                    println!("no tables loaded");
+                } else {
+                    println!("{}", serde_json::to_string_pretty(&resp["tables"])?);
+                }
+            }
+            CtlCmd::Inject { .. } => println!(
+                "injected {}, refused {} (ring full, link down or no buffer)",
+                resp["injected"], resp["refused"]
+            ),
+            CtlCmd::Capture { .. } => {
+                for f in resp["frames"].as_array().into_iter().flatten() {
+                    println!("{}", f.as_str().unwrap_or(""));
+                }
+            }
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,278 @@
+//! The management protocol: newline-delimited JSON over a Unix stream socket, one
+//! request object per line, one response object per line (`docs/canopy-switch.md`).
+//!
+//! Requests carry an `"op"`; responses are `{"ok":true,...}` or
+//! `{"ok":false,"error":"what and where"}`. The report types here are shared by the
+//! server (which fills them), the `ctl` client (which prints them) and the final
+//! counter dump at shutdown.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Every op, for error messages.
+pub const OPS: &[&str] = &[
+    "health",
+    "counters",
+    "set_port",
+    "replace_tables",
+    "get_tables",
+    "inject",
+    "capture",
+];
+
+/// A request.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Request {
+    /// Uptime, ports, tables (struct variants so unknown fields are refused).
+    Health {},
+    /// Per-port counters.
+    Counters {},
+    /// Set a port administratively up or down.
+    SetPort {
+        /// Port number.
+        port: u16,
+        /// Up (true) or down.
+        up: bool,
+    },
+    /// Replace the tables atomically (validated first).
+    ReplaceTables {
+        /// SwitchTables JSON.
+        tables: serde_json::Value,
+    },
+    /// The tables in use.
+    GetTables {},
+    /// Send frames into the switch on a mem port (from its far end).
+    Inject {
+        /// Port number.
+        port: u16,
+        /// Frames in hex.
+        frames: Vec<String>,
+    },
+    /// Take frames the switch sent out of a mem port (at its far end).
+    Capture {
+        /// Port number.
+        port: u16,
+        /// At most this many (default [`DEFAULT_CAPTURE`]).
+        #[serde(default)]
+        max: Option<usize>,
+    },
+}
+
+/// Frames one `capture` returns when `max` is not given.
+pub const DEFAULT_CAPTURE: usize = 1024;
+/// Most frames one `capture` returns.
+pub const MAX_CAPTURE: usize = 65536;
+
+/// One port in `health`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PortHealth {
+    /// Port number.
+    pub port: u16,
+    /// Interface or mem port name.
+    pub name: String,
+    /// `afpacket` or `mem`.
+    pub backend: String,
+    /// Link (carrier) up.
+    pub link: bool,
+    /// Administratively up.
+    pub admin: bool,
+}
+
+/// `health` response body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Health {
+    /// Seconds since start.
+    pub uptime_s: f64,
+    /// Process id.
+    pub pid: u32,
+    /// Worker threads.
+    pub workers: usize,
+    /// Polling mode.
+    pub mode: String,
+    /// Whether real tables are loaded (false: every frame is dropped).
+    pub tables_loaded: bool,
+    /// Name in the tables (the switch's name in its topology), None when not loaded.
+    pub tables: Option<String>,
+    /// Header kinds configured.
+    pub kinds: Vec<String>,
+    /// Ports.
+    pub ports: Vec<PortHealth>,
+}
+
+/// One port in `counters`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct PortCounters {
+    /// Port number.
+    pub port: u16,
+    /// Name.
+    pub name: String,
+    /// Frames received.
+    pub rx_packets: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// Frames transmitted.
+    pub tx_packets: u64,
+    /// Bytes transmitted.
+    pub tx_bytes: u64,
+    /// Adaptive choices that picked this port.
+    pub adaptive_choices: u64,
+    /// Frames waiting in the rings towards this port.
+    pub ring_occupancy: u64,
+    /// Total drops counted at this port.
+    pub dropped: u64,
+    /// Drops by reason (every reason, zeros included).
+    pub drops: BTreeMap<String, u64>,
+}
+
+/// `counters` response body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CountersReport {
+    /// Seconds since start.
+    pub uptime_s: f64,
+    /// Per port.
+    pub ports: Vec<PortCounters>,
+    /// Sum of rx_packets.
+    pub rx_packets: u64,
+    /// Sum of tx_packets.
+    pub tx_packets: u64,
+    /// Sum of drops.
+    pub dropped: u64,
+}
+
+impl CountersReport {
+    /// Drops of one reason over all ports.
+    pub fn drops_named(&self, reason: &str) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| p.drops.get(reason).copied().unwrap_or(0))
+            .sum()
+    }
+}
+
+/// The counters as a text table (the `ctl counters` view and the final dump).
+pub fn format_counters(c: &CountersReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<12} {:>12} {:>14} {:>12} {:>14} {:>10} {:>6} {:>10}",
+        "port",
+        "name",
+        "rx_packets",
+        "rx_bytes",
+        "tx_packets",
+        "tx_bytes",
+        "adaptive",
+        "ring",
+        "dropped"
+    );
+    for p in &c.ports {
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<12} {:>12} {:>14} {:>12} {:>14} {:>10} {:>6} {:>10}",
+            p.port,
+            p.name,
+            p.rx_packets,
+            p.rx_bytes,
+            p.tx_packets,
+            p.tx_bytes,
+            p.adaptive_choices,
+            p.ring_occupancy,
+            p.dropped
+        );
+    }
+    let _ = writeln!(
+        s,
+        "total: rx {} tx {} dropped {}",
+        c.rx_packets, c.tx_packets, c.dropped
+    );
+    let mut any = false;
+    for p in &c.ports {
+        let nz: Vec<String> = p
+            .drops
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(r, n)| format!("{r}={n}"))
+            .collect();
+        if !nz.is_empty() {
+            if !any {
+                let _ = writeln!(s, "drops by reason:");
+                any = true;
+            }
+            let _ = writeln!(s, "  port {} ({}): {}", p.port, p.name, nz.join(" "));
+        }
+    }
+    if !any {
+        let _ = writeln!(s, "drops by reason: none");
+    }
+    s
+}
+
+/// `health` as text.
+pub fn format_health(h: &Health) -> String {
+    let mut s = String::new();
+    let tables = match (&h.tables, h.tables_loaded) {
+        (Some(n), true) => format!("{n} ({})", h.kinds.join(", ")),
+        _ => "none loaded (every frame is dropped until `replace_tables`)".into(),
+    };
+    let _ = writeln!(s, "tables    {tables}");
+    let _ = writeln!(s, "uptime    {:.1} s", h.uptime_s);
+    let _ = writeln!(s, "pid       {}", h.pid);
+    let _ = writeln!(s, "workers   {} ({})", h.workers, h.mode);
+    let _ = writeln!(s, "ports     {}", h.ports.len());
+    for p in &h.ports {
+        let ud = |b: bool| if b { "up" } else { "down" };
+        let _ = writeln!(
+            s,
+            "  {:>3}  {:<12} {:<9} link {:<5} admin {}",
+            p.port,
+            p.name,
+            p.backend,
+            ud(p.link),
+            ud(p.admin)
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_parse_and_reject_unknown_fields_and_ops() {
+        let r: Request = serde_json::from_str(r#"{"op":"set_port","port":2,"up":false}"#).unwrap();
+        assert!(matches!(r, Request::SetPort { port: 2, up: false }));
+        let r: Request = serde_json::from_str(r#"{"op":"capture","port":1}"#).unwrap();
+        assert!(matches!(r, Request::Capture { port: 1, max: None }));
+        let r: Request = serde_json::from_str(r#"{"op":"health"}"#).unwrap();
+        assert!(matches!(r, Request::Health {}));
+        assert!(serde_json::from_str::<Request>(r#"{"op":"health","x":1}"#).is_err());
+        assert!(serde_json::from_str::<Request>(r#"{"op":"reboot"}"#).is_err());
+        assert!(serde_json::from_str::<Request>(r#"{"op":"set_port","port":2}"#).is_err());
+    }
+
+    #[test]
+    fn counters_text_lists_nonzero_drops() {
+        let mut p = PortCounters {
+            port: 0,
+            name: "m0".into(),
+            rx_packets: 3,
+            dropped: 2,
+            ..Default::default()
+        };
+        p.drops.insert("port_down".into(), 2);
+        p.drops.insert("ring_full".into(), 0);
+        let c = CountersReport {
+            ports: vec![p],
+            rx_packets: 3,
+            dropped: 2,
+            ..Default::default()
+        };
+        let s = format_counters(&c);
+        assert!(s.contains("port 0 (m0): port_down=2"), "{s}");
+        assert!(!s.contains("ring_full="), "{s}");
+        assert!(s.contains("total: rx 3 tx 0 dropped 2"), "{s}");
+    }
+}

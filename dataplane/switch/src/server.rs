@@ -1,0 +1,553 @@
+//! The running switch: ports, engine, management socket, signals.
+//!
+//! Start-up order: the configuration is validated and the tables loaded and checked
+//! (by the caller); SIGTERM/SIGINT are registered; the socket path is checked (a stale
+//! socket is removed, anything else refuses to start); ports are opened; the engine is
+//! built; the socket is bound with umask 0177 (so it is created 0600, with no window);
+//! the workers start; [`MGMT_THREADS`] threads serve the socket. On SIGTERM or SIGINT
+//! the management threads are fenced (requests in progress finish, later ones are
+//! refused), the workers stop and drain, the final counters are printed on stdout, the
+//! socket is removed.
+//!
+//! Management threads touch the fast path only through [`EngineHandle`]
+//! (`swap_tables`, `set_admin`, `counters`) and, for `mem` ports, the far end of the
+//! port's link (its own SPSC ring ends, behind a mutex that only management takes).
+
+use crate::config::{Config, PortSpec};
+use crate::proto::{
+    self, CountersReport, Health, PortCounters, PortHealth, Request, DEFAULT_CAPTURE, MAX_CAPTURE,
+    OPS,
+};
+use crate::tables;
+use anyhow::{bail, Context, Result};
+use canopy_dataplane::engine::counters::{reason_name, N_REASONS};
+use canopy_dataplane::engine::pool::BUF_SIZE;
+use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool, Port};
+use canopy_dataplane::port::afpacket::AfPacketPort;
+use canopy_dataplane::table::SwitchTables;
+use serde_json::{json, Value};
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tracing::{debug, info, warn};
+
+/// Threads serving the management socket (each serves one connection at a time).
+pub const MGMT_THREADS: usize = 4;
+
+/// State shared by the management threads.
+pub struct Shared {
+    handle: EngineHandle,
+    ports: Vec<(String, &'static str)>,
+    far: Vec<Option<Mutex<mem::MemPort>>>,
+    pool: Pool,
+    loaded: AtomicBool,
+    start: Instant,
+    /// `true` once shutdown began; requests hold it for reading while they run.
+    stopping: RwLock<bool>,
+    workers: usize,
+    mode: &'static str,
+    max_request: usize,
+    read_timeout: Duration,
+}
+
+fn err(msg: impl std::fmt::Display) -> Value {
+    json!({"ok": false, "error": msg.to_string()})
+}
+
+impl Shared {
+    /// Answer one request line.
+    pub fn handle_line(&self, line: &[u8]) -> Value {
+        let v: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => return err(format!("malformed JSON: {e}")),
+        };
+        let Some(op) = v.get("op").and_then(Value::as_str) else {
+            return err("a request is a JSON object with an \"op\" string");
+        };
+        if !OPS.contains(&op) {
+            return err(format!("unknown op {op:?} (ops: {})", OPS.join(", ")));
+        }
+        let op = op.to_string();
+        let req: Request = match serde_json::from_value(v) {
+            Ok(r) => r,
+            Err(e) => return err(format!("{op}: {e}")),
+        };
+        let gate = self.stopping.read().unwrap_or_else(|p| p.into_inner());
+        if *gate {
+            return err("the switch is shutting down");
+        }
+        match self.handle(req) {
+            Ok(v) => v,
+            Err(e) => {
+                debug!("{op}: {e}");
+                err(format!("{op}: {e}"))
+            }
+        }
+    }
+
+    fn nports(&self) -> usize {
+        self.ports.len()
+    }
+
+    fn port_no(&self, port: u16) -> Result<usize> {
+        let p = usize::from(port);
+        if p >= self.nports() {
+            bail!("no port {port} (ports are 0..{})", self.nports());
+        }
+        Ok(p)
+    }
+
+    fn handle(&self, req: Request) -> Result<Value> {
+        Ok(match req {
+            Request::Health {} => {
+                let mut v = serde_json::to_value(self.health())?;
+                v["ok"] = json!(true);
+                v
+            }
+            Request::Counters {} => {
+                let mut v = serde_json::to_value(self.counters())?;
+                v["ok"] = json!(true);
+                v
+            }
+            Request::SetPort { port, up } => {
+                self.port_no(port)?;
+                self.handle.set_admin(port, up)?;
+                info!(port, up, "port admin state set");
+                json!({"ok": true, "port": port, "admin": up})
+            }
+            Request::ReplaceTables { tables } => {
+                let t: SwitchTables =
+                    serde_json::from_value(tables).context("tables are not SwitchTables JSON")?;
+                tables::validate(&t, self.nports()).map_err(anyhow::Error::msg)?;
+                let name = t.name.clone();
+                let kinds = tables::kinds_of(&t);
+                self.handle.swap_tables(t)?;
+                self.loaded.store(true, Ordering::Release);
+                info!(tables = %name, ?kinds, "tables replaced");
+                json!({"ok": true, "tables": name, "kinds": kinds})
+            }
+            Request::GetTables {} => {
+                if self.loaded.load(Ordering::Acquire) {
+                    json!({"ok": true, "tables": serde_json::to_value(&*self.handle.tables())?})
+                } else {
+                    json!({"ok": true, "tables": null})
+                }
+            }
+            Request::Inject { port, frames } => {
+                let far = self.far_end(port)?;
+                let mut bytes = Vec::with_capacity(frames.len());
+                for (i, f) in frames.iter().enumerate() {
+                    let b = hex::decode(f).with_context(|| format!("frames[{i}] is not hex"))?;
+                    if b.is_empty() || b.len() > BUF_SIZE {
+                        bail!("frames[{i}] has {} bytes (1..={BUF_SIZE})", b.len());
+                    }
+                    bytes.push(b);
+                }
+                let mut end = far.lock().unwrap_or_else(|p| p.into_inner());
+                let (mut injected, mut refused) = (0u64, 0u64);
+                for b in &bytes {
+                    let Some(mut buf) = self.pool.get() else {
+                        refused += 1;
+                        continue;
+                    };
+                    buf.fill(b);
+                    match end.send(buf) {
+                        Ok(()) => injected += 1,
+                        Err(buf) => {
+                            self.pool.put(buf);
+                            refused += 1;
+                        }
+                    }
+                }
+                end.notify();
+                json!({"ok": true, "injected": injected, "refused": refused})
+            }
+            Request::Capture { port, max } => {
+                let far = self.far_end(port)?;
+                let max = max.unwrap_or(DEFAULT_CAPTURE).min(MAX_CAPTURE);
+                let mut end = far.lock().unwrap_or_else(|p| p.into_inner());
+                let mut out = Vec::new();
+                while out.len() < max {
+                    let Some(b) = end.recv() else { break };
+                    out.push(hex::encode(b.bytes()));
+                    self.pool.put(b);
+                }
+                json!({"ok": true, "frames": out})
+            }
+        })
+    }
+
+    fn far_end(&self, port: u16) -> Result<&Mutex<mem::MemPort>> {
+        let p = self.port_no(port)?;
+        match &self.far[p] {
+            Some(m) => Ok(m),
+            None => bail!(
+                "port {port} ({}) is an {} port; inject and capture work on mem ports",
+                self.ports[p].0,
+                self.ports[p].1
+            ),
+        }
+    }
+
+    /// The `health` report.
+    pub fn health(&self) -> Health {
+        let loaded = self.loaded.load(Ordering::Acquire);
+        let t = self.handle.tables();
+        Health {
+            uptime_s: self.start.elapsed().as_secs_f64(),
+            pid: std::process::id(),
+            workers: self.workers,
+            mode: self.mode.into(),
+            tables_loaded: loaded,
+            tables: loaded.then(|| t.name.clone()),
+            kinds: tables::kinds_of(&t).into_iter().map(String::from).collect(),
+            ports: self
+                .ports
+                .iter()
+                .enumerate()
+                .map(|(i, (name, backend))| {
+                    let st = self.handle.port_state(i as u16);
+                    PortHealth {
+                        port: i as u16,
+                        name: name.clone(),
+                        backend: (*backend).into(),
+                        link: st.is_some_and(|s| s.link_up()),
+                        admin: st.is_some_and(|s| s.admin_up()),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The `counters` report.
+    pub fn counters(&self) -> CountersReport {
+        let stats = self.handle.counters();
+        let mut r = CountersReport {
+            uptime_s: self.start.elapsed().as_secs_f64(),
+            ..Default::default()
+        };
+        for (i, s) in stats.iter().enumerate() {
+            let drops = (0..N_REASONS)
+                .map(|k| (reason_name(k).to_string(), s.drops[k]))
+                .collect();
+            r.rx_packets += s.rx_packets;
+            r.tx_packets += s.tx_packets;
+            r.dropped += s.dropped();
+            r.ports.push(PortCounters {
+                port: i as u16,
+                name: self.ports.get(i).map(|p| p.0.clone()).unwrap_or_default(),
+                rx_packets: s.rx_packets,
+                rx_bytes: s.rx_bytes,
+                tx_packets: s.tx_packets,
+                tx_bytes: s.tx_bytes,
+                adaptive_choices: s.adaptive_choices,
+                ring_occupancy: s.ring_occupancy,
+                dropped: s.dropped(),
+                drops,
+            });
+        }
+        r
+    }
+}
+
+/// Check the socket path before start: a live socket (another switch answers) or a
+/// path that is not a socket refuses to start; a stale socket (nobody listening) is
+/// removed. A missing parent directory is created with mode 0700.
+pub fn prepare_socket(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !dir.exists() {
+                    std::fs::DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(dir)
+                        .with_context(|| format!("cannot create directory {}", dir.display()))?;
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+        Ok(m) if m.file_type().is_socket() => match UnixStream::connect(path) {
+            Ok(_) => bail!(
+                "{}: another process is serving on this socket (is a switch already running?)",
+                path.display()
+            ),
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
+                warn!(socket = %path.display(), "removing stale socket");
+                std::fs::remove_file(path)
+                    .with_context(|| format!("cannot remove stale socket {}", path.display()))
+            }
+            Err(e) => Err(e).with_context(|| format!("cannot probe socket {}", path.display())),
+        },
+        Ok(_) => bail!(
+            "{} exists and is not a socket; refusing to replace it",
+            path.display()
+        ),
+    }
+}
+
+/// Bind the management socket with mode 0600 (umask 0177 during `bind`).
+pub fn bind_socket(path: &Path) -> Result<UnixListener> {
+    let old = crate::sys::umask(0o177);
+    let r = UnixListener::bind(path);
+    crate::sys::umask(old);
+    r.with_context(|| format!("cannot bind management socket {}", path.display()))
+}
+
+/// Open every configured port; `mem` ports give their far ends back.
+#[allow(clippy::type_complexity)]
+pub fn open_ports(cfg: &Config) -> Result<(Vec<Box<dyn Port>>, Vec<Option<Mutex<mem::MemPort>>>)> {
+    let mut ports: Vec<Box<dyn Port>> = Vec::with_capacity(cfg.ports.len());
+    let mut far = Vec::with_capacity(cfg.ports.len());
+    for (i, p) in cfg.ports.iter().enumerate() {
+        match p {
+            PortSpec::AfPacket { interface, cfg: c } => {
+                let port = AfPacketPort::open(interface, c.clone())
+                    .with_context(|| format!("port[{i}]: cannot open interface {interface}"))?;
+                info!(
+                    port = i,
+                    interface = %interface,
+                    version = ?c.version,
+                    mtu = Port::mtu(&port),
+                    link = Port::link_up(&port),
+                    "afpacket port open"
+                );
+                ports.push(Box::new(port));
+                far.push(None);
+            }
+            PortSpec::Mem { name, capacity } => {
+                let (inner, outer) = mem::pair(name, &format!("{name}-far"), *capacity);
+                info!(port = i, name = %name, capacity, "mem port ready");
+                ports.push(Box::new(inner));
+                far.push(Some(Mutex::new(outer)));
+            }
+        }
+    }
+    Ok((ports, far))
+}
+
+/// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
+/// the configuration (None: placeholder tables until `replace_tables`).
+pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
+        .context("cannot install signal handlers")?;
+    let sock = cfg.management.socket.clone();
+    prepare_socket(&sock)?;
+    let (ports, far) = open_ports(&cfg)?;
+    let loaded = initial.is_some();
+    let t = initial.unwrap_or_else(|| tables::placeholder(ports.len()));
+    let name = t.name.clone();
+    let info: Vec<(String, &'static str)> = cfg
+        .ports
+        .iter()
+        .map(|p| (p.name().to_string(), p.backend()))
+        .collect();
+    let pool = Pool::new(cfg.pool);
+    let engine =
+        Engine::new(t, ports, pool.clone(), &cfg.engine).context("cannot build the engine")?;
+    let handle = engine.handle();
+    let listener = bind_socket(&sock)?;
+    let running = match engine.spawn() {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&sock);
+            return Err(e).context("cannot start the workers");
+        }
+    };
+    let shared = Arc::new(Shared {
+        handle,
+        ports: info,
+        far,
+        pool,
+        loaded: AtomicBool::new(loaded),
+        start: Instant::now(),
+        stopping: RwLock::new(false),
+        workers: cfg.engine.workers,
+        mode: cfg.switch.mode.name(),
+        max_request: cfg.management.max_request,
+        read_timeout: cfg.management.read_timeout,
+    });
+    for i in 0..MGMT_THREADS {
+        let l = listener.try_clone().context("cannot clone the listener")?;
+        let sh = shared.clone();
+        std::thread::Builder::new()
+            .name(format!("canopy-mgmt{i}"))
+            .spawn(move || serve(l, sh))
+            .context("cannot start a management thread")?;
+    }
+    if loaded {
+        info!(tables = %name, socket = %sock.display(), "switch running");
+    } else {
+        info!(socket = %sock.display(), "switch running without tables: frames are dropped (kind_not_configured) until replace_tables");
+    }
+    let sig = signals.forever().next().unwrap_or(SIGTERM);
+    info!(signal = sig, "stopping");
+    *shared.stopping.write().unwrap_or_else(|p| p.into_inner()) = true;
+    drop(running.stop());
+    let report = shared.counters();
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "canopy-switch: final counters ({}, uptime {:.1} s)",
+            if shared.loaded.load(Ordering::Acquire) {
+                shared.handle.tables().name.clone()
+            } else {
+                "no tables".into()
+            },
+            report.uptime_s
+        );
+        let _ = write!(out, "{}", proto::format_counters(&report));
+        let _ = out.flush();
+    }
+    if let Err(e) = std::fs::remove_file(&sock) {
+        warn!(socket = %sock.display(), "cannot remove socket: {e}");
+    }
+    info!("stopped");
+    Ok(())
+}
+
+/// Accept loop of one management thread.
+fn serve(listener: UnixListener, shared: Arc<Shared>) {
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                if let Err(e) = serve_conn(stream, &shared) {
+                    debug!("management connection: {e}");
+                }
+            }
+            Err(e) => {
+                warn!("accept on management socket: {e}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// Why reading a request line stopped.
+enum LineEnd {
+    /// A request (without its newline).
+    Line(Vec<u8>),
+    /// The peer closed the connection.
+    Eof,
+    /// More than the limit without a newline.
+    Oversize,
+    /// No complete request within the timeout (`true`: part of one had arrived).
+    Timeout(bool),
+}
+
+/// Reads newline-delimited requests with a size limit and a per-request deadline.
+struct LineReader {
+    buf: Vec<u8>,
+    scanned: usize,
+}
+
+impl LineReader {
+    fn next(
+        &mut self,
+        s: &mut UnixStream,
+        limit: usize,
+        timeout: Duration,
+    ) -> std::io::Result<LineEnd> {
+        let deadline = Instant::now() + timeout;
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            if let Some(i) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + i;
+                let mut line: Vec<u8> = self.buf.drain(..=end).collect();
+                line.pop();
+                self.scanned = 0;
+                if line.len() > limit {
+                    return Ok(LineEnd::Oversize);
+                }
+                return Ok(LineEnd::Line(line));
+            }
+            self.scanned = self.buf.len();
+            if self.buf.len() > limit {
+                return Ok(LineEnd::Oversize);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(LineEnd::Timeout(!self.buf.is_empty()));
+            }
+            s.set_read_timeout(Some(deadline - now))?;
+            let want = chunk.len().min(limit + 1 - self.buf.len());
+            match s.read(&mut chunk[..want]) {
+                Ok(0) => {
+                    if self.buf.is_empty() {
+                        return Ok(LineEnd::Eof);
+                    }
+                    // a last request without its newline
+                    let line = std::mem::take(&mut self.buf);
+                    self.scanned = 0;
+                    return Ok(LineEnd::Line(line));
+                }
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return Ok(LineEnd::Timeout(!self.buf.is_empty()));
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+fn send(s: &mut UnixStream, v: &Value) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    s.write_all(&line)
+}
+
+/// Serve one connection: requests until EOF, timeout or an oversized request.
+fn serve_conn(mut s: UnixStream, shared: &Shared) -> std::io::Result<()> {
+    s.set_write_timeout(Some(shared.read_timeout))?;
+    let mut r = LineReader {
+        buf: Vec::new(),
+        scanned: 0,
+    };
+    loop {
+        match r.next(&mut s, shared.max_request, shared.read_timeout)? {
+            LineEnd::Eof => return Ok(()),
+            LineEnd::Timeout(partial) => {
+                if partial {
+                    send(
+                        &mut s,
+                        &err(format!(
+                            "read timeout: no complete request line within {} ms",
+                            shared.read_timeout.as_millis()
+                        )),
+                    )?;
+                }
+                return Ok(());
+            }
+            LineEnd::Oversize => {
+                warn!(
+                    limit = shared.max_request,
+                    "oversized management request, closing connection"
+                );
+                send(
+                    &mut s,
+                    &err(format!(
+                        "request larger than {} bytes (management.max_request_bytes); closing the connection",
+                        shared.max_request
+                    )),
+                )?;
+                return Ok(());
+            }
+            LineEnd::Line(line) => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let resp = shared.handle_line(&line);
+                send(&mut s, &resp)?;
+            }
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! Helpers of the `canopy-switch` integration tests: a scratch directory, the real
+//! binary as a child process, management requests, and frames built with
+//! `canopy-control` for a k=4 fat-tree.
+#![allow(dead_code)]
+
+use canopy_control::kinds;
+use canopy_control::oracle::host_mac;
+use canopy_control::topology::{self, Peer, Topology};
+use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::{decide, Verdict};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_canopy-switch");
+pub const SPEC: &str = "fat-tree:k=4";
+pub const EDGE: &str = "edge-p0-e0";
+
+/// A scratch directory under /tmp, removed on drop.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(tag: &str) -> Dir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "canopy-switchbin-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+    pub fn path(&self, f: &str) -> PathBuf {
+        self.0.join(f)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A config of `ports` mem ports with the edge switch's computed sliced tables (or
+/// none), socket in `dir`, plus `extra_mgmt` lines in [management].
+pub fn mem_config(dir: &Dir, ports: usize, tables: bool, extra_mgmt: &str) -> String {
+    let mut s = String::from("[switch]\nworkers = 1\nmax_sleep_us = 200\n\n");
+    if tables {
+        s +=
+            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
+    }
+    s += &format!(
+        "[management]\nsocket = \"{}\"\n{extra_mgmt}\n",
+        dir.path("switch.sock").display()
+    );
+    for i in 0..ports {
+        s += &format!("\n[[port]]\nbackend = \"mem\"\nname = \"p{i}\"\ncapacity = 4096\n");
+    }
+    s
+}
+
+/// The real binary running a config; killed on drop if still running.
+pub struct Switch {
+    pub child: Option<Child>,
+    pub socket: PathBuf,
+    pub stderr: PathBuf,
+    /// Frames injected so far (what `settle` waits to see received).
+    pub injected: AtomicU64,
+}
+
+/// Run the binary with `args` to completion: (status, stdout, stderr).
+pub fn run_bin(args: &[&str]) -> (ExitStatus, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run canopy-switch");
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+impl Switch {
+    /// Write `config` to `dir/switch.toml`, start `run`, wait until the socket answers.
+    pub fn start(dir: &Dir, config: &str) -> Switch {
+        Self::start_with(dir, config, |c| c)
+    }
+
+    /// As [`Switch::start`], with the command adjustable (e.g. `ip netns exec`).
+    pub fn start_with(dir: &Dir, config: &str, wrap: impl FnOnce(Command) -> Command) -> Switch {
+        let cfg = dir.path("switch.toml");
+        std::fs::write(&cfg, config).unwrap();
+        let stderr = dir.path("stderr.log");
+        let mut cmd = Command::new(BIN);
+        cmd.args(["run", "--config", cfg.to_str().unwrap(), "--log", "debug"]);
+        let mut cmd = wrap(cmd);
+        cmd.stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap());
+        let child = cmd.spawn().expect("spawn canopy-switch");
+        let mut sw = Switch {
+            child: Some(child),
+            socket: dir.path("switch.sock"),
+            stderr,
+            injected: AtomicU64::new(0),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if UnixStream::connect(&sw.socket).is_ok() {
+                break;
+            }
+            if let Some(st) = sw.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("canopy-switch exited early ({st}): {}", sw.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "socket never appeared: {}",
+                sw.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        sw
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// One request on a fresh connection.
+    pub fn req(&self, v: Value) -> Value {
+        Conn::open(&self.socket).req(v)
+    }
+
+    /// `req` that must succeed.
+    pub fn ok(&self, v: Value) -> Value {
+        let r = self.req(v.clone());
+        assert_eq!(r["ok"], json!(true), "{v} -> {r}");
+        r
+    }
+
+    pub fn counters(&self) -> Value {
+        self.ok(json!({"op": "counters"}))
+    }
+
+    /// Wait until every injected frame was received and every received frame is
+    /// accounted for (rx = tx + dropped, rings empty).
+    pub fn settle(&self) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let c = self.counters();
+            let rings: u64 = c["ports"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["ring_occupancy"].as_u64().unwrap())
+                .sum();
+            let (rx, tx, d) = (
+                c["rx_packets"].as_u64().unwrap(),
+                c["tx_packets"].as_u64().unwrap(),
+                c["dropped"].as_u64().unwrap(),
+            );
+            if rx == self.injected.load(Ordering::Relaxed) && rx == tx + d && rings == 0 {
+                return c;
+            }
+            assert!(Instant::now() < deadline, "counters never settled: {c}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn inject(&self, port: u16, frames: &[Vec<u8>]) {
+        let hex: Vec<String> = frames.iter().map(hex::encode).collect();
+        let r = self.ok(json!({"op": "inject", "port": port, "frames": hex}));
+        assert_eq!(r["injected"], json!(frames.len()), "{r}");
+        self.injected
+            .fetch_add(frames.len() as u64, Ordering::Relaxed);
+    }
+
+    pub fn capture(&self, port: u16) -> Vec<Vec<u8>> {
+        let r = self.ok(json!({"op": "capture", "port": port, "max": 65536}));
+        r["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| hex::decode(f.as_str().unwrap()).unwrap())
+            .collect()
+    }
+
+    /// SIGTERM and wait: (status, stdout).
+    pub fn terminate(mut self) -> (ExitStatus, String) {
+        let mut child = self.child.take().unwrap();
+        let st = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "no exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut out = String::new();
+        use std::io::Read;
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (status, out)
+    }
+}
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A persistent management connection.
+pub struct Conn {
+    pub w: UnixStream,
+    pub r: BufReader<UnixStream>,
+}
+
+impl Conn {
+    pub fn open(socket: &Path) -> Conn {
+        let w = UnixStream::connect(socket).expect("connect");
+        w.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let r = BufReader::new(w.try_clone().unwrap());
+        Conn { w, r }
+    }
+    /// Send raw bytes (a request line must end in '\n'); write errors are ignored
+    /// (the switch may close on an oversized request).
+    pub fn send_raw(&mut self, b: &[u8]) {
+        let _ = self.w.write_all(b);
+    }
+    /// Read one response line (None at EOF).
+    pub fn read(&mut self) -> Option<Value> {
+        let mut s = String::new();
+        match self.r.read_line(&mut s) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(serde_json::from_str(&s).expect("response is JSON")),
+        }
+    }
+    pub fn req(&mut self, v: Value) -> Value {
+        let mut line = serde_json::to_vec(&v).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line);
+        self.read().expect("a response")
+    }
+}
+
+/// The k=4 fat-tree, its sliced tables, and the edge switch's index.
+pub struct Fabric {
+    pub topo: Topology,
+    pub tables: Vec<SwitchTables>,
+    pub edge: usize,
+}
+
+impl Fabric {
+    pub fn new(kind: Kind) -> Fabric {
+        let topo = topology::build_str(SPEC).unwrap();
+        let tables = kinds::tables(&topo, kind).unwrap();
+        let edge = topo.switches.iter().position(|s| s.name == EDGE).unwrap();
+        Fabric { topo, tables, edge }
+    }
+
+    pub fn edge_tables(&self) -> &SwitchTables {
+        &self.tables[self.edge]
+    }
+
+    /// Host on port `p` of the edge switch.
+    pub fn host_on(&self, p: usize) -> u32 {
+        match self.topo.switches[self.edge].ports[p].peer {
+            Peer::Host { host, .. } => host,
+            x => panic!("port {p} leads to {x:?}"),
+        }
+    }
+
+    /// The frame host `src` sends to `dst`.
+    pub fn frame(&self, kind: Kind, src: u32, dst: u32, payload: &[u8]) -> Vec<u8> {
+        let h = kinds::header(&self.topo, kind, src, dst).unwrap();
+        wire::ethernet_frame(
+            host_mac(&self.topo, dst),
+            host_mac(&self.topo, src),
+            &h,
+            payload,
+        )
+    }
+
+    /// The frame as it reaches the edge switch (ingress port, bytes): walked from host
+    /// `src` through the model fabric with the dataplane's decisions (first port of a
+    /// group), so a frame from a far host arrives from above with its header advanced.
+    pub fn arriving(&self, frame: &[u8], src: u32) -> (u16, Vec<u8>) {
+        let mut f = frame.to_vec();
+        let (mut sw, mut port) = match self.topo.hosts[src as usize].ports[0].peer {
+            Peer::Switch { sw, port } => (sw as usize, port),
+            x => panic!("host {src} on {x:?}"),
+        };
+        for _ in 0..16 {
+            if sw == self.edge {
+                return (port, f);
+            }
+            let out = match decide(&self.tables[sw], port, &mut f) {
+                Verdict::Port(p) => p,
+                Verdict::Group(g) => self.tables[sw].group(g)[0],
+                Verdict::Drop(r) => panic!("model drops at {}: {}", sw, r.name()),
+            };
+            match self.topo.switches[sw].ports[usize::from(out)].peer {
+                Peer::Switch { sw: s, port: p } => (sw, port) = (s as usize, p),
+                x => panic!("walk left the fabric at {x:?}"),
+            }
+        }
+        panic!("frame never reached the edge switch");
+    }
+
+    /// The edge switch's decision on `frame` from `ingress`: the bytes it sends and the
+    /// ports it may send them on.
+    pub fn expect(&self, ingress: u16, frame: &[u8]) -> (Vec<u8>, Vec<u16>) {
+        let mut f = frame.to_vec();
+        let t = self.edge_tables();
+        match decide(t, ingress, &mut f) {
+            Verdict::Port(p) => (f, vec![p]),
+            Verdict::Group(g) => (f, t.group(g).to_vec()),
+            Verdict::Drop(r) => panic!("model drops: {}", r.name()),
+        }
+    }
+}
+
+/// Drops of `reason` at `port` in a counters response.
+pub fn drops(c: &Value, port: usize, reason: &str) -> u64 {
+    c["ports"][port]["drops"][reason].as_u64().unwrap()
+}

@@ -1,0 +1,302 @@
+//! ONE `canopy-switch` process with FOUR AF_PACKET veth ports, in its own network
+//! namespace, with one host namespace behind each port (root only; skipped with a
+//! message otherwise). The switch is a k=4 fat-tree edge switch (sliced tables
+//! computed from the topology). Namespaces are named `canopy-switchbin-<pid>-<x>`,
+//! IPv6 is off in them (no stray frames), the veths are created inside them, and a
+//! guard deletes them on drop, also when the test fails.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::wire::pathid::PathIdBody;
+use canopy_dataplane::wire::{Header, Kind, ETHERTYPE_CANOPY};
+use common::*;
+use serde_json::json;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn can_run() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP netns_switch: needs root (network namespaces and veths)");
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("SKIP netns_switch: `ip` (iproute2) not installed");
+        return false;
+    }
+    true
+}
+
+fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().expect("run ip");
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The namespaces of this test; deleted on drop.
+struct Netns(Vec<String>);
+
+impl Netns {
+    fn new(suffixes: &[&str]) -> Netns {
+        let pid = std::process::id();
+        let mut ns = Netns(vec![]);
+        for s in suffixes {
+            let name = format!("canopy-switchbin-{pid}-{s}");
+            let _ = Command::new("ip").args(["netns", "del", &name]).output();
+            ip(&["netns", "add", &name]);
+            for k in ["all", "default"] {
+                ip(&[
+                    "netns",
+                    "exec",
+                    &name,
+                    "sysctl",
+                    "-qw",
+                    &format!("net.ipv6.conf.{k}.disable_ipv6=1"),
+                ]);
+            }
+            ns.0.push(name);
+        }
+        ns
+    }
+    /// veth `a` in namespace `na`, peer `b` in `nb`, both up and running.
+    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
+        let (sa, sb) = (&self.0[na], &self.0[nb]);
+        ip(&[
+            "-n", sa, "link", "add", a, "type", "veth", "peer", "name", b, "netns", sb,
+        ]);
+        ip(&["-n", sa, "link", "set", a, "up"]);
+        ip(&["-n", sb, "link", "set", b, "up"]);
+        for (n, dev) in [(sa, a), (sb, b)] {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let out = Command::new("ip")
+                    .args(["-n", n, "link", "show", "dev", dev])
+                    .output()
+                    .unwrap();
+                if String::from_utf8_lossy(&out.stdout).contains("state UP") {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{dev} never came up");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        for n in &self.0 {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+        }
+    }
+}
+
+/// Open an AF_PACKET port on `ifname` inside namespace `ns` (the socket stays in it).
+fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        AfPacketPort::open(ifname, cfg).expect("open host port")
+    })
+    .join()
+    .expect("netns thread")
+}
+
+fn send(p: &mut AfPacketPort, frames: &[Vec<u8>]) {
+    for f in frames {
+        assert_eq!(p.tx_frame(f), Ok(true), "tx_frame");
+    }
+    p.tx_flush().expect("tx_flush");
+}
+
+/// Canopy frames arriving on `p` until `n` arrived or `t` passed.
+fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + t;
+    let mut got = vec![];
+    while got.len() < n && Instant::now() < deadline {
+        let k = p.rx_burst(32, |f| {
+            if f.len() >= 14 && u16::from_be_bytes([f[12], f[13]]) == ETHERTYPE_CANOPY {
+                got.push(f.to_vec());
+            }
+        });
+        if k == 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    got
+}
+
+#[test]
+fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new(&["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        ns.veth(0, &format!("s{i}"), i + 1, "e0");
+    }
+    let dir = Dir::new("netns");
+    let mut cfg = format!(
+        "[switch]\nworkers = 2\nmax_sleep_us = 200\n\n[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n[management]\nsocket = \"{}\"\n",
+        dir.path("switch.sock").display()
+    );
+    for i in 0..4 {
+        let v = if i == 3 { "v3" } else { "v2" };
+        cfg += &format!(
+            "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"s{i}\"\ntpacket = \"{v}\"\n"
+        );
+    }
+    let sw_ns = ns.0[0].clone();
+    let sw = Switch::start_with(&dir, &cfg, move |c| {
+        let mut w = Command::new("ip");
+        w.args(["netns", "exec", &sw_ns])
+            .arg(c.get_program())
+            .args(c.get_args());
+        w
+    });
+    let h = sw.ok(json!({"op": "health"}));
+    let names: Vec<&str> = (0..4)
+        .map(|i| h["ports"][i]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["s0", "s1", "s2", "s3"], "{h}");
+    assert!((0..4).all(|i| h["ports"][i]["backend"] == "afpacket"));
+
+    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(&ns.0[i + 1], "e0")).collect();
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let far = f.topo.hosts.len() as u32 - 1;
+    let t = Duration::from_secs(5);
+
+    // (sender namespace = ingress port, frame as it arrives there)
+    let mut cases: Vec<(usize, Vec<u8>)> = vec![
+        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1")),
+        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0")),
+    ];
+    // from above: a far host's frames as they reach the edge switch, sent from the
+    // namespaces behind both up ports
+    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1), (2, 5, h1), (3, 6, h0)] {
+        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
+        cases.push((up, at_edge));
+    }
+    let mut forwarded = 0u64;
+    for (ing, fr) in &cases {
+        let (want, ports) = f.expect(*ing as u16, fr);
+        assert_eq!(ports.len(), 1);
+        let out = usize::from(ports[0]);
+        send(&mut hp[*ing], std::slice::from_ref(fr));
+        let got = recv(&mut hp[out], 1, t);
+        assert_eq!(got, vec![want], "port {ing} -> {out}");
+        forwarded += 1;
+    }
+    // up, adaptive: 64 frames h0 -> far leave on ports 2 and 3
+    let fr = f.frame(Kind::Sliced, h0, far, b"up and away");
+    let (want, ports) = f.expect(0, &fr);
+    assert_eq!(ports, vec![2, 3]);
+    send(&mut hp[0], &vec![fr; 64]);
+    let deadline = Instant::now() + t;
+    let (mut a, mut b) = (vec![], vec![]);
+    while a.len() + b.len() < 64 && Instant::now() < deadline {
+        a.extend(recv(&mut hp[2], 64, Duration::from_millis(20)));
+        b.extend(recv(&mut hp[3], 64, Duration::from_millis(20)));
+    }
+    assert_eq!(a.len() + b.len(), 64);
+    assert!(a.iter().chain(&b).all(|x| *x == want));
+    forwarded += 64;
+
+    // add path-ID tables (merged with the sliced ones) while running
+    let fp = Fabric::new(Kind::PathId);
+    let mut merged = f.edge_tables().clone();
+    merged.merge(fp.edge_tables().clone()).unwrap();
+    let r = sw.ok(json!({"op": "replace_tables", "tables": merged}));
+    assert_eq!(r["kinds"], json!(["sliced", "path-id"]));
+
+    // malformed frames from h0, each with its reason
+    let good = f.frame(Kind::Sliced, h0, h1, b"template");
+    let mut bad_version = good.clone();
+    bad_version[14] = (bad_version[14] & 0x0f) | 0x20;
+    let mut ttl0 = good.clone();
+    Header::new_checked(&mut ttl0[14..])
+        .unwrap()
+        .set_hop_limit(0);
+    let mut label = fp.frame(Kind::PathId, h0, h1, b"label");
+    {
+        let mut hd = Header::new_checked(&mut label[14..]).unwrap();
+        PathIdBody::new_checked(hd.body_mut())
+            .unwrap()
+            .set_host_label(9);
+    }
+    let truncated = good[..14 + 5].to_vec();
+    let runt = good[..14].to_vec();
+    let mut not_canopy = good.clone();
+    not_canopy[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    let bad: Vec<(Vec<u8>, &str, u64)> = vec![
+        (bad_version, "bad_version", 3),
+        (ttl0, "ttl_expired", 2),
+        (label, "bad_label", 4),
+        (truncated, "truncated", 1),
+        (runt, "truncated", 1),
+        (not_canopy, "not_canopy", 2),
+    ];
+    let mut sent = 0;
+    for (fr, _, n) in &bad {
+        send(&mut hp[0], &vec![fr.clone(); *n as usize]);
+        sent += n;
+    }
+    // and the switch keeps forwarding afterwards (the path-ID frame too)
+    let after = [
+        (0usize, 1usize, f.frame(Kind::Sliced, h0, h1, b"after"), &f),
+        (1, 0, fp.frame(Kind::PathId, h1, h0, b"after"), &fp),
+    ];
+    for (ing, out, fr, model) in &after {
+        let (want, ports) = model.expect(*ing as u16, fr);
+        assert_eq!(ports, vec![*out as u16]);
+        send(&mut hp[*ing], std::slice::from_ref(fr));
+        assert_eq!(recv(&mut hp[*out], 1, t), vec![want], "still forwarding");
+        forwarded += 1;
+    }
+    // counters: exact per reason at port 0 (IPv6 is off: nothing else is on the wire)
+    let deadline = Instant::now() + t;
+    let c = loop {
+        let c = sw.counters();
+        if c["ports"][0]["dropped"].as_u64().unwrap() >= sent || Instant::now() > deadline {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut want_drops = std::collections::BTreeMap::new();
+    for (_, reason, n) in &bad {
+        *want_drops.entry(*reason).or_insert(0) += n;
+    }
+    for (reason, n) in &want_drops {
+        assert_eq!(drops(&c, 0, reason), *n, "{reason}: {c}");
+    }
+    assert_eq!(c["dropped"].as_u64().unwrap(), sent, "{c}");
+    assert_eq!(c["tx_packets"].as_u64().unwrap(), forwarded, "{c}");
+    // the same, as `ctl counters` shows it
+    let (st, out, _) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "counters"]);
+    assert!(st.success());
+    let line = out
+        .lines()
+        .find(|l| l.contains("port 0 (s0):"))
+        .expect(&out);
+    for (reason, n) in &want_drops {
+        assert!(line.contains(&format!("{reason}={n}")), "{line}");
+    }
+    let (status, out) = sw.terminate();
+    assert!(status.success(), "{status}");
+    assert!(out.contains(&format!("dropped {sent}")), "{out}");
+}
