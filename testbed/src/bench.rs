@@ -410,8 +410,7 @@ fn max_rate(
         Some(bin) => {
             let e = trafgen::run(
                 bin,
-                &path.tx.0,
-                path.tx.1,
+                (&path.tx.0, path.tx.1),
                 cfg.gen_core,
                 &frame.bytes,
                 cfg.max_rate_time,

@@ -27,8 +27,7 @@ pub fn config(frame: &[u8]) -> String {
 /// IRQ affinities; `-P 1` is one sending process.
 pub fn run(
     bin: &Path,
-    ns: &str,
-    dev: &str,
+    (ns, dev): (&str, &str),
     core: usize,
     frame: &[u8],
     duration: Duration,

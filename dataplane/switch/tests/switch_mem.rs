@@ -600,6 +600,9 @@ fn the_example_configs_validate() {
         let p = root.join(f);
         let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
         assert!(st.success(), "{f}: {err}");
-        assert!(out.contains("tables     edge-p0-e0 of fat-tree:k=4"), "{out}");
+        assert!(
+            out.contains("tables     edge-p0-e0 of fat-tree:k=4"),
+            "{out}"
+        );
     }
 }
