@@ -6,6 +6,7 @@
 
 use canopy::dataplane::port::afpacket::{
     AfPacketConfig, AfPacketPort, LinkEvent, PortDrop, RingGeometry, TpacketVersion,
+    PORT_DROP_REASONS,
 };
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
@@ -337,7 +338,7 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
     let st = port.stats();
     assert_eq!(st.tx_frames, 128);
     assert_eq!(st.tx_sends, 4);
-    assert_eq!(st.drops, [0; 7]);
+    assert_eq!(st.drops, [0; PORT_DROP_REASONS]);
 }
 
 #[test]

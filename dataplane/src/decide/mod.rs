@@ -267,5 +267,32 @@ mod names_tests {
                 "`{n}` missing from wire-format.md §7"
             );
         }
+        // §7.1: the engine's and the AF_PACKET backend's own labels, each in its table
+        let extra = summary
+            .split("### 7.1 ")
+            .nth(1)
+            .expect("wire-format.md has a section 7.1");
+        let (engine, port) = extra
+            .split_once("AF_PACKET backend")
+            .expect("§7.1 has an AF_PACKET table after the engine table");
+        for n in crate::engine::counters::ENGINE_DROP_NAMES {
+            assert!(
+                !DROP_REASON_NAMES.contains(n),
+                "`{n}` is also a decision reason"
+            );
+            assert!(
+                engine.contains(&format!("| `{n}` |")),
+                "`{n}` missing from the engine table of wire-format.md §7.1"
+            );
+        }
+        #[cfg(target_os = "linux")]
+        for n in crate::port::afpacket::PORT_DROP_REASON_NAMES {
+            assert!(
+                port.contains(&format!("| `{n}` |")),
+                "`{n}` missing from the AF_PACKET table of wire-format.md §7.1"
+            );
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = port;
     }
 }

@@ -68,6 +68,12 @@ pub fn pair(a: &str, b: &str, capacity: usize) -> (MemPort, MemPort) {
 }
 
 impl MemPort {
+    /// Set the largest frame this end sends (default: a whole pool buffer). The engine
+    /// reads it once, when it is built; frames longer than an egress port's MTU are
+    /// dropped as `oversize`.
+    pub fn set_mtu(&mut self, mtu: usize) {
+        self.mtu = mtu;
+    }
     /// The shared link state (to take the link down from another thread).
     pub fn link(&self) -> Arc<MemLink> {
         self.link.clone()
