@@ -71,12 +71,7 @@ impl Netns {
             let _ = Command::new("ip").args(["netns", "del", &name]).output();
             ip(&["netns", "add", &name])?;
             ns.names.push(name.clone());
-            for key in [
-                "net.ipv6.conf.all.disable_ipv6=1",
-                "net.ipv6.conf.default.disable_ipv6=1",
-            ] {
-                run("ip", &["netns", "exec", &name, "sysctl", "-q", "-w", key])?;
-            }
+            disable_ipv6(&name)?;
             ip(&["-n", &name, "link", "set", "lo", "up"])?;
         }
         Ok(ns)
@@ -99,6 +94,20 @@ impl Drop for Netns {
             let _ = Command::new("ip").args(["netns", "del", n]).output();
         }
     }
+}
+
+/// Turn IPv6 off in namespace `ns` (`all` and `default`, so veths created later have it
+/// off too) by writing `/proc/sys` from a thread inside the namespace: `/proc/sys/net`
+/// shows the namespace of the task that opens it, and no `sysctl` binary (procps) is
+/// needed.
+pub fn disable_ipv6(ns: &str) -> Result<()> {
+    in_ns(ns, || -> std::io::Result<()> {
+        for k in ["all", "default"] {
+            std::fs::write(format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6"), "1")?;
+        }
+        Ok(())
+    })?
+    .map_err(|e| TestbedError::io(format!("disable IPv6 in {ns}"), e))
 }
 
 /// Create veth `a` in namespace `na` with peer `b` in namespace `nb`, turn measurement-

@@ -68,7 +68,7 @@ fn every_available_forwarder_forwards_and_is_counted() {
         let m = r.max_rate.as_ref().expect("max-rate pass");
         assert!(m.offered > 0 && m.forwarded > 0, "{}: {m:?}", r.forwarder);
         assert!(
-            m.forwarded <= m.offered,
+            m.forwarded <= m.offered + SLACK,
             "{}: more out than in: {m:?}",
             r.forwarder
         );

@@ -1,6 +1,7 @@
 //! Per-worker, cache-padded counters, written by one worker each (plain load + store,
 //! no atomic read-modify-write) and summed by readers on any thread.
 
+use super::port::{BackendStats, BACKEND_DROP_SLOTS};
 use crate::decide::{DropReason, DROP_REASON_NAMES};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -115,6 +116,93 @@ pub struct PortStats {
     pub ring_occupancy: u64,
     /// Drops of frames that arrived on this port, by reason index ([`reason_name`]).
     pub drops: Vec<u64>,
+    /// Times the owning worker saw this port's link go down.
+    pub link_downs: u64,
+    /// Frames the port's backend holds but has not sent yet, as of the owner's last
+    /// TX drain (the occupancy adaptive choices add to their own ring's).
+    pub tx_backlog: u64,
+    /// The backend's own counters, as of the owner's last link upkeep. Not part of
+    /// rx = tx + drops: see [`BackendCounters`].
+    pub backend: BackendCounters,
+}
+
+/// A port backend's own counters, copied by the owning worker during link upkeep
+/// (every `EngineConfig::link_poll`, and when the engine stops).
+///
+/// They sit beside the engine's counters, not inside them: backend RX drops
+/// (`kernel_drops`, AF_PACKET `rx_truncated`, `rx_no_buffer`, `rx_bad_block`) happen
+/// before the engine receives the frame, so the engine's rx = tx + drops stays exact
+/// without them; backend TX refusals (AF_PACKET `tx_ring_full`, `oversize`, `runt`,
+/// `port_down`) are frames the engine also counts, as `tx_error` or `port_down` at the
+/// egress port, so adding them would count those frames twice.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BackendCounters {
+    /// Frames the kernel dropped before the backend saw them (AF_PACKET `tp_drops`).
+    pub kernel_drops: u64,
+    /// Times the backend saw its link go down.
+    pub link_down_events: u64,
+    /// Times the backend reopened after its interface was re-created.
+    pub reopens: u64,
+    /// The backend's drop counters under its own names (AF_PACKET:
+    /// `PORT_DROP_REASON_NAMES`), in its order; empty for backends without any.
+    pub drops: Vec<(&'static str, u64)>,
+}
+
+impl BackendCounters {
+    /// Backend drops under `name` (0 when the backend has no such counter).
+    pub fn drops_named(&self, name: &str) -> u64 {
+        self.drops
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, c)| c)
+            .sum()
+    }
+}
+
+/// Per-port atomic copies of a backend's counters: written by the owner during upkeep
+/// (plain stores), read by [`super::EngineHandle::counters`] on any thread.
+#[derive(Debug)]
+pub(crate) struct BackendGauges {
+    names: &'static [&'static str],
+    kernel_drops: AtomicU64,
+    link_down_events: AtomicU64,
+    reopens: AtomicU64,
+    drops: [AtomicU64; BACKEND_DROP_SLOTS],
+}
+
+impl BackendGauges {
+    pub(crate) fn new(names: &'static [&'static str]) -> Self {
+        BackendGauges {
+            names: &names[..names.len().min(BACKEND_DROP_SLOTS)],
+            kernel_drops: AtomicU64::new(0),
+            link_down_events: AtomicU64::new(0),
+            reopens: AtomicU64::new(0),
+            drops: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
+    pub(crate) fn store(&self, s: &BackendStats) {
+        self.kernel_drops.store(s.kernel_drops, Relaxed);
+        self.link_down_events.store(s.link_down_events, Relaxed);
+        self.reopens.store(s.reopens, Relaxed);
+        for (a, v) in self.drops.iter().zip(s.drops) {
+            a.store(v, Relaxed);
+        }
+    }
+
+    pub(crate) fn load(&self) -> BackendCounters {
+        BackendCounters {
+            kernel_drops: self.kernel_drops.load(Relaxed),
+            link_down_events: self.link_down_events.load(Relaxed),
+            reopens: self.reopens.load(Relaxed),
+            drops: self
+                .names
+                .iter()
+                .zip(self.drops.iter())
+                .map(|(n, a)| (*n, a.load(Relaxed)))
+                .collect(),
+        }
+    }
 }
 
 impl PortStats {

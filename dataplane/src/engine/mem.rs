@@ -155,6 +155,10 @@ impl Port for MemPort {
         }
         sent
     }
+    /// The peer's unread frames: sent, not yet received.
+    fn tx_backlog(&mut self) -> usize {
+        self.tx.buffer().capacity() - self.tx.slots()
+    }
     fn set_waker(&mut self, w: Arc<Wake>) -> bool {
         let _ = self.my_wake.set(w);
         true
@@ -188,5 +192,9 @@ mod tests {
         assert!(!b.link_up());
         assert_eq!(a.tx_burst(&mut v, &pool), 0);
         assert_eq!(v.len(), 2);
+        assert_eq!(a.tx_backlog(), 0, "b took all four");
+        a.link().set_up(true);
+        assert_eq!(a.tx_burst(&mut v, &pool), 2);
+        assert_eq!(a.tx_backlog(), 2);
     }
 }

@@ -10,22 +10,32 @@
 //! Control from other threads goes through [`EngineHandle`]: tables are replaced
 //! atomically (`arc-swap`; workers load them once per round), ports set admin up or
 //! down, counters summed from per-worker cache-padded blocks. See `docs/engine.md`.
+//!
+//! Link upkeep ([`Port::maintain`]) runs on the owning worker's thread every
+//! [`EngineConfig::link_poll`]. For the AF_PACKET port it re-reads the interface and
+//! may reopen the socket, which creates it in the calling thread's network namespace:
+//! the worker threads are spawned by the thread that calls [`Engine::spawn`] and
+//! inherit its namespace, so spawn from the namespace the ports were opened in and
+//! never `setns` a worker thread.
 
 pub mod adaptive;
 pub mod counters;
 pub mod mem;
 pub mod pool;
 pub mod port;
+#[cfg(target_os = "linux")]
+mod sys;
 pub mod worker;
 
-pub use counters::{Counters, PortStats};
+pub use counters::{BackendCounters, Counters, PortStats};
 pub use pool::{Buf, Pool};
-pub use port::{Port, Wake};
+pub use port::{BackendStats, Port, PortEvent, Wake, BACKEND_DROP_SLOTS};
 pub use worker::Worker;
 
 use crate::table::SwitchTables;
 use arc_swap::ArcSwap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crossbeam_utils::CachePadded;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -65,9 +75,9 @@ pub enum EngineError {
 pub enum PollMode {
     /// Spin forever; optionally pin worker `i` to `cores[i % cores.len()]`.
     Busy,
-    /// Spin `spins` empty rounds, then park until a port wakes the thread (or
-    /// `max_sleep` passes: the bound on a lost wake-up, and how often kernel ports
-    /// without a waker are polled).
+    /// Spin `spins` empty rounds, then sleep in `epoll` on the kernel ports' fds and
+    /// the thread's eventfd (which `mem` peers and [`Running::stop`] write) until one
+    /// is ready or `max_sleep` passes (the bound on a lost wake-up).
     Adaptive {
         /// Empty rounds before sleeping.
         spins: u32,
@@ -98,6 +108,11 @@ pub struct EngineConfig {
     /// Pin worker `i` to CPU `pin_cores[i % len]` (empty: no pinning). Meant for
     /// `busy` mode; a CPU that does not exist is reported by [`Engine::spawn`].
     pub pin_cores: Vec<usize>,
+    /// Link upkeep period ([`Port::maintain`], backend counters), checked by
+    /// [`run`] on idle rounds and when the drain timer fires (default 100 ms). A
+    /// sleeping thread checks it when it wakes, so in adaptive mode the period is at
+    /// least `max_sleep`.
+    pub link_poll: Duration,
 }
 
 impl Default for EngineConfig {
@@ -115,17 +130,22 @@ impl Default for EngineConfig {
             switch_id: 0,
             seed: 0x5eed,
             pin_cores: Vec::new(),
+            link_poll: Duration::from_millis(100),
         }
     }
 }
 
 /// Shared state of one port: admin state (set by control), link state (set by the
-/// owning worker), MTU.
+/// owning worker), MTU; the owner's gauges of the backend's TX backlog and counters,
+/// each on its own cache lines (they change while the flags above are read per frame).
 #[derive(Debug)]
 pub struct PortState {
     admin: AtomicBool,
     link: AtomicBool,
     mtu: usize,
+    link_downs: AtomicU64,
+    tx_backlog: CachePadded<AtomicUsize>,
+    backend: CachePadded<counters::BackendGauges>,
 }
 
 impl PortState {
@@ -142,10 +162,27 @@ impl PortState {
     pub fn link_up(&self) -> bool {
         self.link.load(Ordering::Relaxed)
     }
+    /// The backend's TX backlog as of the owner's last drain.
+    #[inline]
+    pub fn tx_backlog(&self) -> usize {
+        self.tx_backlog.load(Ordering::Relaxed)
+    }
+    /// Set by the owner only (single writer: plain stores); a fall counts in
+    /// `link_downs`.
     #[inline]
     pub(crate) fn set_link(&self, up: bool) {
         if self.link.load(Ordering::Relaxed) != up {
             self.link.store(up, Ordering::Relaxed);
+            if !up {
+                counters::bump(&self.link_downs, 1);
+            }
+        }
+    }
+    /// Owner only: publish the backend's TX backlog (stored only when it changed).
+    #[inline]
+    pub(crate) fn set_tx_backlog(&self, n: usize) {
+        if self.tx_backlog.load(Ordering::Relaxed) != n {
+            self.tx_backlog.store(n, Ordering::Relaxed);
         }
     }
 }
@@ -190,9 +227,16 @@ impl EngineHandle {
     pub fn port_state(&self, port: u16) -> Option<&PortState> {
         self.state.get(usize::from(port))
     }
-    /// Counters, summed over workers, per port.
+    /// Counters, summed over workers, per port, with each port's link-down count,
+    /// TX backlog and backend counters (see [`BackendCounters`]).
     pub fn counters(&self) -> Vec<PortStats> {
-        self.counters.snapshot()
+        let mut s = self.counters.snapshot();
+        for (o, st) in s.iter_mut().zip(self.state.iter()) {
+            o.link_downs = st.link_downs.load(Ordering::Relaxed);
+            o.tx_backlog = st.tx_backlog() as u64;
+            o.backend = st.backend.load();
+        }
+        s
     }
 }
 
@@ -234,6 +278,9 @@ impl Engine {
                 admin: AtomicBool::new(true),
                 link: AtomicBool::new(p.link_up()),
                 mtu: p.mtu(),
+                link_downs: AtomicU64::new(0),
+                tx_backlog: CachePadded::new(AtomicUsize::new(0)),
+                backend: CachePadded::new(counters::BackendGauges::new(p.backend_drop_names())),
             })
             .collect();
         let tables = Arc::new(ArcSwap::from_pointee(tables));
@@ -282,6 +329,10 @@ impl Engine {
                 drain_ns: cfg.drain_interval.as_nanos() as u64,
                 epoch,
                 last_drain_ns: 0,
+                link_poll_ns: cfg.link_poll.as_nanos() as u64,
+                last_upkeep_ns: 0,
+                seen_drain_ns: 0,
+                backlog_nonzero: 0,
                 burst: Vec::with_capacity(BURST),
                 txbuf: Vec::with_capacity(BURST),
                 live: Vec::with_capacity(np),
@@ -326,10 +377,13 @@ impl Engine {
                     .ok_or(EngineError::NoCpu(*c))?,
             );
         }
+        let mut wakes = Vec::new();
         for (i, w) in self.workers.into_iter().enumerate() {
             let stop = stop.clone();
             let mode = self.mode;
             let pin = (!pins.is_empty()).then(|| pins[i % pins.len()]);
+            let wake = Arc::new(Wake::default());
+            wakes.push(wake.clone());
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("canopy-w{i}"))
@@ -338,8 +392,9 @@ impl Engine {
                             // best effort: the worker still runs if the kernel refuses
                             let _ = core_affinity::set_for_current(c);
                         }
+                        wake.bind_current();
                         let mut ws = vec![w];
-                        run(&mut ws, mode, &stop);
+                        run_with(&mut ws, mode, &stop, &wake);
                         ws
                     })?,
             );
@@ -347,6 +402,7 @@ impl Engine {
         Ok(Running {
             stop,
             threads,
+            wakes,
             handle: self.handle,
         })
     }
@@ -355,18 +411,41 @@ impl Engine {
 /// Drive `workers` on the calling thread until `stop` is set, then drain: keep polling
 /// until no frame is left in any owned port or ring (so counters conserve).
 pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
-    let wake = Wake::for_current();
+    run_with(workers, mode, stop, &Wake::for_current());
+}
+
+/// [`run`] with the thread's waker given (bound to the calling thread), so another
+/// thread can wake it out of its sleep (`wake.wake()` after setting `stop`).
+///
+/// Each round polls every worker, then lets each do its link upkeep
+/// ([`Worker::upkeep`]) if the round was idle or a drain timer fired. In adaptive mode,
+/// after `spins` idle rounds the thread announces sleep, re-checks its ports, rings
+/// and `stop`, and sleeps in `epoll` on the `rx_fd`s of its ports and the eventfd that
+/// `wake` writes, for at most `max_sleep`; an fd reporting an error (a link event)
+/// triggers upkeep at once; an fd that changed (a reopened port) is registered again.
+pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake: &Arc<Wake>) {
     for w in workers.iter_mut() {
         for p in w.ports() {
             p.set_waker(wake.clone());
         }
     }
+    let sleeper = match mode {
+        PollMode::Adaptive { .. } => Sleeper::new(wake, workers),
+        PollMode::Busy => None,
+    };
     let mut idle = 0u32;
+    let mut force_upkeep = false;
     while !stop.load(Ordering::Relaxed) {
         let mut work = 0;
         for w in workers.iter_mut() {
             work += w.poll();
         }
+        if upkeep(workers, work == 0, force_upkeep) {
+            if let Some(s) = &sleeper {
+                s.register(workers);
+            }
+        }
+        force_upkeep = false;
         if work > 0 {
             idle = 0;
             continue;
@@ -375,11 +454,16 @@ pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
         if let PollMode::Adaptive { spins, max_sleep } = mode {
             if idle > spins {
                 wake.prepare();
-                if workers.iter().any(Worker::has_pending) {
+                // SeqCst pairs with Running::stop's store and wake(): either we see
+                // `stop` here or the stopper sees `sleeping` and writes the eventfd.
+                if stop.load(Ordering::SeqCst) || workers.iter().any(Worker::has_pending) {
                     wake.cancel();
                     continue;
                 }
-                std::thread::park_timeout(max_sleep);
+                match &sleeper {
+                    Some(s) => force_upkeep = s.sleep(max_sleep),
+                    None => std::thread::park_timeout(max_sleep),
+                }
                 wake.cancel();
             } else {
                 std::hint::spin_loop();
@@ -398,12 +482,104 @@ pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
             break;
         }
     }
+    // final backend counters, so a counter dump after stop is complete
+    for w in workers.iter_mut() {
+        w.publish_backend_stats();
+    }
+}
+
+/// Upkeep of every worker of a thread; true when a port's fd changed.
+fn upkeep(workers: &mut [Worker], idle: bool, force: bool) -> bool {
+    let mut changed = false;
+    for w in workers.iter_mut() {
+        changed |= w.upkeep(idle, force);
+    }
+    changed
+}
+
+/// Token of the thread's eventfd in its epoll set (ports use their position).
+#[cfg(target_os = "linux")]
+const WAKE_TOKEN: u64 = u64::MAX;
+
+/// The epoll set an adaptive thread sleeps in: its ports' fds and its eventfd.
+#[cfg(target_os = "linux")]
+struct Sleeper {
+    ep: sys::Epoll,
+    wake: Arc<Wake>,
+}
+
+#[cfg(target_os = "linux")]
+impl Sleeper {
+    /// `None` (the thread parks instead) if epoll or eventfd cannot be created, or the
+    /// waker already sleeps on another thread's eventfd.
+    fn new(wake: &Arc<Wake>, workers: &mut [Worker]) -> Option<Sleeper> {
+        let ep = sys::Epoll::new().ok()?;
+        let ev = sys::EventFd::new().ok()?;
+        ep.add(ev.raw(), WAKE_TOKEN).ok()?;
+        if !wake.set_event(ev) {
+            return None;
+        }
+        let s = Sleeper {
+            ep,
+            wake: wake.clone(),
+        };
+        s.register(workers);
+        Some(s)
+    }
+
+    /// (Re-)register every port fd (level-triggered). A port whose fd cannot be added
+    /// is still polled every `max_sleep`.
+    fn register(&self, workers: &mut [Worker]) {
+        let mut token = 0u64;
+        for w in workers.iter_mut() {
+            for p in w.ports() {
+                if let Some(fd) = p.rx_fd() {
+                    let _ = self.ep.add(fd, token);
+                }
+                token += 1;
+            }
+        }
+    }
+
+    /// Sleep up to `max`; true when a port fd reported an error (run upkeep now).
+    fn sleep(&self, max: Duration) -> bool {
+        match self.ep.wait(max, WAKE_TOKEN) {
+            Ok(r) => {
+                if r.woken {
+                    if let Some(e) = self.wake.event() {
+                        e.drain();
+                    }
+                }
+                r.error
+            }
+            Err(_) => {
+                std::thread::park_timeout(max);
+                false
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+struct Sleeper;
+
+#[cfg(not(target_os = "linux"))]
+impl Sleeper {
+    fn new(_: &Arc<Wake>, _: &mut [Worker]) -> Option<Sleeper> {
+        None
+    }
+    fn register(&self, _: &mut [Worker]) {}
+    fn sleep(&self, max: Duration) -> bool {
+        std::thread::park_timeout(max);
+        false
+    }
 }
 
 /// Running engine threads.
 pub struct Running {
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<Vec<Worker>>>,
+    wakes: Vec<Arc<Wake>>,
     handle: EngineHandle,
 }
 
@@ -412,9 +588,13 @@ impl Running {
     pub fn handle(&self) -> EngineHandle {
         self.handle.clone()
     }
-    /// Stop the threads and return the workers (with their ports).
+    /// Stop the threads (waking sleeping ones at once) and return the workers (with
+    /// their ports).
     pub fn stop(self) -> Vec<Worker> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::SeqCst);
+        for w in &self.wakes {
+            w.wake();
+        }
         let mut out = Vec::new();
         for t in self.threads {
             t.thread().unpark();

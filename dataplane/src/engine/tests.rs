@@ -1,6 +1,7 @@
 use super::*;
 use crate::table::{PortConfig, PortDir, PortRole};
 use crate::wire;
+use std::time::{Duration, Instant};
 
 fn two_port_tables() -> SwitchTables {
     let pc = PortConfig {
@@ -70,4 +71,76 @@ fn busy_workers_pin_to_existing_cpus_and_refuse_missing_ones() {
     ));
     let r = mk(vec![0]).spawn().unwrap();
     assert_eq!(r.stop().len(), 1);
+}
+
+#[test]
+fn a_sleeping_adaptive_thread_is_woken_by_a_mem_peer_and_by_stop() {
+    // max_sleep far beyond the test's patience: only the eventfd wake can be in time
+    let pool = Pool::new(16);
+    let (a_host, a_sw) = mem::pair("h0", "sw.p0", 8);
+    let (_b_host, b_sw) = mem::pair("h1", "sw.p1", 8);
+    let eng = Engine::new(
+        two_port_tables(),
+        vec![Box::new(a_sw), Box::new(b_sw)],
+        pool.clone(),
+        &EngineConfig {
+            mode: PollMode::Adaptive {
+                spins: 10,
+                max_sleep: Duration::from_secs(30),
+            },
+            ..EngineConfig::default()
+        },
+    )
+    .unwrap();
+    let h = eng.handle();
+    let r = eng.spawn().unwrap();
+    let mut a_host = a_host;
+    for _ in 0..3 {
+        // let the thread go to sleep, then deliver one frame
+        std::thread::sleep(Duration::from_millis(30));
+        let before = h.counters()[0].rx_packets;
+        let mut b = pool.get().unwrap();
+        assert!(b.fill(&[0u8; 60]));
+        a_host.send(b).map_err(|_| "send").unwrap();
+        a_host.notify();
+        let t = Instant::now();
+        while h.counters()[0].rx_packets == before {
+            assert!(t.elapsed() < Duration::from_secs(5), "never woken");
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(30));
+    let t = Instant::now();
+    assert_eq!(r.stop().len(), 1);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "stop waited for max_sleep"
+    );
+    let s = h.counters();
+    assert_eq!(s[0].rx_packets, 3);
+    assert_eq!(s[0].drops_named("not_canopy"), 3);
+}
+
+#[test]
+fn link_falls_are_counted_by_the_owner() {
+    let pool = Pool::new(8);
+    let (a_host, a_sw) = mem::pair("h0", "sw.p0", 8);
+    let (_b, b_sw) = mem::pair("h1", "sw.p1", 8);
+    let eng = Engine::new(
+        two_port_tables(),
+        vec![Box::new(a_sw), Box::new(b_sw)],
+        pool,
+        &EngineConfig::default(),
+    )
+    .unwrap();
+    let h = eng.handle();
+    let mut w = eng.workers;
+    for up in [false, false, true, false, true] {
+        a_host.link().set_up(up);
+        w[0].poll();
+        assert_eq!(h.port_state(0).unwrap().link_up(), up);
+    }
+    let s = h.counters();
+    assert_eq!((s[0].link_downs, s[1].link_downs), (2, 0));
+    assert_eq!(s[0].backend, BackendCounters::default(), "mem keeps none");
 }

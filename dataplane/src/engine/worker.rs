@@ -34,6 +34,13 @@ pub struct Worker {
     pub(crate) drain_ns: u64,
     pub(crate) epoch: Instant,
     pub(crate) last_drain_ns: u64,
+    /// Link upkeep period and when it last ran (ns since `epoch`).
+    pub(crate) link_poll_ns: u64,
+    pub(crate) last_upkeep_ns: u64,
+    /// `last_drain_ns` as upkeep last saw it (a change = the drain timer fired).
+    pub(crate) seen_drain_ns: u64,
+    /// Owned ports whose published TX backlog is not 0.
+    pub(crate) backlog_nonzero: usize,
     pub(crate) burst: Vec<Buf>,
     pub(crate) txbuf: Vec<Buf>,
     pub(crate) live: Vec<u16>,
@@ -94,12 +101,9 @@ impl Worker {
                             (Some(f), Some(k)) => f.lookup(k, now_ns, &self.live),
                             _ => None,
                         };
-                        let tx = &self.tx;
+                        let (tx, state) = (&self.tx, &self.state);
                         let choice = pinned.or_else(|| {
-                            least_occupied(&self.live, &mut self.rng, |p| {
-                                tx.get(usize::from(p))
-                                    .map_or(usize::MAX, |r| r.buffer().capacity() - r.slots())
-                            })
+                            least_occupied(&self.live, &mut self.rng, |p| occupancy(tx, state, p))
                         });
                         match choice {
                             Some(p) => {
@@ -169,7 +173,71 @@ impl Worker {
         if work > 0 {
             self.update_gauges();
         }
+        self.publish_tx_backlog(work > 0);
         work
+    }
+
+    /// After the TX drain: publish each owned port's backend TX backlog in its
+    /// `PortState` gauge (a plain store, only when it changed). On idle rounds only
+    /// while some gauge of this worker is not 0 yet (a backlog grows only by
+    /// transmitting), so an idle round costs one compare.
+    fn publish_tx_backlog(&mut self, busy: bool) {
+        if !busy && self.backlog_nonzero == 0 {
+            return;
+        }
+        let mut nonzero = 0;
+        for (port_no, port) in self.owned.iter_mut() {
+            let n = port.tx_backlog();
+            self.state[usize::from(*port_no)].set_tx_backlog(n);
+            nonzero += usize::from(n != 0);
+        }
+        self.backlog_nonzero = nonzero;
+    }
+
+    /// Link upkeep, off the fast path: every `link_poll`, run [`Port::maintain`] on
+    /// each owned port, update its link state and copy the backend's counters. Reads
+    /// the clock only on `idle` rounds; on busy rounds it reuses the drain timer's
+    /// reading when that fired since the last call, and does nothing otherwise.
+    /// `force` runs it now (a port's fd reported an error). Returns true when a port's
+    /// fd changed (re-register it for epoll).
+    pub fn upkeep(&mut self, idle: bool, force: bool) -> bool {
+        let now = if self.last_drain_ns != self.seen_drain_ns {
+            self.seen_drain_ns = self.last_drain_ns;
+            self.last_drain_ns
+        } else if idle || force {
+            self.epoch.elapsed().as_nanos() as u64
+        } else {
+            return false;
+        };
+        if !force && now.saturating_sub(self.last_upkeep_ns) < self.link_poll_ns {
+            return false;
+        }
+        self.last_upkeep_ns = now;
+        self.maintain_ports()
+    }
+
+    /// Run [`Port::maintain`] on every owned port now; see [`Worker::upkeep`].
+    pub fn maintain_ports(&mut self) -> bool {
+        let mut changed = false;
+        for (port_no, port) in self.owned.iter_mut() {
+            let ev = port.maintain();
+            changed |= ev.fd_changed();
+            let st = &self.state[usize::from(*port_no)];
+            st.set_link(port.link_up());
+            if let Some(b) = port.backend_stats() {
+                st.backend.store(&b);
+            }
+        }
+        changed
+    }
+
+    /// Copy every owned port's backend counters into the engine's gauges now.
+    pub fn publish_backend_stats(&mut self) {
+        for (port_no, port) in self.owned.iter_mut() {
+            if let Some(b) = port.backend_stats() {
+                self.state[usize::from(*port_no)].backend.store(&b);
+            }
+        }
     }
 
     fn update_gauges(&self) {
@@ -238,5 +306,16 @@ impl Worker {
     pub fn has_pending(&self) -> bool {
         self.owned.iter().any(|(_, p)| p.rx_ready())
             || self.drain.iter().flatten().any(|r| !r.is_empty())
+    }
+}
+
+/// Occupancy of egress `p` as an adaptive choice sees it: this worker's ring towards
+/// it plus the frames its backend holds unsent (the owner's gauge).
+#[inline]
+fn occupancy(tx: &[Producer<Buf>], state: &[PortState], p: u16) -> usize {
+    let i = usize::from(p);
+    match (tx.get(i), state.get(i)) {
+        (Some(r), Some(st)) => r.buffer().capacity() - r.slots() + st.tx_backlog(),
+        _ => usize::MAX,
     }
 }

@@ -124,6 +124,27 @@ pub struct PortCounters {
     pub dropped: u64,
     /// Drops by reason (every reason, zeros included).
     pub drops: BTreeMap<String, u64>,
+    /// Frames the port's backend holds but has not sent yet (AF_PACKET TX ring).
+    #[serde(default)]
+    pub tx_backlog: u64,
+    /// The backend's own counters, beside rx = tx + drops (see docs/engine.md).
+    #[serde(default)]
+    pub backend: BackendReport,
+}
+
+/// A port backend's own counters (`docs/wire-format.md` §7.1). Backend RX drops
+/// happen before the engine sees a frame; backend TX refusals are also counted by the
+/// engine (`tx_error`, `port_down`), so these are reported beside the engine's drops.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct BackendReport {
+    /// Frames the kernel dropped because the RX ring was full (AF_PACKET `tp_drops`).
+    pub kernel_drops: u64,
+    /// Times the link went down.
+    pub link_down_events: u64,
+    /// Times the port reopened after its interface was re-created.
+    pub reopens: u64,
+    /// Backend drops by reason (AF_PACKET names; empty for `mem`).
+    pub drops: BTreeMap<String, u64>,
 }
 
 /// `counters` response body.
@@ -205,6 +226,35 @@ pub fn format_counters(c: &CountersReport) -> String {
     }
     if !any {
         let _ = writeln!(s, "drops by reason: none");
+    }
+    // backend counters, beside the engine's (only ports where something happened)
+    for p in &c.ports {
+        let b = &p.backend;
+        let mut nz: Vec<String> = b
+            .drops
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(r, n)| format!("{r}={n}"))
+            .collect();
+        for (name, n) in [
+            ("kernel_drops", b.kernel_drops),
+            ("link_down_events", b.link_down_events),
+            ("reopens", b.reopens),
+            ("tx_backlog", p.tx_backlog),
+        ] {
+            if n > 0 {
+                nz.push(format!("{name}={n}"));
+            }
+        }
+        if !nz.is_empty() {
+            let _ = writeln!(
+                s,
+                "  backend port {} ({}): {}",
+                p.port,
+                p.name,
+                nz.join(" ")
+            );
+        }
     }
     s
 }

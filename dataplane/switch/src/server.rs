@@ -15,8 +15,8 @@
 
 use crate::config::{Config, PortSpec};
 use crate::proto::{
-    self, CountersReport, Health, PortCounters, PortHealth, Request, DEFAULT_CAPTURE, MAX_CAPTURE,
-    OPS,
+    self, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
+    DEFAULT_CAPTURE, MAX_CAPTURE, OPS,
 };
 use crate::tables;
 use anyhow::{bail, Context, Result};
@@ -248,6 +248,18 @@ impl Shared {
                 ring_occupancy: s.ring_occupancy,
                 dropped: s.dropped(),
                 drops,
+                tx_backlog: s.tx_backlog,
+                backend: BackendReport {
+                    kernel_drops: s.backend.kernel_drops,
+                    link_down_events: s.backend.link_down_events,
+                    reopens: s.backend.reopens,
+                    drops: s
+                        .backend
+                        .drops
+                        .iter()
+                        .map(|(n, c)| (n.to_string(), *c))
+                        .collect(),
+                },
             });
         }
         r

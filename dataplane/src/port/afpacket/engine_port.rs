@@ -1,8 +1,20 @@
 //! [`AfPacketPort`] as an engine [`Port`]: RX frames are copied from the mmap RX ring
 //! into pool buffers, TX frames from buffers into the mmap TX ring, one `send` per burst.
+//!
+//! Upkeep ([`Port::maintain`]) is [`AfPacketPort::poll_link_background`]: down, up, or
+//! reopened after the interface was re-created, the reopen running on a helper thread
+//! (it waits for kernel RCU grace periods: 60–70 ms measured on this machine, during
+//! which a worker would forward nothing). Reopening creates the socket in the calling
+//! thread's network namespace (the helper thread is spawned by the worker thread, so
+//! it inherits the worker's), and the engine calls `maintain` on the worker thread
+//! that owns the port: the engine's threads inherit the namespace of the thread that
+//! spawned them, so spawn the engine in the namespace the ports were opened in and do
+//! not `setns` its threads (a port in another namespace stays down: `WrongNamespace`).
 
-use super::{AfPacketPort, PortDrop};
-use crate::engine::{Buf, Pool, Port};
+use super::{AfPacketPort, LinkEvent, PortDrop, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES};
+use crate::engine::{BackendStats, Buf, Pool, Port, PortEvent, BACKEND_DROP_SLOTS};
+
+const _: () = assert!(PORT_DROP_REASONS <= BACKEND_DROP_SLOTS);
 
 impl Port for AfPacketPort {
     fn name(&self) -> &str {
@@ -76,5 +88,38 @@ impl Port for AfPacketPort {
 
     fn rx_fd(&self) -> Option<i32> {
         Some(self.fd())
+    }
+
+    fn maintain(&mut self) -> PortEvent {
+        // a reopen must not stall the worker's other ports: it runs on a helper thread
+        match self.poll_link_background() {
+            Ok(LinkEvent::Unchanged) => PortEvent::Unchanged,
+            Ok(LinkEvent::WentDown) => PortEvent::WentDown,
+            Ok(LinkEvent::CameUp) => PortEvent::CameUp,
+            Ok(LinkEvent::Reopened { up }) => PortEvent::Reopened { up },
+            // a failed reopen (or the wrong namespace) leaves the port down; the next
+            // upkeep tries again
+            Err(_) => PortEvent::Unchanged,
+        }
+    }
+
+    fn tx_backlog(&mut self) -> usize {
+        AfPacketPort::tx_backlog(self)
+    }
+
+    fn backend_drop_names(&self) -> &'static [&'static str] {
+        &PORT_DROP_REASON_NAMES
+    }
+
+    fn backend_stats(&mut self) -> Option<BackendStats> {
+        let s = self.stats();
+        let mut drops = [0u64; BACKEND_DROP_SLOTS];
+        drops[..PORT_DROP_REASONS].copy_from_slice(&s.drops);
+        Some(BackendStats {
+            kernel_drops: s.kernel_drops,
+            link_down_events: s.link_down_events,
+            reopens: s.reopens,
+            drops,
+        })
     }
 }

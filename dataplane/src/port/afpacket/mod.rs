@@ -10,6 +10,10 @@
 //!   when the interface is down or gone, and reopens the socket when an interface of the
 //!   same name comes back with a new ifindex.
 //!
+//! * TX backlog: [`AfPacketPort::tx_backlog`] counts TX-ring frames not yet sent.
+//! * Engine: `engine_port.rs` implements the engine's `Port` trait (link upkeep =
+//!   `poll_link`, backend counters = [`AfPacketPort::stats`]).
+//!
 //! No allocation, locking or syscall per packet: the only syscalls are one `send` per
 //! flushed burst, and whatever the caller does with [`AfPacketPort::fd`].
 
@@ -355,6 +359,9 @@ impl PortStats {
     }
 }
 
+/// What `open_socket` returns: socket, rings, ifindex, MTU, interface flags.
+type Opened = (Socket, Rings, i32, u32, u32);
+
 /// Ring walking state.
 #[derive(Debug)]
 struct Rings {
@@ -377,6 +384,10 @@ struct Rings {
     tx_frames: u32,
     /// Frames submitted since the last flush.
     tx_pending: u32,
+    /// Oldest TX frame submitted and not yet seen sent again (AVAILABLE), and how many
+    /// are in flight from it: `tx_head = (tx_tail + tx_inflight) % tx_frames`.
+    tx_tail: u32,
+    tx_inflight: u32,
 }
 
 /// An AF_PACKET port on one interface.
@@ -393,6 +404,8 @@ pub struct AfPacketPort {
     mtu: u32,
     up: bool,
     gone: bool,
+    /// A reopen running on a helper thread ([`AfPacketPort::poll_link_background`]).
+    reopening: Option<std::sync::mpsc::Receiver<Result<Opened, AfPacketError>>>,
     stats: PortStats,
 }
 
@@ -438,15 +451,12 @@ impl AfPacketPort {
             mtu,
             up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
             gone: false,
+            reopening: None,
             stats: PortStats::default(),
         })
     }
 
-    #[allow(clippy::type_complexity)]
-    fn open_socket(
-        ifname: &str,
-        cfg: &AfPacketConfig,
-    ) -> Result<(Socket, Rings, i32, u32, u32), AfPacketError> {
+    fn open_socket(ifname: &str, cfg: &AfPacketConfig) -> Result<Opened, AfPacketError> {
         let err = |call: &'static str| {
             move |source: io::Error| AfPacketError::Sys {
                 ifname: ifname.to_string(),
@@ -526,6 +536,8 @@ impl AfPacketPort {
             tx_head: 0,
             tx_frames: cfg.tx.frames_per_block() * cfg.tx.block_count,
             tx_pending: 0,
+            tx_tail: 0,
+            tx_inflight: 0,
         };
         Ok((sock, rings, ifindex, mtu, flags))
     }
@@ -564,12 +576,16 @@ impl AfPacketPort {
 
     /// Counters, after folding in the kernel's `PACKET_STATISTICS` (one getsockopt).
     pub fn stats(&mut self) -> PortStats {
+        self.fold_kernel_stats();
+        self.stats
+    }
+
+    fn fold_kernel_stats(&mut self) {
         if let Ok(k) = self.sock.take_stats() {
             self.stats.kernel_packets += k.packets as u64;
             self.stats.kernel_drops += k.drops as u64;
             self.stats.kernel_freeze_q += k.freeze_q as u64;
         }
-        self.stats
     }
 
     fn count(&mut self, reason: PortDrop) {
@@ -774,6 +790,10 @@ impl AfPacketPort {
             self.count(PortDrop::Runt);
             return Err(PortDrop::Runt);
         }
+        if self.rings.tx_inflight >= self.rings.tx_frames {
+            // the head is the oldest frame in flight: see whether it (and more) went
+            self.reap_tx();
+        }
         let fsize = self.rings.tx.frame_size as usize;
         let off = self.rings.rx.bytes() as usize + self.rings.tx_head as usize * fsize;
         let l = self.rings.layout;
@@ -789,6 +809,7 @@ impl AfPacketPort {
         self.rings.map.tx_submit(off, frame.len() as u32, &l);
         self.rings.tx_head = (self.rings.tx_head + 1) % self.rings.tx_frames;
         self.rings.tx_pending += 1;
+        self.rings.tx_inflight += 1;
         self.stats.tx_frames += 1;
         self.stats.tx_bytes += frame.len() as u64;
         Ok(true)
@@ -797,6 +818,33 @@ impl AfPacketPort {
     /// Frames queued since the last successful flush.
     pub fn tx_pending(&self) -> usize {
         self.rings.tx_pending as usize
+    }
+
+    /// TX backlog: frames queued in the TX ring that the kernel has not sent yet
+    /// (not AVAILABLE again), whether flushed or not. Walks forward from the oldest
+    /// frame in flight over those sent since the last call (one atomic load each, no
+    /// syscall), so the cost is amortised over the frames sent.
+    pub fn tx_backlog(&mut self) -> usize {
+        self.reap_tx();
+        self.rings.tx_inflight as usize
+    }
+
+    fn reap_tx(&mut self) {
+        let fsize = self.rings.tx.frame_size as usize;
+        let base = self.rings.rx.bytes() as usize;
+        let l = self.rings.layout;
+        while self.rings.tx_inflight > 0 {
+            let st = self
+                .rings
+                .map
+                .tx_status(base + self.rings.tx_tail as usize * fsize, &l);
+            // WRONG_FORMAT: the kernel is done with it too (refused; reclaimed later)
+            if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
+                break;
+            }
+            self.rings.tx_tail = (self.rings.tx_tail + 1) % self.rings.tx_frames;
+            self.rings.tx_inflight -= 1;
+        }
     }
 
     /// Hand every queued TX frame to the kernel with one `send(MSG_DONTWAIT)`. No-op when
@@ -842,6 +890,67 @@ impl AfPacketPort {
     /// port was opened in ([`AfPacketError::WrongNamespace`] otherwise). A failed
     /// reopen leaves the port down and is returned; the next call tries again.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
+        self.poll_link_with(false)
+    }
+
+    /// [`poll_link`](Self::poll_link) for a thread that must not block: a reopen (new
+    /// socket and rings, which waits for RCU grace periods in the kernel, tens of ms on
+    /// a loaded machine) runs on a helper thread spawned from the calling one (so in
+    /// its network namespace), and a later call installs the result and returns
+    /// [`LinkEvent::Reopened`]; meanwhile the port stays down and calls return
+    /// `Unchanged`. The old socket is closed on a helper thread too. Falls back to the
+    /// blocking reopen if no thread can be spawned.
+    pub fn poll_link_background(&mut self) -> Result<LinkEvent, AfPacketError> {
+        if let Some(rx) = &self.reopening {
+            match rx.try_recv() {
+                Ok(res) => {
+                    self.reopening = None;
+                    let was_up = self.up;
+                    return Ok(self.install(res?, was_up, true));
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(LinkEvent::Unchanged),
+                // the helper died without an answer: start over
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.reopening = None,
+            }
+        }
+        self.poll_link_with(true)
+    }
+
+    /// Replace socket and rings with `o`; the old ones are dropped on a helper thread
+    /// when `background` (closing a packet socket waits for an RCU grace period).
+    fn install(&mut self, o: Opened, was_up: bool, background: bool) -> LinkEvent {
+        let (sock, rings, ifindex, mtu, flags) = o;
+        // the old socket's kernel counters since the last read go with it
+        self.fold_kernel_stats();
+        let old_rings = std::mem::replace(&mut self.rings, rings);
+        let old_sock = std::mem::replace(&mut self.sock, sock);
+        // Drop order: old rings (unmap) before the old socket closes.
+        let old = move || {
+            drop(old_rings);
+            drop(old_sock);
+        };
+        if background {
+            if let Err(e) = std::thread::Builder::new()
+                .name("canopy-afp-close".into())
+                .spawn(old)
+            {
+                drop(e);
+            }
+        } else {
+            old();
+        }
+        self.ifindex = ifindex;
+        self.mtu = mtu;
+        self.gone = false;
+        self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+        self.stats.reopens += 1;
+        if was_up && !self.up {
+            self.stats.link_down_events += 1;
+        }
+        LinkEvent::Reopened { up: self.up }
+    }
+
+    fn poll_link_with(&mut self, background: bool) -> Result<LinkEvent, AfPacketError> {
         let _ = self.sock.take_error();
         let was_up = self.up;
         match self.sock.ifindex(&self.name) {
@@ -858,19 +967,27 @@ impl AfPacketPort {
                     });
                 }
                 self.up = false;
-                let (sock, rings, ifindex, mtu, flags) = Self::open_socket(&self.name, &self.cfg)?;
-                // Drop order: old rings (unmap) before the old socket closes.
-                self.rings = rings;
-                self.sock = sock;
-                self.ifindex = ifindex;
-                self.mtu = mtu;
-                self.gone = false;
-                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-                self.stats.reopens += 1;
-                if was_up && !self.up {
-                    self.stats.link_down_events += 1;
+                if background {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    let (name, cfg) = (self.name.clone(), self.cfg.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("canopy-afp-open".into())
+                        .spawn(move || {
+                            let _ = tx.send(Self::open_socket(&name, &cfg));
+                        });
+                    if spawned.is_ok() {
+                        self.reopening = Some(rx);
+                        // down until the new socket is installed
+                        return Ok(if was_up {
+                            self.stats.link_down_events += 1;
+                            LinkEvent::WentDown
+                        } else {
+                            LinkEvent::Unchanged
+                        });
+                    }
                 }
-                return Ok(LinkEvent::Reopened { up: self.up });
+                let o = Self::open_socket(&self.name, &self.cfg)?;
+                return Ok(self.install(o, was_up, false));
             }
             Ok(_) => {
                 let flags = self.sock.if_flags(&self.name).unwrap_or(0);

@@ -1,0 +1,2 @@
+//! Shared helpers of the integration tests.
+pub mod netns;

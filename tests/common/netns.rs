@@ -1,0 +1,306 @@
+//! Network-namespace helpers shared by the root-only netns tests: namespaces with a
+//! Drop guard, veths created inside them, running code inside a namespace, and a plain
+//! `AF_PACKET` socket as the independent sender/receiver.
+#![allow(dead_code)] // each test binary uses a subset
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub const ETHERTYPE: u16 = 0x88b5; // IEEE local experimental: never sent by the kernel itself.
+
+/// Root and `ip` present; otherwise say why the test is skipped.
+pub fn can_run() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!(
+            "SKIP {}: needs root (network namespaces and veths)",
+            env!("CARGO_CRATE_NAME")
+        );
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!(
+            "SKIP {}: `ip` (iproute2) not installed",
+            env!("CARGO_CRATE_NAME")
+        );
+        return false;
+    }
+    true
+}
+
+pub fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().expect("run ip");
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Namespaces of one test; deleted on drop.
+pub struct Netns {
+    names: Vec<String>,
+}
+
+impl Netns {
+    /// Namespaces `canopy-t<pid>-<test>-<suffix>`.
+    pub fn new(test: &str, suffixes: &[&str]) -> Netns {
+        Self::with_prefix(&format!("canopy-t{}", std::process::id()), test, suffixes)
+    }
+
+    /// Namespaces `canopy-<helper>-<pid>-<test>-<suffix>`.
+    pub fn for_helper(helper: &str, test: &str, suffixes: &[&str]) -> Netns {
+        let prefix = format!("canopy-{helper}-{}", std::process::id());
+        Self::with_prefix(&prefix, test, suffixes)
+    }
+
+    fn with_prefix(prefix: &str, test: &str, suffixes: &[&str]) -> Netns {
+        let mut ns = Netns { names: vec![] };
+        for s in suffixes {
+            let name = format!("{prefix}-{test}-{s}");
+            let _ = Command::new("ip").args(["netns", "del", &name]).output();
+            ip(&["netns", "add", &name]);
+            ns.names.push(name);
+        }
+        ns
+    }
+    pub fn name(&self, i: usize) -> &str {
+        &self.names[i]
+    }
+    /// No IPv6 in namespace `i` (no router/neighbour solicitations or MLD on new
+    /// veths): call before creating its interfaces. Written to `/proc/sys` from a
+    /// thread inside the namespace (`/proc/sys/net` is per namespace; no procps).
+    pub fn no_ipv6(&self, i: usize) {
+        in_ns(self.name(i), || {
+            for k in ["all", "default"] {
+                let p = format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6");
+                std::fs::write(&p, "1").unwrap_or_else(|e| panic!("{p}: {e}"));
+            }
+        });
+    }
+    /// veth `a` in namespace `na`, peer `b` in namespace `nb`, both up.
+    pub fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
+        ip(&[
+            "-n",
+            self.name(na),
+            "link",
+            "add",
+            a,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            b,
+            "netns",
+            self.name(nb),
+        ]);
+        ip(&["-n", self.name(na), "link", "set", a, "up"]);
+        ip(&["-n", self.name(nb), "link", "set", b, "up"]);
+        // The kernel publishes the carrier asynchronously (linkwatch): wait until both
+        // ends are operationally up (IFF_RUNNING), as a port would see after poll_link.
+        for (n, dev) in [(na, a), (nb, b)] {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let out = Command::new("ip")
+                    .args(["-n", self.name(n), "link", "show", "dev", dev])
+                    .output()
+                    .expect("ip link show");
+                if String::from_utf8_lossy(&out.stdout).contains("state UP") {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{dev} never came up");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+        }
+    }
+}
+
+/// Run `f` on a thread that has entered namespace `ns`; sockets it creates belong there.
+pub fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let file = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this only changes the calling (fresh) thread.
+        let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        f()
+    })
+    .join()
+    .expect("netns thread")
+}
+
+/// A plain AF_PACKET/SOCK_RAW socket (no rings): the independent sender/receiver.
+pub struct Raw {
+    /// The socket.
+    pub fd: OwnedFd,
+}
+
+impl Raw {
+    /// Must run inside the namespace of `ifname`.
+    pub fn open(ifname: &str) -> Raw {
+        let cname = std::ffi::CString::new(ifname).unwrap();
+        // SAFETY: plain syscalls with valid arguments; the fd is owned by the OwnedFd.
+        unsafe {
+            let idx = libc::if_nametoindex(cname.as_ptr());
+            assert!(idx > 0, "no interface {ifname}");
+            let fd = libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                (libc::ETH_P_ALL as u16).to_be() as i32,
+            );
+            assert!(fd >= 0);
+            let fd = OwnedFd::from_raw_fd(fd);
+            let one: libc::c_int = 1;
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                23, // PACKET_IGNORE_OUTGOING
+                &one as *const _ as *const libc::c_void,
+                4,
+            );
+            // A receive buffer for every frame of a test even when this thread is
+            // starved by parallel tests (root: SO_RCVBUFFORCE).
+            let rcvbuf: libc::c_int = 64 << 20;
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                &rcvbuf as *const _ as *const libc::c_void,
+                4,
+            );
+            let mut sll: libc::sockaddr_ll = std::mem::zeroed();
+            sll.sll_family = libc::AF_PACKET as u16;
+            sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+            sll.sll_ifindex = idx as i32;
+            let r = libc::bind(
+                fd.as_raw_fd(),
+                &sll as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            );
+            assert_eq!(r, 0, "bind raw: {}", std::io::Error::last_os_error());
+            Raw { fd }
+        }
+    }
+    /// Ask the kernel for a receive timestamp on every frame (`SO_TIMESTAMPNS`).
+    pub fn timestamps(&self) {
+        let one: libc::c_int = 1;
+        // SAFETY: a valid int option for a socket we own.
+        let r = unsafe {
+            libc::setsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_TIMESTAMPNS,
+                &one as *const _ as *const libc::c_void,
+                4,
+            )
+        };
+        assert_eq!(r, 0, "SO_TIMESTAMPNS: {}", std::io::Error::last_os_error());
+    }
+    /// Wait up to `timeout` for a frame `keep` accepts; with its kernel receive time
+    /// (CLOCK_REALTIME ns) when [`Raw::timestamps`] was asked for.
+    pub fn recv_stamped(
+        &self,
+        timeout: Duration,
+        keep: impl Fn(&[u8]) -> bool,
+    ) -> Option<(Vec<u8>, Option<u64>)> {
+        let deadline = Instant::now() + timeout;
+        let mut buf = vec![0u8; 65536];
+        let mut ctl = [0u64; 16];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            let mut pfd = libc::pollfd {
+                fd: self.fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(&mut pfd, 1, left.as_millis().max(1) as i32) };
+            let mut iov = libc::iovec {
+                iov_base: buf.as_mut_ptr().cast(),
+                iov_len: buf.len(),
+            };
+            // SAFETY: msghdr is plain data; zeroed is valid, then filled below.
+            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = ctl.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&ctl) as _;
+            // SAFETY: msg points to live buffers of the given sizes.
+            let r = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, 0) };
+            if r < 0 {
+                continue;
+            }
+            let f = &buf[..r as usize];
+            if !keep(f) {
+                continue;
+            }
+            let mut ts = None;
+            // SAFETY: walking the control messages the kernel wrote into `ctl`, with
+            // the libc CMSG macros over the msghdr that describes it.
+            unsafe {
+                let mut c = libc::CMSG_FIRSTHDR(&msg);
+                while !c.is_null() {
+                    if (*c).cmsg_level == libc::SOL_SOCKET
+                        && (*c).cmsg_type == libc::SCM_TIMESTAMPNS
+                    {
+                        let t =
+                            std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
+                        ts = Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64);
+                    }
+                    c = libc::CMSG_NXTHDR(&msg, c);
+                }
+            }
+            return Some((f.to_vec(), ts));
+        }
+    }
+    pub fn send(&self, frame: &[u8]) {
+        loop {
+            // SAFETY: frame is a valid buffer of its length.
+            let r =
+                unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+            if r == frame.len() as isize {
+                return;
+            }
+            let e = std::io::Error::last_os_error();
+            assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "raw send: {e}");
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+    /// Receive our test frames (ETHERTYPE) until `n` arrived or `timeout` passed.
+    pub fn recv_n(&self, n: usize, timeout: Duration) -> Vec<Vec<u8>> {
+        let deadline = Instant::now() + timeout;
+        let mut got = vec![];
+        let mut buf = vec![0u8; 65536];
+        while got.len() < n && Instant::now() < deadline {
+            // SAFETY: buf is a valid writable buffer of its length.
+            let r =
+                unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if r < 0 {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
+            let f = &buf[..r as usize];
+            if is_test_frame(f) {
+                got.push(f.to_vec());
+            }
+        }
+        got
+    }
+}
+
+pub fn is_test_frame(f: &[u8]) -> bool {
+    f.len() >= 14 && u16::from_be_bytes([f[12], f[13]]) == ETHERTYPE
+}
