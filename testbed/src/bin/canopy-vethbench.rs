@@ -1,0 +1,184 @@
+//! `canopy-vethbench`: one switch on veth next to the Linux bridge and DPDK testpmd
+//! (and bmv2 when installed). Needs root. See `docs/vethbench.md`.
+
+use anyhow::{bail, Context};
+use canopy_testbed::bench::{self, Config, Generator, WorkDir};
+use canopy_testbed::forwarder::{Kind, Options};
+use clap::Parser;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "canopy-vethbench",
+    about = "One Canopy switch on veth next to the Linux bridge, DPDK testpmd and bmv2",
+    long_about = "Builds three network namespaces (sender, forwarder, receiver; prefix cvb<pid>-, \
+                  deleted at exit and on Ctrl-C), then runs each forwarder in turn on the same veths: \
+                  a max-rate pass (trafgen or the own sender), a fixed-rate pass with CPU time per \
+                  forwarded packet (/proc/PID/stat of the forwarder, /proc/stat of the machine), and \
+                  a one-way latency pass at a low rate. Needs root."
+)]
+struct Args {
+    /// Forwarders to run, in order: direct, bridge, testpmd, canopy (adaptive polling),
+    /// canopy-busy (busy polling), bmv2. Missing programs are skipped with a message.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "direct,bridge,testpmd,canopy,canopy-busy,bmv2"
+    )]
+    forwarders: Vec<String>,
+    /// Seconds of the max-rate pass per forwarder (0 = skip).
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Offered rate of the fixed-rate (CPU per packet) pass, frames/s (0 = skip).
+    #[arg(long, default_value_t = 100_000)]
+    fixed_rate: u64,
+    /// Frames per burst in the fixed-rate pass. With 1 the frames are evenly spaced and
+    /// the sender spins between them (its core is busy); with more it sleeps between
+    /// bursts, so the machine-wide CPU figure is real work.
+    #[arg(long, default_value_t = 32)]
+    fixed_burst: usize,
+    /// Seconds of the fixed-rate pass.
+    #[arg(long, default_value_t = 5.0)]
+    fixed_seconds: f64,
+    /// Rate of the latency pass, frames/s (0 = skip).
+    #[arg(long, default_value_t = 1000)]
+    latency_rate: u64,
+    /// Frames recorded in the latency pass.
+    #[arg(long, default_value_t = 5000)]
+    latency_count: u64,
+    /// Frames sent before recording starts in the latency pass.
+    #[arg(long, default_value_t = 200)]
+    latency_warmup: u64,
+    /// Max-rate sender: auto (trafgen if installed), trafgen, own.
+    #[arg(long, default_value = "auto")]
+    generator: String,
+    /// Frame length without FCS (60 = 64 B on the wire).
+    #[arg(long, default_value_t = 60)]
+    frame_len: usize,
+    /// CPU the forwarder is pinned to.
+    #[arg(long, default_value_t = 1)]
+    fwd_core: usize,
+    /// CPU the sender and the latency probe are pinned to. trafgen pins its one worker
+    /// to CPU 0 itself, so with any other value the max-rate pass uses the own sender.
+    #[arg(long, default_value_t = 0)]
+    gen_core: usize,
+    /// canopy-switch binary (default: next to this binary, then PATH).
+    #[arg(long)]
+    canopy_switch: Option<PathBuf>,
+    /// TPACKET version of canopy's AF_PACKET ports: v2 (per-frame, low latency) or v3.
+    #[arg(long, default_value = "v2")]
+    canopy_tpacket: String,
+    /// canopy adaptive mode: empty polling rounds before sleeping.
+    #[arg(long, default_value_t = 1000)]
+    canopy_spins: u32,
+    /// dpdk-testpmd binary (default: PATH).
+    #[arg(long)]
+    testpmd: Option<PathBuf>,
+    /// Compiled P4 program (bmv2 JSON) for simple_switch; bmv2 runs only with it.
+    #[arg(long)]
+    bmv2_json: Option<PathBuf>,
+    /// Seconds to wait for a forwarder to pass its first frame.
+    #[arg(long, default_value_t = 30.0)]
+    start_timeout: f64,
+    /// Write results.md and results.json into this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the JSON results on stdout (progress goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Keep the scratch directory (generated configs, forwarder logs) after the run.
+    #[arg(long)]
+    keep_work: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    let a = Args::parse();
+    if !canopy_testbed::sys::is_root() {
+        bail!(canopy_testbed::TestbedError::NotRoot);
+    }
+    let mut forwarders = vec![];
+    for f in &a.forwarders {
+        match Kind::parse(f.trim()) {
+            Some(k) => forwarders.push(k),
+            None => bail!(
+                "--forwarders: unknown forwarder `{f}` (known: {})",
+                Kind::ALL.map(Kind::name).join(", ")
+            ),
+        }
+    }
+    let generator = match a.generator.as_str() {
+        "auto" => Generator::Auto,
+        "trafgen" => Generator::Trafgen,
+        "own" => Generator::Own,
+        g => bail!("--generator: `{g}` is not auto, trafgen or own"),
+    };
+    if !matches!(a.canopy_tpacket.as_str(), "v2" | "v3") {
+        bail!("--canopy-tpacket: `{}` is not v2 or v3", a.canopy_tpacket);
+    }
+    let prefix = bench::default_prefix();
+    let work = WorkDir::new(&prefix, a.keep_work)?;
+    let mut options = Options::discover(a.fwd_core, work.path.clone());
+    if let Some(p) = &a.canopy_switch {
+        options.canopy_switch = Some(p.clone());
+    }
+    if let Some(p) = &a.testpmd {
+        options.testpmd = Some(p.clone());
+    }
+    options.canopy_tpacket = a.canopy_tpacket.clone();
+    options.canopy_spins = a.canopy_spins;
+    options.bmv2_json = a.bmv2_json.clone();
+    let secs = |x: f64| Duration::from_secs_f64(x.max(0.0));
+    let cfg = Config {
+        forwarders,
+        max_rate_time: secs(a.seconds),
+        fixed_pps: a.fixed_rate,
+        fixed_burst: a.fixed_burst.max(1),
+        fixed_time: secs(a.fixed_seconds),
+        latency_pps: a.latency_rate,
+        latency_count: a.latency_count,
+        latency_warmup: a.latency_warmup,
+        generator,
+        frame_len: a.frame_len,
+        gen_core: a.gen_core,
+        options,
+        prefix,
+        start_timeout: secs(a.start_timeout),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).context("install the SIGINT handler")?;
+    }
+    let report = bench::run(&cfg, &stop, &|line| tracing::info!("{line}"));
+    let report = match report {
+        Ok(r) => r,
+        Err(canopy_testbed::TestbedError::Interrupted) => {
+            drop(work);
+            tracing::warn!("interrupted: namespaces and forwarders cleaned up");
+            std::process::exit(130);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let md = canopy_testbed::report::markdown(&report);
+    let json = serde_json::to_string_pretty(&report)?;
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+        std::fs::write(dir.join("results.md"), &md)
+            .with_context(|| format!("write {}/results.md", dir.display()))?;
+        std::fs::write(dir.join("results.json"), &json)
+            .with_context(|| format!("write {}/results.json", dir.display()))?;
+        tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
+    }
+    if a.json {
+        println!("{json}");
+    } else {
+        println!("{md}");
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! The testbed's error type.
+
+use thiserror::Error;
+
+/// Everything that can go wrong while wiring, running or measuring.
+#[derive(Debug, Error)]
+pub enum TestbedError {
+    /// Network namespaces and veths need root.
+    #[error("canopy-vethbench must run as root (it creates network namespaces and veth pairs); try sudo")]
+    NotRoot,
+    /// A required tool is not installed.
+    #[error("`{tool}` not found on PATH ({hint})")]
+    Missing {
+        /// The program.
+        tool: String,
+        /// Which package provides it.
+        hint: String,
+    },
+    /// An external command failed.
+    #[error("`{cmd}` failed: {detail}")]
+    Command {
+        /// The command line.
+        cmd: String,
+        /// Exit status and stderr.
+        detail: String,
+    },
+    /// An I/O error with what was being done.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An AF_PACKET port could not be opened or used.
+    #[error("AF_PACKET port: {0}")]
+    Port(#[from] canopy_dataplane::port::afpacket::AfPacketError),
+    /// Output of a tool or a /proc file that could not be parsed.
+    #[error("cannot parse {what}: {detail}")]
+    Parse {
+        /// What was parsed.
+        what: String,
+        /// Why it failed.
+        detail: String,
+    },
+    /// The topology / header computation failed.
+    #[error("frame construction: {0}")]
+    Frame(String),
+    /// A forwarder did not start forwarding in time.
+    #[error("{forwarder}: {detail}")]
+    Forwarder {
+        /// Forwarder name.
+        forwarder: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// Stopped by SIGINT.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl TestbedError {
+    /// An [`TestbedError::Io`] with context.
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        TestbedError::Io {
+            what: what.into(),
+            source,
+        }
+    }
+}
+
+/// Result alias of the crate.
+pub type Result<T> = std::result::Result<T, TestbedError>;

@@ -1,0 +1,545 @@
+//! The wiring of the veth bench and the forwarders that run on it, one at a time.
+//!
+//! ```text
+//!  ns <p>-s            ns <p>-f (forwarder)              ns <p>-r
+//!  s0 ───────────────── fa  [bridge | testpmd | canopy]  fb ──────────────── r0
+//!  d0 ─────────────────────────── (direct: no forwarder) ──────────────────── d1
+//!                       u2 ── u2p, u3 ── u3p  (canopy's up ports: wired, unused)
+//! ```
+//!
+//! A forwarder is started by [`start`] and stopped when its [`Running`] guard drops
+//! (processes get SIGTERM, then SIGKILL after 3 s; the bridge is deleted).
+
+use crate::error::{Result, TestbedError};
+use crate::frames::{self, BenchFrame};
+use crate::netns::{self, ip, which, Netns};
+use crate::sys;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sender-side interface (namespace `-s`).
+pub const S_IF: &str = "s0";
+/// Forwarder's interface towards the sender.
+pub const F_IN: &str = "fa";
+/// Forwarder's interface towards the receiver.
+pub const F_OUT: &str = "fb";
+/// Receiver-side interface (namespace `-r`).
+pub const R_IF: &str = "r0";
+/// Direct pair: sender end.
+pub const D_S: &str = "d0";
+/// Direct pair: receiver end.
+pub const D_R: &str = "d1";
+/// Canopy's unused up ports (each a veth whose peer stays in the forwarder namespace).
+pub const UP: [(&str, &str); 2] = [("u2", "u2p"), ("u3", "u3p")];
+
+/// The forwarders the bench knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// No forwarder: veth straight from sender to receiver (the floor).
+    Direct,
+    /// Linux bridge in the forwarder namespace.
+    Bridge,
+    /// DPDK `dpdk-testpmd`, io forwarding over two `net_af_packet` vdevs.
+    Testpmd,
+    /// `canopy-switch`, adaptive polling (spin, then sleep).
+    Canopy,
+    /// `canopy-switch`, busy polling pinned to the forwarder core.
+    CanopyBusy,
+    /// bmv2 `simple_switch` (only when installed and given a program).
+    Bmv2,
+}
+
+impl Kind {
+    /// Every kind, in the bench's default order.
+    pub const ALL: [Kind; 6] = [
+        Kind::Direct,
+        Kind::Bridge,
+        Kind::Testpmd,
+        Kind::Canopy,
+        Kind::CanopyBusy,
+        Kind::Bmv2,
+    ];
+
+    /// Name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Direct => "direct",
+            Kind::Bridge => "bridge",
+            Kind::Testpmd => "testpmd",
+            Kind::Canopy => "canopy",
+            Kind::CanopyBusy => "canopy-busy",
+            Kind::Bmv2 => "bmv2",
+        }
+    }
+
+    /// Parse a name ([`Kind::name`]).
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// Whether frames go through a forwarder process whose CPU time can be read.
+    pub fn has_process(self) -> bool {
+        !matches!(self, Kind::Direct | Kind::Bridge)
+    }
+}
+
+/// The namespaces and veths of one bench run.
+#[derive(Debug)]
+pub struct Wiring {
+    ns: Netns,
+    /// Whether offloads could be turned off on every veth (`ethtool` present).
+    pub offloads_off: bool,
+}
+
+/// Where a frame enters and leaves for one forwarder.
+#[derive(Debug, Clone)]
+pub struct Path2 {
+    /// Sender namespace and interface.
+    pub tx: (String, &'static str),
+    /// Receiver namespace and interface.
+    pub rx: (String, &'static str),
+}
+
+impl Wiring {
+    /// Create namespaces `<prefix>-s`, `-f`, `-r` and every veth of the diagram.
+    pub fn build(prefix: &str) -> Result<Wiring> {
+        let ns = Netns::create(prefix, &["s", "f", "r"])?;
+        let (s, f, r) = (ns.name(0), ns.name(1), ns.name(2));
+        let mut off = netns::veth(s, S_IF, f, F_IN)?;
+        off &= netns::veth(f, F_OUT, r, R_IF)?;
+        off &= netns::veth(s, D_S, r, D_R)?;
+        for (a, b) in UP {
+            off &= netns::veth(f, a, f, b)?;
+        }
+        Ok(Wiring {
+            ns,
+            offloads_off: off,
+        })
+    }
+
+    /// Sender namespace.
+    pub fn sender(&self) -> &str {
+        self.ns.name(0)
+    }
+    /// Forwarder namespace.
+    pub fn forwarder(&self) -> &str {
+        self.ns.name(1)
+    }
+    /// Receiver namespace.
+    pub fn receiver(&self) -> &str {
+        self.ns.name(2)
+    }
+
+    /// The sender and receiver interfaces for `kind`.
+    pub fn path(&self, kind: Kind) -> Path2 {
+        if kind == Kind::Direct {
+            Path2 {
+                tx: (self.sender().into(), D_S),
+                rx: (self.receiver().into(), D_R),
+            }
+        } else {
+            Path2 {
+                tx: (self.sender().into(), S_IF),
+                rx: (self.receiver().into(), R_IF),
+            }
+        }
+    }
+}
+
+/// Where the forwarders' programs are and how they run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// CPU the forwarder is pinned to.
+    pub fwd_core: usize,
+    /// `canopy-switch` binary.
+    pub canopy_switch: Option<PathBuf>,
+    /// TPACKET version of canopy's ports ("v2" or "v3").
+    pub canopy_tpacket: String,
+    /// Adaptive mode: empty rounds before sleeping.
+    pub canopy_spins: u32,
+    /// `dpdk-testpmd` binary.
+    pub testpmd: Option<PathBuf>,
+    /// bmv2 `simple_switch` binary.
+    pub bmv2: Option<PathBuf>,
+    /// Compiled P4 program (bmv2 JSON) for `simple_switch`.
+    pub bmv2_json: Option<PathBuf>,
+    /// Directory for generated configs and forwarder logs.
+    pub work_dir: PathBuf,
+}
+
+impl Options {
+    /// Look the programs up: `canopy-switch` next to the running executable (same
+    /// target directory) or on PATH; `dpdk-testpmd` and `simple_switch` on PATH.
+    pub fn discover(fwd_core: usize, work_dir: PathBuf) -> Options {
+        Options {
+            fwd_core,
+            canopy_switch: find_canopy_switch(),
+            canopy_tpacket: "v2".into(),
+            canopy_spins: 1000,
+            testpmd: which("dpdk-testpmd"),
+            bmv2: which("simple_switch"),
+            bmv2_json: None,
+            work_dir,
+        }
+    }
+}
+
+/// `canopy-switch` in the executable's directory, its parent (test binaries live in
+/// `target/*/deps`), or on PATH.
+pub fn find_canopy_switch() -> Option<PathBuf> {
+    if let Ok(exe) = std::env::current_exe() {
+        for dir in exe.ancestors().skip(1).take(2) {
+            let p = dir.join("canopy-switch");
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    which("canopy-switch")
+}
+
+/// Why `kind` cannot run here, if it cannot.
+pub fn unavailable(kind: Kind, o: &Options) -> Option<String> {
+    match kind {
+        Kind::Direct | Kind::Bridge => None,
+        Kind::Testpmd => o.testpmd.is_none().then(|| {
+            "dpdk-testpmd not installed (Debian: dpdk-dev, librte-net-af-packet23)".into()
+        }),
+        Kind::Canopy | Kind::CanopyBusy => o.canopy_switch.is_none().then(|| {
+            "canopy-switch not found (cargo build --release -p canopy-switch, or put it on PATH)"
+                .into()
+        }),
+        Kind::Bmv2 => match (&o.bmv2, &o.bmv2_json) {
+            (None, _) => Some("simple_switch (bmv2) not installed".into()),
+            (Some(_), None) => Some("no P4 program given (--bmv2-json)".into()),
+            _ => None,
+        },
+    }
+}
+
+/// A child process in its own process group; stopped (SIGTERM to the group, SIGKILL
+/// after 3 s) on drop.
+#[derive(Debug)]
+pub struct Proc {
+    name: String,
+    child: Child,
+    // kept open: testpmd exits when its stdin reaches end of file
+    _stdin: Option<ChildStdin>,
+}
+
+impl Proc {
+    /// Spawn `cmd` in a new process group, stdout and stderr to `log`.
+    pub fn spawn(name: &str, mut cmd: Command, log: &Path, keep_stdin: bool) -> Result<Proc> {
+        let out = std::fs::File::create(log)
+            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
+        let err = out
+            .try_clone()
+            .map_err(|e| TestbedError::io("dup log", e))?;
+        cmd.stdout(out).stderr(err).process_group(0);
+        cmd.stdin(if keep_stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| TestbedError::io(format!("spawn {name}"), e))?;
+        let stdin = child.stdin.take();
+        Ok(Proc {
+            name: name.into(),
+            child,
+            _stdin: stdin,
+        })
+    }
+
+    /// Process id (also the process group id). `ip netns exec` and `taskset` exec
+    /// their command, so this is the forwarder itself.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether it has exited (and how).
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Send `sig` to the group and wait up to `grace` for the process to exit, then
+    /// SIGKILL. Returns whether it exited by itself.
+    pub fn stop(&mut self, sig: i32, grace: Duration) -> bool {
+        if self.exited().is_some() {
+            return true;
+        }
+        sys::signal_group(self.pid(), sig);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if self.exited().is_some() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        sys::signal_group(self.pid(), sys::SIGKILL);
+        let _ = self.child.wait();
+        false
+    }
+
+    /// Name given at spawn.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.stop(sys::SIGTERM, Duration::from_secs(3));
+    }
+}
+
+/// A started forwarder; stopped on drop.
+#[derive(Debug)]
+pub struct Running {
+    /// Which forwarder.
+    pub kind: Kind,
+    proc_: Option<Proc>,
+    bridge_ns: Option<String>,
+    /// Its log file, if it has a process.
+    pub log: Option<PathBuf>,
+}
+
+impl Running {
+    /// Process id of the forwarder process (None for direct and bridge).
+    pub fn pid(&self) -> Option<u32> {
+        self.proc_.as_ref().map(Proc::pid)
+    }
+
+    /// Error if the forwarder process has exited (with the tail of its log).
+    pub fn check_alive(&mut self) -> Result<()> {
+        if let Some(p) = self.proc_.as_mut() {
+            if let Some(st) = p.exited() {
+                return Err(TestbedError::Forwarder {
+                    forwarder: self.kind.name().into(),
+                    detail: format!("exited ({st}); log: {}", log_tail(self.log.as_deref())),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut p) = self.proc_.take() {
+            // canopy-switch and testpmd both stop cleanly on SIGINT/SIGTERM
+            p.stop(sys::SIGINT, Duration::from_secs(3));
+        }
+        if let Some(ns) = self.bridge_ns.take() {
+            let _ = ip(&["-n", &ns, "link", "del", "br0"]);
+        }
+    }
+}
+
+/// The last lines of a log file, for error messages.
+pub fn log_tail(p: Option<&Path>) -> String {
+    let Some(p) = p else { return String::new() };
+    let s = std::fs::read_to_string(p).unwrap_or_default();
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join(" | ")
+}
+
+/// Start `kind` on `w`. The caller checks [`unavailable`] first.
+pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<Running> {
+    let f = w.forwarder().to_string();
+    let mut r = Running {
+        kind,
+        proc_: None,
+        bridge_ns: None,
+        log: None,
+    };
+    let core = o.fwd_core.to_string();
+    match kind {
+        Kind::Direct => {}
+        Kind::Bridge => {
+            ip(&[
+                "-n",
+                &f,
+                "link",
+                "add",
+                "br0",
+                "type",
+                "bridge",
+                "stp_state",
+                "0",
+            ])?;
+            r.bridge_ns = Some(f.clone());
+            ip(&[
+                "-n",
+                &f,
+                "link",
+                "set",
+                "br0",
+                "type",
+                "bridge",
+                "forward_delay",
+                "0",
+            ])?;
+            for dev in [F_IN, F_OUT] {
+                ip(&["-n", &f, "link", "set", dev, "master", "br0"])?;
+            }
+            netns::offloads_off(&f, "br0");
+            ip(&["-n", &f, "link", "set", "br0", "up"])?;
+        }
+        Kind::Testpmd => {
+            let bin = o.testpmd.as_ref().ok_or_else(|| missing("dpdk-testpmd"))?;
+            let mut cmd = Command::new("ip");
+            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
+                .arg(bin);
+            // main lcore (blocked reading stdin) and the forwarding lcore share one CPU
+            cmd.arg(format!("--lcores=0@{core},1@{core}"));
+            cmd.args(["--no-pci", "--file-prefix"]);
+            cmd.arg(format!("cvb{}", std::process::id()));
+            // --in-memory needs huge pages; without them --no-huge (which implies
+            // legacy memory mode, incompatible with --in-memory) and 1 GB of plain memory (its default mbuf pool
+            // of 155k × 2176 B does not fit in 512 MB)
+            if hugepages_free() {
+                cmd.arg("--in-memory");
+            } else {
+                cmd.args(["--no-huge", "-m", "1024"]);
+            }
+            for (i, dev) in [F_IN, F_OUT].iter().enumerate() {
+                cmd.arg(format!("--vdev=net_af_packet{i},iface={dev},framecnt=8192"));
+            }
+            cmd.args(["--", "--forward-mode=io", "--auto-start", "--nb-cores=1"]);
+            let log = o.work_dir.join("testpmd.log");
+            r.proc_ = Some(Proc::spawn("testpmd", cmd, &log, true)?);
+            r.log = Some(log);
+        }
+        Kind::Canopy | Kind::CanopyBusy => {
+            let bin = o
+                .canopy_switch
+                .as_ref()
+                .ok_or_else(|| missing("canopy-switch"))?;
+            let name = kind.name();
+            let cfg = o.work_dir.join(format!("{name}.toml"));
+            let sock = o.work_dir.join(format!("{name}.sock"));
+            let text = canopy_config(frame, kind == Kind::CanopyBusy, o, &sock);
+            std::fs::File::create(&cfg)
+                .and_then(|mut fh| fh.write_all(text.as_bytes()))
+                .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+            let mut cmd = Command::new("ip");
+            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
+                .arg(bin);
+            cmd.arg("run")
+                .arg("--config")
+                .arg(&cfg)
+                .args(["--log", "warn"]);
+            let log = o.work_dir.join(format!("{name}.log"));
+            r.proc_ = Some(Proc::spawn(name, cmd, &log, false)?);
+            r.log = Some(log);
+        }
+        Kind::Bmv2 => {
+            let bin = o.bmv2.as_ref().ok_or_else(|| missing("simple_switch"))?;
+            let json = o.bmv2_json.as_ref().ok_or_else(|| missing("--bmv2-json"))?;
+            let mut cmd = Command::new("ip");
+            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
+                .arg(bin);
+            cmd.args(["-i", &format!("0@{F_IN}"), "-i", &format!("1@{F_OUT}")]);
+            cmd.arg(json);
+            let log = o.work_dir.join("bmv2.log");
+            r.proc_ = Some(Proc::spawn("bmv2", cmd, &log, false)?);
+            r.log = Some(log);
+        }
+    }
+    Ok(r)
+}
+
+fn missing(tool: &str) -> TestbedError {
+    TestbedError::Missing {
+        tool: tool.into(),
+        hint: "see `canopy-vethbench --help`".into(),
+    }
+}
+
+/// Whether the machine has free huge pages (else testpmd runs with `--no-huge`).
+fn hugepages_free() -> bool {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("HugePages_Free:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .is_some_and(|n| n >= 256)
+}
+
+/// The `canopy-switch` config (the contract of `SWITCHCFG.md`): edge switch `edge-p0-e0` of
+/// the k=4 fat tree with sliced tables, the source host's port on `fa`, the
+/// destination host's on `fb`, the two other ports on the unused veths.
+pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -> String {
+    // the parser is strict: spins/max_sleep_us only in adaptive mode, pin_cores only in busy
+    let mode = if busy {
+        format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
+    } else {
+        format!(
+            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = 1000\n",
+            o.canopy_spins
+        )
+    };
+    let mut s = format!(
+        "# generated by canopy-vethbench\n[switch]\nworkers = 1\n{mode}ring_size = 256\n\
+         drain_us = 100\npool = 8192\n\n\
+         [tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n\
+         [management]\nsocket = \"{}\"\n",
+        frames::TOPOLOGY,
+        frames::SWITCH,
+        sock.display()
+    );
+    let mut up = UP.iter().map(|x| x.0);
+    for p in 0..frame.ports {
+        let dev = if p == frame.src_port {
+            F_IN
+        } else if p == frame.dst_port {
+            F_OUT
+        } else {
+            up.next().unwrap_or("u_missing")
+        };
+        s.push_str(&format!(
+            "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"{dev}\"\ntpacket = \"{}\"\n",
+            o.canopy_tpacket
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_by_name() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+        }
+        assert_eq!(Kind::parse("nope"), None);
+        assert!(Kind::Canopy.has_process() && !Kind::Bridge.has_process());
+    }
+
+    #[test]
+    fn canopy_config_puts_the_hosts_on_fa_and_fb() {
+        let f = BenchFrame::new(60).unwrap();
+        let o = Options::discover(0, std::env::temp_dir());
+        let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
+        let ports: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("interface = \""))
+            .map(|l| l.trim_end_matches('"'))
+            .collect();
+        assert_eq!(ports.len(), 4);
+        assert_eq!(ports[f.src_port], F_IN);
+        assert_eq!(ports[f.dst_port], F_OUT);
+        assert!(ports.contains(&"u2") && ports.contains(&"u3"));
+        assert!(text.contains("mode = \"adaptive\"") && text.contains("switch = \"edge-p0-e0\""));
+    }
+}

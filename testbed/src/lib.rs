@@ -1,0 +1,29 @@
+//! Canopy testbed (issue 4 seed): network-namespace wiring, traffic generation and
+//! measurement. Today it holds `canopy-vethbench`, which runs one switch on veth next to
+//! the Linux bridge and DPDK's `net_af_packet` PMD (see `docs/vethbench.md`).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`netns`] | namespaces with a cleanup guard, veths, offloads, kernel link counters |
+//! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
+//! | [`frames`] | the sliced-flit bench frame h0 → h1 through `edge-p0-e0`, the measurement stamp |
+//! | [`gen`] | the own sender (paced or full speed) and the one-way latency probe |
+//! | [`trafgen`] | `trafgen` as the max-rate sender |
+//! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
+//! | [`bench`] | the three passes per forwarder, the results |
+//! | [`report`] | Markdown |
+//! | [`sys`] | the raw syscalls (setns, kill, clock) |
+#![cfg(target_os = "linux")]
+
+pub mod bench;
+pub mod cpu;
+pub mod error;
+pub mod forwarder;
+pub mod frames;
+pub mod gen;
+pub mod netns;
+pub mod report;
+pub mod sys;
+pub mod trafgen;
+
+pub use error::{Result, TestbedError};

@@ -1,0 +1,76 @@
+//! The few raw system calls the testbed needs (Linux only): effective uid, entering a
+//! network namespace on the calling thread, signals to a process group, the monotonic
+//! clock and the clock-tick rate. Every `unsafe` block of the crate is here.
+
+use std::os::fd::AsRawFd;
+
+/// Whether the process runs as root (effective uid 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Move the calling thread into the network namespace `/run/netns/<name>`. Sockets the
+/// thread creates afterwards belong to that namespace; other threads are unaffected.
+pub fn enter_netns(name: &str) -> std::io::Result<()> {
+    let file = std::fs::File::open(format!("/run/netns/{name}"))?;
+    // SAFETY: a valid, open namespace fd; setns only changes the calling thread.
+    let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Send `sig` to every process of process group `pgid`. Errors (group gone) are ignored
+/// by the callers; the return value says whether the kernel accepted the signal.
+pub fn signal_group(pgid: u32, sig: i32) -> bool {
+    let Ok(pgid) = i32::try_from(pgid) else {
+        return false;
+    };
+    if pgid <= 1 {
+        return false; // never signal "every process" or init's group
+    }
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+    unsafe { libc::kill(-pgid, sig) == 0 }
+}
+
+/// `SIGINT`, `SIGTERM`, `SIGKILL` for [`signal_group`].
+pub const SIGINT: i32 = libc::SIGINT;
+/// See [`SIGINT`].
+pub const SIGTERM: i32 = libc::SIGTERM;
+/// See [`SIGINT`].
+pub const SIGKILL: i32 = libc::SIGKILL;
+
+/// CLOCK_MONOTONIC in nanoseconds (the clock the latency stamps carry).
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Clock ticks per second of `/proc/*/stat` and `/proc/stat` (USER_HZ, usually 100).
+pub fn clock_ticks() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as u64
+    } else {
+        100
+    }
+}
+
+/// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID) in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec; the thread CPU clock always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
