@@ -179,7 +179,7 @@ impl Options {
             fwd_core,
             canopy_switch: find_canopy_switch(),
             canopy_tpacket: "v2".into(),
-            canopy_spins: 1000,
+            canopy_spins: canopy_dataplane::engine::DEFAULT_SPINS,
             testpmd: which("dpdk-testpmd"),
             bmv2: which("simple_switch"),
             bmv2_json: None,
@@ -483,7 +483,7 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
         format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
     } else {
         format!(
-            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = 1000\n",
+            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = 100000\n",
             o.canopy_spins
         )
     };

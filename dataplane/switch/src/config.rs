@@ -4,7 +4,7 @@
 //!
 //! The schema is the shared contract in `docs/canopy-switch.md`.
 
-use canopy_dataplane::engine::{EngineConfig, PollMode};
+use canopy_dataplane::engine::{self, EngineConfig, PollMode};
 use canopy_dataplane::port::afpacket::{AfPacketConfig, TpacketVersion};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -371,7 +371,9 @@ impl Config {
                         "pinning applies only to mode = \"busy\"".into(),
                     ));
                 }
-                let max_sleep = s.max_sleep_us.unwrap_or(1000);
+                let max_sleep = s
+                    .max_sleep_us
+                    .unwrap_or(engine::DEFAULT_MAX_SLEEP.as_micros() as u64);
                 if max_sleep == 0 || max_sleep > MAX_SLEEP_US {
                     return Err(err(
                         "switch.max_sleep_us",
@@ -379,7 +381,7 @@ impl Config {
                     ));
                 }
                 PollMode::Adaptive {
-                    spins: s.spins.unwrap_or(1000),
+                    spins: s.spins.unwrap_or(engine::DEFAULT_SPINS),
                     max_sleep: Duration::from_micros(max_sleep),
                 }
             }

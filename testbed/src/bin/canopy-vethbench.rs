@@ -72,7 +72,7 @@ struct Args {
     #[arg(long, default_value = "v2")]
     canopy_tpacket: String,
     /// canopy adaptive mode: empty polling rounds before sleeping.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = canopy_dataplane::engine::DEFAULT_SPINS)]
     canopy_spins: u32,
     /// dpdk-testpmd binary (default: PATH).
     #[arg(long)]
