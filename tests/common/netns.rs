@@ -30,113 +30,54 @@ pub fn can_run() -> bool {
 }
 
 pub fn ip(args: &[&str]) {
-    let out = Command::new("ip").args(args).output().expect("run ip");
-    assert!(
-        out.status.success(),
-        "ip {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if let Err(e) = canopy_testbed::netns::ip(args) {
+        panic!("{e}");
+    }
 }
 
-/// Namespaces of one test; deleted on drop.
+/// Namespaces of one test; deleted on drop. A thin wrapper over the testbed's
+/// [`canopy_testbed::netns::Netns`] (one implementation of namespace handling for the
+/// tests, the bench and the testbed): IPv6 is off and loopback up in each.
 pub struct Netns {
-    names: Vec<String>,
+    inner: canopy_testbed::netns::Netns,
 }
 
 impl Netns {
     /// Namespaces `canopy-t<pid>-<test>-<suffix>`.
     pub fn new(test: &str, suffixes: &[&str]) -> Netns {
-        Self::with_prefix(&format!("canopy-t{}", std::process::id()), test, suffixes)
+        Self::with_prefix(&format!("canopy-t{}-{test}", std::process::id()), suffixes)
     }
 
     /// Namespaces `canopy-<helper>-<pid>-<test>-<suffix>`.
     pub fn for_helper(helper: &str, test: &str, suffixes: &[&str]) -> Netns {
-        let prefix = format!("canopy-{helper}-{}", std::process::id());
-        Self::with_prefix(&prefix, test, suffixes)
+        let prefix = format!("canopy-{helper}-{}-{test}", std::process::id());
+        Self::with_prefix(&prefix, suffixes)
     }
 
-    fn with_prefix(prefix: &str, test: &str, suffixes: &[&str]) -> Netns {
-        let mut ns = Netns { names: vec![] };
-        for s in suffixes {
-            let name = format!("{prefix}-{test}-{s}");
-            let _ = Command::new("ip").args(["netns", "del", &name]).output();
-            ip(&["netns", "add", &name]);
-            ns.names.push(name);
-        }
-        ns
+    fn with_prefix(prefix: &str, suffixes: &[&str]) -> Netns {
+        let inner = canopy_testbed::netns::Netns::create(prefix, suffixes)
+            .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"));
+        Netns { inner }
     }
     pub fn name(&self, i: usize) -> &str {
-        &self.names[i]
+        self.inner.name(i)
     }
-    /// No IPv6 in namespace `i` (no router/neighbour solicitations or MLD on new
-    /// veths): call before creating its interfaces. Written to `/proc/sys` from a
-    /// thread inside the namespace (`/proc/sys/net` is per namespace; no procps).
+    /// No IPv6 in namespace `i`: already so since creation; kept for the tests that
+    /// say it explicitly before creating interfaces.
     pub fn no_ipv6(&self, i: usize) {
-        in_ns(self.name(i), || {
-            for k in ["all", "default"] {
-                let p = format!("/proc/sys/net/ipv6/conf/{k}/disable_ipv6");
-                std::fs::write(&p, "1").unwrap_or_else(|e| panic!("{p}: {e}"));
-            }
-        });
+        canopy_testbed::netns::disable_ipv6(self.name(i)).unwrap_or_else(|e| panic!("{e}"));
     }
-    /// veth `a` in namespace `na`, peer `b` in namespace `nb`, both up.
+    /// veth `a` in namespace `na`, peer `b` in namespace `nb`, offloads off when
+    /// `ethtool` exists, both up and operationally up (carrier published).
     pub fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        ip(&[
-            "-n",
-            self.name(na),
-            "link",
-            "add",
-            a,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            b,
-            "netns",
-            self.name(nb),
-        ]);
-        ip(&["-n", self.name(na), "link", "set", a, "up"]);
-        ip(&["-n", self.name(nb), "link", "set", b, "up"]);
-        // The kernel publishes the carrier asynchronously (linkwatch): wait until both
-        // ends are operationally up (IFF_RUNNING), as a port would see after poll_link.
-        for (n, dev) in [(na, a), (nb, b)] {
-            let deadline = Instant::now() + Duration::from_secs(5);
-            loop {
-                let out = Command::new("ip")
-                    .args(["-n", self.name(n), "link", "show", "dev", dev])
-                    .output()
-                    .expect("ip link show");
-                if String::from_utf8_lossy(&out.stdout).contains("state UP") {
-                    break;
-                }
-                assert!(Instant::now() < deadline, "{dev} never came up");
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        for n in &self.names {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
-        }
+        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
+            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
     }
 }
 
 /// Run `f` on a thread that has entered namespace `ns`; sockets it creates belong there.
 pub fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let file = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this only changes the calling (fresh) thread.
-        let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
-        f()
-    })
-    .join()
-    .expect("netns thread")
+    canopy_testbed::netns::in_ns(ns, f).unwrap_or_else(|e| panic!("in namespace {ns}: {e}"))
 }
 
 /// A plain AF_PACKET/SOCK_RAW socket (no rings): the independent sender/receiver.

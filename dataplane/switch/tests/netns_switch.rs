@@ -30,69 +30,25 @@ fn can_run() -> bool {
     true
 }
 
-fn ip(args: &[&str]) {
-    let out = Command::new("ip").args(args).output().expect("run ip");
-    assert!(
-        out.status.success(),
-        "ip {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// The namespaces of this test; deleted on drop.
-struct Netns(Vec<String>);
+/// The namespaces of this test (`canopy-switchbin-<pid>-<x>`, IPv6 off), deleted on
+/// drop: the testbed's namespace guard, shared with the other netns tests.
+struct Netns(canopy_testbed::netns::Netns);
 
 impl Netns {
     fn new(suffixes: &[&str]) -> Netns {
-        let pid = std::process::id();
-        let mut ns = Netns(vec![]);
-        for s in suffixes {
-            let name = format!("canopy-switchbin-{pid}-{s}");
-            let _ = Command::new("ip").args(["netns", "del", &name]).output();
-            ip(&["netns", "add", &name]);
-            // no IPv6 (router solicitations, MLD) on the veths, so every frame a port
-            // sees is one of ours; /proc/sys/net is per namespace (no procps needed)
-            for k in ["all", "default"] {
-                let _ = Command::new("ip")
-                    .args(["netns", "exec", &name, "sh", "-c"])
-                    .arg(format!("echo 1 > /proc/sys/net/ipv6/conf/{k}/disable_ipv6"))
-                    .output();
-            }
-            ns.0.push(name);
-        }
-        ns
+        let prefix = format!("canopy-switchbin-{}", std::process::id());
+        Netns(
+            canopy_testbed::netns::Netns::create(&prefix, suffixes)
+                .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}")),
+        )
+    }
+    fn name(&self, i: usize) -> &str {
+        self.0.name(i)
     }
     /// veth `a` in namespace `na`, peer `b` in `nb`, both up and running.
     fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        let (sa, sb) = (&self.0[na], &self.0[nb]);
-        ip(&[
-            "-n", sa, "link", "add", a, "type", "veth", "peer", "name", b, "netns", sb,
-        ]);
-        ip(&["-n", sa, "link", "set", a, "up"]);
-        ip(&["-n", sb, "link", "set", b, "up"]);
-        for (n, dev) in [(sa, a), (sb, b)] {
-            let deadline = Instant::now() + Duration::from_secs(5);
-            loop {
-                let out = Command::new("ip")
-                    .args(["-n", n, "link", "show", "dev", dev])
-                    .output()
-                    .unwrap();
-                if String::from_utf8_lossy(&out.stdout).contains("state UP") {
-                    break;
-                }
-                assert!(Instant::now() < deadline, "{dev} never came up");
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        for n in &self.0 {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
-        }
+        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
+            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
     }
 }
 
@@ -158,7 +114,7 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
             "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"s{i}\"\ntpacket = \"{v}\"\n"
         );
     }
-    let sw_ns = ns.0[0].clone();
+    let sw_ns = ns.name(0).to_string();
     let sw = Switch::start_with(&dir, &cfg, move |c| {
         let mut w = Command::new("ip");
         w.args(["netns", "exec", &sw_ns])
@@ -173,7 +129,7 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     assert_eq!(names, ["s0", "s1", "s2", "s3"], "{h}");
     assert!((0..4).all(|i| h["ports"][i]["backend"] == "afpacket"));
 
-    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(&ns.0[i + 1], "e0")).collect();
+    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "e0")).collect();
     let f = Fabric::new(Kind::Sliced);
     let (h0, h1) = (f.host_on(0), f.host_on(1));
     let far = f.topo.hosts.len() as u32 - 1;
