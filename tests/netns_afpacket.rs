@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use canopy::dataplane::port::afpacket::{
-    AfPacketConfig, AfPacketPort, LinkEvent, PortDrop, RingGeometry, TpacketVersion,
+    AfPacketConfig, AfPacketPort, FanoutMode, LinkEvent, PortDrop, RingGeometry, TpacketVersion,
     PORT_DROP_REASONS,
 };
 mod common;
@@ -379,6 +379,7 @@ fn fanout_group_splits_flows_between_sockets() {
     ns.veth(0, "pa", 1, "pb");
     let cfg = AfPacketConfig {
         fanout: Some(0x4321),
+        fanout_mode: FanoutMode::Hash,
         ..AfPacketConfig::default()
     };
     let (mut w0, mut w1) = in_ns(ns.name(0), move || {
@@ -426,6 +427,74 @@ fn fanout_group_splits_flows_between_sockets() {
     }
     assert_eq!(d0 + d1, N);
     assert!(d0 == 0 || d1 == 0, "one flow split: {d0} / {d1}");
+}
+
+/// Canopy frames are not IP, so the kernel's flow hash is the same for all of them: the
+/// default fanout mode hashes the Ethernet addresses instead (a classic-BPF program).
+/// Host pairs spread over both sockets, every frame reaches exactly one, and one pair
+/// always reaches the same socket.
+#[test]
+fn eth_address_fanout_spreads_canopy_frames_by_host_pair() {
+    if !can_run() {
+        return;
+    }
+    let ns = Netns::new("fanmac", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = AfPacketConfig {
+        fanout: Some(0x4322),
+        ..AfPacketConfig::default()
+    };
+    assert_eq!(cfg.fanout_mode, FanoutMode::EthAddrs);
+    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
+        (
+            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
+            AfPacketPort::open("pa", cfg).expect("worker 1"),
+        )
+    });
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    // frame i: host pair i % 64, sequence number i in the payload
+    let frame = |i: u32| {
+        let pair = (i % 64) as u8;
+        let mut f = vec![2, 0, 0, 0, 0, pair, 2, 0, 0, 0, 1, pair.wrapping_mul(7)];
+        f.extend_from_slice(&ETHERTYPE.to_be_bytes());
+        f.extend_from_slice(&i.to_be_bytes());
+        f.resize(60, 0);
+        f
+    };
+    const N: u32 = 512;
+    for i in 0..N {
+        raw.send(&frame(i));
+    }
+    // socket that got each sequence number
+    let mut got: Vec<Option<u8>> = vec![None; N as usize];
+    let mut n = 0;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while n < N && Instant::now() < deadline {
+        let mut take = |f: &[u8], who: u8| {
+            if is_test_frame(f) {
+                let seq = u32::from_be_bytes([f[14], f[15], f[16], f[17]]) as usize;
+                assert!(got[seq].replace(who).is_none(), "frame {seq} twice");
+                n += 1;
+            }
+        };
+        let k = w0.rx_burst(32, |f| take(f, 0)) + w1.rx_burst(32, |f| take(f, 1));
+        if k == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    assert_eq!(n, N, "every frame once");
+    let on0 = got.iter().filter(|g| **g == Some(0)).count();
+    assert!(
+        on0 > 0 && on0 < N as usize,
+        "pairs spread: {on0} of {N} on socket 0"
+    );
+    for pair in 0..64usize {
+        let first = got[pair];
+        assert!(
+            got.iter().skip(pair).step_by(64).all(|g| *g == first),
+            "host pair {pair} split between sockets"
+        );
+    }
 }
 
 /// CANOPY_TPACKET=2 selects V2 for the measurements (default V3).

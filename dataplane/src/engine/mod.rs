@@ -269,6 +269,24 @@ impl Engine {
         pool: Pool,
         cfg: &EngineConfig,
     ) -> Result<Self, EngineError> {
+        Self::with_rx_replicas(tables, ports, Vec::new(), pool, cfg)
+    }
+
+    /// [`Engine::new`] with extra receive-only sockets for some ports, so several
+    /// workers share one port's RX (AF_PACKET: sockets in one `PACKET_FANOUT` group,
+    /// which the kernel balances by flow hash). `replicas` holds `(port, socket)`
+    /// pairs; the `r`-th replica of port `p` goes to worker `(p + 1 + r) % workers`
+    /// (the owner, `p % workers`, keeps the primary socket, which alone transmits).
+    /// Frames a replica receives are counted at port `p` like any other. Link state
+    /// and upkeep run on replicas too; the backend counters and TX backlog reported
+    /// for `p` are the primary socket's.
+    pub fn with_rx_replicas(
+        tables: SwitchTables,
+        ports: Vec<Box<dyn Port>>,
+        replicas: Vec<(u16, Box<dyn Port>)>,
+        pool: Pool,
+        cfg: &EngineConfig,
+    ) -> Result<Self, EngineError> {
         if cfg.workers == 0 || cfg.ring_size == 0 {
             return Err(EngineError::Config(
                 "workers and ring_size must be at least 1",
@@ -283,6 +301,9 @@ impl Engine {
         }
         let np = ports.len();
         let nw = cfg.workers;
+        if let Some((p, _)) = replicas.iter().find(|(p, _)| usize::from(*p) >= np) {
+            return Err(EngineError::NoPort(*p));
+        }
         let state: Arc<[PortState]> = ports
             .iter()
             .map(|p| PortState {
@@ -314,18 +335,27 @@ impl Engine {
             consumers[owner].push(cs);
             owned[owner].push((p as u16, port));
         }
+        let mut rx_only: Vec<Vec<(u16, Box<dyn Port>)>> = (0..nw).map(|_| Vec::new()).collect();
+        let mut nth = vec![0usize; np];
+        for (p, port) in replicas {
+            let r = &mut nth[usize::from(p)];
+            rx_only[(usize::from(p) + 1 + *r) % nw].push((p, port));
+            *r += 1;
+        }
         let epoch = Instant::now();
         let workers = producers
             .into_iter()
             .zip(consumers)
             .zip(owned)
+            .zip(rx_only)
             .zip(wcs.iter().cloned())
             .enumerate()
-            .map(|(i, (((tx, drain), owned), counters))| Worker {
+            .map(|(i, ((((tx, drain), owned), rx_only), counters))| Worker {
                 switch_id: cfg.switch_id,
                 trace: cfg.trace,
                 tables: tables.clone(),
                 owned,
+                rx_only,
                 tx,
                 drain,
                 state: state.clone(),

@@ -22,6 +22,9 @@ pub struct Worker {
     pub(crate) trace: bool,
     pub(crate) tables: Arc<ArcSwap<SwitchTables>>,
     pub(crate) owned: Vec<(u16, Box<dyn Port>)>,
+    /// Receive-only sockets of ports another worker owns (fanout replicas): polled for
+    /// RX like owned ports, never transmitted on.
+    pub(crate) rx_only: Vec<(u16, Box<dyn Port>)>,
     /// Producers towards every port (index = egress port).
     pub(crate) tx: Vec<Producer<Buf>>,
     /// For each owned port (same order as `owned`): consumers from every worker.
@@ -49,7 +52,10 @@ pub struct Worker {
 impl Worker {
     /// Ports this worker receives from and transmits on.
     pub fn ports(&mut self) -> impl Iterator<Item = &mut Box<dyn Port>> {
-        self.owned.iter_mut().map(|(_, p)| p)
+        self.owned
+            .iter_mut()
+            .chain(self.rx_only.iter_mut())
+            .map(|(_, p)| p)
     }
 
     /// One round: receive a burst on every owned port and forward it, then drain the
@@ -62,7 +68,7 @@ impl Worker {
             0
         };
         let mut work = 0;
-        for (port_no, port) in self.owned.iter_mut() {
+        for (port_no, port) in self.owned.iter_mut().chain(self.rx_only.iter_mut()) {
             let ingress = *port_no;
             let st = &self.state[usize::from(ingress)];
             st.set_link(port.link_up());
@@ -231,6 +237,11 @@ impl Worker {
                 st.backend.store(&b);
             }
         }
+        // replicas: reopen and link state only (their counters are not the port's)
+        for (port_no, port) in self.rx_only.iter_mut() {
+            changed |= port.maintain().fd_changed();
+            self.state[usize::from(*port_no)].set_link(port.link_up());
+        }
         changed
     }
 
@@ -308,6 +319,7 @@ impl Worker {
     /// True when a frame waits on an owned port or in a ring towards one.
     pub fn has_pending(&self) -> bool {
         self.owned.iter().any(|(_, p)| p.rx_ready())
+            || self.rx_only.iter().any(|(_, p)| p.rx_ready())
             || self.drain.iter().flatten().any(|r| !r.is_empty())
     }
 }

@@ -163,7 +163,8 @@ pub struct PortSection {
     pub interface: Option<String>,
     /// afpacket: `v2` or `v3`.
     pub tpacket: Option<TpacketName>,
-    /// afpacket: fanout group id.
+    /// afpacket: `PACKET_FANOUT` group id; with several workers, one receive socket per
+    /// worker joins it (the primary, owned by one worker, also transmits).
     pub fanout: Option<u16>,
     /// mem: port name.
     pub name: Option<String>,
@@ -504,25 +505,19 @@ impl Config {
                     PortSpec::Mem { name, capacity }
                 }
             };
-            // names must be unique; one interface twice only as a fanout group
+            // names must be unique: a switch port is one interface (to share its RX
+            // among workers, give it `fanout`; the switch opens one socket per worker)
             if let Some(j) = ports
                 .iter()
                 .position(|q: &PortSpec| q.name() == spec.name())
             {
-                let both_fanout = matches!(
-                    (&ports[j], &spec),
-                    (PortSpec::AfPacket { cfg: a, .. }, PortSpec::AfPacket { cfg: b, .. })
-                        if a.fanout.is_some() && a.fanout == b.fanout
-                );
-                if !both_fanout {
-                    return Err(err(
-                        &format!("port[{i}]"),
-                        format!(
-                            "{:?} is already port[{j}] (an interface may appear twice only in one fanout group)",
-                            spec.name()
-                        ),
-                    ));
-                }
+                return Err(err(
+                    &format!("port[{i}]"),
+                    format!(
+                        "{:?} is already port[{j}] (one interface is one port; set `fanout` on it to share its RX among workers)",
+                        spec.name()
+                    ),
+                ));
             }
             ports.push(spec);
         }

@@ -311,10 +311,21 @@ pub fn bind_socket(path: &Path) -> Result<UnixListener> {
     r.with_context(|| format!("cannot bind management socket {}", path.display()))
 }
 
+/// Ports opened from a configuration.
+pub struct OpenPorts {
+    /// One per switch port, in port order.
+    pub ports: Vec<Box<dyn Port>>,
+    /// Receive-only replicas `(port, socket)`: an AF_PACKET port with `fanout` gets one
+    /// more socket in its fanout group per extra worker, so every worker shares its RX.
+    pub replicas: Vec<(u16, Box<dyn Port>)>,
+    /// The far ends of `mem` ports (None for other backends).
+    pub far: Vec<Option<Mutex<mem::MemPort>>>,
+}
+
 /// Open every configured port; `mem` ports give their far ends back.
-#[allow(clippy::type_complexity)]
-pub fn open_ports(cfg: &Config) -> Result<(Vec<Box<dyn Port>>, Vec<Option<Mutex<mem::MemPort>>>)> {
+pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
     let mut ports: Vec<Box<dyn Port>> = Vec::with_capacity(cfg.ports.len());
+    let mut replicas: Vec<(u16, Box<dyn Port>)> = Vec::new();
     let mut far = Vec::with_capacity(cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
         match p {
@@ -331,6 +342,14 @@ pub fn open_ports(cfg: &Config) -> Result<(Vec<Box<dyn Port>>, Vec<Option<Mutex<
                 );
                 ports.push(Box::new(port));
                 far.push(None);
+                if c.fanout.is_some() {
+                    for r in 1..cfg.engine.workers {
+                        let rep = AfPacketPort::open(interface, c.clone()).with_context(|| {
+                            format!("port[{i}]: cannot open fanout socket {r} on {interface}")
+                        })?;
+                        replicas.push((i as u16, Box::new(rep)));
+                    }
+                }
             }
             PortSpec::Mem { name, capacity } => {
                 let (inner, outer) = mem::pair(name, &format!("{name}-far"), *capacity);
@@ -340,7 +359,11 @@ pub fn open_ports(cfg: &Config) -> Result<(Vec<Box<dyn Port>>, Vec<Option<Mutex<
             }
         }
     }
-    Ok((ports, far))
+    Ok(OpenPorts {
+        ports,
+        replicas,
+        far,
+    })
 }
 
 /// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
@@ -351,7 +374,11 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
         .context("cannot install signal handlers")?;
     let sock = cfg.management.socket.clone();
     prepare_socket(&sock)?;
-    let (ports, far) = open_ports(&cfg)?;
+    let OpenPorts {
+        ports,
+        replicas,
+        far,
+    } = open_ports(&cfg)?;
     let loaded = initial.is_some();
     let t = initial.unwrap_or_else(|| tables::placeholder(ports.len()));
     let name = t.name.clone();
@@ -361,8 +388,8 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
         .map(|p| (p.name().to_string(), p.backend()))
         .collect();
     let pool = Pool::new(cfg.pool);
-    let engine =
-        Engine::new(t, ports, pool.clone(), &cfg.engine).context("cannot build the engine")?;
+    let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)
+        .context("cannot build the engine")?;
     let handle = engine.handle();
     let listener = bind_socket(&sock)?;
     let running = match engine.spawn() {

@@ -113,6 +113,11 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
         cfg += &format!(
             "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"s{i}\"\ntpacket = \"{v}\"\n"
         );
+        // ports 0 and 1 share their RX between both workers (a second socket each, in
+        // a fanout group), so both workers receive from them
+        if i < 2 {
+            cfg += &format!("fanout = {}\n", 40 + i);
+        }
     }
     let sw_ns = ns.name(0).to_string();
     let sw = Switch::start_with(&dir, &cfg, move |c| {

@@ -257,6 +257,22 @@ pub struct AfPacketConfig {
     /// Join `PACKET_FANOUT` group with this id in hash mode, so several sockets (one per
     /// worker) share the interface's RX by flow hash. None = no fanout (default).
     pub fanout: Option<u16>,
+    /// How a fanout group spreads frames (default [`FanoutMode::EthAddrs`]).
+    pub fanout_mode: FanoutMode,
+}
+
+/// How the sockets of a `PACKET_FANOUT` group share an interface's frames. Both keep
+/// a flow on one socket, so a flow is never reordered across workers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FanoutMode {
+    /// The kernel's flow hash (`PACKET_FANOUT_HASH`): addresses and ports of IP
+    /// traffic. Every Canopy frame (not IP) gets the same hash, so this does not spread
+    /// Canopy traffic.
+    Hash,
+    /// A classic-BPF program hashing the Ethernet destination and source addresses
+    /// (`PACKET_FANOUT_CBPF`): spreads Canopy traffic by host pair.
+    #[default]
+    EthAddrs,
 }
 
 impl Default for AfPacketConfig {
@@ -278,6 +294,7 @@ impl Default for AfPacketConfig {
             qdisc_bypass: true,
             ignore_outgoing: true,
             fanout: None,
+            fanout_mode: FanoutMode::default(),
         }
     }
 }
@@ -518,8 +535,14 @@ impl AfPacketPort {
                 .map_err(err("setsockopt(PACKET_ADD_MEMBERSHIP, PROMISC)"))?;
         }
         if let Some(group) = cfg.fanout {
-            sock.join_fanout_hash(group)
-                .map_err(err("setsockopt(PACKET_FANOUT, HASH)"))?;
+            match cfg.fanout_mode {
+                FanoutMode::Hash => sock
+                    .join_fanout_hash(group)
+                    .map_err(err("setsockopt(PACKET_FANOUT, HASH)"))?,
+                FanoutMode::EthAddrs => sock
+                    .join_fanout_eth(group)
+                    .map_err(err("setsockopt(PACKET_FANOUT, CBPF + PACKET_FANOUT_DATA)"))?,
+            }
         }
         let rings = Rings {
             map,

@@ -79,6 +79,33 @@ const PACKET_VERSION: libc::c_int = 10;
 const PACKET_TX_RING: libc::c_int = 13;
 const PACKET_LOSS: libc::c_int = 14;
 const PACKET_FANOUT: libc::c_int = 18;
+const PACKET_FANOUT_DATA: libc::c_int = 22;
+const PACKET_FANOUT_CBPF: u32 = 6;
+/// Classic-BPF offset base of the link-layer (MAC) header (`SKF_LL_OFF`).
+const SKF_LL_OFF: u32 = (-0x20_0000i32) as u32;
+
+const fn bpf(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+/// Fanout demux program: a hash of the Ethernet destination and source addresses
+/// (their last four bytes each, xor-ed, times the 32-bit golden ratio, top half). The
+/// kernel takes the result modulo the group size. Canopy frames are not IP, so the
+/// kernel's own flow hash is the same for all of them; the MAC pair is the host pair.
+const ETH_ADDR_HASH: [libc::sock_filter; 7] = [
+    bpf(0x20, SKF_LL_OFF.wrapping_add(2)), // ld [ll + 2]: destination bytes 2..6
+    bpf(0x07, 0),                          // tax
+    bpf(0x20, SKF_LL_OFF.wrapping_add(8)), // ld [ll + 8]: source bytes 2..6
+    bpf(0xac, 0),                          // xor x
+    bpf(0x24, 0x9E37_79B1),                // mul #golden
+    bpf(0x74, 16),                         // rsh #16
+    bpf(0x16, 0),                          // ret a
+];
 const PACKET_QDISC_BYPASS: libc::c_int = 20;
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 const PACKET_MR_PROMISC: u16 = 1;
@@ -227,6 +254,21 @@ impl Socket {
     pub fn join_fanout_hash(&self, group: u16) -> io::Result<()> {
         let arg: libc::c_int = (group as u32 | (PACKET_FANOUT_HASH << 16)) as libc::c_int;
         self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)
+    }
+
+    /// Join fanout group `group` in classic-BPF mode with the Ethernet-address hash
+    /// program (after bind): frames of one (destination, source) MAC pair always reach
+    /// the same socket of the group.
+    pub fn join_fanout_eth(&self, group: u16) -> io::Result<()> {
+        let arg: libc::c_int = (group as u32 | (PACKET_FANOUT_CBPF << 16)) as libc::c_int;
+        self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)?;
+        let prog = ETH_ADDR_HASH;
+        let fprog = libc::sock_fprog {
+            len: prog.len() as u16,
+            // the kernel copies the program during the call and never writes it
+            filter: prog.as_ptr().cast_mut(),
+        };
+        self.setsockopt(SOL_PACKET, PACKET_FANOUT_DATA, &fprog)
     }
 
     /// Bind to `ifindex`, receiving every protocol.
