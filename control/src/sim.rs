@@ -37,15 +37,7 @@ pub fn isolated_switch(t: &Topology, sw: usize, cap: usize) -> IsolatedSwitch {
         ports.push(Box::new(a));
         outer.push(b);
     }
-    let hosts = s
-        .ports
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p.peer {
-            Peer::Host { host, .. } => Some((i, host)),
-            _ => None,
-        })
-        .collect();
+    let hosts = s.host_ports();
     IsolatedSwitch {
         ports,
         outer,

@@ -3,7 +3,6 @@
 
 use crate::error::{Result, TestbedError};
 use canopy_control::kinds;
-use canopy_control::topology::Peer;
 use canopy_dataplane::wire::{self, Kind};
 
 /// Topology of the canopy forwarder.
@@ -44,15 +43,7 @@ impl BenchFrame {
             .iter()
             .find(|s| s.name == SWITCH)
             .ok_or_else(|| TestbedError::Frame(format!("{TOPOLOGY} has no switch {SWITCH}")))?;
-        let hosts: Vec<(usize, u32)> = sw
-            .ports
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| match p.peer {
-                Peer::Host { host, .. } => Some((i, host)),
-                _ => None,
-            })
-            .collect();
+        let hosts = sw.host_ports();
         let [(src_port, h0), (dst_port, h1), ..] = hosts[..] else {
             return Err(TestbedError::Frame(format!(
                 "{SWITCH} has fewer than two host ports"

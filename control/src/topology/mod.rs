@@ -109,6 +109,20 @@ pub struct Switch {
     pub transit: Option<canopy_dataplane::table::transit::TransitTable>,
 }
 
+impl Switch {
+    /// `(port, host)` for every port that leads to a host, in port order.
+    pub fn host_ports(&self) -> Vec<(usize, u32)> {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p.peer {
+                Peer::Host { host, .. } => Some((i, host)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// A host (processor, end node).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Host {
