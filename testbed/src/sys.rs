@@ -42,15 +42,21 @@ pub const SIGTERM: i32 = libc::SIGTERM;
 /// See [`SIGINT`].
 pub const SIGKILL: i32 = libc::SIGKILL;
 
-/// CLOCK_MONOTONIC in nanoseconds (the clock the latency stamps carry).
-pub fn monotonic_ns() -> u64 {
+/// `clock` in nanoseconds.
+fn clock_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: ts is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    // SAFETY: ts is a valid, writable timespec; the callers pass clocks that always
+    // exist on Linux (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID).
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (the clock the latency stamps carry).
+pub fn monotonic_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
 }
 
 /// Clock ticks per second of `/proc/*/stat` and `/proc/stat` (USER_HZ, usually 100).
@@ -66,11 +72,5 @@ pub fn clock_ticks() -> u64 {
 
 /// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID) in nanoseconds.
 pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid, writable timespec; the thread CPU clock always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
 }
