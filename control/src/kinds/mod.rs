@@ -35,6 +35,17 @@ pub enum KindError {
         /// Which field overflows.
         why: String,
     },
+    /// The kind's encoding would carry the topology, but computing its tables here
+    /// would take more memory or work than this tool allows.
+    #[error("`{spec}`: the {kind} tables are too large to compute here: {why}")]
+    TooBigToCompute {
+        /// Kind.
+        kind: Kind,
+        /// Topology spec.
+        spec: String,
+        /// What would be too large.
+        why: String,
+    },
     /// A host reference or pair is not valid.
     #[error(transparent)]
     Topo(#[from] TopoError),

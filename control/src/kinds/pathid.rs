@@ -260,7 +260,7 @@ impl Plan {
     }
 
     /// [`Plan::new`] keeping at most `limit` leaf-count entries while counting routes
-    /// (a [`KindError::TooLarge`] beyond that).
+    /// (a [`KindError::TooBigToCompute`] beyond that).
     pub fn with_limit(t: &Topology, limit: u64) -> Result<Plan, KindError> {
         let levels = check_shape(t)?;
         let n = t.switches.len();
@@ -420,7 +420,7 @@ impl Plan {
                 k.saturating_add(vecs[vec_of[c as usize]].len() as u64)
             });
             if kept > limit {
-                return Err(KindError::TooLarge {
+                return Err(KindError::TooBigToCompute {
                     kind: KIND,
                     spec: t.spec.to_string(),
                     why: format!(
@@ -778,7 +778,7 @@ pub fn tables(t: &Topology) -> Result<Vec<SwitchTables>, KindError> {
     let plan = plan(t)?;
     let work = table_work(t, &plan);
     if work > MAX_TABLE_ENTRIES {
-        return Err(KindError::TooLarge {
+        return Err(KindError::TooBigToCompute {
             kind: KIND,
             spec: t.spec.to_string(),
             why: format!(
@@ -1362,6 +1362,15 @@ mod tests {
         let s = summary(&t).unwrap();
         assert_eq!((s.id_bits, s.max_entries), (22, 1088));
         assert_eq!(s.by_level[1], (2, 2048, 1088, 2048 * 1088));
+    }
+
+    #[test]
+    fn planning_beyond_the_limit_is_refused_as_too_big_to_compute() {
+        let t = build_str("fat-tree:k=8").unwrap();
+        let e = Plan::with_limit(&t, 1).unwrap_err();
+        assert!(matches!(e, KindError::TooBigToCompute { .. }), "{e}");
+        assert!(e.to_string().contains("too large to compute here"), "{e}");
+        assert!(Plan::with_limit(&t, MAX_PLAN_ENTRIES).is_ok());
     }
 
     #[test]
