@@ -119,10 +119,18 @@ local function bits_set_from(range, from)
     return false
 end
 
--- True if any bit at or above bit `w` (0 = LSB) of the big-endian 64-bit range is set.
+-- True if any bit at or above bit `w` (0 = LSB) of the big-endian 64-bit range is set, i.e.
+-- any of its first 64 - w bits counted from the MSB.
 local function bits_set_above(range, w)
     if w >= 64 then return false end
-    return bits_set_from(range, 64 - w)
+    local k = 64 - w
+    for i = 0, math.floor((k - 1) / 8) do
+        local byte = range:range(i, 1):uint()
+        local mask = 0xff
+        if k < (i + 1) * 8 then mask = bit.band(0xff, bit.lshift(0xff, (i + 1) * 8 - k)) end
+        if bit.band(byte, mask) ~= 0 then return true end
+    end
+    return false
 end
 
 -- Expert info on `item` naming the field as the Rust parsers do.
