@@ -186,7 +186,7 @@ local function dissect_sliced(b, tree)
             flag(si, e.reserved, "sliced.src", "bits at or above W set")
         end
     end
-    local info = string.format("sliced %s len=%d cur=%d", MODES[mode] or "?", len, cursor)
+    local info = string.format("%s len=%d cur=%d", MODES[mode] or "?", len, cursor)
     if bit.band(flags, 0x80) ~= 0 then info = info .. " DOWN" end
     if bit.band(flags, 0x40) ~= 0 then info = info .. " SIDE" end
     return info
@@ -237,7 +237,7 @@ local function dissect_transit(b, tree)
         end
     end
     if n ~= want then flag(tree, e.bad_value, "transit.body_len", "= " .. n .. ", expected " .. want) end
-    return string.format("Transit %s R=%s head=%d rot=%d hops=%d", MSGS[msg] or "?",
+    return string.format("%s R=%s head=%d rot=%d hops=%d", MSGS[msg] or "?",
         route_len > 0 and tostring(b:range(8, route_len):bytes()) or "-", head,
         bit.band(b:range(3, 1):uint(), 3), b:range(4, 1):uint())
 end
@@ -267,7 +267,7 @@ local function dissect_pathid(b, tree)
     -- the header does not carry; show the raw bits, most significant first.
     tree:add(f.p_id_bits, word, bit_string(word, lenc, nil))
     if bits_set_from(word, lenc) then flag(ii, e.reserved, "pathid.id", "bits past ID len set") end
-    return string.format("path-ID id=%s/%d label=%d%s%s", bit_string(word, lenc, nil), id_len,
+    return string.format("id=%s/%d label=%d%s%s", bit_string(word, lenc, nil), id_len,
         b:range(4, 4):uint(), bit.band(flags, 0x80) ~= 0 and " DOWN" or "", local_ and " LOCAL" or "")
 end
 
