@@ -111,8 +111,6 @@ impl Edge {
 /// Namespaces `sw` (switch) and `nb` (neighbours), veth `s<i>` ↔ `p<i>` per port.
 fn wire_up(test: &str, ports: usize) -> Netns {
     let ns = Netns::for_helper("afport", test, &["sw", "nb"]);
-    ns.no_ipv6(0);
-    ns.no_ipv6(1);
     for i in 0..ports {
         ns.veth(0, &format!("s{i}"), 1, &format!("p{i}"));
     }

@@ -62,11 +62,6 @@ impl Netns {
     pub fn name(&self, i: usize) -> &str {
         self.inner.name(i)
     }
-    /// No IPv6 in namespace `i`: already so since creation; kept for the tests that
-    /// say it explicitly before creating interfaces.
-    pub fn no_ipv6(&self, i: usize) {
-        canopy_testbed::netns::disable_ipv6(self.name(i)).unwrap_or_else(|e| panic!("{e}"));
-    }
     /// veth `a` in namespace `na`, peer `b` in namespace `nb`, offloads off when
     /// `ethtool` exists, both up and operationally up (carrier published).
     pub fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
