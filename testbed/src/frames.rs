@@ -101,6 +101,110 @@ fn read_stamp(p: &[u8]) -> Option<(u32, u64)> {
     ))
 }
 
+/// Bits of the measurement block's sequence field that carry the sequence number; the
+/// 16 bits above them carry the run id, so a receiver ignores frames of an earlier run.
+pub const SEQ_BITS: u32 = 48;
+
+/// A frame from fabric host `src` to host `dst`, built with the shared header builder
+/// (`canopy_control::kinds::header`, the one `canopyctl header` prints) plus a
+/// measurement block: `run_id << 48 | seq` and the transmit timestamp. Source and
+/// destination are the host MACs (`canopy_control::oracle::host_mac`), so nothing has to
+/// fit in the payload and a 64-byte frame carries every kind's header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostFrame {
+    /// Complete Ethernet frame (no FCS).
+    pub bytes: Vec<u8>,
+    /// Offset of the measurement block (sequence at +0, timestamp at +8, big-endian).
+    pub meas_offset: usize,
+    /// Run id written into the top 16 bits of every sequence field.
+    pub run_id: u16,
+}
+
+/// What a receiver reads back from a generator frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tagged {
+    /// Destination MAC (the addressed host).
+    pub dst_mac: [u8; 6],
+    /// Source MAC (the sending host).
+    pub src_mac: [u8; 6],
+    /// Run id of the sender.
+    pub run_id: u16,
+    /// Sequence number on the (source, destination) flow.
+    pub seq: u64,
+    /// Transmit timestamp, ns.
+    pub ts_ns: u64,
+}
+
+impl HostFrame {
+    /// Build the frame, `len` bytes long without FCS (60 = 64 on the wire). Fails when
+    /// `len` is shorter than Ethernet + Canopy header, or longer than 9000.
+    pub fn new(
+        topo: &canopy_control::topology::Topology,
+        kind: Kind,
+        src: u32,
+        dst: u32,
+        len: usize,
+        run_id: u16,
+    ) -> Result<HostFrame> {
+        let frame_err = |e: String| TestbedError::Frame(format!("h{src} -> h{dst}: {e}"));
+        let plain = kinds::header(topo, kind, src, dst).map_err(|e| frame_err(e.to_string()))?;
+        let h = wire::Header::new_checked(&plain[..]).map_err(|e| frame_err(e.to_string()))?;
+        let mut p = wire::PrefixRepr::parse(&h);
+        p.meas = Some(wire::Measurement::default());
+        let hl = p.header_len(h.body().len());
+        let min = wire::ETH_HEADER_LEN + hl;
+        if len < min.max(wire::ETH_MIN_FRAME) || len > 9000 {
+            return Err(frame_err(format!(
+                "frame length {len} is outside {}..=9000 (Ethernet {} + Canopy header {hl} with measurement block, Ethernet minimum {})",
+                min.max(wire::ETH_MIN_FRAME),
+                wire::ETH_HEADER_LEN,
+                wire::ETH_MIN_FRAME
+            )));
+        }
+        p.payload_len = u16::try_from(len - min).unwrap_or(u16::MAX);
+        let hdr = p.to_vec(h.body()).map_err(|e| frame_err(e.to_string()))?;
+        let mac = |x| canopy_control::oracle::host_mac(topo, x);
+        let mut bytes = wire::ethernet_frame(mac(dst), mac(src), &hdr, &[]);
+        bytes.resize(len, 0);
+        let mut f = HostFrame {
+            bytes,
+            meas_offset: min - wire::MEAS_LEN,
+            run_id,
+        };
+        f.set_meas(0, 0);
+        Ok(f)
+    }
+
+    /// Write sequence number (low 48 bits; the run id goes above) and timestamp into
+    /// the measurement block (no allocation).
+    pub fn set_meas(&mut self, seq: u64, ts_ns: u64) {
+        let at = self.meas_offset;
+        let s = (u64::from(self.run_id) << SEQ_BITS) | (seq & ((1 << SEQ_BITS) - 1));
+        self.bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
+        self.bytes[at + 8..at + 16].copy_from_slice(&ts_ns.to_be_bytes());
+    }
+
+    /// Read a received frame: Canopy EtherType and a valid prefix with a measurement
+    /// block. `None` for anything else. Switches change cursor, flags and hop limit on
+    /// the way, never the header length, so this works on the frame as the destination
+    /// sees it.
+    pub fn parse(frame: &[u8]) -> Option<Tagged> {
+        if frame.get(12..14)? != wire::ETHERTYPE_CANOPY.to_be_bytes() {
+            return None;
+        }
+        let h = wire::Header::new_checked(frame.get(wire::ETH_HEADER_LEN..)?).ok()?;
+        let m = h.meas()?;
+        let mac = |at: usize| -> [u8; 6] { frame[at..at + 6].try_into().unwrap_or_default() };
+        Some(Tagged {
+            dst_mac: mac(0),
+            src_mac: mac(6),
+            run_id: (m.seq >> SEQ_BITS) as u16,
+            seq: m.seq & ((1 << SEQ_BITS) - 1),
+            ts_ns: m.timestamp_ns,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +231,32 @@ mod tests {
         assert_eq!(f.read_stamp(&f.bytes), Some((7, 123_456)));
         assert_eq!(f.read_stamp(&f.bytes[..f.stamp_offset + 3]), None);
         assert!(BenchFrame::new(20).is_err());
+    }
+
+    #[test]
+    fn host_frames_of_every_kind_reach_their_host_with_tag_and_meas() {
+        let spec = "fat-tree:k=4";
+        let topo = canopy_control::build_str(spec).unwrap();
+        for kind in [Kind::Sliced, Kind::PathId] {
+            let o = canopy_control::oracle::Oracle::for_kind(&topo, kind).unwrap();
+            let mut f = HostFrame::new(&topo, kind, 0, 13, 60, 0xabcd).unwrap();
+            assert_eq!(f.bytes.len(), 60);
+            f.set_meas(42, 1_000_000_007);
+            let t = HostFrame::parse(&f.bytes).unwrap();
+            let mac = |h| canopy_control::oracle::host_mac(&topo, h);
+            assert_eq!((t.run_id, t.src_mac, t.dst_mac), (0xabcd, mac(0), mac(13)));
+            assert_eq!((t.seq, t.ts_ns), (42, 1_000_000_007));
+            // the header (with its measurement block) still routes to host 13
+            let hdr = &f.bytes[wire::ETH_HEADER_LEN..f.meas_offset + wire::MEAS_LEN];
+            let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(7);
+            let w = o.walk_header(0, 13, hdr, &mut rng);
+            assert_eq!(w.delivered_to(), Some(13), "{kind}: {w:?}");
+            assert!(HostFrame::parse(&f.bytes[..f.meas_offset + 3]).is_none());
+        }
+        let topo = canopy_control::build_str(spec).unwrap();
+        assert!(HostFrame::new(&topo, Kind::Sliced, 0, 1, 30, 1).is_err());
+        assert!(HostFrame::new(&topo, Kind::Sliced, 0, 1, 9001, 1).is_err());
+        let f = HostFrame::new(&topo, Kind::Sliced, 0, 1, 1500, 1).unwrap();
+        assert_eq!(f.bytes.len(), 1500);
     }
 }

@@ -12,6 +12,8 @@
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
 //! | [`bench`] | the three passes per forwarder, the results |
 //! | [`report`] | Markdown |
+//! | [`hosts`] | a running fabric's hosts, as the generator sees them |
+//! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
 
@@ -21,8 +23,10 @@ pub mod error;
 pub mod forwarder;
 pub mod frames;
 pub mod gen;
+pub mod hosts;
 pub mod netns;
 pub mod report;
+pub mod results;
 pub mod sys;
 pub mod trafgen;
 

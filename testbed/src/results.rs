@@ -1,0 +1,184 @@
+//! Results of a `canopy-testbed run`: the JSON a run writes (`results.json`) and the
+//! input of the reports (Markdown/HTML, plots, the terminal summary).
+//!
+//! The generator fills [`Trial`]s (one per fixed-rate run, one per step of an NDR/PDR
+//! search); the testbed adds switch counters and per-link loads read from the switches'
+//! management endpoints before and after each trial. Every number is measured; a field
+//! that could not be measured is `None`, never a guess.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of this schema, written into every results file.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// What ran, where and how.
+    pub meta: RunMeta,
+    /// Every trial, in the order they ran.
+    pub trials: Vec<Trial>,
+    /// The NDR/PDR search, when the run was one.
+    pub search: Option<SearchResult>,
+    /// Per-switch counters over the whole run (deltas).
+    pub switches: Vec<SwitchDelta>,
+    /// Per-link frame counts over the run, for the utilisation plot.
+    pub links: Vec<LinkLoad>,
+}
+
+/// What ran, where and how.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    /// The exact command line.
+    pub command: String,
+    /// Fabric name (the description's `name`).
+    pub fabric: String,
+    /// Topology spec (e.g. `fat-tree:k=4`).
+    pub topology: String,
+    /// Header kind (`sliced`, `transit`, `path-id`).
+    pub kind: String,
+    /// Forwarding target (`canopy`, later `bmv2`).
+    pub target: String,
+    /// Hosts that sent and received.
+    pub hosts: usize,
+    /// Switch processes.
+    pub switches: usize,
+    /// Traffic pattern name with its parameters (e.g. `hotspot:fraction=0.2,target=0`).
+    pub pattern: String,
+    /// Frame length in bytes without FCS (64 B on the wire = 60 here).
+    pub frame_len: usize,
+    /// Start time, RFC 3339 UTC.
+    pub started: String,
+    /// Machine: CPUs, kernel, load average before the run.
+    pub machine: Machine,
+    /// Canopy version (`CARGO_PKG_VERSION`) and git revision when known.
+    pub version: String,
+}
+
+/// The machine a run was measured on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Online CPUs.
+    pub cpus: usize,
+    /// `uname -r`.
+    pub kernel: String,
+    /// CPU model name from `/proc/cpuinfo`, when present.
+    pub cpu_model: Option<String>,
+    /// 1-minute load average before the run.
+    pub load_before: Option<f64>,
+}
+
+/// One traffic trial at one offered rate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// Offered rate over all senders, frames per second.
+    pub offered_pps: f64,
+    /// Rate the senders actually achieved (sent / send time).
+    pub sent_pps: f64,
+    /// Received frames per second over the send time.
+    pub received_pps: f64,
+    /// Send time in seconds (the receive window after it is not included).
+    pub duration_s: f64,
+    /// Frames handed to the kernel by all senders.
+    pub sent: u64,
+    /// Frames received by the right host (each counted once).
+    pub received: u64,
+    /// `sent - received` (frames never seen at their destination).
+    pub lost: u64,
+    /// `lost / sent` (0 when nothing was sent).
+    pub loss_ratio: f64,
+    /// Frames that arrived with a sequence number lower than one already seen on their
+    /// flow (RFC 4737 reordered).
+    pub reordered: u64,
+    /// Frames seen twice on their flow.
+    pub duplicates: u64,
+    /// Frames received by a host they were not addressed to (must be 0).
+    pub misdelivered: u64,
+    /// Frames a receiver could not attribute (no Canopy header, no measurement block or
+    /// a stale run id); not counted anywhere else.
+    pub foreign: u64,
+    /// One-way latency of the received frames.
+    pub latency: Latency,
+    /// Whether the trial passed the search's loss criterion (None outside a search).
+    pub passed: Option<bool>,
+}
+
+/// Latency summary, nanoseconds, from an HDR histogram (3 significant digits).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Frames recorded.
+    pub count: u64,
+    /// Smallest.
+    pub min_ns: u64,
+    /// Mean.
+    pub mean_ns: f64,
+    /// Median.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p999_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+    /// The distribution for the CDF plot: `(latency_ns, cumulative fraction)` points,
+    /// increasing in both, ending at `(max_ns, 1.0)`.
+    pub cdf: Vec<(u64, f64)>,
+}
+
+/// An RFC 2544-style binary search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// Highest offered rate with no loss (frames per second), if any trial had none.
+    pub ndr_pps: Option<f64>,
+    /// Index into [`RunResults::trials`] of the NDR trial.
+    pub ndr_trial: Option<usize>,
+    /// Highest offered rate with loss below `pdr_loss_ratio`.
+    pub pdr_pps: Option<f64>,
+    /// Index into [`RunResults::trials`] of the PDR trial.
+    pub pdr_trial: Option<usize>,
+    /// The PDR loss threshold (0.005 = 0.5 %).
+    pub pdr_loss_ratio: f64,
+    /// Lowest and highest rate searched.
+    pub min_pps: f64,
+    /// Highest rate searched (the starting point).
+    pub max_pps: f64,
+    /// The search stops when the bracket is narrower than this fraction of `max_pps`.
+    pub resolution: f64,
+}
+
+/// One switch's counters over the run (after minus before).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SwitchDelta {
+    /// Switch name.
+    pub name: String,
+    /// Frames received.
+    pub rx: u64,
+    /// Frames sent.
+    pub tx: u64,
+    /// Drops by reason (only non-zero reasons).
+    pub drops: BTreeMap<String, u64>,
+    /// Whether rx = tx + drops held exactly.
+    pub conserved: bool,
+}
+
+/// Frames carried by one fabric link over the run, in each direction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkLoad {
+    /// One end, `node:port` (e.g. `edge-p0-e0:2`).
+    pub a: String,
+    /// The other end.
+    pub b: String,
+    /// Tier of the link for grouping in plots (`host-edge`, `edge-agg`, `agg-core`, ...).
+    pub tier: String,
+    /// Frames a → b.
+    pub frames_ab: u64,
+    /// Frames b → a.
+    pub frames_ba: u64,
+    /// Largest direction's share of the run's busiest link direction (0..=1).
+    pub relative: f64,
+}
