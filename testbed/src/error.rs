@@ -55,6 +55,14 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A switch's management socket refused or failed a request.
+    #[error("management socket {socket}: {detail}")]
+    Mgmt {
+        /// Socket path.
+        socket: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,

@@ -12,6 +12,7 @@
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
 //! | [`bench`] | the three passes per forwarder, the results |
 //! | [`report`] | Markdown |
+//! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
@@ -24,6 +25,7 @@ pub mod forwarder;
 pub mod frames;
 pub mod gen;
 pub mod hosts;
+pub mod mgmt;
 pub mod netns;
 pub mod report;
 pub mod results;

@@ -1,0 +1,74 @@
+//! Client of a `canopy-switch` management socket (newline-delimited JSON, see
+//! `docs/canopy-switch.md`), with the switch's own typed responses.
+
+use crate::error::{Result, TestbedError};
+use canopy_switch::proto::{CountersReport, Health};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+fn err(socket: &Path, detail: impl std::fmt::Display) -> TestbedError {
+    TestbedError::Mgmt {
+        socket: socket.display().to_string(),
+        detail: detail.to_string(),
+    }
+}
+
+/// Send one request object and return the response object (`"ok": true` checked; an
+/// `"ok": false` response becomes an error carrying the switch's message).
+pub fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
+    let s = UnixStream::connect(socket).map_err(|e| err(socket, format!("connect: {e}")))?;
+    s.set_read_timeout(Some(timeout))
+        .and_then(|_| s.set_write_timeout(Some(timeout)))
+        .map_err(|e| err(socket, e))?;
+    let mut line = serde_json::to_vec(req).map_err(|e| err(socket, e))?;
+    line.push(b'\n');
+    (&s).write_all(&line)
+        .map_err(|e| err(socket, format!("send: {e}")))?;
+    let mut resp = String::new();
+    BufReader::new(&s)
+        .read_line(&mut resp)
+        .map_err(|e| err(socket, format!("no response: {e}")))?;
+    if resp.is_empty() {
+        return Err(err(socket, "connection closed without a response"));
+    }
+    let v: Value =
+        serde_json::from_str(&resp).map_err(|e| err(socket, format!("malformed response: {e}")))?;
+    if v.get("ok") != Some(&Value::Bool(true)) {
+        let msg = v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("no error text");
+        return Err(err(socket, format!("{} refused: {msg}", req["op"])));
+    }
+    Ok(v)
+}
+
+/// A request with a typed response.
+pub fn typed<T: DeserializeOwned>(socket: &Path, req: &Value, timeout: Duration) -> Result<T> {
+    let v = request(socket, req, timeout)?;
+    serde_json::from_value(v).map_err(|e| err(socket, format!("unexpected response: {e}")))
+}
+
+/// `health`.
+pub fn health(socket: &Path, timeout: Duration) -> Result<Health> {
+    typed(socket, &serde_json::json!({"op": "health"}), timeout)
+}
+
+/// `counters`.
+pub fn counters(socket: &Path, timeout: Duration) -> Result<CountersReport> {
+    typed(socket, &serde_json::json!({"op": "counters"}), timeout)
+}
+
+/// `set_port`.
+pub fn set_port(socket: &Path, port: u16, up: bool, timeout: Duration) -> Result<()> {
+    request(
+        socket,
+        &serde_json::json!({"op": "set_port", "port": port, "up": up}),
+        timeout,
+    )
+    .map(|_| ())
+}
