@@ -63,6 +63,22 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A traffic spec (the `[traffic]` table) that cannot work: which key and why.
+    #[error("traffic spec: `{key}`: {detail}")]
+    Traffic {
+        /// The key of the `[traffic]` table (e.g. `rate`, `pattern`).
+        key: String,
+        /// What is wrong and what would work.
+        detail: String,
+    },
+    /// A pcap file that could not be read or written.
+    #[error("pcap {path}: {detail}")]
+    Pcap {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,
@@ -74,6 +90,16 @@ impl TestbedError {
         TestbedError::Io {
             what: what.into(),
             source,
+        }
+    }
+}
+
+impl TestbedError {
+    /// A [`TestbedError::Traffic`] for `key`.
+    pub fn traffic(key: impl Into<String>, detail: impl Into<String>) -> Self {
+        TestbedError::Traffic {
+            key: key.into(),
+            detail: detail.into(),
         }
     }
 }

@@ -15,6 +15,7 @@
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
+//! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
 
@@ -31,5 +32,6 @@ pub mod report;
 pub mod results;
 pub mod sys;
 pub mod trafgen;
+pub mod traffic;
 
 pub use error::{Result, TestbedError};

@@ -1,0 +1,700 @@
+//! The generator proper: per host a TX and an RX AF_PACKET port opened in the host's
+//! namespace; per trial one sender thread that round-robins all hosts' TX ports in
+//! bursts on an absolute schedule, and one receiver thread that busy-polls all RX ports.
+//! Also the reflector (round trips across machines), pcap replay and a listen-only
+//! receiver for tests that inject frames themselves.
+
+use super::pattern::Dests;
+use super::pcap::{PcapFrame, PcapWriter};
+use super::progress::Progress;
+use super::rx::RxAccount;
+use super::search::{self, Phase};
+use super::spec::TrafficSpec;
+use crate::error::{Result, TestbedError};
+use crate::frames::HostFrame;
+use crate::gen::open_port;
+use crate::hosts::FabricHosts;
+use crate::netns::in_ns;
+use crate::results::{SearchResult, Trial};
+use crate::sys;
+use canopy_control::topology::Topology;
+use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion};
+use canopy_dataplane::wire::{self, Kind};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Open the TX port of a host: TPACKET_V2, the default TX ring (256 frames), and an RX
+/// ring of one page (the socket is bound to the interface and would otherwise copy
+/// every received frame a second time into a ring nobody reads).
+pub fn open_tx_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
+    let name = ifname.to_string();
+    in_ns(ns, move || {
+        AfPacketPort::open(
+            &name,
+            AfPacketConfig {
+                version: TpacketVersion::V2,
+                rx: RingGeometry {
+                    block_size: 4096,
+                    block_count: 1,
+                    frame_size: 2048,
+                },
+                promiscuous: false,
+                ..AfPacketConfig::default()
+            },
+        )
+    })?
+    .map_err(TestbedError::from)
+}
+
+/// Build the topology and kind a [`FabricHosts`] names.
+pub fn topology_of(hosts: &FabricHosts) -> Result<(Topology, Kind)> {
+    let topo = canopy_control::build_str(&hosts.topology)
+        .map_err(|e| TestbedError::Frame(format!("topology `{}`: {e}", hosts.topology)))?;
+    let kind = Kind::from_name(&hosts.kind)
+        .ok_or_else(|| TestbedError::Frame(format!("unknown header kind `{}`", hosts.kind)))?;
+    Ok((topo, kind))
+}
+
+/// Offset of the measurement block in a Canopy frame, if it has one.
+pub fn meas_offset(frame: &[u8]) -> Option<usize> {
+    if frame.get(12..14)? != wire::ETHERTYPE_CANOPY.to_be_bytes() {
+        return None;
+    }
+    let h = wire::Header::new_checked(frame.get(wire::ETH_HEADER_LEN..)?).ok()?;
+    h.meas()?;
+    Some(wire::ETH_HEADER_LEN + h.header_len() - wire::MEAS_LEN)
+}
+
+/// Default frames per host per sender slot at `pps`: one frame per slot up to 20 k
+/// slots per second, then bursts (at most 32) so the slot rate stays near 20 k/s.
+pub fn auto_burst(pps: f64) -> usize {
+    ((pps / 20_000.0).round() as usize).clamp(1, 32)
+}
+
+/// What the sender did in one phase.
+#[derive(Debug, Clone, Copy, Default)]
+struct SendReport {
+    sent: u64,
+    elapsed: Duration,
+    refused: u64,
+}
+
+/// Wait until `t`: sleep when it is far (leaving 100 µs), then spin.
+fn wait_until(t: Instant) {
+    loop {
+        let now = Instant::now();
+        if now >= t {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep(left - Duration::from_micros(100));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Queue `frame` on `port`, flushing and retrying while the ring is full; false when the
+/// port refused it.
+#[inline]
+fn queue(port: &mut AfPacketPort, frame: &[u8], stop: &AtomicBool) -> bool {
+    loop {
+        match port.tx_frame(frame) {
+            Ok(true) => return true,
+            Ok(false) => {
+                let _ = port.tx_flush();
+                if stop.load(Ordering::Relaxed) {
+                    return false;
+                }
+                std::hint::spin_loop();
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// The state the sender thread owns during a trial.
+struct Sender<'a> {
+    ports: &'a mut [Option<AfPacketPort>],
+    frames: &'a mut [Option<HostFrame>],
+    dests: &'a mut [Dests],
+    active: &'a [usize],
+    n: usize,
+}
+
+impl Sender<'_> {
+    /// Send `total` frames (or until `deadline`) at `pps` in slots of `burst` frames per
+    /// host, round-robin over the active hosts, stamping each with its flow's next
+    /// sequence number (`seq`) and the time.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        seq: &mut [u64],
+        pps: f64,
+        burst: usize,
+        total: u64,
+        deadline: Option<Duration>,
+        stop: &AtomicBool,
+        progress: &AtomicU64,
+        mut pcap: Option<&mut PcapWriter>,
+    ) -> SendReport {
+        let mut rep = SendReport::default();
+        if self.active.is_empty() || total == 0 {
+            return rep;
+        }
+        let period = Duration::from_secs_f64(burst as f64 / pps);
+        let t0 = Instant::now();
+        let mut next = t0;
+        let mut slot = 0usize;
+        let mut queued = 0u64;
+        'outer: while queued < total && !stop.load(Ordering::Relaxed) {
+            if let Some(d) = deadline {
+                if next - t0 >= d {
+                    break;
+                }
+            }
+            wait_until(next);
+            let src = self.active[slot % self.active.len()];
+            slot += 1;
+            let Some(port) = self.ports[src].as_mut() else {
+                continue;
+            };
+            let n = (burst as u64).min(total - queued);
+            for _ in 0..n {
+                let Some(dst) = self.dests[src].next_dst() else {
+                    continue 'outer;
+                };
+                let flow = src * self.n + dst as usize;
+                let Some(f) = self.frames[flow].as_mut() else {
+                    continue;
+                };
+                f.set_meas(seq[flow], sys::monotonic_ns());
+                if queue(port, &f.bytes, stop) {
+                    seq[flow] += 1;
+                    queued += 1;
+                    if let Some(w) = pcap.as_deref_mut() {
+                        if w.wants() {
+                            let _ = w.write(sys::monotonic_ns(), &f.bytes);
+                        }
+                    }
+                } else {
+                    rep.refused += 1;
+                }
+            }
+            let _ = port.tx_flush();
+            progress.store(queued, Ordering::Relaxed);
+            next += period;
+        }
+        // everything queued leaves with a last flush of each port
+        for p in self.ports.iter_mut().flatten() {
+            let _ = p.tx_flush();
+        }
+        rep.sent = queued;
+        rep.elapsed = t0.elapsed();
+        rep
+    }
+}
+
+/// Busy-poll every RX port into `acc` until `stop`, then drain once more.
+fn receive(
+    ports: &mut [Option<AfPacketPort>],
+    acc: &mut RxAccount,
+    stop: &AtomicBool,
+    mut pcap: Option<&mut PcapWriter>,
+) {
+    let mut last = false;
+    loop {
+        let mut got = 0;
+        for (i, p) in ports.iter_mut().enumerate() {
+            let Some(p) = p.as_mut() else { continue };
+            got += p.rx_burst(64, |f| {
+                let now = sys::monotonic_ns();
+                acc.on_frame(i, f, now);
+                if let Some(w) = pcap.as_deref_mut() {
+                    if w.wants() {
+                        let _ = w.write(now, f);
+                    }
+                }
+            });
+        }
+        if last {
+            break;
+        }
+        if stop.load(Ordering::Relaxed) {
+            last = true;
+        } else if got == 0 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Discard whatever waits in the RX rings (frames of an earlier trial).
+fn drain(ports: &mut [Option<AfPacketPort>]) {
+    for p in ports.iter_mut().flatten() {
+        while p.rx_burst(256, |_| {}) > 0 {}
+    }
+}
+
+/// The traffic generator of one fabric: ports open for every local host.
+pub struct Generator {
+    hosts: FabricHosts,
+    topo: Topology,
+    kind: Kind,
+    /// Host positions whose frames are reflected back (remote hosts running a
+    /// [`Reflector`]); they have no local ports and do not send.
+    remote: Vec<bool>,
+    tx: Vec<Option<AfPacketPort>>,
+    rx: Vec<Option<AfPacketPort>>,
+    next_run: u16,
+    /// Set to stop a trial early (SIGINT); the trial then fails with `Interrupted`.
+    pub stop: std::sync::Arc<AtomicBool>,
+    /// Trials run so far (including search steps).
+    pub trials_run: usize,
+}
+
+impl Generator {
+    /// Open a TX and an RX port for every host of `hosts`.
+    pub fn open(hosts: &FabricHosts) -> Result<Generator> {
+        Self::open_with_remote(hosts, &[])
+    }
+
+    /// Like [`open`](Self::open), but the hosts at positions `remote` are on another
+    /// machine and run a [`Reflector`]: frames sent to them come back, and their
+    /// latency is a round trip measured on this machine's clock alone.
+    pub fn open_with_remote(hosts: &FabricHosts, remote: &[usize]) -> Result<Generator> {
+        let (topo, kind) = topology_of(hosts)?;
+        let n = hosts.hosts.len();
+        let mut rem = vec![false; n];
+        for &r in remote {
+            *rem.get_mut(r).ok_or_else(|| {
+                TestbedError::traffic("remote", format!("host position {r} is not in 0..{n}"))
+            })? = true;
+        }
+        let mut tx = Vec::with_capacity(n);
+        let mut rx = Vec::with_capacity(n);
+        for (i, h) in hosts.hosts.iter().enumerate() {
+            if rem[i] {
+                tx.push(None);
+                rx.push(None);
+            } else {
+                tx.push(Some(open_tx_port(&h.netns, &h.ifname)?));
+                rx.push(Some(open_port(&h.netns, &h.ifname)?));
+            }
+        }
+        let seed = (std::process::id() as u64) ^ sys::monotonic_ns();
+        Ok(Generator {
+            hosts: hosts.clone(),
+            topo,
+            kind,
+            remote: rem,
+            tx,
+            rx,
+            next_run: (seed as u16) & !1,
+            stop: std::sync::Arc::new(AtomicBool::new(false)),
+            trials_run: 0,
+        })
+    }
+
+    /// The hosts.
+    pub fn hosts(&self) -> &FabricHosts {
+        &self.hosts
+    }
+
+    fn macs(&self) -> Vec<[u8; 6]> {
+        self.hosts.hosts.iter().map(|h| h.mac).collect()
+    }
+
+    /// A fresh pair of run ids (measurement, warm-up).
+    fn run_ids(&mut self) -> (u16, u16) {
+        let r = self.next_run;
+        self.next_run = self.next_run.wrapping_add(2);
+        (r, r.wrapping_add(1))
+    }
+
+    /// Run what `spec` asks for: one trial at its rate, or the NDR/PDR search. Call
+    /// [`TrafficSpec::validate`] first.
+    pub fn run(&mut self, spec: &TrafficSpec) -> Result<(Vec<Trial>, Option<SearchResult>)> {
+        let progress = Progress::new(spec.quiet);
+        let senders = self.senders(spec)?.len();
+        match &spec.search {
+            None => {
+                let offered = spec.offered_pps(senders)?;
+                Ok((vec![self.trial(spec, offered, &progress)?], None))
+            }
+            Some(s) => {
+                let max = s.max_pps.unwrap_or(super::spec::ceiling_pps(
+                    std::thread::available_parallelism().map_or(1, |n| n.get()),
+                ));
+                let mut trials = vec![];
+                let mut step = 0;
+                let r = search::search(s, max, 0, &mut trials, |rate, phase| {
+                    step += 1;
+                    progress.set_prefix(format!(
+                        "search {} step {step}",
+                        match phase {
+                            Phase::Ndr => "NDR",
+                            Phase::Pdr => "PDR",
+                        }
+                    ));
+                    self.trial(spec, rate, &progress)
+                })?;
+                progress.finish(&format!(
+                    "NDR {} pps, PDR {} pps ({} trials)",
+                    r.ndr_pps.map_or("none".into(), |v| format!("{v:.0}")),
+                    r.pdr_pps.map_or("none".into(), |v| format!("{v:.0}")),
+                    trials.len()
+                ));
+                Ok((trials, Some(r)))
+            }
+        }
+    }
+
+    /// Positions of the hosts that send under `spec`'s pattern (not idle, not remote).
+    pub fn senders(&self, spec: &TrafficSpec) -> Result<Vec<usize>> {
+        let d = spec
+            .pattern
+            .dests(self.hosts.hosts.len(), spec.seed)?;
+        Ok((0..d.len())
+            .filter(|&i| !d[i].is_idle() && !self.remote[i])
+            .collect())
+    }
+
+    /// One trial at `offered` total pps: warm-up, measurement, grace period.
+    pub fn trial(&mut self, spec: &TrafficSpec, offered: f64, progress: &Progress) -> Result<Trial> {
+        let n = self.hosts.hosts.len();
+        let mut dests = spec.pattern.dests(n, spec.seed)?;
+        let active = self.senders(spec)?;
+        if active.is_empty() {
+            return Err(TestbedError::traffic(
+                "pattern",
+                format!("{} leaves no local host sending", spec.pattern),
+            ));
+        }
+        let (run_id, warm_id) = self.run_ids();
+        // one prebuilt frame per flow that the pattern can use
+        let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
+        for &s in &active {
+            for d in 0..n {
+                if d != s {
+                    let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
+                    frames[s * n + d] = Some(HostFrame::new(
+                        &self.topo,
+                        self.kind,
+                        hs,
+                        hd,
+                        spec.frame_len(),
+                        warm_id,
+                    )?);
+                }
+            }
+        }
+        let burst = spec.burst.unwrap_or_else(|| auto_burst(offered));
+        let duration = spec.duration_s.map(Duration::from_secs_f64);
+        let total = match spec.count {
+            Some(c) => c,
+            None => (offered * spec.duration()).round().max(1.0) as u64,
+        };
+        let warm_total = (offered * spec.warmup_s).round() as u64;
+        let mut acc = RxAccount::new(
+            &self.macs(),
+            run_id,
+            warm_id,
+            spec.latency_every,
+            self.remote.clone(),
+        )?;
+        let mut pcap_tx = match &spec.pcap_tx {
+            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
+            None => None,
+        };
+        let mut pcap_rx = match &spec.pcap_rx {
+            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
+            None => None,
+        };
+        drain(&mut self.rx);
+        let stop_rx = AtomicBool::new(false);
+        let sent_now = AtomicU64::new(0);
+        let sending = AtomicBool::new(true);
+        let stop = self.stop.clone();
+        let (tx_ports, rx_ports) = (&mut self.tx, &mut self.rx);
+        progress.start_trial(offered, total);
+        let mut seq = vec![0u64; n * n];
+        let rep = std::thread::scope(|sc| -> Result<SendReport> {
+            let (stop_rx, sending, sent_now, stop) = (&stop_rx, &sending, &sent_now, &*stop);
+            let acc = &mut acc;
+            let pr = pcap_rx.as_mut();
+            let rxh = sc.spawn(move || receive(rx_ports, acc, stop_rx, pr));
+            let mut s = Sender {
+                ports: tx_ports,
+                frames: &mut frames,
+                dests: &mut dests,
+                active: &active,
+                n,
+            };
+            let seq = &mut seq;
+            let pt = pcap_tx.as_mut();
+            let txh = sc.spawn(move || {
+                let mut warm_seq = vec![0u64; n * n];
+                let unused = AtomicU64::new(0);
+                if warm_total > 0 {
+                    s.run(&mut warm_seq, offered, burst, warm_total, None, stop, &unused, None);
+                }
+                for f in s.frames.iter_mut().flatten() {
+                    f.run_id = run_id;
+                }
+                let r = s.run(seq, offered, burst, total, duration, stop, sent_now, pt);
+                sending.store(false, Ordering::Release);
+                r
+            });
+            while sending.load(Ordering::Acquire) && !txh.is_finished() {
+                std::thread::sleep(Duration::from_millis(100));
+                progress.set_position(sent_now.load(Ordering::Relaxed));
+            }
+            let rep = txh.join().map_err(|_| TestbedError::Forwarder {
+                forwarder: "traffic sender".into(),
+                detail: "thread panicked".into(),
+            })?;
+            progress.set_position(rep.sent);
+            std::thread::sleep(Duration::from_millis(spec.grace_ms));
+            stop_rx.store(true, Ordering::Release);
+            rxh.join().map_err(|_| TestbedError::Forwarder {
+                forwarder: "traffic receiver".into(),
+                detail: "thread panicked".into(),
+            })?;
+            Ok(rep)
+        })?;
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(TestbedError::Interrupted);
+        }
+        if let Some(w) = pcap_tx {
+            w.finish()?;
+        }
+        if let Some(w) = pcap_rx {
+            w.finish()?;
+        }
+        let secs = rep.elapsed.as_secs_f64();
+        let t = acc.trial(&seq, offered, secs);
+        self.trials_run += 1;
+        tracing::info!(
+            offered = offered.round(),
+            sent = t.sent,
+            received = t.received,
+            lost = t.lost,
+            refused = rep.refused,
+            warmup_rx = acc.warmup,
+            p50_ns = t.latency.p50_ns,
+            "trial"
+        );
+        progress.end_trial(&t);
+        Ok(t)
+    }
+
+    /// Receive only, for `window`: every frame the RX ports see, accounted for run id
+    /// `run_id` (tests inject frames themselves).
+    pub fn listen(&mut self, run_id: u16, window: Duration) -> Result<RxAccount> {
+        let mut acc = RxAccount::new(&self.macs(), run_id, run_id, 1, self.remote.clone())?;
+        let ports = &mut self.rx;
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|sc| {
+            let h = sc.spawn(|| receive(ports, &mut acc, &stop, None));
+            std::thread::sleep(window);
+            stop.store(true, Ordering::Release);
+            let _ = h.join();
+        });
+        Ok(acc)
+    }
+
+    /// Replay `frames` (from a pcap file) out of host position `from`, at `pps` (or with
+    /// the file's own gaps when `None`), with the receivers running. Frames that carry a
+    /// Canopy measurement block and the MACs of two of this fabric's hosts get this
+    /// replay's run id, their flow's next sequence number and the send time; they are
+    /// the frames the trial counts. Others are sent unchanged and not counted (their
+    /// receivers count them as foreign).
+    pub fn replay(
+        &mut self,
+        from: usize,
+        frames: &[PcapFrame],
+        pps: Option<f64>,
+        grace: Duration,
+    ) -> Result<(Trial, u64)> {
+        let n = self.hosts.hosts.len();
+        if from >= n || self.remote[from] {
+            return Err(TestbedError::traffic(
+                "replay.from",
+                format!("host position {from} is not a local host (0..{n})"),
+            ));
+        }
+        let (run_id, _) = self.run_ids();
+        let macs: HashMap<[u8; 6], usize> =
+            self.macs().into_iter().enumerate().map(|(i, m)| (m, i)).collect();
+        // (bytes, measurement offset and flow when the frame is one of ours)
+        let mut out: Vec<(Vec<u8>, Option<(usize, usize)>)> = frames
+            .iter()
+            .map(|f| {
+                let m = meas_offset(&f.data).and_then(|at| {
+                    let d = macs.get(&f.data[0..6])?;
+                    let s = macs.get(&f.data[6..12])?;
+                    Some((at, s * n + d))
+                });
+                (f.data.clone(), m)
+            })
+            .collect();
+        let mut acc = RxAccount::new(&self.macs(), run_id, run_id, 1, self.remote.clone())?;
+        let mut seq = vec![0u64; n * n];
+        drain(&mut self.rx);
+        let rx_ports = &mut self.rx;
+        let port = self.tx[from].as_mut().ok_or_else(|| {
+            TestbedError::traffic("replay.from", format!("host {from} has no port"))
+        })?;
+        let stop_rx = AtomicBool::new(false);
+        let stop = self.stop.clone();
+        let mut unmeasured = 0u64;
+        let t0 = Instant::now();
+        std::thread::scope(|sc| {
+            let h = sc.spawn(|| receive(rx_ports, &mut acc, &stop_rx, None));
+            let base = frames.first().map_or(0, |f| f.ts_ns);
+            for (k, (bytes, m)) in out.iter_mut().enumerate() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let due = match pps {
+                    Some(p) => Duration::from_secs_f64(k as f64 / p),
+                    None => Duration::from_nanos(frames[k].ts_ns.saturating_sub(base)),
+                };
+                wait_until(t0 + due);
+                if let Some((at, flow)) = *m {
+                    let s = (u64::from(run_id) << crate::frames::SEQ_BITS) | seq[flow];
+                    bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
+                    bytes[at + 8..at + 16].copy_from_slice(&sys::monotonic_ns().to_be_bytes());
+                }
+                if queue(port, bytes, &stop) {
+                    match m {
+                        Some((_, flow)) => seq[*flow] += 1,
+                        None => unmeasured += 1,
+                    }
+                }
+                let _ = port.tx_flush();
+            }
+            let _ = port.tx_flush();
+            std::thread::sleep(grace);
+            stop_rx.store(true, Ordering::Release);
+            let _ = h.join();
+        });
+        let secs = t0.elapsed().as_secs_f64() - grace.as_secs_f64();
+        let offered = pps.unwrap_or_else(|| {
+            let span = frames
+                .last()
+                .zip(frames.first())
+                .map_or(0, |(l, f)| l.ts_ns.saturating_sub(f.ts_ns));
+            if span > 0 {
+                frames.len() as f64 / (span as f64 / 1e9)
+            } else {
+                0.0
+            }
+        });
+        Ok((acc.trial(&seq, offered, secs.max(1e-9)), unmeasured))
+    }
+}
+
+/// What a [`Reflector`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReflectStats {
+    /// Frames sent back.
+    pub reflected: u64,
+    /// Frames not reflected: not a generator frame, not addressed to this host, or from
+    /// a host that is not in the fabric.
+    pub ignored: u64,
+}
+
+/// The host agent of a remote host: every generator frame addressed to it goes back
+/// to its sender, on a frame built for the way back (the fabric header of the reverse
+/// path, source and destination MACs swapped) that carries the original measurement
+/// block (run id, sequence number and the sender's transmit time), so the sender
+/// measures the round trip on its own clock.
+pub struct Reflector {
+    me: usize,
+    topo: Topology,
+    kind: Kind,
+    hosts: FabricHosts,
+    macs: HashMap<[u8; 6], usize>,
+    rx: AfPacketPort,
+    tx: AfPacketPort,
+    back: HashMap<(usize, usize), HostFrame>,
+}
+
+impl Reflector {
+    /// Open the ports of host position `me` of `hosts`.
+    pub fn open(hosts: &FabricHosts, me: usize) -> Result<Reflector> {
+        let (topo, kind) = topology_of(hosts)?;
+        let h = hosts.hosts.get(me).ok_or_else(|| {
+            TestbedError::traffic(
+                "reflector",
+                format!("host position {me} is not in 0..{}", hosts.hosts.len()),
+            )
+        })?;
+        Ok(Reflector {
+            me,
+            topo,
+            kind,
+            macs: hosts
+                .hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| (h.mac, i))
+                .collect(),
+            rx: open_port(&h.netns, &h.ifname)?,
+            tx: open_tx_port(&h.netns, &h.ifname)?,
+            hosts: hosts.clone(),
+            back: HashMap::new(),
+        })
+    }
+
+    /// Reflect until `stop` (busy poll).
+    pub fn run(&mut self, stop: &AtomicBool) -> Result<ReflectStats> {
+        let mut st = ReflectStats::default();
+        let mut pending: Vec<(usize, usize, crate::frames::Tagged)> = Vec::with_capacity(64);
+        let my_mac = self.hosts.hosts[self.me].mac;
+        while !stop.load(Ordering::Relaxed) {
+            pending.clear();
+            let macs = &self.macs;
+            let got = self.rx.rx_burst(64, |f| {
+                match HostFrame::parse(f) {
+                    Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
+                        Some(&s) => pending.push((s, f.len(), t)),
+                        None => st.ignored += 1,
+                    },
+                    _ => st.ignored += 1,
+                }
+            });
+            for &(s, len, t) in &pending {
+                let key = (s, len);
+                if !self.back.contains_key(&key) {
+                    let f = HostFrame::new(
+                        &self.topo,
+                        self.kind,
+                        self.hosts.hosts[self.me].host,
+                        self.hosts.hosts[s].host,
+                        len,
+                        t.run_id,
+                    )?;
+                    self.back.insert(key, f);
+                }
+                if let Some(f) = self.back.get_mut(&key) {
+                    f.run_id = t.run_id;
+                    f.set_meas(t.seq, t.ts_ns);
+                    if queue(&mut self.tx, &f.bytes, stop) {
+                        st.reflected += 1;
+                    }
+                }
+            }
+            if !pending.is_empty() {
+                let _ = self.tx.tx_flush();
+            }
+            if got == 0 {
+                std::hint::spin_loop();
+            }
+        }
+        Ok(st)
+    }
+}

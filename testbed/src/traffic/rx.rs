@@ -1,0 +1,347 @@
+//! Receive-side accounting, independent of sockets: which flow a frame belongs to, its
+//! sequence number against the flow's history (fresh, reordered, duplicate), misdelivery,
+//! foreign frames and the one-way (or, from a reflector, round-trip) latency.
+
+use crate::error::{Result, TestbedError};
+use crate::frames::HostFrame;
+use crate::results::{Latency, Trial};
+use hdrhistogram::Histogram;
+use std::collections::HashMap;
+
+/// Sequence numbers per flow remembered for duplicate detection. A frame older than
+/// this behind the highest one seen on its flow counts as reordered (it cannot be told
+/// from a duplicate any more).
+pub const WINDOW: u64 = 4096;
+const WORDS: usize = (WINDOW / 64) as usize;
+
+/// What one frame was on its flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqVerdict {
+    /// Higher than every sequence number seen before.
+    InOrder,
+    /// Lower than the highest seen and not seen before (RFC 4737 reordered).
+    Reordered,
+    /// Seen before.
+    Duplicate,
+}
+
+/// Sequence history of one flow.
+#[derive(Debug, Clone, Default)]
+pub struct FlowRx {
+    highest: Option<u64>,
+    seen: Option<Box<[u64; WORDS]>>,
+    /// Distinct frames received.
+    pub received: u64,
+    /// Of those, how many arrived after a higher sequence number.
+    pub reordered: u64,
+    /// Frames seen a second time (not counted in `received`).
+    pub duplicates: u64,
+}
+
+impl FlowRx {
+    fn bit(seen: &mut [u64; WORDS], s: u64) -> (&mut u64, u64) {
+        let i = (s % WINDOW) as usize;
+        (&mut seen[i / 64], 1u64 << (i % 64))
+    }
+
+    /// Account sequence number `s`.
+    pub fn update(&mut self, s: u64) -> SeqVerdict {
+        let seen = self.seen.get_or_insert_with(|| Box::new([0; WORDS]));
+        let v = match self.highest {
+            Some(h) if s <= h => {
+                if h - s >= WINDOW {
+                    SeqVerdict::Reordered
+                } else {
+                    let (w, m) = Self::bit(seen, s);
+                    if *w & m != 0 {
+                        SeqVerdict::Duplicate
+                    } else {
+                        *w |= m;
+                        SeqVerdict::Reordered
+                    }
+                }
+            }
+            h => {
+                // clear the bits of the sequence numbers skipped over (h+1 .. s-1)
+                let from = h.map_or(0, |h| h + 1);
+                if s - from >= WINDOW {
+                    seen.fill(0);
+                } else {
+                    for x in from..s {
+                        let (w, m) = Self::bit(seen, x);
+                        *w &= !m;
+                    }
+                }
+                let (w, m) = Self::bit(seen, s);
+                *w |= m;
+                self.highest = Some(s);
+                SeqVerdict::InOrder
+            }
+        };
+        match v {
+            SeqVerdict::InOrder => self.received += 1,
+            SeqVerdict::Reordered => {
+                self.received += 1;
+                self.reordered += 1;
+            }
+            SeqVerdict::Duplicate => self.duplicates += 1,
+        }
+        v
+    }
+}
+
+/// Everything the receivers saw during one trial.
+#[derive(Debug)]
+pub struct RxAccount {
+    n: usize,
+    macs: HashMap<[u8; 6], usize>,
+    own: Vec<[u8; 6]>,
+    run_id: u16,
+    warm_id: u16,
+    reflectors: Vec<bool>,
+    flows: Vec<FlowRx>,
+    hist: Histogram<u64>,
+    every: u64,
+    fresh: u64,
+    /// Frames addressed to another host than the one that received them.
+    pub misdelivered: u64,
+    /// Frames that are not this run's (no Canopy header with a measurement block, an
+    /// unknown run id or an unknown source MAC).
+    pub foreign: u64,
+    /// Warm-up frames received (not counted anywhere else).
+    pub warmup: u64,
+    /// Frames whose transmit stamp was later than their receive time (never on one
+    /// clock; not recorded in the histogram).
+    pub clock_skew: u64,
+}
+
+impl RxAccount {
+    /// Accounting for hosts with MACs `macs` (position = host position), measuring frames
+    /// of `run_id` and ignoring those of `warm_id`, recording the latency of every
+    /// `every`-th fresh frame. Frames from a host marked in `reflectors` are reflected
+    /// frames: they count on the flow that went out to the reflector, and their latency
+    /// is a round trip.
+    pub fn new(
+        macs: &[[u8; 6]],
+        run_id: u16,
+        warm_id: u16,
+        every: u64,
+        reflectors: Vec<bool>,
+    ) -> Result<RxAccount> {
+        let n = macs.len();
+        let hist = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).map_err(|e| {
+            TestbedError::Parse {
+                what: "histogram bounds".into(),
+                detail: e.to_string(),
+            }
+        })?;
+        Ok(RxAccount {
+            n,
+            macs: macs.iter().enumerate().map(|(i, m)| (*m, i)).collect(),
+            own: macs.to_vec(),
+            run_id,
+            warm_id,
+            reflectors: if reflectors.len() == n {
+                reflectors
+            } else {
+                vec![false; n]
+            },
+            flows: vec![FlowRx::default(); n * n],
+            hist,
+            every: every.max(1),
+            fresh: 0,
+            misdelivered: 0,
+            foreign: 0,
+            warmup: 0,
+            clock_skew: 0,
+        })
+    }
+
+    /// Account one frame received by host position `rx` at `now_ns` (CLOCK_MONOTONIC).
+    pub fn on_frame(&mut self, rx: usize, frame: &[u8], now_ns: u64) {
+        let Some(t) = HostFrame::parse(frame) else {
+            self.foreign += 1;
+            return;
+        };
+        if t.run_id == self.warm_id && t.run_id != self.run_id {
+            self.warmup += 1;
+            return;
+        }
+        if t.run_id != self.run_id {
+            self.foreign += 1;
+            return;
+        }
+        let Some(&src) = self.macs.get(&t.src_mac) else {
+            self.foreign += 1;
+            return;
+        };
+        if self.own.get(rx) != Some(&t.dst_mac) {
+            self.misdelivered += 1;
+            return;
+        }
+        // a reflected frame r -> s carries the sequence of flow s -> r
+        let flow = if self.reflectors[src] {
+            rx * self.n + src
+        } else {
+            src * self.n + rx
+        };
+        match self.flows[flow].update(t.seq) {
+            SeqVerdict::Duplicate => {}
+            _ => {
+                self.fresh += 1;
+                if self.fresh % self.every == 0 {
+                    if now_ns >= t.ts_ns {
+                        self.hist.saturating_record((now_ns - t.ts_ns).max(1));
+                    } else {
+                        self.clock_skew += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Per-flow history (`src * n + dst`).
+    pub fn flows(&self) -> &[FlowRx] {
+        &self.flows
+    }
+
+    /// The latency histogram.
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// The trial: `sent[flow]` frames were sent per flow (`src * n + dst`) in
+    /// `duration_s` seconds at `offered_pps`.
+    pub fn trial(&self, sent: &[u64], offered_pps: f64, duration_s: f64) -> Trial {
+        let total: u64 = sent.iter().sum();
+        let mut received = 0;
+        let mut lost = 0;
+        let mut reordered = 0;
+        let mut duplicates = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = sent.get(i).copied().unwrap_or(0);
+            received += f.received.min(s);
+            lost += s.saturating_sub(f.received);
+            reordered += f.reordered;
+            duplicates += f.duplicates;
+        }
+        let per_s = |x: u64| {
+            if duration_s > 0.0 {
+                x as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        Trial {
+            offered_pps,
+            sent_pps: per_s(total),
+            received_pps: per_s(received),
+            duration_s,
+            sent: total,
+            received,
+            lost,
+            loss_ratio: if total > 0 {
+                lost as f64 / total as f64
+            } else {
+                0.0
+            },
+            reordered,
+            duplicates,
+            misdelivered: self.misdelivered,
+            foreign: self.foreign,
+            latency: latency_summary(&self.hist),
+            passed: None,
+        }
+    }
+}
+
+/// Summary and CDF points of a latency histogram (all zero when empty).
+pub fn latency_summary(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    let q = |x: f64| h.value_at_quantile(x);
+    let total = h.len() as f64;
+    let mut cdf: Vec<(u64, f64)> = Vec::new();
+    let mut qs: Vec<f64> = (0..100).map(|i| i as f64 / 100.0).collect();
+    qs.extend([0.995, 0.999, 0.9995, 0.9999, 1.0]);
+    for x in qs {
+        let v = q(x);
+        let frac = (h.count_between(0, v) as f64 / total).min(1.0);
+        match cdf.last() {
+            Some(&(lv, lf)) if v <= lv || frac <= lf => {}
+            _ => cdf.push((v, frac)),
+        }
+    }
+    let max = h.max();
+    match cdf.last_mut() {
+        Some(last) if last.0 == max => last.1 = 1.0,
+        _ => cdf.push((max, 1.0)),
+    }
+    Latency {
+        count: h.len(),
+        min_ns: h.min(),
+        mean_ns: h.mean(),
+        p50_ns: q(0.5),
+        p90_ns: q(0.9),
+        p99_ns: q(0.99),
+        p999_ns: q(0.999),
+        max_ns: max,
+        cdf,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_history_tells_in_order_reordered_and_duplicates() {
+        let mut f = FlowRx::default();
+        use SeqVerdict::*;
+        let got: Vec<_> = [0, 1, 3, 2, 2, 3, 10, 5, 5, 11]
+            .iter()
+            .map(|&s| f.update(s))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                InOrder, InOrder, InOrder, Reordered, Duplicate, Duplicate, InOrder, Reordered,
+                Duplicate, InOrder
+            ]
+        );
+        assert_eq!((f.received, f.reordered, f.duplicates), (7, 2, 3));
+        // a jump past the window forgets the old bits; a far-late frame is reordered
+        let mut f = FlowRx::default();
+        f.update(0);
+        f.update(WINDOW * 3);
+        assert_eq!(f.update(WINDOW * 3), Duplicate);
+        assert_eq!(f.update(WINDOW * 3 - 1), Reordered);
+        assert_eq!(f.update(1), Reordered);
+        // wrap-around of the bitmap does not leave stale bits
+        let mut f = FlowRx::default();
+        for s in 0..(WINDOW * 2 + 5) {
+            assert_eq!(f.update(s), InOrder);
+        }
+        assert_eq!(f.update(WINDOW + 10), Duplicate);
+    }
+
+    #[test]
+    fn latency_summary_is_monotone() {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).unwrap();
+        assert_eq!(latency_summary(&h), Latency::default());
+        for v in 1..=10_000u64 {
+            h.record(v * 100).unwrap();
+        }
+        let l = latency_summary(&h);
+        assert_eq!(l.count, 10_000);
+        assert!(l.min_ns > 0 && l.min_ns <= l.p50_ns);
+        assert!(l.p50_ns <= l.p90_ns && l.p90_ns <= l.p99_ns && l.p99_ns <= l.p999_ns);
+        assert!(l.p999_ns <= l.max_ns);
+        assert!((l.p50_ns as f64 - 500_000.0).abs() < 1000.0, "{}", l.p50_ns);
+        for w in l.cdf.windows(2) {
+            assert!(w[0].0 < w[1].0 && w[0].1 < w[1].1, "{w:?}");
+        }
+        assert_eq!(*l.cdf.last().unwrap(), (l.max_ns, 1.0));
+    }
+}

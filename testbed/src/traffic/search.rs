@@ -1,0 +1,209 @@
+//! RFC 2544-style search for the no-drop rate (NDR: no frame lost) and the partial-drop
+//! rate (PDR: loss ratio below a threshold, 0.5 % by default).
+//!
+//! Two brackets `[pass, fail]` are kept, one per criterion, and every trial updates
+//! both: a trial with no loss raises both lower ends, one with loss below the PDR
+//! threshold raises the PDR lower end and lowers the NDR upper end, one above it lowers
+//! both upper ends. The first trial runs at `max_pps`; each next one at the middle of the
+//! NDR bracket until it is narrower than `resolution * max_pps`, then at the middle of
+//! the PDR bracket. When a bracket never had a passing trial, `min_pps` itself is tried
+//! last; if that fails too the rate is `None`. A trial whose senders fell short of the
+//! offered rate (below `min_sent_ratio`) did not test that rate and counts as failing.
+
+use super::spec::SearchSpec;
+use crate::error::Result;
+use crate::results::{SearchResult, Trial};
+
+/// Which criterion a trial was run for (and judged by in [`Trial::passed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// No loss.
+    Ndr,
+    /// Loss below the PDR threshold.
+    Pdr,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bracket {
+    pass: Option<f64>,
+    fail: f64,
+    min_tried: bool,
+}
+
+impl Bracket {
+    fn next(&self, min: f64, res: f64) -> Option<f64> {
+        let lo = self.pass.unwrap_or(min);
+        if self.fail - lo > res {
+            Some((lo + self.fail) / 2.0)
+        } else if self.pass.is_none() && !self.min_tried {
+            Some(min)
+        } else {
+            None
+        }
+    }
+    fn record(&mut self, rate: f64, ok: bool, min: f64) {
+        if rate <= min {
+            self.min_tried = true;
+        }
+        if ok {
+            if self.pass.is_none_or(|p| rate > p) && rate < self.fail {
+                self.pass = Some(rate);
+            }
+        } else if rate < self.fail {
+            self.fail = rate;
+        }
+    }
+}
+
+/// Run the search. `trial(rate)` runs one full trial at `rate` offered pps; every
+/// trial is appended to `trials` (with `passed` set), so the result's indices point
+/// into it. `first_index` is where `trials` starts in the run's trial list.
+pub fn search(
+    spec: &SearchSpec,
+    max_pps: f64,
+    first_index: usize,
+    trials: &mut Vec<Trial>,
+    mut trial: impl FnMut(f64, Phase) -> Result<Trial>,
+) -> Result<SearchResult> {
+    let min = spec.min_pps;
+    let res = spec.resolution * max_pps;
+    // `fail` starts just above max so that max itself is tried first
+    let top = max_pps * (1.0 + 1e-9) + 1e-9;
+    let mut ndr = Bracket {
+        pass: None,
+        fail: top,
+        min_tried: false,
+    };
+    let mut pdr = ndr;
+    let mut idx_ndr = None;
+    let mut idx_pdr = None;
+    let mut first = true;
+    loop {
+        let (rate, phase) = if first {
+            (max_pps, Phase::Ndr)
+        } else if let Some(r) = ndr.next(min, res) {
+            (r, Phase::Ndr)
+        } else if let Some(r) = pdr.next(min, res) {
+            (r, Phase::Pdr)
+        } else {
+            break;
+        };
+        first = false;
+        let mut t = trial(rate, phase)?;
+        let valid = t.sent_pps >= spec.min_sent_ratio * rate && t.sent > 0;
+        let no_loss = valid && t.lost == 0;
+        let under_pdr = valid && t.loss_ratio < spec.pdr_loss_ratio;
+        t.passed = Some(match phase {
+            Phase::Ndr => no_loss,
+            Phase::Pdr => under_pdr,
+        });
+        let i = first_index + trials.len();
+        trials.push(t);
+        let (old_ndr, old_pdr) = (ndr.pass, pdr.pass);
+        ndr.record(rate, no_loss, min);
+        pdr.record(rate, under_pdr, min);
+        if ndr.pass != old_ndr {
+            idx_ndr = Some(i);
+        }
+        if pdr.pass != old_pdr {
+            idx_pdr = Some(i);
+        }
+        // a trial cannot pass NDR and fail PDR; keep PDR >= NDR
+        if let (Some(n), p) = (ndr.pass, pdr.pass) {
+            if p.is_none_or(|p| p < n) {
+                pdr.pass = Some(n);
+                idx_pdr = idx_ndr;
+            }
+        }
+        if trials.len() > 64 {
+            break; // cannot happen with resolution > 0 (log2(1/res) + 2 per bracket)
+        }
+    }
+    Ok(SearchResult {
+        ndr_pps: ndr.pass,
+        ndr_trial: idx_ndr,
+        pdr_pps: pdr.pass,
+        pdr_trial: idx_pdr,
+        pdr_loss_ratio: spec.pdr_loss_ratio,
+        min_pps: min,
+        max_pps,
+        resolution: spec.resolution,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device that forwards `cap` pps: loss = the excess, plus a 0.1 % loss band
+    /// between `cap` and `soft` (so NDR = cap, PDR = soft when soft's loss stays small).
+    fn device(cap: f64, soft: f64) -> impl FnMut(f64, Phase) -> Result<Trial> {
+        move |rate, _| {
+            let sent = (rate * 1.0).round() as u64;
+            let lost = if rate <= cap {
+                0
+            } else if rate <= soft {
+                (sent as f64 * 0.001).ceil() as u64
+            } else {
+                ((rate - soft) + sent as f64 * 0.001).ceil() as u64
+            }
+            .min(sent);
+            Ok(Trial {
+                offered_pps: rate,
+                sent_pps: rate,
+                sent,
+                lost,
+                loss_ratio: lost.min(sent) as f64 / sent as f64,
+                received: sent.saturating_sub(lost),
+                ..Trial::default()
+            })
+        }
+    }
+
+    #[test]
+    fn finds_ndr_and_pdr_of_a_model_device() {
+        let spec = SearchSpec {
+            min_pps: 1000.0,
+            resolution: 0.01,
+            ..SearchSpec::default()
+        };
+        let mut trials = vec![];
+        let r = search(&spec, 100_000.0, 3, &mut trials, device(41_000.0, 70_000.0)).unwrap();
+        let ndr = r.ndr_pps.unwrap();
+        let pdr = r.pdr_pps.unwrap();
+        assert!(ndr <= 41_000.0 && ndr > 41_000.0 - 1000.0, "{ndr}");
+        // the PDR: loss at rate r is 0.1% + (r - 70000)/r; below 0.5% up to ~70280
+        assert!(pdr <= 70_282.0 && pdr > 70_282.0 - 1000.0, "{pdr}");
+        assert_eq!(trials[0].offered_pps, 100_000.0);
+        assert_eq!(trials[r.ndr_trial.unwrap() - 3].offered_pps, ndr);
+        assert_eq!(trials[r.pdr_trial.unwrap() - 3].offered_pps, pdr);
+        assert!(trials.iter().all(|t| t.passed.is_some()));
+        assert!(trials.len() <= 2 * 9, "{}", trials.len());
+    }
+
+    #[test]
+    fn max_passing_and_nothing_passing() {
+        let spec = SearchSpec::default();
+        let mut trials = vec![];
+        let r = search(&spec, 50_000.0, 0, &mut trials, device(1e9, 1e9)).unwrap();
+        assert_eq!((r.ndr_pps, r.pdr_pps), (Some(50_000.0), Some(50_000.0)));
+        assert_eq!(trials.len(), 1);
+        let mut trials = vec![];
+        let r = search(&spec, 50_000.0, 0, &mut trials, device(10.0, 20.0)).unwrap();
+        assert_eq!((r.ndr_pps, r.pdr_pps), (None, None));
+        assert_eq!(trials.last().unwrap().offered_pps, spec.min_pps);
+        // a generator that falls short fails the trial even without loss
+        let mut trials = vec![];
+        let r = search(&spec, 50_000.0, 0, &mut trials, |rate, p| {
+            let mut t = device(1e9, 1e9)(rate, p)?;
+            if rate > 30_000.0 {
+                t.sent_pps = 30_000.0;
+            }
+            Ok(t)
+        })
+        .unwrap();
+        let ndr = r.ndr_pps.unwrap();
+        // passes while 30 kpps is at least 98 % of the offered rate
+        assert!(ndr <= 30_000.0 / 0.98 && ndr > 29_000.0, "{ndr}");
+    }
+}
