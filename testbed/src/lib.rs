@@ -31,7 +31,7 @@ pub mod netns;
 pub mod report;
 pub mod results;
 pub mod sys;
-pub mod trafgen;
 pub mod traffic;
+pub mod trafgen;
 
 pub use error::{Result, TestbedError};

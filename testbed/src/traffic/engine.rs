@@ -18,7 +18,9 @@ use crate::netns::in_ns;
 use crate::results::{SearchResult, Trial};
 use crate::sys;
 use canopy_control::topology::Topology;
-use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion};
+use canopy_dataplane::port::afpacket::{
+    AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
+};
 use canopy_dataplane::wire::{self, Kind};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -71,6 +73,10 @@ pub fn meas_offset(frame: &[u8]) -> Option<usize> {
 pub fn auto_burst(pps: f64) -> usize {
     ((pps / 20_000.0).round() as usize).clamp(1, 32)
 }
+
+/// A frame to replay: its bytes and, when it is one of ours, the offset of its
+/// measurement block and its flow.
+type ReplayFrame = (Vec<u8>, Option<(usize, usize)>);
 
 /// What the sender did in one phase.
 #[derive(Debug, Clone, Copy, Default)]
@@ -150,8 +156,10 @@ impl Sender<'_> {
         let mut slot = 0usize;
         let mut queued = 0u64;
         'outer: while queued < total && !stop.load(Ordering::Relaxed) {
+            // the deadline is real time: a sender that fell behind its schedule sends
+            // fewer frames, and the trial shows it (sent_pps < offered_pps)
             if let Some(d) = deadline {
-                if next - t0 >= d {
+                if next - t0 >= d || t0.elapsed() >= d {
                     break;
                 }
             }
@@ -353,16 +361,19 @@ impl Generator {
 
     /// Positions of the hosts that send under `spec`'s pattern (not idle, not remote).
     pub fn senders(&self, spec: &TrafficSpec) -> Result<Vec<usize>> {
-        let d = spec
-            .pattern
-            .dests(self.hosts.hosts.len(), spec.seed)?;
+        let d = spec.pattern.dests(self.hosts.hosts.len(), spec.seed)?;
         Ok((0..d.len())
             .filter(|&i| !d[i].is_idle() && !self.remote[i])
             .collect())
     }
 
     /// One trial at `offered` total pps: warm-up, measurement, grace period.
-    pub fn trial(&mut self, spec: &TrafficSpec, offered: f64, progress: &Progress) -> Result<Trial> {
+    pub fn trial(
+        &mut self,
+        spec: &TrafficSpec,
+        offered: f64,
+        progress: &Progress,
+    ) -> Result<Trial> {
         let n = self.hosts.hosts.len();
         let mut dests = spec.pattern.dests(n, spec.seed)?;
         let active = self.senders(spec)?;
@@ -438,7 +449,16 @@ impl Generator {
                 let mut warm_seq = vec![0u64; n * n];
                 let unused = AtomicU64::new(0);
                 if warm_total > 0 {
-                    s.run(&mut warm_seq, offered, burst, warm_total, None, stop, &unused, None);
+                    s.run(
+                        &mut warm_seq,
+                        offered,
+                        burst,
+                        warm_total,
+                        None,
+                        stop,
+                        &unused,
+                        None,
+                    );
                 }
                 for f in s.frames.iter_mut().flatten() {
                     f.run_id = run_id;
@@ -486,6 +506,13 @@ impl Generator {
             p50_ns = t.latency.p50_ns,
             "trial"
         );
+        if t.foreign > 0 {
+            tracing::warn!(
+                foreign = t.foreign,
+                sample = ?acc.foreign_sample.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>(),
+                "frames that are not this trial's"
+            );
+        }
         progress.end_trial(&t);
         Ok(t)
     }
@@ -526,10 +553,14 @@ impl Generator {
             ));
         }
         let (run_id, _) = self.run_ids();
-        let macs: HashMap<[u8; 6], usize> =
-            self.macs().into_iter().enumerate().map(|(i, m)| (m, i)).collect();
+        let macs: HashMap<[u8; 6], usize> = self
+            .macs()
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| (m, i))
+            .collect();
         // (bytes, measurement offset and flow when the frame is one of ours)
-        let mut out: Vec<(Vec<u8>, Option<(usize, usize)>)> = frames
+        let mut out: Vec<ReplayFrame> = frames
             .iter()
             .map(|f| {
                 let m = meas_offset(&f.data).and_then(|at| {
@@ -658,14 +689,12 @@ impl Reflector {
         while !stop.load(Ordering::Relaxed) {
             pending.clear();
             let macs = &self.macs;
-            let got = self.rx.rx_burst(64, |f| {
-                match HostFrame::parse(f) {
-                    Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
-                        Some(&s) => pending.push((s, f.len(), t)),
-                        None => st.ignored += 1,
-                    },
-                    _ => st.ignored += 1,
-                }
+            let got = self.rx.rx_burst(64, |f| match HostFrame::parse(f) {
+                Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
+                    Some(&s) => pending.push((s, f.len(), t)),
+                    None => st.ignored += 1,
+                },
+                _ => st.ignored += 1,
             });
             for &(s, len, t) in &pending {
                 let key = (s, len);

@@ -156,9 +156,10 @@ impl Pattern {
                 .ok_or_else(|| err(format!("`{kv}` in `{s}` is not key=value")))?;
             match k {
                 "fraction" => {
-                    fraction = Some(v.parse::<f64>().map_err(|_| {
-                        err(format!("fraction `{v}` in `{s}` is not a number"))
-                    })?)
+                    fraction = Some(
+                        v.parse::<f64>()
+                            .map_err(|_| err(format!("fraction `{v}` in `{s}` is not a number")))?,
+                    )
                 }
                 "target" => {
                     target = Some(v.parse::<usize>().map_err(|_| {
@@ -186,7 +187,9 @@ impl Pattern {
             }
         };
         if !matches!(p, Pattern::Hotspot { .. }) && !params.is_empty() {
-            return Err(err(format!("`{name}` takes no parameters (got `{params}`)")));
+            return Err(err(format!(
+                "`{name}` takes no parameters (got `{params}`)"
+            )));
         }
         Ok(p)
     }
@@ -194,7 +197,9 @@ impl Pattern {
     /// Check that the pattern works on `n` hosts.
     pub fn validate(&self, n: usize) -> Result<()> {
         if n < 2 {
-            return Err(err(format!("{self} needs at least 2 hosts, the fabric has {n}")));
+            return Err(err(format!(
+                "{self} needs at least 2 hosts, the fabric has {n}"
+            )));
         }
         match *self {
             Pattern::Transpose if isqrt_exact(n).is_none() => Err(err(format!(
@@ -205,9 +210,7 @@ impl Pattern {
             ))),
             Pattern::Hotspot { fraction, target } => {
                 if !(0.0..=1.0).contains(&fraction) {
-                    return Err(err(format!(
-                        "hotspot fraction {fraction} is outside 0..=1"
-                    )));
+                    return Err(err(format!("hotspot fraction {fraction} is outside 0..=1")));
                 }
                 if target >= n {
                     return Err(err(format!(
@@ -323,7 +326,10 @@ mod tests {
             }
         }
         // the seed matters for the random patterns
-        assert_ne!(take(Pattern::Uniform, 16, 1, 50), take(Pattern::Uniform, 16, 2, 50));
+        assert_ne!(
+            take(Pattern::Uniform, 16, 1, 50),
+            take(Pattern::Uniform, 16, 2, 50)
+        );
     }
 
     #[test]

@@ -110,6 +110,8 @@ pub struct RxAccount {
     pub foreign: u64,
     /// Warm-up frames received (not counted anywhere else).
     pub warmup: u64,
+    /// The first few foreign frames (up to 64 bytes each), for diagnosis.
+    pub foreign_sample: Vec<Vec<u8>>,
     /// Frames whose transmit stamp was later than their receive time (never on one
     /// clock; not recorded in the histogram).
     pub clock_skew: u64,
@@ -154,13 +156,14 @@ impl RxAccount {
             foreign: 0,
             warmup: 0,
             clock_skew: 0,
+            foreign_sample: Vec::new(),
         })
     }
 
     /// Account one frame received by host position `rx` at `now_ns` (CLOCK_MONOTONIC).
     pub fn on_frame(&mut self, rx: usize, frame: &[u8], now_ns: u64) {
         let Some(t) = HostFrame::parse(frame) else {
-            self.foreign += 1;
+            self.count_foreign(frame);
             return;
         };
         if t.run_id == self.warm_id && t.run_id != self.run_id {
@@ -168,11 +171,11 @@ impl RxAccount {
             return;
         }
         if t.run_id != self.run_id {
-            self.foreign += 1;
+            self.count_foreign(frame);
             return;
         }
         let Some(&src) = self.macs.get(&t.src_mac) else {
-            self.foreign += 1;
+            self.count_foreign(frame);
             return;
         };
         if self.own.get(rx) != Some(&t.dst_mac) {
@@ -189,7 +192,7 @@ impl RxAccount {
             SeqVerdict::Duplicate => {}
             _ => {
                 self.fresh += 1;
-                if self.fresh % self.every == 0 {
+                if self.fresh.is_multiple_of(self.every) {
                     if now_ns >= t.ts_ns {
                         self.hist.saturating_record((now_ns - t.ts_ns).max(1));
                     } else {
@@ -197,6 +200,14 @@ impl RxAccount {
                     }
                 }
             }
+        }
+    }
+
+    fn count_foreign(&mut self, frame: &[u8]) {
+        self.foreign += 1;
+        if self.foreign_sample.len() < 4 {
+            self.foreign_sample
+                .push(frame[..frame.len().min(64)].to_vec());
         }
     }
 

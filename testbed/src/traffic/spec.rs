@@ -366,10 +366,16 @@ impl TrafficSpec {
             _ => {}
         }
         if !(self.warmup_s.is_finite() && (0.0..=60.0).contains(&self.warmup_s)) {
-            return Err(e("warmup_s", format!("{} s is outside 0..=60", self.warmup_s)));
+            return Err(e(
+                "warmup_s",
+                format!("{} s is outside 0..=60", self.warmup_s),
+            ));
         }
         if self.grace_ms > 60_000 {
-            return Err(e("grace_ms", format!("{} ms is more than 60 s", self.grace_ms)));
+            return Err(e(
+                "grace_ms",
+                format!("{} ms is more than 60 s", self.grace_ms),
+            ));
         }
         if self.latency_every == 0 {
             return Err(e("latency_every", "must be at least 1".to_string()));
@@ -467,7 +473,9 @@ mod tests {
         // 1 % of 1G at 128 B over 8 senders
         let o = s.offered_pps(8).unwrap();
         assert!((o - 0.01 * 1e9 / (148.0 * 8.0) * 8.0).abs() < 1e-6, "{o}");
-        let e = TrafficSpec::from_toml("rat = \"1%\"").unwrap_err().to_string();
+        let e = TrafficSpec::from_toml("rat = \"1%\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("rat") && e.contains("line 1"), "{e}");
         let e = TrafficSpec::from_toml("pattern = \"zigzag\"")
             .unwrap_err()
