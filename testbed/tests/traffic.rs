@@ -137,7 +137,7 @@ fn spec(pattern: Pattern, pps: f64, secs: f64) -> TrafficSpec {
 fn assert_clean(what: &str, t: &canopy_testbed::results::Trial, expect_sent: f64) {
     assert!(t.sent > 0, "{what}: nothing sent");
     assert!(
-        (t.sent as f64 - expect_sent).abs() <= expect_sent * 0.02 + 2.0,
+        (t.sent as f64 - expect_sent).abs() <= expect_sent * 0.05 + 2.0,
         "{what}: sent {} of {expect_sent}",
         t.sent
     );

@@ -156,10 +156,11 @@ impl Sender<'_> {
         let mut slot = 0usize;
         let mut queued = 0u64;
         'outer: while queued < total && !stop.load(Ordering::Relaxed) {
-            // the deadline is real time: a sender that fell behind its schedule sends
-            // fewer frames, and the trial shows it (sent_pps < offered_pps)
+            // the schedule ends at the duration; a sender that fell behind may catch up
+            // for 10 % longer in real time, then stops short, and the trial shows it
+            // (sent_pps = sent / real send time < offered_pps)
             if let Some(d) = deadline {
-                if next - t0 >= d || t0.elapsed() >= d {
+                if next - t0 >= d || t0.elapsed() >= d.mul_f64(1.1) {
                     break;
                 }
             }
@@ -329,7 +330,9 @@ impl Generator {
         match &spec.search {
             None => {
                 let offered = spec.offered_pps(senders)?;
-                Ok((vec![self.trial(spec, offered, &progress)?], None))
+                let t = self.trial(spec, offered, &progress)?;
+                progress.finish("done");
+                Ok((vec![t], None))
             }
             Some(s) => {
                 let max = s.max_pps.unwrap_or(super::spec::ceiling_pps(
@@ -402,7 +405,12 @@ impl Generator {
             }
         }
         let burst = spec.burst.unwrap_or_else(|| auto_burst(offered));
-        let duration = spec.duration_s.map(Duration::from_secs_f64);
+        // duration mode (the default) ends at a real-time deadline; count mode when all
+        // frames are out
+        let duration = match spec.count {
+            Some(_) => None,
+            None => Some(Duration::from_secs_f64(spec.duration())),
+        };
         let total = match spec.count {
             Some(c) => c,
             None => (offered * spec.duration()).round().max(1.0) as u64,

@@ -311,6 +311,19 @@ impl TrafficSpec {
                 ),
             ));
         }
+        // every flow's frame must fit the frame size (long headers on big fabrics)
+        let topo = canopy_control::build_str(&hosts.topology)
+            .map_err(|x| e("topology", format!("`{}`: {x}", hosts.topology)))?;
+        let kind = canopy_dataplane::wire::Kind::from_name(&hosts.kind)
+            .ok_or_else(|| e("kind", format!("unknown header kind `{}`", hosts.kind)))?;
+        for a in &hosts.hosts {
+            for b in &hosts.hosts {
+                if a.host != b.host {
+                    crate::frames::HostFrame::new(&topo, kind, a.host, b.host, self.frame_len(), 0)
+                        .map_err(|x| e("frame_size", format!("{} B: {x}", self.frame_size)))?;
+                }
+            }
+        }
         let senders = self
             .pattern
             .dests(n, self.seed)?
@@ -581,6 +594,17 @@ mod tests {
             },
             "search.resolution",
         );
+        let mut odd = hosts(4);
+        odd.kind = "nonsense".into();
+        let e = ok.validate(&odd, 2).unwrap_err().to_string();
+        assert!(e.contains("`kind`") && e.contains("nonsense"), "{e}");
+        odd.kind = "sliced".into();
+        odd.topology = "fat-tree:k=3".into();
+        assert!(ok
+            .validate(&odd, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("`topology`"));
         let e = TrafficSpec::default()
             .validate(&hosts(1), 2)
             .unwrap_err()
