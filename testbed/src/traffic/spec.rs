@@ -14,11 +14,12 @@ pub const WIRE_OVERHEAD: usize = 20;
 /// Bytes of the FCS, counted in `frame_size` but not written by the generator.
 pub const FCS_LEN: usize = 4;
 
-/// Highest total offered rate one generator core sustains, frames per second, 64 B
-/// frames. Measured on the development machine (2 cores, veth through a Linux bridge,
-/// `docs/traffic.md`, "Ceiling"): the single sender thread reached about 2x this
-/// with a receiver polling all hosts on the other core; the ceiling keeps half of that
-/// as headroom, because the same 2 cores also run the switches under test.
+/// Highest total offered rate one generator core is asked for, frames per second, 64 B
+/// frames. Measured on the development machine (2 shared cores, 8 hosts on veth through
+/// a Linux bridge; `docs/traffic.md`, "The ceiling"): the single sender thread reached
+/// about 430 kpps at best and kept a 160-200 kpps schedule under other jobs' load; the
+/// ceiling keeps about half of the best as headroom, because the same 2 cores also run
+/// the switches under test.
 pub const PPS_PER_GEN_CORE: f64 = 200_000.0;
 
 /// The offered rate: frames per second over all senders, or a percentage of each
