@@ -79,3 +79,18 @@ impl Progress {
         self.bar.finish_with_message(msg.to_string());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_when_quiet_or_not_a_terminal() {
+        assert!(Progress::new(true).is_hidden());
+        assert!(Progress::hidden().is_hidden());
+        // under `cargo test` stdout is captured, not a terminal
+        if !std::io::stdout().is_terminal() {
+            assert!(Progress::new(false).is_hidden());
+        }
+    }
+}
