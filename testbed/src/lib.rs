@@ -12,6 +12,7 @@
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
 //! | [`bench`] | the three passes per forwarder, the results |
 //! | [`report`] | Markdown |
+//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
@@ -25,6 +26,7 @@ pub mod forwarder;
 pub mod frames;
 pub mod gen;
 pub mod hosts;
+pub mod linkload;
 pub mod mgmt;
 pub mod netns;
 pub mod report;
