@@ -761,7 +761,11 @@ fn many_fixed_trials_summary_fits() {
         .collect();
     let dir = TempDir::new("many");
     let w = write_and_check(&r, &dir);
-    let strokes = polyline_strokes(&svg_of(&w, "latency_cdf.svg").unwrap());
+    let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
+    const { assert!(plots::MAX_CDF_CURVES > plots::LABELLED_CURVES) };
+    assert!(!cdf.contains("p99 "), "too many curves for value labels");
+    // Every curve still has its three marks (plus one legend circle).
+    let strokes = polyline_strokes(&cdf);
     for c in &plots::PALETTE {
         assert_eq!(
             count(&strokes, c),

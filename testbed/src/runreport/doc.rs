@@ -56,13 +56,16 @@ pub(crate) enum Block {
     },
 }
 
-/// Escape text for Markdown: characters that start emphasis, code, links or HTML, and
-/// the table separator.
+/// Escape text for Markdown: characters that start emphasis, code, links or HTML, the
+/// table separator, and a leading `#`.
 fn md_text(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
+    if s.starts_with('#') {
+        o.push('\\');
+    }
     for c in s.chars() {
         match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' => {
                 o.push('\\');
                 o.push(c);
             }

@@ -27,6 +27,10 @@ pub const IDEAL: &str = "#7F7F7F";
 /// Most curves on the latency CDF.
 pub const MAX_CDF_CURVES: usize = PALETTE.len();
 
+/// Up to this many CDF curves get their p50/p99/p99.9 values written next to the marks
+/// (more would overlap; the values are in the report's trial table).
+pub const LABELLED_CURVES: usize = 2;
+
 /// Width and height of the latency and throughput plots, pixels.
 const SIZE: (u32, u32) = (900, 520);
 
@@ -159,14 +163,19 @@ pub fn latency_cdf(r: &RunResults) -> Result<Option<String>> {
                 .map_err(err(NAME))?
                 .label(label.clone())
                 .legend(move |(x, y)| Circle::new((x + 8, y), 5, c.filled()));
+            // Marks on every curve; value labels only while they stay legible.
             let dy = 14 * ci as i32;
             for (name, ns, f, off) in [
-                ("p50", lat.p50_ns, 0.5, (6, -14 - dy)),
-                ("p99", lat.p99_ns, 0.99, (6, 6 + dy)),
-                ("p99.9", lat.p999_ns, 0.999, (-90, -16 - dy)),
+                ("p50", lat.p50_ns, 0.5, (8, -14 - dy)),
+                ("p99", lat.p99_ns, 0.99, (8, 4 + dy)),
+                ("p99.9", lat.p999_ns, 0.999, (-105, 4 + dy)),
             ] {
                 let x = us(ns).max(lo_us);
-                let text = format!("{name} {} µs", fmt::us(ns));
+                let text = if curves.len() <= LABELLED_CURVES {
+                    format!("{name} {} µs", fmt::us(ns))
+                } else {
+                    String::new()
+                };
                 chart
                     .draw_series(std::iter::once(
                         EmptyElement::at((x, f))
@@ -253,13 +262,14 @@ pub fn throughput(r: &RunResults) -> Result<Option<String>> {
             .map_err(err(NAME))?
             .label("ideal (received = offered)")
             .legend(move |(x, y)| Circle::new((x + 8, y), 5, ideal.filled()));
+        // Sent first, so received (the result) is drawn on top where they coincide.
         for (ci, name, get) in [
             (
-                0usize,
-                "received",
-                (|t: &Trial| t.received_pps) as fn(&Trial) -> f64,
+                1usize,
+                "sent",
+                (|t: &Trial| t.sent_pps) as fn(&Trial) -> f64,
             ),
-            (1, "sent", |t: &Trial| t.sent_pps),
+            (0, "received", |t: &Trial| t.received_pps),
         ] {
             let c = colour(ci);
             let pts: Vec<(f64, f64)> = trials
