@@ -777,3 +777,45 @@ fn many_fixed_trials_summary_fits() {
     let sum = runreport::summary(&r, Some(&w));
     assert!(sum.contains(&format!("… {} more trials", 40 - 6)), "{sum}");
 }
+
+#[test]
+fn hostile_input_never_panics_and_is_escaped() {
+    let mut r = search(1_000_000.0, Some(300_000.0), Some(600_000.0));
+    r.meta.fabric = "<script>alert('x')</script> & | `tick`".into();
+    r.meta.pattern = "a|b`c".into();
+    r.links = links(4);
+    r.links[0].tier = "<tier & co>".into();
+    r.switches[0].name = "sw<0>".into();
+    // Indices past the trials, non-finite rates, a 0 ns sample, fractions out of range.
+    let s = r.search.as_mut().unwrap();
+    s.ndr_trial = Some(99);
+    s.pdr_pps = Some(f64::INFINITY);
+    r.trials[0].offered_pps = f64::NAN;
+    r.trials[1].sent_pps = f64::INFINITY;
+    r.trials[2].latency.cdf.insert(0, (0, 0.0));
+    r.trials[2].latency.min_ns = 0;
+    r.trials[3].latency.cdf.push((u64::MAX, f64::NAN));
+    let dir = TempDir::new("hostile");
+    let w = runreport::write(&r, &dir.0).expect("write");
+    for p in &w.plots {
+        check_xml(&read(p));
+    }
+    let html = read(&w.html);
+    assert!(!html.contains("<script>"), "HTML escapes names");
+    assert!(html.contains("&lt;script&gt;"));
+    let md = read(&w.markdown);
+    assert!(
+        md.contains("| ``a\\|b`c`` |"),
+        "code with | and ` in a table"
+    );
+    let sum = runreport::summary(&r, Some(&w));
+    assert!(sum.lines().count() <= SUMMARY_LINES);
+    // Non-finite trials are left out of the throughput plot, the others drawn.
+    let tp = svg_of(&w, "throughput.svg").unwrap();
+    assert_eq!(count(&polyline_strokes(&tp), plots::PALETTE[0]), 1);
+    assert_eq!(
+        count(&polyline_strokes(&tp), plots::PALETTE[3]),
+        0,
+        "no PDR line at infinity"
+    );
+}

@@ -76,15 +76,12 @@ fn md_text(s: &str) -> String {
     o
 }
 
-/// Inline code for Markdown: a backtick fence longer than any run inside; `|` cannot be
-/// escaped inside code in every renderer, so it is replaced by its HTML entity in tables.
+/// Inline code for Markdown: a backtick fence longer than any run inside. In a table a
+/// `|` is written `\|` even inside code: GFM splits cells before inline parsing and
+/// turns `\|` back into `|` (GFM spec, tables extension).
 fn md_code(s: &str, in_table: bool) -> String {
     let s = s.replace('\n', " ");
-    let s = if in_table {
-        s.replace('|', "&#124;")
-    } else {
-        s
-    };
+    let s = if in_table { s.replace('|', "\\|") } else { s };
     let mut longest = 0;
     let mut run = 0;
     for c in s.chars() {
@@ -257,7 +254,7 @@ mod tests {
     fn markdown_escapes_and_code_fences() {
         assert_eq!(md_text("a|b*c_d"), "a\\|b\\*c\\_d");
         assert_eq!(md_code("x`y", false), "``x`y``");
-        assert_eq!(md_code("a|b", true), "`a&#124;b`");
+        assert_eq!(md_code("a|b", true), "`a\\|b`");
         assert_eq!(html_text("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(strip_prolog("<?xml version=\"1.0\"?>\n<svg/>"), "<svg/>");
     }

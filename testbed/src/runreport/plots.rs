@@ -157,7 +157,10 @@ pub fn latency_cdf(r: &RunResults) -> Result<Option<String>> {
             let c = colour(ci);
             chart
                 .draw_series(LineSeries::new(
-                    lat.cdf.iter().map(|&(ns, f)| (us(ns).max(lo_us), f)),
+                    lat.cdf
+                        .iter()
+                        .filter(|p| p.1.is_finite())
+                        .map(|&(ns, f)| (us(ns).max(lo_us), f)),
                     c.stroke_width(2),
                 ))
                 .map_err(err(NAME))?
@@ -218,15 +221,23 @@ fn by_offered(r: &RunResults) -> Vec<&Trial> {
     t
 }
 
-/// Throughput vs offered load: received (`PALETTE[0]`) and sent (`PALETTE[1]`) against
+/// Throughput vs offered load (trials with a non-finite rate left out): received (`PALETTE[0]`) and sent (`PALETTE[1]`) against
 /// offered, the ideal `y = x` line ([`IDEAL`]), loss % as labels on the received points,
 /// NDR (`PALETTE[2]`) and PDR (`PALETTE[3]`) as vertical lines when a search found them.
 pub fn throughput(r: &RunResults) -> Result<Option<String>> {
     const NAME: &str = "throughput.svg";
-    if r.trials.is_empty() {
+    // A trial with a non-finite rate (a corrupt results file) cannot be placed.
+    let trials: Vec<&Trial> = by_offered(r)
+        .into_iter()
+        .filter(|t| {
+            [t.offered_pps, t.sent_pps, t.received_pps]
+                .iter()
+                .all(|x| x.is_finite())
+        })
+        .collect();
+    if trials.is_empty() {
         return Ok(None);
     }
-    let trials = by_offered(r);
     let max = trials
         .iter()
         .flat_map(|t| [t.offered_pps, t.sent_pps, t.received_pps])
@@ -298,7 +309,9 @@ pub fn throughput(r: &RunResults) -> Result<Option<String>> {
             .map_err(err(NAME))?;
         if let Some(s) = &r.search {
             for (ci, name, rate) in [(2usize, "NDR", s.ndr_pps), (3, "PDR", s.pdr_pps)] {
-                let Some(rate) = rate else { continue };
+                let Some(rate) = rate.filter(|x| x.is_finite()) else {
+                    continue;
+                };
                 let c = colour(ci);
                 let x = v(rate);
                 chart
