@@ -547,6 +547,10 @@ fn fixed_rate_report() {
         "p99 in the summary:\n{sum}"
     );
     assert!(sum.contains("OK: all 20 switches conserve frames"), "{sum}");
+    assert!(
+        !sum.lines().any(|l| l.ends_with('…')),
+        "nothing clipped:\n{sum}"
+    );
 }
 
 #[test]
@@ -610,6 +614,10 @@ fn search_with_ndr_and_pdr() {
     )));
     assert!(md.contains("| passed |"));
     let sum = runreport::summary(&r, Some(&w));
+    assert!(
+        !sum.lines().any(|l| l.ends_with('…')),
+        "nothing clipped:\n{sum}"
+    );
     assert!(sum.contains(&ndr_text) && sum.contains(&pdr_text), "{sum}");
     assert!(sum.contains(&us(r.trials[ndr].latency.p99_ns)));
 }

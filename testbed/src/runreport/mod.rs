@@ -173,6 +173,11 @@ pub fn verdict_line(r: &RunResults) -> String {
 
 /// The search or fixed-rate result in one sentence.
 fn result_sentence(r: &RunResults) -> String {
+    result_lines(r).join(" ")
+}
+
+/// [`result_sentence`] in lines that fit the summary's width.
+fn result_lines(r: &RunResults) -> Vec<String> {
     match &r.search {
         Some(s) => {
             let ndr = match (s.ndr_pps, s.ndr_trial) {
@@ -197,24 +202,27 @@ fn result_sentence(r: &RunResults) -> String {
                     fmt::pct(s.pdr_loss_ratio)
                 ),
             };
-            format!(
-                "Search: {ndr}; {pdr}; {} trials between {} and {}, resolution {} %.",
-                r.trials.len(),
-                fmt::rate(s.min_pps),
-                fmt::rate(s.max_pps),
-                fmt::pct(s.resolution)
-            )
+            vec![
+                format!("Search: {ndr}; {pdr};"),
+                format!(
+                    "{} trials between {} and {}, resolution {} %.",
+                    r.trials.len(),
+                    fmt::rate(s.min_pps),
+                    fmt::rate(s.max_pps),
+                    fmt::pct(s.resolution)
+                ),
+            ]
         }
         None => match r.trials.as_slice() {
-            [] => "No trial ran.".to_string(),
-            [t] => format!(
+            [] => vec!["No trial ran.".to_string()],
+            [t] => vec![format!(
                 "Fixed rate: offered {}, sent {}, received {}, loss {} %.",
                 fmt::rate(t.offered_pps),
                 fmt::rate(t.sent_pps),
                 fmt::rate(t.received_pps),
                 fmt::pct(t.loss_ratio)
-            ),
-            ts => format!("Fixed rate: {} trials (table below).", ts.len()),
+            )],
+            ts => vec![format!("Fixed rate: {} trials (table below).", ts.len())],
         },
     }
 }
@@ -485,7 +493,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         m.machine.cpus,
         dash_if_empty(&m.machine.kernel)
     ));
-    lines.push(result_sentence(r));
+    lines.extend(result_lines(r));
     // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.
     let mut shown: Vec<(String, usize)> = Vec::new();
     match &r.search {
@@ -508,7 +516,15 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     if !shown.is_empty() {
         lines.push(format!(
             "{:<10} {:>12} {:>12} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9}",
-            "latency µs", "received", "loss %", "min", "p50", "p90", "p99", "p99.9", "max"
+            "trial",
+            "received",
+            "loss %",
+            "min µs",
+            "p50 µs",
+            "p90 µs",
+            "p99 µs",
+            "p99.9 µs",
+            "max µs"
         ));
         for (label, i) in &shown {
             let t = &r.trials[*i];
@@ -576,9 +592,10 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         lines.push(format!("Report: {}", w.markdown.display()));
         lines.push(format!("        {}", w.html.display()));
         lines.push(format!(
-            "        {} (+ {} SVG plots)",
+            "        {} (+ {} SVG plot{})",
             w.json.display(),
-            w.plots.len()
+            w.plots.len(),
+            if w.plots.len() == 1 { "" } else { "s" }
         ));
     }
     lines.truncate(SUMMARY_LINES);
