@@ -515,7 +515,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     }
     if !shown.is_empty() {
         lines.push(format!(
-            "{:<10} {:>12} {:>12} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9}",
+            "{:<10} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
             "trial",
             "received",
             "loss %",
@@ -531,12 +531,12 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
             let l = &t.latency;
             let lat = if l.count == 0 {
                 format!(
-                    "{:>9} {:>8} {:>8} {:>8} {:>8} {:>9}",
+                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
                     "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"
                 )
             } else {
                 format!(
-                    "{:>9} {:>8} {:>8} {:>8} {:>8} {:>9}",
+                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
                     fmt::us(l.min_ns),
                     fmt::us(l.p50_ns),
                     fmt::us(l.p90_ns),
