@@ -344,7 +344,8 @@ pub fn throughput(r: &RunResults) -> Result<Option<String>> {
     Ok(Some(buf))
 }
 
-/// Link tiers in plot order: the fat-tree tiers bottom-up, then any other tier by name.
+/// Link tiers in plot order: host links first, the fat-tree tiers bottom-up, then any
+/// other tier by name.
 pub fn tiers(r: &RunResults) -> Vec<String> {
     const ORDER: [&str; 3] = ["host-edge", "edge-agg", "agg-core"];
     let mut t: Vec<String> = Vec::new();
@@ -353,11 +354,15 @@ pub fn tiers(r: &RunResults) -> Vec<String> {
             t.push(l.tier.clone());
         }
     }
+    // Host links first whatever the level names (`linkload` names them `host-<level>`),
+    // then the fat-tree tiers bottom-up, then the rest (`L0-L1`, `L1-L2`, ...) by name.
     t.sort_by_key(|x| {
-        (
-            ORDER.iter().position(|o| o == x).unwrap_or(ORDER.len()),
-            x.clone(),
-        )
+        let rank = if x.starts_with("host-") {
+            0
+        } else {
+            1 + ORDER.iter().position(|o| o == x).unwrap_or(ORDER.len())
+        };
+        (rank, x.clone())
     });
     t
 }
@@ -456,4 +461,32 @@ pub fn links(r: &RunResults) -> Result<Option<String>> {
         root.present().map_err(err(NAME))?;
     }
     Ok(Some(buf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::LinkLoad;
+
+    fn with_tiers(tiers: &[&str]) -> RunResults {
+        RunResults {
+            links: tiers
+                .iter()
+                .map(|t| LinkLoad {
+                    tier: t.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tier_order() {
+        let r = with_tiers(&["agg-core", "edge-agg", "host-edge", "edge-agg"]);
+        assert_eq!(tiers(&r), ["host-edge", "edge-agg", "agg-core"]);
+        let r = with_tiers(&["L1-L2", "L0-L1", "host-L0"]);
+        assert_eq!(tiers(&r), ["host-L0", "L0-L1", "L1-L2"]);
+        assert!(tiers(&RunResults::default()).is_empty());
+    }
 }
