@@ -16,6 +16,7 @@
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
+//! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
 
@@ -31,6 +32,7 @@ pub mod mgmt;
 pub mod netns;
 pub mod report;
 pub mod results;
+pub mod runreport;
 pub mod sys;
 pub mod trafgen;
 
