@@ -79,6 +79,14 @@ pub enum TestbedError {
         /// What is wrong.
         detail: String,
     },
+    /// A report plot could not be drawn.
+    #[error("plot {plot}: {detail}")]
+    Plot {
+        /// Which plot (file name).
+        plot: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,

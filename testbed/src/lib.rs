@@ -12,9 +12,11 @@
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
 //! | [`bench`] | the three passes per forwarder, the results |
 //! | [`report`] | Markdown |
+//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
+//! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
@@ -26,10 +28,12 @@ pub mod forwarder;
 pub mod frames;
 pub mod gen;
 pub mod hosts;
+pub mod linkload;
 pub mod mgmt;
 pub mod netns;
 pub mod report;
 pub mod results;
+pub mod runreport;
 pub mod sys;
 pub mod traffic;
 pub mod trafgen;
