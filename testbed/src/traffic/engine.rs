@@ -155,7 +155,7 @@ impl Sender<'_> {
         let mut next = t0;
         let mut slot = 0usize;
         let mut queued = 0u64;
-        'outer: while queued < total && !stop.load(Ordering::Relaxed) {
+        while queued < total && !stop.load(Ordering::Relaxed) {
             // the schedule ends at the duration; a sender that fell behind may catch up
             // for 10 % longer in real time, then stops short, and the trial shows it
             // (sent_pps = sent / real send time < offered_pps)
@@ -172,8 +172,9 @@ impl Sender<'_> {
             };
             let n = (burst as u64).min(total - queued);
             for _ in 0..n {
+                // (never idle: `active` holds only sending hosts)
                 let Some(dst) = self.dests[src].next_dst() else {
-                    continue 'outer;
+                    break;
                 };
                 let flow = src * self.n + dst as usize;
                 let Some(f) = self.frames[flow].as_mut() else {
