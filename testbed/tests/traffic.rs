@@ -122,6 +122,23 @@ fn harness(tag: &str, n: u32) -> Harness {
     }
 }
 
+/// A scratch directory `ctrf<pid><tag>` removed on drop (also when a test fails).
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("ctrf{}{tag}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn spec(pattern: Pattern, pps: f64, secs: f64) -> TrafficSpec {
     TrafficSpec {
         pattern,
@@ -177,8 +194,8 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
         },
         Pattern::AllToAll,
     ];
-    let dir = std::env::temp_dir().join(format!("ctrf{}p", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = TempDir::new("p");
+    let dir = tmp.0.clone();
     for p in patterns {
         let mut s = spec(p, 8000.0, 0.4);
         if p == Pattern::Uniform {
@@ -257,7 +274,6 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
     assert_eq!(t.sent, frames.len() as u64);
     assert_eq!((t.lost, t.received, t.foreign), (0, t.sent, 0), "{t:?}");
     assert!(t.latency.min_ns > 0);
-    std::fs::remove_dir_all(&dir).unwrap();
     drop(h.ns);
 }
 
