@@ -14,6 +14,7 @@
 //! | [`report`] | Markdown |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
+//! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
@@ -21,6 +22,7 @@
 pub mod bench;
 pub mod cpu;
 pub mod error;
+pub mod fabric;
 pub mod forwarder;
 pub mod frames;
 pub mod gen;
