@@ -764,6 +764,8 @@ fn teardown(st: &State, root: &Path) -> DownSummary {
     if std::fs::remove_dir_all(&st.dir).is_ok() {
         sum.state_dirs += 1;
     }
+    // the fabric directory too, once no other machine part is in it
+    let _ = std::fs::remove_dir(&fdir);
     sum
 }
 
