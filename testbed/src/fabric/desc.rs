@@ -786,3 +786,132 @@ impl Desc {
         (tx.unwrap_or_default(), rx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Result<Desc> {
+        Desc::parse("t.toml", body)
+    }
+
+    fn err(body: &str) -> String {
+        parse(body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("edge-*", "edge-p0-e0"));
+        assert!(glob("*", "h3"));
+        assert!(glob("agg-*-a1", "agg-p2-a1"));
+        assert!(!glob("agg-*-a1", "agg-p2-a0"));
+        assert!(glob("h1", "h1"));
+        assert!(!glob("h1", "h12"));
+        assert!(glob("h1*", "h12"));
+        assert!(!glob("a*a", "a"));
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_name("ft4").is_ok());
+        assert!(valid_name("cfab4194304x").is_ok());
+        for bad in ["", "Ft", "a_b", "-a", "a-", "abcdefghijklm", "a b", "a/b"] {
+            assert!(valid_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn defaults_are_a_local_k4_sliced_fat_tree() {
+        let d = parse("").unwrap();
+        assert_eq!(d.name, "canopy");
+        assert_eq!(d.raw.topology.get_ref(), "fat-tree:k=4");
+        assert_eq!(d.kind, Kind::Sliced);
+        assert_eq!(
+            (d.topo.switches.len(), d.topo.hosts.len(), d.links.len()),
+            (20, 16, 48)
+        );
+        assert!(d.placement.is_empty());
+        assert_eq!(d.machine_of(Node::Host(3)), LOCAL);
+        assert!(d.links.iter().all(|l| d.end_kind(l, l.a) == LinkKind::Veth));
+        assert_eq!(d.host_ifaces(5), ("h5p0".to_string(), vec![]));
+        assert_eq!(d.netns(Node::Switch(19)), "canopy-s19");
+        assert!(d.raw.traffic.is_none());
+        // [traffic] is kept as written
+        let d = parse("[traffic]\npattern = \"uniform\"\nrate = 5\n").unwrap();
+        assert_eq!(d.raw.traffic.unwrap()["rate"].as_integer(), Some(5));
+    }
+
+    #[test]
+    fn transit_hosts_send_on_an_output_and_receive_on_both_inputs() {
+        let d = parse("topology = \"transit-full:layers=1\"\nkind = \"transit\"\n").unwrap();
+        assert_eq!(d.links.len(), 512);
+        let (tx, rx) = d.host_ifaces(0);
+        assert!(tx.starts_with("h0p"), "{tx}");
+        assert_eq!(rx.len(), 2, "{rx:?}");
+        assert!(!rx.contains(&tx));
+    }
+
+    #[test]
+    fn cross_machine_links_are_vxlan_with_stable_vnis() {
+        let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+        let d = parse(two).unwrap();
+        let cross: Vec<&Link> = d
+            .links
+            .iter()
+            .filter(|l| d.machine_of(l.a.0) != d.machine_of(l.b.0))
+            .collect();
+        assert_eq!(cross.len(), 16);
+        for l in cross {
+            let end = if d.machine_of(l.a.0) == "a" { l.a } else { l.b };
+            assert_eq!(
+                d.end_kind(l, end),
+                LinkKind::Vxlan {
+                    vni: 10_000 + l.id,
+                    remote: "b".into()
+                }
+            );
+        }
+        // a NIC on one end only
+        let e = err(&format!(
+            "{two}[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n"
+        ));
+        assert!(e.contains("NIC on one end only"), "{e}");
+        // cross-machine links with nodes left on "local"
+        let e = err("[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"a\"\n");
+        assert!(e.contains("place every node on a named [[machine]]"), "{e}");
+        // a NIC on a link that does not cross machines
+        let e = err("[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("does not cross machines"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_name_key_and_line() {
+        let e = err("mtu = 1500\npolling = \"lazy\"\n");
+        assert!(
+            e.starts_with("t.toml: polling: \"lazy\"") && e.ends_with("(line 2)"),
+            "{e}"
+        );
+        let e = err("\n\n[switch]\nmode = \"busy\"\n");
+        assert!(e.contains("switch.mode"), "{e}");
+        let e = err("[ports]\nbackend = \"dpdk\"\n");
+        assert!(e.contains("ports.backend") && e.contains("(line 2)"), "{e}");
+        let e = err("[[ports.override]]\nswitch = \"nope-*\"\ntpacket = \"v3\"\n");
+        assert!(
+            e.contains("ports.override[0]") && e.contains("nope-*"),
+            "{e}"
+        );
+        let e = err("mtu = 20\n");
+        assert!(e.contains("mtu: 20 is outside"), "{e}");
+        let e = err("name = \"x\"\nname = \"y\"\n");
+        assert!(e.contains("line 2"), "{e}");
+        let e = err("[[place]]\nnodes = [\"h1\"]\nmachine = \"mars\"\n");
+        assert!(
+            e.contains("place[0].machine") && e.contains("mars") && e.contains("line 3"),
+            "{e}"
+        );
+        let e = err("[[nic]]\nport = \"core-c0\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("expected SWITCH:PORT"), "{e}");
+        let e = err("[[nic]]\nport = \"core-c0:9\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("not a port of core-c0"), "{e}");
+    }
+}

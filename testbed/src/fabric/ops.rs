@@ -886,3 +886,39 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fabric_namespaces_match_exactly() {
+        assert!(is_fabric_ns("ft", "ft-s0"));
+        assert!(is_fabric_ns("ft", "ft-h15"));
+        for other in [
+            "ft-x", "ftx-s0", "ft-s", "ft-s1a", "ft-u0", "ft", "xft-s0", "ft-s-1",
+        ] {
+            assert!(!is_fabric_ns("ft", other), "{other}");
+        }
+    }
+
+    #[test]
+    fn examples_are_valid_and_generate_valid_switch_configs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            let f = p.file_name().unwrap().to_string_lossy().into_owned();
+            if !(f.starts_with("fabric-") && f.ends_with(".toml")) {
+                continue;
+            }
+            let d = Desc::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            let sock = Path::new("/tmp/x.sock");
+            let text = switch_config(&d, 0, sock);
+            canopy_switch::config::Config::parse(Path::new("s0.toml"), &text)
+                .unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
+            n += 1;
+        }
+        assert_eq!(n, 4);
+    }
+}
