@@ -62,6 +62,55 @@ fn down_cleans_up_after_up_was_killed_halfway() {
 }
 
 #[test]
+fn sigint_during_up_rolls_everything_back() {
+    if !root_or_skip("sigint_during_up_rolls_everything_back") {
+        return;
+    }
+    let f = Fab::new("i");
+    let d = f.desc("fabric.toml", "");
+    let root = f.root();
+    let up = Command::new(testbed_bin())
+        .args([
+            "--state-root",
+            root.to_str().unwrap(),
+            "up",
+            d.to_str().unwrap(),
+            "--switch-bin",
+        ])
+        .arg(switch_bin())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let state = root.join(&f.name).join("local").join("state.json");
+    let t0 = Instant::now();
+    loop {
+        let s = std::fs::read_to_string(&state).unwrap_or_default();
+        if s.matches("\"netns\"").count() >= 10 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "up never created namespaces"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(canopy_testbed::sys::signal_pid(
+        up.id(),
+        canopy_testbed::sys::SIGINT
+    ));
+    let out = up.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("rolling back"),
+        "{err}"
+    );
+    // rolled back by `up` itself, no `down` needed
+    f.assert_clean();
+}
+
+#[test]
 fn down_cleans_up_by_prefix_without_a_state_file() {
     if !root_or_skip("down_cleans_up_by_prefix_without_a_state_file") {
         return;

@@ -122,10 +122,16 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             }
             let t0 = Instant::now();
             let progress = |m: &str| eprintln!("[{:6.2} s] {m}", t0.elapsed().as_secs_f64());
+            // SIGINT / SIGTERM stop `up` between steps and roll back what it created
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register(sig, stop.clone()).context("install signal handler")?;
+            }
             let opts = UpOptions {
                 state_root: root,
                 machine,
                 switch_bin,
+                interrupt: Some(stop),
             };
             let sum = fabric::up(&desc, &opts, &progress)?;
             println!("{sum}");

@@ -20,6 +20,9 @@ pub struct UpOptions {
     pub machine: String,
     /// `--switch-bin`: overrides the description and the search.
     pub switch_bin: Option<PathBuf>,
+    /// Set (e.g. by a SIGINT handler) to stop `up` between steps; what was created is
+    /// rolled back and `up` returns [`TestbedError::Interrupted`].
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for UpOptions {
@@ -28,6 +31,7 @@ impl Default for UpOptions {
             state_root: PathBuf::from(state::DEFAULT_ROOT),
             machine: LOCAL.into(),
             switch_bin: None,
+            interrupt: None,
         }
     }
 }
@@ -272,11 +276,22 @@ struct Builder<'a> {
     desc: &'a Desc,
     state: State,
     children: Vec<(usize, Child)>,
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Builder<'_> {
     fn record(&mut self, c: Created) -> Result<()> {
+        self.interrupted()?;
         self.state.record(c)
+    }
+
+    fn interrupted(&self) -> Result<()> {
+        match &self.interrupt {
+            Some(f) if f.load(std::sync::atomic::Ordering::Relaxed) => {
+                Err(TestbedError::Interrupted)
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -386,6 +401,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         desc,
         state,
         children: vec![],
+        interrupt: opts.interrupt.clone(),
     };
     match build(
         &mut b,
@@ -550,6 +566,7 @@ fn build(
         sum.veths, sum.vxlans, sum.nics
     ));
     for chunk in add_lines.chunks(64) {
+        b.interrupted()?;
         ip_batch(None, chunk)?;
     }
     if desc.raw.offloads.get_ref() == "off" {
@@ -645,6 +662,7 @@ fn build(
     let deadline = Instant::now() + Duration::from_secs(desc.raw.health_timeout_s);
     let mut pending: Vec<usize> = (0..b.state.switches.len()).collect();
     while !pending.is_empty() {
+        b.interrupted()?;
         let mut still = vec![];
         for i in pending {
             let sw = &b.state.switches[i];
