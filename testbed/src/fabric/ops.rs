@@ -86,8 +86,13 @@ impl std::fmt::Display for UpSummary {
         )?;
         writeln!(
             f,
-            "processes  {} canopy-switch, all healthy (tables loaded, every port link up)",
-            self.processes
+            "processes  {} canopy-switch, all healthy (tables loaded, every port link up{})",
+            self.processes,
+            if self.nics > 0 {
+                "; NIC links: when the far machine's part is up"
+            } else {
+                ""
+            }
         )?;
         writeln!(f, "state      {}", s.path().display())?;
         write!(f, "time       {:.1} s", self.elapsed.as_secs_f64())
@@ -477,6 +482,8 @@ fn build(
     let is_local = |n: Node| desc.machine_of(n) == machine;
     let mut veth_ends: Vec<(String, String)> = vec![];
     let mut wait: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // NICs are set up but not waited for: their carrier comes when the far machine's part is up
+    let mut nic_up: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut add_lines: Vec<String> = vec![];
     let remote_addr = |m: &str| {
         desc.machine(m)
@@ -541,7 +548,7 @@ fn build(
                 ip(&[
                     "-n", &ns, "link", "set", "dev", &interface, "name", &ifn, "mtu", &mtu,
                 ])?;
-                wait.entry(ns.clone()).or_default().push(ifn);
+                nic_up.entry(ns.clone()).or_default().push(ifn);
                 sum.nics += 1;
             }
         }
@@ -589,7 +596,7 @@ fn build(
     } else {
         sum.offloads_off = false;
     }
-    for (ns, devs) in &wait {
+    for (ns, devs) in wait.iter().chain(nic_up.iter()) {
         let lines: Vec<String> = devs
             .iter()
             .map(|d| format!("link set dev {d} up"))
@@ -682,7 +689,18 @@ fn build(
                 }
             }
             let healthy = match crate::mgmt::health(&sw.socket, Duration::from_secs(2)) {
-                Ok(h) => h.tables_loaded && h.ports.iter().all(|p| p.link && p.admin),
+                Ok(h) => {
+                    let sw_idx = desc
+                        .topo
+                        .switches
+                        .iter()
+                        .position(|x| x.name == sw.name)
+                        .unwrap_or(usize::MAX) as u32;
+                    h.tables_loaded
+                        && h.ports.iter().all(|p| {
+                            p.admin && (p.link || desc.nics.contains_key(&(sw_idx, p.port)))
+                        })
+                }
                 Err(_) => false,
             };
             if !healthy {
