@@ -168,6 +168,9 @@ pub struct NicDesc {
     pub interface: Spanned<String>,
 }
 
+/// Validation hook for `[traffic]`: `Err((key, what))` rejects the description.
+pub type TrafficCheck = fn(&toml::Table, &Topology) -> std::result::Result<(), (String, String)>;
+
 /// A node of the topology.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -426,6 +429,14 @@ impl Desc {
 
     /// Parse and validate a description's text (`file` names it in messages).
     pub fn parse(file: &str, text: &str) -> Result<Desc> {
+        Desc::parse_with(file, text, None)
+    }
+
+    /// [`Desc::parse`], plus `traffic` run on the `[traffic]` table (when present) with
+    /// the topology, as part of the validation before anything is created: the hook for
+    /// the traffic generator's checks (e.g. a rate this machine cannot reach). Its error
+    /// `(key, what)` is reported as `traffic.<key>` of the file.
+    pub fn parse_with(file: &str, text: &str, traffic: Option<TrafficCheck>) -> Result<Desc> {
         let ctx = Ctx { file, text };
         let raw: RawDesc = toml::from_str(text).map_err(|e| TestbedError::Desc {
             file: file.to_string(),
@@ -739,6 +750,21 @@ impl Desc {
                 }
             }
         }
+        if let (Some(check), Some(t)) = (traffic, &desc.raw.traffic) {
+            check(t, &desc.topo).map_err(|(key, what)| {
+                let line = text.find("[traffic]").map(|at| line_of(text, at));
+                TestbedError::Desc {
+                    file: file.to_string(),
+                    key: if key.is_empty() {
+                        "traffic".into()
+                    } else {
+                        format!("traffic.{key}")
+                    },
+                    line,
+                    what,
+                }
+            })?;
+        }
         Ok(desc)
     }
 
@@ -797,6 +823,35 @@ mod tests {
 
     fn err(body: &str) -> String {
         parse(body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn traffic_hook_rejects_before_anything_is_created() {
+        fn max_rate(t: &toml::Table, topo: &Topology) -> std::result::Result<(), (String, String)> {
+            match t.get("pps").and_then(toml::Value::as_integer) {
+                Some(p) if p > 1000 => Err((
+                    "pps".into(),
+                    format!(
+                        "{p} pps is more than this machine reaches on {} hosts",
+                        topo.hosts.len()
+                    ),
+                )),
+                _ => Ok(()),
+            }
+        }
+        let e = Desc::parse_with(
+            "t.toml",
+            "mtu = 1500\n[traffic]\npps = 5000\n",
+            Some(max_rate),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "t.toml: traffic.pps: 5000 pps is more than this machine reaches on 16 hosts (line 2)"
+        );
+        assert!(Desc::parse_with("t.toml", "[traffic]\npps = 500\n", Some(max_rate)).is_ok());
+        assert!(Desc::parse_with("t.toml", "", Some(max_rate)).is_ok());
     }
 
     #[test]
