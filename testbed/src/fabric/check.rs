@@ -5,8 +5,10 @@
 use super::state::State;
 use crate::error::{Result, TestbedError};
 use crate::frames::HostFrame;
-use crate::gen::open_port;
-use canopy_dataplane::port::afpacket::AfPacketPort;
+use crate::netns::in_ns;
+use canopy_dataplane::port::afpacket::{
+    AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
+};
 use canopy_dataplane::wire::Kind;
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,6 +16,30 @@ use std::time::{Duration, Instant};
 
 /// Frame length of the check frames (no FCS).
 pub const CHECK_LEN: usize = 128;
+
+/// An AF_PACKET port on `ifname` in `ns` with small TPACKET_V2 rings (256 KiB each
+/// way: a check port holds at most one frame per sender at a time; the default 4 MiB
+/// rings would make opening a port per Transit channel slow).
+fn open_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
+    let name = ifname.to_string();
+    let ring = RingGeometry {
+        block_size: 64 << 10,
+        block_count: 4,
+        frame_size: 2048,
+    };
+    in_ns(ns, move || {
+        AfPacketPort::open(
+            &name,
+            AfPacketConfig {
+                version: TpacketVersion::V2,
+                rx: ring,
+                tx: ring,
+                ..AfPacketConfig::default()
+            },
+        )
+    })?
+    .map_err(TestbedError::from)
+}
 
 /// The result of a check.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -103,30 +129,32 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
     let kind = Kind::from_name(&first.hosts.kind)
         .ok_or_else(|| err(format!("unknown kind {}", first.hosts.kind)))?;
     // every host: its send port and its receive ports
+    // every host: its send port and its receive ports; opened (and later closed) in
+    // parallel: each AF_PACKET open and close waits for an RCU grace period
     let mut tx: Vec<(u32, usize)> = vec![];
     let mut rx: Vec<(u32, usize)> = vec![];
-    let mut ports: Vec<AfPacketPort> = vec![];
+    let mut wanted: Vec<(String, String)> = vec![];
     for st in &states {
         for h in &st.hosts.hosts {
             let rxn = st.rx_ifnames(h);
-            let mut tx_idx = None;
             for ifn in &rxn {
-                ports.push(open_port(&h.netns, ifn)?);
-                rx.push((h.host, ports.len() - 1));
-                if *ifn == h.ifname {
-                    tx_idx = Some(ports.len() - 1);
-                }
+                wanted.push((h.netns.clone(), ifn.clone()));
+                rx.push((h.host, wanted.len() - 1));
             }
-            let ti = match tx_idx {
-                Some(i) => i,
+            let ti = match rxn.iter().position(|i| *i == h.ifname) {
+                Some(i) => wanted.len() - rxn.len() + i,
                 None => {
-                    ports.push(open_port(&h.netns, &h.ifname)?);
-                    ports.len() - 1
+                    wanted.push((h.netns.clone(), h.ifname.clone()));
+                    wanted.len() - 1
                 }
             };
             tx.push((h.host, ti));
         }
     }
+    let mut ports: Vec<AfPacketPort> =
+        parallel(wanted.len(), |i| open_port(&wanted[i].0, &wanted[i].1))
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?;
     tx.sort_unstable();
     let n = tx.len();
     let mac_host: HashMap<[u8; 6], u32> = tx
@@ -228,6 +256,39 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
             }
         }
     }
+    close_all(ports);
     report.elapsed_ms = t0.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// Threads for opening and closing ports.
+const THREADS: usize = 16;
+
+/// `f(0..n)` on up to [`THREADS`] threads, results in index order.
+fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let per = n.div_ceil(THREADS).max(1);
+    std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..n)
+            .step_by(per)
+            .map(|start| {
+                let f = &f;
+                sc.spawn(move || (start..(start + per).min(n)).map(f).collect::<Vec<T>>())
+            })
+            .collect();
+        hs.into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// Close `ports` on several threads.
+fn close_all(ports: Vec<AfPacketPort>) {
+    let per = ports.len().div_ceil(THREADS).max(1);
+    let mut ports = ports;
+    std::thread::scope(|sc| {
+        while !ports.is_empty() {
+            let chunk: Vec<AfPacketPort> = ports.drain(..per.min(ports.len())).collect();
+            sc.spawn(move || drop(chunk));
+        }
+    });
 }
