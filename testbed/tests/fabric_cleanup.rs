@@ -337,3 +337,29 @@ fn bad_descriptions_are_rejected_before_anything_is_created() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("name: \"Bad_Name\" may only contain"));
     f.assert_clean();
 }
+
+#[test]
+fn down_with_another_state_root_still_stops_the_switches() {
+    if !root_or_skip("down_with_another_state_root_still_stops_the_switches") {
+        return;
+    }
+    let f = Fab::new("o");
+    let d = f.desc("fabric.toml", "");
+    f.up(&d, &[]);
+    let other = f.dir.join("other-root");
+    let out = Command::new(testbed_bin())
+        .args(["--state-root", other.to_str().unwrap(), "down", &f.name])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // namespaces and processes are gone (found by prefix); only the first root's state dir is left
+    let l = f.leftovers();
+    assert_eq!(l.len(), 1, "{l:#?}");
+    assert!(l[0].starts_with("state dir"), "{l:#?}");
+    f.down();
+    f.assert_clean();
+}

@@ -832,7 +832,11 @@ pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
             .split_whitespace()
             .filter_map(|p| p.parse().ok())
             .collect();
-        sum.processes += procs::stop(&pids, &fdir, Duration::from_secs(5)).len();
+        // a switch inside the fabric's own namespace, started under any state root
+        sum.processes += procs::stop_if(&pids, Duration::from_secs(5), |a| {
+            procs::is_named_fabric_switch(a, name)
+        })
+        .len();
         if ip(&["netns", "del", &ns]).is_ok() {
             sum.namespaces += 1;
         }

@@ -41,6 +41,25 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
             .any(|w| w[0] == "--config" && Path::new(&w[1]).starts_with(dir))
 }
 
+/// Whether `argv` is a switch of fabric `name` under any state root: a
+/// [`is_fabric_switch`] whose `--config` is `<root>/<name>/<machine>/<file>`. Used for
+/// processes found inside the fabric's own namespaces (when `down` runs with another
+/// `--state-root` than `up` did).
+pub fn is_named_fabric_switch(argv: &[String], name: &str) -> bool {
+    let Some(cfg) = argv
+        .windows(2)
+        .find(|w| w[0] == "--config")
+        .map(|w| Path::new(&w[1]))
+    else {
+        return false;
+    };
+    // <root>/<name>/<machine>/s<i>.toml
+    cfg.parent()
+        .and_then(Path::parent)
+        .filter(|d| d.file_name().is_some_and(|f| f == name))
+        .is_some_and(|dir| is_fabric_switch(argv, dir))
+}
+
 /// Whether `pid` is alive (not gone, not a zombie).
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -72,10 +91,15 @@ pub fn scan(dir: &Path) -> Vec<u32> {
 /// Stop the fabric switches among `pids` (each verified first): SIGTERM, up to
 /// `grace` for them to exit, then SIGKILL. Returns the pids that were signalled.
 pub fn stop(pids: &[u32], dir: &Path, grace: Duration) -> Vec<u32> {
+    stop_if(pids, grace, |a| is_fabric_switch(a, dir))
+}
+
+/// [`stop`] with another test of the command line (checked before every signal).
+pub fn stop_if(pids: &[u32], grace: Duration, ours_: impl Fn(&[String]) -> bool) -> Vec<u32> {
     let ours: Vec<u32> = pids
         .iter()
         .copied()
-        .filter(|&p| alive(p) && cmdline(p).is_some_and(|a| is_fabric_switch(&a, dir)))
+        .filter(|&p| alive(p) && cmdline(p).is_some_and(|a| ours_(&a)))
         .collect();
     for &p in &ours {
         // spawned with process_group(0): the group is the switch alone
@@ -88,7 +112,7 @@ pub fn stop(pids: &[u32], dir: &Path, grace: Duration) -> Vec<u32> {
         std::thread::sleep(Duration::from_millis(20));
     }
     for &p in &ours {
-        if alive(p) && cmdline(p).is_some_and(|a| is_fabric_switch(&a, dir)) {
+        if alive(p) && cmdline(p).is_some_and(|a| ours_(&a)) {
             tracing::warn!(pid = p, "switch ignored SIGTERM; sending SIGKILL");
             sys::signal_pid(p, sys::SIGKILL);
         }
@@ -153,6 +177,20 @@ mod tests {
         ));
         assert!(!is_fabric_switch(&v(&["/x/canopy-switch", "run"]), d));
         assert!(!is_fabric_switch(&[], d));
+        // by fabric name, under any state root
+        let a = v(&[
+            "/x/canopy-switch",
+            "run",
+            "--config",
+            "/elsewhere/ft/local/s0.toml",
+        ]);
+        assert!(is_named_fabric_switch(&a, "ft"));
+        assert!(!is_named_fabric_switch(&a, "f"));
+        assert!(!is_named_fabric_switch(&a, "local"));
+        assert!(!is_named_fabric_switch(
+            &v(&["/bin/sh", "--config", "/elsewhere/ft/local/s0.toml"]),
+            "ft"
+        ));
     }
 
     #[test]
