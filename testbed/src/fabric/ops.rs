@@ -427,12 +427,18 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         }
         Err(e) => {
             progress(&format!("up failed: {e}; rolling back"));
-            for (_, c) in &mut b.children {
-                let _ = c.try_wait();
-            }
             let _ = teardown(&b.state, &root);
+            // reap our children (teardown stopped them); one that is somehow still
+            // running is our own unreaped child, so its pid is still ours to kill
+            let deadline = Instant::now() + Duration::from_secs(2);
             for (_, c) in &mut b.children {
-                let _ = c.wait();
+                while matches!(c.try_wait(), Ok(None)) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                if matches!(c.try_wait(), Ok(None)) {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                }
             }
             Err(e)
         }
@@ -509,7 +515,12 @@ fn build(
         let end = if la { l.a } else { l.b };
         let (ns, ifn) = (desc.netns(end.0), Desc::ifname(end.0, end.1));
         match desc.end_kind(l, end) {
-            LinkKind::Veth => unreachable!("ends on different machines"),
+            LinkKind::Veth => {
+                return Err(fab_err(
+                    &name,
+                    format!("internal: link {} has one local end but is a veth", l.id),
+                ));
+            }
             LinkKind::Vxlan { vni, remote } => {
                 let local = local_addr.ok_or_else(|| {
                     fab_err(
