@@ -83,6 +83,14 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A report plot could not be drawn.
+    #[error("plot {plot}: {detail}")]
+    Plot {
+        /// Which plot (file name).
+        plot: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,

@@ -12,10 +12,12 @@
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
 //! | [`bench`] | the three passes per forwarder, the results |
 //! | [`report`] | Markdown |
+//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
+//! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
 
@@ -27,10 +29,12 @@ pub mod forwarder;
 pub mod frames;
 pub mod gen;
 pub mod hosts;
+pub mod linkload;
 pub mod mgmt;
 pub mod netns;
 pub mod report;
 pub mod results;
+pub mod runreport;
 pub mod sys;
 pub mod trafgen;
 

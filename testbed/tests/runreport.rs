@@ -1,0 +1,829 @@
+//! Run reports (`canopy_testbed::runreport`): files, JSON round trip, well-formed SVGs
+//! with one polyline per curve, the numbers in the Markdown, a summary that fits one
+//! screen. No root needed: every `RunResults` here is built by hand, and every expected
+//! value is computed from that input.
+
+use canopy_testbed::results::{
+    Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
+    SCHEMA_VERSION,
+};
+use canopy_testbed::runreport::{self, plots, SUMMARY_COLS, SUMMARY_LINES};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A temp directory removed on drop, even when the test fails.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(case: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("creports{}-{case}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::env::var_os("KEEP_REPORTS").is_none() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A latency summary from raw samples (nearest-rank percentiles, a CDF point per
+/// distinct value), as the generator's histogram would give it.
+fn latency(samples: &[u64]) -> Latency {
+    if samples.is_empty() {
+        return Latency::default();
+    }
+    let mut s = samples.to_vec();
+    s.sort_unstable();
+    let n = s.len();
+    let rank = |q: f64| s[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+    let mut cdf: Vec<(u64, f64)> = Vec::new();
+    for (i, &v) in s.iter().enumerate() {
+        let f = (i + 1) as f64 / n as f64;
+        match cdf.last_mut() {
+            Some(last) if last.0 == v => last.1 = f,
+            _ => cdf.push((v, f)),
+        }
+    }
+    Latency {
+        count: n as u64,
+        min_ns: s[0],
+        mean_ns: s.iter().sum::<u64>() as f64 / n as f64,
+        p50_ns: rank(0.5),
+        p90_ns: rank(0.9),
+        p99_ns: rank(0.99),
+        p999_ns: rank(0.999),
+        max_ns: s[n - 1],
+        cdf,
+    }
+}
+
+/// Samples spread from `base` up with a tail; deterministic.
+fn samples(base: u64, n: u64) -> Vec<u64> {
+    (0..n)
+        .map(|i| base + (i * i * 7919) % (base * 3) + i % 13)
+        .collect()
+}
+
+fn trial(
+    offered: f64,
+    sent: u64,
+    received: u64,
+    dur: f64,
+    lat: Latency,
+    passed: Option<bool>,
+) -> Trial {
+    let lost = sent - received;
+    Trial {
+        offered_pps: offered,
+        sent_pps: sent as f64 / dur,
+        received_pps: received as f64 / dur,
+        duration_s: dur,
+        sent,
+        received,
+        lost,
+        loss_ratio: if sent == 0 {
+            0.0
+        } else {
+            lost as f64 / sent as f64
+        },
+        reordered: received / 1000,
+        duplicates: received / 5000,
+        misdelivered: 0,
+        foreign: 3,
+        latency: lat,
+        passed,
+    }
+}
+
+fn meta() -> RunMeta {
+    RunMeta {
+        command: "canopy-testbed run --pattern uniform --frame-len 60 --search".into(),
+        fabric: "k4-sliced".into(),
+        topology: "fat-tree:k=4".into(),
+        kind: "sliced".into(),
+        target: "canopy".into(),
+        hosts: 16,
+        switches: 20,
+        pattern: "uniform".into(),
+        frame_len: 60,
+        started: "2026-11-23T16:00:00Z".into(),
+        machine: Machine {
+            cpus: 2,
+            kernel: "6.1.0-test".into(),
+            cpu_model: Some("Test CPU | with pipe".into()),
+            load_before: Some(0.42),
+        },
+        version: "0.1.0 (abc1234)".into(),
+    }
+}
+
+fn switches() -> Vec<SwitchDelta> {
+    let mut v = Vec::new();
+    for i in 0..20u64 {
+        let mut drops = BTreeMap::new();
+        if i % 4 == 0 {
+            drops.insert("ring_full".to_string(), 10 + i);
+        }
+        if i == 7 {
+            drops.insert("no_route".to_string(), 2);
+        }
+        let d: u64 = drops.values().sum();
+        let rx = 100_000 + i * 1_000;
+        v.push(SwitchDelta {
+            name: format!("sw{i}"),
+            rx,
+            tx: rx - d,
+            drops,
+            conserved: true,
+        });
+    }
+    v
+}
+
+/// `per_tier` links in each of the three fat-tree tiers, loads varied, some zero.
+fn links(per_tier: usize) -> Vec<LinkLoad> {
+    let mut v = Vec::new();
+    for tier in ["agg-core", "host-edge", "edge-agg"] {
+        for i in 0..per_tier {
+            let ab = ((i * 37) % 11 * 1000) as u64;
+            let ba = ((i * 53) % 7 * 1500) as u64;
+            v.push(LinkLoad {
+                a: format!("{tier}-a{i}:1"),
+                b: format!("{tier}-b{i}:2"),
+                tier: tier.into(),
+                frames_ab: ab,
+                frames_ba: ba,
+                relative: 0.0,
+            });
+        }
+    }
+    let max = v
+        .iter()
+        .map(|l| l.frames_ab.max(l.frames_ba))
+        .max()
+        .unwrap_or(0);
+    for l in &mut v {
+        l.relative = if max == 0 {
+            0.0
+        } else {
+            l.frames_ab.max(l.frames_ba) as f64 / max as f64
+        };
+    }
+    v
+}
+
+fn fixed_rate() -> RunResults {
+    RunResults {
+        schema: SCHEMA_VERSION,
+        meta: meta(),
+        trials: vec![trial(
+            250_000.0,
+            2_500_000,
+            2_499_123,
+            10.0,
+            latency(&samples(12_345, 5000)),
+            None,
+        )],
+        search: None,
+        switches: switches(),
+        links: links(16),
+    }
+}
+
+/// A search: rates halve from `max`; trials at or below `ndr_at` lose nothing, below
+/// `pdr_at` lose 0.2 %, above lose 5 %. `None` makes the criterion fail everywhere.
+fn search(max: f64, ndr_at: Option<f64>, pdr_at: Option<f64>) -> RunResults {
+    let dur = 2.0;
+    let mut trials = Vec::new();
+    let mut rate = max;
+    let mut ndr: Option<(f64, usize)> = None;
+    let mut pdr: Option<(f64, usize)> = None;
+    for i in 0..7 {
+        let sent = (rate * dur) as u64;
+        let lossless = ndr_at.is_some_and(|n| rate <= n);
+        let small = pdr_at.is_some_and(|p| rate <= p);
+        let received = if lossless {
+            sent
+        } else if small {
+            sent - sent / 500
+        } else {
+            sent - sent / 20
+        };
+        let t = trial(
+            rate,
+            sent,
+            received,
+            dur,
+            latency(&samples(8_000 + i * 1_000, 2000)),
+            Some(lossless),
+        );
+        if lossless && ndr.is_none_or(|(r, _)| rate > r) {
+            ndr = Some((rate, i as usize));
+        }
+        if (lossless || small) && pdr.is_none_or(|(r, _)| rate > r) {
+            pdr = Some((rate, i as usize));
+        }
+        trials.push(t);
+        rate /= 1.6;
+    }
+    RunResults {
+        schema: SCHEMA_VERSION,
+        meta: meta(),
+        trials,
+        search: Some(SearchResult {
+            ndr_pps: ndr.map(|x| x.0),
+            ndr_trial: ndr.map(|x| x.1),
+            pdr_pps: pdr.map(|x| x.0),
+            pdr_trial: pdr.map(|x| x.1),
+            pdr_loss_ratio: 0.005,
+            min_pps: rate * 1.6,
+            max_pps: max,
+            resolution: 0.01,
+        }),
+        switches: switches(),
+        links: links(16),
+    }
+}
+
+/// Well-formedness of the XML a `plotters` SVG is: one root element, every tag closed in
+/// order, attributes quoted, no stray `<` or `&` in text. Returns the element names
+/// opened, in order.
+fn check_xml(s: &str) -> Vec<String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut stack: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    let mut roots = 0;
+    let entity = |rest: &str| {
+        ["amp;", "lt;", "gt;", "quot;", "apos;", "#"]
+            .iter()
+            .any(|e| rest.starts_with(e))
+    };
+    while i < b.len() {
+        if b[i] == b'<' {
+            if s[i..].starts_with("<?") {
+                let end = s[i..].find("?>").expect("unterminated declaration");
+                assert!(names.is_empty(), "declaration after the root");
+                i += end + 2;
+                continue;
+            }
+            if s[i..].starts_with("<!--") {
+                i += s[i..].find("-->").expect("unterminated comment") + 3;
+                continue;
+            }
+            let closing = b.get(i + 1) == Some(&b'/');
+            let mut j = i + 1 + usize::from(closing);
+            let start = j;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b':') {
+                j += 1;
+            }
+            let name = s[start..j].to_string();
+            assert!(!name.is_empty(), "empty tag name at byte {i}");
+            // attributes
+            let mut self_closing = false;
+            loop {
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                assert!(j < b.len(), "unterminated tag <{name}");
+                if b[j] == b'>' {
+                    j += 1;
+                    break;
+                }
+                if b[j] == b'/' {
+                    assert_eq!(b.get(j + 1), Some(&b'>'), "bad self-closing <{name}");
+                    assert!(!closing);
+                    self_closing = true;
+                    j += 2;
+                    break;
+                }
+                assert!(!closing, "attributes in a closing tag </{name}");
+                let an = j;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b"-:_".contains(&b[j])) {
+                    j += 1;
+                }
+                assert!(j > an, "bad attribute in <{name} at byte {j}");
+                assert_eq!(b[j], b'=', "attribute without value in <{name}");
+                let q = b[j + 1];
+                assert!(q == b'"' || q == b'\'', "unquoted attribute in <{name}");
+                let end = s[j + 2..].find(q as char).expect("unterminated attribute") + j + 2;
+                assert!(
+                    !s[j + 2..end].contains('<'),
+                    "`<` in an attribute of <{name}"
+                );
+                j = end + 1;
+            }
+            if closing {
+                assert_eq!(
+                    stack.pop().as_deref(),
+                    Some(name.as_str()),
+                    "mismatched </{name}>"
+                );
+            } else {
+                if stack.is_empty() {
+                    roots += 1;
+                }
+                names.push(name.clone());
+                if !self_closing {
+                    stack.push(name);
+                }
+            }
+            i = j;
+        } else {
+            if b[i] == b'&' {
+                assert!(entity(&s[i + 1..]), "bare & at byte {i}");
+            } else if stack.is_empty() {
+                assert!(
+                    b[i].is_ascii_whitespace(),
+                    "text outside the root at byte {i}"
+                );
+            }
+            i += 1;
+        }
+    }
+    assert!(stack.is_empty(), "unclosed elements {stack:?}");
+    assert_eq!(roots, 1, "one root element");
+    assert_eq!(names.first().map(String::as_str), Some("svg"));
+    names
+}
+
+/// The `stroke` of every `<polyline>`.
+fn polyline_strokes(svg: &str) -> Vec<String> {
+    attr_of(svg, "<polyline", "stroke")
+}
+
+fn attr_of(svg: &str, tag: &str, attr: &str) -> Vec<String> {
+    svg.match_indices(tag)
+        .map(|(i, _)| {
+            let el = &svg[i..i + svg[i..].find('>').unwrap()];
+            let key = format!(" {attr}=\"");
+            let a = el.find(&key).map(|k| k + key.len());
+            a.map(|a| el[a..a + el[a..].find('"').unwrap()].to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn count(v: &[String], colour: &str) -> usize {
+    v.iter().filter(|s| s.as_str() == colour).count()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The µs rendering, computed independently of the library (round half up).
+fn us(ns: u64) -> String {
+    let h = (ns as u128 * 2 + 10) / 20;
+    format!("{}.{:02}", h / 100, h % 100)
+}
+
+/// Write, then check what every report must satisfy; returns the written files.
+fn write_and_check(r: &RunResults, dir: &TempDir) -> runreport::Written {
+    let w = runreport::write(r, &dir.0).expect("write report");
+    for p in [&w.json, &w.markdown, &w.html] {
+        assert!(p.is_file(), "{} missing", p.display());
+    }
+    // JSON round trip.
+    let back: RunResults = serde_json::from_str(&read(&w.json)).expect("parse results.json");
+    // (f64 fields round-trip exactly only with serde_json's `float_roundtrip`).
+    assert!(back == *r, "results.json does not round trip");
+    // Every SVG well-formed; the Markdown links it, the HTML inlines it.
+    let md = read(&w.markdown);
+    let html = read(&w.html);
+    for p in &w.plots {
+        let svg = read(p);
+        check_xml(&svg);
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert!(
+            md.contains(&format!("]({name})")),
+            "report.md does not link {name}"
+        );
+    }
+    assert_eq!(
+        html.matches("<svg ").count(),
+        w.plots.len(),
+        "HTML inlines every plot"
+    );
+    assert!(!html.contains("<?xml"));
+    assert!(
+        !html.contains(" src=") && !html.contains("href="),
+        "HTML must be self-contained"
+    );
+    // Trial table: every trial's counts are in the Markdown.
+    for t in &r.trials {
+        for n in [t.sent, t.received, t.reordered, t.duplicates] {
+            assert!(
+                md.contains(&format!("| {n} |")),
+                "count {n} not in report.md"
+            );
+        }
+        if t.latency.count > 0 {
+            for ns in [
+                t.latency.min_ns,
+                t.latency.p50_ns,
+                t.latency.p90_ns,
+                t.latency.p99_ns,
+                t.latency.p999_ns,
+                t.latency.max_ns,
+            ] {
+                assert!(
+                    md.contains(&format!("| {} |", us(ns))),
+                    "latency {ns} ns not in report.md as {} µs",
+                    us(ns)
+                );
+            }
+        }
+        assert!(
+            md.contains(&format!("| {:.3} |", t.loss_ratio * 100.0)),
+            "loss % of a trial"
+        );
+    }
+    // Switch table: conservation balance and drop reasons.
+    for s in &r.switches {
+        let drops: u64 = s.drops.values().sum();
+        let bal = s.rx as i128 - s.tx as i128 - drops as i128;
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` |", s.name)))
+            .expect("switch row");
+        assert!(
+            row.contains(&format!(
+                "| {} | {} | {drops} | {bal} | {} |",
+                s.rx,
+                s.tx,
+                if s.conserved { "yes" } else { "NO" }
+            )),
+            "{row}"
+        );
+        for (k, v) in &s.drops {
+            assert!(
+                row.contains(&format!("{} {v}", k.replace('_', "\\_"))),
+                "{row}"
+            );
+        }
+    }
+    // Summary fits one screen.
+    let sum = runreport::summary(r, Some(&w));
+    let lines: Vec<&str> = sum.lines().collect();
+    assert!(
+        lines.len() <= SUMMARY_LINES,
+        "summary has {} lines:\n{sum}",
+        lines.len()
+    );
+    for l in &lines {
+        assert!(
+            l.chars().count() <= SUMMARY_COLS,
+            "summary line too wide: {l}"
+        );
+    }
+    let fabric: String = r.meta.fabric.chars().take(40).collect();
+    assert!(sum.contains(&fabric), "{sum}");
+    assert!(sum.contains(w.markdown.to_str().unwrap()), "{sum}");
+    w
+}
+
+fn svg_of(w: &runreport::Written, name: &str) -> Option<String> {
+    w.plots.iter().find(|p| p.ends_with(name)).map(|p| read(p))
+}
+
+#[test]
+fn fixed_rate_report() {
+    let r = fixed_rate();
+    let dir = TempDir::new("fixed");
+    let w = write_and_check(&r, &dir);
+    assert_eq!(w.plots.len(), 3);
+    let t = &r.trials[0];
+    // CDF: one curve, labels, percentile marks.
+    let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
+    let strokes = polyline_strokes(&cdf);
+    assert_eq!(count(&strokes, plots::PALETTE[0]), 1);
+    assert_eq!(count(&strokes, plots::PALETTE[1]), 0);
+    assert!(cdf.contains("latency (µs, log scale)") && cdf.contains("cumulative fraction"));
+    for (name, ns) in [
+        ("p50", t.latency.p50_ns),
+        ("p99", t.latency.p99_ns),
+        ("p99.9", t.latency.p999_ns),
+    ] {
+        assert!(
+            cdf.contains(&format!("{name} {} µs", us(ns))),
+            "{name} mark"
+        );
+    }
+    // Throughput: received, sent, ideal; no NDR/PDR line; loss label; unit from the input.
+    let tp = svg_of(&w, "throughput.svg").unwrap();
+    let strokes = polyline_strokes(&tp);
+    assert_eq!(count(&strokes, plots::PALETTE[0]), 1, "received");
+    assert_eq!(count(&strokes, plots::PALETTE[1]), 1, "sent");
+    assert_eq!(count(&strokes, plots::IDEAL), 1, "ideal");
+    assert_eq!(
+        count(&strokes, plots::PALETTE[2]) + count(&strokes, plots::PALETTE[3]),
+        0
+    );
+    let unit = if t.offered_pps >= 1e6 { "Mpps" } else { "kpps" };
+    assert!(tp.contains(&format!("offered ({unit})")) && tp.contains(&format!("rate ({unit})")));
+    assert!(tp.contains(&format!("{:.3} %", t.loss_ratio * 100.0)));
+    // Markdown: the meta and the fixed-rate result; p99 of 12345-based samples.
+    let md = read(&w.markdown);
+    assert!(
+        md.contains("`fat-tree:k=4`")
+            && md.contains("`uniform`")
+            && md.contains("60 B (64 B on the wire")
+    );
+    assert!(
+        md.contains("Test CPU \\| with pipe"),
+        "pipes escaped in a table"
+    );
+    assert!(md.contains("Fixed rate: offered 250.0 kpps"));
+    assert!(md.contains(&format!("loss {:.3} %", t.loss_ratio * 100.0)));
+    assert!(md.starts_with("# Canopy testbed run: k4-sliced"));
+    let sum = runreport::summary(&r, Some(&w));
+    assert!(
+        sum.contains(&us(t.latency.p99_ns)),
+        "p99 in the summary:\n{sum}"
+    );
+    assert!(sum.contains("OK: all 20 switches conserve frames"), "{sum}");
+    assert!(
+        !sum.lines().any(|l| l.ends_with('…')),
+        "nothing clipped:\n{sum}"
+    );
+}
+
+#[test]
+fn rounding_of_microseconds_is_half_up() {
+    // A trial whose every latency is 12345 ns: 12.345 µs must read 12.35, 12344 ns 12.34.
+    let mut r = fixed_rate();
+    r.trials[0].latency = latency(&[12_344, 12_345, 12_345, 12_345]);
+    assert_eq!(r.trials[0].latency.p99_ns, 12_345);
+    assert_eq!(r.trials[0].latency.min_ns, 12_344);
+    let md = runreport::markdown(&r).unwrap();
+    assert!(
+        md.contains("| 12.34 | 12.35 | 12.35 | 12.35 | 12.35 | 12.35 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn search_with_ndr_and_pdr() {
+    let r = search(2_000_000.0, Some(500_000.0), Some(1_000_000.0));
+    let s = r.search.clone().unwrap();
+    let (ndr, pdr) = (s.ndr_trial.unwrap(), s.pdr_trial.unwrap());
+    assert_ne!(ndr, pdr, "the input has distinct NDR and PDR trials");
+    let dir = TempDir::new("search");
+    let w = write_and_check(&r, &dir);
+    let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
+    let strokes = polyline_strokes(&cdf);
+    assert_eq!(count(&strokes, plots::PALETTE[0]), 1, "NDR curve");
+    assert_eq!(count(&strokes, plots::PALETTE[1]), 1, "PDR curve");
+    assert_eq!(count(&strokes, plots::PALETTE[2]), 0);
+    for i in [ndr, pdr] {
+        assert!(cdf.contains(&format!("p99 {} µs", us(r.trials[i].latency.p99_ns))));
+    }
+    let tp = svg_of(&w, "throughput.svg").unwrap();
+    let strokes = polyline_strokes(&tp);
+    assert_eq!(count(&strokes, plots::PALETTE[2]), 1, "NDR line");
+    assert_eq!(count(&strokes, plots::PALETTE[3]), 1, "PDR line");
+    let max = r
+        .trials
+        .iter()
+        .map(|t| t.offered_pps.max(t.sent_pps).max(t.received_pps))
+        .fold(0.0, f64::max);
+    assert!(max >= 1e6);
+    assert!(tp.contains("offered (Mpps)"));
+    let ndr_mpps = format!("NDR {:.3} Mpps", s.ndr_pps.unwrap() / 1e6);
+    let pdr_text = if s.pdr_pps.unwrap() >= 1e6 {
+        format!("PDR {:.3} Mpps", s.pdr_pps.unwrap() / 1e6)
+    } else {
+        format!("PDR {:.1} kpps", s.pdr_pps.unwrap() / 1e3)
+    };
+    let ndr_text = if s.ndr_pps.unwrap() >= 1e6 {
+        ndr_mpps
+    } else {
+        format!("NDR {:.1} kpps", s.ndr_pps.unwrap() / 1e3)
+    };
+    assert!(tp.contains(&ndr_text), "{ndr_text}");
+    let md = read(&w.markdown);
+    assert!(md.contains(&format!("{ndr_text} (trial {})", ndr + 1)));
+    assert!(md.contains(&format!(
+        "{pdr_text} below 0.500 % loss (trial {})",
+        pdr + 1
+    )));
+    assert!(md.contains("| passed |"));
+    let sum = runreport::summary(&r, Some(&w));
+    assert!(
+        !sum.lines().any(|l| l.ends_with('…')),
+        "nothing clipped:\n{sum}"
+    );
+    assert!(sum.contains(&ndr_text) && sum.contains(&pdr_text), "{sum}");
+    assert!(sum.contains(&us(r.trials[ndr].latency.p99_ns)));
+}
+
+#[test]
+fn search_without_ndr() {
+    // Every trial loses, some under 0.5 %: a PDR but no NDR.
+    let r = search(1_000_000.0, None, Some(400_000.0));
+    let s = r.search.as_ref().unwrap();
+    assert!(s.ndr_pps.is_none() && s.pdr_pps.is_some());
+    let dir = TempDir::new("nondr");
+    let w = write_and_check(&r, &dir);
+    let strokes = polyline_strokes(&svg_of(&w, "latency_cdf.svg").unwrap());
+    assert_eq!(count(&strokes, plots::PALETTE[0]), 1, "PDR curve only");
+    assert_eq!(count(&strokes, plots::PALETTE[1]), 0);
+    let strokes = polyline_strokes(&svg_of(&w, "throughput.svg").unwrap());
+    assert_eq!(count(&strokes, plots::PALETTE[2]), 0, "no NDR line");
+    assert_eq!(count(&strokes, plots::PALETTE[3]), 1, "PDR line");
+    let md = read(&w.markdown);
+    assert!(md.contains("no NDR (every trial lost frames)"));
+    // Nothing meets either criterion: the CDF falls back to the lowest-rate trial.
+    let r = search(1_000_000.0, None, None);
+    let dir = TempDir::new("nopdr");
+    let w = write_and_check(&r, &dir);
+    let lowest = (0..r.trials.len())
+        .min_by(|&a, &b| r.trials[a].offered_pps.total_cmp(&r.trials[b].offered_pps))
+        .unwrap();
+    let chosen = plots::cdf_trials(&r);
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0].0, lowest);
+    let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
+    assert!(cdf.contains(&format!("p99 {} µs", us(r.trials[lowest].latency.p99_ns))));
+    let md = read(&w.markdown);
+    assert!(md.contains("no PDR (every trial lost 0.500 % or more)"));
+}
+
+#[test]
+fn zero_received_and_empty_links() {
+    let mut r = fixed_rate();
+    r.trials = vec![trial(
+        100_000.0,
+        1_000_000,
+        0,
+        10.0,
+        Latency::default(),
+        None,
+    )];
+    r.links.clear();
+    r.switches[3].conserved = false;
+    r.switches[3].tx -= 5;
+    r.trials[0].misdelivered = 7;
+    let dir = TempDir::new("zero");
+    let w = write_and_check(&r, &dir);
+    // No latency and no links: those plots are not written, the report says why.
+    let names: Vec<_> = w
+        .plots
+        .iter()
+        .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["throughput.svg"]);
+    assert!(!dir.0.join("latency_cdf.svg").exists() && !dir.0.join("links.svg").exists());
+    let md = read(&w.markdown);
+    assert!(md.contains("No latency CDF") && md.contains("No per-link counters"));
+    assert!(md.contains("| n/a | n/a | n/a | n/a | n/a | n/a |"));
+    assert!(md.contains("loss 100.000 %"));
+    let sum = runreport::summary(&r, Some(&w));
+    let verdict = format!(
+        "FAIL: 1 of 20 switches break rx = tx + drops (sw3); {} frames misdelivered",
+        7
+    );
+    assert!(sum.contains(&verdict), "{sum}");
+    assert!(md.contains(&verdict));
+    let tp = svg_of(&w, "throughput.svg").unwrap();
+    assert!(tp.contains("100.000 %"));
+}
+
+#[test]
+fn no_trials_no_switches() {
+    let mut r = fixed_rate();
+    r.trials.clear();
+    r.switches.clear();
+    let dir = TempDir::new("empty");
+    let w = write_and_check(&r, &dir);
+    assert_eq!(w.plots.len(), 1, "only the link plot");
+    let sum = runreport::summary(&r, None);
+    assert!(
+        sum.contains("INCOMPLETE: no switch counters recorded"),
+        "{sum}"
+    );
+    assert!(sum.contains("No trial ran."));
+}
+
+#[test]
+fn link_plots_k4_and_large() {
+    for per_tier in [16usize, 48] {
+        let mut r = fixed_rate();
+        r.links = links(per_tier);
+        let dir = TempDir::new(&format!("links{per_tier}"));
+        let w = write_and_check(&r, &dir);
+        let svg = svg_of(&w, "links.svg").unwrap();
+        let fills = attr_of(&svg, "<rect", "fill");
+        // Two bars per link, one per direction.
+        assert_eq!(count(&fills, plots::PALETTE[0]), r.links.len(), "a→b bars");
+        assert_eq!(count(&fills, plots::PALETTE[1]), r.links.len(), "b→a bars");
+        // Tiers bottom-up, each panel captioned with its link count.
+        let pos: Vec<usize> = ["host-edge", "edge-agg", "agg-core"]
+            .iter()
+            .map(|t| {
+                svg.find(&format!("{t} ({per_tier} links)"))
+                    .expect("tier caption")
+            })
+            .collect();
+        assert!(pos[0] < pos[1] && pos[1] < pos[2]);
+        let busiest = r
+            .links
+            .iter()
+            .map(|l| l.frames_ab.max(l.frames_ba))
+            .max()
+            .unwrap();
+        assert!(svg.contains(&format!("busiest link direction: {busiest} frames")));
+        // Wide enough for 10 px per link.
+        let width: u32 = attr_of(&svg, "<svg", "width")[0].parse().unwrap();
+        assert!(width as usize >= 10 * per_tier);
+        let md = read(&w.markdown);
+        for l in &r.links {
+            assert!(md.contains(&format!(
+                "| `{}` | `{}` | {} | {} |",
+                l.a, l.b, l.frames_ab, l.frames_ba
+            )));
+        }
+    }
+}
+
+#[test]
+fn many_fixed_trials_summary_fits() {
+    let mut r = fixed_rate();
+    r.meta.fabric = "a-very-long-fabric-name-".repeat(8);
+    r.trials = (1..=40)
+        .map(|i| {
+            trial(
+                i as f64 * 10_000.0,
+                i * 100_000,
+                i * 99_000,
+                10.0,
+                latency(&samples(5_000 + i, 500)),
+                None,
+            )
+        })
+        .collect();
+    let dir = TempDir::new("many");
+    let w = write_and_check(&r, &dir);
+    let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
+    const { assert!(plots::MAX_CDF_CURVES > plots::LABELLED_CURVES) };
+    assert!(!cdf.contains("p99 "), "too many curves for value labels");
+    // Every curve still has its three marks (plus one legend circle).
+    let strokes = polyline_strokes(&cdf);
+    for c in &plots::PALETTE {
+        assert_eq!(
+            count(&strokes, c),
+            1,
+            "at most {} CDF curves, one each",
+            plots::MAX_CDF_CURVES
+        );
+    }
+    let sum = runreport::summary(&r, Some(&w));
+    assert!(sum.contains(&format!("… {} more trials", 40 - 6)), "{sum}");
+}
+
+#[test]
+fn hostile_input_never_panics_and_is_escaped() {
+    let mut r = search(1_000_000.0, Some(300_000.0), Some(600_000.0));
+    r.meta.fabric = "<script>alert('x')</script> & | `tick`".into();
+    r.meta.pattern = "a|b`c".into();
+    r.links = links(4);
+    r.links[0].tier = "<tier & co>".into();
+    r.switches[0].name = "sw<0>".into();
+    // Indices past the trials, non-finite rates, a 0 ns sample, fractions out of range.
+    let s = r.search.as_mut().unwrap();
+    s.ndr_trial = Some(99);
+    s.pdr_pps = Some(f64::INFINITY);
+    r.trials[0].offered_pps = f64::NAN;
+    r.trials[1].sent_pps = f64::INFINITY;
+    r.trials[2].latency.cdf.insert(0, (0, 0.0));
+    r.trials[2].latency.min_ns = 0;
+    r.trials[3].latency.cdf.push((u64::MAX, f64::NAN));
+    let dir = TempDir::new("hostile");
+    let w = runreport::write(&r, &dir.0).expect("write");
+    for p in &w.plots {
+        check_xml(&read(p));
+    }
+    let html = read(&w.html);
+    assert!(!html.contains("<script>"), "HTML escapes names");
+    assert!(html.contains("&lt;script&gt;"));
+    let md = read(&w.markdown);
+    assert!(
+        md.contains("| ``a\\|b`c`` |"),
+        "code with | and ` in a table"
+    );
+    let sum = runreport::summary(&r, Some(&w));
+    assert!(sum.lines().count() <= SUMMARY_LINES);
+    // Non-finite trials are left out of the throughput plot, the others drawn.
+    let tp = svg_of(&w, "throughput.svg").unwrap();
+    assert_eq!(count(&polyline_strokes(&tp), plots::PALETTE[0]), 1);
+    assert_eq!(
+        count(&polyline_strokes(&tp), plots::PALETTE[3]),
+        0,
+        "no PDR line at infinity"
+    );
+}
