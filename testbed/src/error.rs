@@ -79,6 +79,26 @@ pub enum TestbedError {
         /// What is wrong.
         detail: String,
     },
+    /// A fabric description is invalid (`file: key: what (line N)`).
+    #[error("{file}: {key}{}{what}{}", if key.is_empty() { "" } else { ": " }, line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    Desc {
+        /// The description file.
+        file: String,
+        /// The key (e.g. `place[1].nodes[0]`), empty when the TOML itself is malformed.
+        key: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        what: String,
+    },
+    /// Bringing a fabric up, down or checking it failed.
+    #[error("fabric {fabric}: {detail}")]
+    Fabric {
+        /// Fabric name.
+        fabric: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// A report plot could not be drawn.
     #[error("plot {plot}: {detail}")]
     Plot {

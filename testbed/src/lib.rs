@@ -15,6 +15,7 @@
 //! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
+//! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
@@ -24,6 +25,7 @@
 pub mod bench;
 pub mod cpu;
 pub mod error;
+pub mod fabric;
 pub mod forwarder;
 pub mod frames;
 pub mod gen;

@@ -35,6 +35,19 @@ pub fn signal_group(pgid: u32, sig: i32) -> bool {
     unsafe { libc::kill(-pgid, sig) == 0 }
 }
 
+/// Send `sig` to process `pid` alone; false when the kernel refused (gone) or `pid` is
+/// not a single process id.
+pub fn signal_pid(pid: u32, sig: i32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    if pid <= 1 {
+        return false; // never signal groups, "every process" or init
+    }
+    // SAFETY: kill(2) with a positive pid signals that one process; no memory involved.
+    unsafe { libc::kill(pid, sig) == 0 }
+}
+
 /// `SIGINT`, `SIGTERM`, `SIGKILL` for [`signal_group`].
 pub const SIGINT: i32 = libc::SIGINT;
 /// See [`SIGINT`].

@@ -1,0 +1,972 @@
+//! The fabric description (`examples/fabric-*.toml`, reference in `docs/testbed.md`):
+//! parsed with `deny_unknown_fields`, then validated as a whole against the topology
+//! before anything is created. Every error names the file, the key and, when known,
+//! the line.
+
+use crate::error::{Result, TestbedError};
+use canopy_control::topology::{Peer, PortDir, Topology};
+use canopy_dataplane::wire::Kind;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// Longest fabric name: namespaces are `<name>-s<i>` / `<name>-h<i>`.
+pub const MAX_NAME: usize = 12;
+/// The machine every node is on unless placed elsewhere.
+pub const LOCAL: &str = "local";
+
+fn default_name() -> Spanned<String> {
+    Spanned::new(0..0, "canopy".into())
+}
+fn default_topology() -> Spanned<String> {
+    Spanned::new(0..0, "fat-tree:k=4".into())
+}
+fn default_kind() -> Spanned<String> {
+    Spanned::new(0..0, "sliced".into())
+}
+fn default_mtu() -> Spanned<u32> {
+    Spanned::new(0..0, 1500)
+}
+fn default_polling() -> Spanned<String> {
+    Spanned::new(0..0, "adaptive".into())
+}
+fn default_timeout() -> u64 {
+    60
+}
+fn default_vni() -> u32 {
+    10_000
+}
+fn default_backend() -> Spanned<String> {
+    Spanned::new(0..0, "afpacket".into())
+}
+fn default_tpacket() -> Spanned<String> {
+    Spanned::new(0..0, "v2".into())
+}
+fn default_offloads() -> Spanned<String> {
+    Spanned::new(0..0, "off".into())
+}
+
+/// The raw description as written (see `docs/testbed.md` for every key).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDesc {
+    /// Fabric name, the prefix of every namespace (`[a-z0-9-]`, ≤ 12 bytes).
+    #[serde(default = "default_name")]
+    pub name: Spanned<String>,
+    /// Topology spec as `canopyctl` takes it.
+    #[serde(default = "default_topology")]
+    pub topology: Spanned<String>,
+    /// Header kind: `sliced`, `path-id`, `transit`.
+    #[serde(default = "default_kind")]
+    pub kind: Spanned<String>,
+    /// MTU of every link.
+    #[serde(default = "default_mtu")]
+    pub mtu: Spanned<u32>,
+    /// `off` (default: GRO/GSO/TSO/TX checksum offloads off on every veth) or `keep`.
+    #[serde(default = "default_offloads")]
+    pub offloads: Spanned<String>,
+    /// Polling mode of every switch: `adaptive` (default) or `busy`.
+    #[serde(default = "default_polling")]
+    pub polling: Spanned<String>,
+    /// `canopy-switch` binary (default: next to this executable, then `PATH`).
+    pub switch_bin: Option<PathBuf>,
+    /// How long `up` waits for every switch to report healthy (s).
+    #[serde(default = "default_timeout")]
+    pub health_timeout_s: u64,
+    /// VNI of the first cross-machine link (link i gets `vni_base + i`).
+    #[serde(default = "default_vni")]
+    pub vni_base: u32,
+    /// Passed through to every switch's `[switch]` (workers, ring_size, pool, ...).
+    #[serde(default)]
+    pub switch: toml::Table,
+    /// Port backends.
+    #[serde(default)]
+    pub ports: PortsDesc,
+    /// Machines other than this one.
+    #[serde(default)]
+    pub machine: Vec<MachineDesc>,
+    /// Node placement rules.
+    #[serde(default)]
+    pub place: Vec<PlaceDesc>,
+    /// Real NICs for cross-machine links.
+    #[serde(default)]
+    pub nic: Vec<NicDesc>,
+    /// The traffic generator's table, kept as written (validated by `canopy-testbed run`).
+    #[serde(default)]
+    pub traffic: Option<toml::Table>,
+}
+
+/// `[ports]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortsDesc {
+    /// `afpacket` (the only backend for namespaces).
+    #[serde(default = "default_backend")]
+    pub backend: Spanned<String>,
+    /// TPACKET version of every switch port: `v2` (default, latency) or `v3` (throughput).
+    #[serde(default = "default_tpacket")]
+    pub tpacket: Spanned<String>,
+    /// Per-port exceptions.
+    #[serde(default, rename = "override")]
+    pub overrides: Vec<PortOverride>,
+}
+
+impl Default for PortsDesc {
+    fn default() -> Self {
+        PortsDesc {
+            backend: default_backend(),
+            tpacket: default_tpacket(),
+            overrides: vec![],
+        }
+    }
+}
+
+/// `[[ports.override]]`: TPACKET version for the ports of matching switches.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortOverride {
+    /// Switch name pattern (`*` matches any run of characters).
+    pub switch: Spanned<String>,
+    /// Port number (default: every port).
+    pub port: Option<u16>,
+    /// `v2` or `v3`.
+    pub tpacket: Spanned<String>,
+}
+
+/// `[[machine]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineDesc {
+    /// Name used by `[[place]]` and `up --machine`.
+    pub name: Spanned<String>,
+    /// Underlay IP address (VXLAN endpoint of this machine).
+    pub underlay: Spanned<String>,
+    /// Test/lab feature: the network namespace (on this box) that stands in for the
+    /// machine's underlay network; its VXLAN sockets live there.
+    pub underlay_netns: Option<String>,
+}
+
+/// `[[place]]`: nodes matching any pattern run on `machine`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceDesc {
+    /// Node names or patterns (`h3`, `edge-p0-*`, `h*`).
+    pub nodes: Vec<Spanned<String>>,
+    /// A `[[machine]]` name, or `local`.
+    pub machine: Spanned<String>,
+}
+
+/// `[[nic]]`: a real interface carries the link of one switch port.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicDesc {
+    /// `SWITCH:PORT`.
+    pub port: Spanned<String>,
+    /// Interface name on the machine that runs the switch.
+    pub interface: Spanned<String>,
+}
+
+/// Validation hook for `[traffic]`: `Err((key, what))` rejects the description.
+pub type TrafficCheck = fn(&toml::Table, &Topology) -> std::result::Result<(), (String, String)>;
+
+/// A node of the topology.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum Node {
+    /// Switch index.
+    Switch(u32),
+    /// Host index.
+    Host(u32),
+}
+
+/// How one link end is realised on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkKind {
+    /// Both ends here: a veth pair.
+    Veth,
+    /// The far end is on `remote`: a VXLAN device with this VNI.
+    Vxlan {
+        /// VNI.
+        vni: u32,
+        /// Remote machine name.
+        remote: String,
+    },
+    /// The far end is on another machine, reached through a real interface.
+    Nic {
+        /// The interface.
+        interface: String,
+    },
+}
+
+/// One link of the topology (one veth, VXLAN or NIC), from end `a` to end `b`.
+#[derive(Debug, Clone)]
+pub struct Link {
+    /// Index in the topology's link order (the same on every machine).
+    pub id: u32,
+    /// First end: node and port.
+    pub a: (Node, u16),
+    /// Second end.
+    pub b: (Node, u16),
+}
+
+/// A validated description with its topology.
+#[derive(Debug)]
+pub struct Desc {
+    /// Where it came from (for messages).
+    pub file: String,
+    /// Its text (for line numbers).
+    pub text: String,
+    /// The raw description.
+    pub raw: RawDesc,
+    /// Fabric name.
+    pub name: String,
+    /// The topology.
+    pub topo: Topology,
+    /// Header kind.
+    pub kind: Kind,
+    /// Machine of every node.
+    pub placement: HashMap<Node, String>,
+    /// Every link, in topology order.
+    pub links: Vec<Link>,
+    /// NIC per switch port.
+    pub nics: HashMap<(u32, u16), String>,
+    /// TPACKET version per switch port (`v2` / `v3`), when not the default.
+    pub tpacket: HashMap<(u32, u16), String>,
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(
+        &self,
+        key: &str,
+        span: Option<std::ops::Range<usize>>,
+        what: impl Into<String>,
+    ) -> TestbedError {
+        TestbedError::Desc {
+            file: self.file.to_string(),
+            key: key.to_string(),
+            line: span
+                .filter(|s| s.end > 0)
+                .map(|s| line_of(self.text, s.start)),
+            what: what.into(),
+        }
+    }
+}
+
+/// Whether `name` matches the glob `pat` (`*` = any run of characters).
+pub fn glob(pat: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pat.split('*').collect();
+    if parts.len() == 1 {
+        return pat == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Whether `name` is a valid fabric name.
+pub fn valid_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return Err(format!(
+            "must be 1..={MAX_NAME} bytes (namespaces are <name>-s<i>, <name>-h<i>), got {} bytes",
+            name.len()
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(format!("{name:?} may only contain a-z, 0-9 and '-'"));
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        return Err(format!("{name:?} must not start or end with '-'"));
+    }
+    Ok(())
+}
+
+/// Interface `name` exists in namespace `netns` (None = this one).
+pub fn interface_exists(netns: Option<&str>, name: &str) -> bool {
+    let mut args: Vec<&str> = vec![];
+    if let Some(n) = netns {
+        args.extend(["-n", n]);
+    }
+    args.extend(["link", "show", "dev", name]);
+    crate::netns::ip(&args).is_ok()
+}
+
+impl Desc {
+    /// Read and validate `path`.
+    pub fn load(path: &Path) -> Result<Desc> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            TestbedError::io(format!("read fabric description {}", path.display()), e)
+        })?;
+        Desc::parse(&path.display().to_string(), &text)
+    }
+
+    /// The node named `s` (a switch name or `h<index>`).
+    pub fn node_name(&self, n: Node) -> String {
+        match n {
+            Node::Switch(i) => self.topo.switches[i as usize].name.clone(),
+            Node::Host(h) => self.topo.host_name(h),
+        }
+    }
+
+    /// Namespace of a node.
+    pub fn netns(&self, n: Node) -> String {
+        match n {
+            Node::Switch(i) => format!("{}-s{i}", self.name),
+            Node::Host(h) => format!("{}-h{h}", self.name),
+        }
+    }
+
+    /// Interface name of a link end inside its node's namespace.
+    pub fn ifname(n: Node, port: u16) -> String {
+        match n {
+            Node::Switch(i) => format!("s{i}p{port}"),
+            Node::Host(h) => format!("h{h}p{port}"),
+        }
+    }
+
+    /// Machine of a node.
+    pub fn machine_of(&self, n: Node) -> &str {
+        self.placement.get(&n).map_or(LOCAL, String::as_str)
+    }
+
+    /// Line of byte offset `at` of the description.
+    pub fn line(&self, at: usize) -> Option<usize> {
+        (!self.text.is_empty()).then(|| line_of(&self.text, at))
+    }
+
+    /// The `[[machine]]` called `name`.
+    pub fn machine(&self, name: &str) -> Option<&MachineDesc> {
+        self.raw.machine.iter().find(|m| *m.name.get_ref() == name)
+    }
+
+    /// Check that `machine` exists and that every NIC it uses is there. `Ok` for
+    /// `local`.
+    pub fn check_machine(&self, machine: &str) -> Result<()> {
+        let ctx = Ctx {
+            file: &self.file,
+            text: "",
+        };
+        if machine != LOCAL && self.machine(machine).is_none() {
+            return Err(ctx.err(
+                "--machine",
+                None,
+                format!(
+                    "no [[machine]] named {machine:?} (machines: local{})",
+                    self.raw
+                        .machine
+                        .iter()
+                        .map(|m| format!(", {}", m.name.get_ref()))
+                        .collect::<String>()
+                ),
+            ));
+        }
+        let underlay = self.machine(machine).and_then(|m| m.underlay_netns.clone());
+        if let Some(u) = &underlay {
+            if !Path::new("/run/netns").join(u).exists() {
+                return Err(ctx.err(
+                    "machine.underlay_netns",
+                    None,
+                    format!("namespace {u:?} of machine {machine:?} does not exist"),
+                ));
+            }
+        }
+        let mut mine: Vec<_> = self
+            .nics
+            .iter()
+            .filter(|((sw, _), _)| self.machine_of(Node::Switch(*sw)) == machine)
+            .collect();
+        mine.sort();
+        for ((sw, port), ifname) in mine {
+            if !interface_exists(underlay.as_deref(), ifname) {
+                let i = self
+                    .raw
+                    .nic
+                    .iter()
+                    .position(|n| {
+                        n.interface.get_ref() == ifname
+                            && n.port.get_ref().ends_with(&format!(":{port}"))
+                    })
+                    .unwrap_or(0);
+                let line = self.raw.nic.get(i).map(|n| n.interface.span());
+                return Err(TestbedError::Desc {
+                    file: self.file.clone(),
+                    key: format!("nic[{i}].interface"),
+                    line: line.and_then(|l| self.line(l.start)),
+                    what: format!(
+                        "interface {ifname:?} (for {}:{port}) does not exist on machine {machine:?}{}",
+                        self.topo.switches[*sw as usize].name,
+                        underlay.as_ref().map(|u| format!(" (namespace {u})")).unwrap_or_default()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Parse and validate a description's text (`file` names it in messages).
+    pub fn parse(file: &str, text: &str) -> Result<Desc> {
+        Desc::parse_with(file, text, None)
+    }
+
+    /// [`Desc::parse`], plus `traffic` run on the `[traffic]` table (when present) with
+    /// the topology, as part of the validation before anything is created: the hook for
+    /// the traffic generator's checks (e.g. a rate this machine cannot reach). Its error
+    /// `(key, what)` is reported as `traffic.<key>` of the file.
+    pub fn parse_with(file: &str, text: &str, traffic: Option<TrafficCheck>) -> Result<Desc> {
+        let ctx = Ctx { file, text };
+        let raw: RawDesc = toml::from_str(text).map_err(|e| TestbedError::Desc {
+            file: file.to_string(),
+            key: String::new(),
+            line: e.span().map(|s| line_of(text, s.start)),
+            what: e.message().to_string(),
+        })?;
+        let name = raw.name.get_ref().clone();
+        valid_name(&name).map_err(|w| ctx.err("name", Some(raw.name.span()), w))?;
+        let topo = canopy_control::build_str(raw.topology.get_ref())
+            .map_err(|e| ctx.err("topology", Some(raw.topology.span()), e.to_string()))?;
+        let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
+            ctx.err(
+                "kind",
+                Some(raw.kind.span()),
+                format!(
+                    "unknown header kind {:?} (sliced, path-id, transit)",
+                    raw.kind.get_ref()
+                ),
+            )
+        })?;
+        canopy_control::kinds::supports(&topo, kind)
+            .map_err(|e| ctx.err("kind", Some(raw.kind.span()), e.to_string()))?;
+        let mtu = *raw.mtu.get_ref();
+        if !(68..=9000).contains(&mtu) {
+            return Err(ctx.err(
+                "mtu",
+                Some(raw.mtu.span()),
+                format!("{mtu} is outside 68..=9000"),
+            ));
+        }
+        if !matches!(raw.offloads.get_ref().as_str(), "off" | "keep") {
+            return Err(ctx.err(
+                "offloads",
+                Some(raw.offloads.span()),
+                format!("{:?}: expected \"off\" or \"keep\"", raw.offloads.get_ref()),
+            ));
+        }
+        if !matches!(raw.polling.get_ref().as_str(), "adaptive" | "busy") {
+            return Err(ctx.err(
+                "polling",
+                Some(raw.polling.span()),
+                format!(
+                    "{:?}: expected \"adaptive\" or \"busy\"",
+                    raw.polling.get_ref()
+                ),
+            ));
+        }
+        if raw.switch.contains_key("mode") {
+            return Err(ctx.err(
+                "switch.mode",
+                None,
+                "set the polling mode with the top-level `polling` key",
+            ));
+        }
+        <canopy_switch::config::SwitchSection as Deserialize>::deserialize(toml::Value::Table(
+            raw.switch.clone(),
+        ))
+        .map_err(|e| ctx.err("switch", None, e.to_string()))?;
+        if raw.health_timeout_s == 0 || raw.health_timeout_s > 3600 {
+            return Err(ctx.err("health_timeout_s", None, "must be 1..=3600"));
+        }
+        if raw.ports.backend.get_ref() != "afpacket" {
+            return Err(ctx.err("ports.backend", Some(raw.ports.backend.span()), format!("{:?}: the only port backend of the testbed is \"afpacket\" (TPACKET version: ports.tpacket)", raw.ports.backend.get_ref())));
+        }
+        let tp_ok = |s: &Spanned<String>, key: &str| -> Result<()> {
+            if matches!(s.get_ref().as_str(), "v2" | "v3") {
+                Ok(())
+            } else {
+                Err(ctx.err(
+                    key,
+                    Some(s.span()),
+                    format!("{:?}: expected \"v2\" or \"v3\"", s.get_ref()),
+                ))
+            }
+        };
+        tp_ok(&raw.ports.tpacket, "ports.tpacket")?;
+        let sw_index: HashMap<&str, u32> = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.as_str(), i as u32))
+            .collect();
+        let mut tpacket = HashMap::new();
+        for (i, o) in raw.ports.overrides.iter().enumerate() {
+            tp_ok(&o.tpacket, &format!("ports.override[{i}].tpacket"))?;
+            let mut any = false;
+            for (si, s) in topo.switches.iter().enumerate() {
+                if glob(o.switch.get_ref(), &s.name) {
+                    for p in 0..s.ports.len() as u16 {
+                        if o.port.is_none_or(|q| q == p) {
+                            any = true;
+                            tpacket.insert((si as u32, p), o.tpacket.get_ref().clone());
+                        }
+                    }
+                }
+            }
+            if !any {
+                return Err(ctx.err(
+                    &format!("ports.override[{i}]"),
+                    Some(o.switch.span()),
+                    format!(
+                        "no switch port matches {:?}{}",
+                        o.switch.get_ref(),
+                        o.port.map(|p| format!(" port {p}")).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        // machines
+        let mut machines: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, m) in raw.machine.iter().enumerate() {
+            let key = format!("machine[{i}].name");
+            let n = m.name.get_ref();
+            valid_name(n).map_err(|w| ctx.err(&key, Some(m.name.span()), w))?;
+            if n == LOCAL {
+                return Err(ctx.err(
+                    &key,
+                    Some(m.name.span()),
+                    "\"local\" is reserved for this machine",
+                ));
+            }
+            if let Some(j) = machines.insert(n.clone(), i) {
+                return Err(ctx.err(
+                    &key,
+                    Some(m.name.span()),
+                    format!("machine {n:?} is named twice (also machine[{j}])"),
+                ));
+            }
+            m.underlay.get_ref().parse::<IpAddr>().map_err(|e| {
+                ctx.err(
+                    &format!("machine[{i}].underlay"),
+                    Some(m.underlay.span()),
+                    format!("{:?}: {e}", m.underlay.get_ref()),
+                )
+            })?;
+        }
+        // placement: exact names may appear once; first matching rule wins
+        let mut names: Vec<(Node, String)> = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (Node::Switch(i as u32), s.name.clone()))
+            .collect();
+        names.extend((0..topo.hosts.len() as u32).map(|h| (Node::Host(h), topo.host_name(h))));
+        let mut placement = HashMap::new();
+        let mut exact: HashMap<String, String> = HashMap::new();
+        for (i, p) in raw.place.iter().enumerate() {
+            let m = p.machine.get_ref();
+            if m != LOCAL && !machines.contains_key(m) {
+                return Err(ctx.err(
+                    &format!("place[{i}].machine"),
+                    Some(p.machine.span()),
+                    format!("no [[machine]] named {m:?}"),
+                ));
+            }
+            for (j, pat) in p.nodes.iter().enumerate() {
+                let key = format!("place[{i}].nodes[{j}]");
+                let pat_s = pat.get_ref();
+                if !pat_s.contains('*') {
+                    if let Some(prev) = exact.insert(pat_s.clone(), key.clone()) {
+                        return Err(ctx.err(
+                            &key,
+                            Some(pat.span()),
+                            format!("node {pat_s:?} is placed twice (also {prev})"),
+                        ));
+                    }
+                }
+                let mut any = false;
+                for (n, nm) in &names {
+                    if glob(pat_s, nm) {
+                        any = true;
+                        placement.entry(*n).or_insert_with(|| m.clone());
+                    }
+                }
+                if !any {
+                    return Err(ctx.err(
+                        &key,
+                        Some(pat.span()),
+                        format!(
+                            "no node of {} matches {pat_s:?} (switches like {}, hosts h0..h{})",
+                            raw.topology.get_ref(),
+                            topo.switches.first().map_or("", |s| s.name.as_str()),
+                            topo.hosts.len().saturating_sub(1)
+                        ),
+                    ));
+                }
+            }
+        }
+        // links, in topology order
+        let mut links = Vec::new();
+        for (si, s) in topo.switches.iter().enumerate() {
+            for (pi, p) in s.ports.iter().enumerate() {
+                let a = (Node::Switch(si as u32), pi as u16);
+                let b = match p.peer {
+                    Peer::None => continue,
+                    Peer::Switch { sw, port } => {
+                        if (sw, port) < (si as u32, pi as u16) {
+                            continue;
+                        }
+                        (Node::Switch(sw), port)
+                    }
+                    Peer::Host { host, port } => (Node::Host(host), port),
+                };
+                let id = links.len() as u32;
+                links.push(Link { id, a, b });
+            }
+        }
+        // NICs
+        let mut nics = HashMap::new();
+        let mut nic_if: HashMap<(String, String), String> = HashMap::new();
+        for (i, n) in raw.nic.iter().enumerate() {
+            let key = format!("nic[{i}].port");
+            let ps = n.port.get_ref();
+            let (swn, pn) = ps.rsplit_once(':').ok_or_else(|| {
+                ctx.err(
+                    &key,
+                    Some(n.port.span()),
+                    format!("{ps:?}: expected SWITCH:PORT"),
+                )
+            })?;
+            let &sw = sw_index.get(swn).ok_or_else(|| {
+                ctx.err(
+                    &key,
+                    Some(n.port.span()),
+                    format!("no switch named {swn:?} in {}", raw.topology.get_ref()),
+                )
+            })?;
+            let nports = topo.switches[sw as usize].ports.len();
+            let port: u16 = pn
+                .parse()
+                .ok()
+                .filter(|&p: &u16| (p as usize) < nports)
+                .ok_or_else(|| {
+                    ctx.err(
+                        &key,
+                        Some(n.port.span()),
+                        format!("{pn:?} is not a port of {swn} (0..{nports})"),
+                    )
+                })?;
+            if nics
+                .insert((sw, port), n.interface.get_ref().clone())
+                .is_some()
+            {
+                return Err(ctx.err(
+                    &key,
+                    Some(n.port.span()),
+                    format!("port {ps} is wired twice"),
+                ));
+            }
+            let ifn = n.interface.get_ref();
+            if ifn.is_empty() || ifn.len() > 15 || ifn.contains(['/', ' ', ':']) {
+                return Err(ctx.err(
+                    &format!("nic[{i}].interface"),
+                    Some(n.interface.span()),
+                    format!("{ifn:?} is not an interface name (1..=15 bytes)"),
+                ));
+            }
+            let mach = placement
+                .get(&Node::Switch(sw))
+                .cloned()
+                .unwrap_or_else(|| LOCAL.to_string());
+            if let Some(prev) = nic_if.insert((mach.clone(), ifn.clone()), ps.clone()) {
+                return Err(ctx.err(&format!("nic[{i}].interface"), Some(n.interface.span()), format!("interface {ifn:?} on machine {mach:?} is wired twice (ports {prev} and {ps})")));
+            }
+            let link = links
+                .iter()
+                .find(|l| l.a == (Node::Switch(sw), port) || l.b == (Node::Switch(sw), port))
+                .ok_or_else(|| {
+                    ctx.err(
+                        &key,
+                        Some(n.port.span()),
+                        format!("port {ps} is not connected in the topology"),
+                    )
+                })?;
+            let m = |n: Node| placement.get(&n).map_or(LOCAL, String::as_str);
+            if m(link.a.0) == m(link.b.0) {
+                return Err(ctx.err(&key, Some(n.port.span()), format!("the link of port {ps} does not cross machines (both ends on {:?}); NICs carry cross-machine links only", m(link.a.0))));
+            }
+        }
+        // a cross-machine link with a NIC on one end needs one on the other
+        let desc = Desc {
+            file: file.to_string(),
+            text: text.to_string(),
+            raw,
+            name,
+            topo,
+            kind,
+            placement,
+            links,
+            nics,
+            tpacket,
+        };
+        for l in &desc.links {
+            if desc.machine_of(l.a.0) == desc.machine_of(l.b.0) {
+                continue;
+            }
+            let nic = |e: (Node, u16)| matches!(e.0, Node::Switch(s) if desc.nics.contains_key(&(s, e.1)));
+            if nic(l.a) != nic(l.b) {
+                return Err(ctx.err("nic", None, format!(
+                    "the link {}:{} - {}:{} crosses machines with a NIC on one end only (give both ends a [[nic]], or neither for VXLAN)",
+                    desc.node_name(l.a.0), l.a.1, desc.node_name(l.b.0), l.b.1
+                )));
+            }
+            for m in [desc.machine_of(l.a.0), desc.machine_of(l.b.0)] {
+                if m == LOCAL {
+                    return Err(ctx.err("place", None, format!(
+                        "the link {}:{} - {}:{} crosses machines, but one end is on \"local\": with several machines, place every node on a named [[machine]]",
+                        desc.node_name(l.a.0), l.a.1, desc.node_name(l.b.0), l.b.1
+                    )));
+                }
+            }
+        }
+        if let (Some(check), Some(t)) = (traffic, &desc.raw.traffic) {
+            check(t, &desc.topo).map_err(|(key, what)| {
+                let line = text.find("[traffic]").map(|at| line_of(text, at));
+                TestbedError::Desc {
+                    file: file.to_string(),
+                    key: if key.is_empty() {
+                        "traffic".into()
+                    } else {
+                        format!("traffic.{key}")
+                    },
+                    line,
+                    what,
+                }
+            })?;
+        }
+        Ok(desc)
+    }
+
+    /// How the end `end` of `link` (an end on this end's machine) is realised there.
+    pub fn end_kind(&self, link: &Link, end: (Node, u16)) -> LinkKind {
+        let far = if end == link.a { link.b } else { link.a };
+        let (mine, theirs) = (self.machine_of(end.0), self.machine_of(far.0));
+        if mine == theirs {
+            return LinkKind::Veth;
+        }
+        if let Node::Switch(s) = end.0 {
+            if let Some(i) = self.nics.get(&(s, end.1)) {
+                return LinkKind::Nic {
+                    interface: i.clone(),
+                };
+            }
+        }
+        LinkKind::Vxlan {
+            vni: self.raw.vni_base + link.id,
+            remote: theirs.to_string(),
+        }
+    }
+
+    /// Interface a host sends on and the interfaces it receives on (its input
+    /// channels for Transit hosts; empty = the send interface).
+    pub fn host_ifaces(&self, h: u32) -> (String, Vec<String>) {
+        let host = &self.topo.hosts[h as usize];
+        let mut tx = None;
+        let mut rx = vec![];
+        for (i, p) in host.ports.iter().enumerate() {
+            if p.peer == Peer::None {
+                continue;
+            }
+            let n = Desc::ifname(Node::Host(h), i as u16);
+            match p.dir {
+                PortDir::Duplex => {
+                    tx.get_or_insert(n);
+                }
+                PortDir::Out => {
+                    tx.get_or_insert(n);
+                }
+                PortDir::In => rx.push(n),
+            }
+        }
+        (tx.unwrap_or_default(), rx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Result<Desc> {
+        Desc::parse("t.toml", body)
+    }
+
+    fn err(body: &str) -> String {
+        parse(body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn traffic_hook_rejects_before_anything_is_created() {
+        fn max_rate(t: &toml::Table, topo: &Topology) -> std::result::Result<(), (String, String)> {
+            match t.get("pps").and_then(toml::Value::as_integer) {
+                Some(p) if p > 1000 => Err((
+                    "pps".into(),
+                    format!(
+                        "{p} pps is more than this machine reaches on {} hosts",
+                        topo.hosts.len()
+                    ),
+                )),
+                _ => Ok(()),
+            }
+        }
+        let e = Desc::parse_with(
+            "t.toml",
+            "mtu = 1500\n[traffic]\npps = 5000\n",
+            Some(max_rate),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "t.toml: traffic.pps: 5000 pps is more than this machine reaches on 16 hosts (line 2)"
+        );
+        assert!(Desc::parse_with("t.toml", "[traffic]\npps = 500\n", Some(max_rate)).is_ok());
+        assert!(Desc::parse_with("t.toml", "", Some(max_rate)).is_ok());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("edge-*", "edge-p0-e0"));
+        assert!(glob("*", "h3"));
+        assert!(glob("agg-*-a1", "agg-p2-a1"));
+        assert!(!glob("agg-*-a1", "agg-p2-a0"));
+        assert!(glob("h1", "h1"));
+        assert!(!glob("h1", "h12"));
+        assert!(glob("h1*", "h12"));
+        assert!(!glob("a*a", "a"));
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_name("ft4").is_ok());
+        assert!(valid_name("cfab4194304x").is_ok());
+        for bad in ["", "Ft", "a_b", "-a", "a-", "abcdefghijklm", "a b", "a/b"] {
+            assert!(valid_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn defaults_are_a_local_k4_sliced_fat_tree() {
+        let d = parse("").unwrap();
+        assert_eq!(d.name, "canopy");
+        assert_eq!(d.raw.topology.get_ref(), "fat-tree:k=4");
+        assert_eq!(d.kind, Kind::Sliced);
+        assert_eq!(
+            (d.topo.switches.len(), d.topo.hosts.len(), d.links.len()),
+            (20, 16, 48)
+        );
+        assert!(d.placement.is_empty());
+        assert_eq!(d.machine_of(Node::Host(3)), LOCAL);
+        assert!(d.links.iter().all(|l| d.end_kind(l, l.a) == LinkKind::Veth));
+        assert_eq!(d.host_ifaces(5), ("h5p0".to_string(), vec![]));
+        assert_eq!(d.netns(Node::Switch(19)), "canopy-s19");
+        assert!(d.raw.traffic.is_none());
+        // [traffic] is kept as written
+        let d = parse("[traffic]\npattern = \"uniform\"\nrate = 5\n").unwrap();
+        assert_eq!(d.raw.traffic.unwrap()["rate"].as_integer(), Some(5));
+    }
+
+    #[test]
+    fn transit_hosts_send_on_an_output_and_receive_on_both_inputs() {
+        let d = parse("topology = \"transit-full:layers=1\"\nkind = \"transit\"\n").unwrap();
+        assert_eq!(d.links.len(), 512);
+        let (tx, rx) = d.host_ifaces(0);
+        assert!(tx.starts_with("h0p"), "{tx}");
+        assert_eq!(rx.len(), 2, "{rx:?}");
+        assert!(!rx.contains(&tx));
+    }
+
+    #[test]
+    fn cross_machine_links_are_vxlan_with_stable_vnis() {
+        let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+        let d = parse(two).unwrap();
+        let cross: Vec<&Link> = d
+            .links
+            .iter()
+            .filter(|l| d.machine_of(l.a.0) != d.machine_of(l.b.0))
+            .collect();
+        assert_eq!(cross.len(), 16);
+        for l in cross {
+            let end = if d.machine_of(l.a.0) == "a" { l.a } else { l.b };
+            assert_eq!(
+                d.end_kind(l, end),
+                LinkKind::Vxlan {
+                    vni: 10_000 + l.id,
+                    remote: "b".into()
+                }
+            );
+        }
+        // a NIC on one end only
+        let e = err(&format!(
+            "{two}[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n"
+        ));
+        assert!(e.contains("NIC on one end only"), "{e}");
+        // cross-machine links with nodes left on "local"
+        let e = err("[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"a\"\n");
+        assert!(e.contains("place every node on a named [[machine]]"), "{e}");
+        // a NIC on a link that does not cross machines
+        let e = err("[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("does not cross machines"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_name_key_and_line() {
+        let e = err("mtu = 1500\npolling = \"lazy\"\n");
+        assert!(
+            e.starts_with("t.toml: polling: \"lazy\"") && e.ends_with("(line 2)"),
+            "{e}"
+        );
+        let e = err("\n\n[switch]\nmode = \"busy\"\n");
+        assert!(e.contains("switch.mode"), "{e}");
+        let e = err("[ports]\nbackend = \"dpdk\"\n");
+        assert!(e.contains("ports.backend") && e.contains("(line 2)"), "{e}");
+        let e = err("[[ports.override]]\nswitch = \"nope-*\"\ntpacket = \"v3\"\n");
+        assert!(
+            e.contains("ports.override[0]") && e.contains("nope-*"),
+            "{e}"
+        );
+        let e = err("mtu = 20\n");
+        assert!(e.contains("mtu: 20 is outside"), "{e}");
+        let e = err("name = \"x\"\nname = \"y\"\n");
+        assert!(e.contains("line 2"), "{e}");
+        let e = err("[[place]]\nnodes = [\"h1\"]\nmachine = \"mars\"\n");
+        assert!(
+            e.contains("place[0].machine") && e.contains("mars") && e.contains("line 3"),
+            "{e}"
+        );
+        let e = err("[[nic]]\nport = \"core-c0\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("expected SWITCH:PORT"), "{e}");
+        let e = err("[[nic]]\nport = \"core-c0:9\"\ninterface = \"eth1\"\n");
+        assert!(e.contains("not a port of core-c0"), "{e}");
+    }
+}

@@ -1,0 +1,188 @@
+//! Shared helpers of the `fabric_*` tests: the binaries, a fabric fixture whose Drop
+//! runs `canopy-testbed down` (and deletes any namespace left with its prefix), and the
+//! leftover probe (`ip netns list`, `/proc`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Whether we can run (root); prints the SKIP line otherwise.
+pub fn root_or_skip(test: &str) -> bool {
+    if canopy_testbed::sys::is_root() {
+        true
+    } else {
+        eprintln!("SKIP {test}: needs root (network namespaces)");
+        false
+    }
+}
+
+/// `canopy-testbed` of this build.
+pub fn testbed_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_canopy-testbed"))
+}
+
+/// `canopy-switch` next to it (built by `cargo test --workspace` or `cargo build -p
+/// canopy-switch`); panics with what to do when it is missing.
+pub fn switch_bin() -> PathBuf {
+    let p = testbed_bin().parent().unwrap().join("canopy-switch");
+    assert!(
+        p.is_file(),
+        "{} is missing: build it first with `cargo build -p canopy-switch` (same profile and CARGO_TARGET_DIR), or run `cargo test --workspace`",
+        p.display()
+    );
+    p
+}
+
+/// A fabric under test: unique name `cfab<pid><tag>`, its own state root, cleaned up
+/// on drop even when the test fails.
+pub struct Fab {
+    /// Fabric name.
+    pub name: String,
+    /// Scratch directory (descriptions, state root).
+    pub dir: PathBuf,
+}
+
+impl Fab {
+    /// A fixture named `cfab<pid><tag>`.
+    pub fn new(tag: &str) -> Fab {
+        let name = format!("cfab{}{tag}", std::process::id());
+        let dir = std::env::temp_dir().join(format!("{name}-test"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Fab { name, dir }
+    }
+
+    /// The state root.
+    pub fn root(&self) -> PathBuf {
+        self.dir.join("state")
+    }
+
+    /// Write a description (`name = ...` is prepended) and return its path.
+    pub fn desc(&self, file: &str, body: &str) -> PathBuf {
+        let p = self.dir.join(file);
+        std::fs::write(&p, format!("name = \"{}\"\n{body}", self.name)).unwrap();
+        p
+    }
+
+    /// Run `canopy-testbed --state-root ROOT ARGS`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let root = self.root();
+        let mut all: Vec<&str> = vec!["--state-root", root.to_str().unwrap()];
+        all.extend(args);
+        let out = Command::new(testbed_bin()).args(&all).output().unwrap();
+        eprintln!(
+            "$ canopy-testbed {}\n{}{}",
+            all.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// `up FILE --switch-bin BIN [extra]`, asserting success.
+    pub fn up(&self, desc: &Path, extra: &[&str]) {
+        let sb = switch_bin();
+        let mut a = vec![
+            "up",
+            desc.to_str().unwrap(),
+            "--switch-bin",
+            sb.to_str().unwrap(),
+        ];
+        a.extend(extra);
+        let out = self.run(&a);
+        assert!(
+            out.status.success(),
+            "up failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// `down NAME`, asserting success.
+    pub fn down(&self) {
+        let out = self.run(&["down", &self.name]);
+        assert!(
+            out.status.success(),
+            "down failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Everything of the fabric that still exists: namespaces with its prefix,
+    /// live canopy-switch processes whose command line names its state root, the
+    /// fabric's state directory.
+    pub fn leftovers(&self) -> Vec<String> {
+        let mut v = vec![];
+        let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+        for l in String::from_utf8_lossy(&ns.stdout).lines() {
+            let n = l.split_whitespace().next().unwrap_or("");
+            if n.starts_with(&format!("{}-", self.name)) {
+                v.push(format!("namespace {n}"));
+            }
+        }
+        let root = self.root().to_string_lossy().into_owned();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
+            let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+                continue;
+            };
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains("canopy-switch")
+                && cmd.contains(&root)
+                && canopy_testbed::fabric::procs::alive(pid)
+            {
+                v.push(format!("process {pid}: {cmd}"));
+            }
+        }
+        let sd = self.root().join(&self.name);
+        if sd.exists() {
+            v.push(format!("state dir {}", sd.display()));
+        }
+        v
+    }
+
+    /// Assert that nothing of the fabric is left.
+    pub fn assert_clean(&self) {
+        let l = self.leftovers();
+        assert!(l.is_empty(), "left behind: {l:#?}");
+    }
+}
+
+impl Drop for Fab {
+    fn drop(&mut self) {
+        let _ = self.run(&["down", &self.name]);
+        // belt and braces: nothing with our prefix survives the test
+        let ns = Command::new("ip").args(["netns", "list"]).output();
+        if let Ok(ns) = ns {
+            for l in String::from_utf8_lossy(&ns.stdout).lines() {
+                let n = l.split_whitespace().next().unwrap_or("");
+                if n.starts_with(&format!("{}-", self.name)) {
+                    let _ = Command::new("ip").args(["netns", "del", n]).output();
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The check report as JSON (`check --json`), and whether the command succeeded.
+pub fn check_json(f: &Fab) -> (bool, serde_json::Value) {
+    let out = f.run(&["check", &f.name, "--json"]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.success(), v)
+}
+
+/// Assert a passing check: every ordered pair delivered to exactly the right host.
+pub fn assert_check_passes(f: &Fab, hosts: u64) {
+    let (ok, v) = check_json(f);
+    let pairs = hosts * (hosts - 1);
+    assert_eq!(v["hosts"], hosts, "{v}");
+    assert_eq!(v["pairs"], pairs, "{v}");
+    assert_eq!(v["delivered"], pairs, "{v}");
+    assert_eq!(v["lost"], 0, "{v}");
+    assert_eq!(v["misdelivered"], 0, "{v}");
+    assert_eq!(v["duplicates"], 0, "{v}");
+    assert!(ok, "check exited non-zero: {v}");
+}
