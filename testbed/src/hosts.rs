@@ -14,11 +14,27 @@ pub struct HostEndpoint {
     pub name: String,
     /// Network namespace the host's interface lives in.
     pub netns: String,
-    /// The host's interface inside `netns`.
+    /// The interface inside `netns` the host sends on.
     pub ifname: String,
+    /// The interfaces the host receives on, when they are not just `ifname` (a Transit
+    /// host sends on one output channel and receives on two input channels). Empty
+    /// means `ifname`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rx_ifnames: Vec<String>,
     /// The host's MAC address (`canopy_control::oracle::host_mac`), also the source MAC
     /// of every frame it sends.
     pub mac: [u8; 6],
+}
+
+impl HostEndpoint {
+    /// The interfaces the host receives on.
+    pub fn rx_ifnames(&self) -> Vec<String> {
+        if self.rx_ifnames.is_empty() {
+            vec![self.ifname.clone()]
+        } else {
+            self.rx_ifnames.clone()
+        }
+    }
 }
 
 /// The fabric the generator drives: topology spec, header kind and hosts.

@@ -16,6 +16,7 @@
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
 //! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
+//! | [`run`] | `canopy-testbed run`: traffic on a running fabric, counters around it, the report |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
@@ -35,6 +36,7 @@ pub mod mgmt;
 pub mod netns;
 pub mod report;
 pub mod results;
+pub mod run;
 pub mod runreport;
 pub mod sys;
 pub mod traffic;

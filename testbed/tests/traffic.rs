@@ -107,6 +107,7 @@ fn harness(tag: &str, n: u32) -> Harness {
             name: format!("h{h}"),
             netns: hns,
             ifname: "eth0".into(),
+            rx_ifnames: vec![],
             mac,
         });
     }

@@ -5,12 +5,18 @@
 //! canopy-testbed status [NAME]                                  per-switch health
 //! canopy-testbed check [NAME]                                   one frame per ordered host pair
 //! canopy-testbed down [NAME]                                    remove everything (also after a crash)
+//! canopy-testbed run [NAME] [--rate R] [--search] [--out DIR]   traffic, measurement, report
+//! canopy-testbed agent [NAME] --host POS                        reflector for round trips from another machine
+//! canopy-testbed demo                                           up, check, NDR/PDR search, report, down
 //! ```
 
 use anyhow::{bail, Context, Result};
 use canopy_testbed::fabric::{self, state::DEFAULT_ROOT, Desc, UpOptions};
+use canopy_testbed::traffic::{Pattern, Rate, SearchSpec, TrafficSpec};
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Parser, Debug)]
@@ -74,6 +80,222 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Drive traffic through a running fabric from its hosts, measure loss, reordering
+    /// and one-way latency (in-band timestamps), read every switch's counters before and
+    /// after, and write results.json, report.md, report.html and SVG plots. The traffic
+    /// is the description's `[traffic]` table with the options below on top. Exit 1
+    /// when a frame reached a wrong host or a switch's counters do not add up.
+    Run {
+        /// Fabric name (default: the only fabric under the state root).
+        name: Option<String>,
+        /// This machine's part of the fabric.
+        #[arg(long, default_value = fabric::desc::LOCAL)]
+        machine: String,
+        /// Host positions on another machine running `canopy-testbed agent`: frames to
+        /// them come back, and their latency is a round trip.
+        #[arg(long, value_delimiter = ',')]
+        remote: Vec<usize>,
+        /// Report directory.
+        #[arg(long, default_value = "canopy-report")]
+        out: PathBuf,
+        #[command(flatten)]
+        traffic: TrafficArgs,
+    },
+    /// Reflect the frames host POS receives back to their senders (the host agent of a
+    /// machine whose hosts another machine's `run --remote` measures), until Ctrl-C.
+    Agent {
+        /// Fabric name (default: the only fabric under the state root).
+        name: Option<String>,
+        /// This machine's part of the fabric.
+        #[arg(long, default_value = fabric::desc::LOCAL)]
+        machine: String,
+        /// Host position (index into this machine's hosts) to reflect for.
+        #[arg(long)]
+        host: usize,
+    },
+    /// The whole job in one command: bring up the fabric (default: a k=4 fat-tree with
+    /// sliced-flit headers, named `demo`), check every host pair, run an RFC 2544 NDR/PDR
+    /// search with 64-byte frames and a uniform random pattern, write the report, print
+    /// the summary and tear everything down (also on failure or Ctrl-C).
+    Demo {
+        /// Fabric description (default: the defaults with the name `demo`).
+        file: Option<PathBuf>,
+        /// Report directory.
+        #[arg(long, default_value = "canopy-demo")]
+        out: PathBuf,
+        /// canopy-switch binary (default: next to this executable, then PATH).
+        #[arg(long)]
+        switch_bin: Option<PathBuf>,
+        /// Leave the fabric up afterwards (`canopy-testbed down NAME` removes it).
+        #[arg(long)]
+        keep: bool,
+        #[command(flatten)]
+        traffic: TrafficArgs,
+    },
+}
+
+/// Traffic options on top of the description's `[traffic]` table (`docs/traffic.md`).
+#[derive(clap::Args, Debug, Default)]
+struct TrafficArgs {
+    /// A TOML file with `[traffic]` keys at top level, instead of the description's table.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Pattern: uniform, permutation, transpose, bit-reversal, round-robin,
+    /// hotspot[:fraction=F,target=H], all-to-all.
+    #[arg(long)]
+    pattern: Option<String>,
+    /// Offered rate over all senders: 20000pps, 20kpps, 1.5Mpps, or 5% of each host's
+    /// line rate (`--reference`).
+    #[arg(long)]
+    rate: Option<String>,
+    /// Line rate a `%` rate refers to (10G, 25G, 1G).
+    #[arg(long)]
+    reference: Option<String>,
+    /// Frame size on the wire with FCS, 64..=1500.
+    #[arg(long)]
+    frame_size: Option<usize>,
+    /// Send time per trial, seconds.
+    #[arg(long, conflicts_with = "count")]
+    duration_s: Option<f64>,
+    /// Frames per trial over all senders (instead of a duration).
+    #[arg(long)]
+    count: Option<u64>,
+    /// Warm-up before each trial, seconds (not counted).
+    #[arg(long)]
+    warmup_s: Option<f64>,
+    /// Seed of the random patterns.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// RFC 2544 binary search for NDR and PDR instead of one trial at `--rate`.
+    #[arg(long)]
+    search: bool,
+    /// Highest rate of the search (its first trial), pps; default: the generator ceiling.
+    #[arg(long)]
+    search_max: Option<f64>,
+    /// Lowest rate of the search, pps.
+    #[arg(long)]
+    search_min: Option<f64>,
+    /// PDR loss threshold (0.005 = 0.5 %).
+    #[arg(long)]
+    pdr_loss: Option<f64>,
+    /// Write the first frames sent to this pcap file.
+    #[arg(long)]
+    pcap_tx: Option<PathBuf>,
+    /// Write the first frames received to this pcap file.
+    #[arg(long)]
+    pcap_rx: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Receivers spin on their rings instead of sleeping when idle (a few µs less
+    /// receive delay; starves the switches on a small machine).
+    #[arg(long)]
+    busy_poll: bool,
+}
+
+impl TrafficArgs {
+    /// `base` (the description's table, or `--spec`) with the options on top.
+    fn apply(&self, mut s: TrafficSpec) -> Result<TrafficSpec> {
+        if let Some(f) = &self.spec {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("read {}", f.display()))?;
+            s = TrafficSpec::from_toml(&text).with_context(|| f.display().to_string())?;
+        }
+        if let Some(p) = &self.pattern {
+            s.pattern = Pattern::parse(p)?;
+        }
+        if let Some(r) = &self.rate {
+            s.rate = Rate::parse(r)?;
+        }
+        if let Some(r) = &self.reference {
+            s.reference = r.clone();
+        }
+        if let Some(n) = self.frame_size {
+            s.frame_size = n;
+        }
+        if let Some(d) = self.duration_s {
+            s.duration_s = Some(d);
+            s.count = None;
+        }
+        if let Some(c) = self.count {
+            s.count = Some(c);
+            s.duration_s = None;
+        }
+        if let Some(w) = self.warmup_s {
+            s.warmup_s = w;
+        }
+        if let Some(x) = self.seed {
+            s.seed = x;
+        }
+        if self.search || self.search_max.is_some() || self.search_min.is_some() {
+            s.search.get_or_insert_with(SearchSpec::default);
+        }
+        if let Some(sr) = s.search.as_mut() {
+            if let Some(m) = self.search_max {
+                sr.max_pps = Some(m);
+            }
+            if let Some(m) = self.search_min {
+                sr.min_pps = m;
+            }
+            if let Some(l) = self.pdr_loss {
+                sr.pdr_loss_ratio = l;
+            }
+        }
+        if self.pcap_tx.is_some() {
+            s.pcap_tx = self.pcap_tx.clone();
+        }
+        if self.pcap_rx.is_some() {
+            s.pcap_rx = self.pcap_rx.clone();
+        }
+        s.quiet |= self.quiet;
+        s.busy_poll |= self.busy_poll;
+        Ok(s)
+    }
+}
+
+/// SIGINT / SIGTERM set the returned flag instead of killing the process, so what was
+/// created can be removed.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).context("install signal handler")?;
+    }
+    Ok(stop)
+}
+
+fn command_line() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}
+
+/// Run the traffic and print the summary; Ok(false) when the run was not correct.
+fn run_traffic(
+    root: &Path,
+    name: &str,
+    machine: &str,
+    remote: Vec<usize>,
+    out: PathBuf,
+    traffic: &TrafficArgs,
+    stop: Arc<AtomicBool>,
+) -> Result<bool> {
+    let dir = fabric::state::state_dir(root, name, machine);
+    let state = fabric::State::load(&dir)
+        .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+    let spec = traffic.apply(canopy_testbed::run::spec_of(&state)?)?;
+    let opts = canopy_testbed::run::RunOptions {
+        state_root: root.to_path_buf(),
+        name: name.to_string(),
+        machine: machine.to_string(),
+        spec,
+        remote,
+        out,
+        command: command_line(),
+    };
+    let o = canopy_testbed::run::run(&opts, Some(stop))?;
+    println!(
+        "{}",
+        canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+    );
+    Ok(o.correct())
 }
 
 fn main() -> std::process::ExitCode {
@@ -81,6 +303,7 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_max_level(cli.log)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .init();
     match run(cli) {
@@ -123,10 +346,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             let t0 = Instant::now();
             let progress = |m: &str| eprintln!("[{:6.2} s] {m}", t0.elapsed().as_secs_f64());
             // SIGINT / SIGTERM stop `up` between steps and roll back what it created
-            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-                signal_hook::flag::register(sig, stop.clone()).context("install signal handler")?;
-            }
+            let stop = interrupt_flag()?;
             let opts = UpOptions {
                 state_root: root,
                 machine,
@@ -202,6 +422,140 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 return Ok(std::process::ExitCode::FAILURE);
             }
         }
+        Cmd::Run {
+            name,
+            machine,
+            remote,
+            out,
+            traffic,
+        } => {
+            let name = fabric::ops::resolve_name(&root, name.as_deref())?;
+            if !run_traffic(
+                &root,
+                &name,
+                &machine,
+                remote,
+                out,
+                &traffic,
+                interrupt_flag()?,
+            )? {
+                return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
+        Cmd::Agent {
+            name,
+            machine,
+            host,
+        } => {
+            let name = fabric::ops::resolve_name(&root, name.as_deref())?;
+            let dir = fabric::state::state_dir(&root, &name, &machine);
+            let state = fabric::State::load(&dir)
+                .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+            let mut r = canopy_testbed::traffic::Reflector::open(&state.hosts, host)?;
+            eprintln!("reflecting for host position {host} of fabric {name}; Ctrl-C stops");
+            let stop = interrupt_flag()?;
+            let st = r.run(&stop)?;
+            println!("reflected {} frames, ignored {}", st.reflected, st.ignored);
+        }
+        Cmd::Demo {
+            file,
+            out,
+            switch_bin,
+            keep,
+            traffic,
+        } => return demo(&root, file, out, switch_bin, keep, &traffic),
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// `demo`: up, check, search, report, down.
+fn demo(
+    root: &Path,
+    file: Option<PathBuf>,
+    out: PathBuf,
+    switch_bin: Option<PathBuf>,
+    keep: bool,
+    traffic: &TrafficArgs,
+) -> Result<std::process::ExitCode> {
+    let desc = match &file {
+        Some(f) => Desc::load(f)?,
+        None => Desc::parse("<demo defaults>", "name = \"demo\"\n")?,
+    };
+    let name = desc.name.clone();
+    let t0 = Instant::now();
+    let progress = |m: &str| eprintln!("[{:6.2} s] {m}", t0.elapsed().as_secs_f64());
+    let stop = interrupt_flag()?;
+    progress(&format!(
+        "demo: fabric {name} = {} ({}), {} switches, {} hosts",
+        desc.raw.topology.get_ref(),
+        desc.kind,
+        desc.topo.switches.len(),
+        desc.topo.hosts.len()
+    ));
+    let sum = fabric::up(
+        &desc,
+        &UpOptions {
+            state_root: root.to_path_buf(),
+            machine: fabric::desc::LOCAL.into(),
+            switch_bin,
+            interrupt: Some(stop.clone()),
+        },
+        &progress,
+    )?;
+    println!("{sum}");
+    // from here on the fabric exists: tear it down whatever happens
+    let result = (|| -> Result<bool> {
+        let r = fabric::check(root, &name, Duration::from_secs(5))
+            .with_context(|| format!("check of fabric {name}"))?;
+        println!("{r}");
+        if !r.passed() {
+            bail!("the every-pair check failed; not measuring");
+        }
+        if stop.load(Ordering::Relaxed) {
+            bail!("interrupted");
+        }
+        // the demo's default measurement: a short NDR/PDR search
+        let fixed = (traffic.rate.is_some() || traffic.count.is_some()) && !traffic.search;
+        let mut t = TrafficArgs {
+            search: !fixed,
+            ..Default::default()
+        };
+        t.duration_s = Some(1.0);
+        let defaults = t.apply(TrafficSpec::default())?;
+        let mut spec = traffic.apply(defaults)?;
+        if file.is_some() {
+            // a description's own [traffic] table wins over the demo defaults
+            let state =
+                fabric::State::load(&fabric::state::state_dir(root, &name, fabric::desc::LOCAL))?;
+            if desc.raw.traffic.is_some() {
+                spec = traffic.apply(canopy_testbed::run::spec_of(&state)?)?;
+            }
+        }
+        let opts = canopy_testbed::run::RunOptions {
+            state_root: root.to_path_buf(),
+            name: name.clone(),
+            machine: fabric::desc::LOCAL.into(),
+            spec,
+            remote: vec![],
+            out: out.clone(),
+            command: command_line(),
+        };
+        let o = canopy_testbed::run::run(&opts, Some(stop.clone()))?;
+        println!(
+            "{}",
+            canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+        );
+        Ok(o.correct())
+    })();
+    if keep {
+        println!("fabric {name} left up (--keep); `canopy-testbed down {name}` removes it");
+    } else {
+        let d = fabric::down(root, &name).with_context(|| format!("down of fabric {name}"))?;
+        println!("fabric {name}: {d}");
+    }
+    progress("demo: done");
+    match result? {
+        true => Ok(std::process::ExitCode::SUCCESS),
+        false => Ok(std::process::ExitCode::FAILURE),
+    }
 }

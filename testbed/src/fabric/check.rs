@@ -128,7 +128,6 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
     let topo = canopy_control::build_str(&first.hosts.topology).map_err(|e| err(e.to_string()))?;
     let kind = Kind::from_name(&first.hosts.kind)
         .ok_or_else(|| err(format!("unknown kind {}", first.hosts.kind)))?;
-    // every host: its send port and its receive ports
     // every host: its send port and its receive ports; opened (and later closed) in
     // parallel: each AF_PACKET open and close waits for an RCU grace period
     let mut tx: Vec<(u32, usize)> = vec![];
@@ -136,7 +135,7 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
     let mut wanted: Vec<(String, String)> = vec![];
     for st in &states {
         for h in &st.hosts.hosts {
-            let rxn = st.rx_ifnames(h);
+            let rxn = h.rx_ifnames();
             for ifn in &rxn {
                 wanted.push((h.netns.clone(), ifn.clone()));
                 rx.push((h.host, wanted.len() - 1));

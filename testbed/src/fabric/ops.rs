@@ -373,12 +373,13 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         hosts: local_h
             .iter()
             .map(|&h| {
-                let (tx, _) = desc.host_ifaces(h);
+                let (tx, rx) = desc.host_ifaces(h);
                 HostEndpoint {
                     host: h,
                     name: desc.topo.host_name(h),
                     netns: desc.netns(Node::Host(h)),
                     ifname: tx,
+                    rx_ifnames: rx,
                     mac: canopy_control::oracle::host_mac(&desc.topo, h),
                 }
             })
@@ -392,13 +393,6 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         complete: false,
         created: vec![],
         switches: vec![],
-        host_rx: local_h
-            .iter()
-            .filter_map(|&h| {
-                let (_, rx) = desc.host_ifaces(h);
-                (!rx.is_empty()).then_some((h, rx))
-            })
-            .collect(),
         hosts,
     };
     state.save()?;

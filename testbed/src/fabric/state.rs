@@ -77,21 +77,6 @@ pub struct State {
     pub switches: Vec<SwitchState>,
     /// Hosts placed on this machine.
     pub hosts: FabricHosts,
-    /// Hosts that receive on other interfaces than the one they send on (Transit
-    /// hosts: their input channels), by host index. A host not listed receives on its
-    /// `HostEndpoint::ifname`.
-    #[serde(default)]
-    pub host_rx: std::collections::BTreeMap<u32, Vec<String>>,
-}
-
-impl State {
-    /// Interfaces host `h` receives on.
-    pub fn rx_ifnames(&self, h: &crate::hosts::HostEndpoint) -> Vec<String> {
-        self.host_rx
-            .get(&h.host)
-            .cloned()
-            .unwrap_or_else(|| vec![h.ifname.clone()])
-    }
 }
 
 /// Directory of fabric `name` under `root`.

@@ -86,7 +86,9 @@ struct SendReport {
     refused: u64,
 }
 
-/// Wait until `t`: sleep when it is far (leaving 100 µs), then spin.
+/// Wait until `t`: sleep when it is far (leaving 20 µs; the sender runs with a 1 µs
+/// timer slack), then spin. Sleeping rather than spinning through the gaps leaves the
+/// CPU to the switches, which share the machine with the generator.
 fn wait_until(t: Instant) {
     loop {
         let now = Instant::now();
@@ -94,8 +96,8 @@ fn wait_until(t: Instant) {
             return;
         }
         let left = t - now;
-        if left > Duration::from_micros(200) {
-            std::thread::sleep(left - Duration::from_micros(100));
+        if left > Duration::from_micros(50) {
+            std::thread::sleep(left - Duration::from_micros(20));
         } else {
             std::hint::spin_loop();
         }
@@ -207,18 +209,27 @@ impl Sender<'_> {
     }
 }
 
-/// Busy-poll every RX port into `acc` until `stop`, then drain once more.
+/// Empty polling rounds before the receiver sleeps in `poll(2)` (adaptive mode).
+const RX_SPINS: u32 = 64;
+
+/// Poll every RX port into `acc` until `stop`, then drain once more. `busy`: spin
+/// between empty rounds (lowest receive delay, one core); otherwise spin
+/// [`RX_SPINS`] empty rounds, then sleep in `poll(2)` on all the ports for at most 1 ms,
+/// which leaves the CPU to the switches on a small machine.
 fn receive(
-    ports: &mut [Option<AfPacketPort>],
+    ports: &mut [(usize, AfPacketPort)],
     acc: &mut RxAccount,
     stop: &AtomicBool,
     mut pcap: Option<&mut PcapWriter>,
+    busy: bool,
 ) {
+    let fds: Vec<std::os::fd::RawFd> = ports.iter().map(|(_, p)| p.fd()).collect();
+    let mut idle = 0u32;
     let mut last = false;
     loop {
         let mut got = 0;
-        for (i, p) in ports.iter_mut().enumerate() {
-            let Some(p) = p.as_mut() else { continue };
+        for (i, p) in ports.iter_mut() {
+            let i = *i;
             got += p.rx_burst(64, |f| {
                 let now = sys::monotonic_ns();
                 acc.on_frame(i, f, now);
@@ -234,15 +245,20 @@ fn receive(
         }
         if stop.load(Ordering::Relaxed) {
             last = true;
-        } else if got == 0 {
+        } else if got > 0 {
+            idle = 0;
+        } else if busy || idle < RX_SPINS {
+            idle += 1;
             std::hint::spin_loop();
+        } else {
+            sys::poll_readable(&fds, 1);
         }
     }
 }
 
 /// Discard whatever waits in the RX rings (frames of an earlier trial).
-fn drain(ports: &mut [Option<AfPacketPort>]) {
-    for p in ports.iter_mut().flatten() {
+fn drain(ports: &mut [(usize, AfPacketPort)]) {
+    for (_, p) in ports.iter_mut() {
         while p.rx_burst(256, |_| {}) > 0 {}
     }
 }
@@ -256,7 +272,8 @@ pub struct Generator {
     /// [`Reflector`]); they have no local ports and do not send.
     remote: Vec<bool>,
     tx: Vec<Option<AfPacketPort>>,
-    rx: Vec<Option<AfPacketPort>>,
+    /// Receive ports with the host position they belong to (a Transit host has two).
+    rx: Vec<(usize, AfPacketPort)>,
     next_run: u16,
     /// Set to stop a trial early (SIGINT); the trial then fails with `Interrupted`.
     pub stop: std::sync::Arc<AtomicBool>,
@@ -287,10 +304,11 @@ impl Generator {
         for (i, h) in hosts.hosts.iter().enumerate() {
             if rem[i] {
                 tx.push(None);
-                rx.push(None);
             } else {
                 tx.push(Some(open_tx_port(&h.netns, &h.ifname)?));
-                rx.push(Some(open_port(&h.netns, &h.ifname)?));
+                for ifn in h.rx_ifnames() {
+                    rx.push((i, open_port(&h.netns, &ifn)?));
+                }
             }
         }
         let seed = (std::process::id() as u64) ^ sys::monotonic_ns();
@@ -444,7 +462,8 @@ impl Generator {
             let (stop_rx, sending, sent_now, stop) = (&stop_rx, &sending, &sent_now, &*stop);
             let acc = &mut acc;
             let pr = pcap_rx.as_mut();
-            let rxh = sc.spawn(move || receive(rx_ports, acc, stop_rx, pr));
+            let busy = spec.busy_poll;
+            let rxh = sc.spawn(move || receive(rx_ports, acc, stop_rx, pr, busy));
             let mut s = Sender {
                 ports: tx_ports,
                 frames: &mut frames,
@@ -455,6 +474,7 @@ impl Generator {
             let seq = &mut seq;
             let pt = pcap_tx.as_mut();
             let txh = sc.spawn(move || {
+                sys::set_timer_slack_ns(1_000);
                 let mut warm_seq = vec![0u64; n * n];
                 let unused = AtomicU64::new(0);
                 if warm_total > 0 {
@@ -533,7 +553,7 @@ impl Generator {
         let ports = &mut self.rx;
         let stop = AtomicBool::new(false);
         std::thread::scope(|sc| {
-            let h = sc.spawn(|| receive(ports, &mut acc, &stop, None));
+            let h = sc.spawn(|| receive(ports, &mut acc, &stop, None, false));
             std::thread::sleep(window);
             stop.store(true, Ordering::Release);
             let _ = h.join();
@@ -592,7 +612,8 @@ impl Generator {
         let mut unmeasured = 0u64;
         let t0 = Instant::now();
         std::thread::scope(|sc| {
-            let h = sc.spawn(|| receive(rx_ports, &mut acc, &stop_rx, None));
+            let h = sc.spawn(|| receive(rx_ports, &mut acc, &stop_rx, None, false));
+            sys::set_timer_slack_ns(1_000);
             let base = frames.first().map_or(0, |f| f.ts_ns);
             for (k, (bytes, m)) in out.iter_mut().enumerate() {
                 if stop.load(Ordering::Relaxed) {
@@ -658,7 +679,7 @@ pub struct Reflector {
     kind: Kind,
     hosts: FabricHosts,
     macs: HashMap<[u8; 6], usize>,
-    rx: AfPacketPort,
+    rx: Vec<AfPacketPort>,
     tx: AfPacketPort,
     back: HashMap<(usize, usize), HostFrame>,
 }
@@ -683,7 +704,11 @@ impl Reflector {
                 .enumerate()
                 .map(|(i, h)| (h.mac, i))
                 .collect(),
-            rx: open_port(&h.netns, &h.ifname)?,
+            rx: h
+                .rx_ifnames()
+                .iter()
+                .map(|i| open_port(&h.netns, i))
+                .collect::<Result<_>>()?,
             tx: open_tx_port(&h.netns, &h.ifname)?,
             hosts: hosts.clone(),
             back: HashMap::new(),
@@ -698,13 +723,16 @@ impl Reflector {
         while !stop.load(Ordering::Relaxed) {
             pending.clear();
             let macs = &self.macs;
-            let got = self.rx.rx_burst(64, |f| match HostFrame::parse(f) {
-                Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
-                    Some(&s) => pending.push((s, f.len(), t)),
-                    None => st.ignored += 1,
-                },
-                _ => st.ignored += 1,
-            });
+            let mut got = 0;
+            for rx in &mut self.rx {
+                got += rx.rx_burst(64, |f| match HostFrame::parse(f) {
+                    Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
+                        Some(&s) => pending.push((s, f.len(), t)),
+                        None => st.ignored += 1,
+                    },
+                    _ => st.ignored += 1,
+                });
+            }
             for &(s, len, t) in &pending {
                 let key = (s, len);
                 if !self.back.contains_key(&key) {

@@ -200,6 +200,11 @@ pub struct TrafficSpec {
     /// No progress bar.
     #[serde(default)]
     pub quiet: bool,
+    /// Receivers spin on their rings all the time instead of sleeping in `poll(2)`
+    /// after 64 empty rounds: a few µs less receive delay, one core fully used, which on
+    /// a small machine starves the switches (`docs/traffic.md`).
+    #[serde(default)]
+    pub busy_poll: bool,
     /// An NDR/PDR search instead of one trial at `rate`.
     pub search: Option<SearchSpec>,
 }
@@ -232,6 +237,40 @@ fn default_pcap_max() -> u64 {
     10_000
 }
 
+/// The fabric description's check of its `[traffic]` table
+/// ([`crate::fabric::desc::TrafficCheck`]): the table parses as a [`TrafficSpec`] and
+/// passes [`TrafficSpec::validate`] for every host of `topo` on this machine's CPUs.
+/// `Err((key, what))` names the table's key.
+pub fn desc_check(
+    table: &toml::Table,
+    topo: &canopy_control::topology::Topology,
+    kind: canopy_dataplane::wire::Kind,
+) -> std::result::Result<(), (String, String)> {
+    let spec: TrafficSpec = table
+        .clone()
+        .try_into()
+        .map_err(|e: toml::de::Error| (String::new(), e.message().trim().to_string()))?;
+    let hosts = FabricHosts {
+        topology: topo.spec.to_string(),
+        kind: kind.name().to_string(),
+        hosts: (0..topo.hosts.len() as u32)
+            .map(|h| crate::hosts::HostEndpoint {
+                host: h,
+                name: topo.host_name(h),
+                netns: String::new(),
+                ifname: String::new(),
+                rx_ifnames: vec![],
+                mac: canopy_control::oracle::host_mac(topo, h),
+            })
+            .collect(),
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    spec.validate(&hosts, cpus).map_err(|e| match e {
+        TestbedError::Traffic { key, detail } => (key, detail),
+        other => (String::new(), other.to_string()),
+    })
+}
+
 impl Default for TrafficSpec {
     fn default() -> Self {
         TrafficSpec {
@@ -250,6 +289,7 @@ impl Default for TrafficSpec {
             pcap_rx: None,
             pcap_max: default_pcap_max(),
             quiet: false,
+            busy_poll: false,
             search: None,
         }
     }
@@ -446,6 +486,7 @@ mod tests {
                     name: format!("h{h}"),
                     netns: format!("ns{h}"),
                     ifname: "eth0".into(),
+                    rx_ifnames: vec![],
                     mac: [2, 0, 0, 0, 0, h as u8],
                 })
                 .collect(),

@@ -1,0 +1,122 @@
+//! `canopy-testbed run` on whole fabrics in namespaces (root; `SKIP` otherwise): traffic
+//! from every host, the generator's own accounting cross-checked against the switches'
+//! counters (every frame sent enters the fabric once through its host link and every
+//! frame received leaves it once through one), conservation on every switch, the report
+//! files; a Transit fabric (hosts that receive on two channels); a rate the machine
+//! cannot reach rejected before any traffic.
+#![cfg(target_os = "linux")]
+
+mod fabric_common;
+
+use fabric_common::{root_or_skip, Fab};
+use serde_json::Value;
+
+fn results(f: &Fab, out: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(out.join("results.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    eprintln!(
+        "fabric {}: {} trial(s)",
+        f.name,
+        r["trials"].as_array().unwrap().len()
+    );
+    r
+}
+
+/// Run one fixed-rate trial and check it against the switches' counters.
+fn run_and_cross_check(f: &Fab, args: &[&str], switches: usize) -> Value {
+    let out = f.dir.join("report");
+    let o = out.to_str().unwrap().to_string();
+    let mut a = vec!["run", f.name.as_str(), "--out", &o, "--quiet"];
+    a.extend(args);
+    let r = f.run(&a);
+    assert!(
+        r.status.success(),
+        "run failed: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(stdout.contains("OK: all"), "summary: {stdout}");
+    for file in ["results.json", "report.md", "report.html"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let res = results(f, &out);
+    let t = &res["trials"][0];
+    let sent = t["sent"].as_u64().unwrap();
+    let received = t["received"].as_u64().unwrap();
+    assert!(sent > 0);
+    assert_eq!(received, sent, "loss at a low rate: {t}");
+    assert_eq!(t["misdelivered"], 0);
+    assert_eq!(t["duplicates"], 0);
+    assert!(t["latency"]["count"].as_u64().unwrap() > 0);
+    let sw = res["switches"].as_array().unwrap();
+    assert_eq!(sw.len(), switches);
+    for s in sw {
+        assert_eq!(s["conserved"], true, "{s}");
+    }
+    // host links: frames into the fabric = frames the warm-up and the trial sent;
+    // frames out of it = frames received (warm-up included: the warm-up runs at the
+    // same rate for warmup_s, so both sides count it)
+    let links = res["links"].as_array().unwrap();
+    let host_links = links
+        .iter()
+        .filter(|l| l["tier"].as_str().unwrap().starts_with("host-"));
+    let (mut into, mut out_of) = (0u64, 0u64);
+    for l in host_links {
+        out_of += l["frames_ab"].as_u64().unwrap();
+        into += l["frames_ba"].as_u64().unwrap();
+    }
+    let switch_rx: u64 = sw.iter().map(|s| s["rx"].as_u64().unwrap()).sum();
+    assert!(
+        into >= sent,
+        "host links carried {into} frames into the fabric, {sent} were sent"
+    );
+    assert_eq!(
+        into, out_of,
+        "every frame that entered the fabric left it (no drops)"
+    );
+    assert!(
+        switch_rx >= into,
+        "switch rx {switch_rx} < frames in {into}"
+    );
+    res
+}
+
+#[test]
+fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
+    if !root_or_skip("run_k4_sliced_fixed_rate_cross_checked_with_switch_counters") {
+        return;
+    }
+    let f = Fab::new("r");
+    let d = f.desc("fabric.toml", "[traffic]\npattern = \"permutation\"\n");
+    f.up(&d, &[]);
+    let res = run_and_cross_check(&f, &["--rate", "4kpps", "--duration-s", "1"], 20);
+    assert_eq!(res["meta"]["pattern"], "permutation");
+    assert_eq!(res["meta"]["frame_len"], 60);
+    // a rate this machine cannot reach is rejected before any traffic, naming the key
+    let r = f.run(&["run", &f.name, "--rate", "90Mpps", "--quiet"]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("rate"), "{err}");
+    // an unknown pattern too
+    let r = f.run(&["run", &f.name, "--pattern", "zigzag", "--quiet"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("zigzag"));
+    f.down();
+    f.assert_clean();
+}
+
+#[test]
+fn run_transit_hosts_receive_on_their_input_channels() {
+    if !root_or_skip("run_transit_hosts_receive_on_their_input_channels") {
+        return;
+    }
+    let f = Fab::new("rt");
+    let d = f.desc(
+        "fabric.toml",
+        "topology = \"transit-full:layers=1\"\nkind = \"transit\"\n[switch]\npool = 1024\n",
+    );
+    f.up(&d, &[]);
+    run_and_cross_check(&f, &["--rate", "2kpps", "--count", "2000"], 52);
+    f.down();
+    f.assert_clean();
+}
