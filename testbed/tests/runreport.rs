@@ -620,6 +620,27 @@ fn search_with_ndr_and_pdr() {
     );
     assert!(sum.contains(&ndr_text) && sum.contains(&pdr_text), "{sum}");
     assert!(sum.contains(&us(r.trials[ndr].latency.p99_ns)));
+    // failed trials that lost nothing are named as a generator limit
+    let short = r
+        .trials
+        .iter()
+        .filter(|t| t.passed == Some(false) && t.lost == 0)
+        .count();
+    assert_eq!(short > 0, sum.contains("lost no frame"), "{sum}");
+    let mut r2 = r.clone();
+    let failed = r2.trials.iter().position(|t| t.passed == Some(false)).unwrap();
+    r2.trials[failed].lost = 0;
+    let n = r2
+        .trials
+        .iter()
+        .filter(|t| t.passed == Some(false) && t.lost == 0)
+        .count();
+    let sum = runreport::summary(&r2, None);
+    assert!(
+        sum.contains(&format!("{n} failed trial(s) lost no frame")),
+        "{sum}"
+    );
+    assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
 }
 
 #[test]
@@ -637,7 +658,7 @@ fn search_without_ndr() {
     assert_eq!(count(&strokes, plots::PALETTE[2]), 0, "no NDR line");
     assert_eq!(count(&strokes, plots::PALETTE[3]), 1, "PDR line");
     let md = read(&w.markdown);
-    assert!(md.contains("no NDR (every trial lost frames)"));
+    assert!(md.contains("no NDR (no trial passed)"));
     // Nothing meets either criterion: the CDF falls back to the lowest-rate trial.
     let r = search(1_000_000.0, None, None);
     let dir = TempDir::new("nopdr");

@@ -183,7 +183,7 @@ fn result_lines(r: &RunResults) -> Vec<String> {
             let ndr = match (s.ndr_pps, s.ndr_trial) {
                 (Some(p), Some(i)) => format!("NDR {} (trial {})", fmt::rate(p), i + 1),
                 (Some(p), None) => format!("NDR {}", fmt::rate(p)),
-                _ => "no NDR (every trial lost frames)".to_string(),
+                _ => "no NDR (no trial passed)".to_string(),
             };
             let pdr = match (s.pdr_pps, s.pdr_trial) {
                 (Some(p), Some(i)) => format!(
@@ -202,7 +202,7 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                     fmt::pct(s.pdr_loss_ratio)
                 ),
             };
-            vec![
+            let mut v = vec![
                 format!("Search: {ndr}; {pdr};"),
                 format!(
                     "{} trials between {} and {}, resolution {} %.",
@@ -211,7 +211,19 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                     fmt::rate(s.max_pps),
                     fmt::pct(s.resolution)
                 ),
-            ]
+            ];
+            // a step can fail without loss: its senders fell short of the offered rate
+            let short = r
+                .trials
+                .iter()
+                .filter(|t| t.passed == Some(false) && t.lost == 0)
+                .count();
+            if short > 0 {
+                v.push(format!(
+                    "{short} failed trial(s) lost no frame: senders fell short of the offered rate (generator limit)."
+                ));
+            }
+            v
         }
         None => match r.trials.as_slice() {
             [] => vec!["No trial ran.".to_string()],
@@ -487,7 +499,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         m.fabric, m.topology, m.kind, m.target, m.hosts, m.switches
     ));
     lines.push(format!(
-        "Pattern {}, {} B frames, {} CPUs, kernel {}",
+        "Pattern {}, {} B frames (+ FCS), {} CPUs, kernel {}",
         m.pattern,
         m.frame_len,
         m.machine.cpus,
