@@ -1,12 +1,13 @@
-//! Canopy testbed (issue 4 seed): network-namespace wiring, traffic generation and
-//! measurement. Today it holds `canopy-vethbench`, which runs one switch on veth next to
-//! the Linux bridge and DPDK's `net_af_packet` PMD (see `docs/vethbench.md`).
+//! Canopy testbed: software fabrics in network namespaces (`canopy-testbed up/down/
+//! status/check/run/agent/demo`, `docs/testbed.md`), the traffic generator
+//! (`docs/traffic.md`), run reports (`docs/reports.md`), and `canopy-vethbench`, one
+//! switch on veth next to the Linux bridge, DPDK testpmd and bmv2 (`docs/vethbench.md`).
 //!
 //! | module | what |
 //! |---|---|
 //! | [`netns`] | namespaces with a cleanup guard, veths, offloads, kernel link counters |
 //! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
-//! | [`frames`] | the sliced-flit bench frame h0 → h1 through `edge-p0-e0`, the measurement stamp |
+//! | [`frames`] | `HostFrame` (host to host, with a measurement block); the vethbench frame and stamp |
 //! | [`gen`] | the own sender (paced or full speed) and the one-way latency probe |
 //! | [`trafgen`] | `trafgen` as the max-rate sender |
 //! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
