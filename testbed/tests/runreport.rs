@@ -628,7 +628,11 @@ fn search_with_ndr_and_pdr() {
         .count();
     assert_eq!(short > 0, sum.contains("lost no frame"), "{sum}");
     let mut r2 = r.clone();
-    let failed = r2.trials.iter().position(|t| t.passed == Some(false)).unwrap();
+    let failed = r2
+        .trials
+        .iter()
+        .position(|t| t.passed == Some(false))
+        .unwrap();
     r2.trials[failed].lost = 0;
     let n = r2
         .trials
