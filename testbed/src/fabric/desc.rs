@@ -846,6 +846,9 @@ mod tests {
         assert!(e.contains("rat"), "{e}");
         let e = err("[traffic]\nframe_size = 20\n");
         assert!(e.contains("traffic.frame_size"), "{e}");
+        // a mistyped value names its key
+        let e = err("[traffic]\npattern = \"uniform\"\nrate = 5\n");
+        assert!(e.starts_with("t.toml: traffic.rate: "), "{e}");
         // transpose needs a square host count: 16 is, 20 (k=4 fat-tree has 16) is not tested here
         assert!(Desc::parse(
             "t.toml",
@@ -893,8 +896,8 @@ mod tests {
         assert_eq!(d.netns(Node::Switch(19)), "canopy-s19");
         assert!(d.raw.traffic.is_none());
         // [traffic] is kept as written
-        let d = parse("[traffic]\npattern = \"uniform\"\nrate = 5\n").unwrap();
-        assert_eq!(d.raw.traffic.unwrap()["rate"].as_integer(), Some(5));
+        let d = parse("[traffic]\npattern = \"uniform\"\nrate = \"5kpps\"\n").unwrap();
+        assert_eq!(d.raw.traffic.unwrap()["rate"].as_str(), Some("5kpps"));
     }
 
     #[test]

@@ -246,10 +246,17 @@ pub fn desc_check(
     topo: &canopy_control::topology::Topology,
     kind: canopy_dataplane::wire::Kind,
 ) -> std::result::Result<(), (String, String)> {
-    let spec: TrafficSpec = table
-        .clone()
-        .try_into()
-        .map_err(|e: toml::de::Error| (String::new(), e.message().trim().to_string()))?;
+    // through the text, so a type error's span names its key
+    let text = toml::to_string(table).unwrap_or_default();
+    let spec: TrafficSpec = toml::from_str(&text).map_err(|e: toml::de::Error| {
+        let key = e
+            .span()
+            .and_then(|s| text[..s.start.min(text.len())].lines().last())
+            .and_then(|l| l.split_once('='))
+            .map(|(k, _)| k.trim().to_string())
+            .unwrap_or_default();
+        (key, e.message().trim().to_string())
+    })?;
     let hosts = FabricHosts {
         topology: topo.spec.to_string(),
         kind: kind.name().to_string(),
