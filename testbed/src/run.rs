@@ -114,53 +114,124 @@ pub fn machine() -> Machine {
 /// counters around it, write the report. `stop` (SIGINT) ends a trial early; the run
 /// then fails with [`TestbedError::Interrupted`] and nothing is written.
 pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcome> {
-    let dir = state_dir(&opts.state_root, &opts.name, &opts.machine);
-    let state = State::load(&dir).map_err(|e| TestbedError::Fabric {
-        fabric: opts.name.clone(),
-        detail: format!("no running fabric here ({e}); start it with `canopy-testbed up`"),
-    })?;
-    if !state.complete {
-        return Err(TestbedError::Fabric {
-            fabric: opts.name.clone(),
-            detail: "`up` did not finish; run `canopy-testbed down` and `up` again".into(),
-        });
-    }
+    let state = running(&opts.state_root, &opts.name, &opts.machine)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     opts.spec.validate(&state.hosts, cpus)?;
-    let started = crate::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
-    let machine = machine();
     let mut g = Generator::open_with_remote(&state.hosts, &opts.remote)?;
     if let Some(s) = stop {
         g.stop = s;
     }
+    let mut meta = meta(&state, &opts.name, &opts.command);
+    meta.pattern = opts.spec.pattern.to_string();
+    meta.frame_len = opts.spec.frame_len();
     let before = snapshot(&state)?;
     let (trials, search) = g.run(&opts.spec)?;
     let after = snapshot(&state)?;
+    finish(&state, meta, trials, search, &before, &after, &opts.out)
+}
+
+/// What to replay (`canopy-testbed replay`).
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// Root of the state directories.
+    pub state_root: PathBuf,
+    /// Fabric name.
+    pub name: String,
+    /// This machine's part.
+    pub machine: String,
+    /// The pcap file.
+    pub file: PathBuf,
+    /// Host position the frames leave from.
+    pub from: usize,
+    /// Rate; `None` keeps the file's own gaps.
+    pub pps: Option<f64>,
+    /// Report directory.
+    pub out: PathBuf,
+    /// The command line, for the report.
+    pub command: String,
+}
+
+/// Replay the frames of a pcap file out of one host of a running fabric, count the
+/// generator frames among them like a trial (their measurement blocks rewritten with this
+/// replay's run id, sequence numbers and send times), read the switches' counters around
+/// it and write the report. Also returns the number of frames sent that were not
+/// generator frames (not counted; their receivers see them as foreign).
+pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOutcome, u64)> {
+    let state = running(&o.state_root, &o.name, &o.machine)?;
+    let frames = crate::traffic::pcap::read(&o.file)?;
+    let mut g = Generator::open(&state.hosts)?;
+    if let Some(s) = stop {
+        g.stop = s;
+    }
+    let mut meta = meta(&state, &o.name, &o.command);
+    meta.pattern = format!(
+        "replay of {} from host position {}",
+        o.file.display(),
+        o.from
+    );
+    meta.frame_len = frames.iter().map(|f| f.data.len()).max().unwrap_or(0);
+    let before = snapshot(&state)?;
+    let (trial, unmeasured) = g.replay(o.from, &frames, o.pps, Duration::from_millis(200))?;
+    let after = snapshot(&state)?;
+    let out = finish(&state, meta, vec![trial], None, &before, &after, &o.out)?;
+    Ok((out, unmeasured))
+}
+
+/// The state of a fabric that `up` finished.
+fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
+    let state = State::load(&state_dir(root, name, machine)).map_err(|e| TestbedError::Fabric {
+        fabric: name.to_string(),
+        detail: format!("no running fabric here ({e}); start it with `canopy-testbed up`"),
+    })?;
+    if !state.complete {
+        return Err(TestbedError::Fabric {
+            fabric: name.to_string(),
+            detail: "`up` did not finish; run `canopy-testbed down` and `up` again".into(),
+        });
+    }
+    Ok(state)
+}
+
+/// What ran, where: everything but the pattern and the frame length.
+fn meta(state: &State, name: &str, command: &str) -> RunMeta {
+    RunMeta {
+        command: command.to_string(),
+        fabric: name.to_string(),
+        topology: state.hosts.topology.clone(),
+        kind: state.hosts.kind.clone(),
+        target: "canopy".into(),
+        hosts: state.hosts.hosts.len(),
+        switches: state.switches.len(),
+        pattern: String::new(),
+        frame_len: 0,
+        started: crate::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        machine: machine(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+/// Results from the trials and the counter snapshots, written to `out`.
+fn finish(
+    state: &State,
+    meta: RunMeta,
+    trials: Vec<crate::results::Trial>,
+    search: Option<crate::results::SearchResult>,
+    before: &Snapshot,
+    after: &Snapshot,
+    out: &Path,
+) -> Result<RunOutcome> {
     let topo = canopy_control::build_str(&state.hosts.topology)
         .map_err(|e| TestbedError::Frame(format!("topology {}: {e}", state.hosts.topology)))?;
     let results = RunResults {
         schema: SCHEMA_VERSION,
-        meta: RunMeta {
-            command: opts.command.clone(),
-            fabric: opts.name.clone(),
-            topology: state.hosts.topology.clone(),
-            kind: state.hosts.kind.clone(),
-            target: "canopy".into(),
-            hosts: state.hosts.hosts.len(),
-            switches: state.switches.len(),
-            pattern: opts.spec.pattern.to_string(),
-            frame_len: opts.spec.frame_len(),
-            started,
-            machine,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        },
+        meta,
         trials,
         search,
-        switches: linkload::switch_deltas(&before, &after),
-        links: linkload::link_loads(&topo, &before, &after),
+        switches: linkload::switch_deltas(before, after),
+        links: linkload::link_loads(&topo, before, after),
     };
-    let written = crate::runreport::write(&results, &opts.out)?;
+    let written = crate::runreport::write(&results, out)?;
     Ok(RunOutcome { results, written })
 }

@@ -101,8 +101,74 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
     let r = f.run(&["run", &f.name, "--pattern", "zigzag", "--quiet"]);
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("zigzag"));
+    replay_a_crafted_pcap(&f);
     f.down();
     f.assert_clean();
+}
+
+/// A pcap crafted here (generator frames from host 0 to every other host, and three
+/// IPv4 frames the switches must drop) replayed out of host 0: the generator frames are
+/// counted like a trial, the others are dropped by the edge switch and counted there.
+fn replay_a_crafted_pcap(f: &Fab) {
+    use canopy_dataplane::wire::Kind;
+    use canopy_testbed::frames::HostFrame;
+    use canopy_testbed::traffic::pcap::PcapWriter;
+    let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
+    let file = f.dir.join("crafted.pcap");
+    let mut w = PcapWriter::create(&file, 10_000).unwrap();
+    let mut ts = 0;
+    for round in 0..20 {
+        for d in 1..16 {
+            let mut fr = HostFrame::new(&topo, Kind::Sliced, 0, d, 60, 7).unwrap();
+            fr.set_meas(round, 0);
+            w.write(ts, &fr.bytes).unwrap();
+            ts += 1000;
+        }
+    }
+    for _ in 0..3 {
+        let mut ip = vec![0u8; 60];
+        ip[..6].copy_from_slice(&[0xff; 6]);
+        ip[6..12].copy_from_slice(&canopy_control::oracle::host_mac(&topo, 0));
+        ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        w.write(ts, &ip).unwrap();
+        ts += 1000;
+    }
+    assert_eq!(w.finish().unwrap(), 303);
+    let out = f.dir.join("replay");
+    let r = f.run(&[
+        "replay",
+        file.to_str().unwrap(),
+        &f.name,
+        "--from",
+        "0",
+        "--pps",
+        "3000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        r.status.success(),
+        "replay: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(String::from_utf8_lossy(&r.stdout)
+        .contains("3 frame(s) of the file were not generator frames"));
+    let res = results(f, &out);
+    let t = &res["trials"][0];
+    assert_eq!(t["sent"], 300, "{t}");
+    assert_eq!(t["received"], 300, "{t}");
+    assert_eq!(t["misdelivered"], 0);
+    let sw = res["switches"].as_array().unwrap();
+    assert!(sw.iter().all(|s| s["conserved"] == true));
+    let dropped: u64 = sw
+        .iter()
+        .flat_map(|s| s["drops"].as_object().unwrap().values())
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        dropped, 3,
+        "the three IPv4 frames are dropped and counted: {sw:?}"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! canopy-testbed check [NAME]                                   one frame per ordered host pair
 //! canopy-testbed down [NAME]                                    remove everything (also after a crash)
 //! canopy-testbed run [NAME] [--rate R] [--search] [--out DIR]   traffic, measurement, report
+//! canopy-testbed replay FILE [NAME] --from POS [--pps R]         send a pcap's frames, count ours
 //! canopy-testbed agent [NAME] --host POS                        reflector for round trips from another machine
 //! canopy-testbed demo                                           up, check, NDR/PDR search, report, down
 //! ```
@@ -100,6 +101,30 @@ enum Cmd {
         out: PathBuf,
         #[command(flatten)]
         traffic: TrafficArgs,
+    },
+    /// Send the frames of a pcap file (crafted or captured with tcpdump, tshark, trafgen,
+    /// or written by `run --pcap-tx`) out of one host, with every host receiving. Frames
+    /// that carry a Canopy measurement block between two of the fabric's hosts get fresh
+    /// sequence numbers and timestamps and are counted like a trial (loss, reordering,
+    /// misdelivery, latency); other frames are sent unchanged and only counted as sent.
+    /// Counters, report and exit status as for `run`.
+    Replay {
+        /// The pcap file (classic pcap, Ethernet).
+        file: PathBuf,
+        /// Fabric name (default: the only fabric under the state root).
+        name: Option<String>,
+        /// This machine's part of the fabric.
+        #[arg(long, default_value = fabric::desc::LOCAL)]
+        machine: String,
+        /// Host position (index into this machine's hosts) the frames leave from.
+        #[arg(long, default_value_t = 0)]
+        from: usize,
+        /// Frames per second (default: the file's own gaps).
+        #[arg(long)]
+        pps: Option<f64>,
+        /// Report directory.
+        #[arg(long, default_value = "canopy-replay")]
+        out: PathBuf,
     },
     /// Reflect the frames host POS receives back to their senders (the host agent of a
     /// machine whose hosts another machine's `run --remote` measures), until Ctrl-C.
@@ -442,6 +467,40 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 return Ok(std::process::ExitCode::FAILURE);
             }
         }
+        Cmd::Replay {
+            name,
+            file,
+            machine,
+            from,
+            pps,
+            out,
+        } => {
+            let name = fabric::ops::resolve_name(&root, name.as_deref())?;
+            if let Some(p) = pps {
+                if !(p.is_finite() && p > 0.0) {
+                    bail!("--pps must be a positive rate, not {p}");
+                }
+            }
+            let opts = canopy_testbed::run::ReplayOptions {
+                state_root: root.clone(),
+                name,
+                machine,
+                file,
+                from,
+                pps,
+                out,
+                command: command_line(),
+            };
+            let (o, other) = canopy_testbed::run::replay(&opts, Some(interrupt_flag()?))?;
+            println!(
+                "{}",
+                canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+            );
+            println!("{other} frame(s) of the file were not generator frames: sent, not counted");
+            if !o.correct() {
+                return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
         Cmd::Agent {
             name,
             machine,
@@ -557,5 +616,16 @@ fn demo(
     match result? {
         true => Ok(std::process::ExitCode::SUCCESS),
         false => Ok(std::process::ExitCode::FAILURE),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }
