@@ -16,17 +16,22 @@ use std::time::{Duration, Instant};
 /// Open an AF_PACKET port (TPACKET_V2: every frame visible at once) on `ifname` inside
 /// namespace `ns`.
 pub fn open_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
+    open_port_with(
+        ns,
+        ifname,
+        AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        },
+    )
+}
+
+/// Open an AF_PACKET port with configuration `cfg` on `ifname` inside namespace `ns`
+/// (the socket is created on a helper thread that entered the namespace; it stays in
+/// that namespace and is used from the caller's threads).
+pub fn open_port_with(ns: &str, ifname: &str, cfg: AfPacketConfig) -> Result<AfPacketPort> {
     let name = ifname.to_string();
-    in_ns(ns, move || {
-        AfPacketPort::open(
-            &name,
-            AfPacketConfig {
-                version: TpacketVersion::V2,
-                ..AfPacketConfig::default()
-            },
-        )
-    })?
-    .map_err(TestbedError::from)
+    in_ns(ns, move || AfPacketPort::open(&name, cfg))?.map_err(TestbedError::from)
 }
 
 /// Pin the calling thread to `core` (ignored when the core does not exist).

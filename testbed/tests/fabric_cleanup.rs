@@ -6,9 +6,8 @@
 
 mod fabric_common;
 
-use fabric_common::{root_or_skip, switch_bin, testbed_bin, Fab};
+use fabric_common::{root_or_skip, testbed_bin, Fab};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 #[test]
 fn down_cleans_up_after_up_was_killed_halfway() {
@@ -17,34 +16,9 @@ fn down_cleans_up_after_up_was_killed_halfway() {
     }
     let f = Fab::new("k");
     let d = f.desc("fabric.toml", "");
-    let root = f.root();
-    let mut up = Command::new(testbed_bin())
-        .args([
-            "--state-root",
-            root.to_str().unwrap(),
-            "up",
-            d.to_str().unwrap(),
-            "--switch-bin",
-        ])
-        .arg(switch_bin())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut up = f.spawn_up(&d, Stdio::null());
     // wait until some switch processes are recorded, then kill -9 mid-`up`
-    let state = root.join(&f.name).join("local").join("state.json");
-    let t0 = Instant::now();
-    loop {
-        let s = std::fs::read_to_string(&state).unwrap_or_default();
-        if s.matches("\"process\"").count() >= 3 {
-            break;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "up never started switches"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    f.wait_state("\"process\"", 3);
     up.kill().unwrap();
     let st = up.wait().unwrap();
     assert!(!st.success());
@@ -68,33 +42,8 @@ fn sigint_during_up_rolls_everything_back() {
     }
     let f = Fab::new("i");
     let d = f.desc("fabric.toml", "");
-    let root = f.root();
-    let up = Command::new(testbed_bin())
-        .args([
-            "--state-root",
-            root.to_str().unwrap(),
-            "up",
-            d.to_str().unwrap(),
-            "--switch-bin",
-        ])
-        .arg(switch_bin())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let state = root.join(&f.name).join("local").join("state.json");
-    let t0 = Instant::now();
-    loop {
-        let s = std::fs::read_to_string(&state).unwrap_or_default();
-        if s.matches("\"netns\"").count() >= 10 {
-            break;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "up never created namespaces"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    let up = f.spawn_up(&d, Stdio::piped());
+    f.wait_state("\"netns\"", 10);
     assert!(canopy_testbed::sys::signal_pid(
         up.id(),
         canopy_testbed::sys::SIGINT

@@ -5,7 +5,6 @@
 use super::state::State;
 use crate::error::{Result, TestbedError};
 use crate::frames::HostFrame;
-use crate::netns::in_ns;
 use canopy_dataplane::port::afpacket::{
     AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
 };
@@ -21,24 +20,21 @@ pub const CHECK_LEN: usize = 128;
 /// way: a check port holds at most one frame per sender at a time; the default 4 MiB
 /// rings would make opening a port per Transit channel slow).
 fn open_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
-    let name = ifname.to_string();
     let ring = RingGeometry {
         block_size: 64 << 10,
         block_count: 4,
         frame_size: 2048,
     };
-    in_ns(ns, move || {
-        AfPacketPort::open(
-            &name,
-            AfPacketConfig {
-                version: TpacketVersion::V2,
-                rx: ring,
-                tx: ring,
-                ..AfPacketConfig::default()
-            },
-        )
-    })?
-    .map_err(TestbedError::from)
+    crate::gen::open_port_with(
+        ns,
+        ifname,
+        AfPacketConfig {
+            version: TpacketVersion::V2,
+            rx: ring,
+            tx: ring,
+            ..AfPacketConfig::default()
+        },
+    )
 }
 
 /// The result of a check.

@@ -14,7 +14,6 @@ use crate::error::{Result, TestbedError};
 use crate::frames::HostFrame;
 use crate::gen::open_port;
 use crate::hosts::FabricHosts;
-use crate::netns::in_ns;
 use crate::results::{SearchResult, Trial};
 use crate::sys;
 use canopy_control::topology::Topology;
@@ -30,23 +29,20 @@ use std::time::{Duration, Instant};
 /// ring of one page (the socket is bound to the interface and would otherwise copy
 /// every received frame a second time into a ring nobody reads).
 pub fn open_tx_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
-    let name = ifname.to_string();
-    in_ns(ns, move || {
-        AfPacketPort::open(
-            &name,
-            AfPacketConfig {
-                version: TpacketVersion::V2,
-                rx: RingGeometry {
-                    block_size: 4096,
-                    block_count: 1,
-                    frame_size: 2048,
-                },
-                promiscuous: false,
-                ..AfPacketConfig::default()
+    crate::gen::open_port_with(
+        ns,
+        ifname,
+        AfPacketConfig {
+            version: TpacketVersion::V2,
+            rx: RingGeometry {
+                block_size: 4096,
+                block_count: 1,
+                frame_size: 2048,
             },
-        )
-    })?
-    .map_err(TestbedError::from)
+            promiscuous: false,
+            ..AfPacketConfig::default()
+        },
+    )
 }
 
 /// Build the topology and kind a [`FabricHosts`] names.

@@ -97,6 +97,47 @@ impl Fab {
         );
     }
 
+    /// Start `up FILE --switch-bin BIN` in the background (stdout discarded).
+    pub fn spawn_up(&self, desc: &Path, stderr: std::process::Stdio) -> std::process::Child {
+        let root = self.root();
+        Command::new(testbed_bin())
+            .args([
+                "--state-root",
+                root.to_str().unwrap(),
+                "up",
+                desc.to_str().unwrap(),
+                "--switch-bin",
+            ])
+            .arg(switch_bin())
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap()
+    }
+
+    /// Wait (at most 60 s) until the local state file holds `needle` at least `count`
+    /// times: a point in the middle of a running `up`.
+    pub fn wait_state(&self, needle: &str, count: usize) {
+        let state = self
+            .root()
+            .join(&self.name)
+            .join("local")
+            .join("state.json");
+        let t0 = std::time::Instant::now();
+        loop {
+            let s = std::fs::read_to_string(&state).unwrap_or_default();
+            if s.matches(needle).count() >= count {
+                return;
+            }
+            assert!(
+                t0.elapsed() < std::time::Duration::from_secs(60),
+                "up never wrote {count} × {needle} into {}",
+                state.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// `down NAME`, asserting success.
     pub fn down(&self) {
         let out = self.run(&["down", &self.name]);
