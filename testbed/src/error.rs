@@ -6,7 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum TestbedError {
     /// Network namespaces and veths need root.
-    #[error("canopy-vethbench must run as root (it creates network namespaces and veth pairs); try sudo")]
+    #[error("this must run as root (network namespaces, veth pairs and AF_PACKET sockets need it); try sudo")]
     NotRoot,
     /// A required tool is not installed.
     #[error("`{tool}` not found on PATH ({hint})")]

@@ -179,6 +179,9 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
 
 /// The state of a fabric that `up` finished.
 fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
+    if !crate::sys::is_root() {
+        return Err(TestbedError::NotRoot);
+    }
     let state = State::load(&state_dir(root, name, machine)).map_err(|e| TestbedError::Fabric {
         fabric: name.to_string(),
         detail: format!("no running fabric here ({e}); start it with `canopy-testbed up`"),
