@@ -84,6 +84,13 @@ pub struct Trial {
     pub duration_s: f64,
     /// Frames handed to the kernel by all senders.
     pub sent: u64,
+    /// Warm-up frames sent before the trial at the same rate (not counted anywhere
+    /// else; they cross the switches, so the switch counters include them).
+    #[serde(default)]
+    pub warmup_sent: u64,
+    /// Warm-up frames received.
+    #[serde(default)]
+    pub warmup_received: u64,
     /// Frames received by the right host (each counted once).
     pub received: u64,
     /// `sent - received` (frames never seen at their destination).

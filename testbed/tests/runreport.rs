@@ -83,6 +83,8 @@ fn trial(
         received_pps: received as f64 / dur,
         duration_s: dur,
         sent,
+        warmup_sent: sent / 10,
+        warmup_received: received / 10,
         received,
         lost,
         loss_ratio: if sent == 0 {

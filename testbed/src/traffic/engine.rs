@@ -454,7 +454,7 @@ impl Generator {
         let (tx_ports, rx_ports) = (&mut self.tx, &mut self.rx);
         progress.start_trial(offered, total);
         let mut seq = vec![0u64; n * n];
-        let rep = std::thread::scope(|sc| -> Result<SendReport> {
+        let (rep, warm_sent) = std::thread::scope(|sc| -> Result<(SendReport, u64)> {
             let (stop_rx, sending, sent_now, stop) = (&stop_rx, &sending, &sent_now, &*stop);
             let acc = &mut acc;
             let pr = pcap_rx.as_mut();
@@ -473,30 +473,33 @@ impl Generator {
                 sys::set_timer_slack_ns(1_000);
                 let mut warm_seq = vec![0u64; n * n];
                 let unused = AtomicU64::new(0);
+                let mut warm_sent = 0;
                 if warm_total > 0 {
-                    s.run(
-                        &mut warm_seq,
-                        offered,
-                        burst,
-                        warm_total,
-                        None,
-                        stop,
-                        &unused,
-                        None,
-                    );
+                    warm_sent = s
+                        .run(
+                            &mut warm_seq,
+                            offered,
+                            burst,
+                            warm_total,
+                            None,
+                            stop,
+                            &unused,
+                            None,
+                        )
+                        .sent;
                 }
                 for f in s.frames.iter_mut().flatten() {
                     f.run_id = run_id;
                 }
                 let r = s.run(seq, offered, burst, total, duration, stop, sent_now, pt);
                 sending.store(false, Ordering::Release);
-                r
+                (r, warm_sent)
             });
             while sending.load(Ordering::Acquire) && !txh.is_finished() {
                 std::thread::sleep(Duration::from_millis(100));
                 progress.set_position(sent_now.load(Ordering::Relaxed));
             }
-            let rep = txh.join().map_err(|_| TestbedError::Forwarder {
+            let (rep, warm_sent) = txh.join().map_err(|_| TestbedError::Forwarder {
                 forwarder: "traffic sender".into(),
                 detail: "thread panicked".into(),
             })?;
@@ -507,7 +510,7 @@ impl Generator {
                 forwarder: "traffic receiver".into(),
                 detail: "thread panicked".into(),
             })?;
-            Ok(rep)
+            Ok((rep, warm_sent))
         })?;
         if self.stop.load(Ordering::Relaxed) {
             return Err(TestbedError::Interrupted);
@@ -519,7 +522,8 @@ impl Generator {
             w.finish()?;
         }
         let secs = rep.elapsed.as_secs_f64();
-        let t = acc.trial(&seq, offered, secs);
+        let mut t = acc.trial(&seq, offered, secs);
+        t.warmup_sent = warm_sent;
         self.trials_run += 1;
         tracing::info!(
             offered = offered.round(),

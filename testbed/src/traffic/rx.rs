@@ -249,6 +249,8 @@ impl RxAccount {
             received_pps: per_s(received),
             duration_s,
             sent: total,
+            warmup_sent: 0,
+            warmup_received: self.warmup,
             received,
             lost,
             loss_ratio: if total > 0 {
