@@ -63,16 +63,10 @@ pub fn spec_of(state: &State) -> Result<TrafficSpec> {
         return Ok(TrafficSpec::default());
     }
     let desc = crate::fabric::Desc::load(Path::new(&state.desc_file))?;
-    match &desc.raw.traffic {
-        None => Ok(TrafficSpec::default()),
-        Some(t) => t
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| TestbedError::Traffic {
-                key: "[traffic]".into(),
-                detail: format!("{}: {}", state.desc_file, e.message().trim()),
-            }),
-    }
+    desc.raw
+        .traffic
+        .as_ref()
+        .map_or_else(|| Ok(TrafficSpec::default()), TrafficSpec::from_table)
 }
 
 /// Counters of every switch of `state` (a switch that does not answer fails the run:

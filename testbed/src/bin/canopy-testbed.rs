@@ -582,13 +582,9 @@ fn demo(
         t.duration_s = Some(1.0);
         let defaults = t.apply(TrafficSpec::default())?;
         let mut spec = traffic.apply(defaults)?;
-        if file.is_some() {
+        if let Some(t) = &desc.raw.traffic {
             // a description's own [traffic] table wins over the demo defaults
-            let state =
-                fabric::State::load(&fabric::state::state_dir(root, &name, fabric::desc::LOCAL))?;
-            if desc.raw.traffic.is_some() {
-                spec = traffic.apply(canopy_testbed::run::spec_of(&state)?)?;
-            }
+            spec = traffic.apply(TrafficSpec::from_table(t)?)?;
         }
         let opts = canopy_testbed::run::RunOptions {
             state_root: root.to_path_buf(),

@@ -237,6 +237,28 @@ fn default_pcap_max() -> u64 {
     10_000
 }
 
+impl TrafficSpec {
+    /// The spec a `[traffic]` table (a fabric description's) describes. It goes through
+    /// the table's text, so the error of a mistyped value names its key
+    /// ([`TestbedError::Traffic`]; the key is empty when the error has no place, e.g. an
+    /// unknown key, which the message names).
+    pub fn from_table(table: &toml::Table) -> Result<TrafficSpec> {
+        let text = toml::to_string(table).unwrap_or_default();
+        toml::from_str(&text).map_err(|e: toml::de::Error| {
+            let key = e
+                .span()
+                .and_then(|s| text[..s.start.min(text.len())].lines().last())
+                .and_then(|l| l.split_once('='))
+                .map(|(k, _)| k.trim().to_string())
+                .unwrap_or_default();
+            TestbedError::Traffic {
+                key,
+                detail: e.message().trim().to_string(),
+            }
+        })
+    }
+}
+
 /// The fabric description's check of its `[traffic]` table
 /// ([`crate::fabric::desc::TrafficCheck`]): the table parses as a [`TrafficSpec`] and
 /// passes [`TrafficSpec::validate`] for every host of `topo` on this machine's CPUs.
@@ -246,16 +268,9 @@ pub fn desc_check(
     topo: &canopy_control::topology::Topology,
     kind: canopy_dataplane::wire::Kind,
 ) -> std::result::Result<(), (String, String)> {
-    // through the text, so a type error's span names its key
-    let text = toml::to_string(table).unwrap_or_default();
-    let spec: TrafficSpec = toml::from_str(&text).map_err(|e: toml::de::Error| {
-        let key = e
-            .span()
-            .and_then(|s| text[..s.start.min(text.len())].lines().last())
-            .and_then(|l| l.split_once('='))
-            .map(|(k, _)| k.trim().to_string())
-            .unwrap_or_default();
-        (key, e.message().trim().to_string())
+    let spec = TrafficSpec::from_table(table).map_err(|e| match e {
+        TestbedError::Traffic { key, detail } => (key, detail),
+        other => (String::new(), other.to_string()),
     })?;
     let hosts = FabricHosts {
         topology: topo.spec.to_string(),
