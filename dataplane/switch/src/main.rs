@@ -128,11 +128,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Validate the configuration and load its tables; `Err` is a printable message.
-fn load(
-    path: &Path,
-) -> std::result::Result<(Config, Option<canopy_dataplane::table::SwitchTables>), String> {
+type Loaded = (
+    Config,
+    Option<canopy_dataplane::table::SwitchTables>,
+    Option<Vec<u8>>,
+);
+
+/// Validate the configuration, load its tables and read the TCP token; `Err` is a
+/// printable message.
+fn load(path: &Path) -> std::result::Result<Loaded, String> {
     let cfg = Config::load(path).map_err(|e| e.to_string())?;
+    let token = cfg.read_token().map_err(|e| e.to_string())?;
     let t = match &cfg.tables {
         None => None,
         Some(src) => {
@@ -142,7 +148,7 @@ fn load(
             Some(t)
         }
     };
-    Ok((cfg, t))
+    Ok((cfg, t, token))
 }
 
 fn run(path: &Path, log: &str) -> Result<ExitCode> {
@@ -158,19 +164,19 @@ fn run(path: &Path, log: &str) -> Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let (cfg, t) = match load(path) {
+    let (cfg, t, token) = match load(path) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
             return Ok(ExitCode::from(EXIT_CONFIG));
         }
     };
-    server::run(cfg, t)?;
+    server::run(cfg, t, token)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn check_config(path: &Path) -> Result<ExitCode> {
-    let (cfg, t) = match load(path) {
+    let (cfg, t, _token) = match load(path) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
@@ -248,6 +254,15 @@ fn check_config(path: &Path) -> Result<ExitCode> {
         m.max_request,
         m.read_timeout.as_millis()
     );
+    if let Some(tcp) = &m.tcp {
+        let _ = writeln!(
+            o,
+            "tcp        {} (token from {}, at most {} connections)",
+            tcp.addr,
+            tcp.token_file.display(),
+            proto::MAX_TCP_CONNS
+        );
+    }
     let _ = writeln!(o, "ports      {}", cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
         let role = t
