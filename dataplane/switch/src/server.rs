@@ -550,6 +550,7 @@ fn serve_tcp(listener: TcpListener, shared: Arc<Shared>) {
                     "too many management connections ({MAX_TCP_CONNS} open); try again later"
                 )),
             );
+            let _ = stream.shutdown(std::net::Shutdown::Both);
             continue;
         }
         let sh = shared.clone();
@@ -667,6 +668,8 @@ impl LineReader {
 trait Stream: Read + Write {
     fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()>;
     fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()>;
+    /// Before closing after a final error: make sure the peer can read it.
+    fn finish(&mut self) {}
 }
 
 impl Stream for UnixStream {
@@ -685,7 +688,33 @@ impl Stream for TcpStream {
     fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
         TcpStream::set_write_timeout(self, t)
     }
+    /// A lingering close: closing a TCP socket with unread input sends a reset, which
+    /// can discard the error answer before the peer reads it. So: end our side, then
+    /// drain (at most [`LINGER_BYTES`] for [`LINGER`]) what the peer still sends.
+    fn finish(&mut self) {
+        if self.shutdown(std::net::Shutdown::Write).is_err() {
+            return;
+        }
+        let deadline = Instant::now() + LINGER;
+        let mut left = LINGER_BYTES;
+        let mut sink = [0u8; 16 << 10];
+        while left > 0 {
+            let now = Instant::now();
+            if now >= deadline || self.set_read_timeout(Some(deadline - now)).is_err() {
+                return;
+            }
+            match self.read(&mut sink) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    }
 }
+
+/// How long a closing TCP connection drains the peer's input ([`Stream::finish`]).
+const LINGER: Duration = Duration::from_millis(500);
+/// How much of it.
+const LINGER_BYTES: usize = 1 << 20;
 
 /// Where a connection came from.
 #[derive(Clone, Copy)]
@@ -732,6 +761,7 @@ fn serve_conn<S: Stream>(mut s: S, shared: &Shared, via: Transport) -> std::io::
                             shared.read_timeout.as_millis()
                         )),
                     )?;
+                    s.finish();
                 }
                 return Ok(());
             }
@@ -750,6 +780,7 @@ fn serve_conn<S: Stream>(mut s: S, shared: &Shared, via: Transport) -> std::io::
                         shared.max_request
                     )),
                 )?;
+                s.finish();
                 return Ok(());
             }
             LineEnd::Line(line) => {
@@ -801,5 +832,7 @@ fn auth_failed<S: Stream>(
     if let Transport::Tcp(peer) = via {
         warn!(%peer, "management authentication failed ({why}); closing the connection");
     }
-    send(s, &err(AUTH_FAILED))
+    send(s, &err(AUTH_FAILED))?;
+    s.finish();
+    Ok(())
 }
