@@ -496,3 +496,65 @@ fn a_token_file_others_can_read_refuses_to_start() {
     assert!(err.contains("management.tcp"), "{err}");
     assert!(!dir.path("switch.sock").exists(), "socket removed again");
 }
+
+#[test]
+fn ctl_talks_to_the_tcp_endpoint_with_a_token_file() {
+    let rig = Rig::start("ctl", 5_000);
+    let dir = Dir::new(&format!("cmt{}-ctltok", std::process::id()));
+    let tok = dir.path("token");
+    write_token(&tok, TOKEN, 0o600);
+    let addr = rig.tcp.to_string();
+    let t = tok.to_str().unwrap();
+    let (st, out, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "health"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("tables    edge-p0-e0 (sliced)"), "{out}");
+    assert!(
+        out.contains(&format!("tcp       {addr} (auth failures 0")),
+        "{out}"
+    );
+    let (st, out, err) = run_bin(&[
+        "ctl",
+        "--tcp",
+        &addr,
+        "--token-file",
+        t,
+        "port",
+        "3",
+        "down",
+    ]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("port 3 admin down"), "{out}");
+    assert_eq!(rig.health()["ports"][3]["admin"], json!(false));
+    // a wrong token: exit 1, the switch's answer, counted
+    write_token(&tok, "cmt-wrong-token-0123456789abcdef", 0o600);
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "port", "3", "up"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("authentication failed"), "{err}");
+    assert_eq!(
+        rig.health()["ports"][3]["admin"],
+        json!(false),
+        "nothing changed"
+    );
+    assert_eq!(rig.auth_failures(), 1);
+    // the client checks its token file as the switch does
+    write_token(&tok, TOKEN, 0o644);
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "health"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("mode 0644"), "{err}");
+    // usage: --tcp needs --token-file, and not with --socket
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "health"]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    let s = rig.sw.socket.to_str().unwrap();
+    let (st, _, err) = run_bin(&[
+        "ctl",
+        "--socket",
+        s,
+        "--tcp",
+        &addr,
+        "--token-file",
+        t,
+        "health",
+    ]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert_eq!(rig.auth_failures(), 1);
+}
