@@ -4,7 +4,10 @@
 //! (by the caller); SIGTERM/SIGINT are registered; the socket path is checked (a stale
 //! socket is removed, anything else refuses to start); ports are opened; the engine is
 //! built; the socket is bound with umask 0177 (so it is created 0600, with no window);
-//! the workers start; [`MGMT_THREADS`] threads serve the socket. On SIGTERM or SIGINT
+//! the TCP endpoint, when configured, is bound; the workers start; [`MGMT_THREADS`]
+//! threads serve the socket and one thread accepts TCP connections, each then served
+//! by its own thread (at most [`MAX_TCP_CONNS`]; the first line must be a good `auth`,
+//! checked by comparing SHA-256 digests in constant time). On SIGTERM or SIGINT
 //! the management threads are fenced (requests in progress finish, later ones are
 //! refused), the workers stop and drain, the final counters are printed on stdout, the
 //! socket is removed.
