@@ -9,6 +9,7 @@ use canopy_dataplane::port::afpacket::{AfPacketConfig, TpacketVersion};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use serde::Deserialize;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -144,6 +145,11 @@ pub struct ManagementSection {
     /// A connection that sends no complete request within this time is closed (ms).
     #[serde(default = "read_timeout_default")]
     pub read_timeout_ms: u64,
+    /// TCP endpoint `ADDR:PORT` beside the Unix socket (off when absent).
+    pub tcp: Option<String>,
+    /// File holding the shared token of the TCP endpoint (required with `tcp`;
+    /// relative to the config file's directory).
+    pub token_file: Option<PathBuf>,
 }
 
 fn max_request_default() -> usize {
@@ -267,7 +273,24 @@ pub struct Management {
     pub max_request: usize,
     /// Read timeout.
     pub read_timeout: Duration,
+    /// The TCP endpoint, when configured.
+    pub tcp: Option<TcpEndpoint>,
 }
+
+/// `[management] tcp` and `token_file`, validated (the token itself is read at start,
+/// see [`Config::read_token`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcpEndpoint {
+    /// Address to listen on (port 0: the kernel picks one; `health` reports it).
+    pub addr: SocketAddr,
+    /// The token file (resolved against the config file's directory).
+    pub token_file: PathBuf,
+}
+
+/// Shortest accepted token (bytes, after trimming).
+pub const MIN_TOKEN_BYTES: usize = 16;
+/// Longest accepted token file (bytes): a token is a line, not a document.
+pub const MAX_TOKEN_FILE_BYTES: u64 = 4096;
 
 /// A validated configuration.
 #[derive(Debug, Clone)]
@@ -561,6 +584,36 @@ impl Config {
                 format!("{} is not in 1..=3600000", m.read_timeout_ms),
             ));
         }
+        let tcp = match (&m.tcp, &m.token_file) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(err(
+                    "management.token_file",
+                    "applies only with `tcp` (the Unix socket needs no token)".into(),
+                ))
+            }
+            (Some(_), None) => {
+                return Err(err(
+                    "management.token_file",
+                    "missing: `tcp` needs `token_file`, a file readable only by its owner holding the shared token".into(),
+                ))
+            }
+            (Some(a), Some(f)) => {
+                let addr: SocketAddr = a.trim().parse().map_err(|_| {
+                    err(
+                        "management.tcp",
+                        format!("{a:?} is not ADDR:PORT (e.g. \"127.0.0.1:7410\" or \"[::]:7410\")"),
+                    )
+                })?;
+                if f.as_os_str().is_empty() {
+                    return Err(err("management.token_file", "is empty".into()));
+                }
+                Some(TcpEndpoint {
+                    addr,
+                    token_file: base.join(f),
+                })
+            }
+        };
         Ok(Config {
             file: path.to_path_buf(),
             switch: raw.switch.clone(),
@@ -571,9 +624,21 @@ impl Config {
                 socket: m.socket.clone(),
                 max_request: m.max_request_bytes,
                 read_timeout: Duration::from_millis(m.read_timeout_ms),
+                tcp,
             },
             ports,
         })
+    }
+
+    /// Read the TCP endpoint's token (None without `tcp`) with [`read_token_file`];
+    /// errors name `management.token_file`.
+    pub fn read_token(&self) -> Result<Option<Vec<u8>>, ConfigError> {
+        let Some(t) = &self.management.tcp else {
+            return Ok(None);
+        };
+        read_token_file(&t.token_file)
+            .map(Some)
+            .map_err(|w| self.error("management.token_file", w))
     }
 
     /// Error for `key` of this file.
@@ -584,6 +649,58 @@ impl Config {
             what: what.into(),
         }
     }
+}
+
+/// Read a token file (the switch's `token_file`, or a client's copy). It must be a
+/// regular file that neither group nor others may read or write (mode `0600` or
+/// `0400`), of at most [`MAX_TOKEN_FILE_BYTES`], whose content trimmed of surrounding
+/// whitespace is UTF-8 text of at least [`MIN_TOKEN_BYTES`] bytes. `Err` says which
+/// file and what is wrong.
+pub fn read_token_file(f: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let e = |what: String| format!("{}: {what}", f.display());
+    // one open: the mode checked is the mode of the file read
+    let file = std::fs::File::open(f).map_err(|x| e(format!("cannot read: {x}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|x| e(format!("cannot read: {x}")))?;
+    if !meta.is_file() {
+        return Err(e("is not a regular file".into()));
+    }
+    let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+    if mode & 0o077 != 0 {
+        return Err(e(format!(
+            "mode {:04o} lets group or others access the token; run `chmod 600 {}`",
+            mode & 0o7777,
+            f.display()
+        )));
+    }
+    let mut raw = Vec::new();
+    file.take(MAX_TOKEN_FILE_BYTES + 1)
+        .read_to_end(&mut raw)
+        .map_err(|x| e(format!("cannot read: {x}")))?;
+    if raw.len() as u64 > MAX_TOKEN_FILE_BYTES {
+        return Err(e(format!(
+            "{} bytes is more than a token file holds ({MAX_TOKEN_FILE_BYTES})",
+            meta.len().max(raw.len() as u64)
+        )));
+    }
+    let token = raw.trim_ascii();
+    if token.is_empty() {
+        return Err(e("is empty".into()));
+    }
+    if token.len() < MIN_TOKEN_BYTES {
+        return Err(e(format!(
+            "the token has {} bytes; use at least {MIN_TOKEN_BYTES} (e.g. `openssl rand -hex 32`)",
+            token.len()
+        )));
+    }
+    if std::str::from_utf8(token).is_err() {
+        return Err(e(
+            "the token is not UTF-8 text (it travels in a JSON string)".into(),
+        ));
+    }
+    Ok(token.to_vec())
 }
 
 fn tables_source(t: &TablesSection, base: &Path) -> Result<TablesSource, (String, String)> {
@@ -745,5 +862,84 @@ interface = "veth0"
             c.tables,
             Some(TablesSource::File(PathBuf::from("/etc/canopy/t.json")))
         );
+    }
+
+    #[test]
+    fn tcp_needs_a_token_file_and_a_valid_address() {
+        let with = |extra: &str| {
+            GOOD.replace(
+                "socket = \"/tmp/x.sock\"",
+                &format!("socket = \"/tmp/x.sock\"\n{extra}"),
+            )
+        };
+        let e = |extra: &str| Config::parse(Path::new("a.toml"), &with(extra)).unwrap_err();
+        let x = e("tcp = \"127.0.0.1:7410\"");
+        assert_eq!(x.key, "management.token_file", "{x}");
+        assert!(x.what.contains("missing"), "{x}");
+        let x = e("token_file = \"t\"");
+        assert_eq!(x.key, "management.token_file", "{x}");
+        assert!(x.what.contains("only with `tcp`"), "{x}");
+        let x = e("tcp = \"localhost\"\ntoken_file = \"t\"");
+        assert_eq!(x.key, "management.tcp", "{x}");
+        let x = e("tcp = \"127.0.0.1:99999\"\ntoken_file = \"t\"");
+        assert_eq!(x.key, "management.tcp", "{x}");
+        let x = e("tcp = \"127.0.0.1:7410\"\ntoken_file = \"\"");
+        assert_eq!(x.key, "management.token_file", "{x}");
+        let c = Config::parse(
+            Path::new("/etc/canopy/a.toml"),
+            &with("tcp = \"[::1]:0\"\ntoken_file = \"tok\""),
+        )
+        .unwrap();
+        let t = c.management.tcp.unwrap();
+        assert_eq!(t.addr, "[::1]:0".parse().unwrap());
+        assert_eq!(t.token_file, PathBuf::from("/etc/canopy/tok"));
+        // no tcp: no token read
+        let c = Config::parse(Path::new("a.toml"), GOOD).unwrap();
+        assert_eq!(c.read_token().unwrap(), None);
+    }
+
+    #[test]
+    fn token_file_must_be_private_and_long_enough() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("cmt{}-tok", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cfg_path = dir.join("a.toml");
+        let text = GOOD.replace(
+            "socket = \"/tmp/x.sock\"",
+            "socket = \"/tmp/x.sock\"\ntcp = \"127.0.0.1:0\"\ntoken_file = \"tok\"",
+        );
+        let c = Config::parse(&cfg_path, &text).unwrap();
+        let tok = dir.join("tok");
+        let put = |body: &[u8], mode: u32| {
+            let _ = std::fs::remove_file(&tok);
+            std::fs::write(&tok, body).unwrap();
+            std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        let fails = |want: &str| {
+            let e = c.read_token().unwrap_err();
+            assert_eq!(e.key, "management.token_file", "{e}");
+            assert!(e.to_string().contains(want), "{e} lacks {want:?}");
+        };
+        fails("cannot read");
+        put(b"0123456789abcdef0123\n", 0o644);
+        fails("mode 0644");
+        put(b"0123456789abcdef0123\n", 0o640);
+        fails("mode 0640");
+        put(b"0123456789abcdef0123\n", 0o602);
+        fails("mode 0602");
+        put(b"  \n", 0o600);
+        fails("is empty");
+        put(b"short-token\n", 0o600);
+        fails("11 bytes");
+        put(b"\xff\xfe0123456789abcdef", 0o600);
+        fails("not UTF-8");
+        put(&vec![b'a'; 5000], 0o600);
+        fails("5000 bytes");
+        put(b"  0123456789abcdef0123\n", 0o400);
+        assert_eq!(
+            c.read_token().unwrap().as_deref(),
+            Some(&b"0123456789abcdef0123"[..])
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,6 +1,7 @@
 //! `canopy-switch`: one Canopy switch as a process. A TOML configuration gives the
 //! ports (AF_PACKET interfaces or in-process `mem` ports), the engine settings and
-//! where the tables come from; a Unix-socket management endpoint replaces tables,
+//! where the tables come from; a Unix-socket management endpoint (and optionally a TCP
+//! one with a shared token) replaces tables,
 //! sets ports up or down, reads counters and health, and injects into / captures
 //! from `mem` ports. See `docs/canopy-switch.md`.
 #![warn(missing_docs)]

@@ -9,6 +9,7 @@ use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,11 +46,18 @@ enum Cmd {
         #[arg(long, default_value = "info")]
         log: String,
     },
-    /// Talk to a running switch over its management socket.
+    /// Talk to a running switch over its management socket (or its TCP endpoint).
     Ctl {
         /// The switch's management socket ([management] socket in its configuration).
-        #[arg(long, short)]
-        socket: PathBuf,
+        #[arg(long, short, required_unless_present = "tcp", conflicts_with = "tcp")]
+        socket: Option<PathBuf>,
+        /// The switch's TCP endpoint, HOST:PORT ([management] tcp), instead of the socket;
+        /// needs --token-file.
+        #[arg(long, requires = "token_file")]
+        tcp: Option<String>,
+        /// With --tcp: a file holding the switch's token (mode 0600, as its token_file).
+        #[arg(long, requires = "tcp")]
+        token_file: Option<PathBuf>,
         /// Print the raw JSON response instead of text.
         #[arg(long, global = true)]
         json: bool,
@@ -114,10 +122,23 @@ fn main() -> ExitCode {
         Cmd::CheckConfig { config } => check_config(&config),
         Cmd::Ctl {
             socket,
+            tcp,
+            token_file,
             json,
             timeout,
             req,
-        } => ctl(&socket, json, Duration::from_secs(timeout.max(1)), req),
+        } => {
+            let to = match (socket, tcp, token_file) {
+                (Some(s), _, _) => Ok(Endpoint::Unix(s)),
+                (None, Some(addr), Some(f)) => canopy_switch::config::read_token_file(&f)
+                    .map(|t| Endpoint::Tcp(addr, t))
+                    .map_err(|e| anyhow::anyhow!("--token-file {e}")),
+                _ => Err(anyhow::anyhow!(
+                    "give --socket PATH, or --tcp HOST:PORT with --token-file PATH"
+                )),
+            };
+            to.and_then(|to| ctl(&to, json, Duration::from_secs(timeout.max(1)), req))
+        }
     };
     match r {
         Ok(code) => code,
@@ -128,11 +149,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Validate the configuration and load its tables; `Err` is a printable message.
-fn load(
-    path: &Path,
-) -> std::result::Result<(Config, Option<canopy_dataplane::table::SwitchTables>), String> {
+type Loaded = (
+    Config,
+    Option<canopy_dataplane::table::SwitchTables>,
+    Option<Vec<u8>>,
+);
+
+/// Validate the configuration, load its tables and read the TCP token; `Err` is a
+/// printable message.
+fn load(path: &Path) -> std::result::Result<Loaded, String> {
     let cfg = Config::load(path).map_err(|e| e.to_string())?;
+    let token = cfg.read_token().map_err(|e| e.to_string())?;
     let t = match &cfg.tables {
         None => None,
         Some(src) => {
@@ -142,7 +169,7 @@ fn load(
             Some(t)
         }
     };
-    Ok((cfg, t))
+    Ok((cfg, t, token))
 }
 
 fn run(path: &Path, log: &str) -> Result<ExitCode> {
@@ -158,19 +185,19 @@ fn run(path: &Path, log: &str) -> Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let (cfg, t) = match load(path) {
+    let (cfg, t, token) = match load(path) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
             return Ok(ExitCode::from(EXIT_CONFIG));
         }
     };
-    server::run(cfg, t)?;
+    server::run(cfg, t, token)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn check_config(path: &Path) -> Result<ExitCode> {
-    let (cfg, t) = match load(path) {
+    let (cfg, t, _token) = match load(path) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
@@ -248,6 +275,15 @@ fn check_config(path: &Path) -> Result<ExitCode> {
         m.max_request,
         m.read_timeout.as_millis()
     );
+    if let Some(tcp) = &m.tcp {
+        let _ = writeln!(
+            o,
+            "tcp        {} (token from {}, at most {} connections)",
+            tcp.addr,
+            tcp.token_file.display(),
+            proto::MAX_TCP_CONNS
+        );
+    }
     let _ = writeln!(o, "ports      {}", cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
         let role = t
@@ -275,25 +311,83 @@ fn check_config(path: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
-    let mut s = UnixStream::connect(socket)
-        .with_context(|| format!("cannot connect to {}", socket.display()))?;
-    s.set_read_timeout(Some(timeout))?;
-    s.set_write_timeout(Some(timeout))?;
+/// Where `ctl` sends its request.
+enum Endpoint {
+    /// The Unix socket.
+    Unix(PathBuf),
+    /// The TCP endpoint and the token.
+    Tcp(String, Vec<u8>),
+}
+
+/// Send `line` and read one response line.
+fn exchange<S: Read + Write>(
+    w: &mut S,
+    r: &mut BufReader<impl Read>,
+    req: &Value,
+) -> Result<Value> {
     let mut line = serde_json::to_vec(req)?;
     line.push(b'\n');
-    s.write_all(&line).context("cannot send the request")?;
+    w.write_all(&line).context("cannot send the request")?;
     let mut resp = String::new();
-    BufReader::new(&s)
-        .read_line(&mut resp)
-        .context("no response")?;
+    r.read_line(&mut resp).context("no response")?;
     if resp.is_empty() {
         bail!("the switch closed the connection without a response");
     }
     serde_json::from_str(&resp).with_context(|| format!("malformed response: {resp}"))
 }
 
-fn ctl(socket: &Path, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {
+fn request(to: &Endpoint, req: &Value, timeout: Duration) -> Result<Value> {
+    match to {
+        Endpoint::Unix(socket) => {
+            let mut s = UnixStream::connect(socket)
+                .with_context(|| format!("cannot connect to {}", socket.display()))?;
+            s.set_read_timeout(Some(timeout))?;
+            s.set_write_timeout(Some(timeout))?;
+            let mut r = BufReader::new(s.try_clone()?);
+            exchange(&mut s, &mut r, req)
+        }
+        Endpoint::Tcp(addr, token) => {
+            let addrs: Vec<_> = addr
+                .to_socket_addrs()
+                .with_context(|| format!("--tcp {addr}: not HOST:PORT"))?
+                .collect();
+            let mut last = None;
+            let mut conn = None;
+            for a in &addrs {
+                match TcpStream::connect_timeout(a, timeout) {
+                    Ok(s) => {
+                        conn = Some(s);
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+            }
+            let Some(mut s) = conn else {
+                return Err(match last {
+                    Some(e) => anyhow::Error::new(e),
+                    None => anyhow::anyhow!("no address"),
+                })
+                .with_context(|| format!("cannot connect to {addr}"));
+            };
+            s.set_read_timeout(Some(timeout))?;
+            s.set_write_timeout(Some(timeout))?;
+            let mut r = BufReader::new(s.try_clone()?);
+            let token = String::from_utf8_lossy(token);
+            let a = exchange(&mut s, &mut r, &json!({"op": "auth", "token": token}))?;
+            if a.get("ok").and_then(Value::as_bool) != Some(true) {
+                bail!(
+                    "{addr}: {} (is --token-file the switch's token?)",
+                    a.get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("auth refused")
+                );
+            }
+            exchange(&mut s, &mut r, req)
+        }
+    }
+}
+
+fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {
     let req = match &cmd {
         CtlCmd::Health => json!({"op": "health"}),
         CtlCmd::Counters => json!({"op": "counters"}),
@@ -319,7 +413,7 @@ fn ctl(socket: &Path, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
         CtlCmd::Inject { port, frames } => json!({"op": "inject", "port": port, "frames": frames}),
         CtlCmd::Capture { port, max } => json!({"op": "capture", "port": port, "max": max}),
     };
-    let resp = request(socket, &req, timeout)?;
+    let resp = request(to, &req, timeout)?;
     let ok = resp.get("ok").and_then(Value::as_bool) == Some(true);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&resp)?);

@@ -1,4 +1,5 @@
-//! The management protocol: newline-delimited JSON over a Unix stream socket, one
+//! The management protocol: newline-delimited JSON over a Unix stream socket (and,
+//! when configured, a TCP endpoint whose connections start with `auth`), one
 //! request object per line, one response object per line (`docs/canopy-switch.md`).
 //!
 //! Requests carry an `"op"`; responses are `{"ok":true,...}` or
@@ -60,6 +61,25 @@ pub enum Request {
     },
 }
 
+/// The first request on a TCP connection: `{"op":"auth","token":"..."}`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AuthRequest {
+    /// The shared token.
+    Auth {
+        /// The token as in the switch's `token_file` (trimmed).
+        token: String,
+    },
+}
+
+/// The one error answer to a failed authentication (a wrong token, a malformed
+/// `auth`, or any other request before `auth`); the connection is then closed.
+pub const AUTH_FAILED: &str = "authentication failed";
+
+/// Most TCP management connections open at once; one more is answered
+/// `{"ok":false,"error":"too many management connections ..."}` and closed.
+pub const MAX_TCP_CONNS: usize = 16;
+
 /// Frames one `capture` returns when `max` is not given.
 pub const DEFAULT_CAPTURE: usize = 1024;
 /// Most frames one `capture` returns.
@@ -99,6 +119,16 @@ pub struct Health {
     pub kinds: Vec<String>,
     /// Ports.
     pub ports: Vec<PortHealth>,
+    /// The TCP management endpoint's bound address (None: TCP is off).
+    #[serde(default)]
+    pub tcp: Option<String>,
+    /// TCP connections refused for authentication since start: a wrong token, or
+    /// another op before `auth`.
+    #[serde(default)]
+    pub auth_failures: u64,
+    /// TCP connections refused because [`MAX_TCP_CONNS`] were open.
+    #[serde(default)]
+    pub tcp_refused: u64,
 }
 
 /// One port in `counters`.
@@ -270,6 +300,13 @@ pub fn format_health(h: &Health) -> String {
     let _ = writeln!(s, "uptime    {:.1} s", h.uptime_s);
     let _ = writeln!(s, "pid       {}", h.pid);
     let _ = writeln!(s, "workers   {} ({})", h.workers, h.mode);
+    if let Some(t) = &h.tcp {
+        let _ = writeln!(
+            s,
+            "tcp       {t} (auth failures {}, refused over the limit {})",
+            h.auth_failures, h.tcp_refused
+        );
+    }
     let _ = writeln!(s, "ports     {}", h.ports.len());
     for p in &h.ports {
         let ud = |b: bool| if b { "up" } else { "down" };

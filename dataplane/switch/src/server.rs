@@ -4,7 +4,10 @@
 //! (by the caller); SIGTERM/SIGINT are registered; the socket path is checked (a stale
 //! socket is removed, anything else refuses to start); ports are opened; the engine is
 //! built; the socket is bound with umask 0177 (so it is created 0600, with no window);
-//! the workers start; [`MGMT_THREADS`] threads serve the socket. On SIGTERM or SIGINT
+//! the TCP endpoint, when configured, is bound; the workers start; [`MGMT_THREADS`]
+//! threads serve the socket and one thread accepts TCP connections, each then served
+//! by its own thread (at most [`MAX_TCP_CONNS`]; the first line must be a good `auth`,
+//! checked by comparing SHA-256 digests in constant time). On SIGTERM or SIGINT
 //! the management threads are fenced (requests in progress finish, later ones are
 //! refused), the workers stop and drain, the final counters are printed on stdout, the
 //! socket is removed.
@@ -15,8 +18,8 @@
 
 use crate::config::{Config, PortSpec};
 use crate::proto::{
-    self, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
-    DEFAULT_CAPTURE, MAX_CAPTURE, OPS,
+    self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
+    AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
 };
 use crate::tables;
 use anyhow::{bail, Context, Result};
@@ -25,14 +28,18 @@ use canopy_dataplane::engine::pool::BUF_SIZE;
 use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool, Port};
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::table::SwitchTables;
+use serde::Deserialize;
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
+use subtle::ConstantTimeEq;
 use tracing::{debug, info, warn};
 
 /// Threads serving the management socket (each serves one connection at a time).
@@ -52,6 +59,11 @@ pub struct Shared {
     mode: &'static str,
     max_request: usize,
     read_timeout: Duration,
+    /// The TCP endpoint's bound address and the SHA-256 of its token.
+    tcp: Option<(SocketAddr, [u8; 32])>,
+    auth_failures: AtomicU64,
+    tcp_refused: AtomicU64,
+    tcp_open: AtomicUsize,
 }
 
 fn err(msg: impl std::fmt::Display) -> Value {
@@ -61,13 +73,22 @@ fn err(msg: impl std::fmt::Display) -> Value {
 impl Shared {
     /// Answer one request line.
     pub fn handle_line(&self, line: &[u8]) -> Value {
-        let v: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(e) => return err(format!("malformed JSON: {e}")),
-        };
+        match serde_json::from_slice(line) {
+            Ok(v) => self.handle_value(v),
+            Err(e) => err(format!("malformed JSON: {e}")),
+        }
+    }
+
+    /// Answer one parsed request.
+    fn handle_value(&self, v: Value) -> Value {
         let Some(op) = v.get("op").and_then(Value::as_str) else {
             return err("a request is a JSON object with an \"op\" string");
         };
+        if op == "auth" {
+            return err(
+                "auth: only the TCP endpoint takes a token (the Unix socket is protected by its 0600 mode)",
+            );
+        }
         if !OPS.contains(&op) {
             return err(format!("unknown op {op:?} (ops: {})", OPS.join(", ")));
         }
@@ -220,7 +241,23 @@ impl Shared {
                     }
                 })
                 .collect(),
+            tcp: self.tcp.map(|(a, _)| a.to_string()),
+            auth_failures: self.auth_failures.load(Ordering::Relaxed),
+            tcp_refused: self.tcp_refused.load(Ordering::Relaxed),
         }
+    }
+
+    /// Check an `auth` request against the token: SHA-256 of both sides compared in
+    /// constant time, so neither the token's bytes nor its length show in the timing.
+    fn auth_ok(&self, v: &Value) -> bool {
+        let Some((_, want)) = &self.tcp else {
+            return false;
+        };
+        let Ok(AuthRequest::Auth { token }) = AuthRequest::deserialize(v) else {
+            return false;
+        };
+        let got: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        bool::from(got.ct_eq(want))
     }
 
     /// The `counters` report.
@@ -367,8 +404,10 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
 }
 
 /// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
-/// the configuration (None: placeholder tables until `replace_tables`).
-pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
+/// the configuration (None: placeholder tables until `replace_tables`); `token` is the
+/// TCP endpoint's token ([`Config::read_token`]), required when `[management] tcp` is
+/// set.
+pub fn run(cfg: Config, initial: Option<SwitchTables>, token: Option<Vec<u8>>) -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
         .context("cannot install signal handlers")?;
@@ -392,6 +431,13 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
         .context("cannot build the engine")?;
     let handle = engine.handle();
     let listener = bind_socket(&sock)?;
+    let tcp = match bind_tcp(&cfg, token) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = std::fs::remove_file(&sock);
+            return Err(e);
+        }
+    };
     let running = match engine.spawn() {
         Ok(r) => r,
         Err(e) => {
@@ -411,7 +457,19 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
         mode: cfg.switch.mode.name(),
         max_request: cfg.management.max_request,
         read_timeout: cfg.management.read_timeout,
+        tcp: tcp.as_ref().map(|(_, a, d)| (*a, *d)),
+        auth_failures: AtomicU64::new(0),
+        tcp_refused: AtomicU64::new(0),
+        tcp_open: AtomicUsize::new(0),
     });
+    if let Some((l, addr, _)) = tcp {
+        let sh = shared.clone();
+        std::thread::Builder::new()
+            .name("canopy-mgmt-tcp".into())
+            .spawn(move || serve_tcp(l, sh))
+            .context("cannot start the TCP management thread")?;
+        info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (token required)");
+    }
     for i in 0..MGMT_THREADS {
         let l = listener.try_clone().context("cannot clone the listener")?;
         let sh = shared.clone();
@@ -452,12 +510,83 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>) -> Result<()> {
     Ok(())
 }
 
+/// Bind the TCP endpoint when configured: (listener, bound address, SHA-256 of the token).
+fn bind_tcp(
+    cfg: &Config,
+    token: Option<Vec<u8>>,
+) -> Result<Option<(TcpListener, SocketAddr, [u8; 32])>> {
+    let Some(t) = &cfg.management.tcp else {
+        return Ok(None);
+    };
+    let Some(token) = token else {
+        bail!("[management] tcp is set but no token was read from token_file");
+    };
+    let l = TcpListener::bind(t.addr)
+        .with_context(|| format!("cannot listen on {} (management.tcp)", t.addr))?;
+    let addr = l
+        .local_addr()
+        .context("cannot read the TCP endpoint's address")?;
+    Ok(Some((l, addr, Sha256::digest(&token).into())))
+}
+
+/// Accept loop of the TCP endpoint: a thread per connection, at most
+/// [`MAX_TCP_CONNS`] at once; one more is told so and closed.
+fn serve_tcp(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        let (mut stream, peer) = match listener.accept() {
+            Ok(x) => x,
+            Err(e) => {
+                warn!("accept on the TCP management endpoint: {e}");
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        };
+        let open = shared.tcp_open.fetch_add(1, Ordering::AcqRel);
+        if open >= MAX_TCP_CONNS {
+            shared.tcp_open.fetch_sub(1, Ordering::AcqRel);
+            shared.tcp_refused.fetch_add(1, Ordering::Relaxed);
+            warn!(%peer, limit = MAX_TCP_CONNS, "too many TCP management connections; refusing one");
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+            let _ = send(
+                &mut stream,
+                &err(format!(
+                    "too many management connections ({MAX_TCP_CONNS} open); try again later"
+                )),
+            );
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            continue;
+        }
+        let sh = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("canopy-mgmt-conn".into())
+            .spawn(move || {
+                struct Slot<'a>(&'a AtomicUsize);
+                impl Drop for Slot<'_> {
+                    fn drop(&mut self) {
+                        self.0.fetch_sub(1, Ordering::AcqRel);
+                    }
+                }
+                let _slot = Slot(&sh.tcp_open);
+                let _ = stream.set_nodelay(true);
+                debug!(%peer, "TCP management connection");
+                if let Err(e) = serve_conn(stream, &sh, Transport::Tcp(peer)) {
+                    debug!(%peer, "TCP management connection: {e}");
+                }
+            });
+        if let Err(e) = spawned {
+            // the closure (and its slot guard) never ran
+            shared.tcp_open.fetch_sub(1, Ordering::AcqRel);
+            warn!(%peer, "cannot start a thread for a TCP management connection: {e}");
+        }
+    }
+}
+
 /// Accept loop of one management thread.
 fn serve(listener: UnixListener, shared: Arc<Shared>) {
     loop {
         match listener.accept() {
             Ok((stream, _)) => {
-                if let Err(e) = serve_conn(stream, &shared) {
+                if let Err(e) = serve_conn(stream, &shared, Transport::Unix) {
                     debug!("management connection: {e}");
                 }
             }
@@ -488,9 +617,9 @@ struct LineReader {
 }
 
 impl LineReader {
-    fn next(
+    fn next<S: Stream>(
         &mut self,
-        s: &mut UnixStream,
+        s: &mut S,
         limit: usize,
         timeout: Duration,
     ) -> std::io::Result<LineEnd> {
@@ -538,21 +667,93 @@ impl LineReader {
     }
 }
 
-fn send(s: &mut UnixStream, v: &Value) -> std::io::Result<()> {
+/// A management connection: a Unix or TCP stream.
+trait Stream: Read + Write {
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()>;
+    fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()>;
+    /// Before closing after a final error: make sure the peer can read it.
+    fn finish(&mut self) {}
+}
+
+impl Stream for UnixStream {
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        UnixStream::set_read_timeout(self, t)
+    }
+    fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        UnixStream::set_write_timeout(self, t)
+    }
+}
+
+impl Stream for TcpStream {
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        TcpStream::set_read_timeout(self, t)
+    }
+    fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        TcpStream::set_write_timeout(self, t)
+    }
+    /// A lingering close: closing a TCP socket with unread input sends a reset, which
+    /// can discard the error answer before the peer reads it. So: end our side, then
+    /// drain (at most [`LINGER_BYTES`] for [`LINGER`]) what the peer still sends.
+    fn finish(&mut self) {
+        if self.shutdown(std::net::Shutdown::Write).is_err() {
+            return;
+        }
+        let deadline = Instant::now() + LINGER;
+        let mut left = LINGER_BYTES;
+        let mut sink = [0u8; 16 << 10];
+        while left > 0 {
+            let now = Instant::now();
+            if now >= deadline || self.set_read_timeout(Some(deadline - now)).is_err() {
+                return;
+            }
+            match self.read(&mut sink) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    }
+}
+
+/// How long a closing TCP connection drains the peer's input ([`Stream::finish`]).
+const LINGER: Duration = Duration::from_millis(500);
+/// How much of it.
+const LINGER_BYTES: usize = 1 << 20;
+
+/// Where a connection came from.
+#[derive(Clone, Copy)]
+enum Transport {
+    /// The Unix socket: trusted (mode 0600), no token.
+    Unix,
+    /// The TCP endpoint: `auth` first.
+    Tcp(SocketAddr),
+}
+
+/// Largest request before a successful `auth` on TCP (an `auth` line is short; an
+/// unauthenticated peer cannot make the switch buffer `max_request_bytes`).
+pub const PRE_AUTH_MAX: usize = 4096;
+
+fn send<S: Write>(s: &mut S, v: &Value) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
     line.push(b'\n');
     s.write_all(&line)
 }
 
-/// Serve one connection: requests until EOF, timeout or an oversized request.
-fn serve_conn(mut s: UnixStream, shared: &Shared) -> std::io::Result<()> {
+/// Serve one connection: requests until EOF, timeout or an oversized request; on TCP,
+/// also until a failed authentication.
+fn serve_conn<S: Stream>(mut s: S, shared: &Shared, via: Transport) -> std::io::Result<()> {
     s.set_write_timeout(Some(shared.read_timeout))?;
     let mut r = LineReader {
         buf: Vec::new(),
         scanned: 0,
     };
+    let mut authed = matches!(via, Transport::Unix);
     loop {
-        match r.next(&mut s, shared.max_request, shared.read_timeout)? {
+        let limit = if authed {
+            shared.max_request
+        } else {
+            shared.max_request.min(PRE_AUTH_MAX)
+        };
+        match r.next(&mut s, limit, shared.read_timeout)? {
             LineEnd::Eof => return Ok(()),
             LineEnd::Timeout(partial) => {
                 if partial {
@@ -563,8 +764,12 @@ fn serve_conn(mut s: UnixStream, shared: &Shared) -> std::io::Result<()> {
                             shared.read_timeout.as_millis()
                         )),
                     )?;
+                    s.finish();
                 }
                 return Ok(());
+            }
+            LineEnd::Oversize if !authed => {
+                return auth_failed(&mut s, shared, via, "an oversized line before auth");
             }
             LineEnd::Oversize => {
                 warn!(
@@ -578,10 +783,38 @@ fn serve_conn(mut s: UnixStream, shared: &Shared) -> std::io::Result<()> {
                         shared.max_request
                     )),
                 )?;
+                s.finish();
                 return Ok(());
             }
             LineEnd::Line(line) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if let Transport::Tcp(peer) = via {
+                    // On TCP every `auth` is checked, the first and any later one: a
+                    // wrong token closes even an authenticated connection.
+                    let v: Option<Value> = serde_json::from_slice(&line).ok();
+                    let is_auth = v.as_ref().and_then(|v| v.get("op")).and_then(Value::as_str)
+                        == Some("auth");
+                    if is_auth {
+                        if v.as_ref().is_some_and(|v| shared.auth_ok(v)) {
+                            if !authed {
+                                info!(%peer, "TCP management connection authenticated");
+                            }
+                            authed = true;
+                            send(&mut s, &json!({"ok": true, "auth": "ok"}))?;
+                            continue;
+                        }
+                        return auth_failed(&mut s, shared, via, "a wrong token");
+                    }
+                    if !authed {
+                        return auth_failed(&mut s, shared, via, "a request before auth");
+                    }
+                    let resp = match v {
+                        Some(v) => shared.handle_value(v),
+                        None => shared.handle_line(&line),
+                    };
+                    send(&mut s, &resp)?;
                     continue;
                 }
                 let resp = shared.handle_line(&line);
@@ -589,4 +822,20 @@ fn serve_conn(mut s: UnixStream, shared: &Shared) -> std::io::Result<()> {
             }
         }
     }
+}
+
+/// Count a failed authentication, answer [`AUTH_FAILED`], close the connection.
+fn auth_failed<S: Stream>(
+    s: &mut S,
+    shared: &Shared,
+    via: Transport,
+    why: &str,
+) -> std::io::Result<()> {
+    shared.auth_failures.fetch_add(1, Ordering::Relaxed);
+    if let Transport::Tcp(peer) = via {
+        warn!(%peer, "management authentication failed ({why}); closing the connection");
+    }
+    send(s, &err(AUTH_FAILED))?;
+    s.finish();
+    Ok(())
 }

@@ -10,7 +10,8 @@ use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
 use canopy_dataplane::{decide, Verdict};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -212,7 +213,6 @@ impl Switch {
             std::thread::sleep(Duration::from_millis(10));
         };
         let mut out = String::new();
-        use std::io::Read;
         child
             .stdout
             .take()
@@ -232,18 +232,32 @@ impl Drop for Switch {
     }
 }
 
-/// A persistent management connection.
+/// A persistent management connection (Unix socket or TCP).
 pub struct Conn {
-    pub w: UnixStream,
-    pub r: BufReader<UnixStream>,
+    pub w: Box<dyn Write + Send>,
+    pub r: BufReader<Box<dyn Read + Send>>,
 }
 
 impl Conn {
     pub fn open(socket: &Path) -> Conn {
         let w = UnixStream::connect(socket).expect("connect");
         w.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let r = BufReader::new(w.try_clone().unwrap());
-        Conn { w, r }
+        let r: Box<dyn Read + Send> = Box::new(w.try_clone().unwrap());
+        Conn {
+            w: Box::new(w),
+            r: BufReader::new(r),
+        }
+    }
+    /// A TCP connection, not yet authenticated.
+    pub fn tcp(addr: SocketAddr) -> Conn {
+        let w = TcpStream::connect(addr).expect("connect tcp");
+        w.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        w.set_nodelay(true).unwrap();
+        let r: Box<dyn Read + Send> = Box::new(w.try_clone().unwrap());
+        Conn {
+            w: Box::new(w),
+            r: BufReader::new(r),
+        }
     }
     /// Send raw bytes (a request line must end in '\n'); write errors are ignored
     /// (the switch may close on an oversized request).

@@ -1,0 +1,562 @@
+//! Hostile and malformed management requests, over the Unix socket and over the TCP
+//! endpoint (after `auth`), on the real binary with mem ports (no root needed).
+//!
+//! Every case runs once per transport through a connection factory ([`Via`]); after
+//! each, the tables (`get_tables`), the ports' admin states (`health`) must be exactly
+//! as before, and a frame injected afterwards must still forward. TCP-only cases cover
+//! authentication (wrong token, no auth, a second auth, the connection limit).
+
+mod common;
+
+use canopy_control::kinds;
+use canopy_dataplane::wire::sliced::Mode;
+use canopy_dataplane::wire::Kind;
+use common::*;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "cmt-test-token-0123456789abcdef";
+const MAX_REQ: usize = 4096;
+/// Read timeout of the hostile-request rig: long enough that a persistent connection
+/// survives the checks run between two of its requests on a loaded machine.
+const TIMEOUT_MS: u64 = 2_000;
+
+/// Which endpoint a connection uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Via {
+    Unix,
+    Tcp,
+}
+
+/// A switch with both endpoints.
+struct Rig {
+    sw: Switch,
+    tcp: SocketAddr,
+    f: Fabric,
+    _dir: Dir,
+}
+
+fn write_token(path: &std::path::Path, token: &str, mode: u32) {
+    let _ = std::fs::remove_file(path);
+    std::fs::write(path, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+impl Rig {
+    fn start(tag: &str, read_timeout_ms: u64) -> Rig {
+        let dir = Dir::new(&format!("cmt{}-{tag}", std::process::id()));
+        let tok = dir.path("token");
+        write_token(&tok, TOKEN, 0o600);
+        let cfg = mem_config(
+            &dir,
+            4,
+            true,
+            &format!(
+                "max_request_bytes = {MAX_REQ}\nread_timeout_ms = {read_timeout_ms}\ntcp = \"127.0.0.1:0\"\ntoken_file = \"{}\"",
+                tok.display()
+            ),
+        );
+        let sw = Switch::start(&dir, &cfg);
+        let h = sw.ok(json!({"op": "health"}));
+        let tcp: SocketAddr = h["tcp"]
+            .as_str()
+            .unwrap_or_else(|| panic!("health has no tcp address: {h}"))
+            .parse()
+            .unwrap();
+        assert_eq!(tcp.ip().to_string(), "127.0.0.1");
+        assert_ne!(tcp.port(), 0, "health reports the bound port");
+        Rig {
+            sw,
+            tcp,
+            f: Fabric::new(Kind::Sliced),
+            _dir: dir,
+        }
+    }
+
+    /// A connection ready for requests (TCP: authenticated).
+    fn conn(&self, via: Via) -> Conn {
+        match via {
+            Via::Unix => Conn::open(&self.sw.socket),
+            Via::Tcp => {
+                let mut c = Conn::tcp(self.tcp);
+                let r = c.req(json!({"op": "auth", "token": TOKEN}));
+                assert_eq!(r, json!({"ok": true, "auth": "ok"}));
+                c
+            }
+        }
+    }
+
+    fn health(&self) -> Value {
+        self.sw.ok(json!({"op": "health"}))
+    }
+
+    fn auth_failures(&self) -> u64 {
+        self.health()["auth_failures"].as_u64().unwrap()
+    }
+
+    /// What a hostile request must not change: the tables and the admin states.
+    fn state(&self) -> (Value, Vec<Value>) {
+        let t = self.sw.ok(json!({"op": "get_tables"}))["tables"].clone();
+        assert!(t.is_object(), "tables loaded: {t}");
+        let admin = self.health()["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["admin"].clone())
+            .collect();
+        (t, admin)
+    }
+
+    /// The state is `before`, and a frame h0 -> h1 still forwards to port 1.
+    fn unchanged(&self, before: &(Value, Vec<Value>), what: &str) {
+        assert_eq!(&self.state(), before, "{what} changed the switch");
+        let fr = self
+            .f
+            .frame(Kind::Sliced, self.f.host_on(0), self.f.host_on(1), b"after");
+        let (want, ports) = self.f.expect(0, &fr);
+        assert_eq!(ports, vec![1]);
+        self.sw.inject(0, &[fr]);
+        self.sw.settle();
+        assert_eq!(
+            self.sw.capture(1),
+            vec![want],
+            "{what}: forwarding after it"
+        );
+    }
+}
+
+/// Request lines that must each get `{"ok":false}` with an error containing the
+/// given text, on a connection that stays open.
+fn bad_lines(f: &Fabric) -> Vec<(Vec<u8>, String)> {
+    let t = |s: &str| s.as_bytes().to_vec();
+    let mut three = f.edge_tables().clone();
+    three.ports.pop();
+    let mut dangling = f.edge_tables().clone();
+    assert!(
+        !dangling.groups.is_empty(),
+        "the edge switch has an up group"
+    );
+    dangling.groups.last_mut().unwrap().push(7);
+    // valid tables the switch would accept, but in a request with an extra field
+    let flat = kinds::sliced::tables_mode(&f.topo, Mode::Flat).unwrap()[f.edge].clone();
+    let mut v: Vec<(Vec<u8>, &str)> = vec![
+        (t("this is not json"), "malformed JSON"),
+        (b"\x00\x01\x02\xfe\xff garbage".to_vec(), "malformed JSON"),
+        (
+            b"{\"op\":\"set_port\xff\xfe\",\"port\":1,\"up\":false}".to_vec(),
+            "malformed JSON",
+        ),
+        (
+            b"{\"op\":\"set_port\",\"port\":1,\"up\":false,\"x\":\"\xc3\x28\"}".to_vec(),
+            "malformed JSON",
+        ),
+        (t("[1,2]"), "\"op\""),
+        (t(r#"[{"op":"set_port","port":1,"up":false}]"#), "\"op\""),
+        (t("42"), "\"op\""),
+        (t(r#"{"op":"reboot"}"#), "unknown op \"reboot\""),
+        (t(r#"{"op":7}"#), "\"op\""),
+        (t(r#"{"op":"health","extra":1}"#), "unknown field `extra`"),
+        (
+            t(r#"{"op":"set_port","port":1,"up":false,"force":true}"#),
+            "unknown field `force`",
+        ),
+        (t(r#"{"op":"set_port","port":"a","up":true}"#), "set_port:"),
+        (t(r#"{"op":"set_port","port":1}"#), "missing field `up`"),
+        (t(r#"{"op":"set_port","port":9,"up":false}"#), "no port 9"),
+        (
+            t(r#"{"op":"set_port","port":70000,"up":false}"#),
+            "set_port:",
+        ),
+        (t(r#"{"op":"set_port","port":-1,"up":false}"#), "set_port:"),
+        (
+            t(r#"{"op":"inject","port":0,"frames":["zz"]}"#),
+            "frames[0] is not hex",
+        ),
+        (
+            t(r#"{"op":"inject","port":0,"frames":[""]}"#),
+            "frames[0] has 0 bytes",
+        ),
+        (
+            t(r#"{"op":"inject","port":7,"frames":["00"]}"#),
+            "no port 7",
+        ),
+        (t(r#"{"op":"capture","port":70000}"#), "capture:"),
+        (
+            t(r#"{"op":"replace_tables","tables":{"name":"x"}}"#),
+            "not SwitchTables",
+        ),
+        (
+            t(r#"{"op":"replace_tables","tables":[]}"#),
+            "not SwitchTables",
+        ),
+        (t(r#"{"op":"replace_tables"}"#), "missing field `tables`"),
+    ];
+    let owned = [
+        (
+            serde_json::to_vec(&json!({"op": "replace_tables", "tables": three})).unwrap(),
+            "3 ports but the switch has 4",
+        ),
+        (
+            serde_json::to_vec(&json!({"op": "replace_tables", "tables": dangling})).unwrap(),
+            "has port 7, but ports are 0..4",
+        ),
+        (
+            serde_json::to_vec(&json!({"op": "replace_tables", "tables": flat, "now": true}))
+                .unwrap(),
+            "unknown field `now`",
+        ),
+    ];
+    for (line, _) in &owned {
+        assert!(line.len() < MAX_REQ, "case fits the request limit");
+    }
+    v.extend(owned.iter().map(|(l, w)| (l.clone(), *w)));
+    v.into_iter().map(|(l, w)| (l, w.to_string())).collect()
+}
+
+/// Every bad line on one connection of `via`: each rejected, nothing changes, the
+/// connection keeps serving.
+fn bad_lines_are_rejected(rig: &Rig, via: Via) {
+    let before = rig.state();
+    let fails = rig.auth_failures();
+    let mut c = rig.conn(via);
+    for (line, want) in bad_lines(&rig.f) {
+        let shown = String::from_utf8_lossy(&line).into_owned();
+        let mut l = line.clone();
+        l.push(b'\n');
+        c.send_raw(&l);
+        let r = c
+            .read()
+            .unwrap_or_else(|| panic!("{via:?}: no answer to {shown}"));
+        assert_eq!(r["ok"], json!(false), "{via:?}: {shown} -> {r}");
+        let e = r["error"].as_str().unwrap();
+        assert!(e.contains(&want), "{via:?}: {shown}: {e:?} lacks {want:?}");
+        rig.unchanged(&before, &format!("{via:?}: {shown}"));
+    }
+    // still serving on the same connection
+    assert_eq!(c.req(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(rig.auth_failures(), fails, "no auth failure counted");
+}
+
+/// A line just over the limit: an error, then the connection is closed.
+fn oversized_line_closes(rig: &Rig, via: Via) {
+    let before = rig.state();
+    let mut c = rig.conn(via);
+    // a set_port down padded with spaces to max_request_bytes + 1
+    let mut line = br#"{"op":"set_port","port":1,"up":false}"#.to_vec();
+    line.resize(MAX_REQ + 1, b' ');
+    line.push(b'\n');
+    c.send_raw(&line);
+    let r = c.read().expect("an error response");
+    let e = r["error"].as_str().unwrap();
+    assert!(
+        e.contains(&format!("larger than {MAX_REQ} bytes")),
+        "{via:?}: {r}"
+    );
+    assert!(
+        c.read().is_none(),
+        "{via:?}: closed after an oversized line"
+    );
+    rig.unchanged(&before, &format!("{via:?}: oversized line"));
+    // exactly the limit is served
+    let mut c = rig.conn(via);
+    let mut line = br#"{"op":"set_port","port":1,"up":true}"#.to_vec();
+    line.resize(MAX_REQ, b' ');
+    line.push(b'\n');
+    c.send_raw(&line);
+    assert_eq!(c.read().expect("answer")["ok"], json!(true), "{via:?}");
+}
+
+/// A request trickled one byte at a time, slower than the read timeout in total:
+/// a timeout error and the connection is closed; the request is never executed.
+fn trickled_request_times_out(rig: &Rig, via: Via) {
+    let before = rig.state();
+    let mut c = rig.conn(via);
+    let line = b"{\"op\":\"set_port\",\"port\":1,\"up\":false}\n";
+    let start = Instant::now();
+    let mut sent = 0;
+    for b in line {
+        // once the switch closed, writes fail; send_raw ignores that
+        c.send_raw(std::slice::from_ref(b));
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(TIMEOUT_MS / 8));
+        if start.elapsed() > Duration::from_millis(TIMEOUT_MS + TIMEOUT_MS / 4) {
+            break;
+        }
+    }
+    assert!(
+        sent < line.len(),
+        "the whole line went out before the timeout"
+    );
+    let r = c.read().expect("a timeout response");
+    assert!(
+        r["error"].as_str().unwrap().contains("read timeout"),
+        "{via:?}: {r}"
+    );
+    assert!(c.read().is_none(), "{via:?}: closed after the timeout");
+    rig.unchanged(&before, &format!("{via:?}: trickled request"));
+}
+
+#[test]
+fn hostile_requests_change_nothing_over_both_transports() {
+    let rig = Rig::start("hostile", TIMEOUT_MS);
+    for via in [Via::Unix, Via::Tcp] {
+        bad_lines_are_rejected(&rig, via);
+        oversized_line_closes(&rig, via);
+        trickled_request_times_out(&rig, via);
+    }
+    // the Unix socket takes no token
+    let before = rig.state();
+    let mut c = rig.conn(Via::Unix);
+    let r = c.req(json!({"op": "auth", "token": TOKEN}));
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("only the TCP endpoint"),
+        "{r}"
+    );
+    assert_eq!(c.req(json!({"op": "health"}))["ok"], json!(true));
+    rig.unchanged(&before, "auth on the Unix socket");
+    assert_eq!(rig.auth_failures(), 0);
+    assert_eq!(
+        rig.sw.counters()["dropped"],
+        json!(0),
+        "no garbage reached the data path"
+    );
+}
+
+/// Send `lines` on a fresh TCP connection; the last must be answered with
+/// `authentication failed` and the connection closed; one more auth failure counted.
+fn refused(rig: &Rig, what: &str, lines: &[&[u8]]) {
+    let before = rig.state();
+    let fails = rig.auth_failures();
+    let mut c = Conn::tcp(rig.tcp);
+    let (last, first) = lines.split_last().unwrap();
+    for l in first {
+        c.send_raw(l);
+        c.send_raw(b"\n");
+        let r = c.read().unwrap_or_else(|| panic!("{what}: no answer"));
+        assert_eq!(r["ok"], json!(true), "{what}: {r}");
+    }
+    c.send_raw(last);
+    c.send_raw(b"\n");
+    let r = c.read().unwrap_or_else(|| panic!("{what}: no answer"));
+    assert_eq!(
+        r,
+        json!({"ok": false, "error": "authentication failed"}),
+        "{what}"
+    );
+    assert!(c.read().is_none(), "{what}: connection closed");
+    assert_eq!(rig.auth_failures(), fails + 1, "{what}: counted once");
+    rig.unchanged(&before, what);
+}
+
+#[test]
+fn tcp_requires_the_token_first() {
+    let rig = Rig::start("auth", 5_000);
+    let good = format!(r#"{{"op":"auth","token":"{TOKEN}"}}"#);
+    let good = good.as_bytes();
+    let wrong = br#"{"op":"auth","token":"cmt-test-token-0123456789abcdeX"}"#;
+    let prefix = format!(r#"{{"op":"auth","token":"{}"}}"#, &TOKEN[..TOKEN.len() - 1]);
+    let longer = format!(r#"{{"op":"auth","token":"{TOKEN}0"}}"#);
+    let extra = format!(r#"{{"op":"auth","token":"{TOKEN}","user":"root"}}"#);
+    let oversized = format!(r#"{{"op":"auth","token":"{}"}}"#, "a".repeat(MAX_REQ));
+    let cases: Vec<(&str, Vec<&[u8]>)> = vec![
+        ("a wrong token", vec![wrong]),
+        ("a token one byte short", vec![prefix.as_bytes()]),
+        ("a token one byte longer", vec![longer.as_bytes()]),
+        ("an empty token", vec![br#"{"op":"auth","token":""}"#]),
+        (
+            "a token that is not a string",
+            vec![br#"{"op":"auth","token":7}"#],
+        ),
+        ("auth without a token", vec![br#"{"op":"auth"}"#]),
+        ("auth with an extra field", vec![extra.as_bytes()]),
+        ("auth padded oversized", vec![oversized.as_bytes()]),
+        (
+            "set_port before auth",
+            vec![br#"{"op":"set_port","port":1,"up":false}"#],
+        ),
+        ("health before auth", vec![br#"{"op":"health"}"#]),
+        ("get_tables before auth", vec![br#"{"op":"get_tables"}"#]),
+        ("garbage before auth", vec![b"\xff\xfe garbage"]),
+        ("a JSON array before auth", vec![br#"[{"op":"auth"}]"#]),
+        (
+            "a second auth with a wrong token after a good one",
+            vec![good, wrong],
+        ),
+    ];
+    for (what, lines) in &cases {
+        refused(&rig, what, lines);
+    }
+    // a good token: requests are served; a second good auth is accepted again
+    let mut c = Conn::tcp(rig.tcp);
+    assert_eq!(
+        c.req(serde_json::from_slice(good).unwrap())["ok"],
+        json!(true)
+    );
+    let h = c.req(json!({"op": "health"}));
+    assert_eq!(h["ok"], json!(true));
+    assert_eq!(h["auth_failures"], json!(cases.len()), "{h}");
+    assert_eq!(
+        c.req(serde_json::from_slice(good).unwrap())["ok"],
+        json!(true)
+    );
+    let r = c.req(json!({"op": "set_port", "port": 2, "up": false}));
+    assert_eq!(r["ok"], json!(true), "{r}");
+    assert_eq!(rig.health()["ports"][2]["admin"], json!(false));
+    let r = c.req(json!({"op": "set_port", "port": 2, "up": true}));
+    assert_eq!(r["ok"], json!(true), "{r}");
+    // the failures are in the log with the peer
+    let log = rig.sw.log();
+    assert!(
+        log.contains("management authentication failed (a wrong token)"),
+        "{log}"
+    );
+    assert!(!log.contains(TOKEN), "the token is never logged");
+}
+
+#[test]
+fn tcp_connections_beyond_the_limit_are_refused() {
+    let rig = Rig::start("limit", 10_000);
+    let limit = canopy_switch::proto::MAX_TCP_CONNS;
+    let mut open: Vec<Conn> = (0..limit).map(|_| rig.conn(Via::Tcp)).collect();
+    let mut extra = Conn::tcp(rig.tcp);
+    let r = extra.read().expect("an answer");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("too many management connections"),
+        "{r}"
+    );
+    assert!(extra.read().is_none(), "closed");
+    let h = rig.health();
+    assert_eq!(h["tcp_refused"], json!(1), "{h}");
+    // the Unix socket is not limited by TCP connections
+    assert_eq!(rig.sw.ok(json!({"op": "health"}))["ok"], json!(true));
+    // every open connection still serves
+    for c in &mut open {
+        assert_eq!(c.req(json!({"op": "get_tables"}))["ok"], json!(true));
+    }
+    // closing one frees its slot
+    drop(open.pop());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut c = Conn::tcp(rig.tcp);
+        c.send_raw(format!("{}\n", json!({"op": "auth", "token": TOKEN})).as_bytes());
+        let r = c.read().expect("an answer");
+        if r["ok"] == json!(true) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "slot never freed: {r}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_token_file_others_can_read_refuses_to_start() {
+    let dir = Dir::new(&format!("cmt{}-tokmode", std::process::id()));
+    let tok = dir.path("token");
+    let cfg = dir.path("c.toml");
+    let text = mem_config(
+        &dir,
+        4,
+        true,
+        &format!("tcp = \"127.0.0.1:0\"\ntoken_file = \"{}\"", tok.display()),
+    );
+    std::fs::write(&cfg, &text).unwrap();
+    for (body, mode, want) in [
+        (TOKEN, 0o644, "mode 0644"),
+        (TOKEN, 0o660, "mode 0660"),
+        ("", 0o600, "is empty"),
+        ("0123456789", 0o600, "10 bytes"),
+    ] {
+        write_token(&tok, body, mode);
+        for cmd in ["run", "check-config"] {
+            let (st, _, err) = run_bin(&[cmd, "--config", cfg.to_str().unwrap()]);
+            assert_eq!(st.code(), Some(2), "{cmd} {mode:o}: {err}");
+            assert!(
+                err.contains("management.token_file") && err.contains(want),
+                "{cmd}: {err:?} lacks {want:?}"
+            );
+        }
+        assert!(!dir.path("switch.sock").exists(), "nothing started");
+    }
+    write_token(&tok, TOKEN, 0o600);
+    let (st, out, err) = run_bin(&["check-config", "--config", cfg.to_str().unwrap()]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("tcp        127.0.0.1:0 (token from"), "{out}");
+    // a TCP address already in use refuses to start, naming the key
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let text = text.replace("127.0.0.1:0", &busy.local_addr().unwrap().to_string());
+    std::fs::write(&cfg, &text).unwrap();
+    let (st, _, err) = run_bin(&["run", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("management.tcp"), "{err}");
+    assert!(!dir.path("switch.sock").exists(), "socket removed again");
+}
+
+#[test]
+fn ctl_talks_to_the_tcp_endpoint_with_a_token_file() {
+    let rig = Rig::start("ctl", 5_000);
+    let dir = Dir::new(&format!("cmt{}-ctltok", std::process::id()));
+    let tok = dir.path("token");
+    write_token(&tok, TOKEN, 0o600);
+    let addr = rig.tcp.to_string();
+    let t = tok.to_str().unwrap();
+    let (st, out, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "health"]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("tables    edge-p0-e0 (sliced)"), "{out}");
+    assert!(
+        out.contains(&format!("tcp       {addr} (auth failures 0")),
+        "{out}"
+    );
+    let (st, out, err) = run_bin(&[
+        "ctl",
+        "--tcp",
+        &addr,
+        "--token-file",
+        t,
+        "port",
+        "3",
+        "down",
+    ]);
+    assert!(st.success(), "{err}");
+    assert!(out.contains("port 3 admin down"), "{out}");
+    assert_eq!(rig.health()["ports"][3]["admin"], json!(false));
+    // a wrong token: exit 1, the switch's answer, counted
+    write_token(&tok, "cmt-wrong-token-0123456789abcdef", 0o600);
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "port", "3", "up"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("authentication failed"), "{err}");
+    assert_eq!(
+        rig.health()["ports"][3]["admin"],
+        json!(false),
+        "nothing changed"
+    );
+    assert_eq!(rig.auth_failures(), 1);
+    // the client checks its token file as the switch does
+    write_token(&tok, TOKEN, 0o644);
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "health"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    assert!(err.contains("mode 0644"), "{err}");
+    // usage: --tcp needs --token-file, and not with --socket
+    let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "health"]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    let s = rig.sw.socket.to_str().unwrap();
+    let (st, _, err) = run_bin(&[
+        "ctl",
+        "--socket",
+        s,
+        "--tcp",
+        &addr,
+        "--token-file",
+        t,
+        "health",
+    ]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert_eq!(rig.auth_failures(), 1);
+}
