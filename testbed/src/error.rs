@@ -55,6 +55,9 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A switch's management endpoint could not be reached or answered nonsense.
+    #[error("management endpoint {0}")]
+    Client(#[from] canopy_switch::client::ClientError),
     /// A switch's management socket refused or failed a request.
     #[error("management socket {socket}: {detail}")]
     Mgmt {

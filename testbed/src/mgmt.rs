@@ -2,11 +2,10 @@
 //! `docs/canopy-switch.md`), with the switch's own typed responses.
 
 use crate::error::{Result, TestbedError};
+use canopy_switch::client::Endpoint;
 use canopy_switch::proto::{CountersReport, Health};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,25 +17,10 @@ fn err(socket: &Path, detail: impl std::fmt::Display) -> TestbedError {
 }
 
 /// Send one request object and return the response object (`"ok": true` checked; an
-/// `"ok": false` response becomes an error carrying the switch's message).
+/// `"ok": false` response becomes an error carrying the switch's message). The transport
+/// is the switch's own client ([`canopy_switch::client`]).
 pub fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
-    let s = UnixStream::connect(socket).map_err(|e| err(socket, format!("connect: {e}")))?;
-    s.set_read_timeout(Some(timeout))
-        .and_then(|_| s.set_write_timeout(Some(timeout)))
-        .map_err(|e| err(socket, e))?;
-    let mut line = serde_json::to_vec(req).map_err(|e| err(socket, e))?;
-    line.push(b'\n');
-    (&s).write_all(&line)
-        .map_err(|e| err(socket, format!("send: {e}")))?;
-    let mut resp = String::new();
-    BufReader::new(&s)
-        .read_line(&mut resp)
-        .map_err(|e| err(socket, format!("no response: {e}")))?;
-    if resp.is_empty() {
-        return Err(err(socket, "connection closed without a response"));
-    }
-    let v: Value =
-        serde_json::from_str(&resp).map_err(|e| err(socket, format!("malformed response: {e}")))?;
+    let v = Endpoint::Unix(socket.to_path_buf()).request(req, timeout)?;
     if v.get("ok") != Some(&Value::Bool(true)) {
         let msg = v
             .get("error")

@@ -6,6 +6,7 @@
 //! from `mem` ports. See `docs/canopy-switch.md`.
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod config;
 pub mod proto;
 pub mod server;

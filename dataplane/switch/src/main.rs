@@ -2,15 +2,14 @@
 //! one over its management socket, or check a configuration. See
 //! `docs/canopy-switch.md`.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use canopy_switch::client::Endpoint;
 use canopy_switch::config::{Config, PortSpec, TablesSource};
 use canopy_switch::proto::{self, CountersReport, Health};
 use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::os::unix::net::UnixStream;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -311,82 +310,6 @@ fn check_config(path: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where `ctl` sends its request.
-enum Endpoint {
-    /// The Unix socket.
-    Unix(PathBuf),
-    /// The TCP endpoint and the token.
-    Tcp(String, Vec<u8>),
-}
-
-/// Send `line` and read one response line.
-fn exchange<S: Read + Write>(
-    w: &mut S,
-    r: &mut BufReader<impl Read>,
-    req: &Value,
-) -> Result<Value> {
-    let mut line = serde_json::to_vec(req)?;
-    line.push(b'\n');
-    w.write_all(&line).context("cannot send the request")?;
-    let mut resp = String::new();
-    r.read_line(&mut resp).context("no response")?;
-    if resp.is_empty() {
-        bail!("the switch closed the connection without a response");
-    }
-    serde_json::from_str(&resp).with_context(|| format!("malformed response: {resp}"))
-}
-
-fn request(to: &Endpoint, req: &Value, timeout: Duration) -> Result<Value> {
-    match to {
-        Endpoint::Unix(socket) => {
-            let mut s = UnixStream::connect(socket)
-                .with_context(|| format!("cannot connect to {}", socket.display()))?;
-            s.set_read_timeout(Some(timeout))?;
-            s.set_write_timeout(Some(timeout))?;
-            let mut r = BufReader::new(s.try_clone()?);
-            exchange(&mut s, &mut r, req)
-        }
-        Endpoint::Tcp(addr, token) => {
-            let addrs: Vec<_> = addr
-                .to_socket_addrs()
-                .with_context(|| format!("--tcp {addr}: not HOST:PORT"))?
-                .collect();
-            let mut last = None;
-            let mut conn = None;
-            for a in &addrs {
-                match TcpStream::connect_timeout(a, timeout) {
-                    Ok(s) => {
-                        conn = Some(s);
-                        break;
-                    }
-                    Err(e) => last = Some(e),
-                }
-            }
-            let Some(mut s) = conn else {
-                return Err(match last {
-                    Some(e) => anyhow::Error::new(e),
-                    None => anyhow::anyhow!("no address"),
-                })
-                .with_context(|| format!("cannot connect to {addr}"));
-            };
-            s.set_read_timeout(Some(timeout))?;
-            s.set_write_timeout(Some(timeout))?;
-            let mut r = BufReader::new(s.try_clone()?);
-            let token = String::from_utf8_lossy(token);
-            let a = exchange(&mut s, &mut r, &json!({"op": "auth", "token": token}))?;
-            if a.get("ok").and_then(Value::as_bool) != Some(true) {
-                bail!(
-                    "{addr}: {} (is --token-file the switch's token?)",
-                    a.get("error")
-                        .and_then(Value::as_str)
-                        .unwrap_or("auth refused")
-                );
-            }
-            exchange(&mut s, &mut r, req)
-        }
-    }
-}
-
 fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {
     let req = match &cmd {
         CtlCmd::Health => json!({"op": "health"}),
@@ -413,7 +336,7 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
         CtlCmd::Inject { port, frames } => json!({"op": "inject", "port": port, "frames": frames}),
         CtlCmd::Capture { port, max } => json!({"op": "capture", "port": port, "max": max}),
     };
-    let resp = request(to, &req, timeout)?;
+    let resp = to.request(&req, timeout)?;
     let ok = resp.get("ok").and_then(Value::as_bool) == Some(true);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&resp)?);
