@@ -510,17 +510,6 @@ impl PrefixRepr {
     }
 }
 
-/// A copy of `header` (a complete Canopy header: prefix + body, with or without a
-/// measurement block) carrying the measurement block `m`: FLAG_MEAS is set, HdrLen grows
-/// by 16 bytes when the block was absent, and the body is unchanged. The traffic
-/// generator builds its frames with this from the headers `canopyctl header` gives.
-pub fn with_meas(header: &[u8], m: Measurement) -> Result<Vec<u8>> {
-    let h = Header::new_checked(header)?;
-    let mut p = PrefixRepr::parse(&h);
-    p.meas = Some(m);
-    p.to_vec(h.body())
-}
-
 /// Build a complete Ethernet frame around a Canopy header and payload, padded to the
 /// Ethernet minimum. Control plane, traffic generator and tests use this.
 pub fn ethernet_frame(dst: [u8; 6], src: [u8; 6], canopy: &[u8], payload: &[u8]) -> Vec<u8> {
@@ -552,29 +541,6 @@ mod tests {
             }),
         };
         p.to_vec(&[0u8; 16]).unwrap()
-    }
-
-    #[test]
-    fn with_meas_adds_or_replaces_the_block() {
-        let m = Measurement {
-            seq: 7,
-            timestamp_ns: 0x0102_0304_0506_0708,
-        };
-        let plain = sample_prefix(false);
-        let with = with_meas(&plain, m).unwrap();
-        assert_eq!(with, sample_prefix(true));
-        let h = Header::new_checked(&with[..]).unwrap();
-        assert_eq!(h.meas(), Some(m));
-        assert_eq!(h.body(), Header::new_checked(&plain[..]).unwrap().body());
-        // replacing keeps the length
-        let m2 = Measurement {
-            seq: 9,
-            timestamp_ns: 1,
-        };
-        let again = with_meas(&with, m2).unwrap();
-        assert_eq!(again.len(), with.len());
-        assert_eq!(Header::new_checked(&again[..]).unwrap().meas(), Some(m2));
-        assert!(with_meas(&plain[..4], m).is_err());
     }
 
     #[test]
