@@ -95,19 +95,36 @@ pub fn set_timer_slack_ns(ns: u64) -> bool {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) == 0 }
 }
 
-/// Block until one of `fds` is readable (or has an error pending) or `timeout_ms`
-/// passes. Returns the number of ready descriptors (0 on timeout or error).
-pub fn poll_readable(fds: &[std::os::fd::RawFd], timeout_ms: i32) -> usize {
-    let mut p: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    // SAFETY: `p` is a valid, initialised array of `p.len()` pollfd structs that lives
-    // across the call; poll only writes their `revents`.
-    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
-    usize::try_from(r).unwrap_or(0)
+/// A set of descriptors to wait on for input, built once and reused for every wait (no
+/// allocation per `poll`).
+pub struct PollSet(Vec<libc::pollfd>);
+
+impl PollSet {
+    /// Wait for input on `fds`.
+    pub fn new(fds: &[std::os::fd::RawFd]) -> PollSet {
+        PollSet(
+            fds.iter()
+                .map(|&fd| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect(),
+        )
+    }
+
+    /// Block until one descriptor is readable (or has an error pending) or `timeout_ms`
+    /// passes. Returns the number of ready descriptors (0 on timeout or error).
+    pub fn wait(&mut self, timeout_ms: i32) -> usize {
+        // SAFETY: `self.0` is a valid, initialised array of `len` pollfd structs that
+        // lives across the call; poll only writes their `revents`.
+        let r = unsafe {
+            libc::poll(
+                self.0.as_mut_ptr(),
+                self.0.len() as libc::nfds_t,
+                timeout_ms,
+            )
+        };
+        usize::try_from(r).unwrap_or(0)
+    }
 }

@@ -220,6 +220,7 @@ fn receive(
     busy: bool,
 ) {
     let fds: Vec<std::os::fd::RawFd> = ports.iter().map(|(_, p)| p.fd()).collect();
+    let mut poll = sys::PollSet::new(&fds);
     let mut idle = 0u32;
     let mut last = false;
     loop {
@@ -247,7 +248,7 @@ fn receive(
             idle += 1;
             std::hint::spin_loop();
         } else {
-            sys::poll_readable(&fds, 1);
+            poll.wait(1);
         }
     }
 }
