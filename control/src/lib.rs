@@ -4,7 +4,9 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod daemon;
 pub mod kinds;
+pub mod mgmt;
 pub mod oracle;
 pub mod sim;
 pub mod spec;

@@ -6,9 +6,12 @@
 //! from `mem` ports. See `docs/canopy-switch.md`.
 #![warn(missing_docs)]
 
-pub mod client;
 pub mod config;
-pub mod proto;
 pub mod server;
 pub mod sys;
 pub mod tables;
+
+/// The management client, shared with `canopyd` (defined in `canopy-control`).
+pub use canopy_control::mgmt::client;
+/// The management protocol types, shared with `canopyd` (defined in `canopy-control`).
+pub use canopy_control::mgmt::proto;
