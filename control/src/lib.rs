@@ -10,6 +10,7 @@ pub mod mgmt;
 pub mod oracle;
 pub mod sim;
 pub mod spec;
+pub mod sys;
 pub mod topology;
 
 pub use kinds::{KindError, TableSummary};

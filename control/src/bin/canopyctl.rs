@@ -184,6 +184,47 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Talk to a running `canopyd`: status of every switch and port, counters, push
+    /// tables again, set a port down or up (fault drills). Exit status 1 when the
+    /// daemon answers with an error or cannot be reached.
+    Fabric {
+        /// canopyd's control socket (`[daemon] control`).
+        #[arg(long, default_value = canopy_control::daemon::config::DEFAULT_CONTROL)]
+        daemon: std::path::PathBuf,
+        /// Print the daemon's JSON answer instead of the text view.
+        #[arg(long)]
+        json: bool,
+        #[command(subcommand)]
+        cmd: FabricCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum FabricCmd {
+    /// Every switch (up, tables current, pid, pushes, pruned ports) and every port
+    /// that is down or pruned; the pruning warnings.
+    Status,
+    /// Counters of one switch or of all (the switches' own, as last polled).
+    Counters {
+        /// Switch name (default: every switch).
+        switch: Option<String>,
+    },
+    /// Push the wanted tables again to one switch or to all.
+    Push {
+        /// Switch name (default: every switch).
+        switch: Option<String>,
+    },
+    /// Set a port down (the fabric is pruned around it first, then the port goes
+    /// down) or up (the port comes up, then the fabric uses it again).
+    Port {
+        /// Switch name.
+        switch: String,
+        /// Port number.
+        port: u16,
+        /// `up` or `down`.
+        #[arg(value_parser = ["up", "down"])]
+        state: String,
+    },
 }
 
 /// `--seconds`: a number of seconds from 0.01 to 3600.
@@ -253,6 +294,7 @@ fn main() -> Result<()> {
         t0: Instant::now(),
     };
     match cli.cmd {
+        Cmd::Fabric { daemon, json, cmd } => return fabric(&daemon, json, cmd),
         Cmd::Families => {
             for (name, what, example) in topology::FAMILIES {
                 outln!(
@@ -617,6 +659,80 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
     for n in &s.notes {
         outln!("note            {n}");
     }
+}
+
+/// `canopyctl fabric ...`: one request to canopyd's control socket.
+fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
+    use canopy_control::daemon::control::{PushResult, SwitchCounters};
+    use canopy_control::daemon::snapshot::FabricSnapshot;
+    use canopy_control::mgmt::client::Endpoint;
+    use serde_json::{json, Value};
+    let req = match &cmd {
+        FabricCmd::Status => json!({"op": "status"}),
+        FabricCmd::Counters { switch } => json!({"op": "counters", "switch": switch}),
+        FabricCmd::Push { switch } => json!({"op": "push", "switch": switch}),
+        FabricCmd::Port {
+            switch,
+            port,
+            state,
+        } => json!({"op": "set_port", "switch": switch, "port": port, "up": state == "up"}),
+    };
+    let ep = Endpoint::Unix(socket.to_path_buf());
+    let v = ep
+        .request(&req, Duration::from_secs(90))
+        .with_context(|| "is canopyd running? (--daemon gives its control socket)".to_string())?;
+    let ok = v.get("ok").and_then(Value::as_bool) == Some(true);
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        match cmd {
+            FabricCmd::Status if ok => {
+                let s: FabricSnapshot = serde_json::from_value(v["snapshot"].clone())
+                    .context("status answer is malformed")?;
+                let w: Vec<String> =
+                    serde_json::from_value(v["warnings"].clone()).unwrap_or_default();
+                out!("{}", canopy_control::daemon::view::format_status(&s, &w));
+            }
+            FabricCmd::Counters { .. } if ok => {
+                let c: Vec<SwitchCounters> = serde_json::from_value(v["switches"].clone())
+                    .context("counters answer is malformed")?;
+                for s in c {
+                    match (&s.counters, s.up) {
+                        (Some(c), true) => out!(
+                            "== {}\n{}",
+                            s.switch,
+                            canopy_control::mgmt::proto::format_counters(c)
+                        ),
+                        _ => outln!("== {}\n(down: no counters)", s.switch),
+                    }
+                }
+            }
+            FabricCmd::Push { .. } => {
+                let r: Vec<PushResult> =
+                    serde_json::from_value(v["results"].clone()).unwrap_or_default();
+                for p in &r {
+                    match &p.error {
+                        None => outln!("{:<16} pushed", p.switch),
+                        Some(e) => outln!("{:<16} FAILED: {e}", p.switch),
+                    }
+                }
+                if r.is_empty() && ok {
+                    outln!("nothing to push (no switch is up)");
+                }
+            }
+            FabricCmd::Port { .. } if ok => {
+                outln!("{}", v["message"].as_str().unwrap_or("done"));
+            }
+            _ => {}
+        }
+    }
+    if !ok {
+        bail!(
+            "canopyd: {}",
+            v.get("error").and_then(Value::as_str).unwrap_or("error")
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

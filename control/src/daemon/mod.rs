@@ -3,4 +3,9 @@
 //! management endpoint, keeps them current across restarts and failures, and serves
 //! Prometheus metrics and a control socket for `canopyctl fabric`.
 
+pub mod config;
+pub mod control;
+pub mod prune;
+pub mod run;
 pub mod snapshot;
+pub mod view;

@@ -1,9 +1,4 @@
-//! The one piece of FFI the switch needs: the process umask, so the management socket
-//! is created with mode 0600 by `bind` itself (no window where it is wider).
+//! The process umask around `bind`, so the management socket is created 0600 (the
+//! FFI itself lives in `canopy_control::sys`, shared with `canopyd`).
 
-/// Set the process umask and return the previous one.
-pub fn umask(mask: u32) -> u32 {
-    // SAFETY: umask(2) only swaps the process's file-mode creation mask; it cannot fail
-    // and touches no memory of ours.
-    unsafe { libc::umask(mask as libc::mode_t) as u32 }
-}
+pub use canopy_control::sys::umask;

@@ -1,0 +1,535 @@
+//! The `canopyd` configuration (`docs/canopyd.md`): the fabric as the daemon sees it —
+//! topology, header kind, and where every switch's management endpoint is. Parsed with
+//! `deny_unknown_fields`, then checked as a whole against the topology; every error
+//! names the file, the key and, where known, the line.
+
+use crate::mgmt::client::Endpoint;
+use crate::topology::{self, Topology};
+use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::Kind;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use thiserror::Error;
+use toml::Spanned;
+
+/// Default address of `/metrics`, `/healthz`, `/readyz`.
+pub const DEFAULT_METRICS: &str = "127.0.0.1:9464";
+/// Default control socket of `canopyctl fabric`.
+pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
+/// Longest fabric name.
+pub const MAX_NAME: usize = 32;
+/// Shortest token file a TCP endpoint accepts (the switch's own rule).
+pub const MIN_TOKEN: usize = 16;
+
+/// A configuration that cannot be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not valid TOML, or a key that does not belong (the parser's message carries the
+    /// line and column).
+    #[error("{file}: {detail}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The parser's message.
+        detail: String,
+    },
+    /// A value that does not fit.
+    #[error("{file}: {key}: {what}{}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        file: String,
+        /// The key (`daemon.probe_interval_ms`, `switch[2].name`, ...).
+        key: String,
+        /// The line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+fn d_probe_interval() -> u64 {
+    100
+}
+fn d_probe_timeout() -> u64 {
+    250
+}
+fn d_missed() -> u32 {
+    3
+}
+fn d_counters() -> u64 {
+    1000
+}
+fn d_metrics() -> String {
+    DEFAULT_METRICS.into()
+}
+fn d_control() -> PathBuf {
+    DEFAULT_CONTROL.into()
+}
+fn d_verify() -> u64 {
+    5000
+}
+
+/// `[daemon]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDaemon {
+    /// `/metrics` address, or `off`.
+    #[serde(default = "d_metrics")]
+    pub metrics: String,
+    /// Control socket path.
+    #[serde(default = "d_control")]
+    pub control: PathBuf,
+    /// Health probe interval per switch.
+    #[serde(default = "d_probe_interval")]
+    pub probe_interval_ms: u64,
+    /// Probe timeout.
+    #[serde(default = "d_probe_timeout")]
+    pub probe_timeout_ms: u64,
+    /// Misses in a row before a switch is declared down.
+    #[serde(default = "d_missed")]
+    pub missed_probes: u32,
+    /// Counters poll interval.
+    #[serde(default = "d_counters")]
+    pub counters_interval_ms: u64,
+    /// How often the tables a switch runs are read back and compared with the
+    /// daemon's (catches a `replace_tables` behind the daemon's back).
+    #[serde(default = "d_verify")]
+    pub verify_interval_ms: u64,
+}
+
+impl Default for RawDaemon {
+    fn default() -> Self {
+        RawDaemon {
+            metrics: d_metrics(),
+            control: d_control(),
+            probe_interval_ms: d_probe_interval(),
+            probe_timeout_ms: d_probe_timeout(),
+            missed_probes: d_missed(),
+            counters_interval_ms: d_counters(),
+            verify_interval_ms: d_verify(),
+        }
+    }
+}
+
+/// An endpoint as written: `socket`, or `tcp` with `token_file`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEndpoint {
+    /// Unix socket path (`{name}`, `{index}` substituted).
+    pub socket: Option<String>,
+    /// TCP `HOST:PORT` (`{name}`, `{index}` substituted).
+    pub tcp: Option<String>,
+    /// Token file for `tcp`.
+    pub token_file: Option<PathBuf>,
+}
+
+/// `[[switch]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSwitch {
+    /// Switch name in the topology.
+    pub name: Spanned<String>,
+    /// Unix socket path.
+    pub socket: Option<String>,
+    /// TCP `HOST:PORT`.
+    pub tcp: Option<String>,
+    /// Token file for `tcp`.
+    pub token_file: Option<PathBuf>,
+}
+
+/// The file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// Fabric name.
+    pub name: Spanned<String>,
+    /// Topology spec.
+    pub topology: Spanned<String>,
+    /// Header kind.
+    pub kind: Spanned<String>,
+    /// Daemon settings.
+    #[serde(default)]
+    pub daemon: RawDaemon,
+    /// Default endpoint of every switch.
+    #[serde(default)]
+    pub switches: RawEndpoint,
+    /// Per-switch endpoints.
+    #[serde(default)]
+    pub switch: Vec<RawSwitch>,
+}
+
+/// A validated configuration with its topology and base tables computed.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file it came from (for messages).
+    pub file: String,
+    /// Fabric name.
+    pub name: String,
+    /// Topology spec.
+    pub spec: String,
+    /// Header kind.
+    pub kind: Kind,
+    /// The topology.
+    pub topology: Topology,
+    /// Every switch's tables without faults (index = switch index), the same as
+    /// `canopyctl tables SPEC --kind KIND --switch NAME`.
+    pub base: Vec<SwitchTables>,
+    /// Endpoint per switch (index = switch index).
+    pub endpoints: Vec<Endpoint>,
+    /// `/metrics` address (None: off).
+    pub metrics: Option<String>,
+    /// Control socket.
+    pub control: PathBuf,
+    /// Probe interval.
+    pub probe_interval: Duration,
+    /// Probe timeout.
+    pub probe_timeout: Duration,
+    /// Misses in a row before a switch is down.
+    pub missed_probes: u32,
+    /// Counters poll interval.
+    pub counters_interval: Duration,
+    /// Read-back interval of the tables.
+    pub verify_interval: Duration,
+}
+
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+fn subst(s: &str, name: &str, index: usize) -> String {
+    s.replace("{name}", name)
+        .replace("{index}", &index.to_string())
+}
+
+impl Config {
+    /// Read and validate a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        Config::parse(&file, &text, path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// Validate `text` (relative paths are resolved against `dir`).
+    pub fn parse(file: &str, text: &str, dir: &Path) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            file: file.into(),
+            detail: e.to_string().trim_end().replace('\n', " "),
+        })?;
+        let bad = |key: &str, at: Option<usize>, what: String| ConfigError::Invalid {
+            file: file.into(),
+            key: key.into(),
+            line: at.map(|a| line_of(text, a)),
+            what,
+        };
+        let name = raw.name.get_ref().clone();
+        if name.is_empty()
+            || name.len() > MAX_NAME
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(bad(
+                "name",
+                Some(raw.name.span().start),
+                format!("{name:?}: 1 to {MAX_NAME} characters of a-z, 0-9 and -"),
+            ));
+        }
+        let spec = raw.topology.get_ref().clone();
+        let topology = topology::build_str(&spec).map_err(|e| {
+            bad(
+                "topology",
+                Some(raw.topology.span().start),
+                format!("{spec:?}: {e}"),
+            )
+        })?;
+        let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
+            bad(
+                "kind",
+                Some(raw.kind.span().start),
+                format!("{:?}: one of sliced, path-id, transit", raw.kind.get_ref()),
+            )
+        })?;
+        let base = crate::kinds::tables(&topology, kind).map_err(|e| {
+            bad(
+                "kind",
+                Some(raw.kind.span().start),
+                format!("{} tables for {spec:?}: {e}", kind.name()),
+            )
+        })?;
+        let d = &raw.daemon;
+        let ms = |key: &str, v: u64, lo: u64, hi: u64| -> Result<Duration, ConfigError> {
+            if !(lo..=hi).contains(&v) {
+                return Err(bad(
+                    &format!("daemon.{key}"),
+                    None,
+                    format!("{v} is outside {lo}..={hi}"),
+                ));
+            }
+            Ok(Duration::from_millis(v))
+        };
+        let probe_interval = ms("probe_interval_ms", d.probe_interval_ms, 10, 60_000)?;
+        let probe_timeout = ms("probe_timeout_ms", d.probe_timeout_ms, 10, 60_000)?;
+        let counters_interval = ms("counters_interval_ms", d.counters_interval_ms, 100, 600_000)?;
+        let verify_interval = ms("verify_interval_ms", d.verify_interval_ms, 100, 3_600_000)?;
+        if !(1..=100).contains(&d.missed_probes) {
+            return Err(bad(
+                "daemon.missed_probes",
+                None,
+                format!("{} is outside 1..=100", d.missed_probes),
+            ));
+        }
+        let metrics = match d.metrics.as_str() {
+            "off" => None,
+            a => {
+                if a.parse::<std::net::SocketAddr>().is_err() {
+                    return Err(bad(
+                        "daemon.metrics",
+                        None,
+                        format!("{a:?}: an IP:PORT address (e.g. {DEFAULT_METRICS}) or \"off\""),
+                    ));
+                }
+                Some(a.to_string())
+            }
+        };
+        if d.control.as_os_str().is_empty() {
+            return Err(bad("daemon.control", None, "an empty path".into()));
+        }
+        let control = dir.join(&d.control);
+
+        // endpoints: per-switch entries over the default
+        let index: BTreeMap<&str, usize> = topology
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.as_str(), i))
+            .collect();
+        let mut per: Vec<Option<(RawEndpoint, String)>> = vec![None; topology.switches.len()];
+        for (k, s) in raw.switch.iter().enumerate() {
+            let key = format!("switch[{k}]");
+            let at = Some(s.name.span().start);
+            let n = s.name.get_ref();
+            let i = *index.get(n.as_str()).ok_or_else(|| {
+                let some: Vec<&str> = index.keys().take(6).copied().collect();
+                bad(
+                    &format!("{key}.name"),
+                    at,
+                    format!(
+                        "no switch named {n:?} in {spec:?} (e.g. {}; `canopyctl topo '{spec}' --list` lists them)",
+                        some.join(", ")
+                    ),
+                )
+            })?;
+            if per[i].is_some() {
+                return Err(bad(
+                    &format!("{key}.name"),
+                    at,
+                    format!("{n:?} is listed twice"),
+                ));
+            }
+            per[i] = Some((
+                RawEndpoint {
+                    socket: s.socket.clone(),
+                    tcp: s.tcp.clone(),
+                    token_file: s.token_file.clone(),
+                },
+                key,
+            ));
+        }
+        let mut endpoints = Vec::with_capacity(topology.switches.len());
+        for (i, sw) in topology.switches.iter().enumerate() {
+            let (ep, key) = per[i]
+                .clone()
+                .unwrap_or_else(|| (raw.switches.clone(), "switches".to_string()));
+            let e = match (&ep.socket, &ep.tcp) {
+                (Some(_), Some(_)) => {
+                    return Err(bad(&key, None, "give either socket or tcp, not both".into()))
+                }
+                (None, None) => {
+                    return Err(bad(
+                        &key,
+                        None,
+                        format!(
+                            "no endpoint for switch {:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file), or a [[switch]] entry",
+                            sw.name
+                        ),
+                    ))
+                }
+                (Some(p), None) => {
+                    if ep.token_file.is_some() {
+                        return Err(bad(
+                            &format!("{key}.token_file"),
+                            None,
+                            "a token is for tcp endpoints; the Unix socket is private by its mode".into(),
+                        ));
+                    }
+                    Endpoint::Unix(dir.join(subst(p, &sw.name, i)))
+                }
+                (None, Some(a)) => {
+                    let Some(tf) = &ep.token_file else {
+                        return Err(bad(
+                            &format!("{key}.token_file"),
+                            None,
+                            "a tcp endpoint needs token_file (the switch's [management] token_file)".into(),
+                        ));
+                    };
+                    let tf = dir.join(tf);
+                    let token = read_token(&tf).map_err(|w| bad(&format!("{key}.token_file"), None, w))?;
+                    Endpoint::Tcp(subst(a, &sw.name, i), token)
+                }
+            };
+            endpoints.push(e);
+        }
+        Ok(Config {
+            file: file.into(),
+            name,
+            spec,
+            kind,
+            topology,
+            base,
+            endpoints,
+            metrics,
+            control,
+            probe_interval,
+            probe_timeout,
+            missed_probes: d.missed_probes,
+            counters_interval,
+            verify_interval,
+        })
+    }
+
+    /// One line per setting, for `canopyd --check`.
+    pub fn summary(&self) -> String {
+        let ports: usize = self.base.iter().map(|t| t.ports.len()).sum();
+        format!(
+            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nfirst endpoint {}",
+            self.name,
+            self.spec,
+            self.kind.name(),
+            self.topology.switches.len(),
+            ports,
+            self.topology.hosts.len(),
+            self.metrics.as_deref().unwrap_or("off"),
+            self.control.display(),
+            self.probe_interval.as_millis(),
+            self.probe_timeout.as_millis(),
+            self.missed_probes,
+            self.counters_interval.as_millis(),
+            self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
+        )
+    }
+}
+
+/// Read a token file the way the switch does: trimmed, at least [`MIN_TOKEN`] bytes.
+pub fn read_token(path: &Path) -> Result<Vec<u8>, String> {
+    let raw = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let t = raw.trim_ascii().to_vec();
+    if t.len() < MIN_TOKEN {
+        return Err(format!(
+            "{}: the token has {} bytes; at least {MIN_TOKEN}",
+            path.display(),
+            t.len()
+        ));
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "name = \"lab\"\ntopology = \"fat-tree:k=4\"\nkind = \"sliced\"\n[switches]\nsocket = \"/run/x/{name}.sock\"\n";
+
+    fn parse(t: &str) -> Result<Config, ConfigError> {
+        Config::parse("c.toml", t, Path::new("/etc"))
+    }
+
+    #[test]
+    fn good_config_gives_every_endpoint_and_tables() {
+        let c = parse(GOOD).unwrap();
+        assert_eq!(c.endpoints.len(), 20);
+        assert_eq!(c.base.len(), 20);
+        assert_eq!(
+            c.endpoints[0],
+            Endpoint::Unix(format!("/run/x/{}.sock", c.topology.switches[0].name).into())
+        );
+        assert_eq!(c.metrics.as_deref(), Some(DEFAULT_METRICS));
+        assert_eq!(c.probe_interval, Duration::from_millis(100));
+        assert!(c.summary().contains("20 switches"));
+    }
+
+    #[test]
+    fn overrides_and_errors_name_the_key_and_line() {
+        let dir = std::env::temp_dir().join(format!("canopyd-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tok"), "0123456789abcdef0123\n").unwrap();
+        let t = format!(
+            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
+            dir.join("tok").display()
+        );
+        let c = parse(&t).unwrap();
+        let i = c
+            .topology
+            .switches
+            .iter()
+            .position(|s| s.name == "core-c0")
+            .unwrap();
+        assert_eq!(
+            c.endpoints[i],
+            Endpoint::Tcp("10.0.0.9:7000".into(), b"0123456789abcdef0123".to_vec())
+        );
+        std::fs::write(dir.join("tok"), "short").unwrap();
+        let e = parse(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("switch[0].token_file") && e.contains("at least 16"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let e = parse(&format!(
+            "{GOOD}[[switch]]\nname = \"nope\"\nsocket = \"/x\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("switch[0].name") && e.contains("line 7"), "{e}");
+        let e = parse(&GOOD.replace("sliced", "slicd"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("kind") && e.contains("line 3"), "{e}");
+        let e = parse(&format!("{GOOD}[daemon]\nprobe_interval_ms = 1\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("daemon.probe_interval_ms"), "{e}");
+        let e = parse(&format!("{GOOD}[daemon]\nmetrics = \"localhost\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("daemon.metrics"), "{e}");
+        let e = parse(&format!("{GOOD}bogus = 1\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let e = parse("name = \"lab\"\ntopology = \"fat-tree:k=4\"\nkind = \"sliced\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no endpoint for switch"), "{e}");
+        let e = parse(&GOOD.replace("\"lab\"", "\"Lab!\""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("name") && e.contains("line 1"), "{e}");
+        let e = parse(&GOOD.replace("k=4", "k=3")).unwrap_err().to_string();
+        assert!(e.contains("topology"), "{e}");
+    }
+}

@@ -1,0 +1,797 @@
+//! The daemon's loops (`docs/canopyd.md`):
+//!
+//! * one **prober** thread per switch sends `health` every probe interval (and
+//!   `counters`, and now and then `get_tables`) and records what it sees; it wakes the
+//!   planner only when something changed (a switch came or went, a new pid, a port's
+//!   link or admin state, tables lost or replaced behind the daemon's back);
+//! * one **planner** thread turns what the probers saw into faults, prunes the base
+//!   tables ([`super::prune`]), and pushes every switch whose tables are not the
+//!   wanted ones — restarted switches first, so that their neighbours are only
+//!   restored once they can forward;
+//! * the control socket ([`super::control`]) and `/metrics` read snapshots.
+//!
+//! The planner does nothing until every switch has answered once or been declared
+//! down: a daemon that starts (or restarts) beside a running fabric must not push
+//! tables that ignore a fault it has not seen yet. A switch that already runs the
+//! wanted tables is not pushed again (a restarted daemon takes over silently).
+
+use super::config::Config;
+use super::prune::{prune, Faults};
+use super::snapshot::{
+    FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
+};
+use crate::mgmt::client::{ClientError, Endpoint};
+use crate::mgmt::proto::{CountersReport, Health};
+use canopy_dataplane::table::SwitchTables;
+use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tracing::{debug, info, warn};
+
+/// Longest a table push may take (large tables over TCP).
+const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
+/// The planner re-checks at least this often.
+const PLAN_TICK: Duration = Duration::from_millis(500);
+
+/// A request to the planner (from the control socket).
+pub enum Command {
+    /// Push the wanted tables again (one switch, or all), and answer per switch.
+    Push {
+        /// Switch index, or every switch.
+        switch: Option<usize>,
+        /// Where the answer goes.
+        reply: Sender<Vec<(String, Result<(), String>)>>,
+    },
+    /// Set a port down (drained first: the fabric is pruned around it, then the port
+    /// goes down) or up (up first, then restored).
+    SetPort {
+        /// Switch index.
+        switch: usize,
+        /// Port.
+        port: u16,
+        /// Up or down.
+        up: bool,
+        /// Where the answer goes.
+        reply: Sender<Result<String, String>>,
+    },
+}
+
+enum Event {
+    Changed,
+    Cmd(Command),
+}
+
+/// What the daemon keeps per switch.
+struct Sw {
+    up: bool,
+    /// Has answered or been declared down at least once.
+    settled: bool,
+    misses: u32,
+    last_error: Option<String>,
+    health: Option<Health>,
+    counters: Option<CountersReport>,
+    /// (pid, generation) of the last successful push.
+    pushed: Option<(u32, u64)>,
+    /// Generation of the wanted tables.
+    gen: u64,
+    /// The pid the last push or read-back was for; a new one is a restart.
+    pid: Option<u32>,
+    admin_down: BTreeSet<u16>,
+    /// Ports the switch reports down (link or admin), from the last health.
+    ports_down: BTreeSet<u16>,
+    pushes: u64,
+    push_failures: u64,
+    down_events: u64,
+    restarts: u64,
+    probe_rtt: HistogramSnapshot,
+    /// Read back and compare the tables at the next probe.
+    verify: bool,
+    /// The tables read back at first contact with a pid (adopted without a push when
+    /// they are the wanted ones).
+    seen: Option<(u32, SwitchTables)>,
+}
+
+impl Sw {
+    fn new() -> Self {
+        Sw {
+            up: false,
+            settled: false,
+            misses: 0,
+            last_error: None,
+            health: None,
+            counters: None,
+            pushed: None,
+            gen: 1,
+            pid: None,
+            admin_down: BTreeSet::new(),
+            ports_down: BTreeSet::new(),
+            pushes: 0,
+            push_failures: 0,
+            down_events: 0,
+            restarts: 0,
+            probe_rtt: HistogramSnapshot::new(PROBE_BUCKETS),
+            verify: true,
+            seen: None,
+        }
+    }
+
+    fn current(&self) -> bool {
+        self.up && self.pid.is_some() && self.pushed == self.pid.map(|p| (p, self.gen))
+    }
+}
+
+struct State {
+    sw: Vec<Sw>,
+    wanted: Vec<SwitchTables>,
+    pruned: Vec<Vec<u16>>,
+    faults: Option<Faults>,
+    warnings: Vec<String>,
+    traffic: Option<TrafficSnapshot>,
+}
+
+struct Shared {
+    cfg: Config,
+    state: Mutex<State>,
+    events: Sender<Event>,
+    stop: AtomicBool,
+    started: Instant,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A running daemon: its probers and planner. Stops (and joins) on [`Daemon::stop`]
+/// or drop.
+pub struct Daemon {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// A cheap handle to read snapshots and send commands (for the HTTP and control
+/// servers).
+#[derive(Clone)]
+pub struct DaemonHandle {
+    shared: Arc<Shared>,
+}
+
+impl Daemon {
+    /// Start probing and planning for `cfg`.
+    pub fn start(cfg: Config) -> std::io::Result<Daemon> {
+        let (tx, rx) = unbounded();
+        let n = cfg.topology.switches.len();
+        let wanted = cfg.base.clone();
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                sw: (0..n).map(|_| Sw::new()).collect(),
+                wanted,
+                pruned: vec![vec![]; n],
+                faults: None,
+                warnings: vec![],
+                traffic: None,
+            }),
+            cfg,
+            events: tx,
+            stop: AtomicBool::new(false),
+            started: Instant::now(),
+        });
+        let mut threads = Vec::with_capacity(n + 1);
+        for i in 0..n {
+            let sh = shared.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("probe-{i}"))
+                    .spawn(move || prober(sh, i))?,
+            );
+        }
+        let sh = shared.clone();
+        threads.push(
+            std::thread::Builder::new()
+                .name("planner".into())
+                .spawn(move || planner(sh, rx))?,
+        );
+        info!(
+            fabric = %shared.cfg.name,
+            switches = n,
+            "canopyd started: probing every {} ms",
+            shared.cfg.probe_interval.as_millis()
+        );
+        Ok(Daemon { shared, threads })
+    }
+
+    /// A handle for servers.
+    pub fn handle(&self) -> DaemonHandle {
+        DaemonHandle {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Stop every thread and wait for them.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        let _ = self.shared.events.send(Event::Changed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl DaemonHandle {
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.shared.cfg
+    }
+
+    /// Whether the daemon's loops still run (for `/healthz`).
+    pub fn running(&self) -> bool {
+        !self.shared.stop.load(Ordering::Acquire)
+    }
+
+    /// Everything the daemon knows now.
+    pub fn snapshot(&self) -> FabricSnapshot {
+        let cfg = &self.shared.cfg;
+        let st = self.shared.lock();
+        let switches: Vec<SwitchSnapshot> = st
+            .sw
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SwitchSnapshot {
+                name: cfg.topology.switches[i].name.clone(),
+                endpoint: cfg.endpoints[i].to_string(),
+                up: s.up,
+                last_error: s.last_error.clone(),
+                health: s.health.clone(),
+                counters: s.counters.clone(),
+                pruned_ports: st.pruned[i].clone(),
+                admin_down: s.admin_down.iter().copied().collect(),
+                tables_current: s.current(),
+                pushes_total: s.pushes,
+                push_failures_total: s.push_failures,
+                down_events_total: s.down_events,
+                restarts_total: s.restarts,
+                probe_rtt: s.probe_rtt.clone(),
+            })
+            .collect();
+        FabricSnapshot {
+            fabric: cfg.name.clone(),
+            topology: cfg.spec.clone(),
+            kind: cfg.kind.name().into(),
+            uptime_s: self.shared.started.elapsed().as_secs_f64(),
+            ready: st.sw.iter().all(|s| s.current()),
+            switches,
+            traffic: st.traffic.clone(),
+        }
+    }
+
+    /// Warnings of the last pruning (degraded groups, unreachable destinations).
+    pub fn warnings(&self) -> Vec<String> {
+        self.shared.lock().warnings.clone()
+    }
+
+    /// Index of a switch by name.
+    pub fn switch_index(&self, name: &str) -> Option<usize> {
+        self.shared
+            .cfg
+            .topology
+            .switches
+            .iter()
+            .position(|s| s.name == name)
+    }
+
+    /// Send a command to the planner.
+    pub fn command(&self, c: Command) -> bool {
+        self.shared.events.send(Event::Cmd(c)).is_ok()
+    }
+
+    /// Add one traffic generator report.
+    pub fn add_traffic(
+        &self,
+        sent: u64,
+        received: u64,
+        lost: u64,
+        misdelivered: u64,
+        latency_ns: &[(u64, u64)],
+    ) {
+        let mut st = self.shared.lock();
+        let t = st.traffic.get_or_insert_with(TrafficSnapshot::default);
+        t.sent_total += sent;
+        t.received_total += received;
+        t.lost_total += lost;
+        t.misdelivered_total += misdelivered;
+        for &(v, n) in latency_ns {
+            t.latency.observe_n(v as f64 * 1e-9, n);
+        }
+    }
+}
+
+fn request(ep: &Endpoint, req: &Value, timeout: Duration) -> Result<Value, String> {
+    let v = ep
+        .request(req, timeout)
+        .map_err(|e: ClientError| e.to_string())?;
+    if v.get("ok").and_then(Value::as_bool) == Some(true) {
+        Ok(v)
+    } else {
+        Err(v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("error without a message")
+            .to_string())
+    }
+}
+
+fn down_ports(h: &Health) -> BTreeSet<u16> {
+    h.ports
+        .iter()
+        .filter(|p| !(p.link && p.admin))
+        .map(|p| p.port)
+        .collect()
+}
+
+/// One switch's prober.
+fn prober(sh: Arc<Shared>, i: usize) {
+    let cfg = &sh.cfg;
+    let ep = &cfg.endpoints[i];
+    let name = &cfg.topology.switches[i].name;
+    let mut next_counters = Instant::now();
+    let mut next_verify = Instant::now() + cfg.verify_interval;
+    while !sh.stop.load(Ordering::Acquire) {
+        let t0 = Instant::now();
+        let r = request(ep, &json!({"op": "health"}), cfg.probe_timeout).and_then(|v| {
+            serde_json::from_value::<Health>(v).map_err(|e| format!("health is malformed: {e}"))
+        });
+        let rtt = t0.elapsed();
+        let mut changed = false;
+        let mut read_counters = false;
+        let mut verify = false;
+        {
+            let mut st = sh.lock();
+            let s = &mut st.sw[i];
+            match r {
+                Ok(h) => {
+                    s.probe_rtt.observe(rtt.as_secs_f64());
+                    s.misses = 0;
+                    s.last_error = None;
+                    if !s.up {
+                        info!(switch = %name, pid = h.pid, "switch is up");
+                        s.up = true;
+                        changed = true;
+                    }
+                    if !s.settled {
+                        s.settled = true;
+                        // a daemon (re)starting beside a running fabric adopts the
+                        // ports someone set down
+                        s.admin_down = h
+                            .ports
+                            .iter()
+                            .filter(|p| !p.admin)
+                            .map(|p| p.port)
+                            .collect();
+                        changed = true;
+                    }
+                    if s.pid != Some(h.pid) {
+                        if s.pid.is_some() {
+                            s.restarts += 1;
+                            info!(switch = %name, old = ?s.pid, new = h.pid, "switch restarted");
+                        }
+                        s.pid = Some(h.pid);
+                        s.verify = true;
+                        changed = true;
+                    }
+                    if !h.tables_loaded && s.pushed.is_some_and(|(p, _)| p == h.pid) {
+                        // it lost its tables without restarting (cannot happen today;
+                        // push again all the same)
+                        s.pushed = None;
+                        changed = true;
+                    }
+                    let down = down_ports(&h);
+                    if down != s.ports_down {
+                        info!(switch = %name, down = ?down, "port states changed");
+                        s.ports_down = down;
+                        changed = true;
+                    }
+                    s.health = Some(h);
+                    read_counters = Instant::now() >= next_counters;
+                    verify = s.verify || Instant::now() >= next_verify;
+                }
+                Err(e) => {
+                    s.misses += 1;
+                    if s.misses >= cfg.missed_probes {
+                        if s.up {
+                            warn!(switch = %name, "switch is down after {} missed probes: {e}", s.misses);
+                            s.up = false;
+                            s.down_events += 1;
+                            s.counters = None;
+                            changed = true;
+                        }
+                        if !s.settled {
+                            s.settled = true;
+                            warn!(switch = %name, "switch does not answer: {e}");
+                            changed = true;
+                        }
+                    }
+                    s.last_error = Some(e);
+                }
+            }
+        }
+        if read_counters {
+            next_counters = Instant::now() + cfg.counters_interval;
+            match request(ep, &json!({"op": "counters"}), cfg.probe_timeout).and_then(|v| {
+                serde_json::from_value::<CountersReport>(v)
+                    .map_err(|e| format!("counters are malformed: {e}"))
+            }) {
+                Ok(c) => sh.lock().sw[i].counters = Some(c),
+                Err(e) => debug!(switch = %name, "counters: {e}"),
+            }
+        }
+        if verify {
+            next_verify = Instant::now() + cfg.verify_interval;
+            if verify_tables(&sh, i) {
+                changed = true;
+            }
+        }
+        if changed {
+            let _ = sh.events.send(Event::Changed);
+        }
+        let spent = t0.elapsed();
+        if let Some(rest) = cfg.probe_interval.checked_sub(spent) {
+            sleep_unless_stopped(&sh, rest);
+        }
+    }
+}
+
+fn sleep_unless_stopped(sh: &Shared, d: Duration) {
+    let end = Instant::now() + d;
+    while !sh.stop.load(Ordering::Acquire) {
+        let now = Instant::now();
+        if now >= end {
+            return;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// Read the switch's tables back and compare them with the wanted ones. True when
+/// the planner has something to do: the switch runs other tables than the daemon
+/// believes (replaced behind its back), or — at first contact — it already runs the
+/// wanted ones (a restarted daemon adopts them without a push).
+fn verify_tables(sh: &Shared, i: usize) -> bool {
+    let cfg = &sh.cfg;
+    let name = &cfg.topology.switches[i].name;
+    let got = match request(
+        &cfg.endpoints[i],
+        &json!({"op": "get_tables"}),
+        PUSH_TIMEOUT,
+    ) {
+        Ok(v) => v.get("tables").cloned().unwrap_or(Value::Null),
+        Err(e) => {
+            debug!(switch = %name, "get_tables: {e}");
+            return false;
+        }
+    };
+    let got: Option<SwitchTables> = serde_json::from_value(got).ok().flatten();
+    let mut st = sh.lock();
+    let same = got.as_ref() == Some(&st.wanted[i]);
+    let s = &mut st.sw[i];
+    s.verify = false;
+    let Some(pid) = s.pid else { return false };
+    if let Some(t) = got.filter(|_| !same && s.pushed.is_none_or(|(p, _)| p != pid)) {
+        // not the tables wanted now; maybe the ones wanted once the faults are known
+        s.seen = Some((pid, t));
+        return true;
+    }
+    if same {
+        if s.pushed != Some((pid, s.gen)) {
+            debug!(switch = %name, "switch already runs the wanted tables");
+            s.pushed = Some((pid, s.gen));
+            return true;
+        }
+        false
+    } else if s.pushed == Some((pid, s.gen)) {
+        warn!(switch = %name, "the switch's tables are not the ones pushed (replaced behind the daemon's back?); pushing again");
+        s.pushed = None;
+        true
+    } else {
+        false
+    }
+}
+
+/// The planner: faults → pruned tables → pushes; commands from the control socket.
+fn planner(sh: Arc<Shared>, rx: Receiver<Event>) {
+    while !sh.stop.load(Ordering::Acquire) {
+        match rx.recv_timeout(PLAN_TICK) {
+            Ok(Event::Changed) | Err(RecvTimeoutError::Timeout) => {
+                // coalesce a burst of changes
+                while let Ok(e) = rx.try_recv() {
+                    if let Event::Cmd(c) = e {
+                        plan(&sh);
+                        command(&sh, c);
+                    }
+                }
+                plan(&sh);
+            }
+            Ok(Event::Cmd(c)) => {
+                plan(&sh);
+                command(&sh, c);
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// One push the planner makes.
+struct PushJob {
+    i: usize,
+    ep: Endpoint,
+    tables: SwitchTables,
+    /// The pid the push is for.
+    pid: u32,
+    gen: u64,
+    /// First push to this process.
+    restarted: bool,
+    /// Ports to set down again first (a restarted switch forgot them).
+    readmin: Vec<u16>,
+}
+
+/// Compute the wanted tables from the faults and push where needed. Returns the
+/// results of the pushes made.
+fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
+    let cfg = &sh.cfg;
+    let work: Vec<PushJob> = {
+        let mut st = sh.lock();
+        if !st.sw.iter().all(|s| s.settled) {
+            return vec![];
+        }
+        let mut f = Faults::default();
+        for (i, s) in st.sw.iter().enumerate() {
+            if !s.up {
+                f.dead_switches.insert(i as u32);
+            } else {
+                for &p in s.ports_down.iter().chain(s.admin_down.iter()) {
+                    f.dead_ports.insert((i as u32, p));
+                }
+            }
+        }
+        if st.faults.as_ref() != Some(&f) {
+            let t0 = Instant::now();
+            let p = prune(&cfg.topology, &cfg.base, &f);
+            let n: usize = p.pruned.iter().map(Vec::len).sum();
+            info!(
+                dead_switches = f.dead_switches.len(),
+                dead_ports = f.dead_ports.len(),
+                pruned_ports = n,
+                "faults changed; tables pruned in {:?}",
+                t0.elapsed()
+            );
+            for w in &p.warnings {
+                warn!("{w}");
+            }
+            for (i, t) in p.tables.into_iter().enumerate() {
+                if st.wanted[i] != t {
+                    st.wanted[i] = t;
+                    st.sw[i].gen += 1;
+                }
+            }
+            st.pruned = p.pruned;
+            st.warnings = p.warnings;
+            st.faults = Some(f);
+        }
+        // a switch that already runs the wanted tables (left by an earlier daemon) is
+        // adopted without a push
+        let State { sw, wanted, .. } = &mut *st;
+        for (s, w) in sw.iter_mut().zip(wanted.iter()) {
+            if let (Some(pid), Some((seen_pid, t))) = (s.pid, &s.seen) {
+                if *seen_pid == pid && t == w && !s.current() {
+                    debug!("adopting the tables a switch already runs");
+                    s.pushed = Some((pid, s.gen));
+                }
+            }
+            s.seen = None;
+        }
+        let mut w: Vec<_> = st
+            .sw
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.up && !s.verify && s.pid.is_some() && !s.current())
+            .map(|(i, s)| {
+                let restarted = s.pushed.is_none_or(|(p, _)| Some(p) != s.pid);
+                // ports to set down again on a restarted switch
+                let readmin: Vec<u16> = if restarted {
+                    let h = s.health.as_ref();
+                    s.admin_down
+                        .iter()
+                        .copied()
+                        .filter(|p| {
+                            h.and_then(|h| h.ports.iter().find(|q| q.port == *p))
+                                .is_some_and(|q| q.admin)
+                        })
+                        .collect()
+                } else {
+                    vec![]
+                };
+                PushJob {
+                    i,
+                    ep: cfg.endpoints[i].clone(),
+                    tables: st.wanted[i].clone(),
+                    pid: s.pid.unwrap_or(0),
+                    gen: s.gen,
+                    restarted,
+                    readmin,
+                }
+            })
+            .collect();
+        // restarted (or new) switches first: their neighbours are restored after
+        w.sort_by_key(|x| !x.restarted);
+        w
+    };
+    let mut out = Vec::with_capacity(work.len());
+    for PushJob {
+        i,
+        ep,
+        tables,
+        pid,
+        gen,
+        restarted,
+        readmin,
+    } in work
+    {
+        let name = &cfg.topology.switches[i].name;
+        for p in readmin {
+            match request(
+                &ep,
+                &json!({"op": "set_port", "port": p, "up": false}),
+                cfg.probe_timeout,
+            ) {
+                Ok(_) => info!(switch = %name, port = p, "port set down again after a restart"),
+                Err(e) => warn!(switch = %name, port = p, "cannot set the port down again: {e}"),
+            }
+        }
+        let t0 = Instant::now();
+        let r = request(
+            &ep,
+            &json!({"op": "replace_tables", "tables": tables}),
+            PUSH_TIMEOUT,
+        );
+        let mut st = sh.lock();
+        let s = &mut st.sw[i];
+        match &r {
+            Ok(_) => {
+                s.pushes += 1;
+                if s.pid == Some(pid) {
+                    s.pushed = Some((pid, gen));
+                }
+                info!(switch = %name, gen, restarted, "tables pushed in {:?}", t0.elapsed());
+            }
+            Err(e) => {
+                s.push_failures += 1;
+                warn!(switch = %name, "table push failed: {e}");
+            }
+        }
+        out.push((i, r.map(|_| ())));
+    }
+    out
+}
+
+fn command(sh: &Shared, c: Command) {
+    let cfg = &sh.cfg;
+    match c {
+        Command::Push { switch, reply } => {
+            {
+                let mut st = sh.lock();
+                for (i, s) in st.sw.iter_mut().enumerate() {
+                    if switch.is_none_or(|w| w == i) {
+                        s.pushed = None;
+                    }
+                }
+            }
+            let done = plan(sh);
+            let mut answer: Vec<(String, Result<(), String>)> = done
+                .into_iter()
+                .map(|(i, r)| (cfg.topology.switches[i].name.clone(), r))
+                .collect();
+            // switches that could not be pushed because they are down
+            let st = sh.lock();
+            for (i, s) in st.sw.iter().enumerate() {
+                if switch.is_none_or(|w| w == i) && !s.up {
+                    answer.push((
+                        cfg.topology.switches[i].name.clone(),
+                        Err(format!(
+                            "down: {}",
+                            s.last_error.as_deref().unwrap_or("does not answer")
+                        )),
+                    ));
+                }
+            }
+            let _ = reply.send(answer);
+        }
+        Command::SetPort {
+            switch,
+            port,
+            up,
+            reply,
+        } => {
+            let name = cfg.topology.switches[switch].name.clone();
+            let nports = cfg.base[switch].ports.len();
+            if usize::from(port) >= nports {
+                let _ = reply.send(Err(format!("{name} has ports 0..{nports}, not {port}")));
+                return;
+            }
+            let ep = cfg.endpoints[switch].clone();
+            let r = if up {
+                // up first, then the fabric uses it again
+                let r = request(
+                    &ep,
+                    &json!({"op": "set_port", "port": port, "up": true}),
+                    cfg.probe_timeout,
+                );
+                if r.is_ok() {
+                    {
+                        let mut st = sh.lock();
+                        let s = &mut st.sw[switch];
+                        s.admin_down.remove(&port);
+                        // the next probe puts it back if its link is down
+                        s.ports_down.remove(&port);
+                    }
+                    plan(sh);
+                }
+                r.map(|_| format!("{name} port {port} is up; groups restored"))
+            } else {
+                // drain: prune the fabric around the port, then take it down
+                sh.lock().sw[switch].admin_down.insert(port);
+                let pushed = plan(sh);
+                let failed: Vec<String> = pushed
+                    .iter()
+                    .filter_map(|(i, r)| {
+                        r.as_ref()
+                            .err()
+                            .map(|e| format!("{}: {e}", cfg.topology.switches[*i].name))
+                    })
+                    .collect();
+                let r = request(
+                    &ep,
+                    &json!({"op": "set_port", "port": port, "up": false}),
+                    cfg.probe_timeout,
+                );
+                r.map(|_| {
+                    let mut m = format!(
+                        "{name} port {port} is down; {} switch(es) re-pushed first",
+                        pushed.len()
+                    );
+                    if !failed.is_empty() {
+                        m += &format!(" ({} push(es) failed: {})", failed.len(), failed.join("; "));
+                    }
+                    m
+                })
+            };
+            if let Err(e) = &r {
+                warn!(switch = %name, port, up, "set_port: {e}");
+            }
+            let _ = reply.send(r);
+        }
+    }
+}
+
+/// Wait for an answer from the planner (the control socket's requests).
+pub fn wait<T>(rx: Receiver<T>, timeout: Duration) -> Option<T> {
+    rx.recv_timeout(timeout).ok()
+}
+
+/// A reply channel for a [`Command`].
+pub fn reply_channel<T>() -> (Sender<T>, Receiver<T>) {
+    bounded(1)
+}
