@@ -137,6 +137,23 @@ pub struct Latency {
     pub cdf: Vec<(u64, f64)>,
 }
 
+impl Latency {
+    /// The distribution as `(latency_ns, frames)` pairs, from the CDF points (at their
+    /// resolution): what a histogram elsewhere (canopyd's metrics) is fed with.
+    pub fn counts(&self) -> Vec<(u64, u64)> {
+        let mut out = Vec::with_capacity(self.cdf.len());
+        let mut prev = 0u64;
+        for &(v, f) in &self.cdf {
+            let cum = ((f.clamp(0.0, 1.0) * self.count as f64).round() as u64).min(self.count);
+            if cum > prev {
+                out.push((v, cum - prev));
+                prev = cum;
+            }
+        }
+        out
+    }
+}
+
 /// An RFC 2544-style binary search.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchResult {
@@ -188,4 +205,20 @@ pub struct LinkLoad {
     pub frames_ba: u64,
     /// Largest direction's share of the run's busiest link direction (0..=1).
     pub relative: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_counts_follow_the_cdf_and_sum_to_the_count() {
+        let l = Latency {
+            count: 10,
+            cdf: vec![(100, 0.2), (150, 0.2), (200, 0.7), (900, 1.0)],
+            ..Default::default()
+        };
+        assert_eq!(l.counts(), vec![(100, 2), (200, 5), (900, 3)]);
+        assert_eq!(Latency::default().counts(), vec![]);
+    }
 }

@@ -121,7 +121,37 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     let before = snapshot(&state)?;
     let (trials, search) = g.run(&opts.spec)?;
     let after = snapshot(&state)?;
+    report_to_daemon(&state, &trials);
     finish(&state, meta, trials, search, &before, &after, &opts.out)
+}
+
+/// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
+/// `up` started one), which exports them as `canopy_traffic_*` metrics. Best effort: a
+/// daemon that does not answer costs a warning, not the run.
+pub fn report_to_daemon(state: &State, trials: &[crate::results::Trial]) {
+    let Some(d) = &state.daemon else { return };
+    let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
+    for t in trials {
+        let req = serde_json::json!({
+            "op": "traffic",
+            "sent": t.sent,
+            "received": t.received,
+            "lost": t.lost,
+            "misdelivered": t.misdelivered,
+            "latency_ns": t.latency.counts(),
+        });
+        match ep.request(&req, Duration::from_secs(5)) {
+            Ok(v) if v["ok"].as_bool() == Some(true) => {}
+            Ok(v) => {
+                tracing::warn!("canopyd refused the traffic report: {}", v["error"]);
+                return;
+            }
+            Err(e) => {
+                tracing::warn!("cannot report the trial to canopyd: {e}");
+                return;
+            }
+        }
+    }
 }
 
 /// What to replay (`canopy-testbed replay`).

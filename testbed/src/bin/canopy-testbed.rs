@@ -38,6 +38,40 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+enum DrillCmd {
+    /// SIGKILL a switch process (a crash: no goodbye).
+    Kill {
+        /// Switch name.
+        switch: String,
+    },
+    /// Start a killed switch again (same configuration and namespace).
+    Start {
+        /// Switch name.
+        switch: String,
+    },
+    /// Kill a switch and start it again at once; prints how long until canopyd had
+    /// pushed its tables (when canopyd runs).
+    Restart {
+        /// Switch name.
+        switch: String,
+    },
+    /// Set a switch port's link down or up (`ip link set`), telling nobody.
+    Link {
+        /// Switch name.
+        switch: String,
+        /// Port number.
+        port: u16,
+        /// `up` or `down`.
+        #[arg(value_parser = ["up", "down"])]
+        state: String,
+    },
+    /// SIGKILL the fabric's canopyd (the switches keep their tables).
+    KillDaemon,
+    /// Start the fabric's canopyd again (it takes over without pushing what is current).
+    StartDaemon,
+}
+
+#[derive(Subcommand, Debug)]
 enum Cmd {
     /// Build the fabric (or this machine's part of it): namespaces, links, one
     /// canopy-switch per switch; wait until every switch is healthy; print a summary.
@@ -68,6 +102,16 @@ enum Cmd {
     Status {
         /// Fabric name (default: the only fabric under the state root).
         name: Option<String>,
+    },
+    /// Fault drills on a running fabric: kill or start a switch process or canopyd,
+    /// take a switch's link down or up unannounced. A planned, drained port-down goes
+    /// through canopyd instead: `canopyctl fabric port SWITCH PORT down`.
+    Drill {
+        /// Fabric name (default: the only fabric under the state root).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(subcommand)]
+        what: DrillCmd,
     },
     /// Send one frame per ordered host pair and check that each arrives at exactly
     /// its destination host (exit 1 otherwise).
@@ -423,8 +467,82 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 }
             }
             println!("{} switch(es), {} healthy", all.len(), all.len() - bad);
+            if let Some((d, r)) = fabric::ops::daemon_status(&root, &name) {
+                match r {
+                    Ok(snap) => {
+                        let current = snap.switches.iter().filter(|s| s.tables_current).count();
+                        let pruned: usize =
+                            snap.switches.iter().map(|s| s.pruned_ports.len()).sum();
+                        println!(
+                            "canopyd pid {}: {}, {current}/{} switches with current tables, {pruned} port(s) pruned; `canopyctl fabric --daemon {} status` for details",
+                            d.pid,
+                            if snap.ready { "ready" } else { "NOT READY" },
+                            snap.switches.len(),
+                            d.control.display()
+                        );
+                        bad += usize::from(!snap.ready);
+                    }
+                    Err(e) => {
+                        println!("canopyd pid {}: DOWN ({e}); switches keep forwarding on their last tables", d.pid);
+                        bad += 1;
+                    }
+                }
+            }
             if bad > 0 {
                 return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
+        Cmd::Drill { name, what } => {
+            use canopy_testbed::fabric::drill;
+            let name = fabric::ops::resolve_name(&root, name.as_deref())?;
+            match what {
+                DrillCmd::Kill { switch } => match drill::kill_switch(&root, &name, &switch)? {
+                    Some(pid) => println!("{switch}: killed pid {pid}"),
+                    None => println!("{switch}: was not running"),
+                },
+                DrillCmd::Start { switch } => {
+                    let pid = drill::start_switch(&root, &name, &switch)?;
+                    println!("{switch}: started, pid {pid}");
+                }
+                DrillCmd::Restart { switch } => {
+                    let killed = drill::kill_switch(&root, &name, &switch)?;
+                    let t0 = std::time::Instant::now();
+                    let pid = drill::start_switch(&root, &name, &switch)?;
+                    println!(
+                        "{switch}: killed {}, started pid {pid}",
+                        killed.map_or("nothing".into(), |p| format!("pid {p}"))
+                    );
+                    if let Some((d, _)) = fabric::ops::daemon_status(&root, &name) {
+                        let limit = std::time::Duration::from_secs(10);
+                        match fabric::ops::wait_switch_current(&d.control, &switch, pid, t0, limit)
+                        {
+                            Some(t) => println!(
+                                "{switch}: canopyd had pushed its tables {:.0} ms after the start",
+                                t.as_secs_f64() * 1e3
+                            ),
+                            None => {
+                                println!("{switch}: canopyd did not push its tables within 10 s");
+                                return Ok(std::process::ExitCode::FAILURE);
+                            }
+                        }
+                    }
+                }
+                DrillCmd::Link {
+                    switch,
+                    port,
+                    state,
+                } => {
+                    let ifn = drill::set_link(&root, &name, &switch, port, state == "up")?;
+                    println!("{switch} port {port} ({ifn}): link {state}");
+                }
+                DrillCmd::KillDaemon => match drill::kill_daemon(&root, &name)? {
+                    Some(pid) => println!("canopyd: killed pid {pid}"),
+                    None => println!("canopyd: was not running"),
+                },
+                DrillCmd::StartDaemon => {
+                    let pid = drill::start_daemon(&root, &name)?;
+                    println!("canopyd: started, pid {pid}");
+                }
             }
         }
         Cmd::Check {

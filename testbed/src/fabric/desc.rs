@@ -96,6 +96,52 @@ pub struct RawDesc {
     /// The traffic generator's table, kept as written (validated by `canopy-testbed run`).
     #[serde(default)]
     pub traffic: Option<toml::Table>,
+    /// The fabric's control daemon.
+    #[serde(default)]
+    pub canopyd: CanopydDesc,
+}
+
+fn default_metrics() -> Spanned<String> {
+    Spanned::new(0..0, canopy_control::daemon::config::DEFAULT_METRICS.into())
+}
+fn default_probe_ms() -> u64 {
+    100
+}
+fn default_missed() -> u32 {
+    3
+}
+
+/// `[canopyd]`: whether `up` starts the fabric's control daemon, which pushes every
+/// switch's tables and follows failures (`docs/canopyd.md`), and its settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CanopydDesc {
+    /// Start `canopyd` (default: yes when every switch is on one machine). Without it
+    /// every switch computes its own tables at start and nothing follows failures.
+    pub enabled: Option<Spanned<bool>>,
+    /// `/metrics`, `/healthz`, `/readyz` address, or `off`.
+    #[serde(default = "default_metrics")]
+    pub metrics: Spanned<String>,
+    /// Health probe interval per switch (ms).
+    #[serde(default = "default_probe_ms")]
+    pub probe_interval_ms: u64,
+    /// Missed probes in a row before a switch is declared down.
+    #[serde(default = "default_missed")]
+    pub missed_probes: u32,
+    /// `canopyd` binary (default: next to this executable, then `PATH`).
+    pub bin: Option<PathBuf>,
+}
+
+impl Default for CanopydDesc {
+    fn default() -> Self {
+        CanopydDesc {
+            enabled: None,
+            metrics: default_metrics(),
+            probe_interval_ms: default_probe_ms(),
+            missed_probes: default_missed(),
+            bin: None,
+        }
+    }
 }
 
 /// `[ports]`.
@@ -236,6 +282,8 @@ pub struct Desc {
     pub nics: HashMap<(u32, u16), String>,
     /// TPACKET version per switch port (`v2` / `v3`), when not the default.
     pub tpacket: HashMap<(u32, u16), String>,
+    /// `up` starts `canopyd`, which pushes the tables (`[canopyd] enabled`).
+    pub daemon: bool,
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -722,7 +770,7 @@ impl Desc {
             }
         }
         // a cross-machine link with a NIC on one end needs one on the other
-        let desc = Desc {
+        let mut desc = Desc {
             file: file.to_string(),
             text: text.to_string(),
             raw,
@@ -733,7 +781,45 @@ impl Desc {
             links,
             nics,
             tpacket,
+            daemon: false,
         };
+        let cd = &desc.raw.canopyd;
+        let switch_machines: std::collections::BTreeSet<&str> = (0..desc.topo.switches.len()
+            as u32)
+            .map(|s| desc.machine_of(Node::Switch(s)))
+            .collect();
+        desc.daemon = match &cd.enabled {
+            Some(e) if *e.get_ref() && switch_machines.len() > 1 => {
+                return Err(ctx.err("canopyd.enabled", Some(e.span()), format!(
+                    "the testbed runs canopyd only when every switch is on one machine (these are on {}); run canopyd yourself with TCP management endpoints (docs/ops-systemd.md), or set enabled = false",
+                    switch_machines.iter().copied().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            Some(e) => *e.get_ref(),
+            None => switch_machines.len() <= 1,
+        };
+        let m = cd.metrics.get_ref();
+        if m != "off" && m.parse::<std::net::SocketAddr>().is_err() {
+            return Err(ctx.err(
+                "canopyd.metrics",
+                Some(cd.metrics.span()),
+                format!("{m:?}: an IP:PORT address (e.g. 127.0.0.1:9464) or \"off\""),
+            ));
+        }
+        if !(10..=60_000).contains(&cd.probe_interval_ms) {
+            return Err(ctx.err(
+                "canopyd.probe_interval_ms",
+                None,
+                format!("{} is outside 10..=60000", cd.probe_interval_ms),
+            ));
+        }
+        if !(1..=100).contains(&cd.missed_probes) {
+            return Err(ctx.err(
+                "canopyd.missed_probes",
+                None,
+                format!("{} is outside 1..=100", cd.missed_probes),
+            ));
+        }
         for l in &desc.links {
             if desc.machine_of(l.a.0) == desc.machine_of(l.b.0) {
                 continue;

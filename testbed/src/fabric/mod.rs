@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod desc;
+pub mod drill;
 pub mod ops;
 pub mod procs;
 pub mod state;

@@ -2,7 +2,7 @@
 
 use super::desc::{Desc, LinkKind, Node, LOCAL};
 use super::procs;
-use super::state::{self, Created, State, SwitchState};
+use super::state::{self, Created, DaemonState, State, SwitchState};
 use crate::error::{Result, TestbedError};
 use crate::hosts::{FabricHosts, HostEndpoint};
 use crate::netns::{self, ip};
@@ -94,6 +94,18 @@ impl std::fmt::Display for UpSummary {
                 ""
             }
         )?;
+        if let Some(d) = &s.daemon {
+            writeln!(
+                f,
+                "canopyd    pid {}, every table pushed; control {}; metrics {}",
+                d.pid,
+                d.control.display(),
+                d.metrics
+                    .as_deref()
+                    .map(|m| format!("http://{m}/metrics"))
+                    .unwrap_or_else(|| "off".into())
+            )?;
+        }
         writeln!(f, "state      {}", s.path().display())?;
         write!(f, "time       {:.1} s", self.elapsed.as_secs_f64())
     }
@@ -109,36 +121,105 @@ fn fab_err(name: &str, detail: impl Into<String>) -> TestbedError {
 /// Find `canopy-switch`: `--switch-bin`, the description's `switch_bin`, next to the
 /// current executable (and its parent: `target/debug/deps/..`), then `PATH`.
 pub fn find_switch_bin(desc: &Desc, cli: Option<&Path>) -> Result<PathBuf> {
-    let check = |p: &Path, from: &str| -> Result<PathBuf> {
-        if p.is_file() {
-            Ok(p.to_path_buf())
+    let given = match (cli, &desc.raw.switch_bin) {
+        (Some(p), _) => Some((p.to_path_buf(), "--switch-bin".to_string())),
+        (None, Some(p)) => Some((p.clone(), format!("{}: switch_bin", desc.file))),
+        _ => None,
+    };
+    find_bin(
+        desc,
+        "canopy-switch",
+        given,
+        "-p canopy-switch` or pass --switch-bin",
+    )
+}
+
+/// Find `canopyd`: the description's `[canopyd] bin`, next to the current executable,
+/// then `PATH`.
+pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
+    let given = desc
+        .raw
+        .canopyd
+        .bin
+        .clone()
+        .map(|p| (p, format!("{}: canopyd.bin", desc.file)));
+    find_bin(
+        desc,
+        "canopyd",
+        given,
+        "-p canopy-control` or set [canopyd] bin",
+    )
+}
+
+fn find_bin(
+    desc: &Desc,
+    name: &str,
+    given: Option<(PathBuf, String)>,
+    hint: &str,
+) -> Result<PathBuf> {
+    if let Some((p, from)) = given {
+        return if p.is_file() {
+            Ok(p)
         } else {
             Err(fab_err(
                 &desc.name,
-                format!(
-                    "canopy-switch binary {} (from {from}) does not exist",
-                    p.display()
-                ),
+                format!("{name} binary {} (from {from}) does not exist", p.display()),
             ))
-        }
-    };
-    if let Some(p) = cli {
-        return check(p, "--switch-bin");
-    }
-    if let Some(p) = &desc.raw.switch_bin {
-        return check(p, &format!("{}: switch_bin", desc.file));
+        };
     }
     if let Ok(exe) = std::env::current_exe() {
         for d in exe.ancestors().skip(1).take(2) {
-            let p = d.join("canopy-switch");
+            let p = d.join(name);
             if p.is_file() {
                 return Ok(p);
             }
         }
     }
-    netns::which("canopy-switch").ok_or_else(|| {
-        fab_err(&desc.name, "canopy-switch not found next to this executable nor on PATH; build it (`cargo build --release -p canopy-switch`) or pass --switch-bin")
+    netns::which(name).ok_or_else(|| {
+        fab_err(
+            &desc.name,
+            format!("{name} not found next to this executable nor on PATH; build it (`cargo build --release {hint})"),
+        )
     })
+}
+
+/// The generated `canopyd` configuration of a fabric whose switch sockets are
+/// `<dir>/s<index>.sock` (`docs/canopyd.md`).
+pub fn daemon_config(desc: &Desc, dir: &Path) -> String {
+    let cd = &desc.raw.canopyd;
+    let mut t = toml::Table::new();
+    t.insert("name".into(), desc.name.clone().into());
+    t.insert(
+        "topology".into(),
+        desc.raw.topology.get_ref().clone().into(),
+    );
+    t.insert("kind".into(), desc.kind.name().into());
+    let mut d = toml::Table::new();
+    d.insert("metrics".into(), cd.metrics.get_ref().clone().into());
+    d.insert(
+        "control".into(),
+        dir.join("canopyd.sock").display().to_string().into(),
+    );
+    d.insert(
+        "probe_interval_ms".into(),
+        toml::Value::Integer(cd.probe_interval_ms as i64),
+    );
+    d.insert(
+        "missed_probes".into(),
+        toml::Value::Integer(i64::from(cd.missed_probes)),
+    );
+    t.insert("daemon".into(), toml::Value::Table(d));
+    let mut sw = toml::Table::new();
+    sw.insert(
+        "socket".into(),
+        dir.join("s{index}.sock").display().to_string().into(),
+    );
+    t.insert("switches".into(), toml::Value::Table(sw));
+    format!(
+        "# generated by canopy-testbed up for fabric {}; do not edit\n{}",
+        desc.name,
+        toml::to_string(&t).unwrap_or_default()
+    )
 }
 
 /// Namespaces of fabric `name` that exist now (`<name>-s<i>`, `<name>-h<i>`).
@@ -174,14 +255,17 @@ fn switch_config(desc: &Desc, sw: u32, socket: &Path) -> String {
         toml::Value::String(desc.raw.polling.get_ref().clone()),
     );
     t.insert("switch".into(), toml::Value::Table(sws));
-    let mut tables = toml::Table::new();
-    tables.insert(
-        "topology".into(),
-        desc.raw.topology.get_ref().clone().into(),
-    );
-    tables.insert("kind".into(), desc.kind.name().into());
-    tables.insert("switch".into(), s.name.clone().into());
-    t.insert("tables".into(), toml::Value::Table(tables));
+    if !desc.daemon {
+        // no canopyd: the switch computes its own tables at start
+        let mut tables = toml::Table::new();
+        tables.insert(
+            "topology".into(),
+            desc.raw.topology.get_ref().clone().into(),
+        );
+        tables.insert("kind".into(), desc.kind.name().into());
+        tables.insert("switch".into(), s.name.clone().into());
+        t.insert("tables".into(), toml::Value::Table(tables));
+    }
     let mut mgmt = toml::Table::new();
     mgmt.insert("socket".into(), socket.display().to_string().into());
     t.insert("management".into(), toml::Value::Table(mgmt));
@@ -362,6 +446,19 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         }
         configs.push((s, socket, cfg_path, text));
     }
+    // canopyd: its binary and its generated configuration, checked (tables computed)
+    // before anything is created
+    let daemon = if desc.daemon {
+        let dbin = find_daemon_bin(desc)?;
+        let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
+        let text = daemon_config(desc, &dir);
+        let cfg_path = dir.join("canopyd.toml");
+        canopy_control::daemon::config::Config::parse(&cfg_path.display().to_string(), &text, &dir)
+            .map_err(|e| fab_err(name, format!("generated canopyd config: {e}")))?;
+        Some((dbin, cfg_path, text))
+    } else {
+        None
+    };
     let underlay = desc.machine(machine).and_then(|m| m.underlay_netns.clone());
     let local_addr = desc.machine(machine).map(|m| m.underlay.get_ref().clone());
 
@@ -394,6 +491,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         created: vec![],
         switches: vec![],
         hosts,
+        daemon: None,
     };
     state.save()?;
     let mut b = Builder {
@@ -408,6 +506,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         &local_sw,
         &local_h,
         configs,
+        daemon,
         underlay.as_deref(),
         local_addr.as_deref(),
         progress,
@@ -446,6 +545,7 @@ fn build(
     local_sw: &[u32],
     local_h: &[u32],
     configs: Vec<(u32, PathBuf, PathBuf, String)>,
+    daemon: Option<(PathBuf, PathBuf, String)>,
     underlay: Option<&str>,
     local_addr: Option<&str>,
     progress: &dyn Fn(&str),
@@ -669,8 +769,50 @@ fn build(
         b.state.save()?;
         sum.processes += 1;
     }
+    // 3b. canopyd, in this (the initial) namespace: it reaches the switches by their
+    // sockets, and /metrics is on this machine's loopback
+    let mut daemon_child = None;
+    if let Some((dbin, cfg, text)) = daemon {
+        std::fs::write(&cfg, text)
+            .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+        let log = b.state.dir.join("canopyd.log");
+        let lf = std::fs::File::create(&log)
+            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
+        let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
+        use std::os::unix::process::CommandExt;
+        progress(&format!("starting canopyd ({})", dbin.display()));
+        let child = Command::new(&dbin)
+            .arg("--config")
+            .arg(&cfg)
+            .stdin(Stdio::null())
+            .stdout(lf)
+            .stderr(lf2)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| TestbedError::io("start canopyd", e))?;
+        let pid = child.id();
+        b.record(Created::Process {
+            pid,
+            switch: "canopyd".into(),
+            config: cfg.clone(),
+        })?;
+        let m = desc.raw.canopyd.metrics.get_ref();
+        b.state.daemon = Some(DaemonState {
+            pid,
+            config: cfg,
+            control: b.state.dir.join("canopyd.sock"),
+            metrics: (m != "off").then(|| m.clone()),
+            log,
+        });
+        b.state.save()?;
+        daemon_child = Some(child);
+    }
     // 4. health
-    progress("waiting for every switch to report healthy");
+    progress(if desc.daemon {
+        "waiting for every switch to report healthy and canopyd to push every table"
+    } else {
+        "waiting for every switch to report healthy"
+    });
     let deadline = Instant::now() + Duration::from_secs(desc.raw.health_timeout_s);
     let mut pending: Vec<usize> = (0..b.state.switches.len()).collect();
     while !pending.is_empty() {
@@ -701,7 +843,7 @@ fn build(
                         .iter()
                         .position(|x| x.name == sw.name)
                         .unwrap_or(usize::MAX) as u32;
-                    h.tables_loaded
+                    (h.tables_loaded || desc.daemon)
                         && h.ports.iter().all(|p| {
                             p.admin && (p.link || desc.nics.contains_key(&(sw_idx, p.port)))
                         })
@@ -735,7 +877,61 @@ fn build(
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    if let (Some(d), Some(mut child)) = (b.state.daemon.clone(), daemon_child) {
+        let ready = wait_daemon_ready(&d, &mut child, deadline, || b.interrupted());
+        // the child is not ours to wait for any more: `down` stops it by pid
+        drop(child);
+        ready.map_err(|w| fab_err(&name, format!("canopyd: {w}; log {}", d.log.display())))?;
+    }
     Ok(sum)
+}
+
+/// Wait until canopyd reports every switch up with the tables it wants.
+fn wait_daemon_ready(
+    d: &DaemonState,
+    child: &mut std::process::Child,
+    deadline: Instant,
+    interrupted: impl Fn() -> Result<()>,
+) -> std::result::Result<(), String> {
+    let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
+    loop {
+        interrupted().map_err(|e| e.to_string())?;
+        if let Ok(Some(st)) = child.try_wait() {
+            let tail = std::fs::read_to_string(&d.log).unwrap_or_default();
+            let tail: Vec<&str> = tail.lines().rev().take(3).collect();
+            return Err(format!(
+                "exited during start ({st}): {}",
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        let last = match ep.request(&serde_json::json!({"op": "status"}), Duration::from_secs(2)) {
+            Ok(v) => {
+                if v.pointer("/snapshot/ready")
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+                {
+                    return Ok(());
+                }
+                let stale: Vec<String> = v
+                    .pointer("/snapshot/switches")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter(|s| s["tables_current"].as_bool() != Some(true))
+                            .filter_map(|s| s["name"].as_str().map(String::from))
+                            .take(5)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                format!("switches without their tables yet: {}", stale.join(", "))
+            }
+            Err(e) => e.to_string(),
+        };
+        if Instant::now() > deadline {
+            return Err(format!("not ready in time ({last})"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// What `down` removed.
@@ -903,6 +1099,56 @@ pub struct SwitchStatus {
 }
 
 /// Health of every switch of fabric `name` on this machine.
+/// Poll canopyd (control socket `control`) until switch `switch` answers with pid
+/// `pid` and runs the tables canopyd wants; the time since `t0`, None after `limit`.
+pub fn wait_switch_current(
+    control: &Path,
+    switch: &str,
+    pid: u32,
+    t0: Instant,
+    limit: Duration,
+) -> Option<Duration> {
+    let ep = canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf());
+    while t0.elapsed() < limit {
+        if let Ok(v) = ep.request(&serde_json::json!({"op": "status"}), Duration::from_secs(2)) {
+            let done = v
+                .pointer("/snapshot/switches")
+                .and_then(serde_json::Value::as_array)
+                .and_then(|a| a.iter().find(|s| s["name"] == switch))
+                .is_some_and(|s| {
+                    s["tables_current"].as_bool() == Some(true)
+                        && s.pointer("/health/pid").and_then(serde_json::Value::as_u64)
+                            == Some(u64::from(pid))
+                });
+            if done {
+                return Some(t0.elapsed());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
+
+/// The fabric's `canopyd` (when `up` started one) and what it reports.
+pub fn daemon_status(
+    root: &Path,
+    name: &str,
+) -> Option<(
+    DaemonState,
+    std::result::Result<canopy_control::daemon::snapshot::FabricSnapshot, String>,
+)> {
+    let (states, _) = State::load_all(root, name);
+    let d = states.into_iter().find_map(|s| s.daemon)?;
+    let r = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone())
+        .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
+        .map_err(|e| e.to_string())
+        .and_then(|v| {
+            serde_json::from_value(v["snapshot"].clone())
+                .map_err(|e| format!("malformed status: {e}"))
+        });
+    Some((d, r))
+}
+
 pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
     let (states, bad) = State::load_all(root, name);
     if states.is_empty() {

@@ -21,8 +21,9 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
     )
 }
 
-/// Whether `argv` is a fabric switch: `canopy-switch run --config CFG` (or `ip netns
-/// exec NS canopy-switch ...` before its exec) with `CFG` under `dir`.
+/// Whether `argv` is a fabric process: `canopy-switch run --config CFG` (or `ip netns
+/// exec NS canopy-switch ...` before its exec), or the fabric's `canopyd --config CFG`,
+/// with `CFG` under `dir`.
 pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     let base = |s: &str| {
         Path::new(s)
@@ -32,6 +33,7 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     };
     let Some(a0) = argv.first() else { return false };
     let is_switch = base(a0) == "canopy-switch"
+        || base(a0) == "canopyd"
         || (base(a0) == "ip"
             && argv.get(1).map(String::as_str) == Some("netns")
             && argv.get(2).map(String::as_str) == Some("exec"));

@@ -1,0 +1,200 @@
+//! Fault drills on a running fabric (`canopy-testbed drill`, `docs/testbed.md`): kill
+//! and restart a switch process or the fabric's `canopyd`, and take a switch's link
+//! down or up without telling anyone (an unplanned failure, as a pulled cable). A
+//! planned port drain goes through `canopyd` (`canopyctl fabric port`).
+
+use super::desc::{Desc, Node};
+use super::ops::{find_daemon_bin, find_switch_bin};
+use super::procs;
+use super::state::{self, Created, State};
+use crate::error::{Result, TestbedError};
+use crate::netns::ip;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn err(name: &str, detail: impl Into<String>) -> TestbedError {
+    TestbedError::Fabric {
+        fabric: name.to_string(),
+        detail: detail.into(),
+    }
+}
+
+/// The state part that holds switch `switch` (or the daemon, for `None`).
+fn part(root: &Path, name: &str, switch: Option<&str>) -> Result<State> {
+    let (states, _) = State::load_all(root, name);
+    if states.is_empty() {
+        return Err(err(name, format!("no state under {}", root.display())));
+    }
+    states
+        .into_iter()
+        .find(|s| match switch {
+            Some(w) => s.switches.iter().any(|x| x.name == w),
+            None => s.daemon.is_some(),
+        })
+        .ok_or_else(|| match switch {
+            Some(w) => err(name, format!("no switch named {w:?} runs on this machine")),
+            None => err(name, "no canopyd was started with this fabric"),
+        })
+}
+
+/// SIGKILL `pid` if its command line is still this fabric's process; wait until gone.
+fn kill_verified(name: &str, fdir: &Path, pid: u32) -> Result<bool> {
+    if !procs::alive(pid) {
+        return Ok(false);
+    }
+    if !procs::cmdline(pid).is_some_and(|a| procs::is_fabric_switch(&a, fdir)) {
+        return Err(err(
+            name,
+            format!("pid {pid} is not this fabric's process any more; not signalled"),
+        ));
+    }
+    crate::sys::signal_pid(pid, crate::sys::SIGKILL);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while procs::alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(true)
+}
+
+/// Kill switch `switch` (SIGKILL: no goodbye, as a crash). Returns the pid killed, None
+/// when it was not running.
+pub fn kill_switch(root: &Path, name: &str, switch: &str) -> Result<Option<u32>> {
+    let st = part(root, name, Some(switch))?;
+    let sw = st.switches.iter().find(|x| x.name == switch).cloned();
+    let sw = sw.ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    let fdir = state::fabric_dir(root, name);
+    Ok(kill_verified(name, &fdir, sw.pid)?.then_some(sw.pid))
+}
+
+/// Start switch `switch` again with its configuration, in its namespace (its log is
+/// appended to); the state file records the new pid. Refused while it runs.
+pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
+    let mut st = part(root, name, Some(switch))?;
+    let i = st
+        .switches
+        .iter()
+        .position(|x| x.name == switch)
+        .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    let sw = st.switches[i].clone();
+    if procs::alive(sw.pid) {
+        return Err(err(
+            name,
+            format!("{switch} still runs (pid {}); kill it first", sw.pid),
+        ));
+    }
+    let desc = Desc::load(Path::new(&st.desc_file))?;
+    let bin = find_switch_bin(&desc, None)?;
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&sw.log)
+        .map_err(|e| TestbedError::io(format!("open {}", sw.log.display()), e))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| TestbedError::io("dup log", e))?;
+    use std::os::unix::process::CommandExt;
+    let child = Command::new("ip")
+        .args(["netns", "exec", &sw.netns])
+        .arg(&bin)
+        .args(["run", "--config"])
+        .arg(&sw.config)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TestbedError::io(format!("start canopy-switch in {}", sw.netns), e))?;
+    let pid = child.id();
+    st.switches[i].pid = pid;
+    st.record(Created::Process {
+        pid,
+        switch: switch.to_string(),
+        config: sw.config.clone(),
+    })?;
+    Ok(pid)
+}
+
+/// Kill the fabric's `canopyd` (SIGKILL). Returns the pid killed, None when it was not
+/// running.
+pub fn kill_daemon(root: &Path, name: &str) -> Result<Option<u32>> {
+    let st = part(root, name, None)?;
+    let d = st.daemon.clone().expect("part() found a daemon");
+    let fdir = state::fabric_dir(root, name);
+    Ok(kill_verified(name, &fdir, d.pid)?.then_some(d.pid))
+}
+
+/// Start the fabric's `canopyd` again with its configuration (log appended to).
+pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
+    let mut st = part(root, name, None)?;
+    let d = st.daemon.clone().expect("part() found a daemon");
+    if procs::alive(d.pid) {
+        return Err(err(
+            name,
+            format!("canopyd still runs (pid {}); kill it first", d.pid),
+        ));
+    }
+    let desc = Desc::load(Path::new(&st.desc_file))?;
+    let bin = find_daemon_bin(&desc)?;
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&d.log)
+        .map_err(|e| TestbedError::io(format!("open {}", d.log.display()), e))?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| TestbedError::io("dup log", e))?;
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(&bin)
+        .arg("--config")
+        .arg(&d.config)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TestbedError::io("start canopyd", e))?;
+    let pid = child.id();
+    if let Some(x) = st.daemon.as_mut() {
+        x.pid = pid;
+    }
+    st.record(Created::Process {
+        pid,
+        switch: "canopyd".into(),
+        config: d.config.clone(),
+    })?;
+    Ok(pid)
+}
+
+/// Set the link of `switch` port `port` down or up from the switch's side (`ip link set
+/// s<i>p<j> down`): the switch sees its carrier go, its neighbour sees the veth peer go
+/// too. Nobody is told.
+pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> Result<String> {
+    let st = part(root, name, Some(switch))?;
+    let desc = Desc::load(Path::new(&st.desc_file))?;
+    let idx = desc
+        .topo
+        .switches
+        .iter()
+        .position(|s| s.name == switch)
+        .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    let nports = desc.topo.switches[idx].ports.len();
+    if usize::from(port) >= nports {
+        return Err(err(
+            name,
+            format!("{switch} has ports 0..{nports}, not {port}"),
+        ));
+    }
+    let ns = desc.netns(Node::Switch(idx as u32));
+    let ifn = Desc::ifname(Node::Switch(idx as u32), port);
+    ip(&[
+        "-n",
+        &ns,
+        "link",
+        "set",
+        "dev",
+        &ifn,
+        if up { "up" } else { "down" },
+    ])?;
+    Ok(ifn)
+}
