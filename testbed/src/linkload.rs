@@ -27,37 +27,56 @@ fn port_delta(before: &CountersReport, after: &CountersReport, port: usize) -> (
 /// Counter deltas of every switch present in both snapshots, with drops by reason
 /// (non-zero only) and whether rx = tx + drops held exactly over the interval.
 pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
-    after
-        .iter()
-        .filter_map(|(name, a)| {
-            let b = before.get(name)?;
-            let rx = a.rx_packets.saturating_sub(b.rx_packets);
-            let tx = a.tx_packets.saturating_sub(b.tx_packets);
-            let dropped = a.dropped.saturating_sub(b.dropped);
-            let mut drops = BTreeMap::new();
-            for p in &a.ports {
-                for (reason, n) in &p.drops {
-                    let was = b
-                        .ports
-                        .get(usize::from(p.port))
-                        .and_then(|q| q.drops.get(reason))
-                        .copied()
-                        .unwrap_or(0);
-                    let d = n.saturating_sub(was);
-                    if d > 0 {
-                        *drops.entry(reason.clone()).or_insert(0) += d;
-                    }
+    let missing = |name: &String, when: &str| SwitchDelta {
+        name: name.clone(),
+        rx: 0,
+        tx: 0,
+        drops: BTreeMap::new(),
+        conserved: false,
+        unchecked: Some(format!("did not answer {when} the run")),
+    };
+    let mut out: Vec<SwitchDelta> = before
+        .keys()
+        .filter(|n| !after.contains_key(*n))
+        .map(|n| missing(n, "after"))
+        .collect();
+    out.extend(after.iter().filter_map(|(name, a)| {
+        let Some(b) = before.get(name) else {
+            return Some(missing(name, "before"));
+        };
+        if a.uptime_s < b.uptime_s {
+            let mut d = missing(name, "");
+            d.unchecked = Some("restarted during the run: its counters began again".into());
+            return Some(d);
+        }
+        let rx = a.rx_packets.saturating_sub(b.rx_packets);
+        let tx = a.tx_packets.saturating_sub(b.tx_packets);
+        let dropped = a.dropped.saturating_sub(b.dropped);
+        let mut drops = BTreeMap::new();
+        for p in &a.ports {
+            for (reason, n) in &p.drops {
+                let was = b
+                    .ports
+                    .get(usize::from(p.port))
+                    .and_then(|q| q.drops.get(reason))
+                    .copied()
+                    .unwrap_or(0);
+                let d = n.saturating_sub(was);
+                if d > 0 {
+                    *drops.entry(reason.clone()).or_insert(0) += d;
                 }
             }
-            Some(SwitchDelta {
-                name: name.clone(),
-                rx,
-                tx,
-                drops,
-                conserved: rx == tx + dropped,
-            })
+        }
+        Some(SwitchDelta {
+            name: name.clone(),
+            rx,
+            tx,
+            drops,
+            conserved: rx == tx + dropped,
+            unchecked: None,
         })
-        .collect()
+    }));
+    out
 }
 
 /// Name of each switch level for link tiers: the alphabetic name prefix its switches
@@ -242,6 +261,22 @@ mod tests {
         assert!(x.conserved);
         after.get_mut(&name).unwrap().tx_packets += 1;
         let d = switch_deltas(&before, &after);
-        assert!(!d.iter().find(|x| x.name == name).unwrap().conserved);
+        let x = d.iter().find(|x| x.name == name).unwrap();
+        assert!(!x.conserved && x.unchecked.is_none());
+        // a restarted switch (uptime went back) and one missing after the run are
+        // listed as unchecked, not as broken
+        let gone = t.switches[5].name.clone();
+        after.remove(&gone);
+        let c = after.get_mut(&name).unwrap();
+        c.uptime_s = before[&name].uptime_s - 0.5;
+        let d = switch_deltas(&before, &after);
+        assert_eq!(d.len(), 20);
+        let x = d.iter().find(|x| x.name == name).unwrap();
+        assert!(
+            x.unchecked.as_deref().unwrap().contains("restarted"),
+            "{x:?}"
+        );
+        let x = d.iter().find(|x| x.name == gone).unwrap();
+        assert!(x.unchecked.as_deref().unwrap().contains("after"), "{x:?}");
     }
 }

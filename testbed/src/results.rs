@@ -186,8 +186,14 @@ pub struct SwitchDelta {
     pub tx: u64,
     /// Drops by reason (only non-zero reasons).
     pub drops: BTreeMap<String, u64>,
-    /// Whether rx = tx + drops held exactly.
+    /// Whether rx = tx + drops held exactly (false also when it could not be checked:
+    /// see `unchecked`).
     pub conserved: bool,
+    /// Why conservation could not be checked for this switch (it did not answer before
+    /// or after the run, or it restarted during it and its counters began again);
+    /// such a switch does not fail the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchecked: Option<String>,
 }
 
 /// Frames carried by one fabric link over the run, in each direction.

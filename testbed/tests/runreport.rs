@@ -141,6 +141,7 @@ fn switches() -> Vec<SwitchDelta> {
             tx: rx - d,
             drops,
             conserved: true,
+            unchecked: None,
         });
     }
     v
