@@ -57,10 +57,17 @@ impl Fab {
         self.dir.join("state")
     }
 
-    /// Write a description (`name = ...` is prepended) and return its path.
+    /// Write a description (`name = ...` is prepended) and return its path. Unless the
+    /// body has its own `[canopyd]`, canopyd's metrics are off, so fabrics of parallel
+    /// tests do not compete for the default metrics port.
     pub fn desc(&self, file: &str, body: &str) -> PathBuf {
         let p = self.dir.join(file);
-        std::fs::write(&p, format!("name = \"{}\"\n{body}", self.name)).unwrap();
+        let tail = if body.contains("[canopyd]") {
+            ""
+        } else {
+            "\n[canopyd]\nmetrics = \"off\"\n"
+        };
+        std::fs::write(&p, format!("name = \"{}\"\n{body}{tail}", self.name)).unwrap();
         p
     }
 
@@ -149,7 +156,7 @@ impl Fab {
     }
 
     /// Everything of the fabric that still exists: namespaces with its prefix,
-    /// live canopy-switch processes whose command line names its state root, the
+    /// live canopy-switch and canopyd processes whose command line names its state root, the
     /// fabric's state directory.
     pub fn leftovers(&self) -> Vec<String> {
         let mut v = vec![];
@@ -169,7 +176,7 @@ impl Fab {
                 continue;
             };
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains("canopy-switch")
+            if (cmd.contains("canopy-switch") || cmd.contains("canopyd"))
                 && cmd.contains(&root)
                 && canopy_testbed::fabric::procs::alive(pid)
             {
