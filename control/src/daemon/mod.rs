@@ -3,4 +3,5 @@
 //! management endpoint, keeps them current across restarts and failures, and serves
 //! Prometheus metrics and a control socket for `canopyctl fabric`.
 
+pub mod prune;
 pub mod snapshot;
