@@ -20,9 +20,11 @@
 //! warning). Every predicate is a least fixed point computed by repeated passes, so a
 //! graph with cycles terminates and a cycle with no grounding counts as broken.
 //!
-//! A down class whose members all lead to hosts never makes its switch broken: when
-//! such a host link dies the host is unreachable from anywhere, which is a warning, not
-//! a reason to avoid the switch for its other hosts.
+//! A class behind which no host is reachable any more (a dead host link, a dead leaf
+//! switch, a leaf cut off from every top switch) never makes its switch broken: nobody
+//! can deliver there, so that is a warning, not a reason to avoid the switch for its
+//! other destinations. "Reachable" is by live down links from a live top switch (one
+//! without up links).
 //!
 //! Switches with one-way ports (Transit RN1 stages) only lose their dead members: their
 //! routes are source-chosen directions and rotations, see `docs/failover.md`.
@@ -65,6 +67,8 @@ pub struct Pruned {
 pub struct Health {
     /// Per switch, per port: dead (the port, its peer port, or either switch is dead).
     pub dead: Vec<Vec<bool>>,
+    /// Per host: still reachable by live down links from some live top switch.
+    pub host_live: Vec<bool>,
     /// Per switch: a switch with one-way ports (Transit), judged by dead ports only.
     pub directional: Vec<bool>,
     /// Per switch: every down class can still deliver.
@@ -115,28 +119,93 @@ impl Health {
         let down_order: Vec<usize> = up_order.iter().rev().copied().collect();
         let alive = |i: usize| !sw_dead(i as u32);
 
-        // A class is fine when a member is live and `ok` for its peer switch, or when
-        // no member leads to a switch (hosts only).
-        let class_ok = |i: usize, members: &[u16], ok: &dyn Fn(usize) -> bool| -> bool {
-            let mut to_switch = false;
-            for &p in members {
-                let port = &topo.switches[i].ports[usize::from(p)];
-                match port.peer {
-                    Peer::Switch { sw, .. } => {
-                        to_switch = true;
-                        if !dead[i][usize::from(p)] && ok(sw as usize) {
-                            return true;
+        // Hosts the fabric can still reach at all: by live down links from a live top
+        // switch (one without up links). A class whose hosts are all unreachable has
+        // nothing left to deliver, so it does not count against its switch.
+        let mut host_live = vec![false; topo.hosts.len()];
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = (0..n)
+            .filter(|&i| alive(i) && !directional[i] && classes[i].up.is_empty())
+            .collect();
+        for &i in &stack {
+            seen[i] = true;
+        }
+        while let Some(i) = stack.pop() {
+            for m in classes[i].down.values().flatten() {
+                if dead[i][usize::from(*m)] {
+                    continue;
+                }
+                match topo.switches[i].ports[usize::from(*m)].peer {
+                    Peer::Switch { sw, .. } if !seen[sw as usize] => {
+                        seen[sw as usize] = true;
+                        stack.push(sw as usize);
+                    }
+                    Peer::Host { host, .. } => {
+                        if let Some(h) = host_live.get_mut(host as usize) {
+                            *h = true;
                         }
                     }
-                    Peer::Host { .. } => {
-                        if !dead[i][usize::from(p)] {
+                    _ => {}
+                }
+            }
+        }
+        // Hosts of one-way (Transit) stages are not judged.
+        for (hi, h) in topo.hosts.iter().enumerate() {
+            if h.ports.iter().any(|p| {
+                matches!(p.peer, Peer::Switch { sw, .. }
+                    if directional.get(sw as usize) == Some(&true))
+            }) {
+                host_live[hi] = true;
+            }
+        }
+        // live_below[x]: some host of x's fault-free subtree is still reachable.
+        let mut live_below = vec![false; n];
+        loop {
+            let mut changed = false;
+            for &i in &up_order {
+                if live_below[i] {
+                    continue;
+                }
+                let any = classes[i].down.values().flatten().any(|m| {
+                    match topo.switches[i].ports[usize::from(*m)].peer {
+                        Peer::Switch { sw, .. } => live_below[sw as usize],
+                        Peer::Host { host, .. } => host_live.get(host as usize) == Some(&true),
+                        Peer::None => false,
+                    }
+                });
+                if any {
+                    live_below[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+
+        // A class is fine when a member is live and leads to a host or to a switch `ok`
+        // says yes to, or when nothing reachable is left behind it.
+        let class_ok = |i: usize, members: &[u16], ok: &dyn Fn(usize) -> bool| -> bool {
+            let mut vacuous = true;
+            for &p in members {
+                let live = !dead[i][usize::from(p)];
+                match topo.switches[i].ports[usize::from(p)].peer {
+                    Peer::Switch { sw, .. } => {
+                        if live && ok(sw as usize) {
                             return true;
                         }
+                        vacuous &= !live_below[sw as usize];
+                    }
+                    Peer::Host { host, .. } => {
+                        if live {
+                            return true;
+                        }
+                        vacuous &= host_live.get(host as usize) != Some(&true);
                     }
                     Peer::None => {}
                 }
             }
-            !to_switch
+            vacuous
         };
 
         let mut down_whole = vec![false; n];
@@ -196,6 +265,7 @@ impl Health {
         }
         Health {
             dead,
+            host_live,
             directional,
             down_whole,
             whole,
@@ -302,7 +372,7 @@ pub fn prune(topo: &Topology, base: &[SwitchTables], faults: &Faults) -> Pruned 
         ));
     }
     let name = |i: usize| topo.switches[i].name.as_str();
-    for (i, s) in topo.switches.iter().enumerate() {
+    for i in 0..n {
         if faults.dead_switches.contains(&(i as u32)) {
             continue;
         }
@@ -314,21 +384,13 @@ pub fn prune(topo: &Topology, base: &[SwitchTables], faults: &Faults) -> Pruned 
         } else if !h.good[i] {
             warnings.push(format!("{}: no working way up", name(i)));
         }
-        for (pi, p) in s.ports.iter().enumerate() {
-            if let Peer::Host { host, .. } = p.peer {
-                if h.dead[i][pi]
-                    && topo
-                        .hosts
-                        .get(host as usize)
-                        .is_some_and(|x| x.ports.len() == 1)
-                {
-                    warnings.push(format!(
-                        "{}: its only link (from {} p{pi}) is dead",
-                        topo.host_name(host),
-                        name(i)
-                    ));
-                }
-            }
+    }
+    for (hi, alive) in h.host_live.iter().enumerate() {
+        if !alive {
+            warnings.push(format!(
+                "{}: no longer reachable from the top of the fabric",
+                topo.host_name(hi as u32)
+            ));
         }
     }
 
