@@ -550,6 +550,48 @@ mod tests {
     }
 
     #[test]
+    fn a_dead_leaf_or_host_link_only_loses_its_own_hosts() {
+        // Nobody can reach the hosts behind them, so no switch becomes "broken" and
+        // nothing but the dead ports themselves is pruned.
+        let t = build_str("fat-tree:k=4").unwrap();
+        let base = kinds::tables(&t, Kind::Sliced).unwrap();
+        let e = idx(&t, "edge-p1-e0");
+        let hp = t.switches[e as usize].host_ports()[0].0 as u16;
+        for f in [
+            Faults {
+                dead_switches: [e].into(),
+                ..Default::default()
+            },
+            Faults {
+                dead_ports: [(e, hp)].into(),
+                ..Default::default()
+            },
+        ] {
+            let h = Health::new(&t, &f);
+            let p = prune(&t, &base, &f);
+            for (i, g) in h.good.iter().enumerate() {
+                assert_eq!(*g, i as u32 != e || f.dead_switches.is_empty(), "{f:?} {i}");
+            }
+            let dead_members = (0..t.switches.len())
+                .map(|i| {
+                    p.pruned[i]
+                        .iter()
+                        .filter(|&&q| h.port_dead(i as u32, q))
+                        .count()
+                })
+                .sum::<usize>();
+            assert_eq!(dead_members, p.pruned.iter().map(Vec::len).sum::<usize>());
+            let lost = h.host_live.iter().filter(|&&l| !l).count();
+            assert_eq!(
+                lost,
+                if f.dead_switches.is_empty() { 1 } else { 2 },
+                "{f:?}"
+            );
+            assert!(p.warnings.iter().any(|w| w.contains("no longer reachable")));
+        }
+    }
+
+    #[test]
     fn worked_example_edge_agg_link_k4() {
         // docs/failover.md: edge-p0-e0 -- agg-p0-a0 dies. agg-p0-a0 can no longer reach
         // edge-p0-e0's hosts, so the cores above it cannot reach pod 0 through their only
