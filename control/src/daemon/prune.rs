@@ -397,6 +397,10 @@ pub fn prune(topo: &Topology, base: &[SwitchTables], faults: &Faults) -> Pruned 
     let mut tables = base.to_vec();
     let mut pruned = vec![Vec::new(); tables.len()];
     for (i, t) in tables.iter_mut().enumerate().take(n) {
+        if faults.dead_switches.contains(&(i as u32)) {
+            // nothing is pushed to a dead switch; it gets fresh tables when it returns
+            continue;
+        }
         let mut removed = BTreeSet::new();
         for (gi, g) in t.groups.iter_mut().enumerate() {
             let mut keep = Vec::with_capacity(g.len());
@@ -501,6 +505,14 @@ mod tests {
         }
         assert_eq!(n, 4);
         assert_eq!(p.pruned.iter().map(Vec::len).sum::<usize>(), 4);
+        assert_eq!(p.tables[core as usize], base[core as usize]);
+        assert!(
+            !p.warnings
+                .iter()
+                .any(|w| w.contains("every member is dead")),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]
