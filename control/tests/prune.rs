@@ -646,3 +646,39 @@ fn cost_k8_k16() {
         }
     }
 }
+
+#[test]
+fn mismatched_tables_and_random_faults_never_panic() {
+    // Tables of another topology (a daemon bug, a stale config): prune must still return,
+    // never empty a group, and never touch a group member the topology does not have.
+    let t = build_str("fat-tree:k=4").unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    for other in [
+        "fat-tree:k=8",
+        "vl2:da=8;di=4;servers=2",
+        "transit-full:layers=1",
+    ] {
+        let o = build_str(other).unwrap();
+        for kind in kinds::kinds_for(&o) {
+            let base = kinds::tables(&o, kind).unwrap();
+            for _ in 0..50 {
+                let mut f = Faults::default();
+                for _ in 0..rng.gen_range(0..4) {
+                    f.dead_switches.insert(rng.gen_range(0..40));
+                }
+                for _ in 0..rng.gen_range(0..6) {
+                    f.dead_ports
+                        .insert((rng.gen_range(0..40), rng.gen_range(0..20)));
+                }
+                let p = prune(&t, &base, &f);
+                assert_eq!(p.tables.len(), base.len());
+                for (a, b) in p.tables.iter().zip(&base) {
+                    for (ga, gb) in a.groups.iter().zip(&b.groups) {
+                        assert!(!ga.is_empty() || gb.is_empty(), "{other} {kind}");
+                        assert!(ga.iter().all(|x| gb.contains(x)));
+                    }
+                }
+            }
+        }
+    }
+}
