@@ -3,4 +3,6 @@
 //! management endpoint, keeps them current across restarts and failures, and serves
 //! Prometheus metrics and a control socket for `canopyctl fabric`.
 
+pub mod http;
+pub mod metrics;
 pub mod snapshot;
