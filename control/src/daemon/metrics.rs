@@ -811,4 +811,99 @@ pub(crate) mod tests {
             );
         }
     }
+
+    /// The `canopy*` metric names in `text` (recording-rule names, which contain `:`,
+    /// are not metric names of ours).
+    fn metric_names_in(text: &str) -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+            .filter(|w| (w.starts_with("canopy_") || w.starts_with("canopyd_")) && !w.contains(':'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn repo_file(file: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(file);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn check_names_against_render(what: &str, exprs: &[String], min: usize) {
+        let rendered = render(&sample(1));
+        let emitted: std::collections::BTreeSet<String> = rendered
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split(['{', ' ']).next())
+            .map(str::to_string)
+            .collect();
+        let names: Vec<String> = exprs.iter().flat_map(|e| metric_names_in(e)).collect();
+        assert!(
+            names.len() >= min,
+            "{what}: only {} metric names",
+            names.len()
+        );
+        for n in names {
+            assert!(
+                emitted.contains(&n),
+                "{what} names `{n}`, which render does not emit"
+            );
+        }
+    }
+
+    /// Every string under a key `expr`, `query` or `definition`.
+    fn json_exprs(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v.as_str()) {
+                        ("expr" | "query" | "definition", Some(e)) => out.push(e.to_string()),
+                        _ => json_exprs(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| json_exprs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn dashboard_names_only_emitted_metrics() {
+        let j: serde_json::Value =
+            serde_json::from_str(&repo_file("docs/grafana/canopy-fabric.json")).expect("JSON");
+        assert_eq!(j["uid"], "canopy-fabric");
+        let vars: Vec<&str> = j["templating"]["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v["name"].as_str())
+            .collect();
+        assert!(
+            vars.contains(&"datasource") && vars.contains(&"switch"),
+            "{vars:?}"
+        );
+        let mut exprs = Vec::new();
+        json_exprs(&j, &mut exprs);
+        check_names_against_render("the Grafana dashboard", &exprs, 30);
+    }
+
+    #[test]
+    fn rules_name_only_emitted_metrics() {
+        let text = repo_file("docs/prometheus/canopy-rules.yml");
+        let exprs: Vec<String> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("expr:"))
+            .map(str::to_string)
+            .collect();
+        check_names_against_render("the rules", &exprs, 10);
+    }
+
+    #[test]
+    fn names_check_catches_a_renamed_metric() {
+        let rendered = render(&sample(1));
+        assert!(!rendered.contains("canopy_port_rx_packet_total"));
+        assert_eq!(
+            metric_names_in(r#"rate(canopy_port_rx_packet_total{a="b"}[1m]) canopy:x:rate1m"#),
+            vec!["canopy_port_rx_packet_total"]
+        );
+    }
 }
