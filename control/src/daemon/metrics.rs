@@ -906,4 +906,57 @@ pub(crate) mod tests {
             vec!["canopy_port_rx_packet_total"]
         );
     }
+
+    /// A k=8 fat-tree's worth of switches (80, 8 ports each) with the real reason sets:
+    /// the series count docs/metrics.md states, and how long a render takes.
+    #[test]
+    fn k8_sized_fabric_series_count() {
+        let engine_reasons: u64 = 25;
+        let backend_reasons: u64 = 8;
+        let mut s = sample(1);
+        s.traffic = None;
+        let template = s.switches[0].clone();
+        s.switches = (0..80)
+            .map(|i| {
+                let mut w = template.clone();
+                w.name = format!("sw-{i}");
+                w.pruned_ports.clear();
+                let h = w.health.as_mut().unwrap();
+                h.ports = (0..8)
+                    .map(|p| PortHealth {
+                        port: p,
+                        name: format!("eth{p}"),
+                        backend: "afpacket".to_string(),
+                        link: true,
+                        admin: true,
+                    })
+                    .collect();
+                let c = w.counters.as_mut().unwrap();
+                let proto = c.ports[0].clone();
+                c.ports = (0..8)
+                    .map(|p| {
+                        let mut pc = proto.clone();
+                        pc.port = p;
+                        pc.drops = (0..engine_reasons).map(|r| (format!("r{r}"), r)).collect();
+                        pc.backend.drops =
+                            (0..backend_reasons).map(|r| (format!("b{r}"), r)).collect();
+                        pc
+                    })
+                    .collect();
+                w
+            })
+            .collect();
+        let t0 = std::time::Instant::now();
+        let text = render(&s);
+        let took = t0.elapsed();
+        let samples = text.lines().filter(|l| !l.starts_with('#')).count();
+        let per_port = 4 + engine_reasons as usize + (backend_reasons as usize + 1) + 9;
+        let per_switch = 7 + PROBE_BUCKETS.len() + 3;
+        assert_eq!((per_port, per_switch), (47, 24));
+        assert_eq!(samples, 80 * per_switch + 640 * per_port + 4);
+        eprintln!(
+            "k=8-sized fabric: {samples} series, {} bytes, rendered in {took:?}",
+            text.len()
+        );
+    }
 }
