@@ -21,6 +21,7 @@
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
 //! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
+//! | [`prom`] | a throwaway Prometheus server for tests and its query client |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
 #![cfg(target_os = "linux")]
 
@@ -35,6 +36,7 @@ pub mod hosts;
 pub mod linkload;
 pub mod mgmt;
 pub mod netns;
+pub mod prom;
 pub mod report;
 pub mod results;
 pub mod run;

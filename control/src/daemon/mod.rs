@@ -5,6 +5,8 @@
 
 pub mod config;
 pub mod control;
+pub mod http;
+pub mod metrics;
 pub mod prune;
 pub mod run;
 pub mod snapshot;

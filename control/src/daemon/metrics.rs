@@ -1,0 +1,962 @@
+//! Prometheus text exposition (format 0.0.4) of a [`FabricSnapshot`]: what canopyd's
+//! `/metrics` serves (`docs/metrics.md`).
+//!
+//! A [`SnapshotCollector`] (a `prometheus` [`Collector`]) turns one snapshot into metric
+//! families; [`render`] encodes them with the crate's `TextEncoder`. The switches'
+//! counters are counters the switches own: they are exported as they are (a restarted
+//! switch starts again from zero, which Prometheus' `rate()` handles as a counter
+//! reset), never incremented here.
+//!
+//! Staleness: a switch that is down exports `canopy_switch_up 0` and the daemon's own
+//! per-switch counters, but none of its port metrics and no uptime: the last counters
+//! it answered would be stale and would lie (a flat line instead of a gap).
+//!
+//! Labels are only `fabric`, `switch`, `port`, `reason` (and `le` on histograms), plus
+//! `ifname` and `backend` on the info gauge `canopy_port_info`: no pid, no endpoint, no
+//! free text (error messages stay in the logs and in `canopyctl fabric status`).
+
+use super::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
+use crate::mgmt::proto::{PortCounters, PortHealth};
+use prometheus::core::{Collector, Desc};
+use prometheus::proto::{
+    Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
+};
+use prometheus::TextEncoder;
+use std::collections::{BTreeMap, HashMap};
+
+/// The Content-Type of [`render`]'s output.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// The kind of a family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Monotonic counter (`_total`).
+    Counter,
+    /// Gauge.
+    Gauge,
+    /// Histogram (`_bucket`, `_sum`, `_count`).
+    Histogram,
+}
+
+/// One family the exposition can contain: name, kind, labels (besides `le`), help.
+#[derive(Debug, Clone, Copy)]
+pub struct FamilySpec {
+    /// Metric name.
+    pub name: &'static str,
+    /// Type.
+    pub kind: Kind,
+    /// Label names, in order.
+    pub labels: &'static [&'static str],
+    /// `# HELP` text.
+    pub help: &'static str,
+}
+
+const F: &[&str] = &["fabric"];
+const FS: &[&str] = &["fabric", "switch"];
+const FSP: &[&str] = &["fabric", "switch", "port"];
+const FSPR: &[&str] = &["fabric", "switch", "port", "reason"];
+const INFO: &[&str] = &["fabric", "switch", "port", "ifname", "backend"];
+
+macro_rules! fam {
+    ($name:literal, $kind:ident, $labels:expr, $help:literal) => {
+        FamilySpec {
+            name: $name,
+            kind: Kind::$kind,
+            labels: $labels,
+            help: $help,
+        }
+    };
+}
+
+// Indices into FAMILIES (the order of the exposition).
+const PORT_RX_PACKETS: usize = 0;
+const PORT_RX_BYTES: usize = 1;
+const PORT_TX_PACKETS: usize = 2;
+const PORT_TX_BYTES: usize = 3;
+const PORT_DROPS: usize = 4;
+const PORT_BACKEND_DROPS: usize = 5;
+const PORT_ADAPTIVE: usize = 6;
+const PORT_RING: usize = 7;
+const PORT_BACKLOG: usize = 8;
+const PORT_LINK_UP: usize = 9;
+const PORT_ADMIN_UP: usize = 10;
+const PORT_IN_USE: usize = 11;
+const PORT_LINK_DOWN_EVENTS: usize = 12;
+const PORT_REOPENS: usize = 13;
+const PORT_INFO: usize = 14;
+const SWITCH_UP: usize = 15;
+const SWITCH_UPTIME: usize = 16;
+const SWITCH_TABLES_CURRENT: usize = 17;
+const PUSHES: usize = 18;
+const PUSH_FAILURES: usize = 19;
+const DOWN_EVENTS: usize = 20;
+const RESTARTS: usize = 21;
+const PROBE: usize = 22;
+const READY: usize = 23;
+const UPTIME: usize = 24;
+const SWITCHES: usize = 25;
+const PRUNED: usize = 26;
+const TRAFFIC_SENT: usize = 27;
+const TRAFFIC_RECEIVED: usize = 28;
+const TRAFFIC_LOST: usize = 29;
+const TRAFFIC_MISDELIVERED: usize = 30;
+const TRAFFIC_LATENCY: usize = 31;
+
+/// Every family [`render`] can emit, in exposition order.
+pub const FAMILIES: &[FamilySpec] = &[
+    fam!("canopy_port_rx_packets_total", Counter, FSP, "Frames received on the port (switch counter)."),
+    fam!("canopy_port_rx_bytes_total", Counter, FSP, "Bytes received on the port (switch counter)."),
+    fam!("canopy_port_tx_packets_total", Counter, FSP, "Frames transmitted on the port (switch counter)."),
+    fam!("canopy_port_tx_bytes_total", Counter, FSP, "Bytes transmitted on the port (switch counter)."),
+    fam!("canopy_port_drops_total", Counter, FSPR, "Frames dropped at the port by the engine, by reason (every reason the switch reports, zeros included)."),
+    fam!("canopy_port_backend_drops_total", Counter, FSPR, "Frames dropped by the port backend before the engine saw them, by reason (kernel: RX ring full)."),
+    fam!("canopy_port_adaptive_choices_total", Counter, FSP, "Adaptive forwarding decisions that picked this port."),
+    fam!("canopy_port_tx_ring_frames", Gauge, FSP, "Frames waiting in the engine rings towards this port."),
+    fam!("canopy_port_tx_backlog_frames", Gauge, FSP, "Frames the port backend holds but has not sent yet."),
+    fam!("canopy_port_link_up", Gauge, FSP, "1 when the port's link (carrier) is up."),
+    fam!("canopy_port_admin_up", Gauge, FSP, "1 when the port is administratively up."),
+    fam!("canopy_port_in_use", Gauge, FSP, "1 when the port is in the switch's forwarding groups, 0 when canopyd pruned it."),
+    fam!("canopy_port_link_down_events_total", Counter, FSP, "Times the port's link went down."),
+    fam!("canopy_port_reopens_total", Counter, FSP, "Times the port reopened after its interface was re-created."),
+    fam!("canopy_port_info", Gauge, INFO, "Port names: always 1, the labels carry the interface name and backend."),
+    fam!("canopy_switch_up", Gauge, FS, "1 when the switch answers canopyd's health probes."),
+    fam!("canopy_switch_uptime_seconds", Gauge, FS, "Seconds since the switch process started (absent while the switch is down)."),
+    fam!("canopy_switch_tables_current", Gauge, FS, "1 when the switch runs the tables canopyd wants it to run."),
+    fam!("canopyd_table_pushes_total", Counter, FS, "Successful table pushes to the switch since canopyd started."),
+    fam!("canopyd_table_push_failures_total", Counter, FS, "Failed table pushes (refused or unreachable) since canopyd started."),
+    fam!("canopyd_switch_down_events_total", Counter, FS, "Times the switch was declared down since canopyd started."),
+    fam!("canopyd_switch_restarts_total", Counter, FS, "Times a new switch process answered for the switch since canopyd started."),
+    fam!("canopyd_probe_duration_seconds", Histogram, FS, "Round trip of canopyd's health probes to the switch."),
+    fam!("canopyd_ready", Gauge, F, "1 when every switch is up and runs current tables (/readyz)."),
+    fam!("canopyd_uptime_seconds", Gauge, F, "Seconds since canopyd started."),
+    fam!("canopyd_switches", Gauge, F, "Switches in the fabric's topology."),
+    fam!("canopyd_pruned_ports", Gauge, F, "Ports canopyd has taken out of forwarding groups, fabric-wide."),
+    fam!("canopy_traffic_sent_frames_total", Counter, F, "Frames sent by the traffic generator (reported trials)."),
+    fam!("canopy_traffic_received_frames_total", Counter, F, "Frames received by the traffic generator."),
+    fam!("canopy_traffic_lost_frames_total", Counter, F, "Frames sent and never received."),
+    fam!("canopy_traffic_misdelivered_frames_total", Counter, F, "Frames delivered to the wrong host."),
+    fam!("canopy_traffic_latency_seconds", Histogram, F, "One-way latency measured by the traffic generator."),
+];
+
+/// A `prometheus` collector over one snapshot.
+pub struct SnapshotCollector<'a> {
+    snap: &'a FabricSnapshot,
+    descs: Vec<Desc>,
+}
+
+impl<'a> SnapshotCollector<'a> {
+    /// A collector that reports `snap`.
+    pub fn new(snap: &'a FabricSnapshot) -> Self {
+        // The names and labels are constants; Desc::new only fails on an invalid one,
+        // which the unit tests would catch, so a failure just leaves the desc out.
+        let descs = FAMILIES
+            .iter()
+            .filter_map(|f| {
+                Desc::new(
+                    f.name.to_string(),
+                    f.help.to_string(),
+                    f.labels.iter().map(|l| l.to_string()).collect(),
+                    HashMap::new(),
+                )
+                .ok()
+            })
+            .collect();
+        SnapshotCollector { snap, descs }
+    }
+}
+
+impl Collector for SnapshotCollector<'_> {
+    fn desc(&self) -> Vec<&Desc> {
+        self.descs.iter().collect()
+    }
+
+    fn collect(&self) -> Vec<MetricFamily> {
+        let mut b = Builder::new();
+        collect_into(self.snap, &mut b);
+        b.finish()
+    }
+}
+
+/// The text exposition of `s`.
+pub fn render(s: &FabricSnapshot) -> String {
+    let families = SnapshotCollector::new(s).collect();
+    // The encoder only fails on a family without name or samples; `finish` leaves
+    // those out.
+    TextEncoder::new()
+        .encode_to_string(&families)
+        .unwrap_or_else(|e| format!("# canopyd: encoding failed: {e}\n"))
+}
+
+/// The metric names [`render`] can emit with their sample suffixes (`_bucket`, `_sum`,
+/// `_count` for histograms): what a dashboard or rule may refer to.
+pub fn sample_names() -> Vec<String> {
+    let mut v = Vec::new();
+    for f in FAMILIES {
+        if f.kind == Kind::Histogram {
+            for suf in ["_bucket", "_sum", "_count"] {
+                v.push(format!("{}{suf}", f.name));
+            }
+        } else {
+            v.push(f.name.to_string());
+        }
+    }
+    v
+}
+
+struct Builder {
+    metrics: Vec<Vec<Metric>>,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            metrics: vec![Vec::new(); FAMILIES.len()],
+        }
+    }
+
+    fn labels(fam: usize, values: &[&str]) -> Vec<LabelPair> {
+        FAMILIES[fam]
+            .labels
+            .iter()
+            .zip(values)
+            .map(|(n, v)| {
+                let mut l = LabelPair::default();
+                l.set_name((*n).to_string());
+                l.set_value((*v).to_string());
+                l
+            })
+            .collect()
+    }
+
+    fn value(&mut self, fam: usize, values: &[&str], v: f64) {
+        let mut m = Metric::from_label(Self::labels(fam, values));
+        match FAMILIES[fam].kind {
+            Kind::Counter => {
+                let mut c = Counter::default();
+                c.set_value(v);
+                m.set_counter(c);
+            }
+            Kind::Gauge | Kind::Histogram => {
+                let mut g = Gauge::default();
+                g.set_value(v);
+                m.set_gauge(g);
+            }
+        }
+        self.metrics[fam].push(m);
+    }
+
+    fn histogram(&mut self, fam: usize, values: &[&str], h: &HistogramSnapshot) {
+        let mut m = Metric::from_label(Self::labels(fam, values));
+        let mut ph = Histogram::default();
+        let buckets = h
+            .bounds
+            .iter()
+            .zip(h.cumulative())
+            .filter(|(b, _)| b.is_finite())
+            .map(|(b, c)| {
+                let mut bk = Bucket::default();
+                bk.set_upper_bound(*b);
+                bk.set_cumulative_count(c);
+                bk
+            })
+            .collect();
+        ph.set_bucket(buckets);
+        ph.set_sample_count(h.count);
+        ph.set_sample_sum(h.sum);
+        m.set_histogram(ph);
+        self.metrics[fam].push(m);
+    }
+
+    fn finish(self) -> Vec<MetricFamily> {
+        FAMILIES
+            .iter()
+            .zip(self.metrics)
+            .filter(|(_, m)| !m.is_empty())
+            .map(|(f, m)| {
+                let mut mf = MetricFamily::default();
+                mf.set_name(f.name.to_string());
+                mf.set_help(f.help.to_string());
+                mf.set_field_type(match f.kind {
+                    Kind::Counter => MetricType::COUNTER,
+                    Kind::Gauge => MetricType::GAUGE,
+                    Kind::Histogram => MetricType::HISTOGRAM,
+                });
+                mf.set_metric(m);
+                mf
+            })
+            .collect()
+    }
+}
+
+fn b2f(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+fn collect_into(s: &FabricSnapshot, b: &mut Builder) {
+    let fabric = s.fabric.as_str();
+    for sw in &s.switches {
+        collect_switch(fabric, sw, b);
+    }
+    b.value(READY, &[fabric], b2f(s.ready));
+    b.value(UPTIME, &[fabric], s.uptime_s);
+    b.value(SWITCHES, &[fabric], s.switches.len() as f64);
+    let pruned: usize = s.switches.iter().map(|w| w.pruned_ports.len()).sum();
+    b.value(PRUNED, &[fabric], pruned as f64);
+    if let Some(t) = &s.traffic {
+        b.value(TRAFFIC_SENT, &[fabric], t.sent_total as f64);
+        b.value(TRAFFIC_RECEIVED, &[fabric], t.received_total as f64);
+        b.value(TRAFFIC_LOST, &[fabric], t.lost_total as f64);
+        b.value(TRAFFIC_MISDELIVERED, &[fabric], t.misdelivered_total as f64);
+        b.histogram(TRAFFIC_LATENCY, &[fabric], &t.latency);
+    }
+}
+
+fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
+    let name = sw.name.as_str();
+    let fs = [fabric, name];
+    b.value(SWITCH_UP, &fs, b2f(sw.up));
+    b.value(SWITCH_TABLES_CURRENT, &fs, b2f(sw.tables_current));
+    b.value(PUSHES, &fs, sw.pushes_total as f64);
+    b.value(PUSH_FAILURES, &fs, sw.push_failures_total as f64);
+    b.value(DOWN_EVENTS, &fs, sw.down_events_total as f64);
+    b.value(RESTARTS, &fs, sw.restarts_total as f64);
+    b.histogram(PROBE, &fs, &sw.probe_rtt);
+    if !sw.up {
+        // Stale: the last answers of a switch that no longer answers are not exported.
+        return;
+    }
+    if let Some(h) = &sw.health {
+        b.value(SWITCH_UPTIME, &fs, h.uptime_s);
+    } else if let Some(c) = &sw.counters {
+        b.value(SWITCH_UPTIME, &fs, c.uptime_s);
+    }
+    // Ports: the union of what health and counters report, by number.
+    let mut ports: BTreeMap<u16, (Option<&PortHealth>, Option<&PortCounters>)> = BTreeMap::new();
+    if let Some(h) = &sw.health {
+        for p in &h.ports {
+            ports.entry(p.port).or_default().0 = Some(p);
+        }
+    }
+    if let Some(c) = &sw.counters {
+        for p in &c.ports {
+            ports.entry(p.port).or_default().1 = Some(p);
+        }
+    }
+    for (port, (h, c)) in ports {
+        let pn = port.to_string();
+        let l = [fabric, name, pn.as_str()];
+        if let Some(c) = c {
+            b.value(PORT_RX_PACKETS, &l, c.rx_packets as f64);
+            b.value(PORT_RX_BYTES, &l, c.rx_bytes as f64);
+            b.value(PORT_TX_PACKETS, &l, c.tx_packets as f64);
+            b.value(PORT_TX_BYTES, &l, c.tx_bytes as f64);
+            for (reason, n) in &c.drops {
+                b.value(PORT_DROPS, &[fabric, name, &pn, reason], *n as f64);
+            }
+            b.value(
+                PORT_BACKEND_DROPS,
+                &[fabric, name, &pn, "kernel"],
+                c.backend.kernel_drops as f64,
+            );
+            for (reason, n) in &c.backend.drops {
+                if reason != "kernel" {
+                    b.value(PORT_BACKEND_DROPS, &[fabric, name, &pn, reason], *n as f64);
+                }
+            }
+            b.value(PORT_ADAPTIVE, &l, c.adaptive_choices as f64);
+            b.value(PORT_RING, &l, c.ring_occupancy as f64);
+            b.value(PORT_BACKLOG, &l, c.tx_backlog as f64);
+            b.value(PORT_LINK_DOWN_EVENTS, &l, c.backend.link_down_events as f64);
+            b.value(PORT_REOPENS, &l, c.backend.reopens as f64);
+        }
+        if let Some(h) = h {
+            b.value(PORT_LINK_UP, &l, b2f(h.link));
+            b.value(PORT_ADMIN_UP, &l, b2f(h.admin));
+        }
+        b.value(PORT_IN_USE, &l, b2f(!sw.pruned_ports.contains(&port)));
+        let (ifname, backend) = match (h, c) {
+            (Some(h), _) => (h.name.as_str(), h.backend.as_str()),
+            (None, Some(c)) => (c.name.as_str(), ""),
+            (None, None) => ("", ""),
+        };
+        b.value(PORT_INFO, &[fabric, name, &pn, ifname, backend], 1.0);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::daemon::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
+    use crate::mgmt::proto::{BackendReport, CountersReport, Health};
+
+    /// A synthetic fabric: `edge-p0-e0` up with two ports (port 1 pruned), `core-0`
+    /// down with stale counters, traffic reported. `scale` multiplies the counters.
+    pub(crate) fn sample(scale: u64) -> FabricSnapshot {
+        let port = |n: u16, name: &str| {
+            let mut drops = BTreeMap::new();
+            drops.insert("no_route".to_string(), 3 * scale + n as u64);
+            drops.insert("hop_limit".to_string(), 0);
+            let mut bd = BTreeMap::new();
+            bd.insert("tx_ring_full".to_string(), 2);
+            PortCounters {
+                port: n,
+                name: name.to_string(),
+                rx_packets: 100 * scale + n as u64,
+                rx_bytes: 6400 * scale,
+                tx_packets: 90 * scale,
+                tx_bytes: 5760 * scale,
+                adaptive_choices: 7,
+                ring_occupancy: 5,
+                dropped: 3 * scale + n as u64,
+                drops,
+                tx_backlog: 1,
+                backend: BackendReport {
+                    kernel_drops: 4,
+                    link_down_events: 1,
+                    reopens: 0,
+                    drops: bd,
+                },
+            }
+        };
+        let ph = |n: u16, name: &str, link: bool| PortHealth {
+            port: n,
+            name: name.to_string(),
+            backend: "afpacket".to_string(),
+            link,
+            admin: true,
+        };
+        let health = |ports: Vec<PortHealth>| Health {
+            uptime_s: 12.5,
+            pid: 4242,
+            workers: 1,
+            mode: "adaptive".to_string(),
+            tables_loaded: true,
+            tables: Some("edge-p0-e0".to_string()),
+            kinds: vec!["sliced".to_string()],
+            ports,
+            tcp: None,
+            auth_failures: 0,
+            tcp_refused: 0,
+        };
+        let counters = |ports: Vec<PortCounters>| CountersReport {
+            uptime_s: 12.5,
+            rx_packets: ports.iter().map(|p| p.rx_packets).sum(),
+            tx_packets: ports.iter().map(|p| p.tx_packets).sum(),
+            dropped: ports.iter().map(|p| p.dropped).sum(),
+            ports,
+        };
+        let mut probe = HistogramSnapshot::new(PROBE_BUCKETS);
+        probe.observe_n(0.0002, 3);
+        probe.observe(0.003);
+        probe.observe(7.0);
+        let mut latency = HistogramSnapshot::new(crate::daemon::snapshot::LATENCY_BUCKETS);
+        latency.observe_n(0.00003, 10);
+        let e0 = SwitchSnapshot {
+            name: "edge-p0-e0".to_string(),
+            endpoint: "/run/canopy/edge-p0-e0.sock".to_string(),
+            up: true,
+            last_error: None,
+            health: Some(health(vec![ph(0, "e0-h0", true), ph(1, "e0-a0", false)])),
+            counters: Some(counters(vec![port(0, "e0-h0"), port(1, "e0-a0")])),
+            pruned_ports: vec![1],
+            admin_down: vec![],
+            tables_current: true,
+            pushes_total: 2,
+            push_failures_total: 1,
+            down_events_total: 0,
+            restarts_total: 1,
+            probe_rtt: probe,
+        };
+        let core = SwitchSnapshot {
+            name: "core-0".to_string(),
+            endpoint: "10.0.0.9:7000".to_string(),
+            up: false,
+            last_error: Some("connection refused".to_string()),
+            health: Some(health(vec![ph(0, "c0-a0", true)])),
+            counters: Some(counters(vec![port(0, "c0-a0")])),
+            pruned_ports: vec![],
+            admin_down: vec![],
+            tables_current: false,
+            pushes_total: 1,
+            push_failures_total: 0,
+            down_events_total: 1,
+            restarts_total: 0,
+            probe_rtt: HistogramSnapshot::new(PROBE_BUCKETS),
+        };
+        FabricSnapshot {
+            fabric: "lab".to_string(),
+            topology: "fat-tree:k=4".to_string(),
+            kind: "sliced".to_string(),
+            uptime_s: 60.0,
+            ready: false,
+            switches: vec![e0, core],
+            traffic: Some(TrafficSnapshot {
+                sent_total: 1000 * scale,
+                received_total: 990 * scale,
+                lost_total: 10 * scale,
+                misdelivered_total: 0,
+                latency,
+            }),
+        }
+    }
+
+    fn has(text: &str, line: &str) {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing line {line:?} in\n{text}"
+        );
+    }
+
+    fn lacks(text: &str, needle: &str) {
+        assert!(!text.contains(needle), "unexpected {needle:?} in\n{text}");
+    }
+
+    #[test]
+    fn port_lines_help_and_type() {
+        let t = render(&sample(1));
+        has(
+            &t,
+            "# HELP canopy_port_rx_packets_total Frames received on the port (switch counter).",
+        );
+        has(&t, "# TYPE canopy_port_rx_packets_total counter");
+        has(
+            &t,
+            r#"canopy_port_rx_packets_total{fabric="lab",switch="edge-p0-e0",port="0"} 100"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_rx_packets_total{fabric="lab",switch="edge-p0-e0",port="1"} 101"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_rx_bytes_total{fabric="lab",switch="edge-p0-e0",port="0"} 6400"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_tx_packets_total{fabric="lab",switch="edge-p0-e0",port="1"} 90"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_drops_total{fabric="lab",switch="edge-p0-e0",port="1",reason="no_route"} 4"#,
+        );
+        // Zeros included.
+        has(
+            &t,
+            r#"canopy_port_drops_total{fabric="lab",switch="edge-p0-e0",port="0",reason="hop_limit"} 0"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_backend_drops_total{fabric="lab",switch="edge-p0-e0",port="0",reason="kernel"} 4"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_backend_drops_total{fabric="lab",switch="edge-p0-e0",port="0",reason="tx_ring_full"} 2"#,
+        );
+        has(&t, "# TYPE canopy_port_tx_ring_frames gauge");
+        has(
+            &t,
+            r#"canopy_port_tx_ring_frames{fabric="lab",switch="edge-p0-e0",port="0"} 5"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_tx_backlog_frames{fabric="lab",switch="edge-p0-e0",port="0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_adaptive_choices_total{fabric="lab",switch="edge-p0-e0",port="0"} 7"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_link_up{fabric="lab",switch="edge-p0-e0",port="0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_link_up{fabric="lab",switch="edge-p0-e0",port="1"} 0"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_admin_up{fabric="lab",switch="edge-p0-e0",port="1"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_in_use{fabric="lab",switch="edge-p0-e0",port="0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_in_use{fabric="lab",switch="edge-p0-e0",port="1"} 0"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_link_down_events_total{fabric="lab",switch="edge-p0-e0",port="0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopy_port_info{fabric="lab",switch="edge-p0-e0",port="1",ifname="e0-a0",backend="afpacket"} 1"#,
+        );
+        // No pid, no endpoint, no error text anywhere.
+        lacks(&t, "4242");
+        lacks(&t, "10.0.0.9");
+        lacks(&t, "/run/canopy");
+        lacks(&t, "connection refused");
+    }
+
+    #[test]
+    fn switch_and_fabric_lines() {
+        let t = render(&sample(1));
+        has(&t, "# TYPE canopy_switch_up gauge");
+        has(
+            &t,
+            r#"canopy_switch_up{fabric="lab",switch="edge-p0-e0"} 1"#,
+        );
+        has(&t, r#"canopy_switch_up{fabric="lab",switch="core-0"} 0"#);
+        has(
+            &t,
+            r#"canopy_switch_uptime_seconds{fabric="lab",switch="edge-p0-e0"} 12.5"#,
+        );
+        has(
+            &t,
+            r#"canopy_switch_tables_current{fabric="lab",switch="core-0"} 0"#,
+        );
+        has(&t, "# TYPE canopyd_table_pushes_total counter");
+        has(
+            &t,
+            r#"canopyd_table_pushes_total{fabric="lab",switch="edge-p0-e0"} 2"#,
+        );
+        has(
+            &t,
+            r#"canopyd_table_push_failures_total{fabric="lab",switch="edge-p0-e0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopyd_switch_down_events_total{fabric="lab",switch="core-0"} 1"#,
+        );
+        has(
+            &t,
+            r#"canopyd_switch_restarts_total{fabric="lab",switch="edge-p0-e0"} 1"#,
+        );
+        has(&t, r#"canopyd_ready{fabric="lab"} 0"#);
+        has(&t, r#"canopyd_uptime_seconds{fabric="lab"} 60"#);
+        has(&t, r#"canopyd_switches{fabric="lab"} 2"#);
+        has(&t, r#"canopyd_pruned_ports{fabric="lab"} 1"#);
+        has(&t, r#"canopy_traffic_sent_frames_total{fabric="lab"} 1000"#);
+        has(
+            &t,
+            r#"canopy_traffic_received_frames_total{fabric="lab"} 990"#,
+        );
+        has(&t, r#"canopy_traffic_lost_frames_total{fabric="lab"} 10"#);
+        has(
+            &t,
+            r#"canopy_traffic_misdelivered_frames_total{fabric="lab"} 0"#,
+        );
+    }
+
+    #[test]
+    fn down_switch_exports_no_stale_counters() {
+        let t = render(&sample(1));
+        lacks(
+            &t,
+            r#"canopy_port_rx_packets_total{fabric="lab",switch="core-0""#,
+        );
+        lacks(&t, r#"canopy_port_info{fabric="lab",switch="core-0""#);
+        lacks(
+            &t,
+            r#"canopy_switch_uptime_seconds{fabric="lab",switch="core-0"}"#,
+        );
+        // The daemon's own counters for it stay.
+        has(
+            &t,
+            r#"canopyd_table_pushes_total{fabric="lab",switch="core-0"} 1"#,
+        );
+    }
+
+    #[test]
+    fn histograms_are_cumulative_with_inf() {
+        let t = render(&sample(1));
+        has(&t, "# TYPE canopyd_probe_duration_seconds histogram");
+        let p = r#"canopyd_probe_duration_seconds_bucket{fabric="lab",switch="edge-p0-e0""#;
+        has(&t, &format!(r#"{p},le="0.0001"}} 0"#));
+        has(&t, &format!(r#"{p},le="0.00025"}} 3"#));
+        has(&t, &format!(r#"{p},le="0.0025"}} 3"#));
+        has(&t, &format!(r#"{p},le="0.005"}} 4"#));
+        has(&t, &format!(r#"{p},le="1"}} 4"#));
+        has(&t, &format!(r#"{p},le="+Inf"}} 5"#));
+        has(
+            &t,
+            r#"canopyd_probe_duration_seconds_count{fabric="lab",switch="edge-p0-e0"} 5"#,
+        );
+        let sum_line = t
+            .lines()
+            .find(|l| {
+                l.starts_with(
+                    r#"canopyd_probe_duration_seconds_sum{fabric="lab",switch="edge-p0-e0"}"#,
+                )
+            })
+            .expect("sum line");
+        let sum: f64 = sum_line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((sum - 7.0036).abs() < 1e-9, "{sum_line}");
+        // Bucket lines of one series are in bound order and never decrease.
+        let counts: Vec<f64> = t
+            .lines()
+            .filter(|l| l.starts_with(p))
+            .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(counts.len(), PROBE_BUCKETS.len() + 1);
+        assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+        has(
+            &t,
+            r#"canopy_traffic_latency_seconds_bucket{fabric="lab",le="0.00001"} 0"#,
+        );
+        has(
+            &t,
+            r#"canopy_traffic_latency_seconds_bucket{fabric="lab",le="0.00005"} 10"#,
+        );
+        has(
+            &t,
+            r#"canopy_traffic_latency_seconds_bucket{fabric="lab",le="+Inf"} 10"#,
+        );
+        has(
+            &t,
+            r#"canopy_traffic_latency_seconds_count{fabric="lab"} 10"#,
+        );
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        let mut s = sample(1);
+        s.fabric = "a\"b\\c\nd".to_string();
+        s.switches[0].name = "we\"ird".to_string();
+        let t = render(&s);
+        has(
+            &t,
+            r#"canopy_switch_up{fabric="a\"b\\c\nd",switch="we\"ird"} 1"#,
+        );
+        // No raw newline inside a sample line: every line is a comment or a sample.
+        for l in t.lines() {
+            assert!(l.starts_with('#') || l.contains("} "), "broken line {l:?}");
+        }
+    }
+
+    #[test]
+    fn empty_snapshot() {
+        let s = FabricSnapshot {
+            fabric: "x".to_string(),
+            topology: String::new(),
+            kind: String::new(),
+            uptime_s: 0.0,
+            ready: true,
+            switches: vec![],
+            traffic: None,
+        };
+        let t = render(&s);
+        let samples: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            samples,
+            vec![
+                r#"canopyd_ready{fabric="x"} 1"#,
+                r#"canopyd_uptime_seconds{fabric="x"} 0"#,
+                r#"canopyd_switches{fabric="x"} 0"#,
+                r#"canopyd_pruned_ports{fabric="x"} 0"#,
+            ]
+        );
+        lacks(&t, "canopy_traffic");
+    }
+
+    #[test]
+    fn malformed_histogram_does_not_panic() {
+        let mut s = sample(1);
+        s.switches[0].probe_rtt.counts.truncate(2);
+        s.switches[0].probe_rtt.bounds.push(f64::INFINITY);
+        let t = render(&s);
+        assert!(t.contains("canopyd_probe_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn every_family_is_emitted_by_the_sample() {
+        let t = render(&sample(1));
+        for f in FAMILIES {
+            has(
+                &t,
+                &format!(
+                    "# TYPE {} {}",
+                    f.name,
+                    match f.kind {
+                        Kind::Counter => "counter",
+                        Kind::Gauge => "gauge",
+                        Kind::Histogram => "histogram",
+                    }
+                ),
+            );
+            let snap = sample(1);
+            let c = SnapshotCollector::new(&snap);
+            assert_eq!(
+                c.desc().len(),
+                FAMILIES.len(),
+                "a family name or label is invalid"
+            );
+        }
+    }
+
+    #[test]
+    fn counter_names_end_in_total() {
+        for f in FAMILIES {
+            assert_eq!(
+                f.kind == Kind::Counter,
+                f.name.ends_with("_total"),
+                "{}",
+                f.name
+            );
+        }
+    }
+
+    /// The `canopy*` metric names in `text` (recording-rule names, which contain `:`,
+    /// are not metric names of ours).
+    fn metric_names_in(text: &str) -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+            .filter(|w| (w.starts_with("canopy_") || w.starts_with("canopyd_")) && !w.contains(':'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn repo_file(file: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(file);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn check_names_against_render(what: &str, exprs: &[String], min: usize) {
+        let rendered = render(&sample(1));
+        let emitted: std::collections::BTreeSet<String> = rendered
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split(['{', ' ']).next())
+            .map(str::to_string)
+            .collect();
+        let names: Vec<String> = exprs.iter().flat_map(|e| metric_names_in(e)).collect();
+        assert!(
+            names.len() >= min,
+            "{what}: only {} metric names",
+            names.len()
+        );
+        for n in names {
+            assert!(
+                emitted.contains(&n),
+                "{what} names `{n}`, which render does not emit"
+            );
+        }
+    }
+
+    /// Every string under a key `expr`, `query` or `definition`.
+    fn json_exprs(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v.as_str()) {
+                        ("expr" | "query" | "definition", Some(e)) => out.push(e.to_string()),
+                        _ => json_exprs(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| json_exprs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn dashboard_names_only_emitted_metrics() {
+        let j: serde_json::Value =
+            serde_json::from_str(&repo_file("docs/grafana/canopy-fabric.json")).expect("JSON");
+        assert_eq!(j["uid"], "canopy-fabric");
+        let vars: Vec<&str> = j["templating"]["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v["name"].as_str())
+            .collect();
+        assert!(
+            vars.contains(&"datasource") && vars.contains(&"switch"),
+            "{vars:?}"
+        );
+        let mut exprs = Vec::new();
+        json_exprs(&j, &mut exprs);
+        check_names_against_render("the Grafana dashboard", &exprs, 30);
+    }
+
+    #[test]
+    fn rules_name_only_emitted_metrics() {
+        let text = repo_file("docs/prometheus/canopy-rules.yml");
+        let exprs: Vec<String> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("expr:"))
+            .map(str::to_string)
+            .collect();
+        check_names_against_render("the rules", &exprs, 10);
+    }
+
+    #[test]
+    fn names_check_catches_a_renamed_metric() {
+        let rendered = render(&sample(1));
+        assert!(!rendered.contains("canopy_port_rx_packet_total"));
+        assert_eq!(
+            metric_names_in(r#"rate(canopy_port_rx_packet_total{a="b"}[1m]) canopy:x:rate1m"#),
+            vec!["canopy_port_rx_packet_total"]
+        );
+    }
+
+    /// A k=8 fat-tree's worth of switches (80, 8 ports each) with the real reason sets:
+    /// the series count docs/metrics.md states, and how long a render takes.
+    #[test]
+    fn k8_sized_fabric_series_count() {
+        let engine_reasons: u64 = 25;
+        let backend_reasons: u64 = 8;
+        let mut s = sample(1);
+        s.traffic = None;
+        let template = s.switches[0].clone();
+        s.switches = (0..80)
+            .map(|i| {
+                let mut w = template.clone();
+                w.name = format!("sw-{i}");
+                w.pruned_ports.clear();
+                let h = w.health.as_mut().unwrap();
+                h.ports = (0..8)
+                    .map(|p| PortHealth {
+                        port: p,
+                        name: format!("eth{p}"),
+                        backend: "afpacket".to_string(),
+                        link: true,
+                        admin: true,
+                    })
+                    .collect();
+                let c = w.counters.as_mut().unwrap();
+                let proto = c.ports[0].clone();
+                c.ports = (0..8)
+                    .map(|p| {
+                        let mut pc = proto.clone();
+                        pc.port = p;
+                        pc.drops = (0..engine_reasons).map(|r| (format!("r{r}"), r)).collect();
+                        pc.backend.drops =
+                            (0..backend_reasons).map(|r| (format!("b{r}"), r)).collect();
+                        pc
+                    })
+                    .collect();
+                w
+            })
+            .collect();
+        let t0 = std::time::Instant::now();
+        let text = render(&s);
+        let took = t0.elapsed();
+        let samples = text.lines().filter(|l| !l.starts_with('#')).count();
+        let per_port = 4 + engine_reasons as usize + (backend_reasons as usize + 1) + 9;
+        let per_switch = 7 + PROBE_BUCKETS.len() + 3;
+        assert_eq!((per_port, per_switch), (47, 24));
+        assert_eq!(samples, 80 * per_switch + 640 * per_port + 4);
+        eprintln!(
+            "k=8-sized fabric: {samples} series, {} bytes, rendered in {took:?}",
+            text.len()
+        );
+    }
+}
