@@ -71,17 +71,26 @@ impl Drill<'_> {
             .unwrap_or_else(|| panic!("no switch {name} in {snap}"))
     }
 
-    /// Wait until canopyd reports READY (every switch up, every table current).
+    /// Wait until canopyd reports READY (every switch up, every table current); a
+    /// daemon that is only starting may not answer yet.
     fn wait_ready(&self, limit: Duration) -> Duration {
         let t0 = Instant::now();
         loop {
-            if self.status()["ready"] == true {
+            let out = Command::new(canopyctl())
+                .args(["fabric", "--json", "--daemon"])
+                .arg(&self.control)
+                .arg("status")
+                .output()
+                .unwrap();
+            let v: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+            if v.as_ref().is_some_and(|v| v["snapshot"]["ready"] == true) {
                 return t0.elapsed();
             }
             assert!(
                 t0.elapsed() < limit,
-                "not ready after {limit:?}: {}",
-                self.status()
+                "not ready after {limit:?}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
             );
             std::thread::sleep(Duration::from_millis(10));
         }

@@ -6,6 +6,7 @@
 use anyhow::{Context, Result};
 use canopy_control::daemon::config::Config;
 use canopy_control::daemon::control::ControlServer;
+use canopy_control::daemon::http::HttpServer;
 use canopy_control::daemon::run::Daemon;
 use clap::Parser;
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -70,10 +71,24 @@ fn run(cfg: Config) -> Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
         .context("cannot install the SIGTERM/SIGINT handlers")?;
     let control = cfg.control.clone();
+    let metrics = cfg.metrics.clone();
     let daemon = Daemon::start(cfg).context("cannot start the daemon's threads")?;
     let _control = ControlServer::start(&control, daemon.handle())
         .with_context(|| format!("control socket {}", control.display()))?;
     info!(control = %control.display(), "control socket ready");
+    let _http = match &metrics {
+        Some(addr) => {
+            let h = daemon.handle();
+            let s = HttpServer::start(addr, std::sync::Arc::new(move || h.snapshot()))
+                .with_context(|| format!("metrics address {addr} ([daemon] metrics)"))?;
+            info!(
+                "metrics on http://{0}/metrics (also /healthz, /readyz)",
+                s.local_addr()
+            );
+            Some(s)
+        }
+        None => None,
+    };
     if let Some(sig) = signals.forever().next() {
         info!(signal = sig, "stopping");
     }
