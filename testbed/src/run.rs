@@ -202,6 +202,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
     let before = snapshot(&state)?;
     let (trial, unmeasured) = g.replay(o.from, &frames, o.pps, Duration::from_millis(200))?;
     let after = snapshot(&state)?;
+    report_to_daemon(&state, std::slice::from_ref(&trial));
     let out = finish(&state, meta, vec![trial], None, &before, &after, &o.out)?;
     Ok((out, unmeasured))
 }

@@ -949,7 +949,7 @@ pub struct DownSummary {
 
 impl std::fmt::Display for DownSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "removed {} canopy-switch process(es), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)
+        write!(f, "removed {} process(es) (canopy-switch, canopyd), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)
     }
 }
 
