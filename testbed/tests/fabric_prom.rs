@@ -71,28 +71,8 @@ fn prometheus_scrapes_a_netns_fabric_after_traffic() {
     let received = res["trials"][0]["received"].as_u64().unwrap();
     assert!(sent >= 9_000, "{sent} frames sent");
 
-    use canopy_dataplane::wire::Kind;
-    use canopy_testbed::frames::HostFrame;
-    use canopy_testbed::traffic::pcap::PcapWriter;
-    let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
     let file = f.dir.join("ipv4.pcap");
-    let mut w = PcapWriter::create(&file, 1000).unwrap();
-    let mut ts = 0;
-    for d in 1..16 {
-        let mut fr = HostFrame::new(&topo, Kind::Sliced, 0, d, 60, 7).unwrap();
-        fr.set_meas(0, 0);
-        w.write(ts, &fr.bytes).unwrap();
-        ts += 1000;
-    }
-    for _ in 0..3 {
-        let mut ip = vec![0u8; 60];
-        ip[..6].copy_from_slice(&[0xff; 6]);
-        ip[6..12].copy_from_slice(&canopy_control::oracle::host_mac(&topo, 0));
-        ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-        w.write(ts, &ip).unwrap();
-        ts += 1000;
-    }
-    w.finish().unwrap();
+    assert_eq!(fabric_common::crafted_pcap(&file, 1, 3), 15);
     let r = f.run(&[
         "replay",
         file.to_str().unwrap(),

@@ -118,30 +118,8 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
 /// IPv4 frames the switches must drop) replayed out of host 0: the generator frames are
 /// counted like a trial, the others are dropped by the edge switch and counted there.
 fn replay_a_crafted_pcap(f: &Fab) {
-    use canopy_dataplane::wire::Kind;
-    use canopy_testbed::frames::HostFrame;
-    use canopy_testbed::traffic::pcap::PcapWriter;
-    let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
     let file = f.dir.join("crafted.pcap");
-    let mut w = PcapWriter::create(&file, 10_000).unwrap();
-    let mut ts = 0;
-    for round in 0..20 {
-        for d in 1..16 {
-            let mut fr = HostFrame::new(&topo, Kind::Sliced, 0, d, 60, 7).unwrap();
-            fr.set_meas(round, 0);
-            w.write(ts, &fr.bytes).unwrap();
-            ts += 1000;
-        }
-    }
-    for _ in 0..3 {
-        let mut ip = vec![0u8; 60];
-        ip[..6].copy_from_slice(&[0xff; 6]);
-        ip[6..12].copy_from_slice(&canopy_control::oracle::host_mac(&topo, 0));
-        ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-        w.write(ts, &ip).unwrap();
-        ts += 1000;
-    }
-    assert_eq!(w.finish().unwrap(), 303);
+    assert_eq!(fabric_common::crafted_pcap(&file, 20, 3), 300);
     let out = f.dir.join("replay");
     let r = f.run(&[
         "replay",

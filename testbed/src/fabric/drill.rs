@@ -4,13 +4,12 @@
 //! planned port drain goes through `canopyd` (`canopyctl fabric port`).
 
 use super::desc::{Desc, Node};
-use super::ops::{find_daemon_bin, find_switch_bin};
+use super::ops::{find_daemon_bin, find_switch_bin, spawn_daemon, spawn_switch};
 use super::procs;
 use super::state::{self, Created, State};
 use crate::error::{Result, TestbedError};
 use crate::netns::ip;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn err(name: &str, detail: impl Into<String>) -> TestbedError {
@@ -85,26 +84,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_switch_bin(&desc, None)?;
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&sw.log)
-        .map_err(|e| TestbedError::io(format!("open {}", sw.log.display()), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| TestbedError::io("dup log", e))?;
-    use std::os::unix::process::CommandExt;
-    let child = Command::new("ip")
-        .args(["netns", "exec", &sw.netns])
-        .arg(&bin)
-        .args(["run", "--config"])
-        .arg(&sw.config)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| TestbedError::io(format!("start canopy-switch in {}", sw.netns), e))?;
+    let child = spawn_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
     let pid = child.id();
     st.switches[i].pid = pid;
     st.record(Created::Process {
@@ -136,24 +116,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_daemon_bin(&desc)?;
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&d.log)
-        .map_err(|e| TestbedError::io(format!("open {}", d.log.display()), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| TestbedError::io("dup log", e))?;
-    use std::os::unix::process::CommandExt;
-    let child = Command::new(&bin)
-        .arg("--config")
-        .arg(&d.config)
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| TestbedError::io("start canopyd", e))?;
+    let child = spawn_daemon(&bin, &d.config, &d.log, true)?;
     let pid = child.id();
     if let Some(x) = st.daemon.as_mut() {
         x.pid = pid;

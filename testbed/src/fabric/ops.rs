@@ -735,21 +735,7 @@ fn build(
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let ns = desc.netns(Node::Switch(s));
         let log = b.state.dir.join(format!("s{s}.log"));
-        let lf = std::fs::File::create(&log)
-            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
-        let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
-        use std::os::unix::process::CommandExt;
-        let child = Command::new("ip")
-            .args(["netns", "exec", &ns])
-            .arg(bin)
-            .args(["run", "--config"])
-            .arg(&cfg)
-            .stdin(Stdio::null())
-            .stdout(lf)
-            .stderr(lf2)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| TestbedError::io(format!("start canopy-switch in {ns}"), e))?;
+        let child = spawn_switch(bin, &ns, &cfg, &log, false)?;
         let pid = child.id();
         let sname = desc.topo.switches[s as usize].name.clone();
         b.children.push((i, child));
@@ -776,20 +762,8 @@ fn build(
         std::fs::write(&cfg, text)
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = b.state.dir.join("canopyd.log");
-        let lf = std::fs::File::create(&log)
-            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
-        let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
-        use std::os::unix::process::CommandExt;
         progress(&format!("starting canopyd ({})", dbin.display()));
-        let child = Command::new(&dbin)
-            .arg("--config")
-            .arg(&cfg)
-            .stdin(Stdio::null())
-            .stdout(lf)
-            .stderr(lf2)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| TestbedError::io("start canopyd", e))?;
+        let child = spawn_daemon(&dbin, &cfg, &log, false)?;
         let pid = child.id();
         b.record(Created::Process {
             pid,
@@ -884,6 +858,58 @@ fn build(
         ready.map_err(|w| fab_err(&name, format!("canopyd: {w}; log {}", d.log.display())))?;
     }
     Ok(sum)
+}
+
+/// Open a process's log: created anew, or appended to (a restart in a drill).
+fn open_log(log: &Path, append: bool) -> Result<(std::fs::File, std::fs::File)> {
+    let lf = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(log)
+        .map_err(|e| TestbedError::io(format!("open {}", log.display()), e))?;
+    let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
+    Ok((lf, lf2))
+}
+
+/// Start `ip netns exec NS BIN run --config CFG` in its own process group (so a Ctrl-C
+/// on the terminal does not reach it), output to `log`.
+pub(crate) fn spawn_switch(
+    bin: &Path,
+    netns: &str,
+    config: &Path,
+    log: &Path,
+    append: bool,
+) -> Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let (out, err) = open_log(log, append)?;
+    Command::new("ip")
+        .args(["netns", "exec", netns])
+        .arg(bin)
+        .args(["run", "--config"])
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TestbedError::io(format!("start canopy-switch in {netns}"), e))
+}
+
+/// Start `BIN --config CFG` (canopyd) in its own process group, output to `log`.
+pub(crate) fn spawn_daemon(bin: &Path, config: &Path, log: &Path, append: bool) -> Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let (out, err) = open_log(log, append)?;
+    Command::new(bin)
+        .arg("--config")
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TestbedError::io("start canopyd", e))
 }
 
 /// Wait until canopyd reports every switch up with the tables it wants.

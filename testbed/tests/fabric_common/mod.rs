@@ -234,3 +234,35 @@ pub fn assert_check_passes(f: &Fab, hosts: u64) {
     assert_eq!(v["duplicates"], 0, "{v}");
     assert!(ok, "check exited non-zero: {v}");
 }
+
+/// A pcap of generator frames from host 0 to every other host of a k=4 sliced-flit
+/// fat-tree (`rounds` × 15 frames, 1 ms apart), then `ipv4` IPv4 broadcasts from host 0
+/// (which its edge switch drops as `not_canopy`). Returns the generator frame count.
+pub fn crafted_pcap(file: &Path, rounds: u64, ipv4: usize) -> u64 {
+    use canopy_dataplane::wire::Kind;
+    use canopy_testbed::frames::HostFrame;
+    use canopy_testbed::traffic::pcap::PcapWriter;
+    let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
+    let mut w = PcapWriter::create(file, 10_000).unwrap();
+    let mut ts = 0;
+    let mut n = 0;
+    for round in 0..rounds {
+        for d in 1..16 {
+            let mut fr = HostFrame::new(&topo, Kind::Sliced, 0, d, 60, 7).unwrap();
+            fr.set_meas(round, 0);
+            w.write(ts, &fr.bytes).unwrap();
+            ts += 1000;
+            n += 1;
+        }
+    }
+    for _ in 0..ipv4 {
+        let mut ip = vec![0u8; 60];
+        ip[..6].copy_from_slice(&[0xff; 6]);
+        ip[6..12].copy_from_slice(&canopy_control::oracle::host_mac(&topo, 0));
+        ip[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        w.write(ts, &ip).unwrap();
+        ts += 1000;
+    }
+    assert_eq!(w.finish().unwrap(), n + ipv4 as u64);
+    n
+}
