@@ -75,9 +75,10 @@ fn down_cleans_up_by_prefix_without_a_state_file() {
         36,
         "{before:#?}"
     );
+    // 20 switches and canopyd
     assert_eq!(
         before.iter().filter(|l| l.starts_with("process")).count(),
-        20,
+        21,
         "{before:#?}"
     );
     f.down();

@@ -1069,6 +1069,11 @@ pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
         }
     }
     sum.processes += procs::stop(&procs::scan(&fdir), &fdir, Duration::from_secs(5)).len();
+    // canopyd runs in the initial namespace: found by its config path under any root
+    sum.processes += procs::stop_if(&procs::scan_named(name), Duration::from_secs(5), |a| {
+        procs::is_named_fabric_switch(a, name)
+    })
+    .len();
     if fdir.exists() {
         std::fs::remove_dir_all(&fdir)
             .map_err(|e| TestbedError::io(format!("remove {}", fdir.display()), e))?;

@@ -90,6 +90,22 @@ pub fn scan(dir: &Path) -> Vec<u32> {
     out
 }
 
+/// Every live process that [`is_named_fabric_switch`] of fabric `name` under any state
+/// root: finds the fabric's `canopyd` (which runs in the initial namespace) when `down`
+/// runs with another `--state-root` than `up` did.
+pub fn scan_named(name: &str) -> Vec<u32> {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    let mut out: Vec<u32> = rd
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| cmdline(pid).is_some_and(|a| is_named_fabric_switch(&a, name)))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// Stop the fabric switches among `pids` (each verified first): SIGTERM, up to
 /// `grace` for them to exit, then SIGKILL. Returns the pids that were signalled.
 pub fn stop(pids: &[u32], dir: &Path, grace: Duration) -> Vec<u32> {
