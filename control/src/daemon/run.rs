@@ -700,8 +700,10 @@ fn command(sh: &Shared, c: Command) {
                 }
             }
             let done = plan(sh);
+            // the plan may also push other stale switches; answer for the ones asked
             let mut answer: Vec<(String, Result<(), String>)> = done
                 .into_iter()
+                .filter(|(i, _)| switch.is_none_or(|w| w == *i))
                 .map(|(i, r)| (cfg.topology.switches[i].name.clone(), r))
                 .collect();
             // switches that could not be pushed because they are down
