@@ -117,6 +117,20 @@ fn push_at_start_loads_every_switch() {
             .unwrap_or_else(|| panic!("{} missing from:\n{text}", f.name(i)));
         assert!(line.contains(" up ") && line.contains("current"), "{line}");
     }
+    // counters of every switch, then of one (the daemon polls them every second)
+    let out = wait_for(5.0, "counters of every switch", || {
+        let out = f.canopyctl(&["counters"]);
+        let t = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.success() && !t.contains("(down: no counters)")).then_some(t)
+    });
+    for i in 0..n {
+        assert!(out.contains(&format!("== {}\n", f.name(i))), "{out}");
+    }
+    let one = f.canopyctl(&["counters", f.name(3)]);
+    let t = String::from_utf8_lossy(&one.stdout);
+    assert!(one.status.success(), "{one:?}");
+    assert_eq!(t.matches("== ").count(), 1, "{t}");
+    assert!(t.contains(&format!("== {}\n", f.name(3))), "{t}");
     f.kill_daemon();
 }
 
@@ -340,6 +354,110 @@ fn daemon_restart_takes_over_without_pushes() {
     assert_eq!(f.tables(e).as_ref(), Some(&f.base[e]));
 }
 
+/// 3b. A port set down through the daemon stays down across a restart of its switch
+///     (set down again before the push); a `port` command on a dead switch fails and
+///     is forgotten (not applied when the switch comes back).
+#[test]
+fn admin_down_survives_a_switch_restart_and_failed_commands_are_forgotten() {
+    let _s = serial();
+    let mut f = ready_fabric("readmin", K4);
+    let (a, ap, e, ep) = agg_port_to_edge(&f);
+    let an = f.name(a).to_string();
+    let en = f.name(e).to_string();
+    let out = f.canopyctl(&["port", &an, &ap.to_string(), "down"]);
+    assert!(out.status.success(), "{out:?}");
+    f.wait_ready(5.0);
+
+    f.kill_switch(a);
+    wait_for(5.0, "the killed switch DOWN", || {
+        let s = f.status();
+        (Fabric::snap_of(&s, &an)["up"] == json!(false)).then_some(())
+    });
+    // commands on a dead switch fail, and change nothing
+    let other = (0..f.topo.switches[a].ports.len() as u16)
+        .find(|&p| p != ap)
+        .unwrap();
+    let before = f.status();
+    for (port, state) in [(other, "down"), (ap, "up")] {
+        let out = f.canopyctl(&["port", &an, &port.to_string(), state]);
+        assert_eq!(out.status.code(), Some(1), "port {port} {state}: {out:?}");
+    }
+    let after = f.status();
+    assert_eq!(
+        Fabric::snap_of(&after, &an)["admin_down"],
+        json!([ap]),
+        "{}",
+        summary(&after)
+    );
+    assert_eq!(Fabric::pushes(&after), Fabric::pushes(&before));
+
+    f.spawn_switch(a);
+    let snap = f.wait_ready(5.0);
+    let h = f.health(a);
+    assert_eq!(
+        h["ports"][ap as usize]["admin"],
+        json!(false),
+        "the drained port is up again after the restart: {h}"
+    );
+    assert_eq!(
+        h["ports"][other as usize]["admin"],
+        json!(true),
+        "a failed `port down` was applied later: {h}"
+    );
+    assert_eq!(Fabric::snap_of(&snap, &an)["admin_down"], json!([ap]));
+    assert!(pruned(&snap, &en).contains(&ep), "{}", summary(&snap));
+    assert!(f.tables(e).unwrap().groups.iter().all(|g| !g.contains(&ep)));
+    let out = f.canopyctl(&["port", &an, &ap.to_string(), "up"]);
+    assert!(out.status.success(), "{out:?}");
+    let snap = f.wait_ready(5.0);
+    assert!(pruned(&snap, &en).is_empty(), "{}", summary(&snap));
+    assert_eq!(f.health(a)["ports"][ap as usize]["admin"], json!(true));
+}
+
+/// 4b. A daemon restarted while a switch is dead adopts the pruned tables the
+///     neighbours run (no push), and restores them when the switch comes back.
+#[test]
+fn daemon_restart_with_a_dead_switch_adopts_the_pruned_tables() {
+    let _s = serial();
+    let mut f = ready_fabric("takeover-dead", K4);
+    let n = f.topo.switches.len();
+    let (a, _, e, ep) = agg_port_to_edge(&f);
+    let en = f.name(e).to_string();
+    f.kill_switch(a);
+    wait_for(5.0, "the neighbours pruned", || {
+        let s = f.status();
+        (pruned(&s, &en).contains(&ep) && Fabric::snap_of(&s, &en)["tables_current"] == json!(true))
+            .then_some(())
+    });
+    let tables: Vec<_> = (0..n).map(|i| (i != a).then(|| f.tables(i))).collect();
+    f.kill_daemon();
+    let cfg = f.daemon_config("cd.toml", "");
+    f.start_daemon(&cfg);
+    let snap = wait_for(5.0, "every live switch current", || {
+        let s = f.status();
+        s["switches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .all(|(i, w)| i == a || w["tables_current"] == json!(true))
+            .then_some(s)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let snap2 = f.status();
+    assert_eq!(Fabric::pushes(&snap2), vec![0; n], "{}", summary(&snap2));
+    assert!(pruned(&snap, &en).contains(&ep), "{}", summary(&snap));
+    for (i, t) in tables.iter().enumerate() {
+        if let Some(t) = t {
+            assert_eq!(&f.tables(i), t, "{}", f.name(i));
+        }
+    }
+    f.spawn_switch(a);
+    let snap = f.wait_ready(5.0);
+    assert!(pruned(&snap, &en).is_empty(), "{}", summary(&snap));
+    assert_eq!(f.tables(e).as_ref(), Some(&f.base[e]));
+}
+
 /// 5. Port drain: `canopyctl fabric port SWITCH P down` re-pushes the neighbours before
 ///    the port goes down, the port is admin down, `up` restores everything.
 #[test]
@@ -493,6 +611,18 @@ fn hostile_control_requests_change_nothing() {
     .as_bytes());
     assert!(e.contains("latency buckets"), "{e}");
 
+    // a second daemon on the same control socket refuses to start
+    let cfg = f.daemon_config("second.toml", "");
+    let out = std::process::Command::new(common_daemon::bin("canopyd"))
+        .args(["--config", cfg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("another canopyd is already listening"),
+        "{out:?}"
+    );
+
     // 20 connections at once (at most 8 are served)
     let mut conns = vec![];
     for _ in 0..20 {
@@ -605,6 +735,13 @@ fn tables_that_do_not_fit_a_switch_are_refused_and_reported() {
             .any(|l| l.starts_with(bad.as_str()) && l.contains("stale")),
         "{st}"
     );
+    // restarted with the right ports, it gets its tables and the fabric is READY
+    f.kill_switch(0);
+    f.opts[0].ports = None;
+    f.spawn_switch(0);
+    let snap = f.wait_ready(5.0);
+    assert_eq!(Fabric::snap_of(&snap, &bad)["pushes_total"], json!(1));
+    assert_eq!(f.tables(0).as_ref(), Some(&f.base[0]));
 }
 
 /// 8. A switch reached over TCP with a token: works with the right token; with a wrong
