@@ -754,7 +754,7 @@ fn command(sh: &Shared, c: Command) {
                 r.map(|_| format!("{name} port {port} is up; groups restored"))
             } else {
                 // drain: prune the fabric around the port, then take it down
-                sh.lock().sw[switch].admin_down.insert(port);
+                let added = sh.lock().sw[switch].admin_down.insert(port);
                 let pushed = plan(sh);
                 let failed: Vec<String> = pushed
                     .iter()
@@ -769,6 +769,12 @@ fn command(sh: &Shared, c: Command) {
                     &json!({"op": "set_port", "port": port, "up": false}),
                     cfg.probe_timeout,
                 );
+                if r.is_err() && added {
+                    // the port is not down: forget it (a restarted switch must not
+                    // get it down later) and give the fabric the port back
+                    sh.lock().sw[switch].admin_down.remove(&port);
+                    plan(sh);
+                }
                 r.map(|_| {
                     let mut m = format!(
                         "{name} port {port} is down; {} switch(es) re-pushed first",
