@@ -131,7 +131,25 @@ fn push_at_start_loads_every_switch() {
     assert!(one.status.success(), "{one:?}");
     assert_eq!(t.matches("== ").count(), 1, "{t}");
     assert!(t.contains(&format!("== {}\n", f.name(3))), "{t}");
-    f.kill_daemon();
+    // the control socket is private; SIGTERM stops the daemon cleanly, the switches
+    // keep their tables
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(f.control()).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "control socket mode {mode:o}");
+    let mut d = f.daemon.take().unwrap();
+    let st = std::process::Command::new("kill")
+        .args(["-TERM", &d.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let code = wait_for(10.0, "canopyd to exit after SIGTERM", || {
+        d.child.try_wait().unwrap()
+    });
+    assert!(code.success(), "{code}: {}", d.log_text());
+    assert!(!f.control().exists(), "the control socket is left behind");
+    for i in 0..n {
+        assert_eq!(f.tables(i).as_ref(), Some(&f.base[i]), "{}", f.name(i));
+    }
 }
 
 /// 2. Forwarding through pushed tables: a sliced-flit frame injected on an edge
@@ -456,6 +474,60 @@ fn daemon_restart_with_a_dead_switch_adopts_the_pruned_tables() {
     let snap = f.wait_ready(5.0);
     assert!(pruned(&snap, &en).is_empty(), "{}", summary(&snap));
     assert_eq!(f.tables(e).as_ref(), Some(&f.base[e]));
+}
+
+/// 3c. A switch restarted faster than the daemon declares it down (a new pid between
+///     two probes) gets its tables again; tables replaced behind the daemon's back are
+///     noticed at the next read-back and pushed again.
+#[test]
+fn fast_restart_and_tables_replaced_behind_the_daemon() {
+    let _s = serial();
+    let mut f = Fabric::start("fast", K4);
+    let cfg = f.daemon_config_with("cd.toml", "verify_interval_ms = 300", "");
+    f.start_daemon(&cfg);
+    f.wait_ready(15.0);
+    let c = f.index("core-c1");
+    let name = f.name(c).to_string();
+    let down0 = Fabric::snap_of(&f.status(), &name)["down_events_total"].clone();
+    f.kill_switch(c);
+    f.spawn_switch(c);
+    let started = f.switches[c].as_ref().unwrap().started;
+    let sock = f.socket(c);
+    let loaded = wait_for(5.0, "the restarted switch to get its tables", || {
+        let h = common_daemon::request(&sock, &json!({"op": "health"})).ok()?;
+        (h["tables_loaded"] == json!(true)).then(Instant::now)
+    });
+    let ms = (loaded - started).as_secs_f64() * 1e3;
+    println!("fast restart of {name}: tables loaded {ms:.0} ms after the process started");
+    assert!(ms < 1000.0, "{ms:.0} ms");
+    let snap = f.wait_ready(5.0);
+    assert_eq!(f.tables(c).as_ref(), Some(&f.base[c]));
+    let me = Fabric::snap_of(&snap, &name);
+    assert_eq!(me["restarts_total"], json!(1), "{me}");
+    assert_eq!(me["down_events_total"], down0, "declared down: {me}");
+
+    // someone else's tables (another edge switch's: the same ports)
+    let e0 = f.index("edge-p0-e0");
+    let e1 = f.index("edge-p0-e1");
+    let pushes0 = Fabric::snap_of(&f.status(), f.name(e0))["pushes_total"]
+        .as_u64()
+        .unwrap();
+    let r = f.sw(e0, json!({"op": "replace_tables", "tables": f.base[e1]}));
+    assert_eq!(r["ok"], json!(true));
+    assert_eq!(f.tables(e0).as_ref(), Some(&f.base[e1]));
+    let t0 = Instant::now();
+    wait_for(3.0, "the daemon to restore the tables", || {
+        (f.tables(e0).as_ref() == Some(&f.base[e0])).then_some(())
+    });
+    println!(
+        "tables replaced behind the daemon's back restored in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    let snap = f.wait_ready(3.0);
+    assert_eq!(
+        Fabric::snap_of(&snap, f.name(e0))["pushes_total"],
+        json!(pushes0 + 1)
+    );
 }
 
 /// 5. Port drain: `canopyctl fabric port SWITCH P down` re-pushes the neighbours before

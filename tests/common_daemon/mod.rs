@@ -355,8 +355,13 @@ impl Fabric {
 
     /// Write canopyd's configuration (`extra` appended) and return its path.
     pub fn daemon_config(&self, file: &str, extra: &str) -> PathBuf {
+        self.daemon_config_with(file, "", extra)
+    }
+
+    /// As [`Fabric::daemon_config`], with `daemon` lines added to `[daemon]`.
+    pub fn daemon_config_with(&self, file: &str, daemon: &str, extra: &str) -> PathBuf {
         let c = format!(
-            "name = \"t\"\ntopology = \"{}\"\nkind = \"sliced\"\n[daemon]\ncontrol = \"{}\"\nmetrics = \"off\"\nprobe_interval_ms = 100\nprobe_timeout_ms = 250\nmissed_probes = 3\n[switches]\nsocket = \"{}/{{name}}.sock\"\n{extra}",
+            "name = \"t\"\ntopology = \"{}\"\nkind = \"sliced\"\n[daemon]\ncontrol = \"{}\"\nmetrics = \"off\"\nprobe_interval_ms = 100\nprobe_timeout_ms = 250\nmissed_probes = 3\n{daemon}\n[switches]\nsocket = \"{}/{{name}}.sock\"\n{extra}",
             self.spec,
             self.control().display(),
             self.dir.0.display()
