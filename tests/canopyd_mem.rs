@@ -683,6 +683,30 @@ fn hostile_control_requests_change_nothing() {
     .as_bytes());
     assert!(e.contains("latency buckets"), "{e}");
 
+    // traffic reports whose numbers overflow: accepted or refused, never a dead daemon
+    // (more of them than connection slots: a connection lost to a panic leaks one)
+    for _ in 0..10 {
+        let v = raw_exchange(
+            &c,
+            format!(
+                "{}\n",
+                json!({"op": "traffic", "sent": u64::MAX, "received": u64::MAX, "lost": u64::MAX,
+                       "misdelivered": u64::MAX, "latency_ns": [[u64::MAX, u64::MAX], [1, u64::MAX]]})
+            )
+            .as_bytes(),
+            Duration::from_secs(15),
+        );
+        assert_eq!(
+            v.len(),
+            1,
+            "no answer to an overflowing traffic report: {v:?}"
+        );
+    }
+    let r = f.ctl(json!({"op": "status"}));
+    assert_eq!(r["ok"], json!(true), "{r}");
+    let e = one(b"\xff\xfe\x00\n");
+    assert!(e.contains("bad request"), "{e}");
+
     // a second daemon on the same control socket refuses to start
     let cfg = f.daemon_config("second.toml", "");
     let out = std::process::Command::new(common_daemon::bin("canopyd"))
