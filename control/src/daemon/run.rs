@@ -310,11 +310,14 @@ impl DaemonHandle {
     ) {
         let mut st = self.shared.lock();
         let t = st.traffic.get_or_insert_with(TrafficSnapshot::default);
-        t.sent_total += sent;
-        t.received_total += received;
-        t.lost_total += lost;
-        t.misdelivered_total += misdelivered;
+        // reports come from outside: saturate instead of overflowing
+        t.sent_total = t.sent_total.saturating_add(sent);
+        t.received_total = t.received_total.saturating_add(received);
+        t.lost_total = t.lost_total.saturating_add(lost);
+        t.misdelivered_total = t.misdelivered_total.saturating_add(misdelivered);
         for &(v, n) in latency_ns {
+            // every bucket count is <= count, so this bounds both
+            let n = n.min(u64::MAX - t.latency.count);
             t.latency.observe_n(v as f64 * 1e-9, n);
         }
     }
