@@ -257,6 +257,20 @@ fn switch_restart_is_pruned_around_then_reloaded_fast() {
             f.name(*n)
         );
     }
+    // a push of everything names the dead switch and fails; the others are pushed
+    let out = f.canopyctl(&["push"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(name.as_str()) && l.contains("FAILED: down")),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.ends_with(" pushed")).count(),
+        f.topo.switches.len() - 1,
+        "{text}"
+    );
     let out = f.canopyctl(&["status"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
@@ -332,6 +346,12 @@ fn daemon_restart_takes_over_without_pushes() {
         assert_eq!(h["tables_loaded"], json!(true), "{h}");
         assert_eq!(&f.tables(i), t, "{}", f.name(i));
     }
+    let out = f.canopyctl(&["status"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is canopyd running?"),
+        "{out:?}"
+    );
     let (ingress, frame) = far_frame(&f, e, b"no daemon");
     let (bytes, ports) = Fabric::expect(tables[e].as_ref().unwrap(), ingress, &frame);
     assert!(!ports.contains(&ep), "the drained port is still used");
@@ -528,6 +548,91 @@ fn fast_restart_and_tables_replaced_behind_the_daemon() {
         Fabric::snap_of(&snap, f.name(e0))["pushes_total"],
         json!(pushes0 + 1)
     );
+}
+
+/// 3d. canopyd started before the switches: every switch DOWN, then READY once they
+///     run, each with the unpruned tables.
+#[test]
+fn daemon_first_then_switches() {
+    let _s = serial();
+    let mut f = Fabric::start("first", K4);
+    let n = f.topo.switches.len();
+    for i in 0..n {
+        f.kill_switch(i);
+    }
+    let cfg = f.daemon_config("cd.toml", "");
+    f.start_daemon(&cfg);
+    wait_for(5.0, "every switch DOWN", || {
+        let s = f.status();
+        s["switches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["up"] == json!(false) && w["last_error"].is_string())
+            .then_some(())
+    });
+    let out = f.canopyctl(&["status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("0/{n} switches up")), "{text}");
+    let t0 = Instant::now();
+    f.start_all();
+    let snap = f.wait_ready(10.0);
+    println!(
+        "{n} switches started after the daemon: READY in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    for i in 0..n {
+        assert_eq!(f.tables(i).as_ref(), Some(&f.base[i]), "{}", f.name(i));
+        assert!(pruned(&snap, f.name(i)).is_empty(), "{}", summary(&snap));
+    }
+}
+
+/// 3e. A hung switch (SIGSTOP) is declared DOWN and pruned around; resumed (SIGCONT)
+///     it is up again with the tables it kept (no push, no restart), and its
+///     neighbours are restored.
+#[test]
+fn hung_switch_is_pruned_around_and_resumes() {
+    let _s = serial();
+    let f = ready_fabric("hung", K4);
+    let a = f.index("agg-p1-a1");
+    let name = f.name(a).to_string();
+    let nb: Vec<(usize, u16)> = neighbours(&f, a)
+        .into_iter()
+        .filter(|(n, p, _)| group_ports(&f, *n).contains(p))
+        .map(|(n, p, _)| (n, p))
+        .collect();
+    assert!(!nb.is_empty());
+    let pushes0 = Fabric::snap_of(&f.status(), &name)["pushes_total"].clone();
+    f.signal_switch(a, "STOP");
+    let t0 = Instant::now();
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(5.0, "the hung switch DOWN and pruned around", || {
+            let s = f.status();
+            let ok = Fabric::snap_of(&s, &name)["up"] == json!(false)
+                && nb.iter().all(|(n, p)| {
+                    pruned(&s, f.name(*n)).contains(p)
+                        && Fabric::snap_of(&s, f.name(*n))["tables_current"] == json!(true)
+                });
+            ok.then_some(())
+        })
+    }));
+    println!(
+        "hung {name}: DOWN and pruned around in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    f.signal_switch(a, "CONT");
+    if let Err(p) = res {
+        std::panic::resume_unwind(p);
+    }
+    let snap = f.wait_ready(5.0);
+    let me = Fabric::snap_of(&snap, &name);
+    assert_eq!(me["restarts_total"], json!(0), "{me}");
+    assert_eq!(me["pushes_total"], pushes0, "{me}");
+    assert_eq!(me["down_events_total"], json!(1), "{me}");
+    for (n, _) in &nb {
+        assert!(pruned(&snap, f.name(*n)).is_empty(), "{}", summary(&snap));
+        assert_eq!(f.tables(*n).as_ref(), Some(&f.base[*n]), "{}", f.name(*n));
+    }
 }
 
 /// 5. Port drain: `canopyctl fabric port SWITCH P down` re-pushes the neighbours before
@@ -759,6 +864,10 @@ fn hostile_control_requests_change_nothing() {
     }
     let out = f.canopyctl(&["status"]);
     assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("traffic reports: sent "),
+        "{out:?}"
+    );
     let out = f.canopyctl(&["push", f.name(0)]);
     assert!(out.status.success(), "{out:?}");
     let snap = f.wait_ready(5.0);

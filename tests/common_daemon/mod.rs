@@ -234,13 +234,31 @@ impl Fabric {
             adjust(i, &mut o);
             f.opts.push(o);
         }
-        for i in 0..n {
-            f.spawn_switch(i);
-        }
-        for i in 0..n {
-            f.wait_switch_socket(i);
-        }
+        f.start_all();
         f
+    }
+
+    /// Start every switch that is not running and wait until each answers.
+    pub fn start_all(&mut self) {
+        let idle: Vec<usize> = (0..self.switches.len())
+            .filter(|&i| self.switches[i].is_none())
+            .collect();
+        for &i in &idle {
+            self.spawn_switch(i);
+        }
+        for &i in &idle {
+            self.wait_switch_socket(i);
+        }
+    }
+
+    /// Send `sig` (e.g. "STOP", "CONT", "TERM") to switch `i`.
+    pub fn signal_switch(&self, i: usize, sig: &str) {
+        let pid = self.switches[i].as_ref().expect("switch running").pid();
+        let st = Command::new("kill")
+            .args([&format!("-{sig}"), &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success(), "kill -{sig} {pid}");
     }
 
     pub fn index(&self, name: &str) -> usize {
