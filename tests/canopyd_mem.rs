@@ -445,6 +445,39 @@ fn admin_down_survives_a_switch_restart_and_failed_commands_are_forgotten() {
     assert_eq!(Fabric::snap_of(&snap, &an)["admin_down"], json!([ap]));
     assert!(pruned(&snap, &en).contains(&ep), "{}", summary(&snap));
     assert!(f.tables(e).unwrap().groups.iter().all(|g| !g.contains(&ep)));
+
+    // again, with a switch that comes back with the right tables by itself (its own
+    // [tables]): the port must still be set down again
+    let pushes = Fabric::snap_of(&snap, &an)["pushes_total"]
+        .as_u64()
+        .unwrap();
+    f.kill_switch(a);
+    wait_for(5.0, "the killed switch DOWN", || {
+        let s = f.status();
+        (Fabric::snap_of(&s, &an)["up"] == json!(false)).then_some(())
+    });
+    f.opts[a].static_tables = true;
+    f.spawn_switch(a);
+    f.wait_switch_socket(a);
+    assert_eq!(f.health(a)["tables_loaded"], json!(true));
+    let snap = f.wait_ready(5.0);
+    let res = std::panic::catch_unwind(|| {
+        wait_for(2.0, "the drained port set down again", || {
+            (f.health(a)["ports"][ap as usize]["admin"] == json!(false)).then_some(())
+        })
+    });
+    assert!(
+        res.is_ok(),
+        "the drained port is up on a switch restarted with its own tables: {}",
+        f.health(a)
+    );
+    assert!(
+        Fabric::snap_of(&snap, &an)["pushes_total"]
+            .as_u64()
+            .unwrap()
+            <= pushes + 1
+    );
+
     let out = f.canopyctl(&["port", &an, &ap.to_string(), "up"]);
     assert!(out.status.success(), "{out:?}");
     let snap = f.wait_ready(5.0);

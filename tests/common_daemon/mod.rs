@@ -188,6 +188,9 @@ pub struct SwitchOpts {
     pub ports: Option<usize>,
     /// Extra `[management]` lines.
     pub extra_mgmt: String,
+    /// Start with its own sliced tables from the config (`[tables]`), not the
+    /// placeholder ones.
+    pub static_tables: bool,
 }
 
 /// A fabric of `canopy-switch` processes with mem ports (and, once started, a canopyd).
@@ -230,6 +233,7 @@ impl Fabric {
             let mut o = SwitchOpts {
                 ports: None,
                 extra_mgmt: String::new(),
+                static_tables: false,
             };
             adjust(i, &mut o);
             f.opts.push(o);
@@ -285,6 +289,13 @@ impl Fabric {
         let o = &self.opts[i];
         let ports = o.ports.unwrap_or(self.topo.switches[i].ports.len());
         let mut s = String::from("[switch]\nworkers = 1\nmode = \"adaptive\"\n\n");
+        if o.static_tables {
+            s += &format!(
+                "[tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n",
+                self.spec,
+                self.name(i)
+            );
+        }
         s += &format!(
             "[management]\nsocket = \"{}\"\n{}\n",
             self.socket(i).display(),
