@@ -122,6 +122,20 @@ impl Sw {
     fn current(&self) -> bool {
         self.up && self.pid.is_some() && self.pushed == self.pid.map(|p| (p, self.gen))
     }
+
+    /// Ports set down through the daemon that the switch reports admin up (a
+    /// restarted switch forgot them).
+    fn readmin(&self) -> Vec<u16> {
+        let h = self.health.as_ref();
+        self.admin_down
+            .iter()
+            .copied()
+            .filter(|p| {
+                h.and_then(|h| h.ports.iter().find(|q| q.port == *p))
+                    .is_some_and(|q| q.admin)
+            })
+            .collect()
+    }
 }
 
 struct State {
@@ -499,7 +513,9 @@ fn verify_tables(sh: &Shared, i: usize) -> bool {
         return true;
     }
     if same {
-        if s.pushed != Some((pid, s.gen)) {
+        // a switch that forgot ports set down through the daemon is pushed (the
+        // push sets them down again first), not adopted
+        if s.pushed != Some((pid, s.gen)) && s.readmin().is_empty() {
             debug!(switch = %name, "switch already runs the wanted tables");
             s.pushed = Some((pid, s.gen));
             return true;
@@ -599,7 +615,8 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
         let State { sw, wanted, .. } = &mut *st;
         for (s, w) in sw.iter_mut().zip(wanted.iter()) {
             if let (Some(pid), Some((seen_pid, t))) = (s.pid, &s.seen) {
-                if *seen_pid == pid && t == w && !s.current() {
+                // (not when ports must be set down again: that comes with a push)
+                if *seen_pid == pid && t == w && !s.current() && s.readmin().is_empty() {
                     debug!("adopting the tables a switch already runs");
                     s.pushed = Some((pid, s.gen));
                 }
@@ -614,19 +631,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
             .map(|(i, s)| {
                 let restarted = s.pushed.is_none_or(|(p, _)| Some(p) != s.pid);
                 // ports to set down again on a restarted switch
-                let readmin: Vec<u16> = if restarted {
-                    let h = s.health.as_ref();
-                    s.admin_down
-                        .iter()
-                        .copied()
-                        .filter(|p| {
-                            h.and_then(|h| h.ports.iter().find(|q| q.port == *p))
-                                .is_some_and(|q| q.admin)
-                        })
-                        .collect()
-                } else {
-                    vec![]
-                };
+                let readmin: Vec<u16> = if restarted { s.readmin() } else { vec![] };
                 PushJob {
                     i,
                     ep: cfg.endpoints[i].clone(),
