@@ -689,16 +689,16 @@ fn port_drain_repushes_neighbours_before_the_port_goes_down() {
         let mut seen_down = false;
         let mut rounds = 0u64;
         while !st.load(std::sync::atomic::Ordering::Acquire) {
-            // tables first, then the port: a port seen down after tables that still use
-            // the link means the port went down first
+            // the port first, then the tables: tables read after the port was seen
+            // down that still use the link mean the port went down first
+            let h = common_daemon::request(&sa, &json!({"op": "health"})).unwrap();
+            let down = h["ports"][ap as usize]["admin"] == json!(false);
             let t = common_daemon::request(&se, &json!({"op": "get_tables"})).unwrap();
             let uses = t["tables"]["groups"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .any(|g| g.as_array().unwrap().contains(&json!(ep)));
-            let h = common_daemon::request(&sa, &json!({"op": "health"})).unwrap();
-            let down = h["ports"][ap as usize]["admin"] == json!(false);
             if down && uses {
                 return Err(format!("port {ap} down while {ep} is still in a group"));
             }
@@ -737,13 +737,15 @@ fn port_drain_repushes_neighbours_before_the_port_goes_down() {
     let h = f.health(a);
     assert_eq!(h["ports"][ap as usize]["admin"], json!(false), "{h}");
     assert!(f.tables(e).unwrap().groups.iter().all(|g| !g.contains(&ep)));
-    // the status text shows the drained port
-    let out = f.canopyctl(&["status"]);
-    let st = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        st.contains(&format!("port {ap:>3} ")) && st.contains("admin DOWN"),
-        "{st}"
-    );
+    // the status text shows the drained port (at the daemon's next probe)
+    wait_for(3.0, "the drained port in `canopyctl fabric status`", || {
+        let out = f.canopyctl(&["status"]);
+        let st = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.success()
+            && st.contains(&format!("port {ap:>3} p{ap}"))
+            && st.contains("admin DOWN"))
+        .then_some(())
+    });
 
     let out = f.canopyctl(&["port", &an, &ap.to_string(), "up"]);
     assert!(out.status.success(), "{out:?}");
@@ -973,6 +975,16 @@ fn tables_that_do_not_fit_a_switch_are_refused_and_reported() {
             .any(|l| l.starts_with(bad.as_str()) && l.contains("stale")),
         "{st}"
     );
+    // a port the switch does not have: refused by the switch, and forgotten
+    let out = f.canopyctl(&["port", &bad, "3", "down"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let snap = f.status();
+    assert_eq!(
+        Fabric::snap_of(&snap, &bad)["admin_down"],
+        json!([]),
+        "{}",
+        summary(&snap)
+    );
     // restarted with the right ports, it gets its tables and the fabric is READY
     f.kill_switch(0);
     f.opts[0].ports = None;
@@ -1109,6 +1121,13 @@ fn check_good_and_bad_configs() {
             good.replace("k=4", "k=3"),
             "topology: \"fat-tree:k=3\"",
         ),
+        (
+            "both.toml",
+            format!(
+                "{good}[[switch]]\nname = \"core-c0\"\nsocket = \"/x\"\ntcp = \"127.0.0.1:7000\"\n"
+            ),
+            "switch[0]: give either socket or tcp",
+        ),
     ];
     for (file, text, want) in cases {
         let (code, so, se, path) = run(file, text);
@@ -1143,6 +1162,18 @@ fn check_good_and_bad_configs() {
             "missing.toml",
             "name = \"lab\"\n".to_string(),
             "missing field",
+        ),
+        (
+            "same.toml",
+            good.replace("{name}.sock", "sw.sock"),
+            "switches.socket: /run/canopy/sw.sock is the endpoint of both",
+        ),
+        (
+            "same2.toml",
+            format!(
+                "{good}[[switch]]\nname = \"core-c0\"\nsocket = \"/run/canopy/core-c1.sock\"\n"
+            ),
+            "every switch needs its own",
         ),
     ] {
         let (code, so, se, path) = run(file, &text);
