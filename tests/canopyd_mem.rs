@@ -859,35 +859,46 @@ fn hostile_control_requests_change_nothing() {
         "{out:?}"
     );
 
-    // 20 connections at once (at most 8 are served)
-    let mut conns = vec![];
-    for _ in 0..20 {
-        let s = std::os::unix::net::UnixStream::connect(&c).unwrap();
-        s.set_read_timeout(Some(Duration::from_millis(1500)))
-            .unwrap();
-        conns.push(s);
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let mut refused = 0;
-    let mut served = 0;
-    for s in &mut conns {
-        use std::io::{BufRead, Write};
-        let _ = s.write_all(b"{\"op\":\"status\"}\n");
-        let mut line = String::new();
-        let _ = std::io::BufReader::new(&*s).read_line(&mut line);
-        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        if v["ok"] == json!(true) {
-            served += 1;
-        } else {
-            let e = expect_err(&v);
-            assert!(e.contains("too many control connections"), "{e}");
-            refused += 1;
+    // 20 connections at once (at most 8 are served); earlier connections may hold
+    // a slot for a moment after their answer, so a round with fewer served is retried
+    let burst = || {
+        let mut conns = vec![];
+        for _ in 0..20 {
+            let s = std::os::unix::net::UnixStream::connect(&c).unwrap();
+            s.set_read_timeout(Some(Duration::from_millis(1500)))
+                .unwrap();
+            conns.push(s);
         }
+        std::thread::sleep(Duration::from_millis(300));
+        let (mut served, mut refused) = (0, 0);
+        for s in &mut conns {
+            use std::io::{BufRead, Write};
+            let _ = s.write_all(b"{\"op\":\"status\"}\n");
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(&*s).read_line(&mut line);
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if v["ok"] == json!(true) {
+                served += 1;
+            } else {
+                let e = expect_err(&v);
+                assert!(e.contains("too many control connections"), "{e}");
+                refused += 1;
+            }
+        }
+        (served, refused)
+    };
+    let mut rounds = vec![];
+    for _ in 0..3 {
+        let (served, refused) = burst();
+        println!("20 connections: {served} served, {refused} refused");
+        rounds.push((served, refused));
+        assert!(served <= 8 && served + refused == 20, "{rounds:?}");
+        if served == 8 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
     }
-    println!("20 connections: {served} served, {refused} refused");
-    assert_eq!(served, 8, "{served} served, {refused} refused");
-    assert_eq!(refused, 12);
-    drop(conns);
+    assert_eq!(rounds.last(), Some(&(8, 12)), "{rounds:?}");
     std::thread::sleep(Duration::from_millis(100));
 
     // nothing changed, and the daemon still works
