@@ -206,7 +206,7 @@ pub struct Fabric {
 }
 
 impl Fabric {
-    /// Start every switch of `spec` (none is started for an index in `skip`).
+    /// Start every switch of `spec` and wait until each answers.
     pub fn start(tag: &str, spec: &str) -> Fabric {
         Self::start_with(tag, spec, |_, _| {})
     }
