@@ -847,6 +847,19 @@ fn hostile_control_requests_change_nothing() {
     let e = one(b"\xff\xfe\x00\n");
     assert!(e.contains("bad request"), "{e}");
 
+    // pipelined requests on one connection, garbage between them: one answer each, in
+    // order
+    let v = raw_exchange(
+        &c,
+        b"{\"op\":\"status\"}\n\n   \n{oops\n{\"op\":\"counters\",\"switch\":\"core-c0\"}\n",
+        Duration::from_secs(15),
+    );
+    assert_eq!(v.len(), 3, "{v:?}");
+    assert_eq!(v[0]["ok"], json!(true));
+    assert!(expect_err(&v[1]).contains("bad request"));
+    assert_eq!(v[2]["ok"], json!(true));
+    assert_eq!(v[2]["switches"][0]["switch"], json!("core-c0"), "{}", v[2]);
+
     // a second daemon on the same control socket refuses to start
     let cfg = f.daemon_config("second.toml", "");
     let out = std::process::Command::new(common_daemon::bin("canopyd"))
