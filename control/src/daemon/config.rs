@@ -317,7 +317,8 @@ impl Config {
             .enumerate()
             .map(|(i, s)| (s.name.as_str(), i))
             .collect();
-        let mut per: Vec<Option<(RawEndpoint, String)>> = vec![None; topology.switches.len()];
+        let mut per: Vec<Option<(RawEndpoint, String, Option<usize>)>> =
+            vec![None; topology.switches.len()];
         for (k, s) in raw.switch.iter().enumerate() {
             let key = format!("switch[{k}]");
             let at = Some(s.name.span().start);
@@ -347,21 +348,23 @@ impl Config {
                     token_file: s.token_file.clone(),
                 },
                 key,
+                at,
             ));
         }
         let mut endpoints = Vec::with_capacity(topology.switches.len());
         for (i, sw) in topology.switches.iter().enumerate() {
-            let (ep, key) = per[i]
+            // a [[switch]] entry's errors give the line of its name
+            let (ep, key, at) = per[i]
                 .clone()
-                .unwrap_or_else(|| (raw.switches.clone(), "switches".to_string()));
+                .unwrap_or_else(|| (raw.switches.clone(), "switches".to_string(), None));
             let e = match (&ep.socket, &ep.tcp) {
                 (Some(_), Some(_)) => {
-                    return Err(bad(&key, None, "give either socket or tcp, not both".into()))
+                    return Err(bad(&key, at, "give either socket or tcp, not both".into()))
                 }
                 (None, None) => {
                     return Err(bad(
                         &key,
-                        None,
+                        at,
                         format!(
                             "no endpoint for switch {:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file), or a [[switch]] entry",
                             sw.name
@@ -372,7 +375,7 @@ impl Config {
                     if ep.token_file.is_some() {
                         return Err(bad(
                             &format!("{key}.token_file"),
-                            None,
+                            at,
                             "a token is for tcp endpoints; the Unix socket is private by its mode".into(),
                         ));
                     }
@@ -382,15 +385,33 @@ impl Config {
                     let Some(tf) = &ep.token_file else {
                         return Err(bad(
                             &format!("{key}.token_file"),
-                            None,
+                            at,
                             "a tcp endpoint needs token_file (the switch's [management] token_file)".into(),
                         ));
                     };
                     let tf = dir.join(tf);
-                    let token = read_token(&tf).map_err(|w| bad(&format!("{key}.token_file"), None, w))?;
+                    let token = read_token(&tf).map_err(|w| bad(&format!("{key}.token_file"), at, w))?;
                     Endpoint::Tcp(subst(a, &sw.name, i), token)
                 }
             };
+            // two switches on one endpoint: the daemon would push both tables to one
+            // switch in turn, forever
+            let same = |x: &Endpoint| match (x, &e) {
+                (Endpoint::Unix(a), Endpoint::Unix(b)) => a == b,
+                (Endpoint::Tcp(a, _), Endpoint::Tcp(b, _)) => a == b,
+                _ => false,
+            };
+            if let Some(j) = endpoints.iter().position(same) {
+                let field = if ep.socket.is_some() { "socket" } else { "tcp" };
+                return Err(bad(
+                    &format!("{key}.{field}"),
+                    at,
+                    format!(
+                        "{e} is the endpoint of both {:?} and {:?}: every switch needs its own (put {{name}} or {{index}} in [switches] {field})",
+                        topology.switches[j].name, sw.name
+                    ),
+                ));
+            }
             endpoints.push(e);
         }
         Ok(Config {
@@ -531,5 +552,21 @@ mod tests {
         assert!(e.contains("name") && e.contains("line 1"), "{e}");
         let e = parse(&GOOD.replace("k=4", "k=3")).unwrap_err().to_string();
         assert!(e.contains("topology"), "{e}");
+        let e = parse(&GOOD.replace("{name}", "sw"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("switches.socket") && e.contains("every switch needs its own"),
+            "{e}"
+        );
+        let e = parse(&format!(
+            "{GOOD}[[switch]]\nname = \"core-c0\"\nsocket = \"/run/x/core-c1.sock\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("core-c0") && e.contains("core-c1") && e.contains("needs its own"),
+            "{e}"
+        );
     }
 }

@@ -194,10 +194,17 @@ fn accept_loop(l: UnixListener, d: DaemonHandle, stop: Arc<AtomicBool>, open: Ar
                 let spawned = std::thread::Builder::new()
                     .name("control-conn".into())
                     .spawn(move || {
+                        // the slot is given back also if serving panics
+                        struct Slot(Arc<AtomicUsize>);
+                        impl Drop for Slot {
+                            fn drop(&mut self) {
+                                self.0.fetch_sub(1, Ordering::AcqRel);
+                            }
+                        }
+                        let _slot = Slot(o);
                         if let Err(e) = serve(s, &d) {
                             debug!("control connection: {e}");
                         }
-                        o.fetch_sub(1, Ordering::AcqRel);
                     });
                 if let Err(e) = spawned {
                     open.fetch_sub(1, Ordering::AcqRel);

@@ -122,6 +122,20 @@ impl Sw {
     fn current(&self) -> bool {
         self.up && self.pid.is_some() && self.pushed == self.pid.map(|p| (p, self.gen))
     }
+
+    /// Ports set down through the daemon that the switch reports admin up (a
+    /// restarted switch forgot them).
+    fn readmin(&self) -> Vec<u16> {
+        let h = self.health.as_ref();
+        self.admin_down
+            .iter()
+            .copied()
+            .filter(|p| {
+                h.and_then(|h| h.ports.iter().find(|q| q.port == *p))
+                    .is_some_and(|q| q.admin)
+            })
+            .collect()
+    }
 }
 
 struct State {
@@ -310,11 +324,14 @@ impl DaemonHandle {
     ) {
         let mut st = self.shared.lock();
         let t = st.traffic.get_or_insert_with(TrafficSnapshot::default);
-        t.sent_total += sent;
-        t.received_total += received;
-        t.lost_total += lost;
-        t.misdelivered_total += misdelivered;
+        // reports come from outside: saturate instead of overflowing
+        t.sent_total = t.sent_total.saturating_add(sent);
+        t.received_total = t.received_total.saturating_add(received);
+        t.lost_total = t.lost_total.saturating_add(lost);
+        t.misdelivered_total = t.misdelivered_total.saturating_add(misdelivered);
         for &(v, n) in latency_ns {
+            // every bucket count is <= count, so this bounds both
+            let n = n.min(u64::MAX - t.latency.count);
             t.latency.observe_n(v as f64 * 1e-9, n);
         }
     }
@@ -496,7 +513,9 @@ fn verify_tables(sh: &Shared, i: usize) -> bool {
         return true;
     }
     if same {
-        if s.pushed != Some((pid, s.gen)) {
+        // a switch that forgot ports set down through the daemon is pushed (the
+        // push sets them down again first), not adopted
+        if s.pushed != Some((pid, s.gen)) && s.readmin().is_empty() {
             debug!(switch = %name, "switch already runs the wanted tables");
             s.pushed = Some((pid, s.gen));
             return true;
@@ -596,7 +615,8 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
         let State { sw, wanted, .. } = &mut *st;
         for (s, w) in sw.iter_mut().zip(wanted.iter()) {
             if let (Some(pid), Some((seen_pid, t))) = (s.pid, &s.seen) {
-                if *seen_pid == pid && t == w && !s.current() {
+                // (not when ports must be set down again: that comes with a push)
+                if *seen_pid == pid && t == w && !s.current() && s.readmin().is_empty() {
                     debug!("adopting the tables a switch already runs");
                     s.pushed = Some((pid, s.gen));
                 }
@@ -611,19 +631,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
             .map(|(i, s)| {
                 let restarted = s.pushed.is_none_or(|(p, _)| Some(p) != s.pid);
                 // ports to set down again on a restarted switch
-                let readmin: Vec<u16> = if restarted {
-                    let h = s.health.as_ref();
-                    s.admin_down
-                        .iter()
-                        .copied()
-                        .filter(|p| {
-                            h.and_then(|h| h.ports.iter().find(|q| q.port == *p))
-                                .is_some_and(|q| q.admin)
-                        })
-                        .collect()
-                } else {
-                    vec![]
-                };
+                let readmin: Vec<u16> = if restarted { s.readmin() } else { vec![] };
                 PushJob {
                     i,
                     ep: cfg.endpoints[i].clone(),
@@ -700,8 +708,10 @@ fn command(sh: &Shared, c: Command) {
                 }
             }
             let done = plan(sh);
+            // the plan may also push other stale switches; answer for the ones asked
             let mut answer: Vec<(String, Result<(), String>)> = done
                 .into_iter()
+                .filter(|(i, _)| switch.is_none_or(|w| w == *i))
                 .map(|(i, r)| (cfg.topology.switches[i].name.clone(), r))
                 .collect();
             // switches that could not be pushed because they are down
@@ -752,7 +762,7 @@ fn command(sh: &Shared, c: Command) {
                 r.map(|_| format!("{name} port {port} is up; groups restored"))
             } else {
                 // drain: prune the fabric around the port, then take it down
-                sh.lock().sw[switch].admin_down.insert(port);
+                let added = sh.lock().sw[switch].admin_down.insert(port);
                 let pushed = plan(sh);
                 let failed: Vec<String> = pushed
                     .iter()
@@ -767,6 +777,12 @@ fn command(sh: &Shared, c: Command) {
                     &json!({"op": "set_port", "port": port, "up": false}),
                     cfg.probe_timeout,
                 );
+                if r.is_err() && added {
+                    // the port is not down: forget it (a restarted switch must not
+                    // get it down later) and give the fabric the port back
+                    sh.lock().sw[switch].admin_down.remove(&port);
+                    plan(sh);
+                }
                 r.map(|_| {
                     let mut m = format!(
                         "{name} port {port} is down; {} switch(es) re-pushed first",
