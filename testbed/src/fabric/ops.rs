@@ -873,8 +873,20 @@ fn open_log(log: &Path, append: bool) -> Result<(std::fs::File, std::fs::File)> 
     Ok((lf, lf2))
 }
 
-/// Start `ip netns exec NS BIN run --config CFG` in its own process group (so a Ctrl-C
-/// on the terminal does not reach it), output to `log`.
+/// Start `cmd` in its own process group (so a Ctrl-C on the terminal does not reach
+/// it), stdin closed, output to `log`.
+fn spawn_logged(mut cmd: Command, log: &Path, append: bool, what: String) -> Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let (out, err) = open_log(log, append)?;
+    cmd.stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| TestbedError::io(what, e))
+}
+
+/// Start `ip netns exec NS BIN run --config CFG`, output to `log`.
 pub(crate) fn spawn_switch(
     bin: &Path,
     netns: &str,
@@ -882,34 +894,26 @@ pub(crate) fn spawn_switch(
     log: &Path,
     append: bool,
 ) -> Result<Child> {
-    use std::os::unix::process::CommandExt;
-    let (out, err) = open_log(log, append)?;
-    Command::new("ip")
-        .args(["netns", "exec", netns])
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", netns])
         .arg(bin)
         .args(["run", "--config"])
-        .arg(config)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| TestbedError::io(format!("start canopy-switch in {netns}"), e))
+        .arg(config);
+    spawn_logged(c, log, append, format!("start canopy-switch in {netns}"))
 }
 
-/// Start `BIN --config CFG` (canopyd) in its own process group, output to `log`.
+/// Start `BIN --config CFG` (canopyd), output to `log`.
 pub(crate) fn spawn_daemon(bin: &Path, config: &Path, log: &Path, append: bool) -> Result<Child> {
-    use std::os::unix::process::CommandExt;
-    let (out, err) = open_log(log, append)?;
-    Command::new(bin)
-        .arg("--config")
-        .arg(config)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| TestbedError::io("start canopyd", e))
+    let mut c = Command::new(bin);
+    c.arg("--config").arg(config);
+    spawn_logged(c, log, append, "start canopyd".into())
+}
+
+/// canopyd's `status` answer (control socket `control`).
+fn daemon_status_json(control: &Path) -> std::result::Result<serde_json::Value, String> {
+    canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf())
+        .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
+        .map_err(|e| e.to_string())
 }
 
 /// Wait until canopyd reports every switch up with the tables it wants.
@@ -919,7 +923,6 @@ fn wait_daemon_ready(
     deadline: Instant,
     interrupted: impl Fn() -> Result<()>,
 ) -> std::result::Result<(), String> {
-    let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
     loop {
         interrupted().map_err(|e| e.to_string())?;
         if let Ok(Some(st)) = child.try_wait() {
@@ -930,7 +933,7 @@ fn wait_daemon_ready(
                 tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
             ));
         }
-        let last = match ep.request(&serde_json::json!({"op": "status"}), Duration::from_secs(2)) {
+        let last = match daemon_status_json(&d.control) {
             Ok(v) => {
                 if v.pointer("/snapshot/ready")
                     .and_then(serde_json::Value::as_bool)
@@ -951,7 +954,7 @@ fn wait_daemon_ready(
                     .unwrap_or_default();
                 format!("switches without their tables yet: {}", stale.join(", "))
             }
-            Err(e) => e.to_string(),
+            Err(e) => e,
         };
         if Instant::now() > deadline {
             return Err(format!("not ready in time ({last})"));
@@ -1139,9 +1142,8 @@ pub fn wait_switch_current(
     t0: Instant,
     limit: Duration,
 ) -> Option<Duration> {
-    let ep = canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf());
     while t0.elapsed() < limit {
-        if let Ok(v) = ep.request(&serde_json::json!({"op": "status"}), Duration::from_secs(2)) {
+        if let Ok(v) = daemon_status_json(control) {
             let done = v
                 .pointer("/snapshot/switches")
                 .and_then(serde_json::Value::as_array)
@@ -1170,13 +1172,9 @@ pub fn daemon_status(
 )> {
     let (states, _) = State::load_all(root, name);
     let d = states.into_iter().find_map(|s| s.daemon)?;
-    let r = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone())
-        .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
-        .map_err(|e| e.to_string())
-        .and_then(|v| {
-            serde_json::from_value(v["snapshot"].clone())
-                .map_err(|e| format!("malformed status: {e}"))
-        });
+    let r = daemon_status_json(&d.control).and_then(|v| {
+        serde_json::from_value(v["snapshot"].clone()).map_err(|e| format!("malformed status: {e}"))
+    });
     Some((d, r))
 }
 
