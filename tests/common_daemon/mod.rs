@@ -46,29 +46,18 @@ pub fn serial() -> MutexGuard<'static, ()> {
     M.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A scratch directory under /tmp, removed on drop.
-pub struct Dir(pub PathBuf);
+/// A scratch directory under /tmp (`tempfile`), removed on drop.
+pub struct Dir(pub tempfile::TempDir);
 
 impl Dir {
     pub fn new(tag: &str) -> Dir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "canopyd-mem-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
+        Dir(tempfile::Builder::new()
+            .prefix(&format!("canopyd-mem-{tag}-"))
+            .tempdir()
+            .expect("a scratch directory under /tmp"))
     }
     pub fn path(&self, f: &str) -> PathBuf {
-        self.0.join(f)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join(f)
     }
 }
 
@@ -393,7 +382,7 @@ impl Fabric {
             "name = \"t\"\ntopology = \"{}\"\nkind = \"sliced\"\n[daemon]\ncontrol = \"{}\"\nmetrics = \"off\"\nprobe_interval_ms = 100\nprobe_timeout_ms = 250\nmissed_probes = 3\n{daemon}\n[switches]\nsocket = \"{}/{{name}}.sock\"\n{extra}",
             self.spec,
             self.control().display(),
-            self.dir.0.display()
+            self.dir.0.path().display()
         );
         let p = self.dir.path(file);
         std::fs::write(&p, c).unwrap();

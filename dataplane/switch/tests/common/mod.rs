@@ -15,36 +15,25 @@ use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_canopy-switch");
 pub const SPEC: &str = "fat-tree:k=4";
 pub const EDGE: &str = "edge-p0-e0";
 
-/// A scratch directory under /tmp, removed on drop.
-pub struct Dir(pub PathBuf);
+/// A scratch directory under /tmp (`tempfile`), removed on drop.
+pub struct Dir(pub tempfile::TempDir);
 
 impl Dir {
     pub fn new(tag: &str) -> Dir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "canopy-switchbin-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
+        Dir(tempfile::Builder::new()
+            .prefix(&format!("canopy-switchbin-{tag}-"))
+            .tempdir()
+            .expect("a scratch directory under /tmp"))
     }
     pub fn path(&self, f: &str) -> PathBuf {
-        self.0.join(f)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join(f)
     }
 }
 
