@@ -439,6 +439,18 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 "switch", "machine", "pid", "tables", "health"
             );
             for s in &all {
+                if s.bmv2 {
+                    bad += usize::from(!s.alive);
+                    println!(
+                        "{:<16} {:<8} {:>8} {:<8} {:<7} bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)",
+                        s.switch.name,
+                        s.machine,
+                        s.switch.pid,
+                        "p4",
+                        if s.alive { "ok" } else { "DOWN" }
+                    );
+                    continue;
+                }
                 match &s.health {
                     Ok(h) => {
                         let up = h.ports.iter().filter(|p| p.link && p.admin).count();

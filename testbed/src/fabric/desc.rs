@@ -99,6 +99,34 @@ pub struct RawDesc {
     /// The fabric's control daemon.
     #[serde(default)]
     pub canopyd: CanopydDesc,
+    /// What forwards: `canopy` (default: one `canopy-switch` per switch) or `bmv2`
+    /// (one `simple_switch` per switch running `p4/canopy.p4`, `docs/p4.md`).
+    #[serde(default = "default_target")]
+    pub target: Spanned<String>,
+    /// Tools of the `bmv2` target.
+    #[serde(default)]
+    pub bmv2: Bmv2Desc,
+}
+
+fn default_target() -> Spanned<String> {
+    Spanned::new(0..0, "canopy".into())
+}
+
+/// `[bmv2]`: the tools of `target = "bmv2"`; each default is found next to this
+/// executable (canopyctl, the P4 program in the source tree) or on `PATH`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bmv2Desc {
+    /// The P4 program (default: `p4/canopy.p4` of the source tree this binary was built in).
+    pub program: Option<PathBuf>,
+    /// `p4c`.
+    pub p4c: Option<PathBuf>,
+    /// `simple_switch`.
+    pub simple_switch: Option<PathBuf>,
+    /// `simple_switch_CLI`.
+    pub simple_switch_cli: Option<PathBuf>,
+    /// `canopyctl` (it generates the table entries).
+    pub canopyctl: Option<PathBuf>,
 }
 
 fn default_metrics() -> Spanned<String> {
@@ -284,6 +312,8 @@ pub struct Desc {
     pub tpacket: HashMap<(u32, u16), String>,
     /// `up` starts `canopyd`, which pushes the tables (`[canopyd] enabled`).
     pub daemon: bool,
+    /// `target = "bmv2"`: every switch is a bmv2 `simple_switch`.
+    pub bmv2: bool,
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -782,12 +812,33 @@ impl Desc {
             nics,
             tpacket,
             daemon: false,
+            bmv2: false,
+        };
+        desc.bmv2 = match desc.raw.target.get_ref().as_str() {
+            "canopy" => false,
+            "bmv2" => true,
+            t => {
+                return Err(ctx.err(
+                    "target",
+                    Some(desc.raw.target.span()),
+                    format!("{t:?}: \"canopy\" or \"bmv2\""),
+                ))
+            }
         };
         let cd = &desc.raw.canopyd;
         let switch_machines: std::collections::BTreeSet<&str> = (0..desc.topo.switches.len()
             as u32)
             .map(|s| desc.machine_of(Node::Switch(s)))
             .collect();
+        if desc.bmv2 {
+            if let Some(e) = cd.enabled.as_ref().filter(|e| *e.get_ref()) {
+                return Err(ctx.err(
+                    "canopyd.enabled",
+                    Some(e.span()),
+                    "canopyd manages canopy-switch processes; with target = \"bmv2\" the switches are programmed once at `up` (set enabled = false or drop the key)",
+                ));
+            }
+        }
         desc.daemon = match &cd.enabled {
             Some(e) if *e.get_ref() && switch_machines.len() > 1 => {
                 return Err(ctx.err("canopyd.enabled", Some(e.span()), format!(
@@ -796,7 +847,7 @@ impl Desc {
                 )));
             }
             Some(e) => *e.get_ref(),
-            None => switch_machines.len() <= 1,
+            None => switch_machines.len() <= 1 && !desc.bmv2,
         };
         let m = cd.metrics.get_ref();
         if m != "off" && m.parse::<std::net::SocketAddr>().is_err() {
@@ -984,6 +1035,29 @@ mod tests {
         // [traffic] is kept as written
         let d = parse("[traffic]\npattern = \"uniform\"\nrate = \"5kpps\"\n").unwrap();
         assert_eq!(d.raw.traffic.unwrap()["rate"].as_str(), Some("5kpps"));
+    }
+
+    #[test]
+    fn canopyd_and_target_settings() {
+        let d = parse("").unwrap();
+        assert!(
+            d.daemon && !d.bmv2,
+            "canopyd by default, canopy-switch target"
+        );
+        let d = parse("[canopyd]\nenabled = false\n").unwrap();
+        assert!(!d.daemon);
+        let d = parse("target = \"bmv2\"\n").unwrap();
+        assert!(d.bmv2 && !d.daemon, "bmv2 switches are not canopyd's");
+        let e = err("target = \"bmv2\"\n[canopyd]\nenabled = true\n");
+        assert!(e.contains("canopyd.enabled") && e.contains("line 3"), "{e}");
+        let e = err("target = \"tofino\"\n");
+        assert!(e.contains("target") && e.contains("line 1"), "{e}");
+        let e = err("[canopyd]\nmetrics = \"localhost\"\n");
+        assert!(e.contains("canopyd.metrics"), "{e}");
+        let e = err("[canopyd]\nprobe_interval_ms = 1\n");
+        assert!(e.contains("canopyd.probe_interval_ms"), "{e}");
+        let e = err("[bmv2]\np4 = \"x\"\n");
+        assert!(e.contains("p4"), "{e}");
     }
 
     #[test]

@@ -82,6 +82,12 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
             format!("{switch} still runs (pid {}); kill it first", sw.pid),
         ));
     }
+    if st.target == "bmv2" {
+        return Err(err(
+            name,
+            "switch drills restart canopy-switch processes; this fabric runs bmv2 (bring it down and up again)",
+        ));
+    }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_switch_bin(&desc, None)?;
     let child = spawn_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;

@@ -9,6 +9,7 @@
 //! | [`state`] | the state file, written as things are created |
 //! | [`procs`] | finding and stopping the fabric's own `canopy-switch` processes |
 
+pub mod bmv2;
 pub mod check;
 pub mod desc;
 pub mod drill;

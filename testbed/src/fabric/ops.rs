@@ -84,16 +84,24 @@ impl std::fmt::Display for UpSummary {
                 "as the kernel set them"
             }
         )?;
-        writeln!(
-            f,
-            "processes  {} canopy-switch, all healthy (tables loaded, every port link up{})",
-            self.processes,
-            if self.nics > 0 {
-                "; NIC links: when the far machine's part is up"
-            } else {
-                ""
-            }
-        )?;
+        if s.target == "bmv2" {
+            writeln!(
+                f,
+                "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
+                self.processes
+            )?;
+        } else {
+            writeln!(
+                f,
+                "processes  {} canopy-switch, all healthy (tables loaded, every port link up{})",
+                self.processes,
+                if self.nics > 0 {
+                    "; NIC links: when the far machine's part is up"
+                } else {
+                    ""
+                }
+            )?;
+        }
         if let Some(d) = &s.daemon {
             writeln!(
                 f,
@@ -397,8 +405,15 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
             "`up` must run as root (it creates network namespaces); try sudo",
         ));
     }
-    let bin = find_switch_bin(desc, opts.switch_bin.as_deref())?;
-    let bin = std::path::absolute(&bin).map_err(|e| TestbedError::io("canopy-switch path", e))?;
+    // the forwarders: canopy-switch, or bmv2's tools (found before anything is created)
+    let (bin, bmv2_tools) = if desc.bmv2 {
+        (PathBuf::new(), Some(super::bmv2::Tools::find(desc)?))
+    } else {
+        let bin = find_switch_bin(desc, opts.switch_bin.as_deref())?;
+        let bin =
+            std::path::absolute(&bin).map_err(|e| TestbedError::io("canopy-switch path", e))?;
+        (bin, None)
+    };
     let root =
         std::path::absolute(&opts.state_root).map_err(|e| TestbedError::io("state root", e))?;
     let dir = state::state_dir(&root, name, machine);
@@ -439,7 +454,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         let socket = dir.join(format!("s{s}.sock"));
         let cfg_path = dir.join(format!("s{s}.toml"));
         let text = switch_config(desc, s, &socket);
-        if configs.is_empty() {
+        if configs.is_empty() && !desc.bmv2 {
             // one full check (tables computed against the ports) is enough: the others differ only in names
             canopy_switch::config::Config::parse(&cfg_path, &text)
                 .map_err(|e| fab_err(name, format!("generated config of {sname}: {e}")))?;
@@ -492,6 +507,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         switches: vec![],
         hosts,
         daemon: None,
+        target: desc.raw.target.get_ref().clone(),
     };
     state.save()?;
     let mut b = Builder {
@@ -507,6 +523,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         &local_h,
         configs,
         daemon,
+        bmv2_tools,
         underlay.as_deref(),
         local_addr.as_deref(),
         progress,
@@ -546,6 +563,7 @@ fn build(
     local_h: &[u32],
     configs: Vec<(u32, PathBuf, PathBuf, String)>,
     daemon: Option<(PathBuf, PathBuf, String)>,
+    bmv2: Option<super::bmv2::Tools>,
     underlay: Option<&str>,
     local_addr: Option<&str>,
     progress: &dyn Fn(&str),
@@ -725,17 +743,41 @@ fn build(
         }
     }
     // 3. switches
+    let json = match &bmv2 {
+        Some(t) => {
+            progress(&format!("compiling {} with p4c", t.program.display()));
+            Some(t.compile(desc, &b.state.dir)?)
+        }
+        None => None,
+    };
     progress(&format!(
-        "starting {} canopy-switch processes ({})",
+        "starting {} {} processes ({})",
         configs.len(),
-        bin.display()
+        if bmv2.is_some() {
+            "simple_switch"
+        } else {
+            "canopy-switch"
+        },
+        bmv2.as_ref()
+            .map_or(bin, |t| t.simple_switch.as_path())
+            .display()
     ));
     for (i, (s, socket, cfg, text)) in configs.into_iter().enumerate() {
-        std::fs::write(&cfg, text)
-            .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let ns = desc.netns(Node::Switch(s));
         let log = b.state.dir.join(format!("s{s}.log"));
-        let child = spawn_switch(bin, &ns, &cfg, &log, false)?;
+        let (child, cfg) = match (&bmv2, &json) {
+            (Some(t), Some(json)) => {
+                let ifs: Vec<String> = (0..desc.topo.switches[s as usize].ports.len() as u16)
+                    .map(|p| Desc::ifname(Node::Switch(s), p))
+                    .collect();
+                (t.spawn(&ns, &ifs, json, &log)?, json.clone())
+            }
+            _ => {
+                std::fs::write(&cfg, text)
+                    .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+                (spawn_switch(bin, &ns, &cfg, &log, false)?, cfg)
+            }
+        };
         let pid = child.id();
         let sname = desc.topo.switches[s as usize].name.clone();
         b.children.push((i, child));
@@ -781,7 +823,17 @@ fn build(
         b.state.save()?;
         daemon_child = Some(child);
     }
-    // 4. health
+    // 4. health (bmv2: every switch accepts its entries)
+    if let Some(t) = &bmv2 {
+        progress("programming every simple_switch with canopyctl p4-entries");
+        let deadline = Instant::now() + Duration::from_secs(desc.raw.health_timeout_s);
+        for sw in b.state.switches.clone() {
+            b.interrupted()?;
+            let entries = t.entries(desc, &sw.name)?;
+            t.program(desc, &sw.netns, &sw.name, &entries, deadline)?;
+        }
+        return Ok(sum);
+    }
     progress(if desc.daemon {
         "waiting for every switch to report healthy and canopyd to push every table"
     } else {
@@ -1130,6 +1182,10 @@ pub struct SwitchStatus {
     pub machine: String,
     /// Health, or why it could not be read.
     pub health: std::result::Result<canopy_switch::proto::Health, String>,
+    /// A bmv2 `simple_switch` (no Canopy management endpoint: `health` is not asked).
+    pub bmv2: bool,
+    /// Its process is alive.
+    pub alive: bool,
 }
 
 /// Health of every switch of fabric `name` on this machine.
@@ -1197,11 +1253,20 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
     Ok(states
         .iter()
         .flat_map(|st| {
-            st.switches.iter().map(|sw| SwitchStatus {
-                switch: sw.clone(),
-                machine: st.machine.clone(),
-                health: crate::mgmt::health(&sw.socket, Duration::from_secs(2))
-                    .map_err(|e| e.to_string()),
+            st.switches.iter().map(|sw| {
+                let bmv2 = st.target == "bmv2";
+                SwitchStatus {
+                    switch: sw.clone(),
+                    machine: st.machine.clone(),
+                    health: if bmv2 {
+                        Err("bmv2 simple_switch: no Canopy management endpoint".into())
+                    } else {
+                        crate::mgmt::health(&sw.socket, Duration::from_secs(2))
+                            .map_err(|e| e.to_string())
+                    },
+                    bmv2,
+                    alive: procs::alive(sw.pid),
+                }
             })
         })
         .collect())

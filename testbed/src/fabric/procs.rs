@@ -23,7 +23,7 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 
 /// Whether `argv` is a fabric process: `canopy-switch run --config CFG` (or `ip netns
 /// exec NS canopy-switch ...` before its exec), or the fabric's `canopyd --config CFG`,
-/// with `CFG` under `dir`.
+/// with `CFG` under `dir`; or a bmv2 `simple_switch` whose program JSON is under `dir`.
 pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     let base = |s: &str| {
         Path::new(s)
@@ -34,13 +34,19 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     let Some(a0) = argv.first() else { return false };
     let is_switch = base(a0) == "canopy-switch"
         || base(a0) == "canopyd"
+        || base(a0) == "simple_switch"
         || (base(a0) == "ip"
             && argv.get(1).map(String::as_str) == Some("netns")
             && argv.get(2).map(String::as_str) == Some("exec"));
-    is_switch
+    let config_here = argv
+        .windows(2)
+        .any(|w| w[0] == "--config" && Path::new(&w[1]).starts_with(dir));
+    // the bmv2 target: `simple_switch ... <dir>/p4/canopy.json`, which has no --config
+    let bmv2 = argv.iter().any(|a| base(a) == "simple_switch")
         && argv
-            .windows(2)
-            .any(|w| w[0] == "--config" && Path::new(&w[1]).starts_with(dir))
+            .iter()
+            .any(|a| a.ends_with(".json") && Path::new(a).starts_with(dir));
+    is_switch && (config_here || bmv2)
 }
 
 /// Whether `argv` is a switch of fabric `name` under any state root: a
@@ -48,10 +54,17 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
 /// processes found inside the fabric's own namespaces (when `down` runs with another
 /// `--state-root` than `up` did).
 pub fn is_named_fabric_switch(argv: &[String], name: &str) -> bool {
+    // `--config CFG`, or a bmv2 switch's program JSON
     let Some(cfg) = argv
         .windows(2)
         .find(|w| w[0] == "--config")
         .map(|w| Path::new(&w[1]))
+        .or_else(|| {
+            argv.iter()
+                .skip(1)
+                .find(|a| a.ends_with(".json"))
+                .map(Path::new)
+        })
     else {
         return false;
     };
@@ -195,6 +208,30 @@ mod tests {
         ));
         assert!(!is_fabric_switch(&v(&["/x/canopy-switch", "run"]), d));
         assert!(!is_fabric_switch(&[], d));
+        // the bmv2 target: simple_switch with the program JSON in the state directory
+        let ss = v(&[
+            "ip",
+            "netns",
+            "exec",
+            "ft-s0",
+            "/usr/local/bin/simple_switch",
+            "--thrift-port",
+            "9090",
+            "-i",
+            "0@s0p0",
+            "/run/canopy-testbed/ft/local/canopy.json",
+        ]);
+        assert!(is_fabric_switch(&ss, d));
+        assert!(is_named_fabric_switch(&ss, "ft"));
+        assert!(!is_fabric_switch(&ss, Path::new("/run/canopy-testbed/ft2")));
+        assert!(!is_fabric_switch(
+            &v(&["/usr/local/bin/simple_switch", "/tmp/other.json"]),
+            d
+        ));
+        assert!(!is_fabric_switch(
+            &v(&["/bin/cat", "/run/canopy-testbed/ft/local/canopy.json"]),
+            d
+        ));
         // by fabric name, under any state root
         let a = v(&[
             "/x/canopy-switch",

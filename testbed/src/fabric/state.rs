@@ -80,6 +80,13 @@ pub struct State {
     /// The fabric's `canopyd`, when `up` started one.
     #[serde(default)]
     pub daemon: Option<DaemonState>,
+    /// What forwards: `canopy` or `bmv2` (the description's `target`).
+    #[serde(default = "default_target")]
+    pub target: String,
+}
+
+fn default_target() -> String {
+    "canopy".into()
 }
 
 /// A running `canopyd`.

@@ -176,7 +176,9 @@ impl Fab {
                 continue;
             };
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if (cmd.contains("canopy-switch") || cmd.contains("canopyd"))
+            if (cmd.contains("canopy-switch")
+                || cmd.contains("canopyd")
+                || cmd.contains("simple_switch"))
                 && cmd.contains(&root)
                 && canopy_testbed::fabric::procs::alive(pid)
             {
