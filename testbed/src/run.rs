@@ -237,7 +237,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         fabric: name.to_string(),
         topology: state.hosts.topology.clone(),
         kind: state.hosts.kind.clone(),
-        target: "canopy".into(),
+        target: state.target.clone(),
         hosts: state.hosts.hosts.len(),
         switches: state.switches.len(),
         pattern: String::new(),

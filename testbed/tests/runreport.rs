@@ -855,3 +855,51 @@ fn hostile_input_never_panics_and_is_escaped() {
         "no PDR line at infinity"
     );
 }
+
+#[test]
+fn compare_puts_runs_side_by_side() {
+    let d = TempDir::new("compare");
+    let mut canopy = search(400_000.0, Some(160_000.0), Some(200_000.0));
+    canopy.meta.target = "canopy".into();
+    let mut bmv2 = search(40_000.0, Some(9_000.0), Some(12_000.0));
+    bmv2.meta.target = "bmv2".into();
+    let (a, b) = (d.0.join("a"), d.0.join("b"));
+    runreport::write(&canopy, &a).unwrap();
+    runreport::write(&bmv2, &b).unwrap();
+    let out = d.0.join("cmp");
+    let written = runreport::compare::compare(&[a.clone(), b.join("results.json")], &out).unwrap();
+    assert_eq!(written.len(), 3, "{written:?}");
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    // one row per run, each with its own NDR
+    let ndr = |r: &RunResults| runreport::fmt::rate(r.search.as_ref().unwrap().ndr_pps.unwrap());
+    let row = |target: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| `{target}`")))
+            .unwrap_or_else(|| panic!("no row for {target}:\n{md}"))
+            .to_string()
+    };
+    assert!(row("canopy").contains(&ndr(&canopy)), "{md}");
+    assert!(row("bmv2").contains(&ndr(&bmv2)), "{md}");
+    assert!(md.contains("compare_latency_cdf.svg"), "{md}");
+    // the CDF has one curve per run, labelled with its target
+    let svg = std::fs::read_to_string(out.join("compare_latency_cdf.svg")).unwrap();
+    check_xml(&svg);
+    let strokes = polyline_strokes(&svg);
+    assert_eq!(count(&strokes, plots::PALETTE[0]), 1, "one curve per run");
+    assert_eq!(count(&strokes, plots::PALETTE[1]), 1, "one curve per run");
+    assert_eq!(count(&strokes, plots::PALETTE[2]), 0, "one curve per run");
+    assert!(svg.contains("canopy, NDR") && svg.contains("bmv2, NDR"));
+    // html is self-contained
+    let html = std::fs::read_to_string(out.join("compare.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("bmv2"));
+    // differing runs are flagged; one run alone is refused
+    let mut other = fixed_rate();
+    other.meta.target = "bmv2".into();
+    other.meta.pattern = "transpose".into();
+    let c = d.0.join("c");
+    runreport::write(&other, &c).unwrap();
+    runreport::compare::compare(&[a.clone(), c], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("differ in pattern"), "{md}");
+    assert!(runreport::compare::compare(&[a], &out).is_err());
+}

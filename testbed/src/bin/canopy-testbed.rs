@@ -146,6 +146,18 @@ enum Cmd {
         #[command(flatten)]
         traffic: TrafficArgs,
     },
+    /// Put several runs side by side (e.g. the same description on `target = "canopy"`
+    /// and `target = "bmv2"`): NDR, PDR, received rate, loss and latency percentiles of
+    /// each run's NDR (or only) trial, and their latency CDFs in one plot. Writes
+    /// compare.md, compare.html and compare_latency_cdf.svg.
+    Compare {
+        /// Run directories (with results.json) or results.json files, at least two.
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<PathBuf>,
+        /// Report directory.
+        #[arg(long, default_value = "canopy-compare")]
+        out: PathBuf,
+    },
     /// Send the frames of a pcap file (crafted or captured with tcpdump, tshark, trafgen,
     /// or written by `run --pcap-tx`) out of one host, with every host receiving. Frames
     /// that carry a Canopy measurement block between two of the fabric's hosts get fresh
@@ -595,6 +607,12 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 interrupt_flag()?,
             )? {
                 return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
+        Cmd::Compare { runs, out } => {
+            let written = canopy_testbed::runreport::compare::compare(&runs, &out)?;
+            for w in written {
+                println!("{}", w.display());
             }
         }
         Cmd::Replay {

@@ -18,6 +18,7 @@
 //!
 //! Plots are SVG only: a PNG needs a rasteriser with a font (see `docs/DESIGN.md`).
 
+pub mod compare;
 mod doc;
 pub mod fmt;
 pub mod plots;

@@ -11,7 +11,7 @@
 //! why.
 
 use super::fmt;
-use crate::results::{RunResults, Trial};
+use crate::results::{Latency, RunResults, Trial};
 use crate::{Result, TestbedError};
 use plotters::coord::combinators::IntoLogRange;
 use plotters::prelude::*;
@@ -114,20 +114,29 @@ pub fn cdf_trials(r: &RunResults) -> Vec<(usize, String)> {
 
 /// Latency CDF: x latency in µs (log), y cumulative fraction, p50/p99/p99.9 marked.
 pub fn latency_cdf(r: &RunResults) -> Result<Option<String>> {
+    let curves: Vec<(&Latency, String)> = cdf_trials(r)
+        .into_iter()
+        .map(|(i, label)| (&r.trials[i].latency, label))
+        .collect();
+    latency_cdf_of(&curves, "One-way latency CDF")
+}
+
+/// A latency CDF of the given curves (latency, legend label), at most
+/// [`MAX_CDF_CURVES`] of them; None when there is none.
+pub fn latency_cdf_of(curves: &[(&Latency, String)], caption: &str) -> Result<Option<String>> {
     const NAME: &str = "latency_cdf.svg";
-    let curves = cdf_trials(r);
+    let curves: Vec<&(&Latency, String)> = curves
+        .iter()
+        .filter(|(l, _)| !l.cdf.is_empty())
+        .take(MAX_CDF_CURVES)
+        .collect();
     if curves.is_empty() {
         return Ok(None);
     }
     let us = |ns: u64| ns as f64 / 1e3;
-    let pts = curves.iter().flat_map(|&(i, _)| {
-        r.trials[i]
-            .latency
-            .cdf
-            .iter()
-            .map(|p| p.0)
-            .chain([r.trials[i].latency.min_ns, r.trials[i].latency.max_ns])
-    });
+    let pts = curves
+        .iter()
+        .flat_map(|(l, _)| l.cdf.iter().map(|p| p.0).chain([l.min_ns, l.max_ns]));
     let (lo, hi) = pts.fold((u64::MAX, 0u64), |(lo, hi), ns| (lo.min(ns), hi.max(ns)));
     // Log axes need a positive range; a 0 ns sample (impossible in practice) sits at 1 ns.
     let lo_us = (us(lo) * 0.8).max(0.001);
@@ -137,7 +146,7 @@ pub fn latency_cdf(r: &RunResults) -> Result<Option<String>> {
         let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(err(NAME))?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("One-way latency CDF", ("sans-serif", 20))
+            .caption(caption, ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(60)
@@ -152,8 +161,7 @@ pub fn latency_cdf(r: &RunResults) -> Result<Option<String>> {
             .bold_line_style(RGBColor(200, 200, 200))
             .draw()
             .map_err(err(NAME))?;
-        for (ci, (ti, label)) in curves.iter().enumerate() {
-            let lat = &r.trials[*ti].latency;
+        for (ci, (lat, label)) in curves.iter().enumerate() {
             let c = colour(ci);
             chart
                 .draw_series(LineSeries::new(
