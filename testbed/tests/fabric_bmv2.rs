@@ -44,7 +44,7 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
     }
     if let Some(m) = missing() {
         eprintln!(
-            "SKIP bmv2_fabric_checks_every_pair_and_runs_traffic: missing {m} (installing p4c and bmv2: docs/p4.md)"
+            "SKIP bmv2_fabric_checks_every_pair_and_runs_traffic: missing {m} (installing p4c and bmv2: docs/p4-install.md)"
         );
         return;
     }
