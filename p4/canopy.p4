@@ -332,9 +332,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         flags = flags | SL_PHASE_DOWN;
                         if (meta.sl_m > 1) {
                             if (!take_bits(hdr.sliced.word, hdr.sliced.slice_len, meta.pos, meta.sl_a, meta.take_v)) {
-                        drop_with(DROP_SLICE_EXHAUSTED);
-                        return;
-                    }
+                                drop_with(DROP_SLICE_EXHAUSTED);
+                                return;
+                            }
                             meta.side_k = meta.take_v;
                             if (meta.side_k >= (bit<64>)meta.sl_m) {
                                 drop_with(DROP_BAD_SIDE_LABEL);
@@ -402,7 +402,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         meta.above_dst = (dst >> meta.sl_zone_shift) & meta.mask;
                         meta.above_src = (hdr.sliced_src.src >> meta.sl_zone_shift) & meta.mask;
                     }
-                    bool turn;
+                    bool turn = false;
                     if (hdr.sliced.mode == MODE_SRCDST) {
                         turn = meta.above_src == meta.above_dst;
                     } else if (hdr.sliced.mode == MODE_DST) {
