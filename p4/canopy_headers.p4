@@ -207,6 +207,27 @@ struct canopy_meta_t {
     /* path-ID configuration */
     bit<1>  pid_on;
     bit<1>  pid_leaf;
+    /* TNA only: operands of the constant-shift tables (canopy_tna.p4) */
+    bit<64> tmp_a;
+    bit<64> tmp_b;
+    bit<64> tmp_c;
+    bit<8>  pos2;
+    bit<8>  take_w2;
+    bit<8>  take_w3;
+    bit<64> mask_b;
+    bit<64> mask_above;
+    bit<8>  above_w;
+    bit<64> label_raw;
+    bit<64> znode_k;
+    bit<16> tr_wi;
+    bit<8>  tr_bsh;
+    bit<64> tr_wshift;
+    bit<8>  beyond_w;
+    bit<64> mask_beyond;
+    bit<8>  id_beyond_w;
+    bit<64> mask_id;
+    bit<32> drop_reason;
+    bit<1>  drop;
 }
 
 #ifndef CANOPY_NO_RUNTIME_SHIFT
@@ -235,6 +256,21 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     return true;
 }
 
+#endif
+
+/* Counting the routing words in the parser. v1model: arithmetic on a metadata field; an
+ * architecture without parser arithmetic defines these three before including this file
+ * (canopy_tna.p4 uses a ParserCounter). */
+#ifndef CANOPY_ROUTE_INIT
+#define CANOPY_ROUTE_INIT(HDR, META) \
+    META.route_words_left = ((bit<16>)HDR.transit.route_len + 7) >> 3;
+#define CANOPY_ROUTE_TRANSITION(META)        \
+    transition select(META.route_words_left) { \
+        0: parse_route_end;                    \
+        default: parse_route_word;             \
+    }
+#define CANOPY_ROUTE_DEC(META) \
+    META.route_words_left = META.route_words_left - 1;
 #endif
 
 /* Parser states shared by both architectures. The architecture-specific parser does its
@@ -288,18 +324,15 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     }                                                                           \
     state parse_transit {                                                       \
         pkt.extract(HDR.transit);                                               \
-        META.route_words_left = ((bit<16>)HDR.transit.route_len + 7) >> 3;      \
+        CANOPY_ROUTE_INIT(HDR, META)                                            \
         transition parse_route;                                                 \
     }                                                                           \
     state parse_route {                                                         \
-        transition select(META.route_words_left) {                              \
-            0: parse_route_end;                                                 \
-            default: parse_route_word;                                          \
-        }                                                                       \
+        CANOPY_ROUTE_TRANSITION(META)                                           \
     }                                                                           \
     state parse_route_word {                                                    \
         pkt.extract(HDR.route.next);                                            \
-        META.route_words_left = META.route_words_left - 1;                      \
+        CANOPY_ROUTE_DEC(META)                                                  \
         transition parse_route;                                                 \
     }                                                                           \
     state parse_route_end {                                                     \
