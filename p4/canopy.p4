@@ -539,11 +539,18 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.flow_b = (bit<64>)hdr.transit.route_len;
             transit_dir.apply();
             if (meta.hit == 0) { drop_with(DROP_NO_OUTPUT); return; }
-            hdr.transit.cycles = hdr.transit.cycles |+| (bit<16>)meta.swallow
-                                 |+| (16w1 + (bit<16>)meta.tr_delay);
+            /* saturating counters (written out: not every bmv2 build has |+|) */
+            bit<32> cycles = (bit<32>)hdr.transit.cycles + (bit<32>)meta.swallow + 1
+                             + (bit<32>)meta.tr_delay;
+            if (cycles > 0xffff) {
+                cycles = 0xffff;
+            }
+            hdr.transit.cycles = (bit<16>)cycles;
             hdr.transit.head = (bit<8>)meta.tr_head;
             hdr.transit.rot = (bit<8>)(((bit<2>)hdr.transit.rot) + meta.tr_rot);
-            hdr.transit.hops = hdr.transit.hops |+| 1;
+            if (hdr.transit.hops != 0xff) {
+                hdr.transit.hops = hdr.transit.hops + 1;
+            }
         } else {
             /* ================= path-ID (decide/pathid.rs) ================= */
             pathid_cfg.apply();
