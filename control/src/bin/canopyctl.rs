@@ -447,7 +447,10 @@ fn main() -> Result<()> {
             let ops = p4::entries(sw)?;
             match fmt {
                 p4::Format::Bmv2Cli => {
-                    outln!("# {spec} --kind {}", kind.name());
+                    let m = mode
+                        .map(|m| format!(" --mode {}", m.name()))
+                        .unwrap_or_default();
+                    outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
                     out!("{}", p4::bmv2_cli(&ops));
                 }
                 p4::Format::P4Runtime => {
