@@ -164,6 +164,8 @@ struct canopy_meta_t {
     bit<1>  port_known;
     bit<1>  use_group;   /* the verdict is a group: apply fwd_group */
     bit<16> group;       /* SwitchTables group id */
+    bit<16> group_size;  /* v1model: ports in the group */
+    bit<16> bucket;      /* v1model: flow hash modulo group_size */
     bit<1>  hit;         /* last kind lookup hit */
     bit<1>  down;        /* path-ID: the matching entry is a downward one */
     bit<64> flow_a;      /* flow hash input (kind fields) */

@@ -19,8 +19,6 @@ use thiserror::Error;
 pub const INGRESS: &str = "CanopyIngress";
 /// The drop counter (issue-6 contract), as `simple_switch_CLI counter_read` wants it.
 pub const DROP_COUNTER: &str = "CanopyIngress.canopy_drops";
-/// The action selector of `fwd_group`.
-pub const SELECTOR: &str = "CanopyIngress.canopy_sel";
 /// Largest port number the v1model `egress_spec` (9 bits) can carry, minus the drop port.
 pub const MAX_PORT: u16 = 510;
 
@@ -148,34 +146,6 @@ pub enum Op {
         /// Prefix length of an LPM-like (ternary + range) entry: longer wins.
         prefix_len: Option<u8>,
     },
-    /// Create a member of the action selector (bmv2 handles count from 0).
-    Member {
-        /// Member id (the bmv2 handle; P4Runtime member_id is id + 1).
-        id: u32,
-        /// Action.
-        call: Call,
-    },
-    /// Create a group of the action selector.
-    Group {
-        /// Group id (the bmv2 handle; P4Runtime group_id is id + 1).
-        id: u32,
-        /// Members, in order.
-        members: Vec<u32>,
-    },
-    /// An entry of `fwd_group` pointing at a selector group.
-    IndirectGroup {
-        /// Key (the SwitchTables group id).
-        key: Vec<Match>,
-        /// Selector group.
-        group: u32,
-    },
-    /// An entry of `fwd_group` pointing at a single member.
-    IndirectMember {
-        /// Key (the SwitchTables group id).
-        key: Vec<Match>,
-        /// Member.
-        member: u32,
-    },
 }
 
 struct Gen<'a> {
@@ -239,7 +209,7 @@ fn call(action: &'static str, params: Vec<(&'static str, Val)>) -> Call {
 }
 
 /// Every entry `p4/canopy.p4` needs to forward like `canopy-switch` with `sw`'s tables:
-/// port roles, the groups of equivalent ports (action-selector members and groups), and
+/// port roles, the groups of equivalent ports (size and one entry per member), and
 /// the kind tables present in `sw` (a kind without a table keeps its `*_off` default and
 /// drops `kind_not_configured`, as the Rust switch does).
 pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
@@ -255,9 +225,7 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
         sw.groups.len()
     )));
     g.ops.push(Op::Comment(
-        "for a freshly started switch: bmv2 numbers selector members and groups from 0 in \
-         creation order"
-            .into(),
+        "groups: the flow hash modulo the fwd_group size picks the fwd_member bucket".into(),
     ));
 
     // ---- ports ----
@@ -291,52 +259,34 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
         );
     }
 
-    // ---- groups: one selector member per distinct port, one selector group per group ----
-    let mut member_of_port: Vec<(u16, u32)> = Vec::new();
-    let mut next_member = 0u32;
-    let mut empty_member: Option<u32> = None;
-    let mut next_group = 0u32;
+    // ---- groups: size in fwd_group, one fwd_member entry per (group, bucket) ----
     for (gid, ports) in sw.groups.iter().enumerate() {
-        let key = vec![exact("meta.group", v(16, gid as u64))];
+        let gv = v(16, gid as u64);
         if ports.is_empty() {
-            let m = match empty_member {
-                Some(m) => m,
-                None => {
-                    let m = next_member;
-                    next_member += 1;
-                    g.ops.push(Op::Member {
-                        id: m,
-                        call: call("group_empty", vec![]),
-                    });
-                    empty_member = Some(m);
-                    m
-                }
-            };
-            g.ops.push(Op::IndirectMember { key, member: m });
+            g.add(
+                "fwd_group",
+                vec![exact("meta.group", gv)],
+                call("group_empty", vec![]),
+            );
             continue;
         }
-        let mut members = Vec::with_capacity(ports.len());
-        for &p in ports {
-            let m = match member_of_port.iter().find(|(q, _)| *q == p) {
-                Some(&(_, m)) => m,
-                None => {
-                    let pv = g.port(p)?;
-                    let m = next_member;
-                    next_member += 1;
-                    g.ops.push(Op::Member {
-                        id: m,
-                        call: call("set_egress", vec![("port", pv)]),
-                    });
-                    member_of_port.push((p, m));
-                    m
-                }
-            };
-            members.push(m);
+        let size = g.fit("group size", ports.len() as u64, 16)?;
+        g.add(
+            "fwd_group",
+            vec![exact("meta.group", gv)],
+            call("set_group", vec![("size", size)]),
+        );
+        for (bucket, &p) in ports.iter().enumerate() {
+            let pv = g.port(p)?;
+            g.add(
+                "fwd_member",
+                vec![
+                    exact("meta.group", gv),
+                    exact("meta.bucket", v(16, bucket as u64)),
+                ],
+                call("set_egress", vec![("port", pv)]),
+            );
         }
-        let id = next_group;
-        next_group += 1;
-        g.ops.push(Op::Group { id, members });
-        g.ops.push(Op::IndirectGroup { key, group: id });
     }
 
     // ---- sliced-flit ----
@@ -556,36 +506,6 @@ pub fn bmv2_cli(ops: &[Op]) -> String {
                     cli_params(call)
                 );
             }
-            Op::Member { id, call } => {
-                let _ = writeln!(s, "# member {id}");
-                let _ = writeln!(
-                    s,
-                    "act_prof_create_member {SELECTOR} {INGRESS}.{} {}",
-                    call.action,
-                    cli_params(call)
-                );
-            }
-            Op::Group { id, members } => {
-                let _ = writeln!(s, "# group {id}");
-                let _ = writeln!(s, "act_prof_create_group {SELECTOR}");
-                for m in members {
-                    let _ = writeln!(s, "act_prof_add_member_to_group {SELECTOR} {m} {id}");
-                }
-            }
-            Op::IndirectGroup { key, group } => {
-                let _ = writeln!(
-                    s,
-                    "table_indirect_add_with_group {INGRESS}.fwd_group {} => {group}",
-                    cli_key(key)
-                );
-            }
-            Op::IndirectMember { key, member } => {
-                let _ = writeln!(
-                    s,
-                    "table_indirect_add {INGRESS}.fwd_group {} => {member}",
-                    cli_key(key)
-                );
-            }
         }
     }
     // Trailing spaces of parameterless actions are harmless for the CLI but untidy.
@@ -665,7 +585,7 @@ fn rt_match(key: &[Match]) -> Value {
 /// P4Runtime entities (`p4.v1.Entity` JSON) for `ops`, in write order, wrapped in an
 /// object that names the switch's counter. Ids are the p4info *names* (`tableId`,
 /// `fieldId`, `actionId`, `paramId`, `actionProfileId`): resolve them to numeric ids with
-/// the p4info `p4c --p4runtime-files` writes (docs/p4.md). Member and group ids are ours.
+/// the p4info `p4c --p4runtime-files` writes (docs/p4.md).
 pub fn p4runtime(switch: &str, ops: &[Op]) -> Value {
     let mut ents = Vec::new();
     let mut comments = Vec::new();
@@ -696,27 +616,6 @@ pub fn p4runtime(switch: &str, ops: &[Op]) -> Value {
                 }
                 json!({ "tableEntry": t })
             }
-            Op::Member { id, call } => json!({"actionProfileMember": {
-                "actionProfileId": SELECTOR,
-                "memberId": id + 1,
-                "action": rt_action(call)
-            }}),
-            Op::Group { id, members } => json!({"actionProfileGroup": {
-                "actionProfileId": SELECTOR,
-                "groupId": id + 1,
-                "members": members.iter().map(|m| json!({"memberId": m + 1, "weight": 1})).collect::<Vec<_>>(),
-                "maxSize": members.len()
-            }}),
-            Op::IndirectGroup { key, group } => json!({"tableEntry": {
-                "tableId": format!("{INGRESS}.fwd_group"),
-                "match": rt_match(key),
-                "action": {"actionProfileGroupId": group + 1}
-            }}),
-            Op::IndirectMember { key, member } => json!({"tableEntry": {
-                "tableId": format!("{INGRESS}.fwd_group"),
-                "match": rt_match(key),
-                "action": {"actionProfileMemberId": member + 1}
-            }}),
         };
         ents.push(e);
     }
@@ -811,16 +710,18 @@ mod tests {
     }
 
     #[test]
-    fn empty_group_gets_the_no_port_member() {
+    fn groups_are_a_size_and_one_member_per_bucket() {
         let mut sw = SwitchTables::new("s", duplex(2));
         sw.groups.push(vec![]);
         sw.groups.push(vec![0, 1]);
         let cli = bmv2_cli(&entries(&sw).unwrap());
-        assert!(cli.contains(
-            "act_prof_create_member CanopyIngress.canopy_sel CanopyIngress.group_empty\n"
-        ));
-        assert!(cli.contains("table_indirect_add CanopyIngress.fwd_group 0 => 0\n"));
-        assert!(cli.contains("table_indirect_add_with_group CanopyIngress.fwd_group 1 => 0\n"));
-        assert!(cli.contains("act_prof_add_member_to_group CanopyIngress.canopy_sel 2 0\n"));
+        assert!(cli.contains("table_add CanopyIngress.fwd_group CanopyIngress.group_empty 0 =>\n"));
+        assert!(cli.contains("table_add CanopyIngress.fwd_group CanopyIngress.set_group 1 => 2\n"));
+        assert!(
+            cli.contains("table_add CanopyIngress.fwd_member CanopyIngress.set_egress 1 0 => 0\n")
+        );
+        assert!(
+            cli.contains("table_add CanopyIngress.fwd_member CanopyIngress.set_egress 1 1 => 1\n")
+        );
     }
 }

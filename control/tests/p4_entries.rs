@@ -72,18 +72,10 @@ fn num(s: &str) -> u64 {
     }
 }
 
-/// Member action as seen by the selector: Some(port) or None (group_empty).
-#[derive(Debug, Clone, Copy)]
-enum MemberAct {
-    Port(u64),
-    Empty,
-}
-
 /// Replay `simple_switch_CLI` commands the way bmv2 assigns handles (from 0).
 fn replay_cli(cli: &str) -> Model {
     let mut m = Model::default();
-    let mut members: Vec<MemberAct> = Vec::new();
-    let mut groups: Vec<Vec<u64>> = Vec::new();
+    let mut members: Vec<(u64, u64, u64)> = Vec::new();
     let strip = |s: &str| s.strip_prefix("CanopyIngress.").unwrap().to_string();
     for line in cli.lines() {
         if line.starts_with('#') || line.is_empty() {
@@ -91,38 +83,6 @@ fn replay_cli(cli: &str) -> Model {
         }
         let w: Vec<&str> = line.split_whitespace().collect();
         match w[0] {
-            "act_prof_create_member" => {
-                assert_eq!(w[1], p4::SELECTOR);
-                members.push(match strip(w[2]).as_str() {
-                    "set_egress" => MemberAct::Port(num(w[3])),
-                    "group_empty" => MemberAct::Empty,
-                    a => panic!("member action {a}"),
-                });
-            }
-            "act_prof_create_group" => groups.push(Vec::new()),
-            "act_prof_add_member_to_group" => {
-                let (mb, g) = (num(w[2]) as usize, num(w[3]) as usize);
-                match members[mb] {
-                    MemberAct::Port(p) => groups[g].push(p),
-                    MemberAct::Empty => panic!("group_empty member in a group"),
-                }
-            }
-            "table_indirect_add_with_group" => {
-                assert_eq!(strip(w[1]), "fwd_group");
-                assert_eq!(w[3], "=>");
-                let old = m
-                    .groups
-                    .insert(num(w[2]), Some(groups[num(w[4]) as usize].clone()));
-                assert!(old.is_none(), "{line}: duplicate key");
-            }
-            "table_indirect_add" => {
-                assert_eq!(strip(w[1]), "fwd_group");
-                let v = match members[num(w[4]) as usize] {
-                    MemberAct::Port(p) => Some(vec![p]),
-                    MemberAct::Empty => None,
-                };
-                assert!(m.groups.insert(num(w[2]), v).is_none(), "{line}");
-            }
             "table_set_default" => {
                 let params: Vec<u64> = w[3..].iter().map(|s| num(s)).collect();
                 match (strip(w[1]).as_str(), strip(w[2]).as_str()) {
@@ -143,6 +103,19 @@ fn replay_cli(cli: &str) -> Model {
                     _ => panic!("{a}"),
                 };
                 let dup = match table.as_str() {
+                    "fwd_group" => {
+                        let v = match action.as_str() {
+                            "set_group" => Some(vec![u64::MAX; params[0] as usize]),
+                            "group_empty" => None,
+                            a => panic!("{a}"),
+                        };
+                        m.groups.insert(num(key[0]), v).is_some()
+                    }
+                    "fwd_member" => {
+                        assert_eq!(action, "set_egress");
+                        members.push((num(key[0]), num(key[1]), params[0]));
+                        false
+                    }
                     "canopy_port" => {
                         assert_eq!(action, "set_port_info");
                         m.ports
@@ -190,7 +163,30 @@ fn replay_cli(cli: &str) -> Model {
             c => panic!("unexpected command {c}"),
         }
     }
+    fill_members(&mut m, &members);
     m
+}
+
+/// Put the fwd_member entries (group, bucket, port) into the groups fwd_group sized;
+/// every bucket of every group must be filled exactly once.
+fn fill_members(m: &mut Model, members: &[(u64, u64, u64)]) {
+    for &(g, b, p) in members {
+        let slots = m
+            .groups
+            .get_mut(&g)
+            .and_then(|x| x.as_mut())
+            .unwrap_or_else(|| panic!("fwd_member for group {g} without a size"));
+        let slot = slots
+            .get_mut(b as usize)
+            .unwrap_or_else(|| panic!("group {g}: bucket {b} beyond its size"));
+        assert_eq!(*slot, u64::MAX, "group {g}: bucket {b} twice");
+        *slot = p;
+    }
+    for (g, v) in &m.groups {
+        if let Some(v) = v {
+            assert!(!v.contains(&u64::MAX), "group {g}: a bucket has no port");
+        }
+    }
 }
 
 fn b64dec(s: &str) -> u64 {
@@ -215,8 +211,7 @@ fn b64dec(s: &str) -> u64 {
 /// Replay P4Runtime entities (member/group ids are ours, p4info names in place of ids).
 fn replay_p4rt(doc: &Value) -> Model {
     let mut m = Model::default();
-    let mut members: BTreeMap<u64, MemberAct> = BTreeMap::new();
-    let mut groups: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut members: Vec<(u64, u64, u64)> = Vec::new();
     let name = |v: &Value| {
         v.as_str()
             .unwrap()
@@ -233,25 +228,7 @@ fn replay_p4rt(doc: &Value) -> Model {
             .collect()
     };
     for e in doc["entities"].as_array().unwrap() {
-        if let Some(mb) = e.get("actionProfileMember") {
-            let act = match name(&mb["action"]["actionId"]).as_str() {
-                "set_egress" => MemberAct::Port(params(&mb["action"])[0]),
-                "group_empty" => MemberAct::Empty,
-                a => panic!("{a}"),
-            };
-            members.insert(mb["memberId"].as_u64().unwrap(), act);
-        } else if let Some(g) = e.get("actionProfileGroup") {
-            let ports = g["members"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| match members[&x["memberId"].as_u64().unwrap()] {
-                    MemberAct::Port(p) => p,
-                    MemberAct::Empty => panic!("empty member in group"),
-                })
-                .collect();
-            groups.insert(g["groupId"].as_u64().unwrap(), ports);
-        } else {
+        {
             let t = &e["tableEntry"];
             let table = name(&t["tableId"]);
             let a = &t["action"];
@@ -267,18 +244,6 @@ fn replay_p4rt(doc: &Value) -> Model {
             }
             let key = t["match"].as_array().unwrap();
             let ex = |i: usize| b64dec(key[i]["exact"]["value"].as_str().unwrap());
-            if table == "fwd_group" {
-                let v = if let Some(g) = a.get("actionProfileGroupId") {
-                    Some(groups[&g.as_u64().unwrap()].clone())
-                } else {
-                    match members[&a["actionProfileMemberId"].as_u64().unwrap()] {
-                        MemberAct::Port(p) => Some(vec![p]),
-                        MemberAct::Empty => None,
-                    }
-                };
-                assert!(m.groups.insert(ex(0), v).is_none());
-                continue;
-            }
             let act = name(&a["action"]["actionId"]);
             let p = params(&a["action"]);
             let target = || match act.as_str() {
@@ -287,6 +252,18 @@ fn replay_p4rt(doc: &Value) -> Model {
                 x => panic!("{x}"),
             };
             let dup = match table.as_str() {
+                "fwd_group" => {
+                    let v = match act.as_str() {
+                        "set_group" => Some(vec![u64::MAX; p[0] as usize]),
+                        "group_empty" => None,
+                        x => panic!("{x}"),
+                    };
+                    m.groups.insert(ex(0), v).is_some()
+                }
+                "fwd_member" => {
+                    members.push((ex(0), ex(1), p[0]));
+                    false
+                }
                 "canopy_port" => m.ports.insert(ex(0), (p[0], p[1])).is_some(),
                 "sliced_down" => m.sliced_down.insert(ex(0), target()).is_some(),
                 "sliced_side" => m.sliced_side.insert(ex(0), target()).is_some(),
@@ -325,6 +302,7 @@ fn replay_p4rt(doc: &Value) -> Model {
             assert!(!dup, "duplicate key in {table}");
         }
     }
+    fill_members(&mut m, &members);
     m
 }
 
@@ -767,7 +745,9 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
         let src = p4_source(file);
         let tna = file.contains("tna");
         assert!(src.contains(") canopy_drops;"), "{file}: canopy_drops");
-        assert!(src.contains(") canopy_sel;"), "{file}: canopy_sel");
+        if tna {
+            assert!(src.contains(") canopy_sel;"), "{file}: canopy_sel");
+        }
         let (tabs, acts) = p4_decls(&src);
         let check_call = |c: &p4::Call| {
             let params = acts
@@ -814,6 +794,12 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
             assert_eq!(got, want, "{file}: key of {t}");
         };
         for op in &ops {
+            // TNA keeps a native ActionSelector for the groups (docs/p4.md §5)
+            if tna
+                && matches!(op, Op::Add { table, .. } if *table == "fwd_group" || *table == "fwd_member")
+            {
+                continue;
+            }
             match op {
                 Op::Comment(_) => {}
                 Op::SetDefault { table, call } => {
@@ -825,11 +811,6 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
                 } => {
                     check_key(table, key);
                     check_call(call);
-                }
-                Op::Member { call, .. } => check_call(call),
-                Op::Group { .. } => {}
-                Op::IndirectGroup { key, .. } | Op::IndirectMember { key, .. } => {
-                    check_key("fwd_group", key)
                 }
             }
         }
