@@ -4,7 +4,8 @@
  *  - no variable shifts: the bit cursor, the masks and the digit extraction go through
  *    tables keyed on the shift amount, with constant entries (one action per amount);
  *  - no runtime header-stack index: the routing word is copied by a table keyed on head/8;
- *  - no `return`: a drop flag guards every later step; the drop is counted once at the end;
+ *  - no `return` (as in canopy.p4): a drop flag guards every later step, each table is applied
+ *    at one place, and the drop is counted once at the end;
  *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
  *    made (a frame that ends inside the parsed headers fails in the parser instead).
  * The table entries of canopyctl p4-entries apply unchanged (same table, action and
@@ -2569,8 +2570,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.flow_b = hdr.sliced_src.src;
             flags = hdr.sliced.flags;
             bool go_up = false;
-            bool go_side = false;
             bool go_down = false;
+            bool want_side = false;
+            bool side_or_up = false;
             if (meta.drop == 0 && hdr.sliced.mode == MODE_SLICED) {
                 meta.pos = hdr.sliced.cursor;
                 if (meta.role == ROLE_DOWN) {
@@ -2603,13 +2605,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                                         fail(DROP_BAD_SIDE_LABEL);
                                     } else if (meta.side_k != (bit<64>)meta.sl_sid) {
                                         go_down = false;
-                                        sliced_side.apply();
-                                        if (meta.hit == 0) {
-                                            fail(DROP_BAD_SIDE_LABEL);
-                                        } else {
-                                            flags = flags | SL_SIDE_TAKEN;
-                                            go_side = true;
-                                        }
+                                        want_side = true;
                                     }
                                 }
                             }
@@ -2673,15 +2669,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                             if (meta.side_k >= (bit<64>)meta.sl_m) {
                                 fail(DROP_BAD_SIDE_LABEL);
                             } else {
-                                sliced_side.apply();
-                                if (meta.hit == 1) {
-                                    flags = flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
-                                    go_side = true;
-                                } else if (meta.sl_has_up == 1) {
-                                    go_up = true;
-                                } else {
-                                    fail(DROP_BAD_SIDE_LABEL);
-                                }
+                                want_side = true;
+                                side_or_up = true;
                             }
                         } else {
                             flags = flags | SL_PHASE_DOWN;
@@ -2695,6 +2684,17 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     } else {
                         go_down = true;
                     }
+                }
+            }
+            /* the only sliced_side application */
+            if (meta.drop == 0 && want_side) {
+                sliced_side.apply();
+                if (meta.hit == 1) {
+                    flags = flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
+                } else if (side_or_up && meta.sl_has_up == 1) {
+                    go_up = true;
+                } else {
+                    fail(DROP_BAD_SIDE_LABEL);
                 }
             }
             if (meta.drop == 0 && go_up) {
@@ -2797,39 +2797,44 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.flow_a = hdr.pathid.id;
             meta.flow_b = (bit<64>)hdr.pathid.host_label;
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
-            if (meta.drop == 0 && meta.role == ROLE_SIDE) { fail(DROP_BAD_INGRESS_PORT); }
-            if (meta.drop == 0 && meta.role == ROLE_UP) {
-                if (!phase_down) {
-                    fail(DROP_BAD_PHASE);
-                } else if (meta.pid_leaf == 1) {
-                    pathid_host.apply();
-                    if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
-                } else {
-                    pathid_lpm.apply();
-                    if (meta.hit == 0) {
-                        fail(DROP_NO_ROUTE);
-                    } else if (meta.down == 0) {
+            bool use_host = false;
+            bool use_lpm = false;
+            if (meta.drop == 0) {
+                if (meta.role == ROLE_SIDE) {
+                    fail(DROP_BAD_INGRESS_PORT);
+                } else if (meta.role == ROLE_UP) {
+                    if (!phase_down) {
                         fail(DROP_BAD_PHASE);
+                    } else if (meta.pid_leaf == 1) {
+                        use_host = true;
+                    } else {
+                        use_lpm = true;
                     }
-                }
-            } else if (meta.drop == 0) {
-                if (phase_down) {
+                } else if (phase_down) {
                     fail(DROP_BAD_PHASE);
                 } else if (local) {
                     if (meta.pid_leaf == 0) {
                         fail(DROP_BAD_PHASE);
                     } else {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
-                        pathid_host.apply();
-                        if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+                        use_host = true;
                     }
                 } else {
-                    pathid_lpm.apply();
-                    if (meta.hit == 0) {
-                        fail(DROP_NO_ROUTE);
-                    } else if (meta.down == 1) {
-                        hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
-                    }
+                    use_lpm = true;
+                }
+            }
+            if (meta.drop == 0 && use_host) {
+                pathid_host.apply();
+                if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+            }
+            if (meta.drop == 0 && use_lpm) {
+                pathid_lpm.apply();
+                if (meta.hit == 0) {
+                    fail(DROP_NO_ROUTE);
+                } else if (meta.role == ROLE_UP) {
+                    if (meta.down == 0) { fail(DROP_BAD_PHASE); }
+                } else if (meta.down == 1) {
+                    hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                 }
             }
         }
