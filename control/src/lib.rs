@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod kinds;
 pub mod mgmt;
 pub mod oracle;
+pub mod p4;
 pub mod sim;
 pub mod spec;
 pub mod sys;

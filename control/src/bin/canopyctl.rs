@@ -4,6 +4,7 @@
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
+use canopy_control::p4;
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
 use canopy_dataplane::engine::{self, EngineConfig};
@@ -122,6 +123,25 @@ enum Cmd {
         /// Print the full table of one switch (by name) as JSON.
         #[arg(long, conflicts_with = "summary")]
         switch: Option<String>,
+        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+        #[arg(long)]
+        mode: Option<String>,
+    },
+    /// Print the table entries of one switch for the P4 program `p4/canopy.p4`
+    /// (`simple_switch_CLI` commands or P4Runtime JSON), from the same tables the Rust
+    /// switch uses (docs/p4.md).
+    P4Entries {
+        /// Topology spec.
+        spec: String,
+        /// Header kind: sliced, transit, path-id.
+        #[arg(long, short)]
+        kind: String,
+        /// Switch name (as in `canopyctl topo SPEC --list`).
+        #[arg(long)]
+        switch: String,
+        /// Output format: bmv2-cli or p4runtime.
+        #[arg(long, default_value = "bmv2-cli")]
+        format: String,
         /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
         #[arg(long)]
         mode: Option<String>,
@@ -397,6 +417,48 @@ fn main() -> Result<()> {
                 };
                 clock.phase("summary done");
                 print_table_summary(&t, kind, &s);
+            }
+        }
+        Cmd::P4Entries {
+            spec,
+            kind,
+            switch,
+            format,
+            mode,
+        } => {
+            let kind = parse_kind(&kind)?;
+            let mode = parse_mode(kind, mode.as_deref())?;
+            let fmt = p4::Format::from_name(&format)
+                .with_context(|| format!("unknown format `{format}` (bmv2-cli, p4runtime)"))?;
+            let t = build(&spec, &mut clock)?;
+            let idx = t
+                .switches
+                .iter()
+                .position(|s| s.name == switch)
+                .with_context(|| format!("no switch named `{switch}` in `{spec}`"))?;
+            clock.phase("computing tables");
+            let tables = match mode {
+                Some(m) => kinds::sliced::tables_mode(&t, m)?,
+                None => kinds::tables(&t, kind)?,
+            };
+            let sw = tables
+                .get(idx)
+                .with_context(|| format!("no tables for switch `{switch}`"))?;
+            let ops = p4::entries(sw)?;
+            match fmt {
+                p4::Format::Bmv2Cli => {
+                    let m = mode
+                        .map(|m| format!(" --mode {}", m.name()))
+                        .unwrap_or_default();
+                    outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
+                    out!("{}", p4::bmv2_cli(&ops));
+                }
+                p4::Format::P4Runtime => {
+                    outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&p4::p4runtime(&switch, &ops))?
+                    );
+                }
             }
         }
         Cmd::Check {

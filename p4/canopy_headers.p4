@@ -1,0 +1,369 @@
+/* Canopy: headers, metadata and parser states shared by canopy.p4 (v1model) and
+ * canopy_tna.p4 (TNA). docs/wire-format.md is the authority for every byte; docs/p4.md
+ * describes the program.
+ *
+ * The parser extracts greedily (every header the prefix announces) and never rejects on its
+ * own: every validity and length check happens in the ingress control, in the same order as
+ * canopy_dataplane::decide, so that the drop reason is the one the Rust switch counts. A
+ * failed extraction (frame too short) only leaves the later headers invalid; the ingress
+ * checks lengths against the frame length before it reads them.
+ */
+#ifndef CANOPY_HEADERS_P4
+#define CANOPY_HEADERS_P4
+
+const bit<16> ETHERTYPE_CANOPY = 0x88B5;
+const bit<16> ETHERTYPE_VLAN   = 0x8100;
+const bit<16> ETHERTYPE_QINQ   = 0x88A8;
+
+/* Kinds (prefix low nibble of byte 0). */
+const bit<4> KIND_SLICED  = 1;
+const bit<4> KIND_TRANSIT = 2;
+const bit<4> KIND_PATHID  = 3;
+
+/* Prefix flags. */
+const bit<8> PREFIX_FLAG_MEAS = 0x80;
+
+/* Sliced-flit body flags and modes (wire-format.md §4.1). */
+const bit<8> SL_PHASE_DOWN = 0x80;
+const bit<8> SL_SIDE_TAKEN = 0x40;
+const bit<8> SL_HAS_SRC    = 0x20;
+const bit<8> MODE_SLICED = 0;
+const bit<8> MODE_FLAT   = 1;
+const bit<8> MODE_SRCDST = 2;
+const bit<8> MODE_DST    = 3;
+
+/* Path-ID body flags (wire-format.md §6). */
+const bit<8> PID_PHASE_DOWN = 0x80;
+const bit<8> PID_LOCAL      = 0x40;
+
+/* Port roles as programmed by `canopyctl p4-entries` (canopy_dataplane::table::PortRole). */
+const bit<2> ROLE_UP   = 0;
+const bit<2> ROLE_DOWN = 1;
+const bit<2> ROLE_SIDE = 2;
+
+/* Drop reasons: index into the canopy_drops counter, the position of the name in
+ * canopy_dataplane::decide::DROP_REASON_NAMES (the contract of issue 6). */
+const bit<32> DROP_TRUNCATED          = 0;
+const bit<32> DROP_NOT_CANOPY         = 1;
+const bit<32> DROP_TOO_MANY_VLAN_TAGS = 2;
+const bit<32> DROP_BAD_VERSION        = 3;
+const bit<32> DROP_UNKNOWN_KIND       = 4;
+const bit<32> DROP_RESERVED_BITS_SET  = 5;
+const bit<32> DROP_BAD_FIELD_VALUE    = 6;
+const bit<32> DROP_BAD_INGRESS_PORT   = 7;
+const bit<32> DROP_TTL_EXPIRED        = 8;
+const bit<32> DROP_KIND_NOT_CONFIGURED = 9;
+const bit<32> DROP_NO_PORT            = 10;
+const bit<32> DROP_SLICE_EXHAUSTED    = 11;
+const bit<32> DROP_UP_AT_TOP          = 12;
+const bit<32> DROP_BAD_LABEL          = 13;
+const bit<32> DROP_BAD_SIDE_LABEL     = 14;
+const bit<32> DROP_BAD_PHASE          = 15;
+const bit<32> DROP_MODE_MISMATCH      = 16;
+const bit<32> DROP_SLICE_LEFTOVER     = 17;
+const bit<32> DROP_ROUTE_EXHAUSTED    = 18;
+const bit<32> DROP_NO_OUTPUT          = 19;
+const bit<32> DROP_NO_ROUTE           = 20;
+const bit<32> CANOPY_DROPS_SIZE       = 32;
+
+/* Transit: routing bytes are parsed as 64-bit words (RouteLen ≤ 255, padded to 8). */
+#define CANOPY_ROUTE_WORDS 32
+
+header ethernet_t {
+    bit<48> dst;
+    bit<48> src;
+    bit<16> ether_type;
+}
+
+/* A VLAN tag after its TPID: the TCI, then the next EtherType. */
+header vlan_t {
+    bit<16> tci;
+    bit<16> ether_type;
+}
+
+/* Common prefix, 8 bytes (wire-format.md §2). */
+header prefix_t {
+    bit<4>  version;
+    bit<4>  kind;
+    bit<8>  flags;
+    bit<8>  hop_limit;
+    bit<8>  hdr_len;
+    bit<16> payload_len;
+    bit<16> inner_type;
+}
+
+/* Sliced-flit body, 16 bytes (wire-format.md §4.1); SRC follows iff HAS_SRC. */
+header sliced_t {
+    bit<8>  mode;
+    bit<8>  flags;
+    bit<8>  slice_len;
+    bit<8>  cursor;
+    bit<32> reserved;
+    bit<64> word;
+}
+
+header sliced_src_t {
+    bit<64> src;
+}
+
+/* Transit fixed part, 8 bytes (wire-format.md §5). */
+header transit_t {
+    bit<4>  msg;
+    bit<4>  flags;
+    bit<8>  route_len;
+    bit<8>  head;
+    bit<8>  rot;      /* bits 7:2 reserved, bits 1:0 the rotation cursor */
+    bit<8>  hops;
+    bit<8>  rec_slots;
+    bit<16> cycles;
+}
+
+header route_word_t {
+    bit<64> w;
+}
+
+/* Transit record-area header (present iff RecSlots > 0). */
+header transit_rec_t {
+    bit<8>  rec_count;
+    bit<8>  rsvd1;
+    bit<16> circuit;
+    bit<32> rsvd2;
+}
+
+/* Path-ID body, 16 bytes (wire-format.md §6). */
+header pathid_t {
+    bit<8>  flags;
+    bit<8>  id_len;
+    bit<16> reserved;
+    bit<32> host_label;
+    bit<64> id;
+}
+
+struct canopy_headers_t {
+    ethernet_t    ethernet;
+    vlan_t        vlan0;
+    vlan_t        vlan1;
+    prefix_t      prefix;
+    sliced_t      sliced;
+    sliced_src_t  sliced_src;
+    transit_t     transit;
+    route_word_t[CANOPY_ROUTE_WORDS] route;
+    transit_rec_t transit_rec;
+    pathid_t      pathid;
+}
+
+struct canopy_meta_t {
+    /* parser */
+    bit<16> route_words_left;
+    /* common */
+    bit<16> hl;          /* header length in bytes */
+    bit<16> avail;       /* bytes from the Canopy prefix to the end of the frame */
+    bit<16> body_len;    /* bytes of the kind body (header minus prefix and MEAS block) */
+    bit<2>  role;        /* ingress port role */
+    bit<1>  swallow;     /* Transit: the ingress input swallows */
+    bit<1>  port_known;
+    bit<1>  use_group;   /* the verdict is a group: apply fwd_group */
+    bit<16> group;       /* SwitchTables group id */
+    bit<16> group_size;  /* v1model: ports in the group */
+    bit<16> bucket;      /* v1model: flow hash modulo group_size */
+    bit<1>  hit;         /* last kind lookup hit */
+    bit<1>  down;        /* path-ID: the matching entry is a downward one */
+    bit<64> flow_a;      /* flow hash input (kind fields) */
+    bit<64> flow_b;
+    /* sliced configuration (sliced_cfg default action) */
+    bit<1>  sl_on;
+    bit<8>  sl_mode;
+    bit<8>  sl_level;
+    bit<32> sl_sid;
+    bit<32> sl_m;
+    bit<8>  sl_a;
+    bit<8>  sl_b;
+    bit<32> sl_z;
+    bit<8>  sl_label_shift;
+    bit<8>  sl_zone_shift;
+    bit<8>  sl_znode_shift;
+    bit<8>  sl_addr_bits;
+    bit<64> sl_zone;
+    bit<1>  sl_has_up;
+    bit<16> sl_up_group;
+    /* sliced per-hop state */
+    bit<8>  pos;         /* bit cursor */
+    bit<8>  take_w;      /* width of the field being read */
+    bit<64> take_v;      /* value read */
+    bit<1>  take_ok;
+    bit<64> label;       /* down label / digit */
+    bit<64> side_k;      /* side label / Znode id of DST */
+    bit<64> mask;        /* scratch */
+    bit<64> above_src;
+    bit<64> above_dst;
+    /* transit configuration and per-hop state */
+    bit<1>  tr_on;
+    bit<1>  tr_split;
+    bit<16> tr_head;
+    bit<64> tr_word;
+    bit<8>  tr_byte;
+    bit<2>  tr_dir;
+    bit<1>  tr_half;
+    bit<2>  tr_rot;
+    bit<8>  tr_delay;
+    /* path-ID configuration */
+    bit<1>  pid_on;
+    bit<1>  pid_leaf;
+    /* TNA only: operands of the constant-shift tables (canopy_tna.p4) */
+    bit<64> tmp_a;
+    bit<64> tmp_b;
+    bit<64> tmp_c;
+    bit<8>  pos2;
+    bit<8>  take_w2;
+    bit<8>  take_w3;
+    bit<64> mask_b;
+    bit<64> mask_above;
+    bit<8>  above_w;
+    bit<64> label_raw;
+    bit<64> znode_k;
+    bit<16> tr_wi;
+    bit<8>  tr_bsh;
+    bit<64> tr_wshift;
+    bit<8>  beyond_w;
+    bit<64> mask_beyond;
+    bit<8>  id_beyond_w;
+    bit<64> mask_id;
+    bit<32> drop_reason;
+    bit<1>  drop;
+}
+
+#ifndef CANOPY_NO_RUNTIME_SHIFT
+/* The low w bits set (canopy_dataplane::wire::sliced::low_mask). Runtime shifts: v1model
+ * only (TNA uses tables keyed on the width, see canopy_tna.p4). */
+bit<64> low_mask64(in bit<8> w) {
+    if (w >= 64) {
+        return 0xffffffffffffffff;
+    }
+    return (64w1 << w) - 1;
+}
+
+/* BitCursor::take: read w bits of the left-aligned word at the cursor pos and advance it;
+ * false when the field extends beyond len (slice_exhausted). */
+bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
+               out bit<64> v) {
+    v = 0;
+    if (w == 0) {
+        return true;
+    }
+    if ((bit<16>)pos + (bit<16>)w > (bit<16>)len || pos >= 64) {
+        return false;
+    }
+    v = (word << pos) >> (8w64 - w);
+    pos = pos + w;
+    return true;
+}
+
+#endif
+
+/* Counting the routing words in the parser. v1model: arithmetic on a metadata field; an
+ * architecture without parser arithmetic defines these three before including this file
+ * (canopy_tna.p4 uses a ParserCounter). */
+#ifndef CANOPY_ROUTE_INIT
+#define CANOPY_ROUTE_INIT(HDR, META) \
+    META.route_words_left = ((bit<16>)HDR.transit.route_len + 7) >> 3;
+#define CANOPY_ROUTE_TRANSITION(META)        \
+    transition select(META.route_words_left) { \
+        0: parse_route_end;                    \
+        default: parse_route_word;             \
+    }
+#define CANOPY_ROUTE_DEC(META) \
+    META.route_words_left = META.route_words_left - 1;
+#endif
+
+/* Parser states shared by both architectures. The architecture-specific parser does its
+ * own preamble and then `transition parse_ethernet;`. META is the name of the metadata
+ * parameter. */
+#define CANOPY_PARSER_STATES(HDR, META)                                         \
+    state parse_ethernet {                                                      \
+        pkt.extract(HDR.ethernet);                                              \
+        transition select(HDR.ethernet.ether_type) {                            \
+            ETHERTYPE_VLAN: parse_vlan0;                                        \
+            ETHERTYPE_QINQ: parse_vlan0;                                        \
+            ETHERTYPE_CANOPY: parse_prefix;                                     \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_vlan0 {                                                         \
+        pkt.extract(HDR.vlan0);                                                 \
+        transition select(HDR.vlan0.ether_type) {                               \
+            ETHERTYPE_VLAN: parse_vlan1;                                        \
+            ETHERTYPE_QINQ: parse_vlan1;                                        \
+            ETHERTYPE_CANOPY: parse_prefix;                                     \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_vlan1 {                                                         \
+        pkt.extract(HDR.vlan1);                                                 \
+        transition select(HDR.vlan1.ether_type) {                               \
+            ETHERTYPE_CANOPY: parse_prefix;                                     \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_prefix {                                                        \
+        pkt.extract(HDR.prefix);                                                \
+        transition select(HDR.prefix.version, HDR.prefix.kind) {                \
+            (1, KIND_SLICED): parse_sliced;                                     \
+            (1, KIND_TRANSIT): parse_transit;                                   \
+            (1, KIND_PATHID): parse_pathid;                                     \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_sliced {                                                        \
+        pkt.extract(HDR.sliced);                                                \
+        transition select(HDR.sliced.flags[5:5]) {                              \
+            1: parse_sliced_src;                                                \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_sliced_src {                                                    \
+        pkt.extract(HDR.sliced_src);                                            \
+        transition accept;                                                      \
+    }                                                                           \
+    state parse_transit {                                                       \
+        pkt.extract(HDR.transit);                                               \
+        CANOPY_ROUTE_INIT(HDR, META)                                            \
+        transition parse_route;                                                 \
+    }                                                                           \
+    state parse_route {                                                         \
+        CANOPY_ROUTE_TRANSITION(META)                                           \
+    }                                                                           \
+    state parse_route_word {                                                    \
+        pkt.extract(HDR.route.next);                                            \
+        CANOPY_ROUTE_DEC(META)                                                  \
+        transition parse_route;                                                 \
+    }                                                                           \
+    state parse_route_end {                                                     \
+        transition select(HDR.transit.rec_slots) {                              \
+            0: accept;                                                          \
+            default: parse_transit_rec;                                         \
+        }                                                                       \
+    }                                                                           \
+    state parse_transit_rec {                                                   \
+        pkt.extract(HDR.transit_rec);                                           \
+        transition accept;                                                      \
+    }                                                                           \
+    state parse_pathid {                                                        \
+        pkt.extract(HDR.pathid);                                                \
+        transition accept;                                                      \
+    }
+
+/* Deparser body shared by both architectures: the same headers back, so the frame length
+ * never changes (only cursor, flags, hop limit and counters were rewritten in place). */
+#define CANOPY_EMIT(HDR)                \
+    pkt.emit(HDR.ethernet);             \
+    pkt.emit(HDR.vlan0);                \
+    pkt.emit(HDR.vlan1);                \
+    pkt.emit(HDR.prefix);               \
+    pkt.emit(HDR.sliced);               \
+    pkt.emit(HDR.sliced_src);           \
+    pkt.emit(HDR.transit);              \
+    pkt.emit(HDR.route);                \
+    pkt.emit(HDR.transit_rec);          \
+    pkt.emit(HDR.pathid);
+
+#endif /* CANOPY_HEADERS_P4 */

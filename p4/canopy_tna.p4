@@ -1,0 +1,2887 @@
+/* Canopy reference program for Tofino (P4_16, TNA). UNTESTED: it has never been compiled,
+ * because no Tofino compiler (bf-sde) was available. It follows canopy.p4 (v1model) step by
+ * step. The differences come from the target (docs/p4.md §5):
+ *  - no variable shifts: the bit cursor, the masks and the digit extraction go through
+ *    tables keyed on the shift amount, with constant entries (one action per amount);
+ *  - no runtime header-stack index: the routing word is copied by a table keyed on head/8;
+ *  - no `return` (as in canopy.p4): a drop flag guards every later step, each table is applied
+ *    at one place, and the drop is counted once at the end;
+ *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
+ *    made (a frame that ends inside the parsed headers fails in the parser instead).
+ * The table entries of canopyctl p4-entries apply unchanged (same table, action and
+ * parameter names; port numbers must be mapped to device ports).
+ * The constant-entry tables were written with a small one-off script from a template.
+ */
+#include <core.p4>
+#include <tna.p4>
+
+#define CANOPY_NO_RUNTIME_SHIFT
+#define CANOPY_ROUTE_INIT(HDR, META) canopy_pc.set(HDR.transit.route_len);
+#define CANOPY_ROUTE_TRANSITION(META)                                  \
+    transition select(canopy_pc.is_zero(), canopy_pc.is_negative()) {  \
+        (true, false): parse_route_end;                                \
+        (false, true): parse_route_end;                                \
+        default: parse_route_word;                                     \
+    }
+#define CANOPY_ROUTE_DEC(META) canopy_pc.decrement(8);
+#include "canopy_headers.p4"
+
+parser CanopyIngressParser(packet_in pkt, out canopy_headers_t hdr, out canopy_meta_t meta,
+                           out ingress_intrinsic_metadata_t ig_intr_md) {
+    ParserCounter() canopy_pc;
+    state start {
+        pkt.extract(ig_intr_md);
+        pkt.advance(PORT_METADATA_SIZE);
+        transition parse_ethernet;
+    }
+    CANOPY_PARSER_STATES(hdr, meta)
+}
+
+control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
+                      in ingress_intrinsic_metadata_t ig_intr_md,
+                      in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                      inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                      inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+
+    Counter<bit<32>, bit<32>>(CANOPY_DROPS_SIZE, CounterType_t.PACKETS) canopy_drops;
+
+    action fail(bit<32> reason) {
+        meta.drop = 1;
+        meta.drop_reason = reason;
+    }
+
+    action set_port_info(bit<2> role, bit<1> swallow) {
+        meta.port_known = 1;
+        meta.role = role;
+        meta.swallow = swallow;
+    }
+    action port_unknown() {
+        meta.port_known = 0;
+    }
+    table canopy_port {
+        key = { ig_intr_md.ingress_port: exact; }
+        actions = { set_port_info; port_unknown; }
+        default_action = port_unknown();
+        size = 512;
+    }
+
+    Hash<bit<16>>(HashAlgorithm_t.CRC16) canopy_hash;
+    ActionProfile(4096) canopy_prof;
+    ActionSelector(canopy_prof, canopy_hash, SelectorMode_t.FAIR, 16, 1024) canopy_sel;
+    action set_egress(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action group_empty() {
+        fail(DROP_NO_PORT);
+    }
+    table fwd_group {
+        key = {
+            meta.group: exact;
+            hdr.ethernet.src: selector;
+            hdr.ethernet.dst: selector;
+            meta.flow_a: selector;
+            meta.flow_b: selector;
+        }
+        actions = { set_egress; group_empty; }
+        implementation = canopy_sel;
+        size = 4096;
+    }
+
+    action to_group(bit<16> group) {
+        meta.hit = 1;
+        meta.use_group = 1;
+        meta.group = group;
+    }
+    action to_port(PortId_t port) {
+        meta.hit = 1;
+        meta.use_group = 0;
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action miss() {
+        meta.hit = 0;
+    }
+
+    action sliced_off() {
+        meta.sl_on = 0;
+    }
+    action set_sliced_cfg(bit<8> mode, bit<8> level, bit<32> sid, bit<32> m, bit<8> a,
+                          bit<8> b, bit<32> z, bit<8> label_shift, bit<8> zone_shift,
+                          bit<8> znode_shift, bit<8> addr_bits, bit<64> zone,
+                          bit<1> has_up, bit<16> up_group) {
+        meta.sl_on = 1;
+        meta.sl_mode = mode;
+        meta.sl_level = level;
+        meta.sl_sid = sid;
+        meta.sl_m = m;
+        meta.sl_a = a;
+        meta.sl_b = b;
+        meta.sl_z = z;
+        meta.sl_label_shift = label_shift;
+        meta.sl_zone_shift = zone_shift;
+        meta.sl_znode_shift = znode_shift;
+        meta.sl_addr_bits = addr_bits;
+        meta.sl_zone = zone;
+        meta.sl_has_up = has_up;
+        meta.sl_up_group = up_group;
+    }
+    table sliced_cfg {
+        actions = { set_sliced_cfg; sliced_off; }
+        default_action = sliced_off();
+        size = 1;
+    }
+    table sliced_down {
+        key = { meta.label: exact; }
+        actions = { to_group; miss; }
+        default_action = miss();
+        size = 256;
+    }
+    table sliced_side {
+        key = { meta.side_k: exact; }
+        actions = { to_group; miss; }
+        default_action = miss();
+        size = 256;
+    }
+
+    action transit_off() {
+        meta.tr_on = 0;
+    }
+    action set_transit_cfg(bit<1> split) {
+        meta.tr_on = 1;
+        meta.tr_split = split;
+    }
+    table transit_cfg {
+        actions = { set_transit_cfg; transit_off; }
+        default_action = transit_off();
+        size = 1;
+    }
+    action dir_port(PortId_t port, bit<2> rot, bit<8> delay) {
+        meta.hit = 1;
+        meta.use_group = 0;
+        ig_tm_md.ucast_egress_port = port;
+        meta.tr_rot = rot;
+        meta.tr_delay = delay;
+    }
+    action dir_group(bit<16> group, bit<2> rot, bit<8> delay) {
+        meta.hit = 1;
+        meta.use_group = 1;
+        meta.group = group;
+        meta.tr_rot = rot;
+        meta.tr_delay = delay;
+    }
+    table transit_dir {
+        key = { meta.tr_half: exact; meta.tr_dir: exact; }
+        actions = { dir_port; dir_group; miss; }
+        default_action = miss();
+        size = 8;
+    }
+
+    action pathid_off() {
+        meta.pid_on = 0;
+    }
+    action set_pathid_cfg(bit<1> leaf) {
+        meta.pid_on = 1;
+        meta.pid_leaf = leaf;
+    }
+    table pathid_cfg {
+        actions = { set_pathid_cfg; pathid_off; }
+        default_action = pathid_off();
+        size = 1;
+    }
+    action pid_port(bit<1> down, PortId_t port) {
+        meta.hit = 1;
+        meta.down = down;
+        meta.use_group = 0;
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action pid_group(bit<1> down, bit<16> group) {
+        meta.hit = 1;
+        meta.down = down;
+        meta.use_group = 1;
+        meta.group = group;
+    }
+    table pathid_lpm {
+        key = {
+            hdr.pathid.id: ternary;
+            hdr.pathid.id_len: range;
+        }
+        actions = { pid_port; pid_group; miss; }
+        default_action = miss();
+        size = 16384;
+    }
+    table pathid_host {
+        key = { hdr.pathid.host_label: exact; }
+        actions = { to_port; to_group; miss; }
+        default_action = miss();
+        size = 1024;
+    }
+
+    /* take #1 (rho / label): word << pos */
+    action tna_shl_a_0() { meta.tmp_a = hdr.sliced.word << 0; }
+    action tna_shl_a_1() { meta.tmp_a = hdr.sliced.word << 1; }
+    action tna_shl_a_2() { meta.tmp_a = hdr.sliced.word << 2; }
+    action tna_shl_a_3() { meta.tmp_a = hdr.sliced.word << 3; }
+    action tna_shl_a_4() { meta.tmp_a = hdr.sliced.word << 4; }
+    action tna_shl_a_5() { meta.tmp_a = hdr.sliced.word << 5; }
+    action tna_shl_a_6() { meta.tmp_a = hdr.sliced.word << 6; }
+    action tna_shl_a_7() { meta.tmp_a = hdr.sliced.word << 7; }
+    action tna_shl_a_8() { meta.tmp_a = hdr.sliced.word << 8; }
+    action tna_shl_a_9() { meta.tmp_a = hdr.sliced.word << 9; }
+    action tna_shl_a_10() { meta.tmp_a = hdr.sliced.word << 10; }
+    action tna_shl_a_11() { meta.tmp_a = hdr.sliced.word << 11; }
+    action tna_shl_a_12() { meta.tmp_a = hdr.sliced.word << 12; }
+    action tna_shl_a_13() { meta.tmp_a = hdr.sliced.word << 13; }
+    action tna_shl_a_14() { meta.tmp_a = hdr.sliced.word << 14; }
+    action tna_shl_a_15() { meta.tmp_a = hdr.sliced.word << 15; }
+    action tna_shl_a_16() { meta.tmp_a = hdr.sliced.word << 16; }
+    action tna_shl_a_17() { meta.tmp_a = hdr.sliced.word << 17; }
+    action tna_shl_a_18() { meta.tmp_a = hdr.sliced.word << 18; }
+    action tna_shl_a_19() { meta.tmp_a = hdr.sliced.word << 19; }
+    action tna_shl_a_20() { meta.tmp_a = hdr.sliced.word << 20; }
+    action tna_shl_a_21() { meta.tmp_a = hdr.sliced.word << 21; }
+    action tna_shl_a_22() { meta.tmp_a = hdr.sliced.word << 22; }
+    action tna_shl_a_23() { meta.tmp_a = hdr.sliced.word << 23; }
+    action tna_shl_a_24() { meta.tmp_a = hdr.sliced.word << 24; }
+    action tna_shl_a_25() { meta.tmp_a = hdr.sliced.word << 25; }
+    action tna_shl_a_26() { meta.tmp_a = hdr.sliced.word << 26; }
+    action tna_shl_a_27() { meta.tmp_a = hdr.sliced.word << 27; }
+    action tna_shl_a_28() { meta.tmp_a = hdr.sliced.word << 28; }
+    action tna_shl_a_29() { meta.tmp_a = hdr.sliced.word << 29; }
+    action tna_shl_a_30() { meta.tmp_a = hdr.sliced.word << 30; }
+    action tna_shl_a_31() { meta.tmp_a = hdr.sliced.word << 31; }
+    action tna_shl_a_32() { meta.tmp_a = hdr.sliced.word << 32; }
+    action tna_shl_a_33() { meta.tmp_a = hdr.sliced.word << 33; }
+    action tna_shl_a_34() { meta.tmp_a = hdr.sliced.word << 34; }
+    action tna_shl_a_35() { meta.tmp_a = hdr.sliced.word << 35; }
+    action tna_shl_a_36() { meta.tmp_a = hdr.sliced.word << 36; }
+    action tna_shl_a_37() { meta.tmp_a = hdr.sliced.word << 37; }
+    action tna_shl_a_38() { meta.tmp_a = hdr.sliced.word << 38; }
+    action tna_shl_a_39() { meta.tmp_a = hdr.sliced.word << 39; }
+    action tna_shl_a_40() { meta.tmp_a = hdr.sliced.word << 40; }
+    action tna_shl_a_41() { meta.tmp_a = hdr.sliced.word << 41; }
+    action tna_shl_a_42() { meta.tmp_a = hdr.sliced.word << 42; }
+    action tna_shl_a_43() { meta.tmp_a = hdr.sliced.word << 43; }
+    action tna_shl_a_44() { meta.tmp_a = hdr.sliced.word << 44; }
+    action tna_shl_a_45() { meta.tmp_a = hdr.sliced.word << 45; }
+    action tna_shl_a_46() { meta.tmp_a = hdr.sliced.word << 46; }
+    action tna_shl_a_47() { meta.tmp_a = hdr.sliced.word << 47; }
+    action tna_shl_a_48() { meta.tmp_a = hdr.sliced.word << 48; }
+    action tna_shl_a_49() { meta.tmp_a = hdr.sliced.word << 49; }
+    action tna_shl_a_50() { meta.tmp_a = hdr.sliced.word << 50; }
+    action tna_shl_a_51() { meta.tmp_a = hdr.sliced.word << 51; }
+    action tna_shl_a_52() { meta.tmp_a = hdr.sliced.word << 52; }
+    action tna_shl_a_53() { meta.tmp_a = hdr.sliced.word << 53; }
+    action tna_shl_a_54() { meta.tmp_a = hdr.sliced.word << 54; }
+    action tna_shl_a_55() { meta.tmp_a = hdr.sliced.word << 55; }
+    action tna_shl_a_56() { meta.tmp_a = hdr.sliced.word << 56; }
+    action tna_shl_a_57() { meta.tmp_a = hdr.sliced.word << 57; }
+    action tna_shl_a_58() { meta.tmp_a = hdr.sliced.word << 58; }
+    action tna_shl_a_59() { meta.tmp_a = hdr.sliced.word << 59; }
+    action tna_shl_a_60() { meta.tmp_a = hdr.sliced.word << 60; }
+    action tna_shl_a_61() { meta.tmp_a = hdr.sliced.word << 61; }
+    action tna_shl_a_62() { meta.tmp_a = hdr.sliced.word << 62; }
+    action tna_shl_a_63() { meta.tmp_a = hdr.sliced.word << 63; }
+    table tna_shl_a {
+        key = { meta.pos: exact; }
+        actions = { tna_shl_a_0; tna_shl_a_1; tna_shl_a_2; tna_shl_a_3; tna_shl_a_4; tna_shl_a_5; tna_shl_a_6; tna_shl_a_7; tna_shl_a_8; tna_shl_a_9; tna_shl_a_10; tna_shl_a_11; tna_shl_a_12; tna_shl_a_13; tna_shl_a_14; tna_shl_a_15; tna_shl_a_16; tna_shl_a_17; tna_shl_a_18; tna_shl_a_19; tna_shl_a_20; tna_shl_a_21; tna_shl_a_22; tna_shl_a_23; tna_shl_a_24; tna_shl_a_25; tna_shl_a_26; tna_shl_a_27; tna_shl_a_28; tna_shl_a_29; tna_shl_a_30; tna_shl_a_31; tna_shl_a_32; tna_shl_a_33; tna_shl_a_34; tna_shl_a_35; tna_shl_a_36; tna_shl_a_37; tna_shl_a_38; tna_shl_a_39; tna_shl_a_40; tna_shl_a_41; tna_shl_a_42; tna_shl_a_43; tna_shl_a_44; tna_shl_a_45; tna_shl_a_46; tna_shl_a_47; tna_shl_a_48; tna_shl_a_49; tna_shl_a_50; tna_shl_a_51; tna_shl_a_52; tna_shl_a_53; tna_shl_a_54; tna_shl_a_55; tna_shl_a_56; tna_shl_a_57; tna_shl_a_58; tna_shl_a_59; tna_shl_a_60; tna_shl_a_61; tna_shl_a_62; tna_shl_a_63; }
+        const entries = {
+            0: tna_shl_a_0();
+            1: tna_shl_a_1();
+            2: tna_shl_a_2();
+            3: tna_shl_a_3();
+            4: tna_shl_a_4();
+            5: tna_shl_a_5();
+            6: tna_shl_a_6();
+            7: tna_shl_a_7();
+            8: tna_shl_a_8();
+            9: tna_shl_a_9();
+            10: tna_shl_a_10();
+            11: tna_shl_a_11();
+            12: tna_shl_a_12();
+            13: tna_shl_a_13();
+            14: tna_shl_a_14();
+            15: tna_shl_a_15();
+            16: tna_shl_a_16();
+            17: tna_shl_a_17();
+            18: tna_shl_a_18();
+            19: tna_shl_a_19();
+            20: tna_shl_a_20();
+            21: tna_shl_a_21();
+            22: tna_shl_a_22();
+            23: tna_shl_a_23();
+            24: tna_shl_a_24();
+            25: tna_shl_a_25();
+            26: tna_shl_a_26();
+            27: tna_shl_a_27();
+            28: tna_shl_a_28();
+            29: tna_shl_a_29();
+            30: tna_shl_a_30();
+            31: tna_shl_a_31();
+            32: tna_shl_a_32();
+            33: tna_shl_a_33();
+            34: tna_shl_a_34();
+            35: tna_shl_a_35();
+            36: tna_shl_a_36();
+            37: tna_shl_a_37();
+            38: tna_shl_a_38();
+            39: tna_shl_a_39();
+            40: tna_shl_a_40();
+            41: tna_shl_a_41();
+            42: tna_shl_a_42();
+            43: tna_shl_a_43();
+            44: tna_shl_a_44();
+            45: tna_shl_a_45();
+            46: tna_shl_a_46();
+            47: tna_shl_a_47();
+            48: tna_shl_a_48();
+            49: tna_shl_a_49();
+            50: tna_shl_a_50();
+            51: tna_shl_a_51();
+            52: tna_shl_a_52();
+            53: tna_shl_a_53();
+            54: tna_shl_a_54();
+            55: tna_shl_a_55();
+            56: tna_shl_a_56();
+            57: tna_shl_a_57();
+            58: tna_shl_a_58();
+            59: tna_shl_a_59();
+            60: tna_shl_a_60();
+            61: tna_shl_a_61();
+            62: tna_shl_a_62();
+            63: tna_shl_a_63();
+        }
+        size = 64;
+    }
+    /* take #1: >> (64 - w), keyed on 64 - w */
+    action tna_shr_a_0() { meta.take_v = meta.tmp_a >> 0; }
+    action tna_shr_a_1() { meta.take_v = meta.tmp_a >> 1; }
+    action tna_shr_a_2() { meta.take_v = meta.tmp_a >> 2; }
+    action tna_shr_a_3() { meta.take_v = meta.tmp_a >> 3; }
+    action tna_shr_a_4() { meta.take_v = meta.tmp_a >> 4; }
+    action tna_shr_a_5() { meta.take_v = meta.tmp_a >> 5; }
+    action tna_shr_a_6() { meta.take_v = meta.tmp_a >> 6; }
+    action tna_shr_a_7() { meta.take_v = meta.tmp_a >> 7; }
+    action tna_shr_a_8() { meta.take_v = meta.tmp_a >> 8; }
+    action tna_shr_a_9() { meta.take_v = meta.tmp_a >> 9; }
+    action tna_shr_a_10() { meta.take_v = meta.tmp_a >> 10; }
+    action tna_shr_a_11() { meta.take_v = meta.tmp_a >> 11; }
+    action tna_shr_a_12() { meta.take_v = meta.tmp_a >> 12; }
+    action tna_shr_a_13() { meta.take_v = meta.tmp_a >> 13; }
+    action tna_shr_a_14() { meta.take_v = meta.tmp_a >> 14; }
+    action tna_shr_a_15() { meta.take_v = meta.tmp_a >> 15; }
+    action tna_shr_a_16() { meta.take_v = meta.tmp_a >> 16; }
+    action tna_shr_a_17() { meta.take_v = meta.tmp_a >> 17; }
+    action tna_shr_a_18() { meta.take_v = meta.tmp_a >> 18; }
+    action tna_shr_a_19() { meta.take_v = meta.tmp_a >> 19; }
+    action tna_shr_a_20() { meta.take_v = meta.tmp_a >> 20; }
+    action tna_shr_a_21() { meta.take_v = meta.tmp_a >> 21; }
+    action tna_shr_a_22() { meta.take_v = meta.tmp_a >> 22; }
+    action tna_shr_a_23() { meta.take_v = meta.tmp_a >> 23; }
+    action tna_shr_a_24() { meta.take_v = meta.tmp_a >> 24; }
+    action tna_shr_a_25() { meta.take_v = meta.tmp_a >> 25; }
+    action tna_shr_a_26() { meta.take_v = meta.tmp_a >> 26; }
+    action tna_shr_a_27() { meta.take_v = meta.tmp_a >> 27; }
+    action tna_shr_a_28() { meta.take_v = meta.tmp_a >> 28; }
+    action tna_shr_a_29() { meta.take_v = meta.tmp_a >> 29; }
+    action tna_shr_a_30() { meta.take_v = meta.tmp_a >> 30; }
+    action tna_shr_a_31() { meta.take_v = meta.tmp_a >> 31; }
+    action tna_shr_a_32() { meta.take_v = meta.tmp_a >> 32; }
+    action tna_shr_a_33() { meta.take_v = meta.tmp_a >> 33; }
+    action tna_shr_a_34() { meta.take_v = meta.tmp_a >> 34; }
+    action tna_shr_a_35() { meta.take_v = meta.tmp_a >> 35; }
+    action tna_shr_a_36() { meta.take_v = meta.tmp_a >> 36; }
+    action tna_shr_a_37() { meta.take_v = meta.tmp_a >> 37; }
+    action tna_shr_a_38() { meta.take_v = meta.tmp_a >> 38; }
+    action tna_shr_a_39() { meta.take_v = meta.tmp_a >> 39; }
+    action tna_shr_a_40() { meta.take_v = meta.tmp_a >> 40; }
+    action tna_shr_a_41() { meta.take_v = meta.tmp_a >> 41; }
+    action tna_shr_a_42() { meta.take_v = meta.tmp_a >> 42; }
+    action tna_shr_a_43() { meta.take_v = meta.tmp_a >> 43; }
+    action tna_shr_a_44() { meta.take_v = meta.tmp_a >> 44; }
+    action tna_shr_a_45() { meta.take_v = meta.tmp_a >> 45; }
+    action tna_shr_a_46() { meta.take_v = meta.tmp_a >> 46; }
+    action tna_shr_a_47() { meta.take_v = meta.tmp_a >> 47; }
+    action tna_shr_a_48() { meta.take_v = meta.tmp_a >> 48; }
+    action tna_shr_a_49() { meta.take_v = meta.tmp_a >> 49; }
+    action tna_shr_a_50() { meta.take_v = meta.tmp_a >> 50; }
+    action tna_shr_a_51() { meta.take_v = meta.tmp_a >> 51; }
+    action tna_shr_a_52() { meta.take_v = meta.tmp_a >> 52; }
+    action tna_shr_a_53() { meta.take_v = meta.tmp_a >> 53; }
+    action tna_shr_a_54() { meta.take_v = meta.tmp_a >> 54; }
+    action tna_shr_a_55() { meta.take_v = meta.tmp_a >> 55; }
+    action tna_shr_a_56() { meta.take_v = meta.tmp_a >> 56; }
+    action tna_shr_a_57() { meta.take_v = meta.tmp_a >> 57; }
+    action tna_shr_a_58() { meta.take_v = meta.tmp_a >> 58; }
+    action tna_shr_a_59() { meta.take_v = meta.tmp_a >> 59; }
+    action tna_shr_a_60() { meta.take_v = meta.tmp_a >> 60; }
+    action tna_shr_a_61() { meta.take_v = meta.tmp_a >> 61; }
+    action tna_shr_a_62() { meta.take_v = meta.tmp_a >> 62; }
+    action tna_shr_a_63() { meta.take_v = meta.tmp_a >> 63; }
+    action tna_shr_a_64() { meta.take_v = 0; }
+    table tna_shr_a {
+        key = { meta.take_w: exact; }
+        actions = { tna_shr_a_0; tna_shr_a_1; tna_shr_a_2; tna_shr_a_3; tna_shr_a_4; tna_shr_a_5; tna_shr_a_6; tna_shr_a_7; tna_shr_a_8; tna_shr_a_9; tna_shr_a_10; tna_shr_a_11; tna_shr_a_12; tna_shr_a_13; tna_shr_a_14; tna_shr_a_15; tna_shr_a_16; tna_shr_a_17; tna_shr_a_18; tna_shr_a_19; tna_shr_a_20; tna_shr_a_21; tna_shr_a_22; tna_shr_a_23; tna_shr_a_24; tna_shr_a_25; tna_shr_a_26; tna_shr_a_27; tna_shr_a_28; tna_shr_a_29; tna_shr_a_30; tna_shr_a_31; tna_shr_a_32; tna_shr_a_33; tna_shr_a_34; tna_shr_a_35; tna_shr_a_36; tna_shr_a_37; tna_shr_a_38; tna_shr_a_39; tna_shr_a_40; tna_shr_a_41; tna_shr_a_42; tna_shr_a_43; tna_shr_a_44; tna_shr_a_45; tna_shr_a_46; tna_shr_a_47; tna_shr_a_48; tna_shr_a_49; tna_shr_a_50; tna_shr_a_51; tna_shr_a_52; tna_shr_a_53; tna_shr_a_54; tna_shr_a_55; tna_shr_a_56; tna_shr_a_57; tna_shr_a_58; tna_shr_a_59; tna_shr_a_60; tna_shr_a_61; tna_shr_a_62; tna_shr_a_63; tna_shr_a_64; }
+        const entries = {
+            0: tna_shr_a_0();
+            1: tna_shr_a_1();
+            2: tna_shr_a_2();
+            3: tna_shr_a_3();
+            4: tna_shr_a_4();
+            5: tna_shr_a_5();
+            6: tna_shr_a_6();
+            7: tna_shr_a_7();
+            8: tna_shr_a_8();
+            9: tna_shr_a_9();
+            10: tna_shr_a_10();
+            11: tna_shr_a_11();
+            12: tna_shr_a_12();
+            13: tna_shr_a_13();
+            14: tna_shr_a_14();
+            15: tna_shr_a_15();
+            16: tna_shr_a_16();
+            17: tna_shr_a_17();
+            18: tna_shr_a_18();
+            19: tna_shr_a_19();
+            20: tna_shr_a_20();
+            21: tna_shr_a_21();
+            22: tna_shr_a_22();
+            23: tna_shr_a_23();
+            24: tna_shr_a_24();
+            25: tna_shr_a_25();
+            26: tna_shr_a_26();
+            27: tna_shr_a_27();
+            28: tna_shr_a_28();
+            29: tna_shr_a_29();
+            30: tna_shr_a_30();
+            31: tna_shr_a_31();
+            32: tna_shr_a_32();
+            33: tna_shr_a_33();
+            34: tna_shr_a_34();
+            35: tna_shr_a_35();
+            36: tna_shr_a_36();
+            37: tna_shr_a_37();
+            38: tna_shr_a_38();
+            39: tna_shr_a_39();
+            40: tna_shr_a_40();
+            41: tna_shr_a_41();
+            42: tna_shr_a_42();
+            43: tna_shr_a_43();
+            44: tna_shr_a_44();
+            45: tna_shr_a_45();
+            46: tna_shr_a_46();
+            47: tna_shr_a_47();
+            48: tna_shr_a_48();
+            49: tna_shr_a_49();
+            50: tna_shr_a_50();
+            51: tna_shr_a_51();
+            52: tna_shr_a_52();
+            53: tna_shr_a_53();
+            54: tna_shr_a_54();
+            55: tna_shr_a_55();
+            56: tna_shr_a_56();
+            57: tna_shr_a_57();
+            58: tna_shr_a_58();
+            59: tna_shr_a_59();
+            60: tna_shr_a_60();
+            61: tna_shr_a_61();
+            62: tna_shr_a_62();
+            63: tna_shr_a_63();
+            64: tna_shr_a_64();
+        }
+        size = 65;
+    }
+    /* take #2 (side label): word << pos */
+    action tna_shl_b_0() { meta.tmp_b = hdr.sliced.word << 0; }
+    action tna_shl_b_1() { meta.tmp_b = hdr.sliced.word << 1; }
+    action tna_shl_b_2() { meta.tmp_b = hdr.sliced.word << 2; }
+    action tna_shl_b_3() { meta.tmp_b = hdr.sliced.word << 3; }
+    action tna_shl_b_4() { meta.tmp_b = hdr.sliced.word << 4; }
+    action tna_shl_b_5() { meta.tmp_b = hdr.sliced.word << 5; }
+    action tna_shl_b_6() { meta.tmp_b = hdr.sliced.word << 6; }
+    action tna_shl_b_7() { meta.tmp_b = hdr.sliced.word << 7; }
+    action tna_shl_b_8() { meta.tmp_b = hdr.sliced.word << 8; }
+    action tna_shl_b_9() { meta.tmp_b = hdr.sliced.word << 9; }
+    action tna_shl_b_10() { meta.tmp_b = hdr.sliced.word << 10; }
+    action tna_shl_b_11() { meta.tmp_b = hdr.sliced.word << 11; }
+    action tna_shl_b_12() { meta.tmp_b = hdr.sliced.word << 12; }
+    action tna_shl_b_13() { meta.tmp_b = hdr.sliced.word << 13; }
+    action tna_shl_b_14() { meta.tmp_b = hdr.sliced.word << 14; }
+    action tna_shl_b_15() { meta.tmp_b = hdr.sliced.word << 15; }
+    action tna_shl_b_16() { meta.tmp_b = hdr.sliced.word << 16; }
+    action tna_shl_b_17() { meta.tmp_b = hdr.sliced.word << 17; }
+    action tna_shl_b_18() { meta.tmp_b = hdr.sliced.word << 18; }
+    action tna_shl_b_19() { meta.tmp_b = hdr.sliced.word << 19; }
+    action tna_shl_b_20() { meta.tmp_b = hdr.sliced.word << 20; }
+    action tna_shl_b_21() { meta.tmp_b = hdr.sliced.word << 21; }
+    action tna_shl_b_22() { meta.tmp_b = hdr.sliced.word << 22; }
+    action tna_shl_b_23() { meta.tmp_b = hdr.sliced.word << 23; }
+    action tna_shl_b_24() { meta.tmp_b = hdr.sliced.word << 24; }
+    action tna_shl_b_25() { meta.tmp_b = hdr.sliced.word << 25; }
+    action tna_shl_b_26() { meta.tmp_b = hdr.sliced.word << 26; }
+    action tna_shl_b_27() { meta.tmp_b = hdr.sliced.word << 27; }
+    action tna_shl_b_28() { meta.tmp_b = hdr.sliced.word << 28; }
+    action tna_shl_b_29() { meta.tmp_b = hdr.sliced.word << 29; }
+    action tna_shl_b_30() { meta.tmp_b = hdr.sliced.word << 30; }
+    action tna_shl_b_31() { meta.tmp_b = hdr.sliced.word << 31; }
+    action tna_shl_b_32() { meta.tmp_b = hdr.sliced.word << 32; }
+    action tna_shl_b_33() { meta.tmp_b = hdr.sliced.word << 33; }
+    action tna_shl_b_34() { meta.tmp_b = hdr.sliced.word << 34; }
+    action tna_shl_b_35() { meta.tmp_b = hdr.sliced.word << 35; }
+    action tna_shl_b_36() { meta.tmp_b = hdr.sliced.word << 36; }
+    action tna_shl_b_37() { meta.tmp_b = hdr.sliced.word << 37; }
+    action tna_shl_b_38() { meta.tmp_b = hdr.sliced.word << 38; }
+    action tna_shl_b_39() { meta.tmp_b = hdr.sliced.word << 39; }
+    action tna_shl_b_40() { meta.tmp_b = hdr.sliced.word << 40; }
+    action tna_shl_b_41() { meta.tmp_b = hdr.sliced.word << 41; }
+    action tna_shl_b_42() { meta.tmp_b = hdr.sliced.word << 42; }
+    action tna_shl_b_43() { meta.tmp_b = hdr.sliced.word << 43; }
+    action tna_shl_b_44() { meta.tmp_b = hdr.sliced.word << 44; }
+    action tna_shl_b_45() { meta.tmp_b = hdr.sliced.word << 45; }
+    action tna_shl_b_46() { meta.tmp_b = hdr.sliced.word << 46; }
+    action tna_shl_b_47() { meta.tmp_b = hdr.sliced.word << 47; }
+    action tna_shl_b_48() { meta.tmp_b = hdr.sliced.word << 48; }
+    action tna_shl_b_49() { meta.tmp_b = hdr.sliced.word << 49; }
+    action tna_shl_b_50() { meta.tmp_b = hdr.sliced.word << 50; }
+    action tna_shl_b_51() { meta.tmp_b = hdr.sliced.word << 51; }
+    action tna_shl_b_52() { meta.tmp_b = hdr.sliced.word << 52; }
+    action tna_shl_b_53() { meta.tmp_b = hdr.sliced.word << 53; }
+    action tna_shl_b_54() { meta.tmp_b = hdr.sliced.word << 54; }
+    action tna_shl_b_55() { meta.tmp_b = hdr.sliced.word << 55; }
+    action tna_shl_b_56() { meta.tmp_b = hdr.sliced.word << 56; }
+    action tna_shl_b_57() { meta.tmp_b = hdr.sliced.word << 57; }
+    action tna_shl_b_58() { meta.tmp_b = hdr.sliced.word << 58; }
+    action tna_shl_b_59() { meta.tmp_b = hdr.sliced.word << 59; }
+    action tna_shl_b_60() { meta.tmp_b = hdr.sliced.word << 60; }
+    action tna_shl_b_61() { meta.tmp_b = hdr.sliced.word << 61; }
+    action tna_shl_b_62() { meta.tmp_b = hdr.sliced.word << 62; }
+    action tna_shl_b_63() { meta.tmp_b = hdr.sliced.word << 63; }
+    table tna_shl_b {
+        key = { meta.pos: exact; }
+        actions = { tna_shl_b_0; tna_shl_b_1; tna_shl_b_2; tna_shl_b_3; tna_shl_b_4; tna_shl_b_5; tna_shl_b_6; tna_shl_b_7; tna_shl_b_8; tna_shl_b_9; tna_shl_b_10; tna_shl_b_11; tna_shl_b_12; tna_shl_b_13; tna_shl_b_14; tna_shl_b_15; tna_shl_b_16; tna_shl_b_17; tna_shl_b_18; tna_shl_b_19; tna_shl_b_20; tna_shl_b_21; tna_shl_b_22; tna_shl_b_23; tna_shl_b_24; tna_shl_b_25; tna_shl_b_26; tna_shl_b_27; tna_shl_b_28; tna_shl_b_29; tna_shl_b_30; tna_shl_b_31; tna_shl_b_32; tna_shl_b_33; tna_shl_b_34; tna_shl_b_35; tna_shl_b_36; tna_shl_b_37; tna_shl_b_38; tna_shl_b_39; tna_shl_b_40; tna_shl_b_41; tna_shl_b_42; tna_shl_b_43; tna_shl_b_44; tna_shl_b_45; tna_shl_b_46; tna_shl_b_47; tna_shl_b_48; tna_shl_b_49; tna_shl_b_50; tna_shl_b_51; tna_shl_b_52; tna_shl_b_53; tna_shl_b_54; tna_shl_b_55; tna_shl_b_56; tna_shl_b_57; tna_shl_b_58; tna_shl_b_59; tna_shl_b_60; tna_shl_b_61; tna_shl_b_62; tna_shl_b_63; }
+        const entries = {
+            0: tna_shl_b_0();
+            1: tna_shl_b_1();
+            2: tna_shl_b_2();
+            3: tna_shl_b_3();
+            4: tna_shl_b_4();
+            5: tna_shl_b_5();
+            6: tna_shl_b_6();
+            7: tna_shl_b_7();
+            8: tna_shl_b_8();
+            9: tna_shl_b_9();
+            10: tna_shl_b_10();
+            11: tna_shl_b_11();
+            12: tna_shl_b_12();
+            13: tna_shl_b_13();
+            14: tna_shl_b_14();
+            15: tna_shl_b_15();
+            16: tna_shl_b_16();
+            17: tna_shl_b_17();
+            18: tna_shl_b_18();
+            19: tna_shl_b_19();
+            20: tna_shl_b_20();
+            21: tna_shl_b_21();
+            22: tna_shl_b_22();
+            23: tna_shl_b_23();
+            24: tna_shl_b_24();
+            25: tna_shl_b_25();
+            26: tna_shl_b_26();
+            27: tna_shl_b_27();
+            28: tna_shl_b_28();
+            29: tna_shl_b_29();
+            30: tna_shl_b_30();
+            31: tna_shl_b_31();
+            32: tna_shl_b_32();
+            33: tna_shl_b_33();
+            34: tna_shl_b_34();
+            35: tna_shl_b_35();
+            36: tna_shl_b_36();
+            37: tna_shl_b_37();
+            38: tna_shl_b_38();
+            39: tna_shl_b_39();
+            40: tna_shl_b_40();
+            41: tna_shl_b_41();
+            42: tna_shl_b_42();
+            43: tna_shl_b_43();
+            44: tna_shl_b_44();
+            45: tna_shl_b_45();
+            46: tna_shl_b_46();
+            47: tna_shl_b_47();
+            48: tna_shl_b_48();
+            49: tna_shl_b_49();
+            50: tna_shl_b_50();
+            51: tna_shl_b_51();
+            52: tna_shl_b_52();
+            53: tna_shl_b_53();
+            54: tna_shl_b_54();
+            55: tna_shl_b_55();
+            56: tna_shl_b_56();
+            57: tna_shl_b_57();
+            58: tna_shl_b_58();
+            59: tna_shl_b_59();
+            60: tna_shl_b_60();
+            61: tna_shl_b_61();
+            62: tna_shl_b_62();
+            63: tna_shl_b_63();
+        }
+        size = 64;
+    }
+    /* take #2: >> (64 - a) */
+    action tna_shr_b_0() { meta.side_k = meta.tmp_b >> 0; }
+    action tna_shr_b_1() { meta.side_k = meta.tmp_b >> 1; }
+    action tna_shr_b_2() { meta.side_k = meta.tmp_b >> 2; }
+    action tna_shr_b_3() { meta.side_k = meta.tmp_b >> 3; }
+    action tna_shr_b_4() { meta.side_k = meta.tmp_b >> 4; }
+    action tna_shr_b_5() { meta.side_k = meta.tmp_b >> 5; }
+    action tna_shr_b_6() { meta.side_k = meta.tmp_b >> 6; }
+    action tna_shr_b_7() { meta.side_k = meta.tmp_b >> 7; }
+    action tna_shr_b_8() { meta.side_k = meta.tmp_b >> 8; }
+    action tna_shr_b_9() { meta.side_k = meta.tmp_b >> 9; }
+    action tna_shr_b_10() { meta.side_k = meta.tmp_b >> 10; }
+    action tna_shr_b_11() { meta.side_k = meta.tmp_b >> 11; }
+    action tna_shr_b_12() { meta.side_k = meta.tmp_b >> 12; }
+    action tna_shr_b_13() { meta.side_k = meta.tmp_b >> 13; }
+    action tna_shr_b_14() { meta.side_k = meta.tmp_b >> 14; }
+    action tna_shr_b_15() { meta.side_k = meta.tmp_b >> 15; }
+    action tna_shr_b_16() { meta.side_k = meta.tmp_b >> 16; }
+    action tna_shr_b_17() { meta.side_k = meta.tmp_b >> 17; }
+    action tna_shr_b_18() { meta.side_k = meta.tmp_b >> 18; }
+    action tna_shr_b_19() { meta.side_k = meta.tmp_b >> 19; }
+    action tna_shr_b_20() { meta.side_k = meta.tmp_b >> 20; }
+    action tna_shr_b_21() { meta.side_k = meta.tmp_b >> 21; }
+    action tna_shr_b_22() { meta.side_k = meta.tmp_b >> 22; }
+    action tna_shr_b_23() { meta.side_k = meta.tmp_b >> 23; }
+    action tna_shr_b_24() { meta.side_k = meta.tmp_b >> 24; }
+    action tna_shr_b_25() { meta.side_k = meta.tmp_b >> 25; }
+    action tna_shr_b_26() { meta.side_k = meta.tmp_b >> 26; }
+    action tna_shr_b_27() { meta.side_k = meta.tmp_b >> 27; }
+    action tna_shr_b_28() { meta.side_k = meta.tmp_b >> 28; }
+    action tna_shr_b_29() { meta.side_k = meta.tmp_b >> 29; }
+    action tna_shr_b_30() { meta.side_k = meta.tmp_b >> 30; }
+    action tna_shr_b_31() { meta.side_k = meta.tmp_b >> 31; }
+    action tna_shr_b_32() { meta.side_k = meta.tmp_b >> 32; }
+    action tna_shr_b_33() { meta.side_k = meta.tmp_b >> 33; }
+    action tna_shr_b_34() { meta.side_k = meta.tmp_b >> 34; }
+    action tna_shr_b_35() { meta.side_k = meta.tmp_b >> 35; }
+    action tna_shr_b_36() { meta.side_k = meta.tmp_b >> 36; }
+    action tna_shr_b_37() { meta.side_k = meta.tmp_b >> 37; }
+    action tna_shr_b_38() { meta.side_k = meta.tmp_b >> 38; }
+    action tna_shr_b_39() { meta.side_k = meta.tmp_b >> 39; }
+    action tna_shr_b_40() { meta.side_k = meta.tmp_b >> 40; }
+    action tna_shr_b_41() { meta.side_k = meta.tmp_b >> 41; }
+    action tna_shr_b_42() { meta.side_k = meta.tmp_b >> 42; }
+    action tna_shr_b_43() { meta.side_k = meta.tmp_b >> 43; }
+    action tna_shr_b_44() { meta.side_k = meta.tmp_b >> 44; }
+    action tna_shr_b_45() { meta.side_k = meta.tmp_b >> 45; }
+    action tna_shr_b_46() { meta.side_k = meta.tmp_b >> 46; }
+    action tna_shr_b_47() { meta.side_k = meta.tmp_b >> 47; }
+    action tna_shr_b_48() { meta.side_k = meta.tmp_b >> 48; }
+    action tna_shr_b_49() { meta.side_k = meta.tmp_b >> 49; }
+    action tna_shr_b_50() { meta.side_k = meta.tmp_b >> 50; }
+    action tna_shr_b_51() { meta.side_k = meta.tmp_b >> 51; }
+    action tna_shr_b_52() { meta.side_k = meta.tmp_b >> 52; }
+    action tna_shr_b_53() { meta.side_k = meta.tmp_b >> 53; }
+    action tna_shr_b_54() { meta.side_k = meta.tmp_b >> 54; }
+    action tna_shr_b_55() { meta.side_k = meta.tmp_b >> 55; }
+    action tna_shr_b_56() { meta.side_k = meta.tmp_b >> 56; }
+    action tna_shr_b_57() { meta.side_k = meta.tmp_b >> 57; }
+    action tna_shr_b_58() { meta.side_k = meta.tmp_b >> 58; }
+    action tna_shr_b_59() { meta.side_k = meta.tmp_b >> 59; }
+    action tna_shr_b_60() { meta.side_k = meta.tmp_b >> 60; }
+    action tna_shr_b_61() { meta.side_k = meta.tmp_b >> 61; }
+    action tna_shr_b_62() { meta.side_k = meta.tmp_b >> 62; }
+    action tna_shr_b_63() { meta.side_k = meta.tmp_b >> 63; }
+    action tna_shr_b_64() { meta.side_k = 0; }
+    table tna_shr_b {
+        key = { meta.take_w2: exact; }
+        actions = { tna_shr_b_0; tna_shr_b_1; tna_shr_b_2; tna_shr_b_3; tna_shr_b_4; tna_shr_b_5; tna_shr_b_6; tna_shr_b_7; tna_shr_b_8; tna_shr_b_9; tna_shr_b_10; tna_shr_b_11; tna_shr_b_12; tna_shr_b_13; tna_shr_b_14; tna_shr_b_15; tna_shr_b_16; tna_shr_b_17; tna_shr_b_18; tna_shr_b_19; tna_shr_b_20; tna_shr_b_21; tna_shr_b_22; tna_shr_b_23; tna_shr_b_24; tna_shr_b_25; tna_shr_b_26; tna_shr_b_27; tna_shr_b_28; tna_shr_b_29; tna_shr_b_30; tna_shr_b_31; tna_shr_b_32; tna_shr_b_33; tna_shr_b_34; tna_shr_b_35; tna_shr_b_36; tna_shr_b_37; tna_shr_b_38; tna_shr_b_39; tna_shr_b_40; tna_shr_b_41; tna_shr_b_42; tna_shr_b_43; tna_shr_b_44; tna_shr_b_45; tna_shr_b_46; tna_shr_b_47; tna_shr_b_48; tna_shr_b_49; tna_shr_b_50; tna_shr_b_51; tna_shr_b_52; tna_shr_b_53; tna_shr_b_54; tna_shr_b_55; tna_shr_b_56; tna_shr_b_57; tna_shr_b_58; tna_shr_b_59; tna_shr_b_60; tna_shr_b_61; tna_shr_b_62; tna_shr_b_63; tna_shr_b_64; }
+        const entries = {
+            0: tna_shr_b_0();
+            1: tna_shr_b_1();
+            2: tna_shr_b_2();
+            3: tna_shr_b_3();
+            4: tna_shr_b_4();
+            5: tna_shr_b_5();
+            6: tna_shr_b_6();
+            7: tna_shr_b_7();
+            8: tna_shr_b_8();
+            9: tna_shr_b_9();
+            10: tna_shr_b_10();
+            11: tna_shr_b_11();
+            12: tna_shr_b_12();
+            13: tna_shr_b_13();
+            14: tna_shr_b_14();
+            15: tna_shr_b_15();
+            16: tna_shr_b_16();
+            17: tna_shr_b_17();
+            18: tna_shr_b_18();
+            19: tna_shr_b_19();
+            20: tna_shr_b_20();
+            21: tna_shr_b_21();
+            22: tna_shr_b_22();
+            23: tna_shr_b_23();
+            24: tna_shr_b_24();
+            25: tna_shr_b_25();
+            26: tna_shr_b_26();
+            27: tna_shr_b_27();
+            28: tna_shr_b_28();
+            29: tna_shr_b_29();
+            30: tna_shr_b_30();
+            31: tna_shr_b_31();
+            32: tna_shr_b_32();
+            33: tna_shr_b_33();
+            34: tna_shr_b_34();
+            35: tna_shr_b_35();
+            36: tna_shr_b_36();
+            37: tna_shr_b_37();
+            38: tna_shr_b_38();
+            39: tna_shr_b_39();
+            40: tna_shr_b_40();
+            41: tna_shr_b_41();
+            42: tna_shr_b_42();
+            43: tna_shr_b_43();
+            44: tna_shr_b_44();
+            45: tna_shr_b_45();
+            46: tna_shr_b_46();
+            47: tna_shr_b_47();
+            48: tna_shr_b_48();
+            49: tna_shr_b_49();
+            50: tna_shr_b_50();
+            51: tna_shr_b_51();
+            52: tna_shr_b_52();
+            53: tna_shr_b_53();
+            54: tna_shr_b_54();
+            55: tna_shr_b_55();
+            56: tna_shr_b_56();
+            57: tna_shr_b_57();
+            58: tna_shr_b_58();
+            59: tna_shr_b_59();
+            60: tna_shr_b_60();
+            61: tna_shr_b_61();
+            62: tna_shr_b_62();
+            63: tna_shr_b_63();
+            64: tna_shr_b_64();
+        }
+        size = 65;
+    }
+    /* take #3 (label after rho/side): word << pos */
+    action tna_shl_c_0() { meta.tmp_c = hdr.sliced.word << 0; }
+    action tna_shl_c_1() { meta.tmp_c = hdr.sliced.word << 1; }
+    action tna_shl_c_2() { meta.tmp_c = hdr.sliced.word << 2; }
+    action tna_shl_c_3() { meta.tmp_c = hdr.sliced.word << 3; }
+    action tna_shl_c_4() { meta.tmp_c = hdr.sliced.word << 4; }
+    action tna_shl_c_5() { meta.tmp_c = hdr.sliced.word << 5; }
+    action tna_shl_c_6() { meta.tmp_c = hdr.sliced.word << 6; }
+    action tna_shl_c_7() { meta.tmp_c = hdr.sliced.word << 7; }
+    action tna_shl_c_8() { meta.tmp_c = hdr.sliced.word << 8; }
+    action tna_shl_c_9() { meta.tmp_c = hdr.sliced.word << 9; }
+    action tna_shl_c_10() { meta.tmp_c = hdr.sliced.word << 10; }
+    action tna_shl_c_11() { meta.tmp_c = hdr.sliced.word << 11; }
+    action tna_shl_c_12() { meta.tmp_c = hdr.sliced.word << 12; }
+    action tna_shl_c_13() { meta.tmp_c = hdr.sliced.word << 13; }
+    action tna_shl_c_14() { meta.tmp_c = hdr.sliced.word << 14; }
+    action tna_shl_c_15() { meta.tmp_c = hdr.sliced.word << 15; }
+    action tna_shl_c_16() { meta.tmp_c = hdr.sliced.word << 16; }
+    action tna_shl_c_17() { meta.tmp_c = hdr.sliced.word << 17; }
+    action tna_shl_c_18() { meta.tmp_c = hdr.sliced.word << 18; }
+    action tna_shl_c_19() { meta.tmp_c = hdr.sliced.word << 19; }
+    action tna_shl_c_20() { meta.tmp_c = hdr.sliced.word << 20; }
+    action tna_shl_c_21() { meta.tmp_c = hdr.sliced.word << 21; }
+    action tna_shl_c_22() { meta.tmp_c = hdr.sliced.word << 22; }
+    action tna_shl_c_23() { meta.tmp_c = hdr.sliced.word << 23; }
+    action tna_shl_c_24() { meta.tmp_c = hdr.sliced.word << 24; }
+    action tna_shl_c_25() { meta.tmp_c = hdr.sliced.word << 25; }
+    action tna_shl_c_26() { meta.tmp_c = hdr.sliced.word << 26; }
+    action tna_shl_c_27() { meta.tmp_c = hdr.sliced.word << 27; }
+    action tna_shl_c_28() { meta.tmp_c = hdr.sliced.word << 28; }
+    action tna_shl_c_29() { meta.tmp_c = hdr.sliced.word << 29; }
+    action tna_shl_c_30() { meta.tmp_c = hdr.sliced.word << 30; }
+    action tna_shl_c_31() { meta.tmp_c = hdr.sliced.word << 31; }
+    action tna_shl_c_32() { meta.tmp_c = hdr.sliced.word << 32; }
+    action tna_shl_c_33() { meta.tmp_c = hdr.sliced.word << 33; }
+    action tna_shl_c_34() { meta.tmp_c = hdr.sliced.word << 34; }
+    action tna_shl_c_35() { meta.tmp_c = hdr.sliced.word << 35; }
+    action tna_shl_c_36() { meta.tmp_c = hdr.sliced.word << 36; }
+    action tna_shl_c_37() { meta.tmp_c = hdr.sliced.word << 37; }
+    action tna_shl_c_38() { meta.tmp_c = hdr.sliced.word << 38; }
+    action tna_shl_c_39() { meta.tmp_c = hdr.sliced.word << 39; }
+    action tna_shl_c_40() { meta.tmp_c = hdr.sliced.word << 40; }
+    action tna_shl_c_41() { meta.tmp_c = hdr.sliced.word << 41; }
+    action tna_shl_c_42() { meta.tmp_c = hdr.sliced.word << 42; }
+    action tna_shl_c_43() { meta.tmp_c = hdr.sliced.word << 43; }
+    action tna_shl_c_44() { meta.tmp_c = hdr.sliced.word << 44; }
+    action tna_shl_c_45() { meta.tmp_c = hdr.sliced.word << 45; }
+    action tna_shl_c_46() { meta.tmp_c = hdr.sliced.word << 46; }
+    action tna_shl_c_47() { meta.tmp_c = hdr.sliced.word << 47; }
+    action tna_shl_c_48() { meta.tmp_c = hdr.sliced.word << 48; }
+    action tna_shl_c_49() { meta.tmp_c = hdr.sliced.word << 49; }
+    action tna_shl_c_50() { meta.tmp_c = hdr.sliced.word << 50; }
+    action tna_shl_c_51() { meta.tmp_c = hdr.sliced.word << 51; }
+    action tna_shl_c_52() { meta.tmp_c = hdr.sliced.word << 52; }
+    action tna_shl_c_53() { meta.tmp_c = hdr.sliced.word << 53; }
+    action tna_shl_c_54() { meta.tmp_c = hdr.sliced.word << 54; }
+    action tna_shl_c_55() { meta.tmp_c = hdr.sliced.word << 55; }
+    action tna_shl_c_56() { meta.tmp_c = hdr.sliced.word << 56; }
+    action tna_shl_c_57() { meta.tmp_c = hdr.sliced.word << 57; }
+    action tna_shl_c_58() { meta.tmp_c = hdr.sliced.word << 58; }
+    action tna_shl_c_59() { meta.tmp_c = hdr.sliced.word << 59; }
+    action tna_shl_c_60() { meta.tmp_c = hdr.sliced.word << 60; }
+    action tna_shl_c_61() { meta.tmp_c = hdr.sliced.word << 61; }
+    action tna_shl_c_62() { meta.tmp_c = hdr.sliced.word << 62; }
+    action tna_shl_c_63() { meta.tmp_c = hdr.sliced.word << 63; }
+    table tna_shl_c {
+        key = { meta.pos2: exact; }
+        actions = { tna_shl_c_0; tna_shl_c_1; tna_shl_c_2; tna_shl_c_3; tna_shl_c_4; tna_shl_c_5; tna_shl_c_6; tna_shl_c_7; tna_shl_c_8; tna_shl_c_9; tna_shl_c_10; tna_shl_c_11; tna_shl_c_12; tna_shl_c_13; tna_shl_c_14; tna_shl_c_15; tna_shl_c_16; tna_shl_c_17; tna_shl_c_18; tna_shl_c_19; tna_shl_c_20; tna_shl_c_21; tna_shl_c_22; tna_shl_c_23; tna_shl_c_24; tna_shl_c_25; tna_shl_c_26; tna_shl_c_27; tna_shl_c_28; tna_shl_c_29; tna_shl_c_30; tna_shl_c_31; tna_shl_c_32; tna_shl_c_33; tna_shl_c_34; tna_shl_c_35; tna_shl_c_36; tna_shl_c_37; tna_shl_c_38; tna_shl_c_39; tna_shl_c_40; tna_shl_c_41; tna_shl_c_42; tna_shl_c_43; tna_shl_c_44; tna_shl_c_45; tna_shl_c_46; tna_shl_c_47; tna_shl_c_48; tna_shl_c_49; tna_shl_c_50; tna_shl_c_51; tna_shl_c_52; tna_shl_c_53; tna_shl_c_54; tna_shl_c_55; tna_shl_c_56; tna_shl_c_57; tna_shl_c_58; tna_shl_c_59; tna_shl_c_60; tna_shl_c_61; tna_shl_c_62; tna_shl_c_63; }
+        const entries = {
+            0: tna_shl_c_0();
+            1: tna_shl_c_1();
+            2: tna_shl_c_2();
+            3: tna_shl_c_3();
+            4: tna_shl_c_4();
+            5: tna_shl_c_5();
+            6: tna_shl_c_6();
+            7: tna_shl_c_7();
+            8: tna_shl_c_8();
+            9: tna_shl_c_9();
+            10: tna_shl_c_10();
+            11: tna_shl_c_11();
+            12: tna_shl_c_12();
+            13: tna_shl_c_13();
+            14: tna_shl_c_14();
+            15: tna_shl_c_15();
+            16: tna_shl_c_16();
+            17: tna_shl_c_17();
+            18: tna_shl_c_18();
+            19: tna_shl_c_19();
+            20: tna_shl_c_20();
+            21: tna_shl_c_21();
+            22: tna_shl_c_22();
+            23: tna_shl_c_23();
+            24: tna_shl_c_24();
+            25: tna_shl_c_25();
+            26: tna_shl_c_26();
+            27: tna_shl_c_27();
+            28: tna_shl_c_28();
+            29: tna_shl_c_29();
+            30: tna_shl_c_30();
+            31: tna_shl_c_31();
+            32: tna_shl_c_32();
+            33: tna_shl_c_33();
+            34: tna_shl_c_34();
+            35: tna_shl_c_35();
+            36: tna_shl_c_36();
+            37: tna_shl_c_37();
+            38: tna_shl_c_38();
+            39: tna_shl_c_39();
+            40: tna_shl_c_40();
+            41: tna_shl_c_41();
+            42: tna_shl_c_42();
+            43: tna_shl_c_43();
+            44: tna_shl_c_44();
+            45: tna_shl_c_45();
+            46: tna_shl_c_46();
+            47: tna_shl_c_47();
+            48: tna_shl_c_48();
+            49: tna_shl_c_49();
+            50: tna_shl_c_50();
+            51: tna_shl_c_51();
+            52: tna_shl_c_52();
+            53: tna_shl_c_53();
+            54: tna_shl_c_54();
+            55: tna_shl_c_55();
+            56: tna_shl_c_56();
+            57: tna_shl_c_57();
+            58: tna_shl_c_58();
+            59: tna_shl_c_59();
+            60: tna_shl_c_60();
+            61: tna_shl_c_61();
+            62: tna_shl_c_62();
+            63: tna_shl_c_63();
+        }
+        size = 64;
+    }
+    /* take #3: >> (64 - b) */
+    action tna_shr_c_0() { meta.label = meta.tmp_c >> 0; }
+    action tna_shr_c_1() { meta.label = meta.tmp_c >> 1; }
+    action tna_shr_c_2() { meta.label = meta.tmp_c >> 2; }
+    action tna_shr_c_3() { meta.label = meta.tmp_c >> 3; }
+    action tna_shr_c_4() { meta.label = meta.tmp_c >> 4; }
+    action tna_shr_c_5() { meta.label = meta.tmp_c >> 5; }
+    action tna_shr_c_6() { meta.label = meta.tmp_c >> 6; }
+    action tna_shr_c_7() { meta.label = meta.tmp_c >> 7; }
+    action tna_shr_c_8() { meta.label = meta.tmp_c >> 8; }
+    action tna_shr_c_9() { meta.label = meta.tmp_c >> 9; }
+    action tna_shr_c_10() { meta.label = meta.tmp_c >> 10; }
+    action tna_shr_c_11() { meta.label = meta.tmp_c >> 11; }
+    action tna_shr_c_12() { meta.label = meta.tmp_c >> 12; }
+    action tna_shr_c_13() { meta.label = meta.tmp_c >> 13; }
+    action tna_shr_c_14() { meta.label = meta.tmp_c >> 14; }
+    action tna_shr_c_15() { meta.label = meta.tmp_c >> 15; }
+    action tna_shr_c_16() { meta.label = meta.tmp_c >> 16; }
+    action tna_shr_c_17() { meta.label = meta.tmp_c >> 17; }
+    action tna_shr_c_18() { meta.label = meta.tmp_c >> 18; }
+    action tna_shr_c_19() { meta.label = meta.tmp_c >> 19; }
+    action tna_shr_c_20() { meta.label = meta.tmp_c >> 20; }
+    action tna_shr_c_21() { meta.label = meta.tmp_c >> 21; }
+    action tna_shr_c_22() { meta.label = meta.tmp_c >> 22; }
+    action tna_shr_c_23() { meta.label = meta.tmp_c >> 23; }
+    action tna_shr_c_24() { meta.label = meta.tmp_c >> 24; }
+    action tna_shr_c_25() { meta.label = meta.tmp_c >> 25; }
+    action tna_shr_c_26() { meta.label = meta.tmp_c >> 26; }
+    action tna_shr_c_27() { meta.label = meta.tmp_c >> 27; }
+    action tna_shr_c_28() { meta.label = meta.tmp_c >> 28; }
+    action tna_shr_c_29() { meta.label = meta.tmp_c >> 29; }
+    action tna_shr_c_30() { meta.label = meta.tmp_c >> 30; }
+    action tna_shr_c_31() { meta.label = meta.tmp_c >> 31; }
+    action tna_shr_c_32() { meta.label = meta.tmp_c >> 32; }
+    action tna_shr_c_33() { meta.label = meta.tmp_c >> 33; }
+    action tna_shr_c_34() { meta.label = meta.tmp_c >> 34; }
+    action tna_shr_c_35() { meta.label = meta.tmp_c >> 35; }
+    action tna_shr_c_36() { meta.label = meta.tmp_c >> 36; }
+    action tna_shr_c_37() { meta.label = meta.tmp_c >> 37; }
+    action tna_shr_c_38() { meta.label = meta.tmp_c >> 38; }
+    action tna_shr_c_39() { meta.label = meta.tmp_c >> 39; }
+    action tna_shr_c_40() { meta.label = meta.tmp_c >> 40; }
+    action tna_shr_c_41() { meta.label = meta.tmp_c >> 41; }
+    action tna_shr_c_42() { meta.label = meta.tmp_c >> 42; }
+    action tna_shr_c_43() { meta.label = meta.tmp_c >> 43; }
+    action tna_shr_c_44() { meta.label = meta.tmp_c >> 44; }
+    action tna_shr_c_45() { meta.label = meta.tmp_c >> 45; }
+    action tna_shr_c_46() { meta.label = meta.tmp_c >> 46; }
+    action tna_shr_c_47() { meta.label = meta.tmp_c >> 47; }
+    action tna_shr_c_48() { meta.label = meta.tmp_c >> 48; }
+    action tna_shr_c_49() { meta.label = meta.tmp_c >> 49; }
+    action tna_shr_c_50() { meta.label = meta.tmp_c >> 50; }
+    action tna_shr_c_51() { meta.label = meta.tmp_c >> 51; }
+    action tna_shr_c_52() { meta.label = meta.tmp_c >> 52; }
+    action tna_shr_c_53() { meta.label = meta.tmp_c >> 53; }
+    action tna_shr_c_54() { meta.label = meta.tmp_c >> 54; }
+    action tna_shr_c_55() { meta.label = meta.tmp_c >> 55; }
+    action tna_shr_c_56() { meta.label = meta.tmp_c >> 56; }
+    action tna_shr_c_57() { meta.label = meta.tmp_c >> 57; }
+    action tna_shr_c_58() { meta.label = meta.tmp_c >> 58; }
+    action tna_shr_c_59() { meta.label = meta.tmp_c >> 59; }
+    action tna_shr_c_60() { meta.label = meta.tmp_c >> 60; }
+    action tna_shr_c_61() { meta.label = meta.tmp_c >> 61; }
+    action tna_shr_c_62() { meta.label = meta.tmp_c >> 62; }
+    action tna_shr_c_63() { meta.label = meta.tmp_c >> 63; }
+    action tna_shr_c_64() { meta.label = 0; }
+    table tna_shr_c {
+        key = { meta.take_w3: exact; }
+        actions = { tna_shr_c_0; tna_shr_c_1; tna_shr_c_2; tna_shr_c_3; tna_shr_c_4; tna_shr_c_5; tna_shr_c_6; tna_shr_c_7; tna_shr_c_8; tna_shr_c_9; tna_shr_c_10; tna_shr_c_11; tna_shr_c_12; tna_shr_c_13; tna_shr_c_14; tna_shr_c_15; tna_shr_c_16; tna_shr_c_17; tna_shr_c_18; tna_shr_c_19; tna_shr_c_20; tna_shr_c_21; tna_shr_c_22; tna_shr_c_23; tna_shr_c_24; tna_shr_c_25; tna_shr_c_26; tna_shr_c_27; tna_shr_c_28; tna_shr_c_29; tna_shr_c_30; tna_shr_c_31; tna_shr_c_32; tna_shr_c_33; tna_shr_c_34; tna_shr_c_35; tna_shr_c_36; tna_shr_c_37; tna_shr_c_38; tna_shr_c_39; tna_shr_c_40; tna_shr_c_41; tna_shr_c_42; tna_shr_c_43; tna_shr_c_44; tna_shr_c_45; tna_shr_c_46; tna_shr_c_47; tna_shr_c_48; tna_shr_c_49; tna_shr_c_50; tna_shr_c_51; tna_shr_c_52; tna_shr_c_53; tna_shr_c_54; tna_shr_c_55; tna_shr_c_56; tna_shr_c_57; tna_shr_c_58; tna_shr_c_59; tna_shr_c_60; tna_shr_c_61; tna_shr_c_62; tna_shr_c_63; tna_shr_c_64; }
+        const entries = {
+            0: tna_shr_c_0();
+            1: tna_shr_c_1();
+            2: tna_shr_c_2();
+            3: tna_shr_c_3();
+            4: tna_shr_c_4();
+            5: tna_shr_c_5();
+            6: tna_shr_c_6();
+            7: tna_shr_c_7();
+            8: tna_shr_c_8();
+            9: tna_shr_c_9();
+            10: tna_shr_c_10();
+            11: tna_shr_c_11();
+            12: tna_shr_c_12();
+            13: tna_shr_c_13();
+            14: tna_shr_c_14();
+            15: tna_shr_c_15();
+            16: tna_shr_c_16();
+            17: tna_shr_c_17();
+            18: tna_shr_c_18();
+            19: tna_shr_c_19();
+            20: tna_shr_c_20();
+            21: tna_shr_c_21();
+            22: tna_shr_c_22();
+            23: tna_shr_c_23();
+            24: tna_shr_c_24();
+            25: tna_shr_c_25();
+            26: tna_shr_c_26();
+            27: tna_shr_c_27();
+            28: tna_shr_c_28();
+            29: tna_shr_c_29();
+            30: tna_shr_c_30();
+            31: tna_shr_c_31();
+            32: tna_shr_c_32();
+            33: tna_shr_c_33();
+            34: tna_shr_c_34();
+            35: tna_shr_c_35();
+            36: tna_shr_c_36();
+            37: tna_shr_c_37();
+            38: tna_shr_c_38();
+            39: tna_shr_c_39();
+            40: tna_shr_c_40();
+            41: tna_shr_c_41();
+            42: tna_shr_c_42();
+            43: tna_shr_c_43();
+            44: tna_shr_c_44();
+            45: tna_shr_c_45();
+            46: tna_shr_c_46();
+            47: tna_shr_c_47();
+            48: tna_shr_c_48();
+            49: tna_shr_c_49();
+            50: tna_shr_c_50();
+            51: tna_shr_c_51();
+            52: tna_shr_c_52();
+            53: tna_shr_c_53();
+            54: tna_shr_c_54();
+            55: tna_shr_c_55();
+            56: tna_shr_c_56();
+            57: tna_shr_c_57();
+            58: tna_shr_c_58();
+            59: tna_shr_c_59();
+            60: tna_shr_c_60();
+            61: tna_shr_c_61();
+            62: tna_shr_c_62();
+            63: tna_shr_c_63();
+            64: tna_shr_c_64();
+        }
+        size = 65;
+    }
+    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
+    action tna_mask_len_0() { meta.mask = 64w0x0; }
+    action tna_mask_len_1() { meta.mask = 64w0x1; }
+    action tna_mask_len_2() { meta.mask = 64w0x3; }
+    action tna_mask_len_3() { meta.mask = 64w0x7; }
+    action tna_mask_len_4() { meta.mask = 64w0xf; }
+    action tna_mask_len_5() { meta.mask = 64w0x1f; }
+    action tna_mask_len_6() { meta.mask = 64w0x3f; }
+    action tna_mask_len_7() { meta.mask = 64w0x7f; }
+    action tna_mask_len_8() { meta.mask = 64w0xff; }
+    action tna_mask_len_9() { meta.mask = 64w0x1ff; }
+    action tna_mask_len_10() { meta.mask = 64w0x3ff; }
+    action tna_mask_len_11() { meta.mask = 64w0x7ff; }
+    action tna_mask_len_12() { meta.mask = 64w0xfff; }
+    action tna_mask_len_13() { meta.mask = 64w0x1fff; }
+    action tna_mask_len_14() { meta.mask = 64w0x3fff; }
+    action tna_mask_len_15() { meta.mask = 64w0x7fff; }
+    action tna_mask_len_16() { meta.mask = 64w0xffff; }
+    action tna_mask_len_17() { meta.mask = 64w0x1ffff; }
+    action tna_mask_len_18() { meta.mask = 64w0x3ffff; }
+    action tna_mask_len_19() { meta.mask = 64w0x7ffff; }
+    action tna_mask_len_20() { meta.mask = 64w0xfffff; }
+    action tna_mask_len_21() { meta.mask = 64w0x1fffff; }
+    action tna_mask_len_22() { meta.mask = 64w0x3fffff; }
+    action tna_mask_len_23() { meta.mask = 64w0x7fffff; }
+    action tna_mask_len_24() { meta.mask = 64w0xffffff; }
+    action tna_mask_len_25() { meta.mask = 64w0x1ffffff; }
+    action tna_mask_len_26() { meta.mask = 64w0x3ffffff; }
+    action tna_mask_len_27() { meta.mask = 64w0x7ffffff; }
+    action tna_mask_len_28() { meta.mask = 64w0xfffffff; }
+    action tna_mask_len_29() { meta.mask = 64w0x1fffffff; }
+    action tna_mask_len_30() { meta.mask = 64w0x3fffffff; }
+    action tna_mask_len_31() { meta.mask = 64w0x7fffffff; }
+    action tna_mask_len_32() { meta.mask = 64w0xffffffff; }
+    action tna_mask_len_33() { meta.mask = 64w0x1ffffffff; }
+    action tna_mask_len_34() { meta.mask = 64w0x3ffffffff; }
+    action tna_mask_len_35() { meta.mask = 64w0x7ffffffff; }
+    action tna_mask_len_36() { meta.mask = 64w0xfffffffff; }
+    action tna_mask_len_37() { meta.mask = 64w0x1fffffffff; }
+    action tna_mask_len_38() { meta.mask = 64w0x3fffffffff; }
+    action tna_mask_len_39() { meta.mask = 64w0x7fffffffff; }
+    action tna_mask_len_40() { meta.mask = 64w0xffffffffff; }
+    action tna_mask_len_41() { meta.mask = 64w0x1ffffffffff; }
+    action tna_mask_len_42() { meta.mask = 64w0x3ffffffffff; }
+    action tna_mask_len_43() { meta.mask = 64w0x7ffffffffff; }
+    action tna_mask_len_44() { meta.mask = 64w0xfffffffffff; }
+    action tna_mask_len_45() { meta.mask = 64w0x1fffffffffff; }
+    action tna_mask_len_46() { meta.mask = 64w0x3fffffffffff; }
+    action tna_mask_len_47() { meta.mask = 64w0x7fffffffffff; }
+    action tna_mask_len_48() { meta.mask = 64w0xffffffffffff; }
+    action tna_mask_len_49() { meta.mask = 64w0x1ffffffffffff; }
+    action tna_mask_len_50() { meta.mask = 64w0x3ffffffffffff; }
+    action tna_mask_len_51() { meta.mask = 64w0x7ffffffffffff; }
+    action tna_mask_len_52() { meta.mask = 64w0xfffffffffffff; }
+    action tna_mask_len_53() { meta.mask = 64w0x1fffffffffffff; }
+    action tna_mask_len_54() { meta.mask = 64w0x3fffffffffffff; }
+    action tna_mask_len_55() { meta.mask = 64w0x7fffffffffffff; }
+    action tna_mask_len_56() { meta.mask = 64w0xffffffffffffff; }
+    action tna_mask_len_57() { meta.mask = 64w0x1ffffffffffffff; }
+    action tna_mask_len_58() { meta.mask = 64w0x3ffffffffffffff; }
+    action tna_mask_len_59() { meta.mask = 64w0x7ffffffffffffff; }
+    action tna_mask_len_60() { meta.mask = 64w0xfffffffffffffff; }
+    action tna_mask_len_61() { meta.mask = 64w0x1fffffffffffffff; }
+    action tna_mask_len_62() { meta.mask = 64w0x3fffffffffffffff; }
+    action tna_mask_len_63() { meta.mask = 64w0x7fffffffffffffff; }
+    action tna_mask_len_64() { meta.mask = 64w0xffffffffffffffff; }
+    table tna_mask_len {
+        key = { hdr.sliced.slice_len: exact; }
+        actions = { tna_mask_len_0; tna_mask_len_1; tna_mask_len_2; tna_mask_len_3; tna_mask_len_4; tna_mask_len_5; tna_mask_len_6; tna_mask_len_7; tna_mask_len_8; tna_mask_len_9; tna_mask_len_10; tna_mask_len_11; tna_mask_len_12; tna_mask_len_13; tna_mask_len_14; tna_mask_len_15; tna_mask_len_16; tna_mask_len_17; tna_mask_len_18; tna_mask_len_19; tna_mask_len_20; tna_mask_len_21; tna_mask_len_22; tna_mask_len_23; tna_mask_len_24; tna_mask_len_25; tna_mask_len_26; tna_mask_len_27; tna_mask_len_28; tna_mask_len_29; tna_mask_len_30; tna_mask_len_31; tna_mask_len_32; tna_mask_len_33; tna_mask_len_34; tna_mask_len_35; tna_mask_len_36; tna_mask_len_37; tna_mask_len_38; tna_mask_len_39; tna_mask_len_40; tna_mask_len_41; tna_mask_len_42; tna_mask_len_43; tna_mask_len_44; tna_mask_len_45; tna_mask_len_46; tna_mask_len_47; tna_mask_len_48; tna_mask_len_49; tna_mask_len_50; tna_mask_len_51; tna_mask_len_52; tna_mask_len_53; tna_mask_len_54; tna_mask_len_55; tna_mask_len_56; tna_mask_len_57; tna_mask_len_58; tna_mask_len_59; tna_mask_len_60; tna_mask_len_61; tna_mask_len_62; tna_mask_len_63; tna_mask_len_64; }
+        const entries = {
+            0: tna_mask_len_0();
+            1: tna_mask_len_1();
+            2: tna_mask_len_2();
+            3: tna_mask_len_3();
+            4: tna_mask_len_4();
+            5: tna_mask_len_5();
+            6: tna_mask_len_6();
+            7: tna_mask_len_7();
+            8: tna_mask_len_8();
+            9: tna_mask_len_9();
+            10: tna_mask_len_10();
+            11: tna_mask_len_11();
+            12: tna_mask_len_12();
+            13: tna_mask_len_13();
+            14: tna_mask_len_14();
+            15: tna_mask_len_15();
+            16: tna_mask_len_16();
+            17: tna_mask_len_17();
+            18: tna_mask_len_18();
+            19: tna_mask_len_19();
+            20: tna_mask_len_20();
+            21: tna_mask_len_21();
+            22: tna_mask_len_22();
+            23: tna_mask_len_23();
+            24: tna_mask_len_24();
+            25: tna_mask_len_25();
+            26: tna_mask_len_26();
+            27: tna_mask_len_27();
+            28: tna_mask_len_28();
+            29: tna_mask_len_29();
+            30: tna_mask_len_30();
+            31: tna_mask_len_31();
+            32: tna_mask_len_32();
+            33: tna_mask_len_33();
+            34: tna_mask_len_34();
+            35: tna_mask_len_35();
+            36: tna_mask_len_36();
+            37: tna_mask_len_37();
+            38: tna_mask_len_38();
+            39: tna_mask_len_39();
+            40: tna_mask_len_40();
+            41: tna_mask_len_41();
+            42: tna_mask_len_42();
+            43: tna_mask_len_43();
+            44: tna_mask_len_44();
+            45: tna_mask_len_45();
+            46: tna_mask_len_46();
+            47: tna_mask_len_47();
+            48: tna_mask_len_48();
+            49: tna_mask_len_49();
+            50: tna_mask_len_50();
+            51: tna_mask_len_51();
+            52: tna_mask_len_52();
+            53: tna_mask_len_53();
+            54: tna_mask_len_54();
+            55: tna_mask_len_55();
+            56: tna_mask_len_56();
+            57: tna_mask_len_57();
+            58: tna_mask_len_58();
+            59: tna_mask_len_59();
+            60: tna_mask_len_60();
+            61: tna_mask_len_61();
+            62: tna_mask_len_62();
+            63: tna_mask_len_63();
+            64: tna_mask_len_64();
+        }
+        size = 65;
+    }
+    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
+    action tna_mask_b_0() { meta.mask_b = 64w0x0; }
+    action tna_mask_b_1() { meta.mask_b = 64w0x1; }
+    action tna_mask_b_2() { meta.mask_b = 64w0x3; }
+    action tna_mask_b_3() { meta.mask_b = 64w0x7; }
+    action tna_mask_b_4() { meta.mask_b = 64w0xf; }
+    action tna_mask_b_5() { meta.mask_b = 64w0x1f; }
+    action tna_mask_b_6() { meta.mask_b = 64w0x3f; }
+    action tna_mask_b_7() { meta.mask_b = 64w0x7f; }
+    action tna_mask_b_8() { meta.mask_b = 64w0xff; }
+    action tna_mask_b_9() { meta.mask_b = 64w0x1ff; }
+    action tna_mask_b_10() { meta.mask_b = 64w0x3ff; }
+    action tna_mask_b_11() { meta.mask_b = 64w0x7ff; }
+    action tna_mask_b_12() { meta.mask_b = 64w0xfff; }
+    action tna_mask_b_13() { meta.mask_b = 64w0x1fff; }
+    action tna_mask_b_14() { meta.mask_b = 64w0x3fff; }
+    action tna_mask_b_15() { meta.mask_b = 64w0x7fff; }
+    action tna_mask_b_16() { meta.mask_b = 64w0xffff; }
+    action tna_mask_b_17() { meta.mask_b = 64w0x1ffff; }
+    action tna_mask_b_18() { meta.mask_b = 64w0x3ffff; }
+    action tna_mask_b_19() { meta.mask_b = 64w0x7ffff; }
+    action tna_mask_b_20() { meta.mask_b = 64w0xfffff; }
+    action tna_mask_b_21() { meta.mask_b = 64w0x1fffff; }
+    action tna_mask_b_22() { meta.mask_b = 64w0x3fffff; }
+    action tna_mask_b_23() { meta.mask_b = 64w0x7fffff; }
+    action tna_mask_b_24() { meta.mask_b = 64w0xffffff; }
+    action tna_mask_b_25() { meta.mask_b = 64w0x1ffffff; }
+    action tna_mask_b_26() { meta.mask_b = 64w0x3ffffff; }
+    action tna_mask_b_27() { meta.mask_b = 64w0x7ffffff; }
+    action tna_mask_b_28() { meta.mask_b = 64w0xfffffff; }
+    action tna_mask_b_29() { meta.mask_b = 64w0x1fffffff; }
+    action tna_mask_b_30() { meta.mask_b = 64w0x3fffffff; }
+    action tna_mask_b_31() { meta.mask_b = 64w0x7fffffff; }
+    action tna_mask_b_32() { meta.mask_b = 64w0xffffffff; }
+    action tna_mask_b_33() { meta.mask_b = 64w0x1ffffffff; }
+    action tna_mask_b_34() { meta.mask_b = 64w0x3ffffffff; }
+    action tna_mask_b_35() { meta.mask_b = 64w0x7ffffffff; }
+    action tna_mask_b_36() { meta.mask_b = 64w0xfffffffff; }
+    action tna_mask_b_37() { meta.mask_b = 64w0x1fffffffff; }
+    action tna_mask_b_38() { meta.mask_b = 64w0x3fffffffff; }
+    action tna_mask_b_39() { meta.mask_b = 64w0x7fffffffff; }
+    action tna_mask_b_40() { meta.mask_b = 64w0xffffffffff; }
+    action tna_mask_b_41() { meta.mask_b = 64w0x1ffffffffff; }
+    action tna_mask_b_42() { meta.mask_b = 64w0x3ffffffffff; }
+    action tna_mask_b_43() { meta.mask_b = 64w0x7ffffffffff; }
+    action tna_mask_b_44() { meta.mask_b = 64w0xfffffffffff; }
+    action tna_mask_b_45() { meta.mask_b = 64w0x1fffffffffff; }
+    action tna_mask_b_46() { meta.mask_b = 64w0x3fffffffffff; }
+    action tna_mask_b_47() { meta.mask_b = 64w0x7fffffffffff; }
+    action tna_mask_b_48() { meta.mask_b = 64w0xffffffffffff; }
+    action tna_mask_b_49() { meta.mask_b = 64w0x1ffffffffffff; }
+    action tna_mask_b_50() { meta.mask_b = 64w0x3ffffffffffff; }
+    action tna_mask_b_51() { meta.mask_b = 64w0x7ffffffffffff; }
+    action tna_mask_b_52() { meta.mask_b = 64w0xfffffffffffff; }
+    action tna_mask_b_53() { meta.mask_b = 64w0x1fffffffffffff; }
+    action tna_mask_b_54() { meta.mask_b = 64w0x3fffffffffffff; }
+    action tna_mask_b_55() { meta.mask_b = 64w0x7fffffffffffff; }
+    action tna_mask_b_56() { meta.mask_b = 64w0xffffffffffffff; }
+    action tna_mask_b_57() { meta.mask_b = 64w0x1ffffffffffffff; }
+    action tna_mask_b_58() { meta.mask_b = 64w0x3ffffffffffffff; }
+    action tna_mask_b_59() { meta.mask_b = 64w0x7ffffffffffffff; }
+    action tna_mask_b_60() { meta.mask_b = 64w0xfffffffffffffff; }
+    action tna_mask_b_61() { meta.mask_b = 64w0x1fffffffffffffff; }
+    action tna_mask_b_62() { meta.mask_b = 64w0x3fffffffffffffff; }
+    action tna_mask_b_63() { meta.mask_b = 64w0x7fffffffffffffff; }
+    action tna_mask_b_64() { meta.mask_b = 64w0xffffffffffffffff; }
+    table tna_mask_b {
+        key = { meta.sl_b: exact; }
+        actions = { tna_mask_b_0; tna_mask_b_1; tna_mask_b_2; tna_mask_b_3; tna_mask_b_4; tna_mask_b_5; tna_mask_b_6; tna_mask_b_7; tna_mask_b_8; tna_mask_b_9; tna_mask_b_10; tna_mask_b_11; tna_mask_b_12; tna_mask_b_13; tna_mask_b_14; tna_mask_b_15; tna_mask_b_16; tna_mask_b_17; tna_mask_b_18; tna_mask_b_19; tna_mask_b_20; tna_mask_b_21; tna_mask_b_22; tna_mask_b_23; tna_mask_b_24; tna_mask_b_25; tna_mask_b_26; tna_mask_b_27; tna_mask_b_28; tna_mask_b_29; tna_mask_b_30; tna_mask_b_31; tna_mask_b_32; tna_mask_b_33; tna_mask_b_34; tna_mask_b_35; tna_mask_b_36; tna_mask_b_37; tna_mask_b_38; tna_mask_b_39; tna_mask_b_40; tna_mask_b_41; tna_mask_b_42; tna_mask_b_43; tna_mask_b_44; tna_mask_b_45; tna_mask_b_46; tna_mask_b_47; tna_mask_b_48; tna_mask_b_49; tna_mask_b_50; tna_mask_b_51; tna_mask_b_52; tna_mask_b_53; tna_mask_b_54; tna_mask_b_55; tna_mask_b_56; tna_mask_b_57; tna_mask_b_58; tna_mask_b_59; tna_mask_b_60; tna_mask_b_61; tna_mask_b_62; tna_mask_b_63; tna_mask_b_64; }
+        const entries = {
+            0: tna_mask_b_0();
+            1: tna_mask_b_1();
+            2: tna_mask_b_2();
+            3: tna_mask_b_3();
+            4: tna_mask_b_4();
+            5: tna_mask_b_5();
+            6: tna_mask_b_6();
+            7: tna_mask_b_7();
+            8: tna_mask_b_8();
+            9: tna_mask_b_9();
+            10: tna_mask_b_10();
+            11: tna_mask_b_11();
+            12: tna_mask_b_12();
+            13: tna_mask_b_13();
+            14: tna_mask_b_14();
+            15: tna_mask_b_15();
+            16: tna_mask_b_16();
+            17: tna_mask_b_17();
+            18: tna_mask_b_18();
+            19: tna_mask_b_19();
+            20: tna_mask_b_20();
+            21: tna_mask_b_21();
+            22: tna_mask_b_22();
+            23: tna_mask_b_23();
+            24: tna_mask_b_24();
+            25: tna_mask_b_25();
+            26: tna_mask_b_26();
+            27: tna_mask_b_27();
+            28: tna_mask_b_28();
+            29: tna_mask_b_29();
+            30: tna_mask_b_30();
+            31: tna_mask_b_31();
+            32: tna_mask_b_32();
+            33: tna_mask_b_33();
+            34: tna_mask_b_34();
+            35: tna_mask_b_35();
+            36: tna_mask_b_36();
+            37: tna_mask_b_37();
+            38: tna_mask_b_38();
+            39: tna_mask_b_39();
+            40: tna_mask_b_40();
+            41: tna_mask_b_41();
+            42: tna_mask_b_42();
+            43: tna_mask_b_43();
+            44: tna_mask_b_44();
+            45: tna_mask_b_45();
+            46: tna_mask_b_46();
+            47: tna_mask_b_47();
+            48: tna_mask_b_48();
+            49: tna_mask_b_49();
+            50: tna_mask_b_50();
+            51: tna_mask_b_51();
+            52: tna_mask_b_52();
+            53: tna_mask_b_53();
+            54: tna_mask_b_54();
+            55: tna_mask_b_55();
+            56: tna_mask_b_56();
+            57: tna_mask_b_57();
+            58: tna_mask_b_58();
+            59: tna_mask_b_59();
+            60: tna_mask_b_60();
+            61: tna_mask_b_61();
+            62: tna_mask_b_62();
+            63: tna_mask_b_63();
+            64: tna_mask_b_64();
+        }
+        size = 65;
+    }
+    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
+    action tna_mask_above_0() { meta.mask_above = 64w0x0; }
+    action tna_mask_above_1() { meta.mask_above = 64w0x1; }
+    action tna_mask_above_2() { meta.mask_above = 64w0x3; }
+    action tna_mask_above_3() { meta.mask_above = 64w0x7; }
+    action tna_mask_above_4() { meta.mask_above = 64w0xf; }
+    action tna_mask_above_5() { meta.mask_above = 64w0x1f; }
+    action tna_mask_above_6() { meta.mask_above = 64w0x3f; }
+    action tna_mask_above_7() { meta.mask_above = 64w0x7f; }
+    action tna_mask_above_8() { meta.mask_above = 64w0xff; }
+    action tna_mask_above_9() { meta.mask_above = 64w0x1ff; }
+    action tna_mask_above_10() { meta.mask_above = 64w0x3ff; }
+    action tna_mask_above_11() { meta.mask_above = 64w0x7ff; }
+    action tna_mask_above_12() { meta.mask_above = 64w0xfff; }
+    action tna_mask_above_13() { meta.mask_above = 64w0x1fff; }
+    action tna_mask_above_14() { meta.mask_above = 64w0x3fff; }
+    action tna_mask_above_15() { meta.mask_above = 64w0x7fff; }
+    action tna_mask_above_16() { meta.mask_above = 64w0xffff; }
+    action tna_mask_above_17() { meta.mask_above = 64w0x1ffff; }
+    action tna_mask_above_18() { meta.mask_above = 64w0x3ffff; }
+    action tna_mask_above_19() { meta.mask_above = 64w0x7ffff; }
+    action tna_mask_above_20() { meta.mask_above = 64w0xfffff; }
+    action tna_mask_above_21() { meta.mask_above = 64w0x1fffff; }
+    action tna_mask_above_22() { meta.mask_above = 64w0x3fffff; }
+    action tna_mask_above_23() { meta.mask_above = 64w0x7fffff; }
+    action tna_mask_above_24() { meta.mask_above = 64w0xffffff; }
+    action tna_mask_above_25() { meta.mask_above = 64w0x1ffffff; }
+    action tna_mask_above_26() { meta.mask_above = 64w0x3ffffff; }
+    action tna_mask_above_27() { meta.mask_above = 64w0x7ffffff; }
+    action tna_mask_above_28() { meta.mask_above = 64w0xfffffff; }
+    action tna_mask_above_29() { meta.mask_above = 64w0x1fffffff; }
+    action tna_mask_above_30() { meta.mask_above = 64w0x3fffffff; }
+    action tna_mask_above_31() { meta.mask_above = 64w0x7fffffff; }
+    action tna_mask_above_32() { meta.mask_above = 64w0xffffffff; }
+    action tna_mask_above_33() { meta.mask_above = 64w0x1ffffffff; }
+    action tna_mask_above_34() { meta.mask_above = 64w0x3ffffffff; }
+    action tna_mask_above_35() { meta.mask_above = 64w0x7ffffffff; }
+    action tna_mask_above_36() { meta.mask_above = 64w0xfffffffff; }
+    action tna_mask_above_37() { meta.mask_above = 64w0x1fffffffff; }
+    action tna_mask_above_38() { meta.mask_above = 64w0x3fffffffff; }
+    action tna_mask_above_39() { meta.mask_above = 64w0x7fffffffff; }
+    action tna_mask_above_40() { meta.mask_above = 64w0xffffffffff; }
+    action tna_mask_above_41() { meta.mask_above = 64w0x1ffffffffff; }
+    action tna_mask_above_42() { meta.mask_above = 64w0x3ffffffffff; }
+    action tna_mask_above_43() { meta.mask_above = 64w0x7ffffffffff; }
+    action tna_mask_above_44() { meta.mask_above = 64w0xfffffffffff; }
+    action tna_mask_above_45() { meta.mask_above = 64w0x1fffffffffff; }
+    action tna_mask_above_46() { meta.mask_above = 64w0x3fffffffffff; }
+    action tna_mask_above_47() { meta.mask_above = 64w0x7fffffffffff; }
+    action tna_mask_above_48() { meta.mask_above = 64w0xffffffffffff; }
+    action tna_mask_above_49() { meta.mask_above = 64w0x1ffffffffffff; }
+    action tna_mask_above_50() { meta.mask_above = 64w0x3ffffffffffff; }
+    action tna_mask_above_51() { meta.mask_above = 64w0x7ffffffffffff; }
+    action tna_mask_above_52() { meta.mask_above = 64w0xfffffffffffff; }
+    action tna_mask_above_53() { meta.mask_above = 64w0x1fffffffffffff; }
+    action tna_mask_above_54() { meta.mask_above = 64w0x3fffffffffffff; }
+    action tna_mask_above_55() { meta.mask_above = 64w0x7fffffffffffff; }
+    action tna_mask_above_56() { meta.mask_above = 64w0xffffffffffffff; }
+    action tna_mask_above_57() { meta.mask_above = 64w0x1ffffffffffffff; }
+    action tna_mask_above_58() { meta.mask_above = 64w0x3ffffffffffffff; }
+    action tna_mask_above_59() { meta.mask_above = 64w0x7ffffffffffffff; }
+    action tna_mask_above_60() { meta.mask_above = 64w0xfffffffffffffff; }
+    action tna_mask_above_61() { meta.mask_above = 64w0x1fffffffffffffff; }
+    action tna_mask_above_62() { meta.mask_above = 64w0x3fffffffffffffff; }
+    action tna_mask_above_63() { meta.mask_above = 64w0x7fffffffffffffff; }
+    action tna_mask_above_64() { meta.mask_above = 64w0xffffffffffffffff; }
+    table tna_mask_above {
+        key = { meta.above_w: exact; }
+        actions = { tna_mask_above_0; tna_mask_above_1; tna_mask_above_2; tna_mask_above_3; tna_mask_above_4; tna_mask_above_5; tna_mask_above_6; tna_mask_above_7; tna_mask_above_8; tna_mask_above_9; tna_mask_above_10; tna_mask_above_11; tna_mask_above_12; tna_mask_above_13; tna_mask_above_14; tna_mask_above_15; tna_mask_above_16; tna_mask_above_17; tna_mask_above_18; tna_mask_above_19; tna_mask_above_20; tna_mask_above_21; tna_mask_above_22; tna_mask_above_23; tna_mask_above_24; tna_mask_above_25; tna_mask_above_26; tna_mask_above_27; tna_mask_above_28; tna_mask_above_29; tna_mask_above_30; tna_mask_above_31; tna_mask_above_32; tna_mask_above_33; tna_mask_above_34; tna_mask_above_35; tna_mask_above_36; tna_mask_above_37; tna_mask_above_38; tna_mask_above_39; tna_mask_above_40; tna_mask_above_41; tna_mask_above_42; tna_mask_above_43; tna_mask_above_44; tna_mask_above_45; tna_mask_above_46; tna_mask_above_47; tna_mask_above_48; tna_mask_above_49; tna_mask_above_50; tna_mask_above_51; tna_mask_above_52; tna_mask_above_53; tna_mask_above_54; tna_mask_above_55; tna_mask_above_56; tna_mask_above_57; tna_mask_above_58; tna_mask_above_59; tna_mask_above_60; tna_mask_above_61; tna_mask_above_62; tna_mask_above_63; tna_mask_above_64; }
+        const entries = {
+            0: tna_mask_above_0();
+            1: tna_mask_above_1();
+            2: tna_mask_above_2();
+            3: tna_mask_above_3();
+            4: tna_mask_above_4();
+            5: tna_mask_above_5();
+            6: tna_mask_above_6();
+            7: tna_mask_above_7();
+            8: tna_mask_above_8();
+            9: tna_mask_above_9();
+            10: tna_mask_above_10();
+            11: tna_mask_above_11();
+            12: tna_mask_above_12();
+            13: tna_mask_above_13();
+            14: tna_mask_above_14();
+            15: tna_mask_above_15();
+            16: tna_mask_above_16();
+            17: tna_mask_above_17();
+            18: tna_mask_above_18();
+            19: tna_mask_above_19();
+            20: tna_mask_above_20();
+            21: tna_mask_above_21();
+            22: tna_mask_above_22();
+            23: tna_mask_above_23();
+            24: tna_mask_above_24();
+            25: tna_mask_above_25();
+            26: tna_mask_above_26();
+            27: tna_mask_above_27();
+            28: tna_mask_above_28();
+            29: tna_mask_above_29();
+            30: tna_mask_above_30();
+            31: tna_mask_above_31();
+            32: tna_mask_above_32();
+            33: tna_mask_above_33();
+            34: tna_mask_above_34();
+            35: tna_mask_above_35();
+            36: tna_mask_above_36();
+            37: tna_mask_above_37();
+            38: tna_mask_above_38();
+            39: tna_mask_above_39();
+            40: tna_mask_above_40();
+            41: tna_mask_above_41();
+            42: tna_mask_above_42();
+            43: tna_mask_above_43();
+            44: tna_mask_above_44();
+            45: tna_mask_above_45();
+            46: tna_mask_above_46();
+            47: tna_mask_above_47();
+            48: tna_mask_above_48();
+            49: tna_mask_above_49();
+            50: tna_mask_above_50();
+            51: tna_mask_above_51();
+            52: tna_mask_above_52();
+            53: tna_mask_above_53();
+            54: tna_mask_above_54();
+            55: tna_mask_above_55();
+            56: tna_mask_above_56();
+            57: tna_mask_above_57();
+            58: tna_mask_above_58();
+            59: tna_mask_above_59();
+            60: tna_mask_above_60();
+            61: tna_mask_above_61();
+            62: tna_mask_above_62();
+            63: tna_mask_above_63();
+            64: tna_mask_above_64();
+        }
+        size = 65;
+    }
+    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
+    action tna_mask_beyond_0() { meta.mask_beyond = 64w0x0; }
+    action tna_mask_beyond_1() { meta.mask_beyond = 64w0x1; }
+    action tna_mask_beyond_2() { meta.mask_beyond = 64w0x3; }
+    action tna_mask_beyond_3() { meta.mask_beyond = 64w0x7; }
+    action tna_mask_beyond_4() { meta.mask_beyond = 64w0xf; }
+    action tna_mask_beyond_5() { meta.mask_beyond = 64w0x1f; }
+    action tna_mask_beyond_6() { meta.mask_beyond = 64w0x3f; }
+    action tna_mask_beyond_7() { meta.mask_beyond = 64w0x7f; }
+    action tna_mask_beyond_8() { meta.mask_beyond = 64w0xff; }
+    action tna_mask_beyond_9() { meta.mask_beyond = 64w0x1ff; }
+    action tna_mask_beyond_10() { meta.mask_beyond = 64w0x3ff; }
+    action tna_mask_beyond_11() { meta.mask_beyond = 64w0x7ff; }
+    action tna_mask_beyond_12() { meta.mask_beyond = 64w0xfff; }
+    action tna_mask_beyond_13() { meta.mask_beyond = 64w0x1fff; }
+    action tna_mask_beyond_14() { meta.mask_beyond = 64w0x3fff; }
+    action tna_mask_beyond_15() { meta.mask_beyond = 64w0x7fff; }
+    action tna_mask_beyond_16() { meta.mask_beyond = 64w0xffff; }
+    action tna_mask_beyond_17() { meta.mask_beyond = 64w0x1ffff; }
+    action tna_mask_beyond_18() { meta.mask_beyond = 64w0x3ffff; }
+    action tna_mask_beyond_19() { meta.mask_beyond = 64w0x7ffff; }
+    action tna_mask_beyond_20() { meta.mask_beyond = 64w0xfffff; }
+    action tna_mask_beyond_21() { meta.mask_beyond = 64w0x1fffff; }
+    action tna_mask_beyond_22() { meta.mask_beyond = 64w0x3fffff; }
+    action tna_mask_beyond_23() { meta.mask_beyond = 64w0x7fffff; }
+    action tna_mask_beyond_24() { meta.mask_beyond = 64w0xffffff; }
+    action tna_mask_beyond_25() { meta.mask_beyond = 64w0x1ffffff; }
+    action tna_mask_beyond_26() { meta.mask_beyond = 64w0x3ffffff; }
+    action tna_mask_beyond_27() { meta.mask_beyond = 64w0x7ffffff; }
+    action tna_mask_beyond_28() { meta.mask_beyond = 64w0xfffffff; }
+    action tna_mask_beyond_29() { meta.mask_beyond = 64w0x1fffffff; }
+    action tna_mask_beyond_30() { meta.mask_beyond = 64w0x3fffffff; }
+    action tna_mask_beyond_31() { meta.mask_beyond = 64w0x7fffffff; }
+    action tna_mask_beyond_32() { meta.mask_beyond = 64w0xffffffff; }
+    action tna_mask_beyond_33() { meta.mask_beyond = 64w0x1ffffffff; }
+    action tna_mask_beyond_34() { meta.mask_beyond = 64w0x3ffffffff; }
+    action tna_mask_beyond_35() { meta.mask_beyond = 64w0x7ffffffff; }
+    action tna_mask_beyond_36() { meta.mask_beyond = 64w0xfffffffff; }
+    action tna_mask_beyond_37() { meta.mask_beyond = 64w0x1fffffffff; }
+    action tna_mask_beyond_38() { meta.mask_beyond = 64w0x3fffffffff; }
+    action tna_mask_beyond_39() { meta.mask_beyond = 64w0x7fffffffff; }
+    action tna_mask_beyond_40() { meta.mask_beyond = 64w0xffffffffff; }
+    action tna_mask_beyond_41() { meta.mask_beyond = 64w0x1ffffffffff; }
+    action tna_mask_beyond_42() { meta.mask_beyond = 64w0x3ffffffffff; }
+    action tna_mask_beyond_43() { meta.mask_beyond = 64w0x7ffffffffff; }
+    action tna_mask_beyond_44() { meta.mask_beyond = 64w0xfffffffffff; }
+    action tna_mask_beyond_45() { meta.mask_beyond = 64w0x1fffffffffff; }
+    action tna_mask_beyond_46() { meta.mask_beyond = 64w0x3fffffffffff; }
+    action tna_mask_beyond_47() { meta.mask_beyond = 64w0x7fffffffffff; }
+    action tna_mask_beyond_48() { meta.mask_beyond = 64w0xffffffffffff; }
+    action tna_mask_beyond_49() { meta.mask_beyond = 64w0x1ffffffffffff; }
+    action tna_mask_beyond_50() { meta.mask_beyond = 64w0x3ffffffffffff; }
+    action tna_mask_beyond_51() { meta.mask_beyond = 64w0x7ffffffffffff; }
+    action tna_mask_beyond_52() { meta.mask_beyond = 64w0xfffffffffffff; }
+    action tna_mask_beyond_53() { meta.mask_beyond = 64w0x1fffffffffffff; }
+    action tna_mask_beyond_54() { meta.mask_beyond = 64w0x3fffffffffffff; }
+    action tna_mask_beyond_55() { meta.mask_beyond = 64w0x7fffffffffffff; }
+    action tna_mask_beyond_56() { meta.mask_beyond = 64w0xffffffffffffff; }
+    action tna_mask_beyond_57() { meta.mask_beyond = 64w0x1ffffffffffffff; }
+    action tna_mask_beyond_58() { meta.mask_beyond = 64w0x3ffffffffffffff; }
+    action tna_mask_beyond_59() { meta.mask_beyond = 64w0x7ffffffffffffff; }
+    action tna_mask_beyond_60() { meta.mask_beyond = 64w0xfffffffffffffff; }
+    action tna_mask_beyond_61() { meta.mask_beyond = 64w0x1fffffffffffffff; }
+    action tna_mask_beyond_62() { meta.mask_beyond = 64w0x3fffffffffffffff; }
+    action tna_mask_beyond_63() { meta.mask_beyond = 64w0x7fffffffffffffff; }
+    action tna_mask_beyond_64() { meta.mask_beyond = 64w0xffffffffffffffff; }
+    table tna_mask_beyond {
+        key = { meta.beyond_w: exact; }
+        actions = { tna_mask_beyond_0; tna_mask_beyond_1; tna_mask_beyond_2; tna_mask_beyond_3; tna_mask_beyond_4; tna_mask_beyond_5; tna_mask_beyond_6; tna_mask_beyond_7; tna_mask_beyond_8; tna_mask_beyond_9; tna_mask_beyond_10; tna_mask_beyond_11; tna_mask_beyond_12; tna_mask_beyond_13; tna_mask_beyond_14; tna_mask_beyond_15; tna_mask_beyond_16; tna_mask_beyond_17; tna_mask_beyond_18; tna_mask_beyond_19; tna_mask_beyond_20; tna_mask_beyond_21; tna_mask_beyond_22; tna_mask_beyond_23; tna_mask_beyond_24; tna_mask_beyond_25; tna_mask_beyond_26; tna_mask_beyond_27; tna_mask_beyond_28; tna_mask_beyond_29; tna_mask_beyond_30; tna_mask_beyond_31; tna_mask_beyond_32; tna_mask_beyond_33; tna_mask_beyond_34; tna_mask_beyond_35; tna_mask_beyond_36; tna_mask_beyond_37; tna_mask_beyond_38; tna_mask_beyond_39; tna_mask_beyond_40; tna_mask_beyond_41; tna_mask_beyond_42; tna_mask_beyond_43; tna_mask_beyond_44; tna_mask_beyond_45; tna_mask_beyond_46; tna_mask_beyond_47; tna_mask_beyond_48; tna_mask_beyond_49; tna_mask_beyond_50; tna_mask_beyond_51; tna_mask_beyond_52; tna_mask_beyond_53; tna_mask_beyond_54; tna_mask_beyond_55; tna_mask_beyond_56; tna_mask_beyond_57; tna_mask_beyond_58; tna_mask_beyond_59; tna_mask_beyond_60; tna_mask_beyond_61; tna_mask_beyond_62; tna_mask_beyond_63; tna_mask_beyond_64; }
+        const entries = {
+            0: tna_mask_beyond_0();
+            1: tna_mask_beyond_1();
+            2: tna_mask_beyond_2();
+            3: tna_mask_beyond_3();
+            4: tna_mask_beyond_4();
+            5: tna_mask_beyond_5();
+            6: tna_mask_beyond_6();
+            7: tna_mask_beyond_7();
+            8: tna_mask_beyond_8();
+            9: tna_mask_beyond_9();
+            10: tna_mask_beyond_10();
+            11: tna_mask_beyond_11();
+            12: tna_mask_beyond_12();
+            13: tna_mask_beyond_13();
+            14: tna_mask_beyond_14();
+            15: tna_mask_beyond_15();
+            16: tna_mask_beyond_16();
+            17: tna_mask_beyond_17();
+            18: tna_mask_beyond_18();
+            19: tna_mask_beyond_19();
+            20: tna_mask_beyond_20();
+            21: tna_mask_beyond_21();
+            22: tna_mask_beyond_22();
+            23: tna_mask_beyond_23();
+            24: tna_mask_beyond_24();
+            25: tna_mask_beyond_25();
+            26: tna_mask_beyond_26();
+            27: tna_mask_beyond_27();
+            28: tna_mask_beyond_28();
+            29: tna_mask_beyond_29();
+            30: tna_mask_beyond_30();
+            31: tna_mask_beyond_31();
+            32: tna_mask_beyond_32();
+            33: tna_mask_beyond_33();
+            34: tna_mask_beyond_34();
+            35: tna_mask_beyond_35();
+            36: tna_mask_beyond_36();
+            37: tna_mask_beyond_37();
+            38: tna_mask_beyond_38();
+            39: tna_mask_beyond_39();
+            40: tna_mask_beyond_40();
+            41: tna_mask_beyond_41();
+            42: tna_mask_beyond_42();
+            43: tna_mask_beyond_43();
+            44: tna_mask_beyond_44();
+            45: tna_mask_beyond_45();
+            46: tna_mask_beyond_46();
+            47: tna_mask_beyond_47();
+            48: tna_mask_beyond_48();
+            49: tna_mask_beyond_49();
+            50: tna_mask_beyond_50();
+            51: tna_mask_beyond_51();
+            52: tna_mask_beyond_52();
+            53: tna_mask_beyond_53();
+            54: tna_mask_beyond_54();
+            55: tna_mask_beyond_55();
+            56: tna_mask_beyond_56();
+            57: tna_mask_beyond_57();
+            58: tna_mask_beyond_58();
+            59: tna_mask_beyond_59();
+            60: tna_mask_beyond_60();
+            61: tna_mask_beyond_61();
+            62: tna_mask_beyond_62();
+            63: tna_mask_beyond_63();
+            64: tna_mask_beyond_64();
+        }
+        size = 65;
+    }
+    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
+    action tna_mask_id_0() { meta.mask_id = 64w0x0; }
+    action tna_mask_id_1() { meta.mask_id = 64w0x1; }
+    action tna_mask_id_2() { meta.mask_id = 64w0x3; }
+    action tna_mask_id_3() { meta.mask_id = 64w0x7; }
+    action tna_mask_id_4() { meta.mask_id = 64w0xf; }
+    action tna_mask_id_5() { meta.mask_id = 64w0x1f; }
+    action tna_mask_id_6() { meta.mask_id = 64w0x3f; }
+    action tna_mask_id_7() { meta.mask_id = 64w0x7f; }
+    action tna_mask_id_8() { meta.mask_id = 64w0xff; }
+    action tna_mask_id_9() { meta.mask_id = 64w0x1ff; }
+    action tna_mask_id_10() { meta.mask_id = 64w0x3ff; }
+    action tna_mask_id_11() { meta.mask_id = 64w0x7ff; }
+    action tna_mask_id_12() { meta.mask_id = 64w0xfff; }
+    action tna_mask_id_13() { meta.mask_id = 64w0x1fff; }
+    action tna_mask_id_14() { meta.mask_id = 64w0x3fff; }
+    action tna_mask_id_15() { meta.mask_id = 64w0x7fff; }
+    action tna_mask_id_16() { meta.mask_id = 64w0xffff; }
+    action tna_mask_id_17() { meta.mask_id = 64w0x1ffff; }
+    action tna_mask_id_18() { meta.mask_id = 64w0x3ffff; }
+    action tna_mask_id_19() { meta.mask_id = 64w0x7ffff; }
+    action tna_mask_id_20() { meta.mask_id = 64w0xfffff; }
+    action tna_mask_id_21() { meta.mask_id = 64w0x1fffff; }
+    action tna_mask_id_22() { meta.mask_id = 64w0x3fffff; }
+    action tna_mask_id_23() { meta.mask_id = 64w0x7fffff; }
+    action tna_mask_id_24() { meta.mask_id = 64w0xffffff; }
+    action tna_mask_id_25() { meta.mask_id = 64w0x1ffffff; }
+    action tna_mask_id_26() { meta.mask_id = 64w0x3ffffff; }
+    action tna_mask_id_27() { meta.mask_id = 64w0x7ffffff; }
+    action tna_mask_id_28() { meta.mask_id = 64w0xfffffff; }
+    action tna_mask_id_29() { meta.mask_id = 64w0x1fffffff; }
+    action tna_mask_id_30() { meta.mask_id = 64w0x3fffffff; }
+    action tna_mask_id_31() { meta.mask_id = 64w0x7fffffff; }
+    action tna_mask_id_32() { meta.mask_id = 64w0xffffffff; }
+    action tna_mask_id_33() { meta.mask_id = 64w0x1ffffffff; }
+    action tna_mask_id_34() { meta.mask_id = 64w0x3ffffffff; }
+    action tna_mask_id_35() { meta.mask_id = 64w0x7ffffffff; }
+    action tna_mask_id_36() { meta.mask_id = 64w0xfffffffff; }
+    action tna_mask_id_37() { meta.mask_id = 64w0x1fffffffff; }
+    action tna_mask_id_38() { meta.mask_id = 64w0x3fffffffff; }
+    action tna_mask_id_39() { meta.mask_id = 64w0x7fffffffff; }
+    action tna_mask_id_40() { meta.mask_id = 64w0xffffffffff; }
+    action tna_mask_id_41() { meta.mask_id = 64w0x1ffffffffff; }
+    action tna_mask_id_42() { meta.mask_id = 64w0x3ffffffffff; }
+    action tna_mask_id_43() { meta.mask_id = 64w0x7ffffffffff; }
+    action tna_mask_id_44() { meta.mask_id = 64w0xfffffffffff; }
+    action tna_mask_id_45() { meta.mask_id = 64w0x1fffffffffff; }
+    action tna_mask_id_46() { meta.mask_id = 64w0x3fffffffffff; }
+    action tna_mask_id_47() { meta.mask_id = 64w0x7fffffffffff; }
+    action tna_mask_id_48() { meta.mask_id = 64w0xffffffffffff; }
+    action tna_mask_id_49() { meta.mask_id = 64w0x1ffffffffffff; }
+    action tna_mask_id_50() { meta.mask_id = 64w0x3ffffffffffff; }
+    action tna_mask_id_51() { meta.mask_id = 64w0x7ffffffffffff; }
+    action tna_mask_id_52() { meta.mask_id = 64w0xfffffffffffff; }
+    action tna_mask_id_53() { meta.mask_id = 64w0x1fffffffffffff; }
+    action tna_mask_id_54() { meta.mask_id = 64w0x3fffffffffffff; }
+    action tna_mask_id_55() { meta.mask_id = 64w0x7fffffffffffff; }
+    action tna_mask_id_56() { meta.mask_id = 64w0xffffffffffffff; }
+    action tna_mask_id_57() { meta.mask_id = 64w0x1ffffffffffffff; }
+    action tna_mask_id_58() { meta.mask_id = 64w0x3ffffffffffffff; }
+    action tna_mask_id_59() { meta.mask_id = 64w0x7ffffffffffffff; }
+    action tna_mask_id_60() { meta.mask_id = 64w0xfffffffffffffff; }
+    action tna_mask_id_61() { meta.mask_id = 64w0x1fffffffffffffff; }
+    action tna_mask_id_62() { meta.mask_id = 64w0x3fffffffffffffff; }
+    action tna_mask_id_63() { meta.mask_id = 64w0x7fffffffffffffff; }
+    action tna_mask_id_64() { meta.mask_id = 64w0xffffffffffffffff; }
+    table tna_mask_id {
+        key = { meta.id_beyond_w: exact; }
+        actions = { tna_mask_id_0; tna_mask_id_1; tna_mask_id_2; tna_mask_id_3; tna_mask_id_4; tna_mask_id_5; tna_mask_id_6; tna_mask_id_7; tna_mask_id_8; tna_mask_id_9; tna_mask_id_10; tna_mask_id_11; tna_mask_id_12; tna_mask_id_13; tna_mask_id_14; tna_mask_id_15; tna_mask_id_16; tna_mask_id_17; tna_mask_id_18; tna_mask_id_19; tna_mask_id_20; tna_mask_id_21; tna_mask_id_22; tna_mask_id_23; tna_mask_id_24; tna_mask_id_25; tna_mask_id_26; tna_mask_id_27; tna_mask_id_28; tna_mask_id_29; tna_mask_id_30; tna_mask_id_31; tna_mask_id_32; tna_mask_id_33; tna_mask_id_34; tna_mask_id_35; tna_mask_id_36; tna_mask_id_37; tna_mask_id_38; tna_mask_id_39; tna_mask_id_40; tna_mask_id_41; tna_mask_id_42; tna_mask_id_43; tna_mask_id_44; tna_mask_id_45; tna_mask_id_46; tna_mask_id_47; tna_mask_id_48; tna_mask_id_49; tna_mask_id_50; tna_mask_id_51; tna_mask_id_52; tna_mask_id_53; tna_mask_id_54; tna_mask_id_55; tna_mask_id_56; tna_mask_id_57; tna_mask_id_58; tna_mask_id_59; tna_mask_id_60; tna_mask_id_61; tna_mask_id_62; tna_mask_id_63; tna_mask_id_64; }
+        const entries = {
+            0: tna_mask_id_0();
+            1: tna_mask_id_1();
+            2: tna_mask_id_2();
+            3: tna_mask_id_3();
+            4: tna_mask_id_4();
+            5: tna_mask_id_5();
+            6: tna_mask_id_6();
+            7: tna_mask_id_7();
+            8: tna_mask_id_8();
+            9: tna_mask_id_9();
+            10: tna_mask_id_10();
+            11: tna_mask_id_11();
+            12: tna_mask_id_12();
+            13: tna_mask_id_13();
+            14: tna_mask_id_14();
+            15: tna_mask_id_15();
+            16: tna_mask_id_16();
+            17: tna_mask_id_17();
+            18: tna_mask_id_18();
+            19: tna_mask_id_19();
+            20: tna_mask_id_20();
+            21: tna_mask_id_21();
+            22: tna_mask_id_22();
+            23: tna_mask_id_23();
+            24: tna_mask_id_24();
+            25: tna_mask_id_25();
+            26: tna_mask_id_26();
+            27: tna_mask_id_27();
+            28: tna_mask_id_28();
+            29: tna_mask_id_29();
+            30: tna_mask_id_30();
+            31: tna_mask_id_31();
+            32: tna_mask_id_32();
+            33: tna_mask_id_33();
+            34: tna_mask_id_34();
+            35: tna_mask_id_35();
+            36: tna_mask_id_36();
+            37: tna_mask_id_37();
+            38: tna_mask_id_38();
+            39: tna_mask_id_39();
+            40: tna_mask_id_40();
+            41: tna_mask_id_41();
+            42: tna_mask_id_42();
+            43: tna_mask_id_43();
+            44: tna_mask_id_44();
+            45: tna_mask_id_45();
+            46: tna_mask_id_46();
+            47: tna_mask_id_47();
+            48: tna_mask_id_48();
+            49: tna_mask_id_49();
+            50: tna_mask_id_50();
+            51: tna_mask_id_51();
+            52: tna_mask_id_52();
+            53: tna_mask_id_53();
+            54: tna_mask_id_54();
+            55: tna_mask_id_55();
+            56: tna_mask_id_56();
+            57: tna_mask_id_57();
+            58: tna_mask_id_58();
+            59: tna_mask_id_59();
+            60: tna_mask_id_60();
+            61: tna_mask_id_61();
+            62: tna_mask_id_62();
+            63: tna_mask_id_63();
+            64: tna_mask_id_64();
+        }
+        size = 65;
+    }
+    /* modes 1-3: DST >> label_shift */
+    action tna_shr_label_0() { meta.label_raw = hdr.sliced.word >> 0; }
+    action tna_shr_label_1() { meta.label_raw = hdr.sliced.word >> 1; }
+    action tna_shr_label_2() { meta.label_raw = hdr.sliced.word >> 2; }
+    action tna_shr_label_3() { meta.label_raw = hdr.sliced.word >> 3; }
+    action tna_shr_label_4() { meta.label_raw = hdr.sliced.word >> 4; }
+    action tna_shr_label_5() { meta.label_raw = hdr.sliced.word >> 5; }
+    action tna_shr_label_6() { meta.label_raw = hdr.sliced.word >> 6; }
+    action tna_shr_label_7() { meta.label_raw = hdr.sliced.word >> 7; }
+    action tna_shr_label_8() { meta.label_raw = hdr.sliced.word >> 8; }
+    action tna_shr_label_9() { meta.label_raw = hdr.sliced.word >> 9; }
+    action tna_shr_label_10() { meta.label_raw = hdr.sliced.word >> 10; }
+    action tna_shr_label_11() { meta.label_raw = hdr.sliced.word >> 11; }
+    action tna_shr_label_12() { meta.label_raw = hdr.sliced.word >> 12; }
+    action tna_shr_label_13() { meta.label_raw = hdr.sliced.word >> 13; }
+    action tna_shr_label_14() { meta.label_raw = hdr.sliced.word >> 14; }
+    action tna_shr_label_15() { meta.label_raw = hdr.sliced.word >> 15; }
+    action tna_shr_label_16() { meta.label_raw = hdr.sliced.word >> 16; }
+    action tna_shr_label_17() { meta.label_raw = hdr.sliced.word >> 17; }
+    action tna_shr_label_18() { meta.label_raw = hdr.sliced.word >> 18; }
+    action tna_shr_label_19() { meta.label_raw = hdr.sliced.word >> 19; }
+    action tna_shr_label_20() { meta.label_raw = hdr.sliced.word >> 20; }
+    action tna_shr_label_21() { meta.label_raw = hdr.sliced.word >> 21; }
+    action tna_shr_label_22() { meta.label_raw = hdr.sliced.word >> 22; }
+    action tna_shr_label_23() { meta.label_raw = hdr.sliced.word >> 23; }
+    action tna_shr_label_24() { meta.label_raw = hdr.sliced.word >> 24; }
+    action tna_shr_label_25() { meta.label_raw = hdr.sliced.word >> 25; }
+    action tna_shr_label_26() { meta.label_raw = hdr.sliced.word >> 26; }
+    action tna_shr_label_27() { meta.label_raw = hdr.sliced.word >> 27; }
+    action tna_shr_label_28() { meta.label_raw = hdr.sliced.word >> 28; }
+    action tna_shr_label_29() { meta.label_raw = hdr.sliced.word >> 29; }
+    action tna_shr_label_30() { meta.label_raw = hdr.sliced.word >> 30; }
+    action tna_shr_label_31() { meta.label_raw = hdr.sliced.word >> 31; }
+    action tna_shr_label_32() { meta.label_raw = hdr.sliced.word >> 32; }
+    action tna_shr_label_33() { meta.label_raw = hdr.sliced.word >> 33; }
+    action tna_shr_label_34() { meta.label_raw = hdr.sliced.word >> 34; }
+    action tna_shr_label_35() { meta.label_raw = hdr.sliced.word >> 35; }
+    action tna_shr_label_36() { meta.label_raw = hdr.sliced.word >> 36; }
+    action tna_shr_label_37() { meta.label_raw = hdr.sliced.word >> 37; }
+    action tna_shr_label_38() { meta.label_raw = hdr.sliced.word >> 38; }
+    action tna_shr_label_39() { meta.label_raw = hdr.sliced.word >> 39; }
+    action tna_shr_label_40() { meta.label_raw = hdr.sliced.word >> 40; }
+    action tna_shr_label_41() { meta.label_raw = hdr.sliced.word >> 41; }
+    action tna_shr_label_42() { meta.label_raw = hdr.sliced.word >> 42; }
+    action tna_shr_label_43() { meta.label_raw = hdr.sliced.word >> 43; }
+    action tna_shr_label_44() { meta.label_raw = hdr.sliced.word >> 44; }
+    action tna_shr_label_45() { meta.label_raw = hdr.sliced.word >> 45; }
+    action tna_shr_label_46() { meta.label_raw = hdr.sliced.word >> 46; }
+    action tna_shr_label_47() { meta.label_raw = hdr.sliced.word >> 47; }
+    action tna_shr_label_48() { meta.label_raw = hdr.sliced.word >> 48; }
+    action tna_shr_label_49() { meta.label_raw = hdr.sliced.word >> 49; }
+    action tna_shr_label_50() { meta.label_raw = hdr.sliced.word >> 50; }
+    action tna_shr_label_51() { meta.label_raw = hdr.sliced.word >> 51; }
+    action tna_shr_label_52() { meta.label_raw = hdr.sliced.word >> 52; }
+    action tna_shr_label_53() { meta.label_raw = hdr.sliced.word >> 53; }
+    action tna_shr_label_54() { meta.label_raw = hdr.sliced.word >> 54; }
+    action tna_shr_label_55() { meta.label_raw = hdr.sliced.word >> 55; }
+    action tna_shr_label_56() { meta.label_raw = hdr.sliced.word >> 56; }
+    action tna_shr_label_57() { meta.label_raw = hdr.sliced.word >> 57; }
+    action tna_shr_label_58() { meta.label_raw = hdr.sliced.word >> 58; }
+    action tna_shr_label_59() { meta.label_raw = hdr.sliced.word >> 59; }
+    action tna_shr_label_60() { meta.label_raw = hdr.sliced.word >> 60; }
+    action tna_shr_label_61() { meta.label_raw = hdr.sliced.word >> 61; }
+    action tna_shr_label_62() { meta.label_raw = hdr.sliced.word >> 62; }
+    action tna_shr_label_63() { meta.label_raw = hdr.sliced.word >> 63; }
+    action tna_shr_label_64() { meta.label_raw = 0; }
+    table tna_shr_label {
+        key = { meta.sl_label_shift: exact; }
+        actions = { tna_shr_label_0; tna_shr_label_1; tna_shr_label_2; tna_shr_label_3; tna_shr_label_4; tna_shr_label_5; tna_shr_label_6; tna_shr_label_7; tna_shr_label_8; tna_shr_label_9; tna_shr_label_10; tna_shr_label_11; tna_shr_label_12; tna_shr_label_13; tna_shr_label_14; tna_shr_label_15; tna_shr_label_16; tna_shr_label_17; tna_shr_label_18; tna_shr_label_19; tna_shr_label_20; tna_shr_label_21; tna_shr_label_22; tna_shr_label_23; tna_shr_label_24; tna_shr_label_25; tna_shr_label_26; tna_shr_label_27; tna_shr_label_28; tna_shr_label_29; tna_shr_label_30; tna_shr_label_31; tna_shr_label_32; tna_shr_label_33; tna_shr_label_34; tna_shr_label_35; tna_shr_label_36; tna_shr_label_37; tna_shr_label_38; tna_shr_label_39; tna_shr_label_40; tna_shr_label_41; tna_shr_label_42; tna_shr_label_43; tna_shr_label_44; tna_shr_label_45; tna_shr_label_46; tna_shr_label_47; tna_shr_label_48; tna_shr_label_49; tna_shr_label_50; tna_shr_label_51; tna_shr_label_52; tna_shr_label_53; tna_shr_label_54; tna_shr_label_55; tna_shr_label_56; tna_shr_label_57; tna_shr_label_58; tna_shr_label_59; tna_shr_label_60; tna_shr_label_61; tna_shr_label_62; tna_shr_label_63; tna_shr_label_64; }
+        const entries = {
+            0: tna_shr_label_0();
+            1: tna_shr_label_1();
+            2: tna_shr_label_2();
+            3: tna_shr_label_3();
+            4: tna_shr_label_4();
+            5: tna_shr_label_5();
+            6: tna_shr_label_6();
+            7: tna_shr_label_7();
+            8: tna_shr_label_8();
+            9: tna_shr_label_9();
+            10: tna_shr_label_10();
+            11: tna_shr_label_11();
+            12: tna_shr_label_12();
+            13: tna_shr_label_13();
+            14: tna_shr_label_14();
+            15: tna_shr_label_15();
+            16: tna_shr_label_16();
+            17: tna_shr_label_17();
+            18: tna_shr_label_18();
+            19: tna_shr_label_19();
+            20: tna_shr_label_20();
+            21: tna_shr_label_21();
+            22: tna_shr_label_22();
+            23: tna_shr_label_23();
+            24: tna_shr_label_24();
+            25: tna_shr_label_25();
+            26: tna_shr_label_26();
+            27: tna_shr_label_27();
+            28: tna_shr_label_28();
+            29: tna_shr_label_29();
+            30: tna_shr_label_30();
+            31: tna_shr_label_31();
+            32: tna_shr_label_32();
+            33: tna_shr_label_33();
+            34: tna_shr_label_34();
+            35: tna_shr_label_35();
+            36: tna_shr_label_36();
+            37: tna_shr_label_37();
+            38: tna_shr_label_38();
+            39: tna_shr_label_39();
+            40: tna_shr_label_40();
+            41: tna_shr_label_41();
+            42: tna_shr_label_42();
+            43: tna_shr_label_43();
+            44: tna_shr_label_44();
+            45: tna_shr_label_45();
+            46: tna_shr_label_46();
+            47: tna_shr_label_47();
+            48: tna_shr_label_48();
+            49: tna_shr_label_49();
+            50: tna_shr_label_50();
+            51: tna_shr_label_51();
+            52: tna_shr_label_52();
+            53: tna_shr_label_53();
+            54: tna_shr_label_54();
+            55: tna_shr_label_55();
+            56: tna_shr_label_56();
+            57: tna_shr_label_57();
+            58: tna_shr_label_58();
+            59: tna_shr_label_59();
+            60: tna_shr_label_60();
+            61: tna_shr_label_61();
+            62: tna_shr_label_62();
+            63: tna_shr_label_63();
+            64: tna_shr_label_64();
+        }
+        size = 65;
+    }
+    /* modes 1-3: DST >> zone_shift */
+    action tna_shr_zone_d_0() { meta.above_dst = hdr.sliced.word >> 0; }
+    action tna_shr_zone_d_1() { meta.above_dst = hdr.sliced.word >> 1; }
+    action tna_shr_zone_d_2() { meta.above_dst = hdr.sliced.word >> 2; }
+    action tna_shr_zone_d_3() { meta.above_dst = hdr.sliced.word >> 3; }
+    action tna_shr_zone_d_4() { meta.above_dst = hdr.sliced.word >> 4; }
+    action tna_shr_zone_d_5() { meta.above_dst = hdr.sliced.word >> 5; }
+    action tna_shr_zone_d_6() { meta.above_dst = hdr.sliced.word >> 6; }
+    action tna_shr_zone_d_7() { meta.above_dst = hdr.sliced.word >> 7; }
+    action tna_shr_zone_d_8() { meta.above_dst = hdr.sliced.word >> 8; }
+    action tna_shr_zone_d_9() { meta.above_dst = hdr.sliced.word >> 9; }
+    action tna_shr_zone_d_10() { meta.above_dst = hdr.sliced.word >> 10; }
+    action tna_shr_zone_d_11() { meta.above_dst = hdr.sliced.word >> 11; }
+    action tna_shr_zone_d_12() { meta.above_dst = hdr.sliced.word >> 12; }
+    action tna_shr_zone_d_13() { meta.above_dst = hdr.sliced.word >> 13; }
+    action tna_shr_zone_d_14() { meta.above_dst = hdr.sliced.word >> 14; }
+    action tna_shr_zone_d_15() { meta.above_dst = hdr.sliced.word >> 15; }
+    action tna_shr_zone_d_16() { meta.above_dst = hdr.sliced.word >> 16; }
+    action tna_shr_zone_d_17() { meta.above_dst = hdr.sliced.word >> 17; }
+    action tna_shr_zone_d_18() { meta.above_dst = hdr.sliced.word >> 18; }
+    action tna_shr_zone_d_19() { meta.above_dst = hdr.sliced.word >> 19; }
+    action tna_shr_zone_d_20() { meta.above_dst = hdr.sliced.word >> 20; }
+    action tna_shr_zone_d_21() { meta.above_dst = hdr.sliced.word >> 21; }
+    action tna_shr_zone_d_22() { meta.above_dst = hdr.sliced.word >> 22; }
+    action tna_shr_zone_d_23() { meta.above_dst = hdr.sliced.word >> 23; }
+    action tna_shr_zone_d_24() { meta.above_dst = hdr.sliced.word >> 24; }
+    action tna_shr_zone_d_25() { meta.above_dst = hdr.sliced.word >> 25; }
+    action tna_shr_zone_d_26() { meta.above_dst = hdr.sliced.word >> 26; }
+    action tna_shr_zone_d_27() { meta.above_dst = hdr.sliced.word >> 27; }
+    action tna_shr_zone_d_28() { meta.above_dst = hdr.sliced.word >> 28; }
+    action tna_shr_zone_d_29() { meta.above_dst = hdr.sliced.word >> 29; }
+    action tna_shr_zone_d_30() { meta.above_dst = hdr.sliced.word >> 30; }
+    action tna_shr_zone_d_31() { meta.above_dst = hdr.sliced.word >> 31; }
+    action tna_shr_zone_d_32() { meta.above_dst = hdr.sliced.word >> 32; }
+    action tna_shr_zone_d_33() { meta.above_dst = hdr.sliced.word >> 33; }
+    action tna_shr_zone_d_34() { meta.above_dst = hdr.sliced.word >> 34; }
+    action tna_shr_zone_d_35() { meta.above_dst = hdr.sliced.word >> 35; }
+    action tna_shr_zone_d_36() { meta.above_dst = hdr.sliced.word >> 36; }
+    action tna_shr_zone_d_37() { meta.above_dst = hdr.sliced.word >> 37; }
+    action tna_shr_zone_d_38() { meta.above_dst = hdr.sliced.word >> 38; }
+    action tna_shr_zone_d_39() { meta.above_dst = hdr.sliced.word >> 39; }
+    action tna_shr_zone_d_40() { meta.above_dst = hdr.sliced.word >> 40; }
+    action tna_shr_zone_d_41() { meta.above_dst = hdr.sliced.word >> 41; }
+    action tna_shr_zone_d_42() { meta.above_dst = hdr.sliced.word >> 42; }
+    action tna_shr_zone_d_43() { meta.above_dst = hdr.sliced.word >> 43; }
+    action tna_shr_zone_d_44() { meta.above_dst = hdr.sliced.word >> 44; }
+    action tna_shr_zone_d_45() { meta.above_dst = hdr.sliced.word >> 45; }
+    action tna_shr_zone_d_46() { meta.above_dst = hdr.sliced.word >> 46; }
+    action tna_shr_zone_d_47() { meta.above_dst = hdr.sliced.word >> 47; }
+    action tna_shr_zone_d_48() { meta.above_dst = hdr.sliced.word >> 48; }
+    action tna_shr_zone_d_49() { meta.above_dst = hdr.sliced.word >> 49; }
+    action tna_shr_zone_d_50() { meta.above_dst = hdr.sliced.word >> 50; }
+    action tna_shr_zone_d_51() { meta.above_dst = hdr.sliced.word >> 51; }
+    action tna_shr_zone_d_52() { meta.above_dst = hdr.sliced.word >> 52; }
+    action tna_shr_zone_d_53() { meta.above_dst = hdr.sliced.word >> 53; }
+    action tna_shr_zone_d_54() { meta.above_dst = hdr.sliced.word >> 54; }
+    action tna_shr_zone_d_55() { meta.above_dst = hdr.sliced.word >> 55; }
+    action tna_shr_zone_d_56() { meta.above_dst = hdr.sliced.word >> 56; }
+    action tna_shr_zone_d_57() { meta.above_dst = hdr.sliced.word >> 57; }
+    action tna_shr_zone_d_58() { meta.above_dst = hdr.sliced.word >> 58; }
+    action tna_shr_zone_d_59() { meta.above_dst = hdr.sliced.word >> 59; }
+    action tna_shr_zone_d_60() { meta.above_dst = hdr.sliced.word >> 60; }
+    action tna_shr_zone_d_61() { meta.above_dst = hdr.sliced.word >> 61; }
+    action tna_shr_zone_d_62() { meta.above_dst = hdr.sliced.word >> 62; }
+    action tna_shr_zone_d_63() { meta.above_dst = hdr.sliced.word >> 63; }
+    action tna_shr_zone_d_64() { meta.above_dst = 0; }
+    table tna_shr_zone_d {
+        key = { meta.sl_zone_shift: exact; }
+        actions = { tna_shr_zone_d_0; tna_shr_zone_d_1; tna_shr_zone_d_2; tna_shr_zone_d_3; tna_shr_zone_d_4; tna_shr_zone_d_5; tna_shr_zone_d_6; tna_shr_zone_d_7; tna_shr_zone_d_8; tna_shr_zone_d_9; tna_shr_zone_d_10; tna_shr_zone_d_11; tna_shr_zone_d_12; tna_shr_zone_d_13; tna_shr_zone_d_14; tna_shr_zone_d_15; tna_shr_zone_d_16; tna_shr_zone_d_17; tna_shr_zone_d_18; tna_shr_zone_d_19; tna_shr_zone_d_20; tna_shr_zone_d_21; tna_shr_zone_d_22; tna_shr_zone_d_23; tna_shr_zone_d_24; tna_shr_zone_d_25; tna_shr_zone_d_26; tna_shr_zone_d_27; tna_shr_zone_d_28; tna_shr_zone_d_29; tna_shr_zone_d_30; tna_shr_zone_d_31; tna_shr_zone_d_32; tna_shr_zone_d_33; tna_shr_zone_d_34; tna_shr_zone_d_35; tna_shr_zone_d_36; tna_shr_zone_d_37; tna_shr_zone_d_38; tna_shr_zone_d_39; tna_shr_zone_d_40; tna_shr_zone_d_41; tna_shr_zone_d_42; tna_shr_zone_d_43; tna_shr_zone_d_44; tna_shr_zone_d_45; tna_shr_zone_d_46; tna_shr_zone_d_47; tna_shr_zone_d_48; tna_shr_zone_d_49; tna_shr_zone_d_50; tna_shr_zone_d_51; tna_shr_zone_d_52; tna_shr_zone_d_53; tna_shr_zone_d_54; tna_shr_zone_d_55; tna_shr_zone_d_56; tna_shr_zone_d_57; tna_shr_zone_d_58; tna_shr_zone_d_59; tna_shr_zone_d_60; tna_shr_zone_d_61; tna_shr_zone_d_62; tna_shr_zone_d_63; tna_shr_zone_d_64; }
+        const entries = {
+            0: tna_shr_zone_d_0();
+            1: tna_shr_zone_d_1();
+            2: tna_shr_zone_d_2();
+            3: tna_shr_zone_d_3();
+            4: tna_shr_zone_d_4();
+            5: tna_shr_zone_d_5();
+            6: tna_shr_zone_d_6();
+            7: tna_shr_zone_d_7();
+            8: tna_shr_zone_d_8();
+            9: tna_shr_zone_d_9();
+            10: tna_shr_zone_d_10();
+            11: tna_shr_zone_d_11();
+            12: tna_shr_zone_d_12();
+            13: tna_shr_zone_d_13();
+            14: tna_shr_zone_d_14();
+            15: tna_shr_zone_d_15();
+            16: tna_shr_zone_d_16();
+            17: tna_shr_zone_d_17();
+            18: tna_shr_zone_d_18();
+            19: tna_shr_zone_d_19();
+            20: tna_shr_zone_d_20();
+            21: tna_shr_zone_d_21();
+            22: tna_shr_zone_d_22();
+            23: tna_shr_zone_d_23();
+            24: tna_shr_zone_d_24();
+            25: tna_shr_zone_d_25();
+            26: tna_shr_zone_d_26();
+            27: tna_shr_zone_d_27();
+            28: tna_shr_zone_d_28();
+            29: tna_shr_zone_d_29();
+            30: tna_shr_zone_d_30();
+            31: tna_shr_zone_d_31();
+            32: tna_shr_zone_d_32();
+            33: tna_shr_zone_d_33();
+            34: tna_shr_zone_d_34();
+            35: tna_shr_zone_d_35();
+            36: tna_shr_zone_d_36();
+            37: tna_shr_zone_d_37();
+            38: tna_shr_zone_d_38();
+            39: tna_shr_zone_d_39();
+            40: tna_shr_zone_d_40();
+            41: tna_shr_zone_d_41();
+            42: tna_shr_zone_d_42();
+            43: tna_shr_zone_d_43();
+            44: tna_shr_zone_d_44();
+            45: tna_shr_zone_d_45();
+            46: tna_shr_zone_d_46();
+            47: tna_shr_zone_d_47();
+            48: tna_shr_zone_d_48();
+            49: tna_shr_zone_d_49();
+            50: tna_shr_zone_d_50();
+            51: tna_shr_zone_d_51();
+            52: tna_shr_zone_d_52();
+            53: tna_shr_zone_d_53();
+            54: tna_shr_zone_d_54();
+            55: tna_shr_zone_d_55();
+            56: tna_shr_zone_d_56();
+            57: tna_shr_zone_d_57();
+            58: tna_shr_zone_d_58();
+            59: tna_shr_zone_d_59();
+            60: tna_shr_zone_d_60();
+            61: tna_shr_zone_d_61();
+            62: tna_shr_zone_d_62();
+            63: tna_shr_zone_d_63();
+            64: tna_shr_zone_d_64();
+        }
+        size = 65;
+    }
+    /* modes 1-3: SRC >> zone_shift */
+    action tna_shr_zone_s_0() { meta.above_src = hdr.sliced_src.src >> 0; }
+    action tna_shr_zone_s_1() { meta.above_src = hdr.sliced_src.src >> 1; }
+    action tna_shr_zone_s_2() { meta.above_src = hdr.sliced_src.src >> 2; }
+    action tna_shr_zone_s_3() { meta.above_src = hdr.sliced_src.src >> 3; }
+    action tna_shr_zone_s_4() { meta.above_src = hdr.sliced_src.src >> 4; }
+    action tna_shr_zone_s_5() { meta.above_src = hdr.sliced_src.src >> 5; }
+    action tna_shr_zone_s_6() { meta.above_src = hdr.sliced_src.src >> 6; }
+    action tna_shr_zone_s_7() { meta.above_src = hdr.sliced_src.src >> 7; }
+    action tna_shr_zone_s_8() { meta.above_src = hdr.sliced_src.src >> 8; }
+    action tna_shr_zone_s_9() { meta.above_src = hdr.sliced_src.src >> 9; }
+    action tna_shr_zone_s_10() { meta.above_src = hdr.sliced_src.src >> 10; }
+    action tna_shr_zone_s_11() { meta.above_src = hdr.sliced_src.src >> 11; }
+    action tna_shr_zone_s_12() { meta.above_src = hdr.sliced_src.src >> 12; }
+    action tna_shr_zone_s_13() { meta.above_src = hdr.sliced_src.src >> 13; }
+    action tna_shr_zone_s_14() { meta.above_src = hdr.sliced_src.src >> 14; }
+    action tna_shr_zone_s_15() { meta.above_src = hdr.sliced_src.src >> 15; }
+    action tna_shr_zone_s_16() { meta.above_src = hdr.sliced_src.src >> 16; }
+    action tna_shr_zone_s_17() { meta.above_src = hdr.sliced_src.src >> 17; }
+    action tna_shr_zone_s_18() { meta.above_src = hdr.sliced_src.src >> 18; }
+    action tna_shr_zone_s_19() { meta.above_src = hdr.sliced_src.src >> 19; }
+    action tna_shr_zone_s_20() { meta.above_src = hdr.sliced_src.src >> 20; }
+    action tna_shr_zone_s_21() { meta.above_src = hdr.sliced_src.src >> 21; }
+    action tna_shr_zone_s_22() { meta.above_src = hdr.sliced_src.src >> 22; }
+    action tna_shr_zone_s_23() { meta.above_src = hdr.sliced_src.src >> 23; }
+    action tna_shr_zone_s_24() { meta.above_src = hdr.sliced_src.src >> 24; }
+    action tna_shr_zone_s_25() { meta.above_src = hdr.sliced_src.src >> 25; }
+    action tna_shr_zone_s_26() { meta.above_src = hdr.sliced_src.src >> 26; }
+    action tna_shr_zone_s_27() { meta.above_src = hdr.sliced_src.src >> 27; }
+    action tna_shr_zone_s_28() { meta.above_src = hdr.sliced_src.src >> 28; }
+    action tna_shr_zone_s_29() { meta.above_src = hdr.sliced_src.src >> 29; }
+    action tna_shr_zone_s_30() { meta.above_src = hdr.sliced_src.src >> 30; }
+    action tna_shr_zone_s_31() { meta.above_src = hdr.sliced_src.src >> 31; }
+    action tna_shr_zone_s_32() { meta.above_src = hdr.sliced_src.src >> 32; }
+    action tna_shr_zone_s_33() { meta.above_src = hdr.sliced_src.src >> 33; }
+    action tna_shr_zone_s_34() { meta.above_src = hdr.sliced_src.src >> 34; }
+    action tna_shr_zone_s_35() { meta.above_src = hdr.sliced_src.src >> 35; }
+    action tna_shr_zone_s_36() { meta.above_src = hdr.sliced_src.src >> 36; }
+    action tna_shr_zone_s_37() { meta.above_src = hdr.sliced_src.src >> 37; }
+    action tna_shr_zone_s_38() { meta.above_src = hdr.sliced_src.src >> 38; }
+    action tna_shr_zone_s_39() { meta.above_src = hdr.sliced_src.src >> 39; }
+    action tna_shr_zone_s_40() { meta.above_src = hdr.sliced_src.src >> 40; }
+    action tna_shr_zone_s_41() { meta.above_src = hdr.sliced_src.src >> 41; }
+    action tna_shr_zone_s_42() { meta.above_src = hdr.sliced_src.src >> 42; }
+    action tna_shr_zone_s_43() { meta.above_src = hdr.sliced_src.src >> 43; }
+    action tna_shr_zone_s_44() { meta.above_src = hdr.sliced_src.src >> 44; }
+    action tna_shr_zone_s_45() { meta.above_src = hdr.sliced_src.src >> 45; }
+    action tna_shr_zone_s_46() { meta.above_src = hdr.sliced_src.src >> 46; }
+    action tna_shr_zone_s_47() { meta.above_src = hdr.sliced_src.src >> 47; }
+    action tna_shr_zone_s_48() { meta.above_src = hdr.sliced_src.src >> 48; }
+    action tna_shr_zone_s_49() { meta.above_src = hdr.sliced_src.src >> 49; }
+    action tna_shr_zone_s_50() { meta.above_src = hdr.sliced_src.src >> 50; }
+    action tna_shr_zone_s_51() { meta.above_src = hdr.sliced_src.src >> 51; }
+    action tna_shr_zone_s_52() { meta.above_src = hdr.sliced_src.src >> 52; }
+    action tna_shr_zone_s_53() { meta.above_src = hdr.sliced_src.src >> 53; }
+    action tna_shr_zone_s_54() { meta.above_src = hdr.sliced_src.src >> 54; }
+    action tna_shr_zone_s_55() { meta.above_src = hdr.sliced_src.src >> 55; }
+    action tna_shr_zone_s_56() { meta.above_src = hdr.sliced_src.src >> 56; }
+    action tna_shr_zone_s_57() { meta.above_src = hdr.sliced_src.src >> 57; }
+    action tna_shr_zone_s_58() { meta.above_src = hdr.sliced_src.src >> 58; }
+    action tna_shr_zone_s_59() { meta.above_src = hdr.sliced_src.src >> 59; }
+    action tna_shr_zone_s_60() { meta.above_src = hdr.sliced_src.src >> 60; }
+    action tna_shr_zone_s_61() { meta.above_src = hdr.sliced_src.src >> 61; }
+    action tna_shr_zone_s_62() { meta.above_src = hdr.sliced_src.src >> 62; }
+    action tna_shr_zone_s_63() { meta.above_src = hdr.sliced_src.src >> 63; }
+    action tna_shr_zone_s_64() { meta.above_src = 0; }
+    table tna_shr_zone_s {
+        key = { meta.sl_zone_shift: exact; }
+        actions = { tna_shr_zone_s_0; tna_shr_zone_s_1; tna_shr_zone_s_2; tna_shr_zone_s_3; tna_shr_zone_s_4; tna_shr_zone_s_5; tna_shr_zone_s_6; tna_shr_zone_s_7; tna_shr_zone_s_8; tna_shr_zone_s_9; tna_shr_zone_s_10; tna_shr_zone_s_11; tna_shr_zone_s_12; tna_shr_zone_s_13; tna_shr_zone_s_14; tna_shr_zone_s_15; tna_shr_zone_s_16; tna_shr_zone_s_17; tna_shr_zone_s_18; tna_shr_zone_s_19; tna_shr_zone_s_20; tna_shr_zone_s_21; tna_shr_zone_s_22; tna_shr_zone_s_23; tna_shr_zone_s_24; tna_shr_zone_s_25; tna_shr_zone_s_26; tna_shr_zone_s_27; tna_shr_zone_s_28; tna_shr_zone_s_29; tna_shr_zone_s_30; tna_shr_zone_s_31; tna_shr_zone_s_32; tna_shr_zone_s_33; tna_shr_zone_s_34; tna_shr_zone_s_35; tna_shr_zone_s_36; tna_shr_zone_s_37; tna_shr_zone_s_38; tna_shr_zone_s_39; tna_shr_zone_s_40; tna_shr_zone_s_41; tna_shr_zone_s_42; tna_shr_zone_s_43; tna_shr_zone_s_44; tna_shr_zone_s_45; tna_shr_zone_s_46; tna_shr_zone_s_47; tna_shr_zone_s_48; tna_shr_zone_s_49; tna_shr_zone_s_50; tna_shr_zone_s_51; tna_shr_zone_s_52; tna_shr_zone_s_53; tna_shr_zone_s_54; tna_shr_zone_s_55; tna_shr_zone_s_56; tna_shr_zone_s_57; tna_shr_zone_s_58; tna_shr_zone_s_59; tna_shr_zone_s_60; tna_shr_zone_s_61; tna_shr_zone_s_62; tna_shr_zone_s_63; tna_shr_zone_s_64; }
+        const entries = {
+            0: tna_shr_zone_s_0();
+            1: tna_shr_zone_s_1();
+            2: tna_shr_zone_s_2();
+            3: tna_shr_zone_s_3();
+            4: tna_shr_zone_s_4();
+            5: tna_shr_zone_s_5();
+            6: tna_shr_zone_s_6();
+            7: tna_shr_zone_s_7();
+            8: tna_shr_zone_s_8();
+            9: tna_shr_zone_s_9();
+            10: tna_shr_zone_s_10();
+            11: tna_shr_zone_s_11();
+            12: tna_shr_zone_s_12();
+            13: tna_shr_zone_s_13();
+            14: tna_shr_zone_s_14();
+            15: tna_shr_zone_s_15();
+            16: tna_shr_zone_s_16();
+            17: tna_shr_zone_s_17();
+            18: tna_shr_zone_s_18();
+            19: tna_shr_zone_s_19();
+            20: tna_shr_zone_s_20();
+            21: tna_shr_zone_s_21();
+            22: tna_shr_zone_s_22();
+            23: tna_shr_zone_s_23();
+            24: tna_shr_zone_s_24();
+            25: tna_shr_zone_s_25();
+            26: tna_shr_zone_s_26();
+            27: tna_shr_zone_s_27();
+            28: tna_shr_zone_s_28();
+            29: tna_shr_zone_s_29();
+            30: tna_shr_zone_s_30();
+            31: tna_shr_zone_s_31();
+            32: tna_shr_zone_s_32();
+            33: tna_shr_zone_s_33();
+            34: tna_shr_zone_s_34();
+            35: tna_shr_zone_s_35();
+            36: tna_shr_zone_s_36();
+            37: tna_shr_zone_s_37();
+            38: tna_shr_zone_s_38();
+            39: tna_shr_zone_s_39();
+            40: tna_shr_zone_s_40();
+            41: tna_shr_zone_s_41();
+            42: tna_shr_zone_s_42();
+            43: tna_shr_zone_s_43();
+            44: tna_shr_zone_s_44();
+            45: tna_shr_zone_s_45();
+            46: tna_shr_zone_s_46();
+            47: tna_shr_zone_s_47();
+            48: tna_shr_zone_s_48();
+            49: tna_shr_zone_s_49();
+            50: tna_shr_zone_s_50();
+            51: tna_shr_zone_s_51();
+            52: tna_shr_zone_s_52();
+            53: tna_shr_zone_s_53();
+            54: tna_shr_zone_s_54();
+            55: tna_shr_zone_s_55();
+            56: tna_shr_zone_s_56();
+            57: tna_shr_zone_s_57();
+            58: tna_shr_zone_s_58();
+            59: tna_shr_zone_s_59();
+            60: tna_shr_zone_s_60();
+            61: tna_shr_zone_s_61();
+            62: tna_shr_zone_s_62();
+            63: tna_shr_zone_s_63();
+            64: tna_shr_zone_s_64();
+        }
+        size = 65;
+    }
+    /* modes 1-3: DST >> znode_shift */
+    action tna_shr_znode_0() { meta.znode_k = hdr.sliced.word >> 0; }
+    action tna_shr_znode_1() { meta.znode_k = hdr.sliced.word >> 1; }
+    action tna_shr_znode_2() { meta.znode_k = hdr.sliced.word >> 2; }
+    action tna_shr_znode_3() { meta.znode_k = hdr.sliced.word >> 3; }
+    action tna_shr_znode_4() { meta.znode_k = hdr.sliced.word >> 4; }
+    action tna_shr_znode_5() { meta.znode_k = hdr.sliced.word >> 5; }
+    action tna_shr_znode_6() { meta.znode_k = hdr.sliced.word >> 6; }
+    action tna_shr_znode_7() { meta.znode_k = hdr.sliced.word >> 7; }
+    action tna_shr_znode_8() { meta.znode_k = hdr.sliced.word >> 8; }
+    action tna_shr_znode_9() { meta.znode_k = hdr.sliced.word >> 9; }
+    action tna_shr_znode_10() { meta.znode_k = hdr.sliced.word >> 10; }
+    action tna_shr_znode_11() { meta.znode_k = hdr.sliced.word >> 11; }
+    action tna_shr_znode_12() { meta.znode_k = hdr.sliced.word >> 12; }
+    action tna_shr_znode_13() { meta.znode_k = hdr.sliced.word >> 13; }
+    action tna_shr_znode_14() { meta.znode_k = hdr.sliced.word >> 14; }
+    action tna_shr_znode_15() { meta.znode_k = hdr.sliced.word >> 15; }
+    action tna_shr_znode_16() { meta.znode_k = hdr.sliced.word >> 16; }
+    action tna_shr_znode_17() { meta.znode_k = hdr.sliced.word >> 17; }
+    action tna_shr_znode_18() { meta.znode_k = hdr.sliced.word >> 18; }
+    action tna_shr_znode_19() { meta.znode_k = hdr.sliced.word >> 19; }
+    action tna_shr_znode_20() { meta.znode_k = hdr.sliced.word >> 20; }
+    action tna_shr_znode_21() { meta.znode_k = hdr.sliced.word >> 21; }
+    action tna_shr_znode_22() { meta.znode_k = hdr.sliced.word >> 22; }
+    action tna_shr_znode_23() { meta.znode_k = hdr.sliced.word >> 23; }
+    action tna_shr_znode_24() { meta.znode_k = hdr.sliced.word >> 24; }
+    action tna_shr_znode_25() { meta.znode_k = hdr.sliced.word >> 25; }
+    action tna_shr_znode_26() { meta.znode_k = hdr.sliced.word >> 26; }
+    action tna_shr_znode_27() { meta.znode_k = hdr.sliced.word >> 27; }
+    action tna_shr_znode_28() { meta.znode_k = hdr.sliced.word >> 28; }
+    action tna_shr_znode_29() { meta.znode_k = hdr.sliced.word >> 29; }
+    action tna_shr_znode_30() { meta.znode_k = hdr.sliced.word >> 30; }
+    action tna_shr_znode_31() { meta.znode_k = hdr.sliced.word >> 31; }
+    action tna_shr_znode_32() { meta.znode_k = hdr.sliced.word >> 32; }
+    action tna_shr_znode_33() { meta.znode_k = hdr.sliced.word >> 33; }
+    action tna_shr_znode_34() { meta.znode_k = hdr.sliced.word >> 34; }
+    action tna_shr_znode_35() { meta.znode_k = hdr.sliced.word >> 35; }
+    action tna_shr_znode_36() { meta.znode_k = hdr.sliced.word >> 36; }
+    action tna_shr_znode_37() { meta.znode_k = hdr.sliced.word >> 37; }
+    action tna_shr_znode_38() { meta.znode_k = hdr.sliced.word >> 38; }
+    action tna_shr_znode_39() { meta.znode_k = hdr.sliced.word >> 39; }
+    action tna_shr_znode_40() { meta.znode_k = hdr.sliced.word >> 40; }
+    action tna_shr_znode_41() { meta.znode_k = hdr.sliced.word >> 41; }
+    action tna_shr_znode_42() { meta.znode_k = hdr.sliced.word >> 42; }
+    action tna_shr_znode_43() { meta.znode_k = hdr.sliced.word >> 43; }
+    action tna_shr_znode_44() { meta.znode_k = hdr.sliced.word >> 44; }
+    action tna_shr_znode_45() { meta.znode_k = hdr.sliced.word >> 45; }
+    action tna_shr_znode_46() { meta.znode_k = hdr.sliced.word >> 46; }
+    action tna_shr_znode_47() { meta.znode_k = hdr.sliced.word >> 47; }
+    action tna_shr_znode_48() { meta.znode_k = hdr.sliced.word >> 48; }
+    action tna_shr_znode_49() { meta.znode_k = hdr.sliced.word >> 49; }
+    action tna_shr_znode_50() { meta.znode_k = hdr.sliced.word >> 50; }
+    action tna_shr_znode_51() { meta.znode_k = hdr.sliced.word >> 51; }
+    action tna_shr_znode_52() { meta.znode_k = hdr.sliced.word >> 52; }
+    action tna_shr_znode_53() { meta.znode_k = hdr.sliced.word >> 53; }
+    action tna_shr_znode_54() { meta.znode_k = hdr.sliced.word >> 54; }
+    action tna_shr_znode_55() { meta.znode_k = hdr.sliced.word >> 55; }
+    action tna_shr_znode_56() { meta.znode_k = hdr.sliced.word >> 56; }
+    action tna_shr_znode_57() { meta.znode_k = hdr.sliced.word >> 57; }
+    action tna_shr_znode_58() { meta.znode_k = hdr.sliced.word >> 58; }
+    action tna_shr_znode_59() { meta.znode_k = hdr.sliced.word >> 59; }
+    action tna_shr_znode_60() { meta.znode_k = hdr.sliced.word >> 60; }
+    action tna_shr_znode_61() { meta.znode_k = hdr.sliced.word >> 61; }
+    action tna_shr_znode_62() { meta.znode_k = hdr.sliced.word >> 62; }
+    action tna_shr_znode_63() { meta.znode_k = hdr.sliced.word >> 63; }
+    action tna_shr_znode_64() { meta.znode_k = 0; }
+    table tna_shr_znode {
+        key = { meta.sl_znode_shift: exact; }
+        actions = { tna_shr_znode_0; tna_shr_znode_1; tna_shr_znode_2; tna_shr_znode_3; tna_shr_znode_4; tna_shr_znode_5; tna_shr_znode_6; tna_shr_znode_7; tna_shr_znode_8; tna_shr_znode_9; tna_shr_znode_10; tna_shr_znode_11; tna_shr_znode_12; tna_shr_znode_13; tna_shr_znode_14; tna_shr_znode_15; tna_shr_znode_16; tna_shr_znode_17; tna_shr_znode_18; tna_shr_znode_19; tna_shr_znode_20; tna_shr_znode_21; tna_shr_znode_22; tna_shr_znode_23; tna_shr_znode_24; tna_shr_znode_25; tna_shr_znode_26; tna_shr_znode_27; tna_shr_znode_28; tna_shr_znode_29; tna_shr_znode_30; tna_shr_znode_31; tna_shr_znode_32; tna_shr_znode_33; tna_shr_znode_34; tna_shr_znode_35; tna_shr_znode_36; tna_shr_znode_37; tna_shr_znode_38; tna_shr_znode_39; tna_shr_znode_40; tna_shr_znode_41; tna_shr_znode_42; tna_shr_znode_43; tna_shr_znode_44; tna_shr_znode_45; tna_shr_znode_46; tna_shr_znode_47; tna_shr_znode_48; tna_shr_znode_49; tna_shr_znode_50; tna_shr_znode_51; tna_shr_znode_52; tna_shr_znode_53; tna_shr_znode_54; tna_shr_znode_55; tna_shr_znode_56; tna_shr_znode_57; tna_shr_znode_58; tna_shr_znode_59; tna_shr_znode_60; tna_shr_znode_61; tna_shr_znode_62; tna_shr_znode_63; tna_shr_znode_64; }
+        const entries = {
+            0: tna_shr_znode_0();
+            1: tna_shr_znode_1();
+            2: tna_shr_znode_2();
+            3: tna_shr_znode_3();
+            4: tna_shr_znode_4();
+            5: tna_shr_znode_5();
+            6: tna_shr_znode_6();
+            7: tna_shr_znode_7();
+            8: tna_shr_znode_8();
+            9: tna_shr_znode_9();
+            10: tna_shr_znode_10();
+            11: tna_shr_znode_11();
+            12: tna_shr_znode_12();
+            13: tna_shr_znode_13();
+            14: tna_shr_znode_14();
+            15: tna_shr_znode_15();
+            16: tna_shr_znode_16();
+            17: tna_shr_znode_17();
+            18: tna_shr_znode_18();
+            19: tna_shr_znode_19();
+            20: tna_shr_znode_20();
+            21: tna_shr_znode_21();
+            22: tna_shr_znode_22();
+            23: tna_shr_znode_23();
+            24: tna_shr_znode_24();
+            25: tna_shr_znode_25();
+            26: tna_shr_znode_26();
+            27: tna_shr_znode_27();
+            28: tna_shr_znode_28();
+            29: tna_shr_znode_29();
+            30: tna_shr_znode_30();
+            31: tna_shr_znode_31();
+            32: tna_shr_znode_32();
+            33: tna_shr_znode_33();
+            34: tna_shr_znode_34();
+            35: tna_shr_znode_35();
+            36: tna_shr_znode_36();
+            37: tna_shr_znode_37();
+            38: tna_shr_znode_38();
+            39: tna_shr_znode_39();
+            40: tna_shr_znode_40();
+            41: tna_shr_znode_41();
+            42: tna_shr_znode_42();
+            43: tna_shr_znode_43();
+            44: tna_shr_znode_44();
+            45: tna_shr_znode_45();
+            46: tna_shr_znode_46();
+            47: tna_shr_znode_47();
+            48: tna_shr_znode_48();
+            49: tna_shr_znode_49();
+            50: tna_shr_znode_50();
+            51: tna_shr_znode_51();
+            52: tna_shr_znode_52();
+            53: tna_shr_znode_53();
+            54: tna_shr_znode_54();
+            55: tna_shr_znode_55();
+            56: tna_shr_znode_56();
+            57: tna_shr_znode_57();
+            58: tna_shr_znode_58();
+            59: tna_shr_znode_59();
+            60: tna_shr_znode_60();
+            61: tna_shr_znode_61();
+            62: tna_shr_znode_62();
+            63: tna_shr_znode_63();
+            64: tna_shr_znode_64();
+        }
+        size = 65;
+    }
+    /* R[head]: copy routing word head/8 (no runtime stack index) */
+    action route_word_0() { meta.tr_word = hdr.route[0].w; }
+    action route_word_1() { meta.tr_word = hdr.route[1].w; }
+    action route_word_2() { meta.tr_word = hdr.route[2].w; }
+    action route_word_3() { meta.tr_word = hdr.route[3].w; }
+    action route_word_4() { meta.tr_word = hdr.route[4].w; }
+    action route_word_5() { meta.tr_word = hdr.route[5].w; }
+    action route_word_6() { meta.tr_word = hdr.route[6].w; }
+    action route_word_7() { meta.tr_word = hdr.route[7].w; }
+    action route_word_8() { meta.tr_word = hdr.route[8].w; }
+    action route_word_9() { meta.tr_word = hdr.route[9].w; }
+    action route_word_10() { meta.tr_word = hdr.route[10].w; }
+    action route_word_11() { meta.tr_word = hdr.route[11].w; }
+    action route_word_12() { meta.tr_word = hdr.route[12].w; }
+    action route_word_13() { meta.tr_word = hdr.route[13].w; }
+    action route_word_14() { meta.tr_word = hdr.route[14].w; }
+    action route_word_15() { meta.tr_word = hdr.route[15].w; }
+    action route_word_16() { meta.tr_word = hdr.route[16].w; }
+    action route_word_17() { meta.tr_word = hdr.route[17].w; }
+    action route_word_18() { meta.tr_word = hdr.route[18].w; }
+    action route_word_19() { meta.tr_word = hdr.route[19].w; }
+    action route_word_20() { meta.tr_word = hdr.route[20].w; }
+    action route_word_21() { meta.tr_word = hdr.route[21].w; }
+    action route_word_22() { meta.tr_word = hdr.route[22].w; }
+    action route_word_23() { meta.tr_word = hdr.route[23].w; }
+    action route_word_24() { meta.tr_word = hdr.route[24].w; }
+    action route_word_25() { meta.tr_word = hdr.route[25].w; }
+    action route_word_26() { meta.tr_word = hdr.route[26].w; }
+    action route_word_27() { meta.tr_word = hdr.route[27].w; }
+    action route_word_28() { meta.tr_word = hdr.route[28].w; }
+    action route_word_29() { meta.tr_word = hdr.route[29].w; }
+    action route_word_30() { meta.tr_word = hdr.route[30].w; }
+    action route_word_31() { meta.tr_word = hdr.route[31].w; }
+    table tna_route_word {
+        key = { meta.tr_wi: exact; }
+        actions = { route_word_0; route_word_1; route_word_2; route_word_3; route_word_4; route_word_5; route_word_6; route_word_7; route_word_8; route_word_9; route_word_10; route_word_11; route_word_12; route_word_13; route_word_14; route_word_15; route_word_16; route_word_17; route_word_18; route_word_19; route_word_20; route_word_21; route_word_22; route_word_23; route_word_24; route_word_25; route_word_26; route_word_27; route_word_28; route_word_29; route_word_30; route_word_31; }
+        const entries = {
+            0: route_word_0();
+            1: route_word_1();
+            2: route_word_2();
+            3: route_word_3();
+            4: route_word_4();
+            5: route_word_5();
+            6: route_word_6();
+            7: route_word_7();
+            8: route_word_8();
+            9: route_word_9();
+            10: route_word_10();
+            11: route_word_11();
+            12: route_word_12();
+            13: route_word_13();
+            14: route_word_14();
+            15: route_word_15();
+            16: route_word_16();
+            17: route_word_17();
+            18: route_word_18();
+            19: route_word_19();
+            20: route_word_20();
+            21: route_word_21();
+            22: route_word_22();
+            23: route_word_23();
+            24: route_word_24();
+            25: route_word_25();
+            26: route_word_26();
+            27: route_word_27();
+            28: route_word_28();
+            29: route_word_29();
+            30: route_word_30();
+            31: route_word_31();
+        }
+        size = 32;
+    }
+    /* Transit: word >> (56 - 8 (head % 8)) */
+    action tna_shr_byte_0() { meta.tr_wshift = meta.tr_word >> 0; }
+    action tna_shr_byte_1() { meta.tr_wshift = meta.tr_word >> 1; }
+    action tna_shr_byte_2() { meta.tr_wshift = meta.tr_word >> 2; }
+    action tna_shr_byte_3() { meta.tr_wshift = meta.tr_word >> 3; }
+    action tna_shr_byte_4() { meta.tr_wshift = meta.tr_word >> 4; }
+    action tna_shr_byte_5() { meta.tr_wshift = meta.tr_word >> 5; }
+    action tna_shr_byte_6() { meta.tr_wshift = meta.tr_word >> 6; }
+    action tna_shr_byte_7() { meta.tr_wshift = meta.tr_word >> 7; }
+    action tna_shr_byte_8() { meta.tr_wshift = meta.tr_word >> 8; }
+    action tna_shr_byte_9() { meta.tr_wshift = meta.tr_word >> 9; }
+    action tna_shr_byte_10() { meta.tr_wshift = meta.tr_word >> 10; }
+    action tna_shr_byte_11() { meta.tr_wshift = meta.tr_word >> 11; }
+    action tna_shr_byte_12() { meta.tr_wshift = meta.tr_word >> 12; }
+    action tna_shr_byte_13() { meta.tr_wshift = meta.tr_word >> 13; }
+    action tna_shr_byte_14() { meta.tr_wshift = meta.tr_word >> 14; }
+    action tna_shr_byte_15() { meta.tr_wshift = meta.tr_word >> 15; }
+    action tna_shr_byte_16() { meta.tr_wshift = meta.tr_word >> 16; }
+    action tna_shr_byte_17() { meta.tr_wshift = meta.tr_word >> 17; }
+    action tna_shr_byte_18() { meta.tr_wshift = meta.tr_word >> 18; }
+    action tna_shr_byte_19() { meta.tr_wshift = meta.tr_word >> 19; }
+    action tna_shr_byte_20() { meta.tr_wshift = meta.tr_word >> 20; }
+    action tna_shr_byte_21() { meta.tr_wshift = meta.tr_word >> 21; }
+    action tna_shr_byte_22() { meta.tr_wshift = meta.tr_word >> 22; }
+    action tna_shr_byte_23() { meta.tr_wshift = meta.tr_word >> 23; }
+    action tna_shr_byte_24() { meta.tr_wshift = meta.tr_word >> 24; }
+    action tna_shr_byte_25() { meta.tr_wshift = meta.tr_word >> 25; }
+    action tna_shr_byte_26() { meta.tr_wshift = meta.tr_word >> 26; }
+    action tna_shr_byte_27() { meta.tr_wshift = meta.tr_word >> 27; }
+    action tna_shr_byte_28() { meta.tr_wshift = meta.tr_word >> 28; }
+    action tna_shr_byte_29() { meta.tr_wshift = meta.tr_word >> 29; }
+    action tna_shr_byte_30() { meta.tr_wshift = meta.tr_word >> 30; }
+    action tna_shr_byte_31() { meta.tr_wshift = meta.tr_word >> 31; }
+    action tna_shr_byte_32() { meta.tr_wshift = meta.tr_word >> 32; }
+    action tna_shr_byte_33() { meta.tr_wshift = meta.tr_word >> 33; }
+    action tna_shr_byte_34() { meta.tr_wshift = meta.tr_word >> 34; }
+    action tna_shr_byte_35() { meta.tr_wshift = meta.tr_word >> 35; }
+    action tna_shr_byte_36() { meta.tr_wshift = meta.tr_word >> 36; }
+    action tna_shr_byte_37() { meta.tr_wshift = meta.tr_word >> 37; }
+    action tna_shr_byte_38() { meta.tr_wshift = meta.tr_word >> 38; }
+    action tna_shr_byte_39() { meta.tr_wshift = meta.tr_word >> 39; }
+    action tna_shr_byte_40() { meta.tr_wshift = meta.tr_word >> 40; }
+    action tna_shr_byte_41() { meta.tr_wshift = meta.tr_word >> 41; }
+    action tna_shr_byte_42() { meta.tr_wshift = meta.tr_word >> 42; }
+    action tna_shr_byte_43() { meta.tr_wshift = meta.tr_word >> 43; }
+    action tna_shr_byte_44() { meta.tr_wshift = meta.tr_word >> 44; }
+    action tna_shr_byte_45() { meta.tr_wshift = meta.tr_word >> 45; }
+    action tna_shr_byte_46() { meta.tr_wshift = meta.tr_word >> 46; }
+    action tna_shr_byte_47() { meta.tr_wshift = meta.tr_word >> 47; }
+    action tna_shr_byte_48() { meta.tr_wshift = meta.tr_word >> 48; }
+    action tna_shr_byte_49() { meta.tr_wshift = meta.tr_word >> 49; }
+    action tna_shr_byte_50() { meta.tr_wshift = meta.tr_word >> 50; }
+    action tna_shr_byte_51() { meta.tr_wshift = meta.tr_word >> 51; }
+    action tna_shr_byte_52() { meta.tr_wshift = meta.tr_word >> 52; }
+    action tna_shr_byte_53() { meta.tr_wshift = meta.tr_word >> 53; }
+    action tna_shr_byte_54() { meta.tr_wshift = meta.tr_word >> 54; }
+    action tna_shr_byte_55() { meta.tr_wshift = meta.tr_word >> 55; }
+    action tna_shr_byte_56() { meta.tr_wshift = meta.tr_word >> 56; }
+    table tna_shr_byte {
+        key = { meta.tr_bsh: exact; }
+        actions = { tna_shr_byte_0; tna_shr_byte_1; tna_shr_byte_2; tna_shr_byte_3; tna_shr_byte_4; tna_shr_byte_5; tna_shr_byte_6; tna_shr_byte_7; tna_shr_byte_8; tna_shr_byte_9; tna_shr_byte_10; tna_shr_byte_11; tna_shr_byte_12; tna_shr_byte_13; tna_shr_byte_14; tna_shr_byte_15; tna_shr_byte_16; tna_shr_byte_17; tna_shr_byte_18; tna_shr_byte_19; tna_shr_byte_20; tna_shr_byte_21; tna_shr_byte_22; tna_shr_byte_23; tna_shr_byte_24; tna_shr_byte_25; tna_shr_byte_26; tna_shr_byte_27; tna_shr_byte_28; tna_shr_byte_29; tna_shr_byte_30; tna_shr_byte_31; tna_shr_byte_32; tna_shr_byte_33; tna_shr_byte_34; tna_shr_byte_35; tna_shr_byte_36; tna_shr_byte_37; tna_shr_byte_38; tna_shr_byte_39; tna_shr_byte_40; tna_shr_byte_41; tna_shr_byte_42; tna_shr_byte_43; tna_shr_byte_44; tna_shr_byte_45; tna_shr_byte_46; tna_shr_byte_47; tna_shr_byte_48; tna_shr_byte_49; tna_shr_byte_50; tna_shr_byte_51; tna_shr_byte_52; tna_shr_byte_53; tna_shr_byte_54; tna_shr_byte_55; tna_shr_byte_56; }
+        const entries = {
+            0: tna_shr_byte_0();
+            1: tna_shr_byte_1();
+            2: tna_shr_byte_2();
+            3: tna_shr_byte_3();
+            4: tna_shr_byte_4();
+            5: tna_shr_byte_5();
+            6: tna_shr_byte_6();
+            7: tna_shr_byte_7();
+            8: tna_shr_byte_8();
+            9: tna_shr_byte_9();
+            10: tna_shr_byte_10();
+            11: tna_shr_byte_11();
+            12: tna_shr_byte_12();
+            13: tna_shr_byte_13();
+            14: tna_shr_byte_14();
+            15: tna_shr_byte_15();
+            16: tna_shr_byte_16();
+            17: tna_shr_byte_17();
+            18: tna_shr_byte_18();
+            19: tna_shr_byte_19();
+            20: tna_shr_byte_20();
+            21: tna_shr_byte_21();
+            22: tna_shr_byte_22();
+            23: tna_shr_byte_23();
+            24: tna_shr_byte_24();
+            25: tna_shr_byte_25();
+            26: tna_shr_byte_26();
+            27: tna_shr_byte_27();
+            28: tna_shr_byte_28();
+            29: tna_shr_byte_29();
+            30: tna_shr_byte_30();
+            31: tna_shr_byte_31();
+            32: tna_shr_byte_32();
+            33: tna_shr_byte_33();
+            34: tna_shr_byte_34();
+            35: tna_shr_byte_35();
+            36: tna_shr_byte_36();
+            37: tna_shr_byte_37();
+            38: tna_shr_byte_38();
+            39: tna_shr_byte_39();
+            40: tna_shr_byte_40();
+            41: tna_shr_byte_41();
+            42: tna_shr_byte_42();
+            43: tna_shr_byte_43();
+            44: tna_shr_byte_44();
+            45: tna_shr_byte_45();
+            46: tna_shr_byte_46();
+            47: tna_shr_byte_47();
+            48: tna_shr_byte_48();
+            49: tna_shr_byte_49();
+            50: tna_shr_byte_50();
+            51: tna_shr_byte_51();
+            52: tna_shr_byte_52();
+            53: tna_shr_byte_53();
+            54: tna_shr_byte_54();
+            55: tna_shr_byte_55();
+            56: tna_shr_byte_56();
+        }
+        size = 57;
+    }
+
+    apply {
+        meta.drop = 0;
+        meta.hit = 0;
+        meta.use_group = 0;
+        bit<8> flags = 0;
+
+        /* ---- Ethernet, VLAN tags, prefix ---- */
+        bit<16> et = hdr.ethernet.ether_type;
+        if (!hdr.ethernet.isValid()) {
+            fail(DROP_TRUNCATED);
+        } else if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
+            if (!hdr.vlan0.isValid()) {
+                fail(DROP_TRUNCATED);
+            } else {
+                et = hdr.vlan0.ether_type;
+                if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
+                    if (!hdr.vlan1.isValid()) {
+                        fail(DROP_TRUNCATED);
+                    } else {
+                        et = hdr.vlan1.ether_type;
+                        if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
+                            fail(DROP_TOO_MANY_VLAN_TAGS);
+                        }
+                    }
+                }
+            }
+        }
+        if (meta.drop == 0 && et != ETHERTYPE_CANOPY) { fail(DROP_NOT_CANOPY); }
+        if (meta.drop == 0 && !hdr.prefix.isValid()) { fail(DROP_TRUNCATED); }
+        if (meta.drop == 0 && hdr.prefix.version != 1) { fail(DROP_BAD_VERSION); }
+        if (meta.drop == 0 && hdr.prefix.kind != KIND_SLICED && hdr.prefix.kind != KIND_TRANSIT
+                && hdr.prefix.kind != KIND_PATHID) {
+            fail(DROP_UNKNOWN_KIND);
+        }
+        if (meta.drop == 0 && (hdr.prefix.flags & 0x7f) != 0) { fail(DROP_RESERVED_BITS_SET); }
+        bit<16> meas = 0;
+        if ((hdr.prefix.flags & PREFIX_FLAG_MEAS) != 0) {
+            meas = 16;
+        }
+        meta.hl = (bit<16>)hdr.prefix.hdr_len << 3;
+        if (meta.drop == 0 && meta.hl < 16 + meas) { fail(DROP_BAD_FIELD_VALUE); }
+        /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
+        meta.body_len = meta.hl - 8 - meas;
+
+        if (meta.drop == 0) {
+            canopy_port.apply();
+            if (meta.port_known == 0) { fail(DROP_BAD_INGRESS_PORT); }
+        }
+        if (meta.drop == 0 && hdr.prefix.hop_limit == 0) { fail(DROP_TTL_EXPIRED); }
+        if (meta.drop == 0) {
+            hdr.prefix.hop_limit = hdr.prefix.hop_limit - 1;
+        }
+
+        if (meta.drop == 0 && hdr.prefix.kind == KIND_SLICED) {
+            /* ================= sliced-flit ================= */
+            sliced_cfg.apply();
+            if (meta.sl_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
+            if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
+            if (meta.drop == 0 && hdr.sliced.mode > MODE_DST) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && (hdr.sliced.flags & 0x1f) != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && hdr.sliced.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
+            bit<16> want = 16;
+            bool has_src = (hdr.sliced.flags & SL_HAS_SRC) != 0;
+            if (has_src) {
+                want = 24;
+                if (meta.drop == 0 && meta.body_len < 24) { fail(DROP_TRUNCATED); }
+            }
+            if (meta.drop == 0 && meta.body_len != want) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && hdr.sliced.slice_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
+            tna_mask_len.apply();
+            meta.beyond_w = 64 - hdr.sliced.slice_len;
+            tna_mask_beyond.apply();
+            if (hdr.sliced.mode == MODE_SLICED) {
+                if (meta.drop == 0 && hdr.sliced.cursor > hdr.sliced.slice_len) {
+                    fail(DROP_BAD_FIELD_VALUE);
+                }
+                if (meta.drop == 0 && (hdr.sliced.word & meta.mask_beyond) != 0) {
+                    fail(DROP_RESERVED_BITS_SET);
+                }
+            } else {
+                if (meta.drop == 0 && hdr.sliced.cursor != 0) { fail(DROP_BAD_FIELD_VALUE); }
+                if (meta.drop == 0 && (hdr.sliced.word & ~meta.mask) != 0) {
+                    fail(DROP_RESERVED_BITS_SET);
+                }
+                if (meta.drop == 0 && hdr.sliced.mode == MODE_SRCDST && !has_src) {
+                    fail(DROP_BAD_FIELD_VALUE);
+                }
+                if (meta.drop == 0 && has_src && (hdr.sliced_src.src & ~meta.mask) != 0) {
+                    fail(DROP_RESERVED_BITS_SET);
+                }
+            }
+            if (meta.drop == 0 && hdr.sliced.mode != meta.sl_mode) { fail(DROP_MODE_MISMATCH); }
+            meta.flow_a = hdr.sliced.word;
+            meta.flow_b = hdr.sliced_src.src;
+            flags = hdr.sliced.flags;
+            bool go_up = false;
+            bool go_down = false;
+            bool want_side = false;
+            bool side_or_up = false;
+            if (meta.drop == 0 && hdr.sliced.mode == MODE_SLICED) {
+                meta.pos = hdr.sliced.cursor;
+                if (meta.role == ROLE_DOWN) {
+                    if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
+                    /* take #1: rho */
+                    if (meta.drop == 0 && (meta.pos >= 64 || meta.pos >= hdr.sliced.slice_len)) {
+                        fail(DROP_SLICE_EXHAUSTED);
+                    }
+                    if (meta.drop == 0) {
+                        tna_shl_a.apply();
+                        meta.take_w = 63;
+                        tna_shr_a.apply();
+                        meta.pos = meta.pos + 1;
+                        if (meta.take_v == 1) {
+                            go_up = true;
+                        } else {
+                            flags = flags | SL_PHASE_DOWN;
+                            go_down = true;
+                            if (meta.sl_m > 1) {
+                                /* take #2: side label, a bits */
+                                if ((bit<16>)meta.pos + (bit<16>)meta.sl_a
+                                        > (bit<16>)hdr.sliced.slice_len) {
+                                    fail(DROP_SLICE_EXHAUSTED);
+                                } else {
+                                    tna_shl_b.apply();
+                                    meta.take_w2 = 64 - meta.sl_a;
+                                    tna_shr_b.apply();
+                                    meta.pos = meta.pos + meta.sl_a;
+                                    if (meta.side_k >= (bit<64>)meta.sl_m) {
+                                        fail(DROP_BAD_SIDE_LABEL);
+                                    } else if (meta.side_k != (bit<64>)meta.sl_sid) {
+                                        go_down = false;
+                                        want_side = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    if ((flags & SL_PHASE_DOWN) == 0
+                            || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
+                        fail(DROP_BAD_PHASE);
+                    } else {
+                        go_down = true;
+                    }
+                }
+                if (meta.drop == 0 && go_down) {
+                    /* take #3: the level's label, b bits */
+                    meta.label = 0;
+                    if ((bit<16>)meta.pos + (bit<16>)meta.sl_b > (bit<16>)hdr.sliced.slice_len
+                            || (meta.sl_b != 0 && meta.pos >= 64)) {
+                        fail(DROP_SLICE_EXHAUSTED);
+                    } else if (meta.sl_b != 0) {
+                        meta.pos2 = meta.pos;
+                        tna_shl_c.apply();
+                        meta.take_w3 = 64 - meta.sl_b;
+                        tna_shr_c.apply();
+                        meta.pos = meta.pos + meta.sl_b;
+                    }
+                    if (meta.drop == 0 && meta.sl_level <= 1 && hdr.sliced.slice_len > meta.pos) {
+                        fail(DROP_SLICE_LEFTOVER);
+                    }
+                }
+                hdr.sliced.cursor = meta.pos;
+            } else if (meta.drop == 0) {
+                /* modes 1-3 */
+                if (hdr.sliced.slice_len != meta.sl_addr_bits) { fail(DROP_BAD_FIELD_VALUE); }
+                tna_shr_label.apply();
+                tna_mask_b.apply();
+                meta.label = meta.label_raw & meta.mask_b;
+                if (meta.drop == 0 && meta.role == ROLE_DOWN) {
+                    if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
+                    meta.above_w = 0;
+                    if (meta.sl_znode_shift > meta.sl_zone_shift) {
+                        meta.above_w = meta.sl_znode_shift - meta.sl_zone_shift;
+                    }
+                    tna_mask_above.apply();
+                    tna_shr_zone_d.apply();
+                    tna_shr_zone_s.apply();
+                    meta.above_dst = meta.above_dst & meta.mask_above;
+                    meta.above_src = meta.above_src & meta.mask_above;
+                    bool turn = meta.sl_has_up == 0;
+                    if (hdr.sliced.mode == MODE_SRCDST) {
+                        turn = meta.above_src == meta.above_dst;
+                    } else if (hdr.sliced.mode == MODE_DST) {
+                        turn = meta.above_dst == meta.sl_zone;
+                    }
+                    tna_shr_znode.apply();
+                    meta.side_k = meta.znode_k;
+                    if (meta.drop == 0) {
+                        if (!turn) {
+                            go_up = true;
+                        } else if (meta.sl_m > 1 && meta.side_k != (bit<64>)meta.sl_sid) {
+                            if (meta.side_k >= (bit<64>)meta.sl_m) {
+                                fail(DROP_BAD_SIDE_LABEL);
+                            } else {
+                                want_side = true;
+                                side_or_up = true;
+                            }
+                        } else {
+                            flags = flags | SL_PHASE_DOWN;
+                            go_down = true;
+                        }
+                    }
+                } else if (meta.drop == 0) {
+                    if ((flags & SL_PHASE_DOWN) == 0
+                            || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
+                        fail(DROP_BAD_PHASE);
+                    } else {
+                        go_down = true;
+                    }
+                }
+            }
+            /* the only sliced_side application */
+            if (meta.drop == 0 && want_side) {
+                sliced_side.apply();
+                if (meta.hit == 1) {
+                    flags = flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
+                } else if (side_or_up && meta.sl_has_up == 1) {
+                    go_up = true;
+                } else {
+                    fail(DROP_BAD_SIDE_LABEL);
+                }
+            }
+            if (meta.drop == 0 && go_up) {
+                if (meta.sl_has_up == 0) {
+                    fail(DROP_UP_AT_TOP);
+                } else {
+                    meta.use_group = 1;
+                    meta.group = meta.sl_up_group;
+                }
+            }
+            if (meta.drop == 0 && go_down) {
+                if (meta.label >= (bit<64>)meta.sl_z) {
+                    fail(DROP_BAD_LABEL);
+                } else {
+                    sliced_down.apply();
+                    if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+                }
+            }
+            hdr.sliced.flags = flags;
+        } else if (meta.drop == 0 && hdr.prefix.kind == KIND_TRANSIT) {
+            /* ================= Transit ================= */
+            transit_cfg.apply();
+            if (meta.tr_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
+            if (meta.drop == 0 && meta.body_len < 8) { fail(DROP_TRUNCATED); }
+            if (meta.drop == 0 && hdr.transit.msg > 5) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && (hdr.transit.flags & 0xe) != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && (hdr.transit.rot & 0xfc) != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && hdr.transit.head > hdr.transit.route_len) {
+                fail(DROP_BAD_FIELD_VALUE);
+            }
+            bit<16> route_bytes = (((bit<16>)hdr.transit.route_len + 7) >> 3) << 3;
+            bit<16> total = 8 + route_bytes;
+            if (meta.drop == 0 && meta.body_len < total) { fail(DROP_TRUNCATED); }
+            if (hdr.transit.rec_slots != 0) {
+                total = total + 8 + ((((bit<16>)hdr.transit.rec_slots << 2) + 7) >> 3 << 3);
+                if (meta.drop == 0 && meta.body_len < total) { fail(DROP_TRUNCATED); }
+                if (meta.drop == 0 && hdr.transit_rec.rec_count > hdr.transit.rec_slots) {
+                    fail(DROP_BAD_FIELD_VALUE);
+                }
+                if (meta.drop == 0 && (hdr.transit_rec.rsvd1 != 0 || hdr.transit_rec.rsvd2 != 0)) {
+                    fail(DROP_RESERVED_BITS_SET);
+                }
+            }
+            if (meta.drop == 0 && meta.body_len != total) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && hdr.transit.msg != 0) { fail(DROP_MODE_MISMATCH); }
+            if (meta.drop == 0 && ig_intr_md.ingress_port >= 8) { fail(DROP_BAD_INGRESS_PORT); }
+            meta.tr_head = (bit<16>)hdr.transit.head + (bit<16>)meta.swallow;
+            if (meta.drop == 0 && meta.tr_head >= (bit<16>)hdr.transit.route_len) {
+                fail(DROP_ROUTE_EXHAUSTED);
+            }
+            if (meta.drop == 0) {
+                meta.tr_wi = meta.tr_head >> 3;
+                tna_route_word.apply();
+                meta.tr_bsh = 56 - (((bit<8>)meta.tr_head & 7) << 3);
+                tna_shr_byte.apply();
+                meta.tr_byte = (bit<8>)meta.tr_wshift;
+                bit<2> r = (bit<2>)hdr.transit.rot;
+                if (r == 0) {
+                    meta.tr_dir = meta.tr_byte[7:6];
+                } else if (r == 1) {
+                    meta.tr_dir = meta.tr_byte[5:4];
+                } else if (r == 2) {
+                    meta.tr_dir = meta.tr_byte[3:2];
+                } else {
+                    meta.tr_dir = meta.tr_byte[1:0];
+                }
+                meta.tr_half = 0;
+                if (meta.tr_split == 1) {
+                    meta.tr_half = ig_intr_md.ingress_port[2:2];
+                }
+                meta.flow_a = hdr.route[0].w;
+                meta.flow_b = (bit<64>)hdr.transit.route_len;
+                transit_dir.apply();
+                if (meta.hit == 0) {
+                    fail(DROP_NO_OUTPUT);
+                } else {
+                    hdr.transit.cycles = hdr.transit.cycles |+| (bit<16>)meta.swallow
+                                         |+| (16w1 + (bit<16>)meta.tr_delay);
+                    hdr.transit.head = (bit<8>)meta.tr_head;
+                    hdr.transit.rot = (bit<8>)(((bit<2>)hdr.transit.rot) + meta.tr_rot);
+                    hdr.transit.hops = hdr.transit.hops |+| 1;
+                }
+            }
+        } else if (meta.drop == 0) {
+            /* ================= path-ID ================= */
+            pathid_cfg.apply();
+            if (meta.pid_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
+            if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
+            if (meta.drop == 0 && (hdr.pathid.flags & 0x3f) != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && hdr.pathid.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && hdr.pathid.id_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
+            bool local = (hdr.pathid.flags & PID_LOCAL) != 0;
+            if (meta.drop == 0 && local && hdr.pathid.id_len != 0) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && !local && hdr.pathid.id_len == 0) { fail(DROP_BAD_FIELD_VALUE); }
+            meta.id_beyond_w = 64 - hdr.pathid.id_len;
+            tna_mask_id.apply();
+            if (meta.drop == 0 && (hdr.pathid.id & meta.mask_id) != 0) {
+                fail(DROP_RESERVED_BITS_SET);
+            }
+            meta.flow_a = hdr.pathid.id;
+            meta.flow_b = (bit<64>)hdr.pathid.host_label;
+            bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
+            bool use_host = false;
+            bool use_lpm = false;
+            if (meta.drop == 0) {
+                if (meta.role == ROLE_SIDE) {
+                    fail(DROP_BAD_INGRESS_PORT);
+                } else if (meta.role == ROLE_UP) {
+                    if (!phase_down) {
+                        fail(DROP_BAD_PHASE);
+                    } else if (meta.pid_leaf == 1) {
+                        use_host = true;
+                    } else {
+                        use_lpm = true;
+                    }
+                } else if (phase_down) {
+                    fail(DROP_BAD_PHASE);
+                } else if (local) {
+                    if (meta.pid_leaf == 0) {
+                        fail(DROP_BAD_PHASE);
+                    } else {
+                        hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
+                        use_host = true;
+                    }
+                } else {
+                    use_lpm = true;
+                }
+            }
+            if (meta.drop == 0 && use_host) {
+                pathid_host.apply();
+                if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+            }
+            if (meta.drop == 0 && use_lpm) {
+                pathid_lpm.apply();
+                if (meta.hit == 0) {
+                    fail(DROP_NO_ROUTE);
+                } else if (meta.role == ROLE_UP) {
+                    if (meta.down == 0) { fail(DROP_BAD_PHASE); }
+                } else if (meta.down == 1) {
+                    hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
+                }
+            }
+        }
+
+        if (meta.drop == 0 && meta.use_group == 1) {
+            fwd_group.apply();
+        }
+        if (meta.drop == 1) {
+            ig_dprsr_md.drop_ctl = 1;
+            canopy_drops.count(meta.drop_reason);
+        }
+    }
+}
+
+control CanopyIngressDeparser(packet_out pkt, inout canopy_headers_t hdr, in canopy_meta_t meta,
+                              in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    apply {
+        CANOPY_EMIT(hdr)
+    }
+}
+
+struct canopy_empty_headers_t { }
+struct canopy_empty_meta_t { }
+
+parser CanopyEgressParser(packet_in pkt, out canopy_empty_headers_t hdr,
+                          out canopy_empty_meta_t meta,
+                          out egress_intrinsic_metadata_t eg_intr_md) {
+    state start {
+        pkt.extract(eg_intr_md);
+        transition accept;
+    }
+}
+
+control CanopyEgress(inout canopy_empty_headers_t hdr, inout canopy_empty_meta_t meta,
+                     in egress_intrinsic_metadata_t eg_intr_md,
+                     in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                     inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                     inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    apply { }
+}
+
+control CanopyEgressDeparser(packet_out pkt, inout canopy_empty_headers_t hdr,
+                             in canopy_empty_meta_t meta,
+                             in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    apply { }
+}
+
+Pipeline(CanopyIngressParser(), CanopyIngress(), CanopyIngressDeparser(),
+         CanopyEgressParser(), CanopyEgress(), CanopyEgressDeparser()) pipe;
+Switch(pipe) main;
