@@ -1,0 +1,88 @@
+"""Canopy conformance cases as PTF tests (one BaseTest class per case, scapy frames).
+
+The cases come from p4/ptf/cases.py applied to the plan run_suite.py wrote
+(CANOPY_PTF_PLAN). A forwarding case sends a frame into one switch port and expects the
+whole frame, byte for byte, on the expected port (or one port of the expected group) and
+nothing anywhere else. A drop case expects no frame anywhere and the drop counter of its
+reason +1, every other decision reason unchanged.
+"""
+
+import json
+import re
+import subprocess
+import time
+
+import ptf
+from ptf.base_tests import BaseTest
+from ptf import testutils
+from scapy.layers.l2 import Ether
+
+import canopy_conf as cc
+
+PLAN = cc.load_plan()
+REASONS = PLAN["drop_reasons"]
+
+
+def read_drops(inst):
+    """{reason: count} of the switch's decision drop reasons, summed over ports."""
+    c = inst["counter"]
+    if c["type"] == "canopy":
+        r = subprocess.run(c["cmd"], capture_output=True, text=True, check=True)
+        d = json.loads(r.stdout)
+        out = {name: 0 for name in REASONS}
+        for p in d["ports"]:
+            for name in REASONS:
+                out[name] += p["drops"].get(name, 0)
+        return out
+    # bmv2: counter_read NAME IDX, index = position in DROP_REASON_NAMES
+    cmds = "".join(f"counter_read {c['name']} {i}\n" for i in range(len(REASONS)))
+    r = subprocess.run(c["cmd"], input=cmds, capture_output=True, text=True, check=True)
+    counts = [int(x) for x in re.findall(r"packets=(\d+)", r.stdout)]
+    if len(counts) != len(REASONS):
+        raise AssertionError(f"counter_read gave {len(counts)} values:\n{r.stdout}")
+    return dict(zip(REASONS, counts))
+
+
+class CanopyCase(BaseTest):
+    case = None
+
+    def setUp(self):
+        BaseTest.setUp(self)
+        self.dataplane = ptf.dataplane_instance
+        self.dataplane.flush()
+
+    def runTest(self):
+        c = self.case
+        inst = PLAN["instances"][c["inst"]]
+        dev = inst["dev"]
+        pkt = Ether(bytes.fromhex(c["frame"]))
+        exp = c["expect"]
+        if "drop" in exp:
+            before = read_drops(inst)
+            testutils.send_packet(self, (dev, c["in_port"]), pkt)
+            testutils.verify_no_other_packets(self, device_number=dev, timeout=0.3)
+            deadline = time.time() + 3
+            while True:
+                after = read_drops(inst)
+                if after[exp["drop"]] != before[exp["drop"]] or time.time() > deadline:
+                    break
+                time.sleep(0.05)
+            diff = {k: after[k] - before[k] for k in REASONS if after[k] != before[k]}
+            self.assertEqual(
+                diff, {exp["drop"]: 1},
+                f"{c['name']}: drop counters changed by {diff}, expected {exp['drop']} +1",
+            )
+        else:
+            want = Ether(bytes.fromhex(exp["frame"]))
+            testutils.send_packet(self, (dev, c["in_port"]), pkt)
+            if len(exp["out"]) == 1:
+                testutils.verify_packet(self, want, (dev, exp["out"][0]), timeout=2)
+            else:
+                testutils.verify_packet_any_port(self, want, exp["out"], device_number=dev, timeout=2)
+            testutils.verify_no_other_packets(self, device_number=dev, timeout=0.2)
+
+
+for _c in PLAN["cases"]:
+    _name = "Case_" + re.sub(r"\W", "_", _c["name"])
+    globals()[_name] = type(_name, (CanopyCase,), {"case": _c, "__doc__": f"{_c['kind']}: {_c['rule']}"})
+del _c, _name
