@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import time
+import unittest
 
 import ptf
 from ptf.base_tests import BaseTest
@@ -43,7 +44,9 @@ def read_drops(inst):
     return dict(zip(REASONS, counts))
 
 
-class CanopyCase(BaseTest):
+class CanopyCase:
+    """The body of every case class (a mixin, so PTF does not collect it as a test)."""
+
     case = None
 
     def setUp(self):
@@ -84,5 +87,10 @@ class CanopyCase(BaseTest):
 
 for _c in PLAN["cases"]:
     _name = "Case_" + re.sub(r"\W", "_", _c["name"])
-    globals()[_name] = type(_name, (CanopyCase,), {"case": _c, "__doc__": f"{_c['kind']}: {_c['rule']}"})
+    _attrs = {"case": _c, "__doc__": f"{_c['kind']}: {_c['rule']}"}
+    if _c["name"] in PLAN["known_failures"]:
+        # known failure of this target (cases.KNOWN_FAILURES): must fail
+        # (a new function: expectedFailure marks the function object it is given)
+        _attrs["runTest"] = unittest.expectedFailure(lambda self: CanopyCase.runTest(self))
+    globals()[_name] = type(_name, (CanopyCase, BaseTest), _attrs)
 del _c, _name
