@@ -356,18 +356,22 @@ def start_canopy(tb, bins):
             time.sleep(0.1)
 
 
-def start_bmv2(tb, bins):
-    """Compile p4/canopy.p4, start one simple_switch per instance, program it. Returns a
-    skip message when something is missing, else None."""
+def bmv2_missing(bins, p4):
+    """`SKIP bmv2: ...` when p4c, bmv2, the P4 program or `canopyctl p4-entries` is missing."""
     missing = [b for b in ("p4c", "simple_switch", "simple_switch_CLI") if shutil.which(b) is None]
-    p4 = os.path.join(cc.REPO, "p4", "canopy.p4")
     if not os.path.isfile(p4):
-        missing.append("p4/canopy.p4")
+        missing.append(os.path.relpath(p4, cc.REPO))
     ctl = os.path.join(bins, "canopyctl")
     if subprocess.run([ctl, "p4-entries", "--help"], capture_output=True).returncode != 0:
         missing.append("`canopyctl p4-entries`")
     if missing:
         return "SKIP bmv2: " + ", ".join(missing) + " not found"
+    return None
+
+
+def start_bmv2(tb, bins, p4):
+    """Compile p4/canopy.p4, start one simple_switch per instance, program it."""
+    ctl = os.path.join(bins, "canopyctl")
     out = os.path.join(tb.work, "p4out")
     r = subprocess.run(["p4c", "--target", "bmv2", "--arch", "v1model", "-o", out, p4],
                        capture_output=True, text=True)
@@ -400,7 +404,6 @@ def start_bmv2(tb, bins):
         if re.search(r"^Error|Invalid", r.stdout, re.M):
             raise cc.PlanError(f"programming {inst['key']} failed:\n{r.stdout}")
         inst["counter"] = {"type": "bmv2", "cmd": cli(inst), "name": counter}
-    return None
 
 
 def main():
@@ -410,6 +413,8 @@ def main():
                     help="directory holding canopy-switch and canopyctl (default target/debug)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (configs, logs, plan, PTF log)")
     ap.add_argument("--test", default=None, help="run only this case (PTF test spec, e.g. test_canopy.Case_S1_hop1)")
+    ap.add_argument("--p4", default=os.path.join(cc.REPO, "p4", "canopy.p4"),
+                    help="bmv2: the v1model program (default p4/canopy.p4)")
     ap.add_argument("--list", action="store_true",
                     help="print the cases (markdown table: case, kind, rule or reason, switch, port) and exit; no root needed")
     a = ap.parse_args()
@@ -439,10 +444,17 @@ def main():
         log("run_suite: needs root (network namespaces)")
         return 2
     ctl = os.path.join(a.bin_dir, "canopyctl")
-    for b in (ctl, os.path.join(a.bin_dir, "canopy-switch")):
+    need = [ctl] + ([os.path.join(a.bin_dir, "canopy-switch")] if a.target == "canopy" else [])
+    for b in need:
         if not os.path.isfile(b):
             log(f"run_suite: {b} missing: cargo build -p canopy-control -p canopy-switch")
             return 2
+
+    if a.target == "bmv2":
+        skip = bmv2_missing(a.bin_dir, a.p4)
+        if skip:
+            log(skip)
+            return 0
 
     try:
         plan = Planner(ctl).build()
@@ -476,10 +488,7 @@ def main():
         if a.target == "canopy":
             start_canopy(tb, a.bin_dir)
         else:
-            skip = start_bmv2(tb, a.bin_dir)
-            if skip:
-                log(skip)
-                return 0
+            start_bmv2(tb, a.bin_dir, a.p4)
         plan["target"] = a.target
         plan["cases"] = cases
         plan["known_failures"] = cases_mod.KNOWN_FAILURES[a.target]
