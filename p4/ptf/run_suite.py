@@ -482,6 +482,7 @@ def main():
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)  # also when started with SIGINT ignored (`cmd &`)
     status = 1
     try:
         tb.wire()
