@@ -45,7 +45,14 @@ fn python_ready() -> Result<(), String> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        // the exception line, e.g. `ModuleNotFoundError: No module named 'ptf'`
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(err
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("import failed")
+            .to_string())
     }
 }
 
