@@ -382,7 +382,10 @@ def start_bmv2(tb, bins, p4):
         ifs = []
         for p in range(inst["nports"]):
             ifs += ["-i", f"{p}@s{inst['dev']}p{p}"]
-        tb.spawn(inst, ["simple_switch", "--device-id", "0", "--thrift-port", "9090"] + ifs + [json_path],
+        # the notification socket is a file: one per instance (the default is per device id)
+        notif = f"ipc://{tb.work}/bmv2-{inst['dev']}-notifications.ipc"
+        tb.spawn(inst, ["simple_switch", "--device-id", "0", "--thrift-port", "9090",
+                        "--notifications-addr", notif] + ifs + [json_path],
                  f"bmv2-{inst['dev']}.log")
     cli = lambda inst: ["ip", "netns", "exec", tb.ns(inst), "simple_switch_CLI", "--thrift-port", "9090"]  # noqa: E731
     for inst in tb.plan["instances"].values():

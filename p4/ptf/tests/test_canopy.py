@@ -38,10 +38,14 @@ def read_drops(inst):
     # bmv2: counter_read NAME IDX, index = position in DROP_REASON_NAMES
     cmds = "".join(f"counter_read {c['name']} {i}\n" for i in range(len(REASONS)))
     r = subprocess.run(c["cmd"], input=cmds, capture_output=True, text=True, check=True)
-    counts = [int(x) for x in re.findall(r"packets=(\d+)", r.stdout)]
-    if len(counts) != len(REASONS):
-        raise AssertionError(f"counter_read gave {len(counts)} values:\n{r.stdout}")
-    return dict(zip(REASONS, counts))
+    # bmv2 1.15: `RuntimeCmd: CanopyIngress.canopy_drops[3]= (0 bytes, 0 packets)`
+    got = {
+        int(i): int(n)
+        for i, n in re.findall(r"canopy_drops\[(\d+)\]=\s*\(\d+ bytes, (\d+) packets\)", r.stdout)
+    }
+    if sorted(got) != list(range(len(REASONS))):
+        raise AssertionError(f"counter_read gave indexes {sorted(got)}:\n{r.stdout}")
+    return {name: got[i] for i, name in enumerate(REASONS)}
 
 
 class CanopyCase:
