@@ -146,6 +146,9 @@ impl Tools {
         let lf = std::fs::File::create(log)
             .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
         let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
+        // the notification socket is a file path: one per switch (the namespaces do
+        // not separate it), next to its log
+        let ipc = log.with_extension("notifications.ipc");
         let mut c = Command::new("ip");
         c.args(["netns", "exec", netns])
             .arg(&self.simple_switch)
@@ -155,6 +158,8 @@ impl Tools {
                 "--thrift-port",
                 &THRIFT_PORT.to_string(),
             ]);
+        c.arg("--notifications-addr")
+            .arg(format!("ipc://{}", ipc.display()));
         for (i, ifn) in ifnames.iter().enumerate() {
             c.args(["-i", &format!("{i}@{ifn}")]);
         }
