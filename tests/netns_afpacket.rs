@@ -117,6 +117,68 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
     );
 }
 
+/// `frame(seq, len)` with VLAN tags (`(tpid, tci)`, outermost first) after the addresses.
+fn tagged(seq: u32, len: usize, tags: &[(u16, u16)]) -> Vec<u8> {
+    let mut f = frame(seq, len);
+    for &(tpid, tci) in tags.iter().rev() {
+        let tag = [tpid.to_be_bytes(), tci.to_be_bytes()].concat();
+        f.splice(12..12, tag);
+    }
+    f
+}
+
+/// The kernel takes the outer VLAN tag out of every frame it receives (whatever the
+/// offload settings) and hands it to packet sockets as metadata; the port puts it back,
+/// so frames reach the switch exactly as they were on the wire: 802.1Q and 802.1ad outer
+/// tags, a priority/DEI/VID 0 tag, stacked tags and, for a later `too_many_vlan_tags`
+/// drop, three of them. The byte count includes the tag.
+#[test]
+fn rx_restores_the_vlan_tag_the_kernel_took_out() {
+    if !can_run() {
+        return;
+    }
+    for (v, tag) in versions() {
+        let ns = Netns::new(&format!("vlan{tag}"), &["a", "b"]);
+        ns.veth(0, "pa", 1, "pb");
+        let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).unwrap();
+        let raw = in_ns(ns.name(1), || Raw::open("pb"));
+        let sent = vec![
+            frame(0, 60),
+            tagged(1, 60, &[(0x8100, 0x0064)]),
+            tagged(2, 1400, &[(0x8100, 0xe00a)]),
+            tagged(3, 64, &[(0x8100, 0x0000)]),
+            tagged(4, 64, &[(0x88a8, 0x0123)]),
+            tagged(5, 80, &[(0x88a8, 0x0fff), (0x8100, 0x2005)]),
+            tagged(6, 90, &[(0x8100, 1), (0x8100, 2), (0x8100, 3)]),
+            frame(7, 61),
+        ];
+        for f in &sent {
+            raw.send(f);
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut got: Vec<Vec<u8>> = vec![];
+        while got.len() < sent.len() && Instant::now() < deadline {
+            if port.rx_burst(32, |f| {
+                if f.len() >= 12 && f[6..12] == sent[0][6..12] {
+                    got.push(f.to_vec())
+                }
+            }) == 0
+            {
+                port.wait_readable(5);
+            }
+        }
+        assert_eq!(got, sent, "{tag}: frames as they were on the wire");
+        let st = port.stats();
+        let bytes: usize = sent.iter().map(Vec::len).sum();
+        assert!(
+            st.rx_bytes >= bytes as u64,
+            "{tag}: {} < {bytes}",
+            st.rx_bytes
+        );
+        assert_eq!(st.drop_count(PortDrop::RxBadBlock), 0, "{tag}");
+    }
+}
+
 #[test]
 fn tx_frames_arrive_exactly() {
     if !can_run() {

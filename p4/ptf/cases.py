@@ -23,17 +23,9 @@ NOT_PRODUCIBLE = {
 
 # Cases a target is known to fail, with the reason. They run like every other case and
 # must fail (an unexpected pass fails the suite, so the entry is removed with the fix).
-VLAN_AFPACKET = (
-    "canopy-switch's AF_PACKET backend does not restore the VLAN tag the kernel strips on "
-    "receive (tpacket tp_vlan_tci / TP_STATUS_VLAN_VALID), so the outer tag is lost: one "
-    "tag is forwarded untagged, three tags are seen as two and forwarded"
-)
+# Empty since canopy-switch's AF_PACKET port restores the VLAN tag the kernel strips.
 KNOWN_FAILURES = {
-    "canopy": {
-        f"{k}_{n}": VLAN_AFPACKET
-        for k in ("sliced", "transit", "pathid")
-        for n in ("one_vlan_tag", "two_vlan_tags", "three_vlan_tags")
-    },
+    "canopy": {},
     "bmv2": {},
 }
 

@@ -421,6 +421,9 @@ def main():
     ap.add_argument("--list", action="store_true",
                     help="print the cases (markdown table: case, kind, rule or reason, switch, port) and exit; no root needed")
     a = ap.parse_args()
+    # The cases run `canopy-switch` and `canopyctl` from PTF's own working directory.
+    a.bin_dir = os.path.abspath(a.bin_dir)
+    a.p4 = os.path.abspath(a.p4)
 
     if a.list:
         ctl = os.path.join(a.bin_dir, "canopyctl")

@@ -445,6 +445,56 @@ fn read_u16(b: &[u8], off: usize) -> Option<u16> {
     Some(u16::from_ne_bytes([s[0], s[1]]))
 }
 
+/// The 802.1Q TPID, assumed when the kernel says a tag was taken out but not which TPID.
+const ETH_P_8021Q: u16 = 0x8100;
+
+/// Where a received frame lies in its block or slot, after giving it back the outer VLAN
+/// tag the kernel took out of it.
+///
+/// On receive the kernel always moves the outermost 802.1Q/802.1ad tag of a frame into
+/// the packet's metadata (`skb_vlan_untag`, whatever the interface's offload settings),
+/// and a packet socket sees the frame without it, the tag in `tp_vlan_tci`/`tp_vlan_tpid`
+/// and `TP_STATUS_VLAN_VALID` in the status. A switch must forward the frame as it was
+/// on the wire, so the tag goes back in place: the 12 address bytes move 4 bytes down
+/// into the gap the kernel leaves between the header and the frame (at least 14 bytes,
+/// and the `sockaddr_ll` in it is never read), and the tag is written behind them. No
+/// copy of the payload.
+///
+/// `buf[start..start + snap]` is the frame as the kernel left it, `floor` the first byte
+/// that may be overwritten (the end of the fixed frame header) and `hdr` that header.
+/// Returns the frame's new `(start, len)`, or `None` when there is no room (a kernel
+/// that laid the block out differently): the caller counts it as a bad block.
+#[inline]
+fn restore_vlan(
+    buf: &mut [u8],
+    hdr: usize,
+    start: usize,
+    snap: usize,
+    floor: usize,
+    at: sys::VlanFields,
+) -> Option<(usize, usize)> {
+    let status = read_u32(buf, hdr + at.status)?;
+    if status & sys::TP_STATUS_VLAN_VALID == 0 {
+        return Some((start, snap));
+    }
+    let tci = if at.tci_u32 {
+        read_u32(buf, hdr + at.tci)? as u16
+    } else {
+        read_u16(buf, hdr + at.tci)?
+    };
+    let tpid = if status & sys::TP_STATUS_VLAN_TPID_VALID != 0 {
+        read_u16(buf, hdr + at.tpid)?
+    } else {
+        ETH_P_8021Q
+    };
+    let new = start.checked_sub(4).filter(|&n| n >= floor && snap >= 12)?;
+    let head = buf.get_mut(new..start + 12)?;
+    head.copy_within(4..16, 0);
+    head[12..14].copy_from_slice(&tpid.to_be_bytes());
+    head[14..16].copy_from_slice(&tci.to_be_bytes());
+    Some((new, snap + 4))
+}
+
 impl AfPacketPort {
     /// Open a port on `ifname` in the calling thread's network namespace.
     pub fn open(ifname: &str, cfg: AfPacketConfig) -> Result<AfPacketPort, AfPacketError> {
@@ -657,18 +707,21 @@ impl AfPacketPort {
                 read_u32(fr, l.snaplen),
                 read_u16(fr, l.mac),
             ) {
-                (Some(len), Some(snap), Some(mac)) => {
-                    let start = mac as usize;
-                    match fr.get_mut(start..start.saturating_add(snap as usize)) {
-                        Some(data) if snap == len => {
+                (Some(len), Some(snap), Some(mac)) if snap == len => {
+                    let at = sys::V2_VLAN;
+                    let span = restore_vlan(fr, 0, mac as usize, snap as usize, l.data, at);
+                    match span.and_then(|(s, n)| fr.get_mut(s..s.checked_add(n)?)) {
+                        Some(data) => {
+                            self.stats.rx_frames += 1;
+                            self.stats.rx_bytes += data.len() as u64;
                             f(data);
                             delivered += 1;
-                            self.stats.rx_frames += 1;
-                            self.stats.rx_bytes += len as u64;
                         }
-                        Some(_) => self.stats.drops[PortDrop::RxTruncated as usize] += 1,
                         None => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
                     }
+                }
+                (Some(_), Some(_), Some(_)) => {
+                    self.stats.drops[PortDrop::RxTruncated as usize] += 1
                 }
                 _ => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
             }
@@ -714,17 +767,23 @@ impl AfPacketPort {
                     break;
                 };
                 let start = pos + mac as usize;
-                let Some(data) = block.get_mut(start..start + snap as usize) else {
+                if block.get(start..start + snap as usize).is_none() {
                     bad = true;
                     break;
-                };
+                }
                 seen += 1;
                 self.rings.rx_left -= 1;
                 if snap == len {
-                    f(data);
-                    delivered += 1;
-                    self.stats.rx_frames += 1;
-                    self.stats.rx_bytes += len as u64;
+                    let floor = pos + sys::V3_FRAME.data;
+                    let span = restore_vlan(block, pos, start, snap as usize, floor, sys::V3_VLAN);
+                    if let Some(data) = span.and_then(|(s, n)| block.get_mut(s..s + n)) {
+                        self.stats.rx_frames += 1;
+                        self.stats.rx_bytes += data.len() as u64;
+                        f(data);
+                        delivered += 1;
+                    } else {
+                        self.stats.drops[PortDrop::RxBadBlock as usize] += 1;
+                    }
                 } else {
                     self.stats.drops[PortDrop::RxTruncated as usize] += 1;
                 }

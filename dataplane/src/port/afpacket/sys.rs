@@ -63,6 +63,33 @@ pub(super) const H3_NEXT: usize = 0;
 pub(super) const H3_SNAPLEN: usize = 12;
 pub(super) const H3_LEN: usize = 16;
 pub(super) const H3_MAC: usize = 24;
+/// Where a received frame's status and VLAN fields are in its header.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct VlanFields {
+    pub status: usize,
+    pub tci: usize,
+    /// `tp_vlan_tci` is a `u32` in V3 (`hv1`) and a `u16` in V2.
+    pub tci_u32: bool,
+    pub tpid: usize,
+}
+/// `tpacket3_hdr.tp_status` and `hv1.tp_vlan_tci`/`tp_vlan_tpid`.
+pub(super) const V3_VLAN: VlanFields = VlanFields {
+    status: 20,
+    tci: 32,
+    tci_u32: true,
+    tpid: 36,
+};
+/// `tpacket2_hdr.tp_status`, `tp_vlan_tci` and `tp_vlan_tpid`.
+pub(super) const V2_VLAN: VlanFields = VlanFields {
+    status: 0,
+    tci: 24,
+    tci_u32: false,
+    tpid: 26,
+};
+/// RX packet status bits: the kernel took an outer VLAN tag out of the frame and put its
+/// TCI (and, with the second bit, its TPID) into the header instead.
+pub(super) const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
+pub(super) const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 
 const TP_STATUS_KERNEL: u32 = 0;
 const TP_STATUS_USER: u32 = 1;
