@@ -27,6 +27,11 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
 
     /* Drops, indexed by reason (the DROP_* constants): the issue-6 contract. */
     counter(CANOPY_DROPS_SIZE, CounterType.packets) canopy_drops;
+    /* Per port: frames received, and drops by reason at CANOPY_PORT_DROP_INDEX; with
+     * CanopyEgress.canopy_port_tx they give canopy-switch's rx = tx + drops per switch
+     * (the testbed reads them for its conservation check and link loads). */
+    counter(CANOPY_PORTS, CounterType.packets_and_bytes) canopy_port_rx;
+    counter(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType.packets) canopy_port_drops;
 
     /* ---- ports: role of each ingress port (transmit-only ports have no entry) ---- */
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -220,6 +225,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     }
 
     apply {
+        canopy_port_rx.count((bit<32>)standard_metadata.ingress_port);
         meta.drop = 0;
         meta.use_group = 0;
         meta.hit = 0;
@@ -696,13 +702,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         if (meta.drop == 1) {
             mark_to_drop(standard_metadata);
             canopy_drops.count(meta.drop_reason);
+            canopy_port_drops.count(
+                CANOPY_PORT_DROP_INDEX(standard_metadata.ingress_port, meta.drop_reason));
         }
     }
 }
 
 control CanopyEgress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                      inout standard_metadata_t standard_metadata) {
-    apply { }
+    /* Frames sent, per egress port. */
+    counter(CANOPY_PORTS, CounterType.packets_and_bytes) canopy_port_tx;
+    apply {
+        canopy_port_tx.count((bit<32>)standard_metadata.egress_port);
+    }
 }
 
 control CanopyComputeChecksum(inout canopy_headers_t hdr, inout canopy_meta_t meta) {

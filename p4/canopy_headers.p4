@@ -65,6 +65,10 @@ const bit<32> DROP_ROUTE_EXHAUSTED    = 18;
 const bit<32> DROP_NO_OUTPUT          = 19;
 const bit<32> DROP_NO_ROUTE           = 20;
 const bit<32> CANOPY_DROPS_SIZE       = 32;
+/* Per-port counters: one slot per port number (9-bit ports on both architectures), and
+ * per (ingress port, reason) drops at index port * CANOPY_DROPS_SIZE + reason. */
+const bit<32> CANOPY_PORTS            = 512;
+#define CANOPY_PORT_DROP_INDEX(PORT, REASON) ((((bit<32>)(PORT)) << 5) + (REASON))
 
 /* Transit: routing bytes are parsed as 64-bit words (RouteLen ≤ 255, padded to 8). */
 #define CANOPY_ROUTE_WORDS 32

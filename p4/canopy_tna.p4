@@ -44,6 +44,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
 
     Counter<bit<32>, bit<32>>(CANOPY_DROPS_SIZE, CounterType_t.PACKETS) canopy_drops;
+    Counter<bit<64>, bit<32>>(CANOPY_PORTS, CounterType_t.PACKETS_AND_BYTES) canopy_port_rx;
+    Counter<bit<32>, bit<32>>(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType_t.PACKETS)
+        canopy_port_drops;
 
     action fail(bit<32> reason) {
         meta.drop = 1;
@@ -2475,6 +2478,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     }
 
     apply {
+        canopy_port_rx.count((bit<32>)ig_intr_md.ingress_port);
         meta.drop = 0;
         meta.hit = 0;
         meta.use_group = 0;
@@ -2845,6 +2849,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         if (meta.drop == 1) {
             ig_dprsr_md.drop_ctl = 1;
             canopy_drops.count(meta.drop_reason);
+            canopy_port_drops.count(
+                CANOPY_PORT_DROP_INDEX(ig_intr_md.ingress_port, meta.drop_reason));
         }
     }
 }
@@ -2873,7 +2879,10 @@ control CanopyEgress(inout canopy_empty_headers_t hdr, inout canopy_empty_meta_t
                      in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
-    apply { }
+    Counter<bit<64>, bit<32>>(CANOPY_PORTS, CounterType_t.PACKETS_AND_BYTES) canopy_port_tx;
+    apply {
+        canopy_port_tx.count((bit<32>)eg_intr_md.egress_port);
+    }
 }
 
 control CanopyEgressDeparser(packet_out pkt, inout canopy_empty_headers_t hdr,

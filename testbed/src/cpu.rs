@@ -24,6 +24,31 @@ pub fn process_ns(pid: u32) -> Result<u64> {
     Ok(ticks * 1_000_000_000 / sys::clock_ticks())
 }
 
+/// Seconds since process `pid` started (`starttime` of `/proc/PID/stat` against
+/// `/proc/uptime`), e.g. to tell a restarted process from one that kept running.
+pub fn process_age_s(pid: u32) -> Result<f64> {
+    let path = format!("/proc/{pid}/stat");
+    let s =
+        std::fs::read_to_string(&path).map_err(|e| TestbedError::io(format!("read {path}"), e))?;
+    let up = std::fs::read_to_string("/proc/uptime")
+        .map_err(|e| TestbedError::io("read /proc/uptime", e))?;
+    let bad = |what: &str, s: &str| TestbedError::Parse {
+        what: what.into(),
+        detail: s.chars().take(120).collect(),
+    };
+    let start = s[s.rfind(')').ok_or_else(|| bad(&path, &s))? + 1..]
+        .split_whitespace()
+        .nth(19) // field 22, starttime (ticks after boot)
+        .and_then(|f| f.parse::<u64>().ok())
+        .ok_or_else(|| bad(&path, &s))?;
+    let now: f64 = up
+        .split_whitespace()
+        .next()
+        .and_then(|f| f.parse().ok())
+        .ok_or_else(|| bad("/proc/uptime", &up))?;
+    Ok((now - start as f64 / sys::clock_ticks() as f64).max(0.0))
+}
+
 /// utime + stime (ticks) from the text of `/proc/PID/stat`. The command name (field 2)
 /// may contain spaces and parentheses, so fields are counted after the last `)`.
 fn parse_proc_pid_stat(s: &str) -> Option<u64> {

@@ -88,6 +88,61 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
         assert_eq!(t["misdelivered"], 0, "{t}");
         assert_eq!(t["lost"], 0, "{t}");
         assert!(t["sent"].as_u64().unwrap() >= 900, "{t}");
+        // the program's port counters: every switch read, rx = tx + drops exactly, no
+        // drops, and the generator's frames on the host links
+        let sw = res["switches"].as_array().expect("switch counters");
+        assert_eq!(sw.len(), 20, "{sw:?}");
+        for s in sw {
+            assert_eq!(s["conserved"], true, "{s}");
+            assert!(s.get("unchecked").is_none(), "{s}");
+            assert_eq!(s["drops"], serde_json::json!({}), "{s}");
+        }
+        let rx: u64 = sw.iter().map(|s| s["rx"].as_u64().unwrap()).sum();
+        assert!(
+            rx >= 3 * t["sent"].as_u64().unwrap(),
+            "{rx} switch receptions"
+        );
+        let links = res["links"].as_array().expect("link loads");
+        let host_links: u64 = links
+            .iter()
+            .filter(|l| l["tier"] == "host-edge")
+            .map(|l| l["frames_ab"].as_u64().unwrap() + l["frames_ba"].as_u64().unwrap())
+            .sum();
+        assert!(
+            host_links >= 2 * t["received"].as_u64().unwrap(),
+            "host links carried {host_links}: {links:?}"
+        );
+        if kind == "sliced" {
+            // three IPv4 frames from h0 among 15 sliced ones: dropped at its edge switch
+            // as not_canopy, and nowhere else
+            let file = f.dir.join("ipv4.pcap");
+            assert_eq!(fabric_common::crafted_pcap(&file, 1, 3), 15);
+            let ro = f.dir.join("replay");
+            let r = f.run(&[
+                "replay",
+                file.to_str().unwrap(),
+                &f.name,
+                "--from",
+                "0",
+                "--pps",
+                "200",
+                "--out",
+                ro.to_str().unwrap(),
+            ]);
+            assert!(r.status.success(), "replay failed");
+            let res: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(ro.join("results.json")).unwrap())
+                    .unwrap();
+            for s in res["switches"].as_array().expect("switch counters") {
+                assert_eq!(s["conserved"], true, "{s}");
+                let want = if s["name"] == "edge-p0-e0" {
+                    serde_json::json!({"not_canopy": 3})
+                } else {
+                    serde_json::json!({})
+                };
+                assert_eq!(s["drops"], want, "{s}");
+            }
+        }
         f.down();
         f.assert_clean();
     }

@@ -6,6 +6,7 @@
 use super::desc::Desc;
 use crate::error::{Result, TestbedError};
 use crate::netns;
+use canopy_switch::proto::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,6 +14,96 @@ use std::time::{Duration, Instant};
 
 /// The Thrift port of every `simple_switch` (each in its own namespace, so one port).
 pub const THRIFT_PORT: u16 = 9090;
+
+/// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
+/// per port, and drops per (ingress port, reason) at `port * DROP_STRIDE + reason`.
+pub const PORT_RX: &str = "CanopyIngress.canopy_port_rx";
+/// See [`PORT_RX`].
+pub const PORT_TX: &str = "CanopyEgress.canopy_port_tx";
+/// See [`PORT_RX`].
+pub const PORT_DROPS: &str = "CanopyIngress.canopy_port_drops";
+/// `CANOPY_DROPS_SIZE` of the program.
+pub const DROP_STRIDE: usize = 32;
+
+/// One `counter_read` answer of `simple_switch_CLI`: (name, index, bytes, packets) from
+/// `RuntimeCmd: NAME[I]=  (B bytes, P packets)` (bmv2 1.15).
+fn parse_counter_line(line: &str) -> Option<(&str, usize, u64, u64)> {
+    let line = line.trim().trim_start_matches("RuntimeCmd:").trim();
+    let (lhs, rhs) = line.split_once("]=")?;
+    let (name, idx) = lhs.split_once('[')?;
+    let body = rhs.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let (b, p) = body.split_once(',')?;
+    let bytes = b.trim().strip_suffix(" bytes")?.parse().ok()?;
+    let packets = p.trim().strip_suffix(" packets")?.parse().ok()?;
+    Some((name.trim(), idx.parse().ok()?, bytes, packets))
+}
+
+/// The commands that read a switch's counters: for every port, rx, tx and one drop
+/// counter per decision reason.
+fn counter_commands(nports: usize) -> String {
+    let reasons = canopy_dataplane::decide::DROP_REASON_NAMES.len();
+    let mut c = String::new();
+    for p in 0..nports {
+        c += &format!("counter_read {PORT_RX} {p}\ncounter_read {PORT_TX} {p}\n");
+        for r in 0..reasons {
+            c += &format!("counter_read {PORT_DROPS} {}\n", p * DROP_STRIDE + r);
+        }
+    }
+    c
+}
+
+/// Build a switch's [`CountersReport`] from the CLI's answers to
+/// [`counter_commands`]`(names.len())`; every counter asked for must be answered.
+fn counters_from(
+    out: &str,
+    names: &[String],
+    uptime_s: f64,
+) -> std::result::Result<CountersReport, String> {
+    use std::collections::BTreeMap;
+    let reasons = canopy_dataplane::decide::DROP_REASON_NAMES;
+    let mut got: BTreeMap<(&str, usize), (u64, u64)> = BTreeMap::new();
+    for l in out.lines() {
+        if let Some((n, i, b, p)) = parse_counter_line(l) {
+            got.insert((n, i), (b, p));
+        }
+    }
+    let mut rep = CountersReport {
+        uptime_s,
+        ..Default::default()
+    };
+    for (p, name) in names.iter().enumerate() {
+        let read = |n: &str, i: usize| {
+            got.get(&(n, i))
+                .copied()
+                .ok_or_else(|| format!("no answer for {n}[{i}]"))
+        };
+        let (rx_bytes, rx_packets) = read(PORT_RX, p)?;
+        let (tx_bytes, tx_packets) = read(PORT_TX, p)?;
+        let mut drops = BTreeMap::new();
+        for (r, reason) in reasons.iter().enumerate() {
+            drops.insert(
+                (*reason).to_string(),
+                read(PORT_DROPS, p * DROP_STRIDE + r)?.1,
+            );
+        }
+        let dropped = drops.values().sum();
+        rep.rx_packets += rx_packets;
+        rep.tx_packets += tx_packets;
+        rep.dropped += dropped;
+        rep.ports.push(PortCounters {
+            port: p as u16,
+            name: name.clone(),
+            rx_packets,
+            rx_bytes,
+            tx_packets,
+            tx_bytes,
+            dropped,
+            drops,
+            ..Default::default()
+        });
+    }
+    Ok(rep)
+}
 
 /// The tools the target needs, found before anything is created.
 #[derive(Debug, Clone)]
@@ -142,10 +233,6 @@ impl Tools {
     /// Start `simple_switch` in namespace `netns` with port i on `ifnames[i]`, output
     /// to `log`, in its own process group.
     pub fn spawn(&self, netns: &str, ifnames: &[String], json: &Path, log: &Path) -> Result<Child> {
-        use std::os::unix::process::CommandExt;
-        let lf = std::fs::File::create(log)
-            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
-        let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
         // the notification socket is a file path: one per switch (the namespaces do
         // not separate it), next to its log
         let ipc = log.with_extension("notifications.ipc");
@@ -163,13 +250,8 @@ impl Tools {
         for (i, ifn) in ifnames.iter().enumerate() {
             c.args(["-i", &format!("{i}@{ifn}")]);
         }
-        c.arg(json)
-            .stdin(Stdio::null())
-            .stdout(lf)
-            .stderr(lf2)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| TestbedError::io(format!("start simple_switch in {netns}"), e))
+        c.arg(json);
+        super::ops::spawn_logged(c, log, false, format!("start simple_switch in {netns}"))
     }
 
     /// The entries of switch `switch` (`canopyctl p4-entries ... --format bmv2-cli`).
@@ -255,5 +337,109 @@ impl Tools {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
+    /// are `port_names`, into the report `canopy-switch` gives on its management socket
+    /// (uptime from the process's start time). One `simple_switch_CLI` run.
+    pub fn counters(
+        &self,
+        netns: &str,
+        pid: u32,
+        port_names: &[String],
+    ) -> std::result::Result<CountersReport, String> {
+        let uptime = crate::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", netns])
+            .arg(&self.cli)
+            .args(["--thrift-port", &THRIFT_PORT.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("run simple_switch_CLI in {netns}: {e}"))?;
+        if let Some(mut i) = child.stdin.take() {
+            let _ = i.write_all(counter_commands(port_names.len()).as_bytes());
+        }
+        let o = child
+            .wait_with_output()
+            .map_err(|e| format!("simple_switch_CLI in {netns}: {e}"))?;
+        counters_from(&String::from_utf8_lossy(&o.stdout), port_names, uptime).map_err(|e| {
+            format!(
+                "{e} (simple_switch_CLI in {netns}: {})",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_lines_parse_and_garbage_does_not() {
+        assert_eq!(
+            parse_counter_line(
+                "RuntimeCmd: CanopyIngress.canopy_port_rx[3]=  (1200 bytes, 20 packets)"
+            ),
+            Some(("CanopyIngress.canopy_port_rx", 3, 1200, 20))
+        );
+        assert_eq!(
+            parse_counter_line("CanopyEgress.canopy_port_tx[0]= (0 bytes, 0 packets)"),
+            Some(("CanopyEgress.canopy_port_tx", 0, 0, 0))
+        );
+        for bad in [
+            "",
+            "RuntimeCmd: ",
+            "Obtaining JSON from switch...",
+            "Error: Invalid counter name (x)",
+            "RuntimeCmd: a[1]= (1 bytes)",
+            "RuntimeCmd: a[x]= (1 bytes, 2 packets)",
+            "RuntimeCmd: a[1]= (-1 bytes, 2 packets)",
+        ] {
+            assert_eq!(parse_counter_line(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_report_needs_every_counter_and_sums_drops_by_port() {
+        let names = vec!["p0".to_string(), "p1".to_string()];
+        let cmds = counter_commands(2);
+        let reasons = canopy_dataplane::decide::DROP_REASON_NAMES.len();
+        assert_eq!(cmds.lines().count(), 2 * (2 + reasons));
+        // answer every command: rx 10/5, tx 7/9, not_canopy (1) dropped 3 at port 0
+        let mut out = String::from("Obtaining JSON from switch...\nDone\n");
+        for c in cmds.lines() {
+            let mut w = c.split_whitespace().skip(1);
+            let (n, i) = (
+                w.next().unwrap(),
+                w.next().unwrap().parse::<usize>().unwrap(),
+            );
+            let p = match (n, i) {
+                (PORT_RX, 0) => 10,
+                (PORT_RX, 1) => 5,
+                (PORT_TX, 0) => 7,
+                (PORT_TX, 1) => 9,
+                (PORT_DROPS, 1) => 3,
+                _ => 0,
+            };
+            out += &format!("RuntimeCmd: {n}[{i}]=  ({} bytes, {p} packets)\n", p * 64);
+        }
+        let r = counters_from(&out, &names, 12.5).unwrap();
+        assert_eq!((r.rx_packets, r.tx_packets, r.dropped), (15, 16, 3));
+        assert_eq!(r.ports[0].drops["not_canopy"], 3);
+        assert_eq!(r.ports[1].dropped, 0);
+        assert_eq!(r.ports[0].rx_bytes, 640);
+        assert_eq!(r.uptime_s, 12.5);
+        assert_eq!(r.drops_named("not_canopy"), 3);
+        // one answer missing: an error naming it, not a zero
+        let cut: String = out
+            .lines()
+            .filter(|l| !l.contains("canopy_port_tx[1]"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let e = counters_from(&cut, &names, 1.0).unwrap_err();
+        assert!(e.contains("CanopyEgress.canopy_port_tx[1]"), "{e}");
     }
 }

@@ -927,7 +927,12 @@ fn open_log(log: &Path, append: bool) -> Result<(std::fs::File, std::fs::File)> 
 
 /// Start `cmd` in its own process group (so a Ctrl-C on the terminal does not reach
 /// it), stdin closed, output to `log`.
-fn spawn_logged(mut cmd: Command, log: &Path, append: bool, what: String) -> Result<Child> {
+pub(crate) fn spawn_logged(
+    mut cmd: Command,
+    log: &Path,
+    append: bool,
+    what: String,
+) -> Result<Child> {
     use std::os::unix::process::CommandExt;
     let (out, err) = open_log(log, append)?;
     cmd.stdin(Stdio::null())
@@ -1030,7 +1035,7 @@ pub struct DownSummary {
 
 impl std::fmt::Display for DownSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "removed {} process(es) (canopy-switch, canopyd), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)
+        write!(f, "removed {} process(es) (switches and canopyd), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)
     }
 }
 
