@@ -689,7 +689,9 @@ pub enum P4InfoError {
         used_as: &'static str,
     },
     /// A parameter the entries write is not a parameter of the action.
-    #[error("switch {switch}: table {table}: action {action} has no parameter {param} in the P4Info")]
+    #[error(
+        "switch {switch}: table {table}: action {action} has no parameter {param} in the P4Info"
+    )]
     UnknownParam {
         /// Switch name.
         switch: String,
@@ -1320,9 +1322,7 @@ mod p4info_tests {
     /// A small P4Info made up for these tests (ids chosen here, not p4c's): the port,
     /// group and path-ID tables, one `@defaultonly` and one `@tableonly` action ref.
     fn fixture() -> Value {
-        let field = |id: u32, name: &str, bits: i32, kind: &str| {
-            json!({"id": id, "name": name, "bitwidth": bits, "matchType": kind})
-        };
+        let field = |id: u32, name: &str, bits: i32, kind: &str| json!({"id": id, "name": name, "bitwidth": bits, "matchType": kind});
         let table = |id: u32, name: &str, fields: Vec<Value>, refs: Vec<Value>| {
             json!({"preamble": {"id": id, "name": format!("CanopyIngress.{name}")},
                    "matchFields": fields, "actionRefs": refs, "size": "16"})
@@ -1702,7 +1702,7 @@ mod p4info_tests {
             ),
         ];
         for (op, want) in cases {
-            let got = rt(&[op.clone()]).unwrap_err();
+            let got = rt(std::slice::from_ref(&op)).unwrap_err();
             assert_eq!(got, want, "{op:?}");
             assert!(got.to_string().contains("switch s: table CanopyIngress."));
         }
@@ -1746,10 +1746,11 @@ mod p4info_tests {
             P4Info::from_json(text, "x").unwrap_err(),
             P4InfoError::NotJson { path: "x".into() }
         );
-        let e = P4Info::load(std::path::Path::new("/nonexistent/canopy.p4info.txtpb"))
-            .unwrap_err();
+        let e = P4Info::load(std::path::Path::new("/nonexistent/canopy.p4info.txtpb")).unwrap_err();
         assert!(matches!(e, P4InfoError::NotJson { .. }));
-        assert!(e.to_string().contains("--p4runtime-files OUTDIR/canopy.p4info.json"));
+        assert!(e
+            .to_string()
+            .contains("--p4runtime-files OUTDIR/canopy.p4info.json"));
         assert!(matches!(
             P4Info::load(std::path::Path::new("/nonexistent/x.json")),
             Err(P4InfoError::Io { .. })
