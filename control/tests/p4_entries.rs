@@ -1369,6 +1369,11 @@ fn p4runtime_requests_of_every_switch_pass_the_checker() {
         }
     }
     assert!(files.len() > 40, "{} requests", files.len());
+    eprintln!(
+        "{} requests replayed through p4c's P4Info ({})",
+        files.len(),
+        p4info.display()
+    );
     if let Some(why) = checker_missing() {
         eprintln!("SKIP the p4runtime_check.py part of this test: {why}");
         return;
