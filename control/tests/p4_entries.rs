@@ -1183,12 +1183,35 @@ fn the_checker_rejects_mutated_requests() {
             }
         })
     };
+    let other_action = info
+        .actions
+        .iter()
+        .find(|a| a.preamble.name == "CanopyIngress.to_port")
+        .unwrap()
+        .preamble
+        .id;
+    let n = req["updates"].as_array().unwrap().len();
     let cases: Vec<(&str, usize, &str, Mutation)> = vec![
         (
             "wrong table id",
             port,
             "[table]",
             set(te(port) + "/tableId", json!(4242)),
+        ),
+        (
+            "an action of another table",
+            port,
+            "[action]",
+            set(te(port) + "/action/action/actionId", json!(other_action)),
+        ),
+        (
+            "the same entry twice",
+            n,
+            "[entry]",
+            Box::new(move |r: &mut Value| {
+                let u = r["updates"][port].clone();
+                r["updates"].as_array_mut().unwrap().push(u);
+            }),
         ),
         (
             "wrong field id",
