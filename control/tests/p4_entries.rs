@@ -3,7 +3,8 @@
 //! originals; the LPM encoding (ternary + range + priority) selects the same entry as
 //! the Rust table's lookup; output is deterministic.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use canopy_control::kinds;
@@ -15,7 +16,7 @@ use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use rand::{Rng, SeedableRng};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const SPECS: &[(&str, Kind, Option<Mode>)] = &[
     ("fat-tree:k=4", Kind::Sliced, None),
@@ -208,102 +209,272 @@ fn b64dec(s: &str) -> u64 {
     (acc >> (bits % 8)) as u64
 }
 
-/// Replay P4Runtime entities (member/group ids are ours, p4info names in place of ids).
-fn replay_p4rt(doc: &Value) -> Model {
+/// One update of a WriteRequest with its ids turned back into names through a P4Info.
+struct Named {
+    default: bool,
+    table: String,
+    /// match field name -> the FieldMatch's kind member (`exact`, `ternary`, `range`)
+    fields: BTreeMap<String, Value>,
+    action: String,
+    /// parameter name -> value, and the values in P4Info (declaration) order
+    params: BTreeMap<String, u64>,
+    ordered: Vec<u64>,
+    priority: Option<u64>,
+}
+
+/// Resolve every id of a `p4.v1.WriteRequest` back to its P4Info name (panics on an id
+/// the P4Info does not have: the test fails).
+fn unname(doc: &Value, info: &p4::P4Info) -> Vec<Named> {
+    let strip = |s: &str| s.strip_prefix("CanopyIngress.").unwrap().to_string();
+    let mut out = Vec::new();
+    for u in doc["updates"].as_array().unwrap() {
+        let t = &u["entity"]["tableEntry"];
+        let tid = t["tableId"].as_u64().unwrap();
+        let table = info
+            .tables
+            .iter()
+            .find(|x| u64::from(x.preamble.id) == tid)
+            .unwrap_or_else(|| panic!("table id {tid}"));
+        let default = t["isDefaultAction"].as_bool() == Some(true);
+        let want = if default { "MODIFY" } else { "INSERT" };
+        assert_eq!(u["type"], want, "{}", table.preamble.name);
+        let mut fields = BTreeMap::new();
+        for m in t["match"].as_array().into_iter().flatten() {
+            let fid = m["fieldId"].as_u64().unwrap();
+            let f = table
+                .match_fields
+                .iter()
+                .find(|f| u64::from(f.id) == fid)
+                .unwrap();
+            let (kind, v) = m
+                .as_object()
+                .unwrap()
+                .iter()
+                .find(|(k, _)| *k != "fieldId")
+                .unwrap();
+            let mut v = v.clone();
+            v["kind"] = Value::String(kind.clone());
+            assert!(fields.insert(f.name.clone(), v).is_none());
+        }
+        let a = &t["action"]["action"];
+        let aid = a["actionId"].as_u64().unwrap();
+        let action = info
+            .actions
+            .iter()
+            .find(|x| u64::from(x.preamble.id) == aid)
+            .unwrap_or_else(|| panic!("action id {aid}"));
+        let mut params = BTreeMap::new();
+        for p in a["params"].as_array().into_iter().flatten() {
+            let pid = p["paramId"].as_u64().unwrap();
+            let d = action
+                .params
+                .iter()
+                .find(|d| u64::from(d.id) == pid)
+                .unwrap();
+            params.insert(d.name.clone(), b64dec(p["value"].as_str().unwrap()));
+        }
+        let ordered = action.params.iter().map(|d| params[&d.name]).collect();
+        out.push(Named {
+            default,
+            table: strip(&table.preamble.name),
+            fields,
+            action: strip(&action.preamble.name),
+            params,
+            ordered,
+            priority: t["priority"].as_u64(),
+        });
+    }
+    out
+}
+
+/// Replay a P4Runtime WriteRequest (ids resolved through `info`).
+fn replay_p4rt(doc: &Value, info: &p4::P4Info) -> Model {
     let mut m = Model::default();
     let mut members: Vec<(u64, u64, u64)> = Vec::new();
-    let name = |v: &Value| {
-        v.as_str()
-            .unwrap()
-            .strip_prefix("CanopyIngress.")
-            .unwrap()
-            .to_string()
-    };
-    let params = |a: &Value| -> Vec<u64> {
-        a["params"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| b64dec(p["value"].as_str().unwrap()))
-            .collect()
-    };
-    for e in doc["entities"].as_array().unwrap() {
-        {
-            let t = &e["tableEntry"];
-            let table = name(&t["tableId"]);
-            let a = &t["action"];
-            if t["isDefaultAction"].as_bool() == Some(true) {
-                let p = params(&a["action"]);
-                match table.as_str() {
-                    "sliced_cfg" => m.sliced_cfg = Some(p),
-                    "transit_cfg" => m.transit_split = Some(p[0]),
-                    "pathid_cfg" => m.pathid_leaf = Some(p[0]),
-                    t => panic!("{t}"),
-                }
-                continue;
+    for e in unname(doc, info) {
+        let p = |n: &str| e.params[n];
+        if e.default {
+            match e.table.as_str() {
+                "sliced_cfg" => m.sliced_cfg = Some(e.ordered.clone()),
+                "transit_cfg" => m.transit_split = Some(p("split")),
+                "pathid_cfg" => m.pathid_leaf = Some(p("leaf")),
+                t => panic!("{t}"),
             }
-            let key = t["match"].as_array().unwrap();
-            let ex = |i: usize| b64dec(key[i]["exact"]["value"].as_str().unwrap());
-            let act = name(&a["action"]["actionId"]);
-            let p = params(&a["action"]);
-            let target = || match act.as_str() {
-                "to_group" => Target::Group(p[0]),
-                "to_port" => Target::Port(p[0]),
-                x => panic!("{x}"),
-            };
-            let dup = match table.as_str() {
-                "fwd_group" => {
-                    let v = match act.as_str() {
-                        "set_group" => Some(vec![u64::MAX; p[0] as usize]),
-                        "group_empty" => None,
-                        x => panic!("{x}"),
-                    };
-                    m.groups.insert(ex(0), v).is_some()
-                }
-                "fwd_member" => {
-                    members.push((ex(0), ex(1), p[0]));
-                    false
-                }
-                "canopy_port" => m.ports.insert(ex(0), (p[0], p[1])).is_some(),
-                "sliced_down" => m.sliced_down.insert(ex(0), target()).is_some(),
-                "sliced_side" => m.sliced_side.insert(ex(0), target()).is_some(),
-                "pathid_host" => m.hosts.insert(ex(0), target()).is_some(),
-                "transit_dir" => {
-                    let tg = if act == "dir_port" {
-                        Target::Port(p[0])
-                    } else {
-                        Target::Group(p[0])
-                    };
-                    m.transit_dir
-                        .insert((ex(0), ex(1)), (tg, p[1], p[2]))
-                        .is_some()
-                }
-                "pathid_lpm" => {
-                    let tn = &key[0]["ternary"];
-                    let rg = &key[1]["range"];
-                    let tg = if act == "pid_port" {
-                        Target::Port(p[1])
-                    } else {
-                        Target::Group(p[1])
-                    };
-                    m.lpm.push((
-                        b64dec(tn["value"].as_str().unwrap()),
-                        b64dec(tn["mask"].as_str().unwrap()),
-                        b64dec(rg["low"].as_str().unwrap()),
-                        b64dec(rg["high"].as_str().unwrap()),
-                        t["priority"].as_u64().unwrap(),
-                        p[0],
-                        tg,
-                    ));
-                    false
-                }
-                x => panic!("{x}"),
-            };
-            assert!(!dup, "duplicate key in {table}");
+            continue;
         }
+        let ex = |f: &str| {
+            let v = &e.fields[f];
+            assert_eq!(v["kind"], "exact", "{f}");
+            b64dec(v["value"].as_str().unwrap())
+        };
+        let target = || match e.action.as_str() {
+            "to_group" => Target::Group(p("group")),
+            "to_port" => Target::Port(p("port")),
+            x => panic!("{x}"),
+        };
+        let dup = match e.table.as_str() {
+            "fwd_group" => {
+                let v = match e.action.as_str() {
+                    "set_group" => Some(vec![u64::MAX; p("size") as usize]),
+                    "group_empty" => None,
+                    x => panic!("{x}"),
+                };
+                m.groups.insert(ex("meta.group"), v).is_some()
+            }
+            "fwd_member" => {
+                assert_eq!(e.action, "set_egress");
+                members.push((ex("meta.group"), ex("meta.bucket"), p("port")));
+                false
+            }
+            "canopy_port" => m
+                .ports
+                .insert(
+                    ex("standard_metadata.ingress_port"),
+                    (p("role"), p("swallow")),
+                )
+                .is_some(),
+            "sliced_down" => m.sliced_down.insert(ex("meta.label"), target()).is_some(),
+            "sliced_side" => m.sliced_side.insert(ex("meta.side_k"), target()).is_some(),
+            "pathid_host" => m
+                .hosts
+                .insert(ex("hdr.pathid.host_label"), target())
+                .is_some(),
+            "transit_dir" => {
+                let tg = match e.action.as_str() {
+                    "dir_port" => Target::Port(p("port")),
+                    "dir_group" => Target::Group(p("group")),
+                    x => panic!("{x}"),
+                };
+                m.transit_dir
+                    .insert(
+                        (ex("meta.tr_half"), ex("meta.tr_dir")),
+                        (tg, p("rot"), p("delay")),
+                    )
+                    .is_some()
+            }
+            "pathid_lpm" => {
+                // an omitted field is "don't care": mask 0, or the whole 8-bit range
+                let (v, mask) = match e.fields.get("hdr.pathid.id") {
+                    Some(t) => {
+                        assert_eq!(t["kind"], "ternary");
+                        (
+                            b64dec(t["value"].as_str().unwrap()),
+                            b64dec(t["mask"].as_str().unwrap()),
+                        )
+                    }
+                    None => (0, 0),
+                };
+                let (lo, hi) = match e.fields.get("hdr.pathid.id_len") {
+                    Some(r) => {
+                        assert_eq!(r["kind"], "range");
+                        (
+                            b64dec(r["low"].as_str().unwrap()),
+                            b64dec(r["high"].as_str().unwrap()),
+                        )
+                    }
+                    None => (0, 255),
+                };
+                let tg = match e.action.as_str() {
+                    "pid_port" => Target::Port(p("port")),
+                    "pid_group" => Target::Group(p("group")),
+                    x => panic!("{x}"),
+                };
+                let prio = e.priority.expect("pathid_lpm priority");
+                m.lpm.push((v, mask, lo, hi, prio, p("down"), tg));
+                false
+            }
+            x => panic!("{x}"),
+        };
+        assert!(!dup, "duplicate key in {}", e.table);
     }
     fill_members(&mut m, &members);
     m
+}
+
+/// A P4Info made up from what the generator writes (ids chosen here, widths and match
+/// kinds from the entries): lets the P4Runtime output be replayed where p4c is absent.
+/// The real P4Info is used by `p4runtime_requests_of_every_switch_pass_the_checker`.
+fn synth_p4info(ops: &[Op]) -> Value {
+    type Fields = Vec<(String, u32, &'static str)>;
+    let mut tables: BTreeMap<&str, (Fields, BTreeSet<&str>)> = BTreeMap::new();
+    let mut actions: BTreeMap<&str, Vec<(&str, u32)>> = BTreeMap::new();
+    let mut note = |table: &'static str, key: Fields, c: &p4::Call| {
+        let t = tables.entry(table).or_default();
+        if t.0.is_empty() {
+            t.0 = key;
+        }
+        t.1.insert(c.action);
+        actions
+            .entry(c.action)
+            .or_insert_with(|| c.params.iter().map(|(n, v)| (*n, v.bits)).collect());
+    };
+    for op in ops {
+        match op {
+            Op::Comment(_) => {}
+            Op::SetDefault { table, call } => note(table, vec![], call),
+            Op::Add {
+                table, key, call, ..
+            } => {
+                let k = key
+                    .iter()
+                    .map(|m| match m {
+                        p4::Match::Exact { field, v } => (field.to_string(), v.bits, "EXACT"),
+                        p4::Match::Ternary { field, v, .. } => {
+                            (field.to_string(), v.bits, "TERNARY")
+                        }
+                        p4::Match::Range { field, lo, .. } => (field.to_string(), lo.bits, "RANGE"),
+                    })
+                    .collect();
+                note(table, k, call)
+            }
+        }
+    }
+    let aid: BTreeMap<&str, u32> = actions
+        .keys()
+        .enumerate()
+        .map(|(i, a)| (*a, 500 + i as u32))
+        .collect();
+    let tabs: Vec<Value> = tables
+        .iter()
+        .enumerate()
+        .map(|(i, (name, (fields, acts)))| {
+            json!({
+                "preamble": {"id": 100 + i, "name": format!("CanopyIngress.{name}")},
+                "matchFields": fields.iter().enumerate().map(|(j, (n, b, k))| json!({
+                    "id": j + 1, "name": n, "bitwidth": b, "matchType": k})).collect::<Vec<_>>(),
+                "actionRefs": acts.iter().map(|a| json!({"id": aid[a]})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let acts: Vec<Value> = actions
+        .iter()
+        .map(|(name, params)| {
+            json!({
+                "preamble": {"id": aid[name], "name": format!("CanopyIngress.{name}")},
+                "params": params.iter().enumerate().map(|(j, (n, b))| json!({
+                    "id": j + 1, "name": n, "bitwidth": b})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "pkgInfo": {"arch": "v1model"},
+        "tables": tabs,
+        "actions": acts,
+        "counters": [{"preamble": {"id": 900, "name": p4::DROP_COUNTER}, "size": "32"}]
+    })
+}
+
+/// The made-up P4Info of every switch of SPECS.
+fn synth_all() -> (Value, p4::P4Info) {
+    let mut ops = Vec::new();
+    for &(spec, kind, mode) in SPECS {
+        for sw in tables(spec, kind, mode) {
+            ops.extend(p4::entries(&sw).unwrap());
+        }
+    }
+    let v = synth_p4info(&ops);
+    let info = p4::P4Info::from_json(&v.to_string(), "synth").unwrap();
+    (v, info)
 }
 
 fn tgt_group(g: u16) -> Target {
@@ -521,6 +692,7 @@ fn base_mask(len: u8) -> u64 {
 #[test]
 fn both_formats_carry_every_entry_of_every_switch() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+    let (_, info) = synth_all();
     for &(spec, kind, mode) in SPECS {
         let all = tables(spec, kind, mode);
         assert!(!all.is_empty());
@@ -530,11 +702,10 @@ fn both_formats_carry_every_entry_of_every_switch() {
             let m = replay_cli(&cli);
             check_model(sw, &m, &format!("{spec} {kind:?} bmv2-cli"));
             check_lpm_semantics(sw, &m, true, &mut rng);
-            let doc = p4::p4runtime(&sw.name, &ops);
+            let doc = p4::p4runtime(&sw.name, &ops, &info, 0).unwrap();
             // the JSON is what `canopyctl` prints: round-trip it through text
             let doc: Value = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
-            assert_eq!(doc["dropCounter"], p4::DROP_COUNTER);
-            let m2 = replay_p4rt(&doc);
+            let m2 = replay_p4rt(&doc, &info);
             check_model(sw, &m2, &format!("{spec} {kind:?} p4runtime"));
             check_lpm_semantics(sw, &m2, false, &mut rng);
         }
@@ -543,13 +714,17 @@ fn both_formats_carry_every_entry_of_every_switch() {
 
 #[test]
 fn output_is_deterministic() {
+    let (_, info) = synth_all();
     for &(spec, kind, mode) in SPECS {
         let a = tables(spec, kind, mode);
         let b = tables(spec, kind, mode);
         for (x, y) in a.iter().zip(&b) {
             let (ox, oy) = (p4::entries(x).unwrap(), p4::entries(y).unwrap());
             assert_eq!(p4::bmv2_cli(&ox), p4::bmv2_cli(&oy));
-            assert_eq!(p4::p4runtime(&x.name, &ox), p4::p4runtime(&y.name, &oy));
+            assert_eq!(
+                p4::p4runtime(&x.name, &ox, &info, 0),
+                p4::p4runtime(&y.name, &oy, &info, 0)
+            );
         }
     }
 }
@@ -577,39 +752,112 @@ fn canopyctl(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A directory under the system temp dir, removed on drop (also when a test fails).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("prt-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+
+    fn write(&self, name: &str, v: &Value) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 fn cli_prints_the_library_output() {
     let spec = "fat-tree:k=4";
     let t = tables(spec, Kind::PathId, None);
     let sw = &t[0];
     let ops = p4::entries(sw).unwrap();
-    let o = canopyctl(&[
+    let base = [
         "p4-entries",
         spec,
         "--kind",
         "path-id",
         "--switch",
         &sw.name,
-        "--format",
-        "bmv2-cli",
-    ]);
+    ];
+    let o = canopyctl(&[&base[..], &["--format", "bmv2-cli"]].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8(o.stdout).unwrap();
     assert!(out.ends_with(&p4::bmv2_cli(&ops)));
     assert!(out.contains(p4::DROP_COUNTER));
-    let o = canopyctl(&[
-        "p4-entries",
-        spec,
-        "--kind",
-        "path-id",
-        "--switch",
-        &sw.name,
-        "--format",
-        "p4runtime",
-    ]);
-    assert!(o.status.success());
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["entities"], p4::p4runtime(&sw.name, &ops)["entities"]);
+
+    let dir = TempDir::new("cli");
+    let (v, info) = synth_all();
+    let path = dir.write("synth.p4info.json", &v);
+    let path = path.to_str().unwrap();
+    let o = canopyctl(
+        &[
+            &base[..],
+            &[
+                "--format",
+                "p4runtime",
+                "--p4info",
+                path,
+                "--device-id",
+                "3",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(got, p4::p4runtime(&sw.name, &ops, &info, 3).unwrap());
+    assert_eq!(got["deviceId"], "3");
+    // the comments (drop counter) go to stderr, stdout is the bare WriteRequest
+    assert!(String::from_utf8_lossy(&o.stderr).contains(p4::DROP_COUNTER));
+
+    // p4runtime without a P4Info: refused, saying how to get one
+    let o = canopyctl(&[&base[..], &["--format", "p4runtime"]].concat());
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--p4info") && err.contains("--p4runtime-files"),
+        "{err}"
+    );
+    // the text form of the P4Info: refused, asking for the JSON form
+    let o = canopyctl(&[&base[..], &["--format", "p4runtime", "--p4info", "x.txtpb"]].concat());
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not a JSON P4Info") && err.contains(".json"),
+        "{err}"
+    );
+    // a P4Info without a table the entries need: a typed error naming it
+    let mut small = v.clone();
+    small["tables"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|t| t["preamble"]["name"] != "CanopyIngress.pathid_lpm");
+    let path = dir.write("small.p4info.json", &small);
+    let o = canopyctl(
+        &[
+            &base[..],
+            &["--format", "p4runtime", "--p4info", path.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("table CanopyIngress.pathid_lpm is not in the P4Info")
+            && !err.contains("panicked"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -650,6 +898,28 @@ fn cli_rejects_bad_input_without_panicking() {
             "bogus",
             "--switch",
             "x",
+        ],
+        &[
+            "p4-entries",
+            "fat-tree:k=4",
+            "--kind",
+            "sliced",
+            "--switch",
+            "edge-p0-e0",
+            "--format",
+            "p4runtime",
+            "--p4info",
+            "/nonexistent/canopy.p4info.json",
+        ],
+        &[
+            "p4-entries",
+            "fat-tree:k=4",
+            "--kind",
+            "sliced",
+            "--switch",
+            "edge-p0-e0",
+            "--p4info",
+            "/nonexistent/canopy.p4info.json",
         ],
     ] {
         let o = canopyctl(args);
@@ -815,4 +1085,323 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
             }
         }
     }
+}
+
+// ---- the P4Runtime output checked by p4/p4runtime_check.py (official protos) ----
+
+fn repo_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// Why the Python checker cannot run here (python3 or the `p4runtime` module missing).
+fn checker_missing() -> Option<String> {
+    let probe = "import os; os.environ['PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION'] = 'python'; \
+                 from p4.v1 import p4runtime_pb2; from p4.config.v1 import p4info_pb2";
+    match Command::new("python3").args(["-c", probe]).output() {
+        Err(e) => Some(format!("python3 not runnable ({e})")),
+        Ok(o) if !o.status.success() => Some(format!(
+            "python3 has no `p4runtime` module (pip install -r p4/ptf/requirements.txt): {}",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        )),
+        Ok(_) => None,
+    }
+}
+
+/// Run p4/p4runtime_check.py; (exit code, stdout + stderr).
+fn check(p4info: &Path, reqs: &[PathBuf]) -> (i32, String) {
+    let o = Command::new("python3")
+        .arg(repo_file("p4/p4runtime_check.py"))
+        .arg(p4info)
+        .args(reqs)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code().unwrap_or(-1), text)
+}
+
+/// Index of the first update writing `table` (a default if `default`).
+fn update_of(req: &Value, info: &p4::P4Info, table: &str, default: bool) -> usize {
+    let id = info
+        .tables
+        .iter()
+        .find(|t| t.preamble.name == format!("CanopyIngress.{table}"))
+        .unwrap()
+        .preamble
+        .id;
+    req["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|u| {
+            let t = &u["entity"]["tableEntry"];
+            t["tableId"] == id && (t["isDefaultAction"] == true) == default
+        })
+        .unwrap_or_else(|| panic!("no update of {table}"))
+}
+
+/// The checker accepts the generator's requests and fails on each kind of mutation, naming
+/// the class and the update index. Needs python3 and the `p4runtime` module (not p4c: the
+/// P4Info is the made-up one).
+#[test]
+fn the_checker_rejects_mutated_requests() {
+    if let Some(why) = checker_missing() {
+        eprintln!("SKIP the_checker_rejects_mutated_requests: {why}");
+        return;
+    }
+    let dir = TempDir::new("mut");
+    let (v, info) = synth_all();
+    let p4info = dir.write("synth.p4info.json", &v);
+    let sw = &tables("fat-tree:k=4", Kind::PathId, None)[0];
+    let req = p4::p4runtime(&sw.name, &p4::entries(sw).unwrap(), &info, 0).unwrap();
+    let ok = dir.write("ok.json", &req);
+    let (code, out) = check(&p4info, std::slice::from_ref(&ok));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(": ok: device 0,"), "{out}");
+
+    let lpm = update_of(&req, &info, "pathid_lpm", false);
+    let port = update_of(&req, &info, "canopy_port", false);
+    let cfg = update_of(&req, &info, "pathid_cfg", true);
+    let te = |i: usize| format!("/updates/{i}/entity/tableEntry");
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    // set (or add) the member at a JSON pointer
+    let set = |ptr: String, x: Value| -> Mutation {
+        Box::new(move |r: &mut Value| {
+            let (parent, key) = ptr.rsplit_once('/').unwrap();
+            match r.pointer_mut(parent).unwrap() {
+                Value::Object(o) => {
+                    o.insert(key.to_string(), x.clone());
+                }
+                Value::Array(a) => a[key.parse::<usize>().unwrap()] = x.clone(),
+                other => panic!("{ptr}: {other}"),
+            }
+        })
+    };
+    let other_action = info
+        .actions
+        .iter()
+        .find(|a| a.preamble.name == "CanopyIngress.to_port")
+        .unwrap()
+        .preamble
+        .id;
+    let n = req["updates"].as_array().unwrap().len();
+    let cases: Vec<(&str, usize, &str, Mutation)> = vec![
+        (
+            "wrong table id",
+            port,
+            "[table]",
+            set(te(port) + "/tableId", json!(4242)),
+        ),
+        (
+            "an action of another table",
+            port,
+            "[action]",
+            set(te(port) + "/action/action/actionId", json!(other_action)),
+        ),
+        (
+            "the same entry twice",
+            n,
+            "[entry]",
+            Box::new(move |r: &mut Value| {
+                let u = r["updates"][port].clone();
+                r["updates"].as_array_mut().unwrap().push(u);
+            }),
+        ),
+        (
+            "wrong field id",
+            port,
+            "[match]",
+            set(te(port) + "/match/0/fieldId", json!(9)),
+        ),
+        (
+            "wrong action id",
+            port,
+            "[action]",
+            set(te(port) + "/action/action/actionId", json!(4242)),
+        ),
+        (
+            "non-canonical value (a leading zero byte)",
+            port,
+            "[bytes]",
+            set(te(port) + "/match/0/exact/value", json!("AAE=")),
+        ),
+        (
+            "value wider than the field (512 in 9 bits)",
+            port,
+            "[bytes]",
+            set(te(port) + "/match/0/exact/value", json!("AgA=")),
+        ),
+        (
+            "empty byte string",
+            port,
+            "[bytes]",
+            set(te(port) + "/action/action/params/0/value", json!("")),
+        ),
+        (
+            "missing priority",
+            lpm,
+            "[priority]",
+            Box::new(move |r: &mut Value| {
+                r.pointer_mut(&te(lpm))
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("priority");
+            }),
+        ),
+        (
+            "priority on an exact table",
+            port,
+            "[priority]",
+            set(te(port) + "/priority", json!(3)),
+        ),
+        (
+            "ternary mask 0 (don't care must be omitted)",
+            lpm,
+            "[match]",
+            set(te(lpm) + "/match/0/ternary/mask", json!("AA==")),
+        ),
+        (
+            "default entry as INSERT",
+            cfg,
+            "[default]",
+            set(format!("/updates/{cfg}/type"), json!("INSERT")),
+        ),
+        (
+            "missing parameter",
+            port,
+            "[param]",
+            Box::new(move |r: &mut Value| {
+                r.pointer_mut(&(te(port) + "/action/action/params"))
+                    .unwrap()
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            }),
+        ),
+    ];
+    for (what, idx, class, mutate) in cases {
+        let mut bad = req.clone();
+        mutate(&mut bad);
+        let f = dir.write("bad.json", &bad);
+        let (code, out) = check(&p4info, &[f]);
+        assert_eq!(code, 1, "{what}: {out}");
+        assert!(
+            out.contains(&format!("update {idx}: {class}")),
+            "{what}: expected {class} at update {idx}: {out}"
+        );
+        assert!(out.contains("FAIL"), "{what}: {out}");
+    }
+    // an unknown member: json_format.Parse refuses the request
+    let mut bad = req.clone();
+    bad["comments"] = json!(["x"]);
+    let f = dir.write("bad.json", &bad);
+    let (code, out) = check(&p4info, &[f]);
+    assert_eq!(code, 2, "{out}");
+}
+
+/// The switches `p4runtime_requests_of_every_switch_pass_the_checker` programs:
+/// every switch of fat-tree:k=4 (sliced, path-ID) and transit-hybrid:leaf=12;layers=1,
+/// and a few znode switches in each sliced mode.
+fn p4c_cases() -> Vec<(&'static str, Kind, Option<Mode>, Vec<String>)> {
+    let mut out = Vec::new();
+    for &(spec, kind, mode) in SPECS {
+        let names: Vec<String> = tables(spec, kind, mode)
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        let names = if spec.starts_with("znode") {
+            let step = (names.len() / 4).max(1);
+            names.into_iter().step_by(step).collect()
+        } else {
+            names
+        };
+        out.push((spec, kind, mode, names));
+    }
+    out
+}
+
+/// With p4c on PATH: compile p4/canopy.p4 with `--p4runtime-files x.json`, run the real
+/// `canopyctl p4-entries --format p4runtime --p4info x.json` for each switch of
+/// [`p4c_cases`], replay every request through the real P4Info into the switch's tables,
+/// and (with python3 and the `p4runtime` module) run p4/p4runtime_check.py on all of them.
+#[test]
+fn p4runtime_requests_of_every_switch_pass_the_checker() {
+    if Command::new("p4c").arg("--version").output().is_err() {
+        eprintln!("SKIP p4runtime_requests_of_every_switch_pass_the_checker: p4c not on PATH");
+        return;
+    }
+    let dir = TempDir::new("p4c");
+    let p4info = dir.0.join("canopy.p4info.json");
+    let o = Command::new("p4c")
+        .args(["--target", "bmv2", "--arch", "v1model", "--p4runtime-files"])
+        .arg(&p4info)
+        .arg("-o")
+        .arg(&dir.0)
+        .arg(repo_file("p4/canopy.p4"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "p4c: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let info = p4::P4Info::load(&p4info).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut files = Vec::new();
+    for (spec, kind, mode, names) in p4c_cases() {
+        let all = tables(spec, kind, mode);
+        for name in names {
+            let mut args = vec![
+                "p4-entries",
+                spec,
+                "--kind",
+                kind.name(),
+                "--switch",
+                &name,
+                "--format",
+                "p4runtime",
+                "--p4info",
+                p4info.to_str().unwrap(),
+            ];
+            let m = mode.map(|m| m.name());
+            if let Some(m) = &m {
+                args.extend(["--mode", m]);
+            }
+            let o = canopyctl(&args);
+            assert!(
+                o.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let req: Value = serde_json::from_slice(&o.stdout).unwrap();
+            let sw = all.iter().find(|s| s.name == name).unwrap();
+            let what = format!("{spec} {kind:?} {mode:?} p4runtime with p4c's P4Info");
+            let model = replay_p4rt(&req, &info);
+            check_model(sw, &model, &what);
+            check_lpm_semantics(sw, &model, false, &mut rng);
+            let f = dir.0.join(format!("req-{}.json", files.len()));
+            std::fs::write(&f, &o.stdout).unwrap();
+            files.push(f);
+        }
+    }
+    assert!(files.len() > 40, "{} requests", files.len());
+    eprintln!(
+        "{} requests replayed through p4c's P4Info ({})",
+        files.len(),
+        p4info.display()
+    );
+    if let Some(why) = checker_missing() {
+        eprintln!("SKIP the p4runtime_check.py part of this test: {why}");
+        return;
+    }
+    let (code, out) = check(&p4info, &files);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches(": ok: ").count(), files.len(), "{out}");
 }

@@ -139,12 +139,20 @@ enum Cmd {
         /// Switch name (as in `canopyctl topo SPEC --list`).
         #[arg(long)]
         switch: String,
-        /// Output format: bmv2-cli or p4runtime.
+        /// Output format: bmv2-cli (simple_switch_CLI commands) or p4runtime (a
+        /// p4.v1.WriteRequest in proto3 JSON; needs --p4info).
         #[arg(long, default_value = "bmv2-cli")]
         format: String,
         /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
         #[arg(long)]
         mode: Option<String>,
+        /// The P4Info in JSON (`p4c --target bmv2 --arch v1model --p4runtime-files
+        /// FILE.json -o OUTDIR p4/canopy.p4`): resolves names to ids for --format p4runtime.
+        #[arg(long)]
+        p4info: Option<std::path::PathBuf>,
+        /// P4Runtime device id of the WriteRequest (--format p4runtime).
+        #[arg(long, default_value_t = 0)]
+        device_id: u64,
     },
     /// Run the routing oracle: walk pairs through the fabric with the dataplane's own
     /// decisions and check delivery, loop freedom and up*-down* paths.
@@ -425,11 +433,24 @@ fn main() -> Result<()> {
             switch,
             format,
             mode,
+            p4info,
+            device_id,
         } => {
             let kind = parse_kind(&kind)?;
             let mode = parse_mode(kind, mode.as_deref())?;
             let fmt = p4::Format::from_name(&format)
                 .with_context(|| format!("unknown format `{format}` (bmv2-cli, p4runtime)"))?;
+            let info = match (fmt, &p4info) {
+                (p4::Format::P4Runtime, None) => bail!(
+                    "--format p4runtime needs --p4info FILE.json, the P4Info that p4c writes: {}",
+                    p4::P4INFO_COMMAND
+                ),
+                (p4::Format::P4Runtime, Some(path)) => Some(p4::P4Info::load(path)?),
+                (p4::Format::Bmv2Cli, Some(_)) => {
+                    bail!("--p4info is for --format p4runtime only")
+                }
+                (p4::Format::Bmv2Cli, None) => None,
+            };
             let t = build(&spec, &mut clock)?;
             let idx = t
                 .switches
@@ -454,10 +475,16 @@ fn main() -> Result<()> {
                     out!("{}", p4::bmv2_cli(&ops));
                 }
                 p4::Format::P4Runtime => {
-                    outln!(
-                        "{}",
-                        serde_json::to_string_pretty(&p4::p4runtime(&switch, &ops))?
-                    );
+                    let Some(info) = info else {
+                        bail!("--format p4runtime needs --p4info")
+                    };
+                    let req = p4::p4runtime(&switch, &ops, &info, device_id)?;
+                    // stdout is the bare WriteRequest (a proto3 JSON parser rejects extra
+                    // members); the comments go to stderr
+                    for c in p4::comments(&ops) {
+                        eprintln!("# {c}");
+                    }
+                    outln!("{}", serde_json::to_string_pretty(&req)?);
                 }
             }
         }
