@@ -383,12 +383,18 @@ impl Builder<'_> {
     }
 
     fn interrupted(&self) -> Result<()> {
-        match &self.interrupt {
-            Some(f) if f.load(std::sync::atomic::Ordering::Relaxed) => {
-                Err(TestbedError::Interrupted)
-            }
-            _ => Ok(()),
-        }
+        check_interrupt(&self.interrupt)
+    }
+}
+
+/// The key of canopyd's child among [`Builder::children`] (switches use their index).
+const DAEMON_CHILD: usize = usize::MAX;
+
+/// `Err(Interrupted)` once `flag` is set.
+fn check_interrupt(flag: &Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) -> Result<()> {
+    match flag {
+        Some(f) if f.load(std::sync::atomic::Ordering::Relaxed) => Err(TestbedError::Interrupted),
+        _ => Ok(()),
     }
 }
 
@@ -799,7 +805,7 @@ fn build(
     }
     // 3b. canopyd, in this (the initial) namespace: it reaches the switches by their
     // sockets, and /metrics is on this machine's loopback
-    let mut daemon_child = None;
+    let mut has_daemon = false;
     if let Some((dbin, cfg, text)) = daemon {
         std::fs::write(&cfg, text)
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
@@ -821,7 +827,9 @@ fn build(
             log,
         });
         b.state.save()?;
-        daemon_child = Some(child);
+        // with the switches: a failed `up` reaps it, or kills it if teardown could not
+        b.children.push((DAEMON_CHILD, child));
+        has_daemon = true;
     }
     // 4. health (bmv2: every switch accepts its entries)
     if let Some(t) = &bmv2 {
@@ -903,11 +911,17 @@ fn build(
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    if let (Some(d), Some(mut child)) = (b.state.daemon.clone(), daemon_child) {
-        let ready = wait_daemon_ready(&d, &mut child, deadline, || b.interrupted());
-        // the child is not ours to wait for any more: `down` stops it by pid
-        drop(child);
-        ready.map_err(|w| fab_err(&name, format!("canopyd: {w}; log {}", d.log.display())))?;
+    if let (Some(d), true) = (b.state.daemon.clone(), has_daemon) {
+        let interrupted = b.interrupt.clone();
+        let child = b
+            .children
+            .iter_mut()
+            .find(|(j, _)| *j == DAEMON_CHILD)
+            .map(|(_, c)| c);
+        if let Some(child) = child {
+            let ready = wait_daemon_ready(&d, child, deadline, || check_interrupt(&interrupted));
+            ready.map_err(|w| fab_err(&name, format!("canopyd: {w}; log {}", d.log.display())))?;
+        }
     }
     Ok(sum)
 }
