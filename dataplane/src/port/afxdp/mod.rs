@@ -281,21 +281,20 @@ pub enum AfXdpError {
         ifname: String,
     },
     /// The XDP program cannot be attached in the mode asked for.
-    #[error("{ifname}: cannot attach XDP in {mode} mode: {source}; {fix}")]
+    #[error("{ifname}: cannot attach XDP in {mode} mode: {error}; {fix}")]
     Attach {
         /// Interface name.
         ifname: String,
         /// The attach mode tried (`native` or `generic (skb)`).
         mode: &'static str,
         /// What to do about it.
-        fix: &'static str,
-        /// The OS error.
-        #[source]
-        source: io::Error,
+        fix: String,
+        /// The OS error (in the message, not a `source`: the message is complete).
+        error: io::Error,
     },
     /// `bind` refused the queue or the mode.
     #[error(
-        "{ifname}: cannot bind an AF_XDP socket to queue {queue} in {mode} mode: {source}; {fix}"
+        "{ifname}: cannot bind an AF_XDP socket to queue {queue} in {mode} mode: {error}; {fix}"
     )]
     Bind {
         /// Interface name.
@@ -305,10 +304,9 @@ pub enum AfXdpError {
         /// The mode asked for.
         mode: &'static str,
         /// What to do about it.
-        fix: &'static str,
-        /// The OS error.
-        #[source]
-        source: io::Error,
+        fix: String,
+        /// The OS error (in the message, not a `source`: the message is complete).
+        error: io::Error,
     },
     /// Another port of this process already attached the interface's program in a
     /// different mode.
@@ -493,9 +491,9 @@ fn attach_shared(
         XdpMode::Auto => match attach(true) {
             Ok(p) => (p, true),
             // no native XDP in this driver: generic
-            Err(AfXdpError::Attach { source, .. })
+            Err(AfXdpError::Attach { error, .. })
                 if matches!(
-                    source.raw_os_error(),
+                    error.raw_os_error(),
                     Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ERANGE)
                 ) =>
             {
@@ -532,8 +530,8 @@ fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXd
     AfXdpError::Attach {
         ifname: ifname.into(),
         mode,
-        fix,
-        source: e,
+        fix: fix.replace("IFACE", ifname),
+        error: e,
     }
 }
 
@@ -712,8 +710,8 @@ impl AfXdpPort {
                     ifname: ifname.into(),
                     queue: cfg.queue,
                     mode: mode_name,
-                    fix,
-                    source: e,
+                    fix: fix.replace("IFACE", ifname),
+                    error: e,
                 }
             })?;
         let zc = sock
@@ -878,7 +876,7 @@ impl AfXdpPort {
             x.comp_cons = x.comp_cons.wrapping_add(1);
             let off = addr.wrapping_sub(x.tx_base);
             if addr >= x.tx_base
-                && off % u64::from(x.frame) == 0
+                && off.is_multiple_of(u64::from(x.frame))
                 && off / u64::from(x.frame) < u64::from(x.tx_chunks)
                 && x.tx_free.len() < x.tx_free.capacity()
             {

@@ -696,7 +696,7 @@ impl Ring {
         let map =
             NonNull::new(p.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned NULL"))?;
         let ok = |o: u64, n: usize| {
-            (o as usize).checked_add(n).is_some_and(|e| e <= map_len) && o % 4 == 0
+            (o as usize).checked_add(n).is_some_and(|e| e <= map_len) && o.is_multiple_of(4)
         };
         let r = Ring {
             map,
@@ -708,7 +708,11 @@ impl Ring {
             desc_size,
             mask: size - 1,
         };
-        if !(ok(off.producer, 4) && ok(off.consumer, 4) && ok(off.flags, 4) && off.desc % 8 == 0) {
+        if !(ok(off.producer, 4)
+            && ok(off.consumer, 4)
+            && ok(off.flags, 4)
+            && off.desc.is_multiple_of(8))
+        {
             return Err(io::Error::other("ring offsets outside the mapping"));
         }
         Ok(r)
