@@ -71,9 +71,9 @@ impl Port for AfXdpPort {
     }
 
     fn tx_space(&self) -> usize {
-        // no reclaim here (&self): what is free now; tx_burst reclaims
+        // free chunks plus those on the completion ring (tx_frame reclaims them)
         if AfXdpPort::link_up(self) {
-            self.xsk.tx_free.len().min(crate::engine::BURST)
+            self.tx_available().min(crate::engine::BURST)
         } else {
             0
         }

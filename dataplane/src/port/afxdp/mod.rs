@@ -1,7 +1,7 @@
 //! AF_XDP port: one `AF_XDP` socket on one queue of one interface, with its own UMEM
 //! and the four mmap rings (fill, completion, RX, TX); see `docs/afxdp.md`.
 //!
-//! * XDP program: eight hand-assembled eBPF instructions that redirect the frames of
+//! * XDP program: five hand-assembled eBPF instructions that redirect the frames of
 //!   each queue to the socket in an `XSKMAP` at that queue's index (`XDP_PASS` when the
 //!   queue has none), loaded with `bpf(BPF_PROG_LOAD)` and attached with a `bpf_link`
 //!   (`BPF_LINK_CREATE`): no libbpf, no clang, no ELF object. All ports of one
@@ -889,6 +889,14 @@ impl AfXdpPort {
         self.stats.drops[PortDrop::TxBadCompletion as usize] += bad;
     }
 
+    /// Free TX chunks now, counting those sent and waiting on the completion ring
+    /// (read-only: one acquire load).
+    pub fn tx_available(&self) -> usize {
+        let x = &self.xsk;
+        let done = x.comp.producer().wrapping_sub(x.comp_cons) as usize;
+        (x.tx_free.len() + done).min(x.tx_chunks as usize)
+    }
+
     /// Frames `tx_frame` accepts now (at most `max`).
     pub fn tx_free(&mut self, max: usize) -> usize {
         if self.xsk.tx_free.len() < max {
@@ -1049,7 +1057,16 @@ impl AfXdpPort {
                 if let Ok(s) = self.xsk.sock.statistics() {
                     self.kernel_base.add(&s);
                 }
-                self.xsk = xsk;
+                // Closing an AF_XDP socket waits for an RCU grace period
+                // (`synchronize_net` in `xsk_release`): the old one closes on a helper
+                // thread, so the caller (a worker) is not held up by it.
+                let old = std::mem::replace(&mut self.xsk, xsk);
+                if let Err(e) = std::thread::Builder::new()
+                    .name("canopy-xsk-close".into())
+                    .spawn(move || drop(old))
+                {
+                    drop(e);
+                }
                 self.mtu = mtu;
                 self.gone = false;
                 self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);

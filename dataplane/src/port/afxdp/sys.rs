@@ -1,5 +1,5 @@
 //! The only place in the AF_XDP port that talks to the kernel: the `AF_XDP` socket, its
-//! UMEM and four mmap rings, the XDP program (eight hand-assembled eBPF instructions) and
+//! UMEM and four mmap rings, the XDP program (five hand-assembled eBPF instructions) and
 //! its `XSKMAP`, loaded and attached with the `bpf(2)` syscall, and the few syscalls of
 //! the port (`sendto`/`recvfrom` wakeups, `poll`, interface ioctls, `XDP_STATISTICS`).
 //!
