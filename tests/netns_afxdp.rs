@@ -681,6 +681,103 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
     }
 }
 
+fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A host port's veth is deleted while frames flow to it: the port goes down (counted by
+/// the engine and the backend), frames towards it are dropped as `port_down`, the worker
+/// keeps running; re-created with the same name, the port reopens in the worker's
+/// upkeep (new socket: the worker re-registers it with epoll) and forwarding resumes.
+/// Every frame sent is received by the engine or counted as lost by the kernel, and the
+/// counters conserve.
+#[test]
+fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
+    if !can_run() {
+        return;
+    }
+    for (mode, tag, _) in modes() {
+        let e = edge();
+        let ns = netns(&format!("edel{tag}"), &["sw", "nb"]);
+        for i in 0..4 {
+            ns.veth(0, &format!("axs{i}"), 1, &format!("axp{i}"));
+        }
+        let (run, _) = start(&ns, &e, mode);
+        let h = run.handle();
+        let (hp0, h0) = e.hosts[0];
+        let (hp1, h1) = e.hosts[1];
+        let nb = ns.name(1).to_string();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sent = {
+            let stop = stop.clone();
+            let frames: Vec<Vec<u8>> = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
+            let nb = nb.clone();
+            std::thread::spawn(move || {
+                in_ns(&nb, move || {
+                    let tx = Raw::open(&format!("axp{hp0}"));
+                    let mut n = 0usize;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < frames.len() {
+                        tx.send(&frames[n]);
+                        n += 1;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    n
+                })
+            })
+        };
+        let recv_some = |n: usize| {
+            in_ns(&nb, move || {
+                let rx = Raw::open(&format!("axp{hp1}"));
+                (0..n)
+                    .filter_map(|_| rx.recv_stamped(Duration::from_secs(3), ours))
+                    .count()
+            })
+        };
+        assert_eq!(recv_some(20), 20, "{tag}: forwarding before the delete");
+
+        ip(&["-n", ns.name(0), "link", "del", &format!("axs{hp1}")]);
+        let hh = h.clone();
+        wait_for("the port to go down", Duration::from_secs(5), || {
+            !hh.port_state(hp1 as u16).unwrap().link_up()
+        });
+        let down_at = h.counters()[hp0].drops_named("port_down");
+        wait_for(
+            "frames towards the deleted port dropped as port_down",
+            Duration::from_secs(5),
+            || hh.counters()[hp0].drops_named("port_down") >= down_at + 20,
+        );
+        wait_for("the backend's counters", Duration::from_secs(5), || {
+            hh.counters()[hp1].backend.link_down_events >= 1
+        });
+
+        ns.veth(0, &format!("axs{hp1}"), 1, &format!("axp{hp1}"));
+        wait_for("the port to reopen", Duration::from_secs(5), || {
+            let s = hh.counters();
+            s[hp1].backend.reopens >= 1 && hh.port_state(hp1 as u16).unwrap().link_up()
+        });
+        assert_eq!(recv_some(20), 20, "{tag}: forwarding after the re-create");
+
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let n_sent = sent.join().expect("sender") as u64;
+        let seen = |s: &PortStats| s.rx_packets + s.backend.kernel_drops;
+        wait_for("the last frames", Duration::from_secs(5), || {
+            seen(&hh.counters()[hp0]) >= n_sent
+        });
+        let workers = run.stop();
+        assert_eq!(workers.len(), 1, "{tag}: the worker survived");
+        let s = h.counters();
+        conserves(&s);
+        assert_eq!(seen(&s[hp0]), n_sent, "{tag}: {:?}", s[hp0]);
+        assert!(s[hp0].drops_named("port_down") >= 20, "{tag}");
+        assert!(s[hp1].link_downs >= 1, "{tag}: {:?}", s[hp1]);
+        assert_eq!(s[hp1].backend.reopens, 1, "{tag}: {:?}", s[hp1].backend);
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Measurement (ignored; run by hand, see docs/afxdp.md).
 

@@ -40,6 +40,9 @@ pub const ETH_HLEN: usize = 14;
 pub const XDP_PACKET_HEADROOM: u32 = 256;
 /// Entries of the `XSKMAP`: the highest queue a port can bind is `MAX_QUEUES - 1`.
 pub const MAX_QUEUES: u32 = 256;
+/// How long `open` retries a bind refused with `EBUSY` (the queue's previous socket may
+/// still be in the kernel's deferred release).
+pub const BIND_BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// Smallest ring (slots).
 pub const MIN_RING: u32 = 64;
 /// Largest ring (slots).
@@ -691,7 +694,23 @@ impl AfXdpPort {
             // native, auto: the kernel tries zero-copy and falls back to copy
             (_, true) => (0, "auto (native)"),
         };
-        sock.bind(ifindex, cfg.queue, bind_flags | sys::XDP_USE_NEED_WAKEUP)
+        // A socket closed on this queue a moment ago (a port dropped and opened again,
+        // a switch restarted) keeps the queue until the kernel's deferred release
+        // (a workqueue item after an RCU grace period) has run: bind fails with EBUSY
+        // meanwhile. Retry for up to BIND_BUSY_WAIT before reporting it.
+        let start = std::time::Instant::now();
+        let bound = loop {
+            match sock.bind(ifindex, cfg.queue, bind_flags | sys::XDP_USE_NEED_WAKEUP) {
+                Err(e)
+                    if e.raw_os_error() == Some(libc::EBUSY)
+                        && start.elapsed() < BIND_BUSY_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                r => break r,
+            }
+        };
+        bound
             .map_err(|e| {
                 let fix = match e.raw_os_error() {
                     Some(libc::EINVAL) => {
@@ -701,7 +720,7 @@ impl AfXdpPort {
                         "the driver has no zero-copy AF_XDP: use mode = \"copy\" or \"auto\""
                     }
                     Some(libc::EBUSY) => {
-                        "another AF_XDP socket is bound to this queue (one socket per queue)"
+                        "another AF_XDP socket is bound to this queue (one socket per queue; is another switch running on it?)"
                     }
                     Some(libc::ENETDOWN) => "the interface is down: `ip link set dev IFACE up`",
                     _ => "check the interface's XDP support and the kernel log",
@@ -1011,8 +1030,10 @@ impl AfXdpPort {
                     if matches!(
                         e.raw_os_error(),
                         Some(libc::ENETDOWN) | Some(libc::ENXIO) | Some(libc::ENODEV)
-                    ) {
+                    ) && self.up
+                    {
                         self.up = false;
+                        self.stats.link_down_events += 1;
                     }
                     // ENOBUFS, EBUSY: the frames stay in the ring; the next flush or
                     // `tx_backlog` kicks again
