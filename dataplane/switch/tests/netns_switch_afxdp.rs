@@ -8,6 +8,7 @@
 mod common;
 
 use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, XdpMode};
 use canopy_dataplane::wire::Kind;
 use common::*;
 use serde_json::json;
@@ -183,6 +184,109 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
         .unwrap();
     let out = String::from_utf8_lossy(&out.stdout);
     assert!(!out.contains("xdp"), "{out}");
+}
+
+/// `queues = 2` on a two-queue veth with two workers: the port's second socket (queue 1)
+/// is a receive-only replica on the other worker; frames the host sends on either queue
+/// are forwarded, and the engine counts them all at the port.
+#[test]
+fn switch_port_with_two_queues_receives_on_both() {
+    if !can_run() {
+        return;
+    }
+    let ns = netns("swmq", &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        let (a, b) = (format!("axs{i}"), "axe0");
+        let q = if i == 0 { "2" } else { "1" };
+        let st = Command::new("ip")
+            .args([
+                "-n",
+                ns.name(0),
+                "link",
+                "add",
+                &a,
+                "numtxqueues",
+                q,
+                "numrxqueues",
+                q,
+            ])
+            .args([
+                "type",
+                "veth",
+                "peer",
+                "name",
+                b,
+                "numtxqueues",
+                q,
+                "numrxqueues",
+                q,
+            ])
+            .args(["netns", ns.name(i + 1)])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        for (n, d) in [(ns.name(0), a.as_str()), (ns.name(i + 1), b)] {
+            assert!(Command::new("ip")
+                .args(["-n", n, "link", "set", d, "up"])
+                .status()
+                .unwrap()
+                .success());
+        }
+        canopy_testbed::netns::wait_up(ns.name(0), &a, Duration::from_secs(5)).unwrap();
+        canopy_testbed::netns::wait_up(ns.name(i + 1), b, Duration::from_secs(5)).unwrap();
+    }
+    let dir = Dir::new("afxdpmq");
+    let cfg = config(
+        &dir,
+        &[
+            "backend = \"afxdp\"\ninterface = \"axs0\"\nqueues = 2",
+            "backend = \"afxdp\"\ninterface = \"axs1\"",
+            "backend = \"afxdp\"\ninterface = \"axs2\"",
+            "backend = \"afxdp\"\ninterface = \"axs3\"",
+        ],
+    );
+    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
+    // the host sends with AF_XDP on its queues 0 and 1: veth delivers each to the
+    // switch's RX queue of the same number
+    let host = |queue: u32| {
+        let path = format!("/run/netns/{}", ns.name(1));
+        std::thread::spawn(move || {
+            let f = std::fs::File::open(&path).unwrap();
+            // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+            assert_eq!(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) }, 0);
+            AfXdpPort::open(
+                "axe0",
+                AfXdpConfig {
+                    queue,
+                    mode: XdpMode::Copy,
+                    ..AfXdpConfig::default()
+                },
+            )
+            .expect("host AF_XDP port")
+        })
+        .join()
+        .unwrap()
+    };
+    let mut hq = [host(0), host(1)];
+    let mut rx1 = host_port(ns.name(2), "axe0");
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let fr = f.frame(Kind::Sliced, h0, h1, b"two queues");
+    let (want, ports) = f.expect(0, &fr);
+    assert_eq!(ports, vec![1]);
+    for q in hq.iter_mut() {
+        for _ in 0..20 {
+            assert_eq!(q.tx_frame(&fr), Ok(true));
+        }
+        q.tx_flush().unwrap();
+    }
+    let got = recv(&mut rx1, 40, Duration::from_secs(5));
+    assert_eq!(got, vec![want; 40]);
+    let c = sw.counters();
+    assert_eq!(c["ports"][0]["rx_packets"].as_u64(), Some(40), "{c}");
+    assert_eq!(c["ports"][1]["tx_packets"].as_u64(), Some(40), "{c}");
+    let (status, _) = sw.terminate();
+    assert!(status.success(), "{status}");
 }
 
 /// A port whose interface does not exist, or which asks for zero-copy on veth (no
