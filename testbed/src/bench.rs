@@ -168,7 +168,8 @@ pub struct Report {
     pub results: Vec<ForwarderResult>,
     /// bmv2 figure quoted from the issue (kpps range), when bmv2 did not run.
     pub bmv2_quoted_kpps: Option<(f64, f64)>,
-    /// The canopy-switch TPACKET version and adaptive spins used.
+    /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
+    /// adaptive spins used.
     pub canopy: (String, u32),
 }
 
@@ -237,7 +238,13 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         offloads_off: wiring.offloads_off,
         results,
         bmv2_quoted_kpps: (!bmv2_ran).then_some(BMV2_QUOTED_KPPS),
-        canopy: (cfg.options.canopy_tpacket.clone(), cfg.options.canopy_spins),
+        canopy: (
+            match cfg.options.canopy_backend.as_str() {
+                "afpacket" => format!("afpacket {}", cfg.options.canopy_tpacket),
+                b => b.to_string(),
+            },
+            cfg.options.canopy_spins,
+        ),
     })
 }
 

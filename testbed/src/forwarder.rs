@@ -157,8 +157,11 @@ pub struct Options {
     pub fwd_core: usize,
     /// `canopy-switch` binary.
     pub canopy_switch: Option<PathBuf>,
-    /// TPACKET version of canopy's ports ("v2" or "v3").
+    /// TPACKET version of canopy's ports ("v2" or "v3"), for the `afpacket` backend.
     pub canopy_tpacket: String,
+    /// Backend of canopy's ports: "afpacket", "afxdp" (mode auto: native copy on veth) or
+    /// "afxdp-skb" (generic XDP).
+    pub canopy_backend: String,
     /// Adaptive mode: empty rounds before sleeping.
     pub canopy_spins: u32,
     /// `dpdk-testpmd` binary.
@@ -179,6 +182,7 @@ impl Options {
             fwd_core,
             canopy_switch: find_canopy_switch(),
             canopy_tpacket: "v2".into(),
+            canopy_backend: "afpacket".into(),
             canopy_spins: canopy_dataplane::engine::DEFAULT_SPINS,
             testpmd: which("dpdk-testpmd"),
             bmv2: which("simple_switch"),
@@ -505,10 +509,16 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
         } else {
             up.next().unwrap_or("u_missing")
         };
-        s.push_str(&format!(
-            "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"{dev}\"\ntpacket = \"{}\"\n",
-            o.canopy_tpacket
-        ));
+        s.push_str(&match o.canopy_backend.as_str() {
+            "afxdp" => format!("\n[[port]]\nbackend = \"afxdp\"\ninterface = \"{dev}\"\n"),
+            "afxdp-skb" => {
+                format!("\n[[port]]\nbackend = \"afxdp\"\ninterface = \"{dev}\"\nmode = \"skb\"\n")
+            }
+            _ => format!(
+                "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"{dev}\"\ntpacket = \"{}\"\n",
+                o.canopy_tpacket
+            ),
+        });
     }
     s
 }
@@ -541,5 +551,14 @@ mod tests {
         assert_eq!(ports[f.dst_port], F_OUT);
         assert!(ports.contains(&"u2") && ports.contains(&"u3"));
         assert!(text.contains("mode = \"adaptive\"") && text.contains("switch = \"edge-p0-e0\""));
+        assert_eq!(text.matches("backend = \"afpacket\"").count(), 4);
+        let o = Options {
+            canopy_backend: "afxdp-skb".into(),
+            ..o
+        };
+        let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
+        assert_eq!(text.matches("backend = \"afxdp\"").count(), 4);
+        assert_eq!(text.matches("mode = \"skb\"").count(), 4);
+        assert!(!text.contains("tpacket"));
     }
 }

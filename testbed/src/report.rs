@@ -133,7 +133,7 @@ pub fn markdown(r: &Report) -> String {
         s,
         "\nMethod: docs/vethbench.md. Process CPU = utime+stime of the forwarder process (all threads) from /proc/PID/stat; \
          machine = all non-idle CPU time of the machine (/proc/stat), sender included; both divided by the frames counted on the receiver veth. \
-         canopy ports: TPACKET {}, adaptive spins {}.",
+         canopy ports: {}, adaptive spins {}.",
         r.canopy.0, r.canopy.1
     );
     s

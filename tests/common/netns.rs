@@ -54,7 +54,8 @@ impl Netns {
         Self::with_prefix(&prefix, suffixes)
     }
 
-    fn with_prefix(prefix: &str, suffixes: &[&str]) -> Netns {
+    /// Namespaces `<prefix>-<suffix>`.
+    pub fn with_prefix(prefix: &str, suffixes: &[&str]) -> Netns {
         let inner = canopy_testbed::netns::Netns::create(prefix, suffixes)
             .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"));
         Netns { inner }

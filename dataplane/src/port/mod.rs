@@ -1,3 +1,5 @@
 //! Port backends: where frames enter and leave a switch.
 #[cfg(target_os = "linux")]
 pub mod afpacket;
+#[cfg(target_os = "linux")]
+pub mod afxdp;

@@ -6,6 +6,7 @@
 
 use canopy_dataplane::engine::{self, EngineConfig, PollMode};
 use canopy_dataplane::port::afpacket::{AfPacketConfig, TpacketVersion};
+use canopy_dataplane::port::afxdp::{AfXdpConfig, XdpMode, MAX_QUEUES};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use serde::Deserialize;
@@ -172,6 +173,23 @@ pub struct PortSection {
     /// afpacket: `PACKET_FANOUT` group id; with several workers, one receive socket per
     /// worker joins it (the primary, owned by one worker, also transmits).
     pub fanout: Option<u16>,
+    /// afxdp: first interface queue (default 0).
+    pub queue: Option<u32>,
+    /// afxdp: sockets on queues `queue..queue + queues` (default 1); the first receives
+    /// and transmits, the others receive only, each on another worker.
+    pub queues: Option<u32>,
+    /// afxdp: `auto`, `zerocopy`, `copy` or `skb`.
+    pub mode: Option<XdpModeName>,
+    /// afxdp: UMEM chunk size (2048 or 4096).
+    pub frame_size: Option<u32>,
+    /// afxdp: RX ring slots.
+    pub rx_ring: Option<u32>,
+    /// afxdp: TX ring slots (and TX chunks).
+    pub tx_ring: Option<u32>,
+    /// afxdp: fill ring slots (and RX chunks).
+    pub fill_ring: Option<u32>,
+    /// afxdp: completion ring slots.
+    pub completion_ring: Option<u32>,
     /// mem: port name.
     pub name: Option<String>,
     /// mem: ring capacity per direction (frames).
@@ -184,8 +202,24 @@ pub struct PortSection {
 pub enum BackendName {
     /// AF_PACKET socket on an interface.
     Afpacket,
+    /// AF_XDP socket(s) on an interface's queue(s).
+    Afxdp,
     /// In-process port.
     Mem,
+}
+
+/// AF_XDP mode name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum XdpModeName {
+    /// Native zero-copy, native copy, or generic: the best the interface offers.
+    Auto,
+    /// Native XDP, zero-copy, or fail.
+    Zerocopy,
+    /// Native XDP, copy, or fail.
+    Copy,
+    /// Generic (SKB) XDP.
+    Skb,
 }
 
 /// TPACKET version name.
@@ -238,6 +272,15 @@ pub enum PortSpec {
         /// Ring settings (version, fanout; other fields the port's defaults).
         cfg: AfPacketConfig,
     },
+    /// AF_XDP on `interface`: `queues` sockets on queues `cfg.queue..cfg.queue + queues`.
+    AfXdp {
+        /// Interface name.
+        interface: String,
+        /// Socket settings of the first queue (the others differ only in `queue`).
+        cfg: AfXdpConfig,
+        /// Number of queues (sockets).
+        queues: u32,
+    },
     /// In-process port; the far end stays with the process for inject/capture.
     Mem {
         /// Name.
@@ -252,6 +295,7 @@ impl PortSpec {
     pub fn name(&self) -> &str {
         match self {
             PortSpec::AfPacket { interface, .. } => interface,
+            PortSpec::AfXdp { interface, .. } => interface,
             PortSpec::Mem { name, .. } => name,
         }
     }
@@ -259,6 +303,7 @@ impl PortSpec {
     pub fn backend(&self) -> &'static str {
         match self {
             PortSpec::AfPacket { .. } => "afpacket",
+            PortSpec::AfXdp { .. } => "afxdp",
             PortSpec::Mem { .. } => "mem",
         }
     }
@@ -459,35 +504,63 @@ impl Config {
         let mut ports = Vec::with_capacity(raw.port.len());
         for (i, p) in raw.port.iter().enumerate() {
             let key = |k: &str| format!("port[{i}].{k}");
+            let afxdp_keys = [
+                ("queue", p.queue.is_some()),
+                ("queues", p.queues.is_some()),
+                ("mode", p.mode.is_some()),
+                ("frame_size", p.frame_size.is_some()),
+                ("rx_ring", p.rx_ring.is_some()),
+                ("tx_ring", p.tx_ring.is_some()),
+                ("fill_ring", p.fill_ring.is_some()),
+                ("completion_ring", p.completion_ring.is_some()),
+            ];
+            let afpacket_keys = [
+                ("tpacket", p.tpacket.is_some()),
+                ("fanout", p.fanout.is_some()),
+            ];
+            let mem_keys = [
+                ("name", p.name.is_some()),
+                ("capacity", p.capacity.is_some()),
+            ];
+            let refuse = |keys: &[(&str, bool)], what: &str| -> Result<(), ConfigError> {
+                match keys.iter().find(|(_, set)| *set) {
+                    Some((k, _)) => Err(err(&key(k), format!("applies only to {what}"))),
+                    None => Ok(()),
+                }
+            };
+            let interface = |backend: &str| -> Result<String, ConfigError> {
+                if p.name.is_some() {
+                    return Err(err(
+                        &key("name"),
+                        format!(
+                            "an {backend} port is named by `interface`; `name` is for mem ports"
+                        ),
+                    ));
+                }
+                let Some(ifname) = &p.interface else {
+                    return Err(err(
+                        &key("interface"),
+                        format!("missing: backend \"{backend}\" needs the interface name"),
+                    ));
+                };
+                if ifname.is_empty()
+                    || ifname.len() > 15
+                    || ifname
+                        .chars()
+                        .any(|c| c == '/' || c == '\0' || c.is_whitespace())
+                {
+                    return Err(err(
+                        &key("interface"),
+                        format!("{ifname:?} is not an interface name (1 to 15 bytes, no '/', NUL or spaces)"),
+                    ));
+                }
+                Ok(ifname.clone())
+            };
             let spec = match p.backend {
                 BackendName::Afpacket => {
-                    if p.name.is_some() {
-                        return Err(err(
-                            &key("name"),
-                            "an afpacket port is named by `interface`; `name` is for mem ports"
-                                .into(),
-                        ));
-                    }
-                    if p.capacity.is_some() {
-                        return Err(err(&key("capacity"), "applies only to mem ports".into()));
-                    }
-                    let Some(ifname) = &p.interface else {
-                        return Err(err(
-                            &key("interface"),
-                            "missing: backend \"afpacket\" needs the interface name".into(),
-                        ));
-                    };
-                    if ifname.is_empty()
-                        || ifname.len() > 15
-                        || ifname
-                            .chars()
-                            .any(|c| c == '/' || c == '\0' || c.is_whitespace())
-                    {
-                        return Err(err(
-                            &key("interface"),
-                            format!("{ifname:?} is not an interface name (1 to 15 bytes, no '/', NUL or spaces)"),
-                        ));
-                    }
+                    let ifname = interface("afpacket")?;
+                    refuse(&mem_keys, "mem ports")?;
+                    refuse(&afxdp_keys, "afxdp ports")?;
                     let version = match p.tpacket.unwrap_or(TpacketName::V2) {
                         TpacketName::V2 => TpacketVersion::V2,
                         TpacketName::V3 => TpacketVersion::V3,
@@ -500,18 +573,61 @@ impl Config {
                     cfg.validate()
                         .map_err(|e| err(&format!("port[{i}]"), format!("ring geometry: {e}")))?;
                     PortSpec::AfPacket {
-                        interface: ifname.clone(),
+                        interface: ifname,
                         cfg,
                     }
                 }
+                BackendName::Afxdp => {
+                    let ifname = interface("afxdp")?;
+                    refuse(&mem_keys, "mem ports")?;
+                    refuse(&afpacket_keys, "afpacket ports")?;
+                    let d = AfXdpConfig::default();
+                    let cfg = AfXdpConfig {
+                        queue: p.queue.unwrap_or(0),
+                        mode: match p.mode.unwrap_or(XdpModeName::Auto) {
+                            XdpModeName::Auto => XdpMode::Auto,
+                            XdpModeName::Zerocopy => XdpMode::ZeroCopy,
+                            XdpModeName::Copy => XdpMode::Copy,
+                            XdpModeName::Skb => XdpMode::Skb,
+                        },
+                        frame_size: p.frame_size.unwrap_or(d.frame_size),
+                        rx_ring: p.rx_ring.unwrap_or(d.rx_ring),
+                        tx_ring: p.tx_ring.unwrap_or(d.tx_ring),
+                        fill_ring: p.fill_ring.unwrap_or(d.fill_ring),
+                        comp_ring: p.completion_ring.unwrap_or(d.comp_ring),
+                    };
+                    let queues = p.queues.unwrap_or(1);
+                    if queues == 0
+                        || u64::from(cfg.queue) + u64::from(queues) > u64::from(MAX_QUEUES)
+                    {
+                        return Err(err(
+                            &key("queues"),
+                            format!(
+                                "{queues} queues from queue {} is not in 1..={} (queues 0..{MAX_QUEUES})",
+                                cfg.queue,
+                                MAX_QUEUES.saturating_sub(cfg.queue)
+                            ),
+                        ));
+                    }
+                    cfg.validate()
+                        .map_err(|e| err(&format!("port[{i}]"), format!("afxdp: {e}")))?;
+                    PortSpec::AfXdp {
+                        interface: ifname,
+                        cfg,
+                        queues,
+                    }
+                }
                 BackendName::Mem => {
-                    for (k, set) in [
-                        ("interface", p.interface.is_some()),
-                        ("tpacket", p.tpacket.is_some()),
-                        ("fanout", p.fanout.is_some()),
-                    ] {
+                    for (k, set) in [("interface", p.interface.is_some())]
+                        .into_iter()
+                        .chain(afpacket_keys)
+                        .chain(afxdp_keys)
+                    {
                         if set {
-                            return Err(err(&key(k), "applies only to afpacket ports".into()));
+                            return Err(err(
+                                &key(k),
+                                "applies only to afpacket or afxdp ports".into(),
+                            ));
                         }
                     }
                     let name = p.name.clone().unwrap_or_else(|| format!("m{i}"));
@@ -537,7 +653,7 @@ impl Config {
                 return Err(err(
                     &format!("port[{i}]"),
                     format!(
-                        "{:?} is already port[{j}] (one interface is one port; set `fanout` on it to share its RX among workers)",
+                        "{:?} is already port[{j}] (one interface is one port; to share its RX among workers set `fanout` (afpacket) or `queues` (afxdp) on it)",
                         spec.name()
                     ),
                 ));
@@ -843,6 +959,106 @@ interface = "veth0"
         }
         assert_eq!(c.management.max_request, DEFAULT_MAX_REQUEST);
         assert!(c.tables.is_none());
+    }
+
+    #[test]
+    fn afxdp_port_parses_with_defaults_and_keys() {
+        let t = GOOD.replace(
+            "backend = \"afpacket\"\ninterface = \"veth0\"",
+            "backend = \"afxdp\"\ninterface = \"veth0\"",
+        );
+        let c = Config::parse(Path::new("a.toml"), &t).unwrap();
+        match &c.ports[1] {
+            PortSpec::AfXdp {
+                interface,
+                cfg,
+                queues,
+            } => {
+                assert_eq!(interface, "veth0");
+                assert_eq!(*cfg, AfXdpConfig::default());
+                assert_eq!(*queues, 1);
+            }
+            p => panic!("{p:?}"),
+        }
+        assert_eq!(c.ports[1].backend(), "afxdp");
+        let t = GOOD.replace(
+            "backend = \"afpacket\"\ninterface = \"veth0\"",
+            "backend = \"afxdp\"\ninterface = \"eth1\"\nqueue = 2\nqueues = 2\nmode = \"skb\"\nframe_size = 4096\nrx_ring = 512\ntx_ring = 256\nfill_ring = 1024\ncompletion_ring = 128",
+        );
+        let c = Config::parse(Path::new("a.toml"), &t).unwrap();
+        let want = AfXdpConfig {
+            queue: 2,
+            mode: XdpMode::Skb,
+            frame_size: 4096,
+            rx_ring: 512,
+            tx_ring: 256,
+            fill_ring: 1024,
+            comp_ring: 128,
+        };
+        match &c.ports[1] {
+            PortSpec::AfXdp { cfg, queues, .. } => {
+                assert_eq!(*cfg, want);
+                assert_eq!(*queues, 2);
+            }
+            p => panic!("{p:?}"),
+        }
+    }
+
+    #[test]
+    fn afxdp_keys_are_validated_and_confined_to_afxdp_ports() {
+        let with = |keys: &str| {
+            GOOD.replace(
+                "backend = \"afpacket\"\ninterface = \"veth0\"",
+                &format!("backend = \"afxdp\"\ninterface = \"veth0\"\n{keys}"),
+            )
+        };
+        for (keys, key, what) in [
+            (
+                "rx_ring = 1000",
+                "port[1]",
+                "rx ring size 1000 must be a power of two",
+            ),
+            ("frame_size = 3000", "port[1]", "frame size 3000"),
+            ("queues = 0", "port[1].queues", "0 queues from queue 0"),
+            (
+                "queue = 255\nqueues = 2",
+                "port[1].queues",
+                "2 queues from queue 255",
+            ),
+            (
+                "tpacket = \"v2\"",
+                "port[1].tpacket",
+                "applies only to afpacket ports",
+            ),
+            (
+                "capacity = 4",
+                "port[1].capacity",
+                "applies only to mem ports",
+            ),
+        ] {
+            let e = Config::parse(Path::new("a.toml"), &with(keys)).unwrap_err();
+            assert_eq!(e.key, key, "{keys}: {e}");
+            assert!(e.what.contains(what), "{keys}: {e}");
+        }
+        let e = Config::parse(Path::new("a.toml"), &with("mode = \"fast\"")).unwrap_err();
+        assert_eq!(e.key, "port[1].mode", "{e}");
+        assert!(e.to_string().contains("unknown variant"), "{e}");
+        // afxdp keys on other backends
+        let t = GOOD.replace("interface = \"veth0\"", "interface = \"veth0\"\nqueue = 1");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].queue", "{e}");
+        assert!(e.what.contains("applies only to afxdp ports"), "{e}");
+        let t = GOOD.replace("backend = \"mem\"", "backend = \"mem\"\nmode = \"skb\"");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[0].mode", "{e}");
+        let t = with("").replace("interface = \"veth0\"\n", "");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].interface", "{e}");
+        assert!(
+            e.what
+                .contains("backend \"afxdp\" needs the interface name"),
+            "{e}"
+        );
     }
 
     #[test]

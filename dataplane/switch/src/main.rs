@@ -301,6 +301,27 @@ fn check_config(path: &Path) -> Result<ExitCode> {
                         .unwrap_or_default()
                 );
             }
+            PortSpec::AfXdp {
+                interface,
+                cfg: c,
+                queues,
+            } => {
+                let qs = if *queues == 1 {
+                    format!("queue {}", c.queue)
+                } else {
+                    format!("queues {}..={}", c.queue, c.queue + queues - 1)
+                };
+                let _ = writeln!(
+                    o,
+                    "  {i:>3}  afxdp    {interface:<15} {qs}, mode {}, rings rx {} tx {} fill {} comp {}, frame {} {role}",
+                    c.mode.name(),
+                    c.rx_ring,
+                    c.tx_ring,
+                    c.fill_ring,
+                    c.comp_ring,
+                    c.frame_size
+                );
+            }
             PortSpec::Mem { name, capacity } => {
                 let _ = writeln!(o, "  {i:>3}  mem      {name:<15} ring {capacity} {role}");
             }

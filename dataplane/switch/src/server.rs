@@ -27,6 +27,7 @@ use canopy_dataplane::engine::counters::{reason_name, N_REASONS};
 use canopy_dataplane::engine::pool::BUF_SIZE;
 use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool, Port};
 use canopy_dataplane::port::afpacket::AfPacketPort;
+use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, BindMode};
 use canopy_dataplane::table::SwitchTables;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -357,6 +358,18 @@ pub struct OpenPorts {
     pub replicas: Vec<(u16, Box<dyn Port>)>,
     /// The far ends of `mem` ports (None for other backends).
     pub far: Vec<Option<Mutex<mem::MemPort>>>,
+    /// Backend label per port, as `health` reports it: `afpacket`, `mem`, or for AF_XDP
+    /// the mode obtained: `afxdp/zerocopy`, `afxdp/copy`, `afxdp/skb`.
+    pub labels: Vec<&'static str>,
+}
+
+/// The `health` backend label of an AF_XDP port in `mode`.
+pub fn afxdp_label(mode: BindMode) -> &'static str {
+    match mode {
+        BindMode::ZeroCopy => "afxdp/zerocopy",
+        BindMode::Copy => "afxdp/copy",
+        BindMode::Skb => "afxdp/skb",
+    }
 }
 
 /// Open every configured port; `mem` ports give their far ends back.
@@ -364,7 +377,9 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
     let mut ports: Vec<Box<dyn Port>> = Vec::with_capacity(cfg.ports.len());
     let mut replicas: Vec<(u16, Box<dyn Port>)> = Vec::new();
     let mut far = Vec::with_capacity(cfg.ports.len());
+    let mut labels = Vec::with_capacity(cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
+        labels.push(p.backend());
         match p {
             PortSpec::AfPacket { interface, cfg: c } => {
                 let port = AfPacketPort::open(interface, c.clone())
@@ -388,6 +403,54 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
                     }
                 }
             }
+            PortSpec::AfXdp {
+                interface,
+                cfg: c,
+                queues,
+            } => {
+                let open = |q: u32| {
+                    let qc = AfXdpConfig {
+                        queue: c.queue + q,
+                        ..c.clone()
+                    };
+                    AfXdpPort::open(interface, qc).with_context(|| {
+                        format!(
+                            "port[{i}]: cannot open AF_XDP on interface {interface} queue {}",
+                            c.queue + q
+                        )
+                    })
+                };
+                let port = open(0)?;
+                let mode = port.mode();
+                if let Some(l) = labels.last_mut() {
+                    *l = afxdp_label(mode);
+                }
+                info!(
+                    port = i,
+                    interface = %interface,
+                    queue = c.queue,
+                    queues,
+                    asked = c.mode.name(),
+                    mode = mode.as_str(),
+                    mtu = Port::mtu(&port),
+                    link = Port::link_up(&port),
+                    "afxdp port open"
+                );
+                ports.push(Box::new(port));
+                far.push(None);
+                for q in 1..*queues {
+                    let rep = open(q)?;
+                    if rep.mode() != mode {
+                        warn!(
+                            port = i,
+                            queue = c.queue + q,
+                            mode = rep.mode().as_str(),
+                            "afxdp queue bound in another mode than the first"
+                        );
+                    }
+                    replicas.push((i as u16, Box::new(rep)));
+                }
+            }
             PortSpec::Mem { name, capacity } => {
                 let (inner, outer) = mem::pair(name, &format!("{name}-far"), *capacity);
                 info!(port = i, name = %name, capacity, "mem port ready");
@@ -400,6 +463,7 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
         ports,
         replicas,
         far,
+        labels,
     })
 }
 
@@ -417,6 +481,7 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>, token: Option<Vec<u8>>) -
         ports,
         replicas,
         far,
+        labels,
     } = open_ports(&cfg)?;
     let loaded = initial.is_some();
     let t = initial.unwrap_or_else(|| tables::placeholder(ports.len()));
@@ -424,7 +489,8 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>, token: Option<Vec<u8>>) -
     let info: Vec<(String, &'static str)> = cfg
         .ports
         .iter()
-        .map(|p| (p.name().to_string(), p.backend()))
+        .zip(labels)
+        .map(|(p, l)| (p.name().to_string(), l))
         .collect();
     let pool = Pool::new(cfg.pool);
     let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)

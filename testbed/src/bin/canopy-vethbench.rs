@@ -71,6 +71,10 @@ struct Args {
     /// TPACKET version of canopy's AF_PACKET ports: v2 (per-frame, low latency) or v3.
     #[arg(long, default_value = "v2")]
     canopy_tpacket: String,
+    /// Backend of canopy's ports: afpacket, afxdp (AF_XDP, mode auto: native copy on
+    /// veth) or afxdp-skb (AF_XDP on generic XDP).
+    #[arg(long, default_value = "afpacket")]
+    canopy_backend: String,
     /// canopy adaptive mode: empty polling rounds before sleeping.
     #[arg(long, default_value_t = canopy_dataplane::engine::DEFAULT_SPINS)]
     canopy_spins: u32,
@@ -89,6 +93,10 @@ struct Args {
     /// Print the JSON results on stdout (progress goes to stderr).
     #[arg(long)]
     json: bool,
+    /// Namespace (and scratch directory) prefix instead of cvb<pid> (letters and digits,
+    /// at most 12 bytes).
+    #[arg(long)]
+    prefix: Option<String>,
     /// Keep the scratch directory (generated configs, forwarder logs) after the run.
     #[arg(long)]
     keep_work: bool,
@@ -119,10 +127,27 @@ fn main() -> anyhow::Result<()> {
         "own" => Generator::Own,
         g => bail!("--generator: `{g}` is not auto, trafgen or own"),
     };
+    if !matches!(
+        a.canopy_backend.as_str(),
+        "afpacket" | "afxdp" | "afxdp-skb"
+    ) {
+        bail!(
+            "--canopy-backend: `{}` is not afpacket, afxdp or afxdp-skb",
+            a.canopy_backend
+        );
+    }
     if !matches!(a.canopy_tpacket.as_str(), "v2" | "v3") {
         bail!("--canopy-tpacket: `{}` is not v2 or v3", a.canopy_tpacket);
     }
-    let prefix = bench::default_prefix();
+    let prefix = match &a.prefix {
+        Some(p)
+            if !p.is_empty() && p.len() <= 12 && p.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            p.clone()
+        }
+        Some(p) => bail!("--prefix: `{p}` is not 1 to 12 letters and digits"),
+        None => bench::default_prefix(),
+    };
     let work = WorkDir::new(&prefix, a.keep_work)?;
     let mut options = Options::discover(a.fwd_core, work.path.clone());
     if let Some(p) = &a.canopy_switch {
@@ -132,6 +157,7 @@ fn main() -> anyhow::Result<()> {
         options.testpmd = Some(p.clone());
     }
     options.canopy_tpacket = a.canopy_tpacket.clone();
+    options.canopy_backend = a.canopy_backend.clone();
     options.canopy_spins = a.canopy_spins;
     options.bmv2_json = a.bmv2_json.clone();
     let secs = |x: f64| Duration::from_secs_f64(x.max(0.0));

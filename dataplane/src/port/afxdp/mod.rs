@@ -1,0 +1,1228 @@
+//! AF_XDP port: one `AF_XDP` socket on one queue of one interface, with its own UMEM
+//! and the four mmap rings (fill, completion, RX, TX); see `docs/afxdp.md`.
+//!
+//! * XDP program: five hand-assembled eBPF instructions that redirect the frames of
+//!   each queue to the socket in an `XSKMAP` at that queue's index (`XDP_PASS` when the
+//!   queue has none), loaded with `bpf(BPF_PROG_LOAD)` and attached with a `bpf_link`
+//!   (`BPF_LINK_CREATE`): no libbpf, no clang, no ELF object. All ports of one
+//!   interface in one process share the program and map (one queue each); the link is
+//!   closed with the last of them, which detaches the program.
+//! * Mode: native (driver) XDP with zero-copy when the driver supports it, native with
+//!   copy otherwise, generic (SKB) XDP on interfaces without native XDP;
+//!   [`AfXdpPort::mode`] says which one was obtained ([`BindMode`]).
+//! * RX: [`AfXdpPort::rx_burst`] reads descriptors off the RX ring, hands each frame
+//!   (in the UMEM) to the callback, and puts its chunk straight back on the fill ring;
+//!   one release store of each index per burst.
+//! * TX: [`AfXdpPort::tx_frame`] copies a frame into a free TX chunk and writes its
+//!   descriptor, [`AfXdpPort::tx_flush`] publishes the burst and kicks the kernel with
+//!   `sendto` only when the TX ring asks for it (`XDP_RING_NEED_WAKEUP`); sent chunks
+//!   come back on the completion ring.
+//! * Wakeups: the socket is bound with `XDP_USE_NEED_WAKEUP`; `recvfrom` is issued
+//!   only when the fill ring asks for it. An idle owner sleeps in `poll`/`epoll` on
+//!   [`AfXdpPort::fd`] (readable = RX ring not empty).
+//!
+//! No allocation, locking or syscall per packet: the only syscalls on the data path
+//! are the wakeups the kernel asks for, at most one series per burst.
+
+mod engine_port;
+pub use engine_port::BACKEND_COUNTER_NAMES;
+mod sys;
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex, Weak};
+use sys::{BpfStep, CtlSocket, Ring, Umem, XdpProgram, XdpStatistics, XskSocket};
+
+/// Ethernet header length: the smallest frame the port transmits.
+pub const ETH_HLEN: usize = 14;
+/// Headroom the kernel keeps in front of a received frame in a chunk
+/// (`XDP_PACKET_HEADROOM`).
+pub const XDP_PACKET_HEADROOM: u32 = 256;
+/// Entries of the `XSKMAP`: the highest queue a port can bind is `MAX_QUEUES - 1`.
+pub const MAX_QUEUES: u32 = 256;
+/// How long `open` retries a bind refused with `EBUSY` (the queue's previous socket may
+/// still be in the kernel's deferred release).
+pub const BIND_BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// Smallest ring (slots).
+pub const MIN_RING: u32 = 64;
+/// Largest ring (slots).
+pub const MAX_RING: u32 = 1 << 16;
+
+/// Why the port refused or lost a frame (engine-level reasons owned by this module);
+/// names in [`PORT_DROP_REASON_NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[repr(u8)]
+pub enum PortDrop {
+    /// TX: no free TX chunk (every one is in the TX ring or not yet completed).
+    #[error("tx_ring_full")]
+    TxRingFull = 0,
+    /// TX: frame larger than [`AfXdpPort::max_frame`].
+    #[error("oversize")]
+    Oversize = 1,
+    /// TX: frame shorter than an Ethernet header.
+    #[error("runt")]
+    Runt = 2,
+    /// TX: the port is down (interface down or gone).
+    #[error("port_down")]
+    PortDown = 3,
+    /// RX (engine adapter): no free buffer in the engine's pool, or the frame is larger
+    /// than a pool buffer; the frame is consumed from the ring and dropped.
+    #[error("rx_no_buffer")]
+    RxNoBuffer = 4,
+    /// RX: a descriptor pointing outside its UMEM chunk (never seen; guards the ring).
+    #[error("rx_bad_desc")]
+    RxBadDesc = 5,
+    /// TX: a completion-ring address that is not one of the port's TX chunks (never
+    /// seen; guards the free list).
+    #[error("tx_bad_completion")]
+    TxBadCompletion = 6,
+}
+
+/// Number of [`PortDrop`] reasons.
+pub const PORT_DROP_REASONS: usize = 7;
+/// Names of [`PortDrop`] reasons, indexed by `reason as usize`.
+pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
+    "tx_ring_full",
+    "oversize",
+    "runt",
+    "port_down",
+    "rx_no_buffer",
+    "rx_bad_desc",
+    "tx_bad_completion",
+];
+
+/// Names of the kernel's `XDP_STATISTICS` counters, in [`XdpKernelStats::as_array`]
+/// order, as the engine adapter exports them after [`PORT_DROP_REASON_NAMES`].
+pub const XDP_STAT_NAMES: [&str; 6] = [
+    "xdp_rx_dropped",
+    "xdp_rx_invalid_descs",
+    "xdp_tx_invalid_descs",
+    "xdp_rx_ring_full",
+    "xdp_rx_fill_ring_empty_descs",
+    "xdp_tx_ring_empty_descs",
+];
+
+/// The mode asked for in the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum XdpMode {
+    /// Native XDP if the driver has it (zero-copy if it supports that, copy otherwise),
+    /// generic (SKB) XDP if not.
+    #[default]
+    Auto,
+    /// Native XDP with zero-copy, or fail.
+    ZeroCopy,
+    /// Native XDP in copy mode, or fail.
+    Copy,
+    /// Generic (SKB) XDP, copy mode: works on every interface, slowest.
+    Skb,
+}
+
+impl XdpMode {
+    /// The configuration name.
+    pub fn name(self) -> &'static str {
+        match self {
+            XdpMode::Auto => "auto",
+            XdpMode::ZeroCopy => "zerocopy",
+            XdpMode::Copy => "copy",
+            XdpMode::Skb => "skb",
+        }
+    }
+}
+
+/// The mode the socket actually got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindMode {
+    /// Native XDP, the driver DMAs into the UMEM.
+    ZeroCopy,
+    /// Native (driver) XDP, frames copied into the UMEM.
+    Copy,
+    /// Generic XDP on the socket buffer, frames copied into the UMEM.
+    Skb,
+}
+
+impl BindMode {
+    /// Label for counters and logs: `zerocopy`, `copy` or `skb`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindMode::ZeroCopy => "zerocopy",
+            BindMode::Copy => "copy",
+            BindMode::Skb => "skb",
+        }
+    }
+}
+
+impl std::fmt::Display for BindMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Configuration of one AF_XDP port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AfXdpConfig {
+    /// The interface queue to bind (one socket per queue; several ports on one
+    /// interface take different queues).
+    pub queue: u32,
+    /// The mode asked for.
+    pub mode: XdpMode,
+    /// UMEM chunk size: 2048 or 4096 (at most the page size).
+    pub frame_size: u32,
+    /// Slots of the RX ring (power of two).
+    pub rx_ring: u32,
+    /// Slots of the TX ring (power of two); also the number of TX chunks.
+    pub tx_ring: u32,
+    /// Slots of the fill ring (power of two); also the number of RX chunks.
+    pub fill_ring: u32,
+    /// Slots of the completion ring (power of two).
+    pub comp_ring: u32,
+}
+
+impl Default for AfXdpConfig {
+    fn default() -> Self {
+        AfXdpConfig {
+            queue: 0,
+            mode: XdpMode::Auto,
+            frame_size: 2048,
+            rx_ring: 2048,
+            tx_ring: 2048,
+            fill_ring: 2048,
+            comp_ring: 2048,
+        }
+    }
+}
+
+/// A configuration rejected before any syscall.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A ring size is not a power of two in range.
+    #[error("{ring} ring size {size} must be a power of two in {MIN_RING}..={MAX_RING}")]
+    BadRing {
+        /// `rx`, `tx`, `fill` or `completion`.
+        ring: &'static str,
+        /// The size asked for.
+        size: u32,
+    },
+    /// The chunk size is not 2048 or 4096, or larger than the page size.
+    #[error("frame size {frame_size} must be 2048 or 4096 and at most the page size {page}")]
+    BadFrameSize {
+        /// The size asked for.
+        frame_size: u32,
+        /// The page size.
+        page: usize,
+    },
+    /// The queue is beyond the map.
+    #[error("queue {queue} is beyond the largest supported queue {}", MAX_QUEUES - 1)]
+    BadQueue {
+        /// The queue asked for.
+        queue: u32,
+    },
+}
+
+impl AfXdpConfig {
+    /// Check the configuration against this machine's page size.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_with_page(sys::page_size())
+    }
+
+    /// Check the configuration against `page`.
+    pub fn validate_with_page(&self, page: usize) -> Result<(), ConfigError> {
+        for (ring, size) in [
+            ("rx", self.rx_ring),
+            ("tx", self.tx_ring),
+            ("fill", self.fill_ring),
+            ("completion", self.comp_ring),
+        ] {
+            if !size.is_power_of_two() || !(MIN_RING..=MAX_RING).contains(&size) {
+                return Err(ConfigError::BadRing { ring, size });
+            }
+        }
+        if !matches!(self.frame_size, 2048 | 4096) || self.frame_size as usize > page {
+            return Err(ConfigError::BadFrameSize {
+                frame_size: self.frame_size,
+                page,
+            });
+        }
+        if self.queue >= MAX_QUEUES {
+            return Err(ConfigError::BadQueue { queue: self.queue });
+        }
+        Ok(())
+    }
+
+    /// UMEM bytes: one chunk per fill-ring slot (RX) and per TX-ring slot (TX).
+    pub fn umem_bytes(&self) -> usize {
+        (self.fill_ring as usize + self.tx_ring as usize) * self.frame_size as usize
+    }
+
+    /// Largest frame received whole: the chunk less the kernel's headroom.
+    pub fn rx_max_frame(&self) -> usize {
+        (self.frame_size - XDP_PACKET_HEADROOM) as usize
+    }
+}
+
+/// Errors of the AF_XDP port; each names the interface, and where there is one, the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum AfXdpError {
+    /// The configuration is invalid.
+    #[error("{ifname}: {source}")]
+    Config {
+        /// Interface name.
+        ifname: String,
+        /// What is wrong.
+        #[source]
+        source: ConfigError,
+    },
+    /// The interface name is empty, too long (max 15 bytes) or contains NUL.
+    #[error("{ifname:?}: invalid interface name")]
+    BadName {
+        /// The name given.
+        ifname: String,
+    },
+    /// No interface of that name in this network namespace.
+    #[error("{ifname}: no such interface in this network namespace (check `ip link show {ifname}`, or run the switch in the interface's namespace)")]
+    NoInterface {
+        /// Interface name.
+        ifname: String,
+    },
+    /// The XDP program cannot be attached in the mode asked for.
+    #[error("{ifname}: cannot attach XDP in {mode} mode: {error}; {fix}")]
+    Attach {
+        /// Interface name.
+        ifname: String,
+        /// The attach mode tried (`native` or `generic (skb)`).
+        mode: &'static str,
+        /// What to do about it.
+        fix: String,
+        /// The OS error (in the message, not a `source`: the message is complete).
+        error: io::Error,
+    },
+    /// `bind` refused the queue or the mode.
+    #[error(
+        "{ifname}: cannot bind an AF_XDP socket to queue {queue} in {mode} mode: {error}; {fix}"
+    )]
+    Bind {
+        /// Interface name.
+        ifname: String,
+        /// The queue.
+        queue: u32,
+        /// The mode asked for.
+        mode: &'static str,
+        /// What to do about it.
+        fix: String,
+        /// The OS error (in the message, not a `source`: the message is complete).
+        error: io::Error,
+    },
+    /// Another port of this process already attached the interface's program in a
+    /// different mode.
+    #[error("{ifname}: queue {queue} asks for {want} mode but another queue of the interface attached XDP in {have} mode; give all queues of an interface the same mode")]
+    ModeConflict {
+        /// Interface name.
+        ifname: String,
+        /// The queue.
+        queue: u32,
+        /// Mode asked for.
+        want: &'static str,
+        /// Mode attached.
+        have: &'static str,
+    },
+    /// A syscall failed.
+    #[error("{ifname}: {call} failed: {source}")]
+    Sys {
+        /// Interface name.
+        ifname: String,
+        /// The call, e.g. `setsockopt(XDP_UMEM_REG)`.
+        call: &'static str,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// `reopen` was called from a thread in another network namespace than `open`.
+    #[error("{ifname}: reopen from another network namespace than the one the port was opened in")]
+    WrongNamespace {
+        /// Interface name.
+        ifname: String,
+    },
+}
+
+/// What [`AfXdpPort::poll_link`] observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkEvent {
+    /// Same state as before.
+    Unchanged,
+    /// The port went down (interface down, no carrier, or deleted).
+    WentDown,
+    /// The port came back up on the same socket.
+    CameUp,
+    /// The interface was re-created: new program, socket, UMEM and rings;
+    /// [`AfXdpPort::fd`] changed (re-register it with epoll).
+    Reopened {
+        /// Whether the new interface is up.
+        up: bool,
+    },
+}
+
+/// The kernel's `XDP_STATISTICS` (cumulative over every socket the port had).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct XdpKernelStats {
+    /// Frames dropped for other reasons, e.g. no chunk on the fill ring (copy mode).
+    pub rx_dropped: u64,
+    /// Invalid fill-ring descriptors.
+    pub rx_invalid_descs: u64,
+    /// Invalid TX descriptors (the frame is not sent).
+    pub tx_invalid_descs: u64,
+    /// Frames dropped because the RX ring was full.
+    pub rx_ring_full: u64,
+    /// Times the kernel found the fill ring empty (events, not frames).
+    pub rx_fill_ring_empty_descs: u64,
+    /// Times the kernel found the TX ring empty (events, not frames: every kick that
+    /// sends everything ends with one).
+    pub tx_ring_empty_descs: u64,
+}
+
+impl XdpKernelStats {
+    /// The counters in [`XDP_STAT_NAMES`] order.
+    pub fn as_array(&self) -> [u64; 6] {
+        [
+            self.rx_dropped,
+            self.rx_invalid_descs,
+            self.tx_invalid_descs,
+            self.rx_ring_full,
+            self.rx_fill_ring_empty_descs,
+            self.tx_ring_empty_descs,
+        ]
+    }
+    fn add(&mut self, s: &XdpStatistics) {
+        self.rx_dropped += s.rx_dropped;
+        self.rx_invalid_descs += s.rx_invalid_descs;
+        self.tx_invalid_descs += s.tx_invalid_descs;
+        self.rx_ring_full += s.rx_ring_full;
+        self.rx_fill_ring_empty_descs += s.rx_fill_ring_empty_descs;
+        self.tx_ring_empty_descs += s.tx_ring_empty_descs;
+    }
+    /// Frames the kernel lost on RX before the port saw them.
+    pub fn rx_lost(&self) -> u64 {
+        self.rx_dropped + self.rx_ring_full
+    }
+}
+
+/// Counters of a port; `drops` is indexed by [`PortDrop`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PortStats {
+    /// Frames handed to `rx_burst` callbacks.
+    pub rx_frames: u64,
+    /// Their bytes.
+    pub rx_bytes: u64,
+    /// Frames queued into the TX ring.
+    pub tx_frames: u64,
+    /// Their bytes.
+    pub tx_bytes: u64,
+    /// TX wakeups (`sendto`) issued because the kernel asked.
+    pub tx_wakeups: u64,
+    /// TX wakeups that failed with something other than `EAGAIN`.
+    pub tx_wakeup_errors: u64,
+    /// RX wakeups (`recvfrom`) issued because the fill ring asked.
+    pub rx_wakeups: u64,
+    /// The kernel's counters.
+    pub kernel: XdpKernelStats,
+    /// Times the port went down.
+    pub link_down_events: u64,
+    /// Times the port reopened after the interface was re-created.
+    pub reopens: u64,
+    /// Drops by [`PortDrop`] reason.
+    pub drops: [u64; PORT_DROP_REASONS],
+}
+
+impl PortStats {
+    /// Drops counted under `reason`.
+    pub fn drop_count(&self, reason: PortDrop) -> u64 {
+        self.drops[reason as usize]
+    }
+}
+
+/// The interface's XDP program, shared by the ports of one interface (one per queue)
+/// in this process.
+#[derive(Debug)]
+struct Attached {
+    prog: XdpProgram,
+    native: bool,
+}
+
+/// Programs attached by this process: (namespace, ifindex) → program. Locked at open
+/// only.
+#[allow(clippy::type_complexity)]
+static ATTACHED: Mutex<Vec<(Option<u64>, i32, Weak<Attached>)>> = Mutex::new(Vec::new());
+
+fn attach_shared(
+    ifname: &str,
+    netns: Option<u64>,
+    ifindex: i32,
+    cfg: &AfXdpConfig,
+) -> Result<Arc<Attached>, AfXdpError> {
+    let mut reg = ATTACHED.lock().unwrap_or_else(|e| e.into_inner());
+    reg.retain(|(_, _, w)| w.strong_count() > 0);
+    if let Some(a) = reg
+        .iter()
+        .find(|(n, i, _)| *n == netns && *i == ifindex)
+        .and_then(|(_, _, w)| w.upgrade())
+    {
+        let ok = match cfg.mode {
+            XdpMode::Auto => true,
+            XdpMode::ZeroCopy | XdpMode::Copy => a.native,
+            XdpMode::Skb => !a.native,
+        };
+        if !ok {
+            return Err(AfXdpError::ModeConflict {
+                ifname: ifname.into(),
+                queue: cfg.queue,
+                want: cfg.mode.name(),
+                have: if a.native { "native" } else { "skb" },
+            });
+        }
+        return Ok(a);
+    }
+    let attach = |native: bool| {
+        let flags = if native {
+            sys::XDP_FLAGS_DRV_MODE
+        } else {
+            sys::XDP_FLAGS_SKB_MODE
+        };
+        XdpProgram::attach(ifindex, flags, MAX_QUEUES)
+            .map_err(|(step, e)| attach_error(ifname, native, step, e))
+    };
+    let (prog, native) = match cfg.mode {
+        XdpMode::Skb => (attach(false)?, false),
+        XdpMode::Copy | XdpMode::ZeroCopy => (attach(true)?, true),
+        XdpMode::Auto => match attach(true) {
+            Ok(p) => (p, true),
+            // no native XDP in this driver: generic
+            Err(AfXdpError::Attach { error, .. })
+                if matches!(
+                    error.raw_os_error(),
+                    Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ERANGE)
+                ) =>
+            {
+                (attach(false)?, false)
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let a = Arc::new(Attached { prog, native });
+    reg.push((netns, ifindex, Arc::downgrade(&a)));
+    Ok(a)
+}
+
+fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXdpError {
+    let mode = if native { "native" } else { "generic (skb)" };
+    let fix = match (step, e.raw_os_error()) {
+        (_, Some(libc::EPERM)) => {
+            "loading XDP programs needs CAP_BPF and CAP_NET_ADMIN (run as root or grant the capabilities)"
+        }
+        (BpfStep::LinkCreate, Some(libc::EBUSY) | Some(libc::EEXIST)) => {
+            "another XDP program is attached to the interface (see `ip link show`; remove it with `ip link set dev IFACE xdp off`)"
+        }
+        (BpfStep::LinkCreate, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) if native => {
+            "the driver has no native XDP: use mode = \"skb\" (or \"auto\")"
+        }
+        (BpfStep::LinkCreate, Some(libc::ERANGE)) => {
+            "the MTU is too large for XDP on this driver: lower it (e.g. `ip link set dev IFACE mtu 1500`) or use mode = \"skb\""
+        }
+        (BpfStep::MapCreate | BpfStep::ProgLoad, _) => {
+            "the kernel refused the XDP program or its XSKMAP (needs Linux >= 5.9 with CONFIG_XDP_SOCKETS and CONFIG_BPF_SYSCALL)"
+        }
+        _ => "check `ip link show IFACE` and the kernel log",
+    };
+    AfXdpError::Attach {
+        ifname: ifname.into(),
+        mode,
+        fix: fix.replace("IFACE", ifname),
+        error: e,
+    }
+}
+
+/// One socket with its UMEM and rings, and the ring walking state.
+#[derive(Debug)]
+struct Xsk {
+    // Field order: the socket closes before the rings and the UMEM are unmapped.
+    sock: XskSocket,
+    fill: Ring,
+    comp: Ring,
+    rx: Ring,
+    tx: Ring,
+    umem: Umem,
+    /// Our copies of the indices we own.
+    rx_cons: u32,
+    fill_prod: u32,
+    tx_prod: u32,
+    comp_cons: u32,
+    /// TX frames written since the last publish.
+    tx_unpublished: u32,
+    /// A TX wakeup is owed (the last one stopped early).
+    tx_kick_owed: bool,
+    /// Free TX chunks (addresses); capacity = TX chunks, never grows.
+    tx_free: Vec<u64>,
+    /// TX chunks: addresses `tx_base + i * frame` for `i < tx_chunks`.
+    tx_base: u64,
+    tx_chunks: u32,
+    frame: u32,
+    mode: BindMode,
+    ifindex: i32,
+    _attached: Arc<Attached>,
+}
+
+/// An AF_XDP port on one queue of one interface.
+#[derive(Debug)]
+pub struct AfXdpPort {
+    name: String,
+    cfg: AfXdpConfig,
+    xsk: Xsk,
+    ctl: CtlSocket,
+    netns: Option<u64>,
+    mtu: u32,
+    up: bool,
+    gone: bool,
+    stats: PortStats,
+    /// `XDP_STATISTICS` of the sockets closed before this one.
+    kernel_base: XdpKernelStats,
+}
+
+fn netns_id() -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/thread-self/ns/net")
+        .ok()
+        .map(|m| m.ino())
+}
+
+const IFF_UP: u32 = 0x1;
+const IFF_RUNNING: u32 = 0x40;
+
+impl AfXdpPort {
+    /// Open an AF_XDP socket on `cfg.queue` of `ifname`, in the calling thread's network
+    /// namespace: check the configuration, attach (or share) the XDP program, create
+    /// the socket, UMEM and rings, fill the fill ring, bind, and put the socket in the
+    /// program's map. Every failure names the interface and, where there is one, the fix.
+    pub fn open(ifname: &str, cfg: AfXdpConfig) -> Result<AfXdpPort, AfXdpError> {
+        if ifname.is_empty() || ifname.len() > 15 || ifname.as_bytes().contains(&0) {
+            return Err(AfXdpError::BadName {
+                ifname: ifname.into(),
+            });
+        }
+        cfg.validate().map_err(|source| AfXdpError::Config {
+            ifname: ifname.into(),
+            source,
+        })?;
+        let sys_err = |call: &'static str| {
+            let ifname = ifname.to_string();
+            move |source: io::Error| AfXdpError::Sys {
+                ifname,
+                call,
+                source,
+            }
+        };
+        let ctl = CtlSocket::new().map_err(sys_err("socket(AF_INET)"))?;
+        let netns = netns_id();
+        let (xsk, mtu, flags) = Self::open_socket(ifname, &cfg, &ctl, netns)?;
+        Ok(AfXdpPort {
+            name: ifname.into(),
+            cfg,
+            xsk,
+            ctl,
+            netns,
+            mtu,
+            up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
+            gone: false,
+            stats: PortStats::default(),
+            kernel_base: XdpKernelStats::default(),
+        })
+    }
+
+    fn open_socket(
+        ifname: &str,
+        cfg: &AfXdpConfig,
+        ctl: &CtlSocket,
+        netns: Option<u64>,
+    ) -> Result<(Xsk, u32, u32), AfXdpError> {
+        let sys_err = |call: &'static str| {
+            let ifname = ifname.to_string();
+            move |source: io::Error| AfXdpError::Sys {
+                ifname,
+                call,
+                source,
+            }
+        };
+        let ifindex = match ctl.ifindex(ifname) {
+            Ok(i) => i,
+            Err(e) if e.raw_os_error() == Some(libc::ENODEV) => {
+                return Err(AfXdpError::NoInterface {
+                    ifname: ifname.into(),
+                })
+            }
+            Err(e) => return Err(sys_err("ioctl(SIOCGIFINDEX)")(e)),
+        };
+        let mtu = ctl.mtu(ifname).map_err(sys_err("ioctl(SIOCGIFMTU)"))?;
+        let flags = ctl
+            .if_flags(ifname)
+            .map_err(sys_err("ioctl(SIOCGIFFLAGS)"))?;
+        let attached = attach_shared(ifname, netns, ifindex, cfg)?;
+
+        let sock = XskSocket::new().map_err(sys_err("socket(AF_XDP)"))?;
+        let umem = Umem::new(cfg.umem_bytes()).map_err(sys_err("mmap(UMEM)"))?;
+        sock.register_umem(&umem, cfg.frame_size, 0)
+            .map_err(sys_err("setsockopt(XDP_UMEM_REG)"))?;
+        sock.set_rings(cfg.fill_ring, cfg.comp_ring, cfg.rx_ring, cfg.tx_ring)
+            .map_err(|(call, e)| sys_err(call)(e))?;
+        let (mut fill, comp, rx, tx) = sock
+            .map_rings(cfg.fill_ring, cfg.comp_ring, cfg.rx_ring, cfg.tx_ring)
+            .map_err(sys_err("mmap(XDP rings)"))?;
+        // RX chunks 0..fill_ring, all on the fill ring from the start; TX chunks after.
+        let frame = cfg.frame_size;
+        for i in 0..cfg.fill_ring {
+            fill.write_addr(i, u64::from(i) * u64::from(frame));
+        }
+        fill.set_producer(cfg.fill_ring);
+        let tx_base = u64::from(cfg.fill_ring) * u64::from(frame);
+        let mut tx_free = Vec::with_capacity(cfg.tx_ring as usize);
+        // popped from the end: lowest address first
+        tx_free.extend(
+            (0..cfg.tx_ring)
+                .rev()
+                .map(|i| tx_base + u64::from(i) * u64::from(frame)),
+        );
+
+        let (bind_flags, mode_name) = match (cfg.mode, attached.native) {
+            (XdpMode::ZeroCopy, _) => (sys::XDP_ZEROCOPY, "zerocopy"),
+            (XdpMode::Copy, _) => (sys::XDP_COPY, "copy"),
+            (_, false) => (sys::XDP_COPY, "skb"),
+            // native, auto: the kernel tries zero-copy and falls back to copy
+            (_, true) => (0, "auto (native)"),
+        };
+        // A socket closed on this queue a moment ago (a port dropped and opened again,
+        // a switch restarted) keeps the queue until the kernel's deferred release
+        // (a workqueue item after an RCU grace period) has run: bind fails with EBUSY
+        // meanwhile. Retry for up to BIND_BUSY_WAIT before reporting it.
+        let start = std::time::Instant::now();
+        let bound = loop {
+            match sock.bind(ifindex, cfg.queue, bind_flags | sys::XDP_USE_NEED_WAKEUP) {
+                Err(e)
+                    if e.raw_os_error() == Some(libc::EBUSY)
+                        && start.elapsed() < BIND_BUSY_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                r => break r,
+            }
+        };
+        bound
+            .map_err(|e| {
+                let fix = match e.raw_os_error() {
+                    Some(libc::EINVAL) => {
+                        "the queue does not exist on the interface (see `ethtool -l IFACE`; queues count from 0)"
+                    }
+                    Some(libc::EOPNOTSUPP) if bind_flags == sys::XDP_ZEROCOPY => {
+                        "the driver has no zero-copy AF_XDP: use mode = \"copy\" or \"auto\""
+                    }
+                    Some(libc::EBUSY) => {
+                        "another AF_XDP socket is bound to this queue (one socket per queue; is another switch running on it?)"
+                    }
+                    Some(libc::ENETDOWN) => "the interface is down: `ip link set dev IFACE up`",
+                    _ => "check the interface's XDP support and the kernel log",
+                };
+                AfXdpError::Bind {
+                    ifname: ifname.into(),
+                    queue: cfg.queue,
+                    mode: mode_name,
+                    fix: fix.replace("IFACE", ifname),
+                    error: e,
+                }
+            })?;
+        let zc = sock
+            .zero_copy()
+            .map_err(sys_err("getsockopt(XDP_OPTIONS)"))?;
+        let mode = match (zc, attached.native) {
+            (true, _) => BindMode::ZeroCopy,
+            (false, true) => BindMode::Copy,
+            (false, false) => BindMode::Skb,
+        };
+        attached
+            .prog
+            .insert(cfg.queue, sock.raw())
+            .map_err(sys_err("bpf(BPF_MAP_UPDATE_ELEM, XSKMAP)"))?;
+        Ok((
+            Xsk {
+                sock,
+                fill,
+                comp,
+                rx,
+                tx,
+                umem,
+                rx_cons: 0,
+                fill_prod: cfg.fill_ring,
+                tx_prod: 0,
+                comp_cons: 0,
+                tx_unpublished: 0,
+                tx_kick_owed: false,
+                tx_free,
+                tx_base,
+                tx_chunks: cfg.tx_ring,
+                frame,
+                mode,
+                ifindex,
+                _attached: attached,
+            },
+            mtu,
+            flags,
+        ))
+    }
+
+    /// Interface name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The queue the socket is bound to.
+    pub fn queue(&self) -> u32 {
+        self.cfg.queue
+    }
+    /// The mode obtained at open.
+    pub fn mode(&self) -> BindMode {
+        self.xsk.mode
+    }
+    /// Interface MTU (L3 bytes) at open or the last `poll_link`.
+    pub fn mtu(&self) -> u32 {
+        self.mtu
+    }
+    /// Interface index.
+    pub fn ifindex(&self) -> i32 {
+        self.xsk.ifindex
+    }
+    /// The socket, for poll/epoll (readable = RX ring not empty).
+    pub fn fd(&self) -> RawFd {
+        self.xsk.sock.raw()
+    }
+    /// Cached link state.
+    pub fn link_up(&self) -> bool {
+        self.up
+    }
+    /// The configuration.
+    pub fn config(&self) -> &AfXdpConfig {
+        &self.cfg
+    }
+    /// Largest frame `tx_frame` accepts: min(chunk, MTU + Ethernet header).
+    pub fn max_frame(&self) -> usize {
+        (self.xsk.frame as usize).min(self.mtu as usize + ETH_HLEN)
+    }
+
+    fn count_drop(&mut self, d: PortDrop) {
+        self.stats.drops[d as usize] += 1;
+    }
+
+    /// Counters, with the kernel's `XDP_STATISTICS` read now (one `getsockopt`).
+    pub fn stats(&mut self) -> PortStats {
+        let mut k = self.kernel_base;
+        if let Ok(s) = self.xsk.sock.statistics() {
+            k.add(&s);
+        }
+        self.stats.kernel = k;
+        self.stats
+    }
+
+    /// `poll` the socket for readability, at most `timeout_ms` (for adaptive polling).
+    pub fn wait_readable(&self, timeout_ms: i32) -> bool {
+        self.xsk
+            .sock
+            .poll(timeout_ms)
+            .is_ok_and(|r| r & libc::POLLIN != 0)
+    }
+
+    /// True when the RX ring holds a frame.
+    pub fn rx_ready(&self) -> bool {
+        self.xsk.rx.producer() != self.xsk.rx_cons
+    }
+
+    /// Up to `max` received frames to `f`, in ring order; returns how many.
+    pub fn rx_burst(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
+        self.rx_burst_mut(max, |b| f(b))
+    }
+
+    /// Up to `max` received frames to `f`, each writable in place (the chunk is ours
+    /// until the burst ends and it goes back to the fill ring); returns how many.
+    pub fn rx_burst_mut(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
+        let x = &mut self.xsk;
+        let avail = x.rx.producer().wrapping_sub(x.rx_cons);
+        let n = avail.min(u32::try_from(max).unwrap_or(u32::MAX));
+        if n == 0 {
+            return 0;
+        }
+        let chunk_mask = !(u64::from(x.frame) - 1);
+        let mut passed = 0usize;
+        let (mut bytes, mut bad) = (0u64, 0u64);
+        for i in 0..n {
+            let (addr, len) = x.rx.read_desc(x.rx_cons.wrapping_add(i));
+            let base = addr & chunk_mask;
+            // inside its own chunk, and an RX chunk (below the TX chunks)
+            let ok = addr - base + u64::from(len) <= u64::from(x.frame) && base < x.tx_base;
+            match x.umem.chunk(addr, len as usize).filter(|_| ok) {
+                Some(frame) => {
+                    f(frame);
+                    passed += 1;
+                    bytes += u64::from(len);
+                }
+                None => bad += 1,
+            }
+            if base < x.tx_base {
+                x.fill.write_addr(x.fill_prod, base);
+                x.fill_prod = x.fill_prod.wrapping_add(1);
+            }
+        }
+        x.rx_cons = x.rx_cons.wrapping_add(n);
+        x.rx.set_consumer(x.rx_cons);
+        x.fill.set_producer(x.fill_prod);
+        let wake = x.fill.needs_wakeup();
+        if wake {
+            let _ = x.sock.kick_rx();
+            self.stats.rx_wakeups += 1;
+        }
+        self.stats.rx_frames += passed as u64;
+        self.stats.rx_bytes += bytes;
+        self.stats.drops[PortDrop::RxBadDesc as usize] += bad;
+        passed
+    }
+
+    /// Take back the TX chunks the kernel has sent (completion ring).
+    fn reclaim(&mut self) {
+        let x = &mut self.xsk;
+        let prod = x.comp.producer();
+        let mut bad = 0;
+        while x.comp_cons != prod {
+            let addr = x.comp.read_addr(x.comp_cons);
+            x.comp_cons = x.comp_cons.wrapping_add(1);
+            let off = addr.wrapping_sub(x.tx_base);
+            if addr >= x.tx_base
+                && off.is_multiple_of(u64::from(x.frame))
+                && off / u64::from(x.frame) < u64::from(x.tx_chunks)
+                && x.tx_free.len() < x.tx_free.capacity()
+            {
+                x.tx_free.push(addr);
+            } else {
+                bad += 1;
+            }
+        }
+        x.comp.set_consumer(x.comp_cons);
+        self.stats.drops[PortDrop::TxBadCompletion as usize] += bad;
+    }
+
+    /// Free TX chunks now, counting those sent and waiting on the completion ring
+    /// (read-only: one acquire load).
+    pub fn tx_available(&self) -> usize {
+        let x = &self.xsk;
+        let done = x.comp.producer().wrapping_sub(x.comp_cons) as usize;
+        (x.tx_free.len() + done).min(x.tx_chunks as usize)
+    }
+
+    /// Frames `tx_frame` accepts now (at most `max`).
+    pub fn tx_free(&mut self, max: usize) -> usize {
+        if self.xsk.tx_free.len() < max {
+            self.reclaim();
+        }
+        self.xsk.tx_free.len().min(max)
+    }
+
+    /// Copy one frame into a free TX chunk and queue its descriptor (published by
+    /// [`tx_flush`](Self::tx_flush)). `Ok(false)`: no free chunk (counted as
+    /// `tx_ring_full`); `Err`: refused (counted).
+    pub fn tx_frame(&mut self, frame: &[u8]) -> Result<bool, PortDrop> {
+        let refuse = |p: &mut Self, d: PortDrop| {
+            p.count_drop(d);
+            Err(d)
+        };
+        if !self.up {
+            return refuse(self, PortDrop::PortDown);
+        }
+        if frame.len() < ETH_HLEN {
+            return refuse(self, PortDrop::Runt);
+        }
+        if frame.len() > self.max_frame() {
+            return refuse(self, PortDrop::Oversize);
+        }
+        if self.xsk.tx_free.is_empty() {
+            self.reclaim();
+        }
+        let x = &mut self.xsk;
+        let Some(addr) = x.tx_free.pop() else {
+            self.count_drop(PortDrop::TxRingFull);
+            return Ok(false);
+        };
+        match x.umem.chunk(addr, frame.len()) {
+            Some(c) => c.copy_from_slice(frame),
+            None => {
+                // cannot happen (addresses are checked when they come back)
+                x.tx_free.push(addr);
+                self.count_drop(PortDrop::TxBadCompletion);
+                return Ok(false);
+            }
+        }
+        // A free chunk means a free TX slot: chunks in the ring <= chunks not free.
+        x.tx.write_desc(x.tx_prod, addr, frame.len() as u32);
+        x.tx_prod = x.tx_prod.wrapping_add(1);
+        x.tx_unpublished += 1;
+        self.stats.tx_frames += 1;
+        self.stats.tx_bytes += frame.len() as u64;
+        Ok(true)
+    }
+
+    /// Frames written by `tx_frame` and not yet published.
+    pub fn tx_pending(&self) -> usize {
+        self.xsk.tx_unpublished as usize
+    }
+
+    /// TX chunks in flight: queued, published or being sent, not yet completed.
+    pub fn tx_backlog(&mut self) -> usize {
+        if self.xsk.tx_kick_owed {
+            let _ = self.kick_tx();
+        }
+        self.reclaim();
+        self.xsk.tx_chunks as usize - self.xsk.tx_free.len()
+    }
+
+    /// Publish the queued frames (one release store) and, if the kernel asks for it
+    /// (`XDP_RING_NEED_WAKEUP` on the TX ring), kick it with `sendto`; then take back
+    /// completed chunks. In copy mode the kernel sends at most 32 frames per kick and
+    /// answers `EAGAIN` when more wait, so the kick repeats until the ring is empty or
+    /// the kernel stops for another reason (then it is owed to the next flush).
+    pub fn tx_flush(&mut self) -> Result<(), AfXdpError> {
+        let x = &mut self.xsk;
+        if x.tx_unpublished > 0 {
+            x.tx.set_producer(x.tx_prod);
+            x.tx_unpublished = 0;
+            x.tx_kick_owed = true;
+        }
+        let r = if self.xsk.tx_kick_owed {
+            self.kick_tx()
+        } else {
+            Ok(())
+        };
+        self.reclaim();
+        r
+    }
+
+    fn kick_tx(&mut self) -> Result<(), AfXdpError> {
+        let x = &mut self.xsk;
+        if !x.tx.needs_wakeup() {
+            x.tx_kick_owed = false;
+            return Ok(());
+        }
+        // bounded: every EAGAIN round sends up to 32 frames of at most tx_chunks
+        let rounds = x.tx_chunks / 32 + 2;
+        for _ in 0..rounds {
+            self.stats.tx_wakeups += 1;
+            match x.sock.kick_tx() {
+                Ok(()) => {
+                    x.tx_kick_owed = x.tx.consumer() != x.tx_prod;
+                    if !x.tx_kick_owed {
+                        return Ok(());
+                    }
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
+                    if x.tx.consumer() == x.tx_prod {
+                        x.tx_kick_owed = false;
+                        return Ok(());
+                    }
+                }
+                Err(e) => {
+                    self.stats.tx_wakeup_errors += 1;
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ENETDOWN) | Some(libc::ENXIO) | Some(libc::ENODEV)
+                    ) && self.up
+                    {
+                        self.up = false;
+                        self.stats.link_down_events += 1;
+                    }
+                    // ENOBUFS, EBUSY: the frames stay in the ring; the next flush or
+                    // `tx_backlog` kicks again
+                    x.tx_kick_owed = true;
+                    return Err(AfXdpError::Sys {
+                        ifname: self.name.clone(),
+                        call: "sendto(AF_XDP TX wakeup)",
+                        source: e,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-read the interface state (a few ioctls; call it on a timer and when
+    /// [`fd`](Self::fd) reports an error). Up = the interface the socket is bound to
+    /// exists and has IFF_UP and IFF_RUNNING. When an interface of the same name
+    /// appears again with a new ifindex, the port reopens (new program attachment,
+    /// socket, UMEM and rings, same configuration): [`LinkEvent::Reopened`]. Must run
+    /// in the namespace the port was opened in.
+    pub fn poll_link(&mut self) -> Result<LinkEvent, AfXdpError> {
+        let _ = self.xsk.sock.take_error();
+        let was_up = self.up;
+        match self.ctl.ifindex(&self.name) {
+            Err(_) => {
+                self.gone = true;
+                self.up = false;
+            }
+            Ok(idx) if idx != self.xsk.ifindex || self.gone => {
+                self.up = false;
+                if netns_id() != self.netns {
+                    return Err(AfXdpError::WrongNamespace {
+                        ifname: self.name.clone(),
+                    });
+                }
+                if was_up {
+                    self.stats.link_down_events += 1;
+                }
+                let (xsk, mtu, flags) =
+                    Self::open_socket(&self.name, &self.cfg, &self.ctl, self.netns)?;
+                if let Ok(s) = self.xsk.sock.statistics() {
+                    self.kernel_base.add(&s);
+                }
+                // Closing an AF_XDP socket waits for an RCU grace period
+                // (`synchronize_net` in `xsk_release`): the old one closes on a helper
+                // thread, so the caller (a worker) is not held up by it.
+                let old = std::mem::replace(&mut self.xsk, xsk);
+                if let Err(e) = std::thread::Builder::new()
+                    .name("canopy-xsk-close".into())
+                    .spawn(move || drop(old))
+                {
+                    drop(e);
+                }
+                self.mtu = mtu;
+                self.gone = false;
+                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+                self.stats.reopens += 1;
+                return Ok(LinkEvent::Reopened { up: self.up });
+            }
+            Ok(_) => {
+                let flags = self.ctl.if_flags(&self.name).unwrap_or(0);
+                if let Ok(m) = self.ctl.mtu(&self.name) {
+                    self.mtu = m;
+                }
+                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
+            }
+        }
+        Ok(match (was_up, self.up) {
+            (true, false) => {
+                self.stats.link_down_events += 1;
+                LinkEvent::WentDown
+            }
+            (false, true) => LinkEvent::CameUp,
+            _ => LinkEvent::Unchanged,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_size_the_umem() {
+        let c = AfXdpConfig::default();
+        c.validate_with_page(4096).unwrap();
+        assert_eq!(c.umem_bytes(), 4096 * 2048);
+        assert_eq!(c.rx_max_frame(), 1792);
+    }
+
+    #[test]
+    fn ring_sizes_must_be_powers_of_two_in_range() {
+        for (bad, ring) in [(1000, "rx"), (32, "rx"), (1 << 17, "rx")] {
+            let c = AfXdpConfig {
+                rx_ring: bad,
+                ..AfXdpConfig::default()
+            };
+            assert_eq!(
+                c.validate_with_page(4096),
+                Err(ConfigError::BadRing { ring, size: bad })
+            );
+        }
+        let c = AfXdpConfig {
+            comp_ring: 100,
+            ..AfXdpConfig::default()
+        };
+        assert!(matches!(
+            c.validate_with_page(4096),
+            Err(ConfigError::BadRing {
+                ring: "completion",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn frame_size_is_2048_or_4096_within_a_page() {
+        for fs in [1024, 3000, 8192] {
+            let c = AfXdpConfig {
+                frame_size: fs,
+                ..AfXdpConfig::default()
+            };
+            assert!(c.validate_with_page(65536).is_err(), "{fs}");
+        }
+        let c = AfXdpConfig {
+            frame_size: 4096,
+            ..AfXdpConfig::default()
+        };
+        c.validate_with_page(4096).unwrap();
+        assert!(c.validate_with_page(2048).is_err());
+    }
+
+    #[test]
+    fn queue_beyond_the_map_is_refused() {
+        let c = AfXdpConfig {
+            queue: MAX_QUEUES,
+            ..AfXdpConfig::default()
+        };
+        assert_eq!(
+            c.validate_with_page(4096),
+            Err(ConfigError::BadQueue { queue: MAX_QUEUES })
+        );
+    }
+
+    #[test]
+    fn names_match_reasons() {
+        assert_eq!(
+            PORT_DROP_REASON_NAMES[PortDrop::TxRingFull as usize],
+            "tx_ring_full"
+        );
+        assert_eq!(
+            PORT_DROP_REASON_NAMES[PortDrop::RxNoBuffer as usize],
+            "rx_no_buffer"
+        );
+        assert_eq!(
+            PORT_DROP_REASON_NAMES[PortDrop::TxBadCompletion as usize],
+            "tx_bad_completion"
+        );
+        for (i, n) in PORT_DROP_REASON_NAMES.iter().enumerate() {
+            let d = [
+                PortDrop::TxRingFull,
+                PortDrop::Oversize,
+                PortDrop::Runt,
+                PortDrop::PortDown,
+                PortDrop::RxNoBuffer,
+                PortDrop::RxBadDesc,
+                PortDrop::TxBadCompletion,
+            ][i];
+            assert_eq!(d.to_string(), *n);
+        }
+    }
+
+    #[test]
+    fn bad_names_and_config_are_refused_before_any_syscall() {
+        assert!(matches!(
+            AfXdpPort::open("", AfXdpConfig::default()),
+            Err(AfXdpError::BadName { .. })
+        ));
+        assert!(matches!(
+            AfXdpPort::open("a-very-long-interface-name", AfXdpConfig::default()),
+            Err(AfXdpError::BadName { .. })
+        ));
+        let c = AfXdpConfig {
+            tx_ring: 3,
+            ..AfXdpConfig::default()
+        };
+        let e = AfXdpPort::open("lo", c).unwrap_err();
+        assert!(matches!(e, AfXdpError::Config { .. }), "{e}");
+        assert!(e.to_string().starts_with("lo: tx ring size 3"), "{e}");
+    }
+}

@@ -1,0 +1,344 @@
+//! ONE `canopy-switch` process with FOUR AF_XDP veth ports (`backend = "afxdp"`), in its
+//! own network namespace, with one host namespace behind each port (root only; skipped
+//! with a message otherwise), and a switch whose AF_XDP port cannot open: it fails at
+//! start naming the port and the fix. Namespaces are named `axd<pid>-sw-<x>`, the veths
+//! are created inside them, and a guard deletes them on drop, also when a test fails.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, XdpMode};
+use canopy_dataplane::wire::Kind;
+use common::*;
+use serde_json::json;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn can_run() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP netns_switch_afxdp: needs root (network namespaces, veths, XDP)");
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("SKIP netns_switch_afxdp: `ip` (iproute2) not installed");
+        return false;
+    }
+    true
+}
+
+fn netns(test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
+    let prefix = format!("axd{}-{test}", std::process::id());
+    canopy_testbed::netns::Netns::create(&prefix, suffixes)
+        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
+}
+
+/// An AF_PACKET port on `ifname` inside namespace `ns` (the host side).
+fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        AfPacketPort::open(ifname, cfg).expect("open host port")
+    })
+    .join()
+    .expect("netns thread")
+}
+
+fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + t;
+    let mut got = vec![];
+    while got.len() < n && Instant::now() < deadline {
+        if p.rx_burst(32, |f| {
+            if f.len() >= 14 && f[12..14] == canopy_dataplane::wire::ETHERTYPE_CANOPY.to_be_bytes()
+            {
+                got.push(f.to_vec());
+            }
+        }) == 0
+        {
+            p.wait_readable(5);
+        }
+    }
+    got
+}
+
+fn config(dir: &Dir, ports: &[&str]) -> String {
+    let mut cfg = format!(
+        "[switch]\nworkers = 2\nmax_sleep_us = 200\n\n[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n[management]\nsocket = \"{}\"\n",
+        dir.path("switch.sock").display()
+    );
+    for p in ports {
+        cfg += &format!("\n[[port]]\n{p}\n");
+    }
+    cfg
+}
+
+fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
+    let ns = ns.to_string();
+    move |c: Command| {
+        let mut w = Command::new("ip");
+        w.args(["netns", "exec", &ns])
+            .arg(c.get_program())
+            .args(c.get_args());
+        w
+    }
+}
+
+/// Four AF_XDP ports (two native copy, one generic, one native with smaller rings):
+/// `health` reports each port's mode, frames reach the right host ports, the counters
+/// conserve and carry the AF_XDP backend counters by name.
+#[test]
+fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
+    if !can_run() {
+        return;
+    }
+    let ns = netns("sw", &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        canopy_testbed::netns::veth(ns.name(0), &format!("axs{i}"), ns.name(i + 1), "axe0")
+            .unwrap();
+    }
+    let dir = Dir::new("afxdp");
+    let cfg = config(
+        &dir,
+        &[
+            "backend = \"afxdp\"\ninterface = \"axs0\"",
+            "backend = \"afxdp\"\ninterface = \"axs1\"\nmode = \"copy\"",
+            "backend = \"afxdp\"\ninterface = \"axs2\"\nmode = \"skb\"",
+            "backend = \"afxdp\"\ninterface = \"axs3\"\nqueue = 0\nrx_ring = 512\ntx_ring = 256\nfill_ring = 1024\ncompletion_ring = 256\nframe_size = 4096",
+        ],
+    );
+    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
+    let h = sw.ok(json!({"op": "health"}));
+    let backends: Vec<&str> = (0..4)
+        .map(|i| h["ports"][i]["backend"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        backends,
+        ["afxdp/copy", "afxdp/copy", "afxdp/skb", "afxdp/copy"],
+        "{h}"
+    );
+    assert!(sw.log().contains("afxdp port open"), "{}", sw.log());
+
+    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "axe0")).collect();
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let far = f.topo.hosts.len() as u32 - 1;
+    let t = Duration::from_secs(5);
+    let mut cases: Vec<(usize, Vec<u8>)> = vec![
+        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1")),
+        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0")),
+    ];
+    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1)] {
+        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
+        cases.push((up, at_edge));
+    }
+    let mut forwarded = 0u64;
+    for (ing, fr) in &cases {
+        let (want, ports) = f.expect(*ing as u16, fr);
+        let out = usize::from(ports[0]);
+        for _ in 0..10 {
+            assert_eq!(hp[*ing].tx_frame(fr), Ok(true));
+        }
+        hp[*ing].tx_flush().unwrap();
+        let got = recv(&mut hp[out], 10, t);
+        assert_eq!(got, vec![want; 10], "port {ing} -> {out}");
+        forwarded += 10;
+    }
+    let deadline = Instant::now() + t;
+    let c = loop {
+        let c = sw.counters();
+        if c["tx_packets"].as_u64().unwrap() >= forwarded || Instant::now() > deadline {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(c["tx_packets"].as_u64().unwrap(), forwarded, "{c}");
+    assert_eq!(c["rx_packets"].as_u64().unwrap(), forwarded, "{c}");
+    assert_eq!(c["dropped"].as_u64().unwrap(), 0, "{c}");
+    for p in c["ports"].as_array().unwrap() {
+        let b = &p["backend"];
+        for name in [
+            "tx_ring_full",
+            "rx_no_buffer",
+            "xdp_rx_dropped",
+            "xdp_rx_ring_full",
+        ] {
+            assert_eq!(b["drops"][name].as_u64(), Some(0), "{name}: {c}");
+        }
+        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
+    }
+    let (status, _) = sw.terminate();
+    assert!(status.success(), "{status}");
+    // the switch detached its XDP programs when it exited
+    let out = Command::new("ip")
+        .args(["-n", ns.name(0), "link", "show", "axs0"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.contains("xdp"), "{out}");
+}
+
+/// `queues = 2` on a two-queue veth with two workers: the port's second socket (queue 1)
+/// is a receive-only replica on the other worker; frames the host sends on either queue
+/// are forwarded, and the engine counts them all at the port.
+#[test]
+fn switch_port_with_two_queues_receives_on_both() {
+    if !can_run() {
+        return;
+    }
+    let ns = netns("swmq", &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        let (a, b) = (format!("axs{i}"), "axe0");
+        let q = if i == 0 { "2" } else { "1" };
+        let st = Command::new("ip")
+            .args([
+                "-n",
+                ns.name(0),
+                "link",
+                "add",
+                &a,
+                "numtxqueues",
+                q,
+                "numrxqueues",
+                q,
+            ])
+            .args([
+                "type",
+                "veth",
+                "peer",
+                "name",
+                b,
+                "numtxqueues",
+                q,
+                "numrxqueues",
+                q,
+            ])
+            .args(["netns", ns.name(i + 1)])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        for (n, d) in [(ns.name(0), a.as_str()), (ns.name(i + 1), b)] {
+            assert!(Command::new("ip")
+                .args(["-n", n, "link", "set", d, "up"])
+                .status()
+                .unwrap()
+                .success());
+        }
+        canopy_testbed::netns::wait_up(ns.name(0), &a, Duration::from_secs(5)).unwrap();
+        canopy_testbed::netns::wait_up(ns.name(i + 1), b, Duration::from_secs(5)).unwrap();
+    }
+    let dir = Dir::new("afxdpmq");
+    let cfg = config(
+        &dir,
+        &[
+            "backend = \"afxdp\"\ninterface = \"axs0\"\nqueues = 2",
+            "backend = \"afxdp\"\ninterface = \"axs1\"",
+            "backend = \"afxdp\"\ninterface = \"axs2\"",
+            "backend = \"afxdp\"\ninterface = \"axs3\"",
+        ],
+    );
+    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
+    // the host sends with AF_XDP on its queues 0 and 1: veth delivers each to the
+    // switch's RX queue of the same number
+    let host = |queue: u32| {
+        let path = format!("/run/netns/{}", ns.name(1));
+        std::thread::spawn(move || {
+            let f = std::fs::File::open(&path).unwrap();
+            // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+            assert_eq!(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) }, 0);
+            AfXdpPort::open(
+                "axe0",
+                AfXdpConfig {
+                    queue,
+                    mode: XdpMode::Copy,
+                    ..AfXdpConfig::default()
+                },
+            )
+            .expect("host AF_XDP port")
+        })
+        .join()
+        .unwrap()
+    };
+    let mut hq = [host(0), host(1)];
+    let mut rx1 = host_port(ns.name(2), "axe0");
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let fr = f.frame(Kind::Sliced, h0, h1, b"two queues");
+    let (want, ports) = f.expect(0, &fr);
+    assert_eq!(ports, vec![1]);
+    for q in hq.iter_mut() {
+        for _ in 0..20 {
+            assert_eq!(q.tx_frame(&fr), Ok(true));
+        }
+        q.tx_flush().unwrap();
+    }
+    let got = recv(&mut rx1, 40, Duration::from_secs(5));
+    assert_eq!(got, vec![want; 40]);
+    let c = sw.counters();
+    assert_eq!(c["ports"][0]["rx_packets"].as_u64(), Some(40), "{c}");
+    assert_eq!(c["ports"][1]["tx_packets"].as_u64(), Some(40), "{c}");
+    let (status, _) = sw.terminate();
+    assert!(status.success(), "{status}");
+}
+
+/// A port whose interface does not exist, or which asks for zero-copy on veth (no
+/// zero-copy AF_XDP there), fails the start with a message naming the port, the
+/// interface and the fix; nothing crashes.
+#[test]
+fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
+    if !can_run() {
+        return;
+    }
+    let ns = netns("swbad", &["sw", "h0"]);
+    canopy_testbed::netns::veth(ns.name(0), "axs0", ns.name(1), "axe0").unwrap();
+    for (second, want) in [
+        (
+            "backend = \"afxdp\"\ninterface = \"axgone\"",
+            vec![
+                "port[1]",
+                "axgone",
+                "no such interface",
+                "ip link show axgone",
+            ],
+        ),
+        (
+            "backend = \"afxdp\"\ninterface = \"axs0\"\nmode = \"zerocopy\"",
+            vec![
+                "port[1]",
+                "axs0",
+                "queue 0",
+                "no zero-copy AF_XDP",
+                "or \"auto\"",
+            ],
+        ),
+    ] {
+        let dir = Dir::new("afxdpbad");
+        // tables-less switch: any number of ports
+        let mut cfg = format!(
+            "[management]\nsocket = \"{}\"\n\n[[port]]\nbackend = \"mem\"\n",
+            dir.path("switch.sock").display()
+        );
+        cfg += &format!("\n[[port]]\n{second}\n");
+        let path = dir.path("switch.toml");
+        std::fs::write(&path, &cfg).unwrap();
+        let out = Command::new("ip")
+            .args(["netns", "exec", ns.name(0), BIN, "run", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert_ne!(out.status.code(), None, "killed by a signal: {err}");
+        for w in want {
+            assert!(err.contains(w), "{w:?} not in: {err}");
+        }
+    }
+}
