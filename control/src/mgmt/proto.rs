@@ -92,7 +92,7 @@ pub struct PortHealth {
     pub port: u16,
     /// Interface or mem port name.
     pub name: String,
-    /// `afpacket` or `mem`.
+    /// `mem`, `afpacket`, or `afxdp/<mode>` (`afxdp/zerocopy`, `afxdp/copy`, `afxdp/skb`).
     pub backend: String,
     /// Link (carrier) up.
     pub link: bool,
