@@ -233,6 +233,8 @@ struct canopy_meta_t {
     bit<8>  id_beyond_w;
     bit<64> mask_id;
     bit<32> drop_reason;
+    /* canopy_tna.p4: the canopy_port_drops index (port base, then | reason in fail) */
+    bit<32> port_drop;
     bit<1>  drop;
 }
 

@@ -51,6 +51,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action fail(bit<32> reason) {
         meta.drop = 1;
         meta.drop_reason = reason;
+        meta.port_drop = meta.port_drop | reason;
     }
 
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -2479,6 +2480,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
 
     apply {
         canopy_port_rx.count((bit<32>)ig_intr_md.ingress_port);
+        meta.port_drop = CANOPY_PORT_DROP_INDEX(ig_intr_md.ingress_port, 0);
         meta.drop = 0;
         meta.hit = 0;
         meta.use_group = 0;
@@ -2658,11 +2660,14 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     tna_shr_zone_s.apply();
                     meta.above_dst = meta.above_dst & meta.mask_above;
                     meta.above_src = meta.above_src & meta.mask_above;
-                    bool turn = meta.sl_has_up == 0;
+                    /* Tofino: a comparison only as a condition, never as a value */
+                    bool turn = false;
                     if (hdr.sliced.mode == MODE_SRCDST) {
-                        turn = meta.above_src == meta.above_dst;
+                        if (meta.above_src == meta.above_dst) { turn = true; }
                     } else if (hdr.sliced.mode == MODE_DST) {
-                        turn = meta.above_dst == meta.sl_zone;
+                        if (meta.above_dst == meta.sl_zone) { turn = true; }
+                    } else if (meta.sl_has_up == 0) {
+                        turn = true;
                     }
                     tna_shr_znode.apply();
                     meta.side_k = meta.znode_k;
@@ -2849,8 +2854,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         if (meta.drop == 1) {
             ig_dprsr_md.drop_ctl = 1;
             canopy_drops.count(meta.drop_reason);
-            canopy_port_drops.count(
-                CANOPY_PORT_DROP_INDEX(ig_intr_md.ingress_port, meta.drop_reason));
+            /* Tofino: a counter index is a plain field, computed in earlier steps */
+            canopy_port_drops.count(meta.port_drop);
         }
     }
 }
