@@ -69,7 +69,9 @@ fn prometheus_scrapes_a_netns_fabric_after_traffic() {
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let sent = res["trials"][0]["sent"].as_u64().unwrap();
     let received = res["trials"][0]["received"].as_u64().unwrap();
-    assert!(sent >= 9_000, "{sent} frames sent");
+    // what the generator manages at 10 kpps depends on the machine's load (a debug build
+    // under CI sent 7.6 k); the checks below compare Prometheus with what was sent
+    assert!(sent >= 2_000, "{sent} frames sent");
 
     let file = f.dir.join("ipv4.pcap");
     assert_eq!(fabric_common::crafted_pcap(&file, 1, 3), 15);
