@@ -3,3 +3,5 @@
 pub mod afpacket;
 #[cfg(target_os = "linux")]
 pub mod afxdp;
+#[cfg(target_os = "linux")]
+mod ifreq;

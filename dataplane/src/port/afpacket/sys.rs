@@ -174,13 +174,6 @@ struct TpacketStatsV3 {
     tp_freeze_q_cnt: u32,
 }
 
-/// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).
-#[repr(C)]
-struct IfReq {
-    name: [libc::c_char; libc::IFNAMSIZ],
-    data: [u8; 24],
-}
-
 /// Kernel counters from `PACKET_STATISTICS` since the previous read (the read resets them).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct KernelStats {
@@ -316,39 +309,17 @@ impl Socket {
         .map(|_| ())
     }
 
-    fn ifreq(&self, name: &str, req: libc::c_ulong) -> io::Result<[u8; 24]> {
-        let mut ifr = IfReq {
-            name: [0; libc::IFNAMSIZ],
-            data: [0; 24],
-        };
-        let bytes = name.as_bytes();
-        if bytes.is_empty() || bytes.len() >= libc::IFNAMSIZ || bytes.contains(&0) {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        for (d, s) in ifr.name.iter_mut().zip(bytes) {
-            *d = *s as libc::c_char;
-        }
-        // SAFETY: ifr is a properly sized, NUL-terminated struct ifreq for these
-        // SIOCGIF* requests, which only write into it. The ioctl runs in the socket's
-        // network namespace.
-        cvt(unsafe { libc::ioctl(self.raw(), req as _, &mut ifr as *mut IfReq) })?;
-        Ok(ifr.data)
-    }
-
     /// `SIOCGIFINDEX` in this socket's network namespace.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        let d = self.ifreq(name, libc::SIOCGIFINDEX as libc::c_ulong)?;
-        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]))
+        crate::port::ifreq::ifindex(self.raw(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        let d = self.ifreq(name, libc::SIOCGIFFLAGS as libc::c_ulong)?;
-        Ok(u16::from_ne_bytes([d[0], d[1]]) as u32)
+        crate::port::ifreq::if_flags(self.raw(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        let d = self.ifreq(name, libc::SIOCGIFMTU as libc::c_ulong)?;
-        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]).max(0) as u32)
+        crate::port::ifreq::mtu(self.raw(), name)
     }
 
     /// Read (and so reset) the kernel's `PACKET_STATISTICS` for this socket.

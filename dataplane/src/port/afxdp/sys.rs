@@ -522,12 +522,6 @@ impl XskSocket {
 // ---------------------------------------------------------------------------------
 // Interface queries (an AF_INET datagram socket: AF_XDP sockets take no ioctls).
 
-#[repr(C)]
-struct IfReq {
-    name: [u8; libc::IFNAMSIZ],
-    data: [u8; 24],
-}
-
 /// A socket for `SIOCGIF*` ioctls in the caller's network namespace.
 #[derive(Debug)]
 pub(super) struct CtlSocket {
@@ -542,36 +536,17 @@ impl CtlSocket {
         Ok(CtlSocket { fd: owned(fd) })
     }
 
-    fn ifreq(&self, name: &str, req: libc::c_ulong) -> io::Result<[u8; 24]> {
-        let mut ifr = IfReq {
-            name: [0; libc::IFNAMSIZ],
-            data: [0; 24],
-        };
-        let b = name.as_bytes();
-        if b.is_empty() || b.len() >= libc::IFNAMSIZ || b.contains(&0) {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        ifr.name[..b.len()].copy_from_slice(b);
-        // SAFETY: ifr is a properly sized, NUL-terminated struct ifreq for these
-        // SIOCGIF* requests, which only write into it.
-        cvt(unsafe { libc::ioctl(self.fd.as_raw_fd(), req as _, &mut ifr as *mut IfReq) })?;
-        Ok(ifr.data)
-    }
-
     /// `SIOCGIFINDEX`.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        let d = self.ifreq(name, libc::SIOCGIFINDEX as libc::c_ulong)?;
-        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]))
+        crate::port::ifreq::ifindex(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        let d = self.ifreq(name, libc::SIOCGIFFLAGS as libc::c_ulong)?;
-        Ok(u16::from_ne_bytes([d[0], d[1]]) as u32)
+        crate::port::ifreq::if_flags(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        let d = self.ifreq(name, libc::SIOCGIFMTU as libc::c_ulong)?;
-        Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]).max(0) as u32)
+        crate::port::ifreq::mtu(self.fd.as_raw_fd(), name)
     }
 }
 

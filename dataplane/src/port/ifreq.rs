@@ -1,0 +1,69 @@
+//! Interface queries shared by the kernel port backends: `SIOCGIFINDEX`, `SIOCGIFFLAGS`
+//! and `SIOCGIFMTU` on any socket, in that socket's network namespace. The only
+//! `unsafe` here is the `ioctl` itself.
+#![allow(unsafe_code)] // one ioctl on a caller-owned socket, see the SAFETY comment.
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).
+#[repr(C)]
+struct IfReq {
+    name: [u8; libc::IFNAMSIZ],
+    data: [u8; 24],
+}
+
+/// The union of `struct ifreq` after a `SIOCGIF*` request on interface `name`, through
+/// socket `fd`. A name that is empty, too long or contains a NUL is `EINVAL` without a
+/// syscall.
+fn ifreq(fd: RawFd, name: &str, req: libc::c_ulong) -> io::Result<[u8; 24]> {
+    let mut ifr = IfReq {
+        name: [0; libc::IFNAMSIZ],
+        data: [0; 24],
+    };
+    let b = name.as_bytes();
+    if b.is_empty() || b.len() >= libc::IFNAMSIZ || b.contains(&0) {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    ifr.name[..b.len()].copy_from_slice(b);
+    // SAFETY: ifr is a properly sized, NUL-terminated struct ifreq for these SIOCGIF*
+    // requests, which only write into it; an invalid fd makes the ioctl fail (EBADF).
+    let r = unsafe { libc::ioctl(fd, req as _, &mut ifr as *mut IfReq) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ifr.data)
+}
+
+/// `SIOCGIFINDEX`.
+pub(crate) fn ifindex(fd: RawFd, name: &str) -> io::Result<i32> {
+    let d = ifreq(fd, name, libc::SIOCGIFINDEX as libc::c_ulong)?;
+    Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]))
+}
+
+/// `SIOCGIFFLAGS` (`IFF_*`).
+pub(crate) fn if_flags(fd: RawFd, name: &str) -> io::Result<u32> {
+    let d = ifreq(fd, name, libc::SIOCGIFFLAGS as libc::c_ulong)?;
+    Ok(u16::from_ne_bytes([d[0], d[1]]) as u32)
+}
+
+/// `SIOCGIFMTU`.
+pub(crate) fn mtu(fd: RawFd, name: &str) -> io::Result<u32> {
+    let d = ifreq(fd, name, libc::SIOCGIFMTU as libc::c_ulong)?;
+    Ok(i32::from_ne_bytes([d[0], d[1], d[2], d[3]]).max(0) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_names_are_einval_without_a_syscall() {
+        for n in ["", "a\0b", "0123456789abcdefg"] {
+            let e = ifindex(-1, n).unwrap_err();
+            assert_eq!(e.raw_os_error(), Some(libc::EINVAL), "{n:?}");
+        }
+        // a good name reaches the ioctl, which fails on the bad fd
+        assert_eq!(mtu(-1, "lo").unwrap_err().raw_os_error(), Some(libc::EBADF));
+    }
+}
