@@ -1,6 +1,16 @@
-/* Canopy reference program for Tofino (P4_16, TNA). UNTESTED: it has never been compiled,
- * because no Tofino compiler (bf-sde) was available. It follows canopy.p4 (v1model) step by
- * step. The differences come from the target (docs/p4.md §5):
+/* Canopy reference program for Tofino (P4_16, TNA).
+ * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot):
+ * the front and middle end pass and no "action spanning multiple stages" or action-source
+ * error is reported any more, but the back end stops at PHV allocation (table placement is
+ * never reached): "PHV allocation was not successful", 147 field slices unallocated on Tofino 1
+ * (--target tofino --arch tna): the 32 routing words (2048 bits, all read by tna_route_word)
+ * with tr_word, and the 64-bit sliced-flit word, SRC and their shifted copies and masks.
+ * Tofino 2 (-DCANOPY_T2NA --target tofino2 --arch t2na) fails the same way, with the same 147 slices.
+ * Exit status 1; no bfrt.json, and the .bfa and context.json left behind are empty
+ * placeholders: the program does not fit as written.
+ * UNTESTED: never run on tofino-model or hardware, never assembled (that release has no
+ * assembler), and canopyctl p4-entries does not write its selector members and groups.
+ * It follows canopy.p4 (v1model) step by step. The differences come from the target (docs/p4.md §5):
  *  - no variable shifts: the bit cursor, the masks and the digit extraction go through
  *    tables keyed on the shift amount, with constant entries (one action per amount);
  *  - no runtime header-stack index: the routing word is copied by a table keyed on head/8;
@@ -8,12 +18,22 @@
  *    at one place, and the drop is counted once at the end;
  *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
  *    made (a frame that ends inside the parsed headers fails in the parser instead).
+ *  - one ALU operation per action: multi-operation expressions are split into steps that are
+ *    direct action calls (p4c's copy propagation, which also covers `meta` fields, does not
+ *    cross an action call), or replaced by constant tables (hl, the Transit lengths, the
+ *    canopy_port_drops base, Rot, the Transit direction pair), or by a branch per case;
+ *  - masks are ANDed in the table actions (label, above_dst/above_src), not as a PHV & PHV.
  * The table entries of canopyctl p4-entries apply unchanged (same table, action and
  * parameter names; port numbers must be mapped to device ports).
  * The constant-entry tables were written with a small one-off script from a template.
  */
 #include <core.p4>
+/* Tofino 2: -DCANOPY_T2NA with --target tofino2 --arch t2na (docs/p4.md §5) */
+#ifdef CANOPY_T2NA
+#include <t2na.p4>
+#else
 #include <tna.p4>
+#endif
 
 #define CANOPY_NO_RUNTIME_SHIFT
 #define CANOPY_ROUTE_INIT(HDR, META) canopy_pc.set(HDR.transit.route_len);
@@ -69,6 +89,13 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 512;
     }
 
+    /* The kind's flow fields (canopy.p4: flow_a, flow_b) are hashed first, one Hash per kind,
+     * into tna_flow: assigning flow_a/flow_b from three headers ties all the 64-bit headers
+     * into one PHV cluster that does not allocate. */
+    bit<32> tna_flow;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_sliced;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_transit;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_pathid;
     Hash<bit<16>>(HashAlgorithm_t.CRC16) canopy_hash;
     ActionProfile(4096) canopy_prof;
     ActionSelector(canopy_prof, canopy_hash, SelectorMode_t.FAIR, 16, 1024) canopy_sel;
@@ -83,8 +110,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.group: exact;
             hdr.ethernet.src: selector;
             hdr.ethernet.dst: selector;
-            meta.flow_a: selector;
-            meta.flow_b: selector;
+            tna_flow: selector;
         }
         actions = { set_egress; group_empty; }
         implementation = canopy_sel;
@@ -3890,69 +3916,188 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action route_word_30() { meta.tr_word = hdr.route[30].w; }
     action route_word_31() { meta.tr_word = hdr.route[31].w; }
     table tna_route_word {
-        /* head / 8; head < RouteLen <= 255 here, so head[15:8] is 0 */
-        key = { meta.tr_head[7:3]: exact; }
+        /* head / 8, as a ternary match on head & 0xfff8 (a sliced key splits tr_head
+         * across PHV containers); head < RouteLen <= 255 here */
+        key = { meta.tr_head: ternary; }
         actions = { route_word_0; route_word_1; route_word_2; route_word_3; route_word_4; route_word_5; route_word_6; route_word_7; route_word_8; route_word_9; route_word_10; route_word_11; route_word_12; route_word_13; route_word_14; route_word_15; route_word_16; route_word_17; route_word_18; route_word_19; route_word_20; route_word_21; route_word_22; route_word_23; route_word_24; route_word_25; route_word_26; route_word_27; route_word_28; route_word_29; route_word_30; route_word_31; }
         const entries = {
-            0: route_word_0();
-            1: route_word_1();
-            2: route_word_2();
-            3: route_word_3();
-            4: route_word_4();
-            5: route_word_5();
-            6: route_word_6();
-            7: route_word_7();
-            8: route_word_8();
-            9: route_word_9();
-            10: route_word_10();
-            11: route_word_11();
-            12: route_word_12();
-            13: route_word_13();
-            14: route_word_14();
-            15: route_word_15();
-            16: route_word_16();
-            17: route_word_17();
-            18: route_word_18();
-            19: route_word_19();
-            20: route_word_20();
-            21: route_word_21();
-            22: route_word_22();
-            23: route_word_23();
-            24: route_word_24();
-            25: route_word_25();
-            26: route_word_26();
-            27: route_word_27();
-            28: route_word_28();
-            29: route_word_29();
-            30: route_word_30();
-            31: route_word_31();
+            0x0000 &&& 0xfff8: route_word_0();
+            0x0008 &&& 0xfff8: route_word_1();
+            0x0010 &&& 0xfff8: route_word_2();
+            0x0018 &&& 0xfff8: route_word_3();
+            0x0020 &&& 0xfff8: route_word_4();
+            0x0028 &&& 0xfff8: route_word_5();
+            0x0030 &&& 0xfff8: route_word_6();
+            0x0038 &&& 0xfff8: route_word_7();
+            0x0040 &&& 0xfff8: route_word_8();
+            0x0048 &&& 0xfff8: route_word_9();
+            0x0050 &&& 0xfff8: route_word_10();
+            0x0058 &&& 0xfff8: route_word_11();
+            0x0060 &&& 0xfff8: route_word_12();
+            0x0068 &&& 0xfff8: route_word_13();
+            0x0070 &&& 0xfff8: route_word_14();
+            0x0078 &&& 0xfff8: route_word_15();
+            0x0080 &&& 0xfff8: route_word_16();
+            0x0088 &&& 0xfff8: route_word_17();
+            0x0090 &&& 0xfff8: route_word_18();
+            0x0098 &&& 0xfff8: route_word_19();
+            0x00a0 &&& 0xfff8: route_word_20();
+            0x00a8 &&& 0xfff8: route_word_21();
+            0x00b0 &&& 0xfff8: route_word_22();
+            0x00b8 &&& 0xfff8: route_word_23();
+            0x00c0 &&& 0xfff8: route_word_24();
+            0x00c8 &&& 0xfff8: route_word_25();
+            0x00d0 &&& 0xfff8: route_word_26();
+            0x00d8 &&& 0xfff8: route_word_27();
+            0x00e0 &&& 0xfff8: route_word_28();
+            0x00e8 &&& 0xfff8: route_word_29();
+            0x00f0 &&& 0xfff8: route_word_30();
+            0x00f8 &&& 0xfff8: route_word_31();
         }
         size = 32;
     }
-    /* Transit: word >> (56 - 8 (head % 8)) */
-    action tna_shr_byte_0() { meta.tr_wshift = meta.tr_word >> 0; }
-    action tna_shr_byte_8() { meta.tr_wshift = meta.tr_word >> 8; }
-    action tna_shr_byte_16() { meta.tr_wshift = meta.tr_word >> 16; }
-    action tna_shr_byte_24() { meta.tr_wshift = meta.tr_word >> 24; }
-    action tna_shr_byte_32() { meta.tr_wshift = meta.tr_word >> 32; }
-    action tna_shr_byte_40() { meta.tr_wshift = meta.tr_word >> 40; }
-    action tna_shr_byte_48() { meta.tr_wshift = meta.tr_word >> 48; }
-    action tna_shr_byte_56() { meta.tr_wshift = meta.tr_word >> 56; }
-    table tna_shr_byte {
-        /* head % 8 -> shift 56 - 8 (head % 8) */
-        key = { meta.tr_head[2:0]: exact; }
-        actions = { tna_shr_byte_0; tna_shr_byte_8; tna_shr_byte_16; tna_shr_byte_24; tna_shr_byte_32; tna_shr_byte_40; tna_shr_byte_48; tna_shr_byte_56; }
-        const entries = {
-            0: tna_shr_byte_56();
-            1: tna_shr_byte_48();
-            2: tna_shr_byte_40();
-            3: tna_shr_byte_32();
-            4: tna_shr_byte_24();
-            5: tna_shr_byte_16();
-            6: tna_shr_byte_8();
-            7: tna_shr_byte_0();
+    /* Transit: the 2-bit pair Rot of byte head % 8 of the routing word, matched directly
+     * (no shifted copies of the word and no sliced byte, which split the routing words into
+     * 2-bit PHV slices): the pair's bit is 56 - 8 (head % 8) + 6 - 2 Rot. Rot < 4 here. */
+    action tna_set_dir(bit<2> dir) { meta.tr_dir = dir; }
+    table tna_dir {
+        key = {
+            meta.tr_word: ternary;
+            meta.tr_head: ternary;
+            hdr.transit.rot: exact;
         }
-        size = 8;
+        actions = { tna_set_dir; }
+        const entries = {
+            (0x0000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(0);
+            (0x4000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(1);
+            (0x8000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(2);
+            (0xc000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(0);
+            (0x1000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(1);
+            (0x2000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(2);
+            (0x3000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0400000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0800000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0c00000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0100000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0200000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0300000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0040000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0080000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00c0000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0010000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0020000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0030000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0004000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0008000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000c000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0001000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0002000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0003000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000400000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000800000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000c00000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000100000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000200000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000300000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000040000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000080000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000c0000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000010000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000020000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000030000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000004000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000008000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000c000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000001000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000002000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000003000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000400000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000800000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000c00000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000100000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000200000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000300000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000040000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000080000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000c0000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000010000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000020000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000030000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000004000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000008000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000c000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000001000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000002000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000003000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000400000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000800000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000000000c00000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000100000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000200000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000300000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000040000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000080000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000000000c0000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000010000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000020000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000030000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000004000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000008000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000000000c000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000001000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000002000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000003000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000400 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000800 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000000000c00 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000100 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000200 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000300 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000000040 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000000080 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000000000c0 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000000010 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000000020 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000000030 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000004 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000008 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000000000c &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000001 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000002 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000003 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(3);
+        }
+        size = 128;
     }
 
     apply {
@@ -3964,6 +4109,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         meta.use_group = 0;
         tna_total = 0;
         tna_rec_total = 0;
+        tna_flow = 0;
         bit<8> flags = 0;
 
         /* ---- Ethernet, VLAN tags, prefix ---- */
@@ -4054,8 +4200,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 }
             }
             if (meta.drop == 0 && hdr.sliced.mode != meta.sl_mode) { fail(DROP_MODE_MISMATCH); }
-            meta.flow_a = hdr.sliced.word;
-            meta.flow_b = hdr.sliced_src.src;
+            tna_flow = tna_flow_sliced.get({ hdr.sliced.word, hdr.sliced_src.src });
             flags = hdr.sliced.flags;
             bool go_up = false;
             bool go_down = false;
@@ -4246,24 +4391,12 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             }
             if (meta.drop == 0) {
                 tna_route_word.apply();
-                tna_shr_byte.apply();
-                meta.tr_byte = (bit<8>)meta.tr_wshift;
-                bit<2> r = (bit<2>)hdr.transit.rot;
-                if (r == 0) {
-                    meta.tr_dir = meta.tr_byte[7:6];
-                } else if (r == 1) {
-                    meta.tr_dir = meta.tr_byte[5:4];
-                } else if (r == 2) {
-                    meta.tr_dir = meta.tr_byte[3:2];
-                } else {
-                    meta.tr_dir = meta.tr_byte[1:0];
-                }
+                tna_dir.apply();
                 meta.tr_half = 0;
                 if (meta.tr_split == 1) {
                     meta.tr_half = ig_intr_md.ingress_port[2:2];
                 }
-                meta.flow_a = hdr.route[0].w;
-                meta.flow_b = (bit<64>)hdr.transit.route_len;
+                tna_flow = tna_flow_transit.get({ hdr.route[0].w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
                     fail(DROP_NO_OUTPUT);
@@ -4293,8 +4426,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.drop == 0 && (hdr.pathid.id & meta.mask_id) != 0) {
                 fail(DROP_RESERVED_BITS_SET);
             }
-            meta.flow_a = hdr.pathid.id;
-            meta.flow_b = (bit<64>)hdr.pathid.host_label;
+            tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
             bool use_host = false;
             bool use_lpm = false;
