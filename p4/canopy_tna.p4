@@ -1,6 +1,16 @@
-/* Canopy reference program for Tofino (P4_16, TNA). UNTESTED: it has never been compiled,
- * because no Tofino compiler (bf-sde) was available. It follows canopy.p4 (v1model) step by
- * step. The differences come from the target (docs/p4.md §5):
+/* Canopy reference program for Tofino (P4_16, TNA).
+ * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot):
+ * the front and middle end pass and no "action spanning multiple stages" or action-source
+ * error is reported any more, but the back end stops at PHV allocation (table placement is
+ * never reached): "PHV allocation was not successful", 147 field slices unallocated on Tofino 1
+ * (--target tofino --arch tna): the 32 routing words (2048 bits, all read by tna_route_word)
+ * with tr_word, and the 64-bit sliced-flit word, SRC and their shifted copies and masks.
+ * Tofino 2 (-DCANOPY_T2NA --target tofino2 --arch t2na) fails the same way, with the same 147 slices.
+ * Exit status 1; no bfrt.json, and the .bfa and context.json left behind are empty
+ * placeholders: the program does not fit as written.
+ * UNTESTED: never run on tofino-model or hardware, never assembled (that release has no
+ * assembler), and canopyctl p4-entries does not write its selector members and groups.
+ * It follows canopy.p4 (v1model) step by step. The differences come from the target (docs/p4.md §5):
  *  - no variable shifts: the bit cursor, the masks and the digit extraction go through
  *    tables keyed on the shift amount, with constant entries (one action per amount);
  *  - no runtime header-stack index: the routing word is copied by a table keyed on head/8;
@@ -8,12 +18,22 @@
  *    at one place, and the drop is counted once at the end;
  *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
  *    made (a frame that ends inside the parsed headers fails in the parser instead).
+ *  - one ALU operation per action: multi-operation expressions are split into steps that are
+ *    direct action calls (p4c's copy propagation, which also covers `meta` fields, does not
+ *    cross an action call), or replaced by constant tables (hl, the Transit lengths, the
+ *    canopy_port_drops base, Rot, the Transit direction pair), or by a branch per case;
+ *  - masks are ANDed in the table actions (label, above_dst/above_src), not as a PHV & PHV.
  * The table entries of canopyctl p4-entries apply unchanged (same table, action and
  * parameter names; port numbers must be mapped to device ports).
  * The constant-entry tables were written with a small one-off script from a template.
  */
 #include <core.p4>
+/* Tofino 2: -DCANOPY_T2NA with --target tofino2 --arch t2na (docs/p4.md §5) */
+#ifdef CANOPY_T2NA
+#include <t2na.p4>
+#else
 #include <tna.p4>
+#endif
 
 #define CANOPY_NO_RUNTIME_SHIFT
 #define CANOPY_ROUTE_INIT(HDR, META) canopy_pc.set(HDR.transit.route_len);
@@ -69,6 +89,13 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 512;
     }
 
+    /* The kind's flow fields (canopy.p4: flow_a, flow_b) are hashed first, one Hash per kind,
+     * into tna_flow: assigning flow_a/flow_b from three headers ties all the 64-bit headers
+     * into one PHV cluster that does not allocate. */
+    bit<32> tna_flow;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_sliced;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_transit;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) tna_flow_pathid;
     Hash<bit<16>>(HashAlgorithm_t.CRC16) canopy_hash;
     ActionProfile(4096) canopy_prof;
     ActionSelector(canopy_prof, canopy_hash, SelectorMode_t.FAIR, 16, 1024) canopy_sel;
@@ -83,8 +110,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.group: exact;
             hdr.ethernet.src: selector;
             hdr.ethernet.dst: selector;
-            meta.flow_a: selector;
-            meta.flow_b: selector;
+            tna_flow: selector;
         }
         actions = { set_egress; group_empty; }
         implementation = canopy_sel;
@@ -217,6 +243,1382 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         actions = { to_port; to_group; miss; }
         default_action = miss();
         size = 1024;
+    }
+
+    /* Single-operation steps. Tofino executes an action in one stage, so an expression that
+     * needs two ALU operations is rejected ("action spanning multiple stages"). p4c's
+     * LocalCopyPropagation also propagates fields of `meta`, so `meta.x = a + b; ... meta.x + c`
+     * becomes `a + b + c` again. It does not propagate into or out of an action call: each step
+     * below is one ALU operation, called directly from the apply block. */
+    bit<8>  tna_rem;        /* slice_len - pos (bits left in the slice) */
+    bit<16> tna_total;      /* Transit: expected body length */
+    bit<16> tna_rec_total;  /* Transit: record area bytes (8 + the slots rounded to 64 bits) */
+    bit<16> tna_rl16;       /* Transit: RouteLen, 16 bits */
+    bit<16> tna_inc;        /* Transit: cycles increment, swallow + 1 + delay */
+    bit<8>  tna_head8;      /* Transit: the new head, 8 bits (tr_head is sliced by the keys) */
+    action tna_body_len() { meta.body_len = meta.hl - 8; }
+    action tna_body_len_meas() { meta.body_len = meta.hl - 24; }
+    action tna_pos_inc() { meta.pos = meta.pos + 1; }
+    action tna_pos_add_a() { meta.pos = meta.pos + meta.sl_a; }
+    action tna_pos_add_b() { meta.pos = meta.pos + meta.sl_b; }
+    action tna_slice_rem() { tna_rem = hdr.sliced.slice_len - meta.pos; }
+    action tna_total_add_rec() { tna_total = tna_total + tna_rec_total; }
+    action tna_tr_head() {
+        meta.tr_head = (bit<16>)hdr.transit.head;
+        tna_head8 = hdr.transit.head;
+        tna_rl16 = (bit<16>)hdr.transit.route_len;
+    }
+    action tna_tr_head_inc() {
+        meta.tr_head = meta.tr_head + 1;
+        tna_head8 = tna_head8 + 1;
+    }
+    action tna_tr_inc() { tna_inc = (bit<16>)meta.tr_delay; }
+    action tna_tr_inc_1() { tna_inc = tna_inc + 1; }
+    action tna_tr_inc_2() { tna_inc = tna_inc + 2; }
+    action tna_tr_cycles() { hdr.transit.cycles = hdr.transit.cycles |+| tna_inc; }
+
+    /* hl = HdrLen * 8 (a widening shift needs a constant and a PHV source: not one action) */
+    action tna_set_hl(bit<16> hl) { meta.hl = hl; }
+    table tna_hl {
+        key = { hdr.prefix.hdr_len: exact; }
+        actions = { tna_set_hl; }
+        const entries = {
+            0: tna_set_hl(0);
+            1: tna_set_hl(8);
+            2: tna_set_hl(16);
+            3: tna_set_hl(24);
+            4: tna_set_hl(32);
+            5: tna_set_hl(40);
+            6: tna_set_hl(48);
+            7: tna_set_hl(56);
+            8: tna_set_hl(64);
+            9: tna_set_hl(72);
+            10: tna_set_hl(80);
+            11: tna_set_hl(88);
+            12: tna_set_hl(96);
+            13: tna_set_hl(104);
+            14: tna_set_hl(112);
+            15: tna_set_hl(120);
+            16: tna_set_hl(128);
+            17: tna_set_hl(136);
+            18: tna_set_hl(144);
+            19: tna_set_hl(152);
+            20: tna_set_hl(160);
+            21: tna_set_hl(168);
+            22: tna_set_hl(176);
+            23: tna_set_hl(184);
+            24: tna_set_hl(192);
+            25: tna_set_hl(200);
+            26: tna_set_hl(208);
+            27: tna_set_hl(216);
+            28: tna_set_hl(224);
+            29: tna_set_hl(232);
+            30: tna_set_hl(240);
+            31: tna_set_hl(248);
+            32: tna_set_hl(256);
+            33: tna_set_hl(264);
+            34: tna_set_hl(272);
+            35: tna_set_hl(280);
+            36: tna_set_hl(288);
+            37: tna_set_hl(296);
+            38: tna_set_hl(304);
+            39: tna_set_hl(312);
+            40: tna_set_hl(320);
+            41: tna_set_hl(328);
+            42: tna_set_hl(336);
+            43: tna_set_hl(344);
+            44: tna_set_hl(352);
+            45: tna_set_hl(360);
+            46: tna_set_hl(368);
+            47: tna_set_hl(376);
+            48: tna_set_hl(384);
+            49: tna_set_hl(392);
+            50: tna_set_hl(400);
+            51: tna_set_hl(408);
+            52: tna_set_hl(416);
+            53: tna_set_hl(424);
+            54: tna_set_hl(432);
+            55: tna_set_hl(440);
+            56: tna_set_hl(448);
+            57: tna_set_hl(456);
+            58: tna_set_hl(464);
+            59: tna_set_hl(472);
+            60: tna_set_hl(480);
+            61: tna_set_hl(488);
+            62: tna_set_hl(496);
+            63: tna_set_hl(504);
+            64: tna_set_hl(512);
+            65: tna_set_hl(520);
+            66: tna_set_hl(528);
+            67: tna_set_hl(536);
+            68: tna_set_hl(544);
+            69: tna_set_hl(552);
+            70: tna_set_hl(560);
+            71: tna_set_hl(568);
+            72: tna_set_hl(576);
+            73: tna_set_hl(584);
+            74: tna_set_hl(592);
+            75: tna_set_hl(600);
+            76: tna_set_hl(608);
+            77: tna_set_hl(616);
+            78: tna_set_hl(624);
+            79: tna_set_hl(632);
+            80: tna_set_hl(640);
+            81: tna_set_hl(648);
+            82: tna_set_hl(656);
+            83: tna_set_hl(664);
+            84: tna_set_hl(672);
+            85: tna_set_hl(680);
+            86: tna_set_hl(688);
+            87: tna_set_hl(696);
+            88: tna_set_hl(704);
+            89: tna_set_hl(712);
+            90: tna_set_hl(720);
+            91: tna_set_hl(728);
+            92: tna_set_hl(736);
+            93: tna_set_hl(744);
+            94: tna_set_hl(752);
+            95: tna_set_hl(760);
+            96: tna_set_hl(768);
+            97: tna_set_hl(776);
+            98: tna_set_hl(784);
+            99: tna_set_hl(792);
+            100: tna_set_hl(800);
+            101: tna_set_hl(808);
+            102: tna_set_hl(816);
+            103: tna_set_hl(824);
+            104: tna_set_hl(832);
+            105: tna_set_hl(840);
+            106: tna_set_hl(848);
+            107: tna_set_hl(856);
+            108: tna_set_hl(864);
+            109: tna_set_hl(872);
+            110: tna_set_hl(880);
+            111: tna_set_hl(888);
+            112: tna_set_hl(896);
+            113: tna_set_hl(904);
+            114: tna_set_hl(912);
+            115: tna_set_hl(920);
+            116: tna_set_hl(928);
+            117: tna_set_hl(936);
+            118: tna_set_hl(944);
+            119: tna_set_hl(952);
+            120: tna_set_hl(960);
+            121: tna_set_hl(968);
+            122: tna_set_hl(976);
+            123: tna_set_hl(984);
+            124: tna_set_hl(992);
+            125: tna_set_hl(1000);
+            126: tna_set_hl(1008);
+            127: tna_set_hl(1016);
+            128: tna_set_hl(1024);
+            129: tna_set_hl(1032);
+            130: tna_set_hl(1040);
+            131: tna_set_hl(1048);
+            132: tna_set_hl(1056);
+            133: tna_set_hl(1064);
+            134: tna_set_hl(1072);
+            135: tna_set_hl(1080);
+            136: tna_set_hl(1088);
+            137: tna_set_hl(1096);
+            138: tna_set_hl(1104);
+            139: tna_set_hl(1112);
+            140: tna_set_hl(1120);
+            141: tna_set_hl(1128);
+            142: tna_set_hl(1136);
+            143: tna_set_hl(1144);
+            144: tna_set_hl(1152);
+            145: tna_set_hl(1160);
+            146: tna_set_hl(1168);
+            147: tna_set_hl(1176);
+            148: tna_set_hl(1184);
+            149: tna_set_hl(1192);
+            150: tna_set_hl(1200);
+            151: tna_set_hl(1208);
+            152: tna_set_hl(1216);
+            153: tna_set_hl(1224);
+            154: tna_set_hl(1232);
+            155: tna_set_hl(1240);
+            156: tna_set_hl(1248);
+            157: tna_set_hl(1256);
+            158: tna_set_hl(1264);
+            159: tna_set_hl(1272);
+            160: tna_set_hl(1280);
+            161: tna_set_hl(1288);
+            162: tna_set_hl(1296);
+            163: tna_set_hl(1304);
+            164: tna_set_hl(1312);
+            165: tna_set_hl(1320);
+            166: tna_set_hl(1328);
+            167: tna_set_hl(1336);
+            168: tna_set_hl(1344);
+            169: tna_set_hl(1352);
+            170: tna_set_hl(1360);
+            171: tna_set_hl(1368);
+            172: tna_set_hl(1376);
+            173: tna_set_hl(1384);
+            174: tna_set_hl(1392);
+            175: tna_set_hl(1400);
+            176: tna_set_hl(1408);
+            177: tna_set_hl(1416);
+            178: tna_set_hl(1424);
+            179: tna_set_hl(1432);
+            180: tna_set_hl(1440);
+            181: tna_set_hl(1448);
+            182: tna_set_hl(1456);
+            183: tna_set_hl(1464);
+            184: tna_set_hl(1472);
+            185: tna_set_hl(1480);
+            186: tna_set_hl(1488);
+            187: tna_set_hl(1496);
+            188: tna_set_hl(1504);
+            189: tna_set_hl(1512);
+            190: tna_set_hl(1520);
+            191: tna_set_hl(1528);
+            192: tna_set_hl(1536);
+            193: tna_set_hl(1544);
+            194: tna_set_hl(1552);
+            195: tna_set_hl(1560);
+            196: tna_set_hl(1568);
+            197: tna_set_hl(1576);
+            198: tna_set_hl(1584);
+            199: tna_set_hl(1592);
+            200: tna_set_hl(1600);
+            201: tna_set_hl(1608);
+            202: tna_set_hl(1616);
+            203: tna_set_hl(1624);
+            204: tna_set_hl(1632);
+            205: tna_set_hl(1640);
+            206: tna_set_hl(1648);
+            207: tna_set_hl(1656);
+            208: tna_set_hl(1664);
+            209: tna_set_hl(1672);
+            210: tna_set_hl(1680);
+            211: tna_set_hl(1688);
+            212: tna_set_hl(1696);
+            213: tna_set_hl(1704);
+            214: tna_set_hl(1712);
+            215: tna_set_hl(1720);
+            216: tna_set_hl(1728);
+            217: tna_set_hl(1736);
+            218: tna_set_hl(1744);
+            219: tna_set_hl(1752);
+            220: tna_set_hl(1760);
+            221: tna_set_hl(1768);
+            222: tna_set_hl(1776);
+            223: tna_set_hl(1784);
+            224: tna_set_hl(1792);
+            225: tna_set_hl(1800);
+            226: tna_set_hl(1808);
+            227: tna_set_hl(1816);
+            228: tna_set_hl(1824);
+            229: tna_set_hl(1832);
+            230: tna_set_hl(1840);
+            231: tna_set_hl(1848);
+            232: tna_set_hl(1856);
+            233: tna_set_hl(1864);
+            234: tna_set_hl(1872);
+            235: tna_set_hl(1880);
+            236: tna_set_hl(1888);
+            237: tna_set_hl(1896);
+            238: tna_set_hl(1904);
+            239: tna_set_hl(1912);
+            240: tna_set_hl(1920);
+            241: tna_set_hl(1928);
+            242: tna_set_hl(1936);
+            243: tna_set_hl(1944);
+            244: tna_set_hl(1952);
+            245: tna_set_hl(1960);
+            246: tna_set_hl(1968);
+            247: tna_set_hl(1976);
+            248: tna_set_hl(1984);
+            249: tna_set_hl(1992);
+            250: tna_set_hl(2000);
+            251: tna_set_hl(2008);
+            252: tna_set_hl(2016);
+            253: tna_set_hl(2024);
+            254: tna_set_hl(2032);
+            255: tna_set_hl(2040);
+        }
+        size = 256;
+    }
+    /* canopy_port_drops base index, ingress_port * 32 (CANOPY_PORT_DROP_INDEX): a widening
+     * shift of the 9-bit port into a 32-bit field cannot be one PHV-aligned operation */
+    action tna_set_port_drop(bit<32> base) { meta.port_drop = base; }
+    table tna_port_drop {
+        key = { ig_intr_md.ingress_port: exact; }
+        actions = { tna_set_port_drop; }
+        const entries = {
+            0: tna_set_port_drop(0);
+            1: tna_set_port_drop(32);
+            2: tna_set_port_drop(64);
+            3: tna_set_port_drop(96);
+            4: tna_set_port_drop(128);
+            5: tna_set_port_drop(160);
+            6: tna_set_port_drop(192);
+            7: tna_set_port_drop(224);
+            8: tna_set_port_drop(256);
+            9: tna_set_port_drop(288);
+            10: tna_set_port_drop(320);
+            11: tna_set_port_drop(352);
+            12: tna_set_port_drop(384);
+            13: tna_set_port_drop(416);
+            14: tna_set_port_drop(448);
+            15: tna_set_port_drop(480);
+            16: tna_set_port_drop(512);
+            17: tna_set_port_drop(544);
+            18: tna_set_port_drop(576);
+            19: tna_set_port_drop(608);
+            20: tna_set_port_drop(640);
+            21: tna_set_port_drop(672);
+            22: tna_set_port_drop(704);
+            23: tna_set_port_drop(736);
+            24: tna_set_port_drop(768);
+            25: tna_set_port_drop(800);
+            26: tna_set_port_drop(832);
+            27: tna_set_port_drop(864);
+            28: tna_set_port_drop(896);
+            29: tna_set_port_drop(928);
+            30: tna_set_port_drop(960);
+            31: tna_set_port_drop(992);
+            32: tna_set_port_drop(1024);
+            33: tna_set_port_drop(1056);
+            34: tna_set_port_drop(1088);
+            35: tna_set_port_drop(1120);
+            36: tna_set_port_drop(1152);
+            37: tna_set_port_drop(1184);
+            38: tna_set_port_drop(1216);
+            39: tna_set_port_drop(1248);
+            40: tna_set_port_drop(1280);
+            41: tna_set_port_drop(1312);
+            42: tna_set_port_drop(1344);
+            43: tna_set_port_drop(1376);
+            44: tna_set_port_drop(1408);
+            45: tna_set_port_drop(1440);
+            46: tna_set_port_drop(1472);
+            47: tna_set_port_drop(1504);
+            48: tna_set_port_drop(1536);
+            49: tna_set_port_drop(1568);
+            50: tna_set_port_drop(1600);
+            51: tna_set_port_drop(1632);
+            52: tna_set_port_drop(1664);
+            53: tna_set_port_drop(1696);
+            54: tna_set_port_drop(1728);
+            55: tna_set_port_drop(1760);
+            56: tna_set_port_drop(1792);
+            57: tna_set_port_drop(1824);
+            58: tna_set_port_drop(1856);
+            59: tna_set_port_drop(1888);
+            60: tna_set_port_drop(1920);
+            61: tna_set_port_drop(1952);
+            62: tna_set_port_drop(1984);
+            63: tna_set_port_drop(2016);
+            64: tna_set_port_drop(2048);
+            65: tna_set_port_drop(2080);
+            66: tna_set_port_drop(2112);
+            67: tna_set_port_drop(2144);
+            68: tna_set_port_drop(2176);
+            69: tna_set_port_drop(2208);
+            70: tna_set_port_drop(2240);
+            71: tna_set_port_drop(2272);
+            72: tna_set_port_drop(2304);
+            73: tna_set_port_drop(2336);
+            74: tna_set_port_drop(2368);
+            75: tna_set_port_drop(2400);
+            76: tna_set_port_drop(2432);
+            77: tna_set_port_drop(2464);
+            78: tna_set_port_drop(2496);
+            79: tna_set_port_drop(2528);
+            80: tna_set_port_drop(2560);
+            81: tna_set_port_drop(2592);
+            82: tna_set_port_drop(2624);
+            83: tna_set_port_drop(2656);
+            84: tna_set_port_drop(2688);
+            85: tna_set_port_drop(2720);
+            86: tna_set_port_drop(2752);
+            87: tna_set_port_drop(2784);
+            88: tna_set_port_drop(2816);
+            89: tna_set_port_drop(2848);
+            90: tna_set_port_drop(2880);
+            91: tna_set_port_drop(2912);
+            92: tna_set_port_drop(2944);
+            93: tna_set_port_drop(2976);
+            94: tna_set_port_drop(3008);
+            95: tna_set_port_drop(3040);
+            96: tna_set_port_drop(3072);
+            97: tna_set_port_drop(3104);
+            98: tna_set_port_drop(3136);
+            99: tna_set_port_drop(3168);
+            100: tna_set_port_drop(3200);
+            101: tna_set_port_drop(3232);
+            102: tna_set_port_drop(3264);
+            103: tna_set_port_drop(3296);
+            104: tna_set_port_drop(3328);
+            105: tna_set_port_drop(3360);
+            106: tna_set_port_drop(3392);
+            107: tna_set_port_drop(3424);
+            108: tna_set_port_drop(3456);
+            109: tna_set_port_drop(3488);
+            110: tna_set_port_drop(3520);
+            111: tna_set_port_drop(3552);
+            112: tna_set_port_drop(3584);
+            113: tna_set_port_drop(3616);
+            114: tna_set_port_drop(3648);
+            115: tna_set_port_drop(3680);
+            116: tna_set_port_drop(3712);
+            117: tna_set_port_drop(3744);
+            118: tna_set_port_drop(3776);
+            119: tna_set_port_drop(3808);
+            120: tna_set_port_drop(3840);
+            121: tna_set_port_drop(3872);
+            122: tna_set_port_drop(3904);
+            123: tna_set_port_drop(3936);
+            124: tna_set_port_drop(3968);
+            125: tna_set_port_drop(4000);
+            126: tna_set_port_drop(4032);
+            127: tna_set_port_drop(4064);
+            128: tna_set_port_drop(4096);
+            129: tna_set_port_drop(4128);
+            130: tna_set_port_drop(4160);
+            131: tna_set_port_drop(4192);
+            132: tna_set_port_drop(4224);
+            133: tna_set_port_drop(4256);
+            134: tna_set_port_drop(4288);
+            135: tna_set_port_drop(4320);
+            136: tna_set_port_drop(4352);
+            137: tna_set_port_drop(4384);
+            138: tna_set_port_drop(4416);
+            139: tna_set_port_drop(4448);
+            140: tna_set_port_drop(4480);
+            141: tna_set_port_drop(4512);
+            142: tna_set_port_drop(4544);
+            143: tna_set_port_drop(4576);
+            144: tna_set_port_drop(4608);
+            145: tna_set_port_drop(4640);
+            146: tna_set_port_drop(4672);
+            147: tna_set_port_drop(4704);
+            148: tna_set_port_drop(4736);
+            149: tna_set_port_drop(4768);
+            150: tna_set_port_drop(4800);
+            151: tna_set_port_drop(4832);
+            152: tna_set_port_drop(4864);
+            153: tna_set_port_drop(4896);
+            154: tna_set_port_drop(4928);
+            155: tna_set_port_drop(4960);
+            156: tna_set_port_drop(4992);
+            157: tna_set_port_drop(5024);
+            158: tna_set_port_drop(5056);
+            159: tna_set_port_drop(5088);
+            160: tna_set_port_drop(5120);
+            161: tna_set_port_drop(5152);
+            162: tna_set_port_drop(5184);
+            163: tna_set_port_drop(5216);
+            164: tna_set_port_drop(5248);
+            165: tna_set_port_drop(5280);
+            166: tna_set_port_drop(5312);
+            167: tna_set_port_drop(5344);
+            168: tna_set_port_drop(5376);
+            169: tna_set_port_drop(5408);
+            170: tna_set_port_drop(5440);
+            171: tna_set_port_drop(5472);
+            172: tna_set_port_drop(5504);
+            173: tna_set_port_drop(5536);
+            174: tna_set_port_drop(5568);
+            175: tna_set_port_drop(5600);
+            176: tna_set_port_drop(5632);
+            177: tna_set_port_drop(5664);
+            178: tna_set_port_drop(5696);
+            179: tna_set_port_drop(5728);
+            180: tna_set_port_drop(5760);
+            181: tna_set_port_drop(5792);
+            182: tna_set_port_drop(5824);
+            183: tna_set_port_drop(5856);
+            184: tna_set_port_drop(5888);
+            185: tna_set_port_drop(5920);
+            186: tna_set_port_drop(5952);
+            187: tna_set_port_drop(5984);
+            188: tna_set_port_drop(6016);
+            189: tna_set_port_drop(6048);
+            190: tna_set_port_drop(6080);
+            191: tna_set_port_drop(6112);
+            192: tna_set_port_drop(6144);
+            193: tna_set_port_drop(6176);
+            194: tna_set_port_drop(6208);
+            195: tna_set_port_drop(6240);
+            196: tna_set_port_drop(6272);
+            197: tna_set_port_drop(6304);
+            198: tna_set_port_drop(6336);
+            199: tna_set_port_drop(6368);
+            200: tna_set_port_drop(6400);
+            201: tna_set_port_drop(6432);
+            202: tna_set_port_drop(6464);
+            203: tna_set_port_drop(6496);
+            204: tna_set_port_drop(6528);
+            205: tna_set_port_drop(6560);
+            206: tna_set_port_drop(6592);
+            207: tna_set_port_drop(6624);
+            208: tna_set_port_drop(6656);
+            209: tna_set_port_drop(6688);
+            210: tna_set_port_drop(6720);
+            211: tna_set_port_drop(6752);
+            212: tna_set_port_drop(6784);
+            213: tna_set_port_drop(6816);
+            214: tna_set_port_drop(6848);
+            215: tna_set_port_drop(6880);
+            216: tna_set_port_drop(6912);
+            217: tna_set_port_drop(6944);
+            218: tna_set_port_drop(6976);
+            219: tna_set_port_drop(7008);
+            220: tna_set_port_drop(7040);
+            221: tna_set_port_drop(7072);
+            222: tna_set_port_drop(7104);
+            223: tna_set_port_drop(7136);
+            224: tna_set_port_drop(7168);
+            225: tna_set_port_drop(7200);
+            226: tna_set_port_drop(7232);
+            227: tna_set_port_drop(7264);
+            228: tna_set_port_drop(7296);
+            229: tna_set_port_drop(7328);
+            230: tna_set_port_drop(7360);
+            231: tna_set_port_drop(7392);
+            232: tna_set_port_drop(7424);
+            233: tna_set_port_drop(7456);
+            234: tna_set_port_drop(7488);
+            235: tna_set_port_drop(7520);
+            236: tna_set_port_drop(7552);
+            237: tna_set_port_drop(7584);
+            238: tna_set_port_drop(7616);
+            239: tna_set_port_drop(7648);
+            240: tna_set_port_drop(7680);
+            241: tna_set_port_drop(7712);
+            242: tna_set_port_drop(7744);
+            243: tna_set_port_drop(7776);
+            244: tna_set_port_drop(7808);
+            245: tna_set_port_drop(7840);
+            246: tna_set_port_drop(7872);
+            247: tna_set_port_drop(7904);
+            248: tna_set_port_drop(7936);
+            249: tna_set_port_drop(7968);
+            250: tna_set_port_drop(8000);
+            251: tna_set_port_drop(8032);
+            252: tna_set_port_drop(8064);
+            253: tna_set_port_drop(8096);
+            254: tna_set_port_drop(8128);
+            255: tna_set_port_drop(8160);
+            256: tna_set_port_drop(8192);
+            257: tna_set_port_drop(8224);
+            258: tna_set_port_drop(8256);
+            259: tna_set_port_drop(8288);
+            260: tna_set_port_drop(8320);
+            261: tna_set_port_drop(8352);
+            262: tna_set_port_drop(8384);
+            263: tna_set_port_drop(8416);
+            264: tna_set_port_drop(8448);
+            265: tna_set_port_drop(8480);
+            266: tna_set_port_drop(8512);
+            267: tna_set_port_drop(8544);
+            268: tna_set_port_drop(8576);
+            269: tna_set_port_drop(8608);
+            270: tna_set_port_drop(8640);
+            271: tna_set_port_drop(8672);
+            272: tna_set_port_drop(8704);
+            273: tna_set_port_drop(8736);
+            274: tna_set_port_drop(8768);
+            275: tna_set_port_drop(8800);
+            276: tna_set_port_drop(8832);
+            277: tna_set_port_drop(8864);
+            278: tna_set_port_drop(8896);
+            279: tna_set_port_drop(8928);
+            280: tna_set_port_drop(8960);
+            281: tna_set_port_drop(8992);
+            282: tna_set_port_drop(9024);
+            283: tna_set_port_drop(9056);
+            284: tna_set_port_drop(9088);
+            285: tna_set_port_drop(9120);
+            286: tna_set_port_drop(9152);
+            287: tna_set_port_drop(9184);
+            288: tna_set_port_drop(9216);
+            289: tna_set_port_drop(9248);
+            290: tna_set_port_drop(9280);
+            291: tna_set_port_drop(9312);
+            292: tna_set_port_drop(9344);
+            293: tna_set_port_drop(9376);
+            294: tna_set_port_drop(9408);
+            295: tna_set_port_drop(9440);
+            296: tna_set_port_drop(9472);
+            297: tna_set_port_drop(9504);
+            298: tna_set_port_drop(9536);
+            299: tna_set_port_drop(9568);
+            300: tna_set_port_drop(9600);
+            301: tna_set_port_drop(9632);
+            302: tna_set_port_drop(9664);
+            303: tna_set_port_drop(9696);
+            304: tna_set_port_drop(9728);
+            305: tna_set_port_drop(9760);
+            306: tna_set_port_drop(9792);
+            307: tna_set_port_drop(9824);
+            308: tna_set_port_drop(9856);
+            309: tna_set_port_drop(9888);
+            310: tna_set_port_drop(9920);
+            311: tna_set_port_drop(9952);
+            312: tna_set_port_drop(9984);
+            313: tna_set_port_drop(10016);
+            314: tna_set_port_drop(10048);
+            315: tna_set_port_drop(10080);
+            316: tna_set_port_drop(10112);
+            317: tna_set_port_drop(10144);
+            318: tna_set_port_drop(10176);
+            319: tna_set_port_drop(10208);
+            320: tna_set_port_drop(10240);
+            321: tna_set_port_drop(10272);
+            322: tna_set_port_drop(10304);
+            323: tna_set_port_drop(10336);
+            324: tna_set_port_drop(10368);
+            325: tna_set_port_drop(10400);
+            326: tna_set_port_drop(10432);
+            327: tna_set_port_drop(10464);
+            328: tna_set_port_drop(10496);
+            329: tna_set_port_drop(10528);
+            330: tna_set_port_drop(10560);
+            331: tna_set_port_drop(10592);
+            332: tna_set_port_drop(10624);
+            333: tna_set_port_drop(10656);
+            334: tna_set_port_drop(10688);
+            335: tna_set_port_drop(10720);
+            336: tna_set_port_drop(10752);
+            337: tna_set_port_drop(10784);
+            338: tna_set_port_drop(10816);
+            339: tna_set_port_drop(10848);
+            340: tna_set_port_drop(10880);
+            341: tna_set_port_drop(10912);
+            342: tna_set_port_drop(10944);
+            343: tna_set_port_drop(10976);
+            344: tna_set_port_drop(11008);
+            345: tna_set_port_drop(11040);
+            346: tna_set_port_drop(11072);
+            347: tna_set_port_drop(11104);
+            348: tna_set_port_drop(11136);
+            349: tna_set_port_drop(11168);
+            350: tna_set_port_drop(11200);
+            351: tna_set_port_drop(11232);
+            352: tna_set_port_drop(11264);
+            353: tna_set_port_drop(11296);
+            354: tna_set_port_drop(11328);
+            355: tna_set_port_drop(11360);
+            356: tna_set_port_drop(11392);
+            357: tna_set_port_drop(11424);
+            358: tna_set_port_drop(11456);
+            359: tna_set_port_drop(11488);
+            360: tna_set_port_drop(11520);
+            361: tna_set_port_drop(11552);
+            362: tna_set_port_drop(11584);
+            363: tna_set_port_drop(11616);
+            364: tna_set_port_drop(11648);
+            365: tna_set_port_drop(11680);
+            366: tna_set_port_drop(11712);
+            367: tna_set_port_drop(11744);
+            368: tna_set_port_drop(11776);
+            369: tna_set_port_drop(11808);
+            370: tna_set_port_drop(11840);
+            371: tna_set_port_drop(11872);
+            372: tna_set_port_drop(11904);
+            373: tna_set_port_drop(11936);
+            374: tna_set_port_drop(11968);
+            375: tna_set_port_drop(12000);
+            376: tna_set_port_drop(12032);
+            377: tna_set_port_drop(12064);
+            378: tna_set_port_drop(12096);
+            379: tna_set_port_drop(12128);
+            380: tna_set_port_drop(12160);
+            381: tna_set_port_drop(12192);
+            382: tna_set_port_drop(12224);
+            383: tna_set_port_drop(12256);
+            384: tna_set_port_drop(12288);
+            385: tna_set_port_drop(12320);
+            386: tna_set_port_drop(12352);
+            387: tna_set_port_drop(12384);
+            388: tna_set_port_drop(12416);
+            389: tna_set_port_drop(12448);
+            390: tna_set_port_drop(12480);
+            391: tna_set_port_drop(12512);
+            392: tna_set_port_drop(12544);
+            393: tna_set_port_drop(12576);
+            394: tna_set_port_drop(12608);
+            395: tna_set_port_drop(12640);
+            396: tna_set_port_drop(12672);
+            397: tna_set_port_drop(12704);
+            398: tna_set_port_drop(12736);
+            399: tna_set_port_drop(12768);
+            400: tna_set_port_drop(12800);
+            401: tna_set_port_drop(12832);
+            402: tna_set_port_drop(12864);
+            403: tna_set_port_drop(12896);
+            404: tna_set_port_drop(12928);
+            405: tna_set_port_drop(12960);
+            406: tna_set_port_drop(12992);
+            407: tna_set_port_drop(13024);
+            408: tna_set_port_drop(13056);
+            409: tna_set_port_drop(13088);
+            410: tna_set_port_drop(13120);
+            411: tna_set_port_drop(13152);
+            412: tna_set_port_drop(13184);
+            413: tna_set_port_drop(13216);
+            414: tna_set_port_drop(13248);
+            415: tna_set_port_drop(13280);
+            416: tna_set_port_drop(13312);
+            417: tna_set_port_drop(13344);
+            418: tna_set_port_drop(13376);
+            419: tna_set_port_drop(13408);
+            420: tna_set_port_drop(13440);
+            421: tna_set_port_drop(13472);
+            422: tna_set_port_drop(13504);
+            423: tna_set_port_drop(13536);
+            424: tna_set_port_drop(13568);
+            425: tna_set_port_drop(13600);
+            426: tna_set_port_drop(13632);
+            427: tna_set_port_drop(13664);
+            428: tna_set_port_drop(13696);
+            429: tna_set_port_drop(13728);
+            430: tna_set_port_drop(13760);
+            431: tna_set_port_drop(13792);
+            432: tna_set_port_drop(13824);
+            433: tna_set_port_drop(13856);
+            434: tna_set_port_drop(13888);
+            435: tna_set_port_drop(13920);
+            436: tna_set_port_drop(13952);
+            437: tna_set_port_drop(13984);
+            438: tna_set_port_drop(14016);
+            439: tna_set_port_drop(14048);
+            440: tna_set_port_drop(14080);
+            441: tna_set_port_drop(14112);
+            442: tna_set_port_drop(14144);
+            443: tna_set_port_drop(14176);
+            444: tna_set_port_drop(14208);
+            445: tna_set_port_drop(14240);
+            446: tna_set_port_drop(14272);
+            447: tna_set_port_drop(14304);
+            448: tna_set_port_drop(14336);
+            449: tna_set_port_drop(14368);
+            450: tna_set_port_drop(14400);
+            451: tna_set_port_drop(14432);
+            452: tna_set_port_drop(14464);
+            453: tna_set_port_drop(14496);
+            454: tna_set_port_drop(14528);
+            455: tna_set_port_drop(14560);
+            456: tna_set_port_drop(14592);
+            457: tna_set_port_drop(14624);
+            458: tna_set_port_drop(14656);
+            459: tna_set_port_drop(14688);
+            460: tna_set_port_drop(14720);
+            461: tna_set_port_drop(14752);
+            462: tna_set_port_drop(14784);
+            463: tna_set_port_drop(14816);
+            464: tna_set_port_drop(14848);
+            465: tna_set_port_drop(14880);
+            466: tna_set_port_drop(14912);
+            467: tna_set_port_drop(14944);
+            468: tna_set_port_drop(14976);
+            469: tna_set_port_drop(15008);
+            470: tna_set_port_drop(15040);
+            471: tna_set_port_drop(15072);
+            472: tna_set_port_drop(15104);
+            473: tna_set_port_drop(15136);
+            474: tna_set_port_drop(15168);
+            475: tna_set_port_drop(15200);
+            476: tna_set_port_drop(15232);
+            477: tna_set_port_drop(15264);
+            478: tna_set_port_drop(15296);
+            479: tna_set_port_drop(15328);
+            480: tna_set_port_drop(15360);
+            481: tna_set_port_drop(15392);
+            482: tna_set_port_drop(15424);
+            483: tna_set_port_drop(15456);
+            484: tna_set_port_drop(15488);
+            485: tna_set_port_drop(15520);
+            486: tna_set_port_drop(15552);
+            487: tna_set_port_drop(15584);
+            488: tna_set_port_drop(15616);
+            489: tna_set_port_drop(15648);
+            490: tna_set_port_drop(15680);
+            491: tna_set_port_drop(15712);
+            492: tna_set_port_drop(15744);
+            493: tna_set_port_drop(15776);
+            494: tna_set_port_drop(15808);
+            495: tna_set_port_drop(15840);
+            496: tna_set_port_drop(15872);
+            497: tna_set_port_drop(15904);
+            498: tna_set_port_drop(15936);
+            499: tna_set_port_drop(15968);
+            500: tna_set_port_drop(16000);
+            501: tna_set_port_drop(16032);
+            502: tna_set_port_drop(16064);
+            503: tna_set_port_drop(16096);
+            504: tna_set_port_drop(16128);
+            505: tna_set_port_drop(16160);
+            506: tna_set_port_drop(16192);
+            507: tna_set_port_drop(16224);
+            508: tna_set_port_drop(16256);
+            509: tna_set_port_drop(16288);
+            510: tna_set_port_drop(16320);
+            511: tna_set_port_drop(16352);
+        }
+        size = 512;
+    }
+    /* Transit: Rot = (Rot + link rotation) mod 4; Rot < 4 here (reserved bits checked).
+     * A table, so that the write is a constant and not an add on a 2-bit slice */
+    action tna_set_rot(bit<8> rot) { hdr.transit.rot = rot; }
+    table tna_rot {
+        key = { hdr.transit.rot: exact; meta.tr_rot: exact; }
+        actions = { tna_set_rot; }
+        const entries = {
+            (0, 0): tna_set_rot(0);
+            (0, 1): tna_set_rot(1);
+            (0, 2): tna_set_rot(2);
+            (0, 3): tna_set_rot(3);
+            (1, 0): tna_set_rot(1);
+            (1, 1): tna_set_rot(2);
+            (1, 2): tna_set_rot(3);
+            (1, 3): tna_set_rot(0);
+            (2, 0): tna_set_rot(2);
+            (2, 1): tna_set_rot(3);
+            (2, 2): tna_set_rot(0);
+            (2, 3): tna_set_rot(1);
+            (3, 0): tna_set_rot(3);
+            (3, 1): tna_set_rot(0);
+            (3, 2): tna_set_rot(1);
+            (3, 3): tna_set_rot(2);
+        }
+        size = 16;
+    }
+    /* Transit: 8 + RouteLen rounded up to whole 64-bit words, in bytes */
+    action tna_set_route_total(bit<16> total) { tna_total = total; }
+    table tna_route_total {
+        key = { hdr.transit.route_len: exact; }
+        actions = { tna_set_route_total; }
+        const entries = {
+            0: tna_set_route_total(8);
+            1: tna_set_route_total(16);
+            2: tna_set_route_total(16);
+            3: tna_set_route_total(16);
+            4: tna_set_route_total(16);
+            5: tna_set_route_total(16);
+            6: tna_set_route_total(16);
+            7: tna_set_route_total(16);
+            8: tna_set_route_total(16);
+            9: tna_set_route_total(24);
+            10: tna_set_route_total(24);
+            11: tna_set_route_total(24);
+            12: tna_set_route_total(24);
+            13: tna_set_route_total(24);
+            14: tna_set_route_total(24);
+            15: tna_set_route_total(24);
+            16: tna_set_route_total(24);
+            17: tna_set_route_total(32);
+            18: tna_set_route_total(32);
+            19: tna_set_route_total(32);
+            20: tna_set_route_total(32);
+            21: tna_set_route_total(32);
+            22: tna_set_route_total(32);
+            23: tna_set_route_total(32);
+            24: tna_set_route_total(32);
+            25: tna_set_route_total(40);
+            26: tna_set_route_total(40);
+            27: tna_set_route_total(40);
+            28: tna_set_route_total(40);
+            29: tna_set_route_total(40);
+            30: tna_set_route_total(40);
+            31: tna_set_route_total(40);
+            32: tna_set_route_total(40);
+            33: tna_set_route_total(48);
+            34: tna_set_route_total(48);
+            35: tna_set_route_total(48);
+            36: tna_set_route_total(48);
+            37: tna_set_route_total(48);
+            38: tna_set_route_total(48);
+            39: tna_set_route_total(48);
+            40: tna_set_route_total(48);
+            41: tna_set_route_total(56);
+            42: tna_set_route_total(56);
+            43: tna_set_route_total(56);
+            44: tna_set_route_total(56);
+            45: tna_set_route_total(56);
+            46: tna_set_route_total(56);
+            47: tna_set_route_total(56);
+            48: tna_set_route_total(56);
+            49: tna_set_route_total(64);
+            50: tna_set_route_total(64);
+            51: tna_set_route_total(64);
+            52: tna_set_route_total(64);
+            53: tna_set_route_total(64);
+            54: tna_set_route_total(64);
+            55: tna_set_route_total(64);
+            56: tna_set_route_total(64);
+            57: tna_set_route_total(72);
+            58: tna_set_route_total(72);
+            59: tna_set_route_total(72);
+            60: tna_set_route_total(72);
+            61: tna_set_route_total(72);
+            62: tna_set_route_total(72);
+            63: tna_set_route_total(72);
+            64: tna_set_route_total(72);
+            65: tna_set_route_total(80);
+            66: tna_set_route_total(80);
+            67: tna_set_route_total(80);
+            68: tna_set_route_total(80);
+            69: tna_set_route_total(80);
+            70: tna_set_route_total(80);
+            71: tna_set_route_total(80);
+            72: tna_set_route_total(80);
+            73: tna_set_route_total(88);
+            74: tna_set_route_total(88);
+            75: tna_set_route_total(88);
+            76: tna_set_route_total(88);
+            77: tna_set_route_total(88);
+            78: tna_set_route_total(88);
+            79: tna_set_route_total(88);
+            80: tna_set_route_total(88);
+            81: tna_set_route_total(96);
+            82: tna_set_route_total(96);
+            83: tna_set_route_total(96);
+            84: tna_set_route_total(96);
+            85: tna_set_route_total(96);
+            86: tna_set_route_total(96);
+            87: tna_set_route_total(96);
+            88: tna_set_route_total(96);
+            89: tna_set_route_total(104);
+            90: tna_set_route_total(104);
+            91: tna_set_route_total(104);
+            92: tna_set_route_total(104);
+            93: tna_set_route_total(104);
+            94: tna_set_route_total(104);
+            95: tna_set_route_total(104);
+            96: tna_set_route_total(104);
+            97: tna_set_route_total(112);
+            98: tna_set_route_total(112);
+            99: tna_set_route_total(112);
+            100: tna_set_route_total(112);
+            101: tna_set_route_total(112);
+            102: tna_set_route_total(112);
+            103: tna_set_route_total(112);
+            104: tna_set_route_total(112);
+            105: tna_set_route_total(120);
+            106: tna_set_route_total(120);
+            107: tna_set_route_total(120);
+            108: tna_set_route_total(120);
+            109: tna_set_route_total(120);
+            110: tna_set_route_total(120);
+            111: tna_set_route_total(120);
+            112: tna_set_route_total(120);
+            113: tna_set_route_total(128);
+            114: tna_set_route_total(128);
+            115: tna_set_route_total(128);
+            116: tna_set_route_total(128);
+            117: tna_set_route_total(128);
+            118: tna_set_route_total(128);
+            119: tna_set_route_total(128);
+            120: tna_set_route_total(128);
+            121: tna_set_route_total(136);
+            122: tna_set_route_total(136);
+            123: tna_set_route_total(136);
+            124: tna_set_route_total(136);
+            125: tna_set_route_total(136);
+            126: tna_set_route_total(136);
+            127: tna_set_route_total(136);
+            128: tna_set_route_total(136);
+            129: tna_set_route_total(144);
+            130: tna_set_route_total(144);
+            131: tna_set_route_total(144);
+            132: tna_set_route_total(144);
+            133: tna_set_route_total(144);
+            134: tna_set_route_total(144);
+            135: tna_set_route_total(144);
+            136: tna_set_route_total(144);
+            137: tna_set_route_total(152);
+            138: tna_set_route_total(152);
+            139: tna_set_route_total(152);
+            140: tna_set_route_total(152);
+            141: tna_set_route_total(152);
+            142: tna_set_route_total(152);
+            143: tna_set_route_total(152);
+            144: tna_set_route_total(152);
+            145: tna_set_route_total(160);
+            146: tna_set_route_total(160);
+            147: tna_set_route_total(160);
+            148: tna_set_route_total(160);
+            149: tna_set_route_total(160);
+            150: tna_set_route_total(160);
+            151: tna_set_route_total(160);
+            152: tna_set_route_total(160);
+            153: tna_set_route_total(168);
+            154: tna_set_route_total(168);
+            155: tna_set_route_total(168);
+            156: tna_set_route_total(168);
+            157: tna_set_route_total(168);
+            158: tna_set_route_total(168);
+            159: tna_set_route_total(168);
+            160: tna_set_route_total(168);
+            161: tna_set_route_total(176);
+            162: tna_set_route_total(176);
+            163: tna_set_route_total(176);
+            164: tna_set_route_total(176);
+            165: tna_set_route_total(176);
+            166: tna_set_route_total(176);
+            167: tna_set_route_total(176);
+            168: tna_set_route_total(176);
+            169: tna_set_route_total(184);
+            170: tna_set_route_total(184);
+            171: tna_set_route_total(184);
+            172: tna_set_route_total(184);
+            173: tna_set_route_total(184);
+            174: tna_set_route_total(184);
+            175: tna_set_route_total(184);
+            176: tna_set_route_total(184);
+            177: tna_set_route_total(192);
+            178: tna_set_route_total(192);
+            179: tna_set_route_total(192);
+            180: tna_set_route_total(192);
+            181: tna_set_route_total(192);
+            182: tna_set_route_total(192);
+            183: tna_set_route_total(192);
+            184: tna_set_route_total(192);
+            185: tna_set_route_total(200);
+            186: tna_set_route_total(200);
+            187: tna_set_route_total(200);
+            188: tna_set_route_total(200);
+            189: tna_set_route_total(200);
+            190: tna_set_route_total(200);
+            191: tna_set_route_total(200);
+            192: tna_set_route_total(200);
+            193: tna_set_route_total(208);
+            194: tna_set_route_total(208);
+            195: tna_set_route_total(208);
+            196: tna_set_route_total(208);
+            197: tna_set_route_total(208);
+            198: tna_set_route_total(208);
+            199: tna_set_route_total(208);
+            200: tna_set_route_total(208);
+            201: tna_set_route_total(216);
+            202: tna_set_route_total(216);
+            203: tna_set_route_total(216);
+            204: tna_set_route_total(216);
+            205: tna_set_route_total(216);
+            206: tna_set_route_total(216);
+            207: tna_set_route_total(216);
+            208: tna_set_route_total(216);
+            209: tna_set_route_total(224);
+            210: tna_set_route_total(224);
+            211: tna_set_route_total(224);
+            212: tna_set_route_total(224);
+            213: tna_set_route_total(224);
+            214: tna_set_route_total(224);
+            215: tna_set_route_total(224);
+            216: tna_set_route_total(224);
+            217: tna_set_route_total(232);
+            218: tna_set_route_total(232);
+            219: tna_set_route_total(232);
+            220: tna_set_route_total(232);
+            221: tna_set_route_total(232);
+            222: tna_set_route_total(232);
+            223: tna_set_route_total(232);
+            224: tna_set_route_total(232);
+            225: tna_set_route_total(240);
+            226: tna_set_route_total(240);
+            227: tna_set_route_total(240);
+            228: tna_set_route_total(240);
+            229: tna_set_route_total(240);
+            230: tna_set_route_total(240);
+            231: tna_set_route_total(240);
+            232: tna_set_route_total(240);
+            233: tna_set_route_total(248);
+            234: tna_set_route_total(248);
+            235: tna_set_route_total(248);
+            236: tna_set_route_total(248);
+            237: tna_set_route_total(248);
+            238: tna_set_route_total(248);
+            239: tna_set_route_total(248);
+            240: tna_set_route_total(248);
+            241: tna_set_route_total(256);
+            242: tna_set_route_total(256);
+            243: tna_set_route_total(256);
+            244: tna_set_route_total(256);
+            245: tna_set_route_total(256);
+            246: tna_set_route_total(256);
+            247: tna_set_route_total(256);
+            248: tna_set_route_total(256);
+            249: tna_set_route_total(264);
+            250: tna_set_route_total(264);
+            251: tna_set_route_total(264);
+            252: tna_set_route_total(264);
+            253: tna_set_route_total(264);
+            254: tna_set_route_total(264);
+            255: tna_set_route_total(264);
+        }
+        size = 256;
+    }
+    /* Transit: 8 + (4 RecSlots) rounded up to whole 64-bit words, in bytes */
+    action tna_set_rec_total(bit<16> total) { tna_rec_total = total; }
+    table tna_rec_total_tbl {
+        key = { hdr.transit.rec_slots: exact; }
+        actions = { tna_set_rec_total; }
+        const entries = {
+            0: tna_set_rec_total(8);
+            1: tna_set_rec_total(16);
+            2: tna_set_rec_total(16);
+            3: tna_set_rec_total(24);
+            4: tna_set_rec_total(24);
+            5: tna_set_rec_total(32);
+            6: tna_set_rec_total(32);
+            7: tna_set_rec_total(40);
+            8: tna_set_rec_total(40);
+            9: tna_set_rec_total(48);
+            10: tna_set_rec_total(48);
+            11: tna_set_rec_total(56);
+            12: tna_set_rec_total(56);
+            13: tna_set_rec_total(64);
+            14: tna_set_rec_total(64);
+            15: tna_set_rec_total(72);
+            16: tna_set_rec_total(72);
+            17: tna_set_rec_total(80);
+            18: tna_set_rec_total(80);
+            19: tna_set_rec_total(88);
+            20: tna_set_rec_total(88);
+            21: tna_set_rec_total(96);
+            22: tna_set_rec_total(96);
+            23: tna_set_rec_total(104);
+            24: tna_set_rec_total(104);
+            25: tna_set_rec_total(112);
+            26: tna_set_rec_total(112);
+            27: tna_set_rec_total(120);
+            28: tna_set_rec_total(120);
+            29: tna_set_rec_total(128);
+            30: tna_set_rec_total(128);
+            31: tna_set_rec_total(136);
+            32: tna_set_rec_total(136);
+            33: tna_set_rec_total(144);
+            34: tna_set_rec_total(144);
+            35: tna_set_rec_total(152);
+            36: tna_set_rec_total(152);
+            37: tna_set_rec_total(160);
+            38: tna_set_rec_total(160);
+            39: tna_set_rec_total(168);
+            40: tna_set_rec_total(168);
+            41: tna_set_rec_total(176);
+            42: tna_set_rec_total(176);
+            43: tna_set_rec_total(184);
+            44: tna_set_rec_total(184);
+            45: tna_set_rec_total(192);
+            46: tna_set_rec_total(192);
+            47: tna_set_rec_total(200);
+            48: tna_set_rec_total(200);
+            49: tna_set_rec_total(208);
+            50: tna_set_rec_total(208);
+            51: tna_set_rec_total(216);
+            52: tna_set_rec_total(216);
+            53: tna_set_rec_total(224);
+            54: tna_set_rec_total(224);
+            55: tna_set_rec_total(232);
+            56: tna_set_rec_total(232);
+            57: tna_set_rec_total(240);
+            58: tna_set_rec_total(240);
+            59: tna_set_rec_total(248);
+            60: tna_set_rec_total(248);
+            61: tna_set_rec_total(256);
+            62: tna_set_rec_total(256);
+            63: tna_set_rec_total(264);
+            64: tna_set_rec_total(264);
+            65: tna_set_rec_total(272);
+            66: tna_set_rec_total(272);
+            67: tna_set_rec_total(280);
+            68: tna_set_rec_total(280);
+            69: tna_set_rec_total(288);
+            70: tna_set_rec_total(288);
+            71: tna_set_rec_total(296);
+            72: tna_set_rec_total(296);
+            73: tna_set_rec_total(304);
+            74: tna_set_rec_total(304);
+            75: tna_set_rec_total(312);
+            76: tna_set_rec_total(312);
+            77: tna_set_rec_total(320);
+            78: tna_set_rec_total(320);
+            79: tna_set_rec_total(328);
+            80: tna_set_rec_total(328);
+            81: tna_set_rec_total(336);
+            82: tna_set_rec_total(336);
+            83: tna_set_rec_total(344);
+            84: tna_set_rec_total(344);
+            85: tna_set_rec_total(352);
+            86: tna_set_rec_total(352);
+            87: tna_set_rec_total(360);
+            88: tna_set_rec_total(360);
+            89: tna_set_rec_total(368);
+            90: tna_set_rec_total(368);
+            91: tna_set_rec_total(376);
+            92: tna_set_rec_total(376);
+            93: tna_set_rec_total(384);
+            94: tna_set_rec_total(384);
+            95: tna_set_rec_total(392);
+            96: tna_set_rec_total(392);
+            97: tna_set_rec_total(400);
+            98: tna_set_rec_total(400);
+            99: tna_set_rec_total(408);
+            100: tna_set_rec_total(408);
+            101: tna_set_rec_total(416);
+            102: tna_set_rec_total(416);
+            103: tna_set_rec_total(424);
+            104: tna_set_rec_total(424);
+            105: tna_set_rec_total(432);
+            106: tna_set_rec_total(432);
+            107: tna_set_rec_total(440);
+            108: tna_set_rec_total(440);
+            109: tna_set_rec_total(448);
+            110: tna_set_rec_total(448);
+            111: tna_set_rec_total(456);
+            112: tna_set_rec_total(456);
+            113: tna_set_rec_total(464);
+            114: tna_set_rec_total(464);
+            115: tna_set_rec_total(472);
+            116: tna_set_rec_total(472);
+            117: tna_set_rec_total(480);
+            118: tna_set_rec_total(480);
+            119: tna_set_rec_total(488);
+            120: tna_set_rec_total(488);
+            121: tna_set_rec_total(496);
+            122: tna_set_rec_total(496);
+            123: tna_set_rec_total(504);
+            124: tna_set_rec_total(504);
+            125: tna_set_rec_total(512);
+            126: tna_set_rec_total(512);
+            127: tna_set_rec_total(520);
+            128: tna_set_rec_total(520);
+            129: tna_set_rec_total(528);
+            130: tna_set_rec_total(528);
+            131: tna_set_rec_total(536);
+            132: tna_set_rec_total(536);
+            133: tna_set_rec_total(544);
+            134: tna_set_rec_total(544);
+            135: tna_set_rec_total(552);
+            136: tna_set_rec_total(552);
+            137: tna_set_rec_total(560);
+            138: tna_set_rec_total(560);
+            139: tna_set_rec_total(568);
+            140: tna_set_rec_total(568);
+            141: tna_set_rec_total(576);
+            142: tna_set_rec_total(576);
+            143: tna_set_rec_total(584);
+            144: tna_set_rec_total(584);
+            145: tna_set_rec_total(592);
+            146: tna_set_rec_total(592);
+            147: tna_set_rec_total(600);
+            148: tna_set_rec_total(600);
+            149: tna_set_rec_total(608);
+            150: tna_set_rec_total(608);
+            151: tna_set_rec_total(616);
+            152: tna_set_rec_total(616);
+            153: tna_set_rec_total(624);
+            154: tna_set_rec_total(624);
+            155: tna_set_rec_total(632);
+            156: tna_set_rec_total(632);
+            157: tna_set_rec_total(640);
+            158: tna_set_rec_total(640);
+            159: tna_set_rec_total(648);
+            160: tna_set_rec_total(648);
+            161: tna_set_rec_total(656);
+            162: tna_set_rec_total(656);
+            163: tna_set_rec_total(664);
+            164: tna_set_rec_total(664);
+            165: tna_set_rec_total(672);
+            166: tna_set_rec_total(672);
+            167: tna_set_rec_total(680);
+            168: tna_set_rec_total(680);
+            169: tna_set_rec_total(688);
+            170: tna_set_rec_total(688);
+            171: tna_set_rec_total(696);
+            172: tna_set_rec_total(696);
+            173: tna_set_rec_total(704);
+            174: tna_set_rec_total(704);
+            175: tna_set_rec_total(712);
+            176: tna_set_rec_total(712);
+            177: tna_set_rec_total(720);
+            178: tna_set_rec_total(720);
+            179: tna_set_rec_total(728);
+            180: tna_set_rec_total(728);
+            181: tna_set_rec_total(736);
+            182: tna_set_rec_total(736);
+            183: tna_set_rec_total(744);
+            184: tna_set_rec_total(744);
+            185: tna_set_rec_total(752);
+            186: tna_set_rec_total(752);
+            187: tna_set_rec_total(760);
+            188: tna_set_rec_total(760);
+            189: tna_set_rec_total(768);
+            190: tna_set_rec_total(768);
+            191: tna_set_rec_total(776);
+            192: tna_set_rec_total(776);
+            193: tna_set_rec_total(784);
+            194: tna_set_rec_total(784);
+            195: tna_set_rec_total(792);
+            196: tna_set_rec_total(792);
+            197: tna_set_rec_total(800);
+            198: tna_set_rec_total(800);
+            199: tna_set_rec_total(808);
+            200: tna_set_rec_total(808);
+            201: tna_set_rec_total(816);
+            202: tna_set_rec_total(816);
+            203: tna_set_rec_total(824);
+            204: tna_set_rec_total(824);
+            205: tna_set_rec_total(832);
+            206: tna_set_rec_total(832);
+            207: tna_set_rec_total(840);
+            208: tna_set_rec_total(840);
+            209: tna_set_rec_total(848);
+            210: tna_set_rec_total(848);
+            211: tna_set_rec_total(856);
+            212: tna_set_rec_total(856);
+            213: tna_set_rec_total(864);
+            214: tna_set_rec_total(864);
+            215: tna_set_rec_total(872);
+            216: tna_set_rec_total(872);
+            217: tna_set_rec_total(880);
+            218: tna_set_rec_total(880);
+            219: tna_set_rec_total(888);
+            220: tna_set_rec_total(888);
+            221: tna_set_rec_total(896);
+            222: tna_set_rec_total(896);
+            223: tna_set_rec_total(904);
+            224: tna_set_rec_total(904);
+            225: tna_set_rec_total(912);
+            226: tna_set_rec_total(912);
+            227: tna_set_rec_total(920);
+            228: tna_set_rec_total(920);
+            229: tna_set_rec_total(928);
+            230: tna_set_rec_total(928);
+            231: tna_set_rec_total(936);
+            232: tna_set_rec_total(936);
+            233: tna_set_rec_total(944);
+            234: tna_set_rec_total(944);
+            235: tna_set_rec_total(952);
+            236: tna_set_rec_total(952);
+            237: tna_set_rec_total(960);
+            238: tna_set_rec_total(960);
+            239: tna_set_rec_total(968);
+            240: tna_set_rec_total(968);
+            241: tna_set_rec_total(976);
+            242: tna_set_rec_total(976);
+            243: tna_set_rec_total(984);
+            244: tna_set_rec_total(984);
+            245: tna_set_rec_total(992);
+            246: tna_set_rec_total(992);
+            247: tna_set_rec_total(1000);
+            248: tna_set_rec_total(1000);
+            249: tna_set_rec_total(1008);
+            250: tna_set_rec_total(1008);
+            251: tna_set_rec_total(1016);
+            252: tna_set_rec_total(1016);
+            253: tna_set_rec_total(1024);
+            254: tna_set_rec_total(1024);
+            255: tna_set_rec_total(1032);
+        }
+        size = 256;
     }
 
     /* take #1 (rho / label): word << pos */
@@ -1180,71 +2582,71 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 65;
     }
     /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_b_0() { meta.mask_b = 64w0x0; }
-    action tna_mask_b_1() { meta.mask_b = 64w0x1; }
-    action tna_mask_b_2() { meta.mask_b = 64w0x3; }
-    action tna_mask_b_3() { meta.mask_b = 64w0x7; }
-    action tna_mask_b_4() { meta.mask_b = 64w0xf; }
-    action tna_mask_b_5() { meta.mask_b = 64w0x1f; }
-    action tna_mask_b_6() { meta.mask_b = 64w0x3f; }
-    action tna_mask_b_7() { meta.mask_b = 64w0x7f; }
-    action tna_mask_b_8() { meta.mask_b = 64w0xff; }
-    action tna_mask_b_9() { meta.mask_b = 64w0x1ff; }
-    action tna_mask_b_10() { meta.mask_b = 64w0x3ff; }
-    action tna_mask_b_11() { meta.mask_b = 64w0x7ff; }
-    action tna_mask_b_12() { meta.mask_b = 64w0xfff; }
-    action tna_mask_b_13() { meta.mask_b = 64w0x1fff; }
-    action tna_mask_b_14() { meta.mask_b = 64w0x3fff; }
-    action tna_mask_b_15() { meta.mask_b = 64w0x7fff; }
-    action tna_mask_b_16() { meta.mask_b = 64w0xffff; }
-    action tna_mask_b_17() { meta.mask_b = 64w0x1ffff; }
-    action tna_mask_b_18() { meta.mask_b = 64w0x3ffff; }
-    action tna_mask_b_19() { meta.mask_b = 64w0x7ffff; }
-    action tna_mask_b_20() { meta.mask_b = 64w0xfffff; }
-    action tna_mask_b_21() { meta.mask_b = 64w0x1fffff; }
-    action tna_mask_b_22() { meta.mask_b = 64w0x3fffff; }
-    action tna_mask_b_23() { meta.mask_b = 64w0x7fffff; }
-    action tna_mask_b_24() { meta.mask_b = 64w0xffffff; }
-    action tna_mask_b_25() { meta.mask_b = 64w0x1ffffff; }
-    action tna_mask_b_26() { meta.mask_b = 64w0x3ffffff; }
-    action tna_mask_b_27() { meta.mask_b = 64w0x7ffffff; }
-    action tna_mask_b_28() { meta.mask_b = 64w0xfffffff; }
-    action tna_mask_b_29() { meta.mask_b = 64w0x1fffffff; }
-    action tna_mask_b_30() { meta.mask_b = 64w0x3fffffff; }
-    action tna_mask_b_31() { meta.mask_b = 64w0x7fffffff; }
-    action tna_mask_b_32() { meta.mask_b = 64w0xffffffff; }
-    action tna_mask_b_33() { meta.mask_b = 64w0x1ffffffff; }
-    action tna_mask_b_34() { meta.mask_b = 64w0x3ffffffff; }
-    action tna_mask_b_35() { meta.mask_b = 64w0x7ffffffff; }
-    action tna_mask_b_36() { meta.mask_b = 64w0xfffffffff; }
-    action tna_mask_b_37() { meta.mask_b = 64w0x1fffffffff; }
-    action tna_mask_b_38() { meta.mask_b = 64w0x3fffffffff; }
-    action tna_mask_b_39() { meta.mask_b = 64w0x7fffffffff; }
-    action tna_mask_b_40() { meta.mask_b = 64w0xffffffffff; }
-    action tna_mask_b_41() { meta.mask_b = 64w0x1ffffffffff; }
-    action tna_mask_b_42() { meta.mask_b = 64w0x3ffffffffff; }
-    action tna_mask_b_43() { meta.mask_b = 64w0x7ffffffffff; }
-    action tna_mask_b_44() { meta.mask_b = 64w0xfffffffffff; }
-    action tna_mask_b_45() { meta.mask_b = 64w0x1fffffffffff; }
-    action tna_mask_b_46() { meta.mask_b = 64w0x3fffffffffff; }
-    action tna_mask_b_47() { meta.mask_b = 64w0x7fffffffffff; }
-    action tna_mask_b_48() { meta.mask_b = 64w0xffffffffffff; }
-    action tna_mask_b_49() { meta.mask_b = 64w0x1ffffffffffff; }
-    action tna_mask_b_50() { meta.mask_b = 64w0x3ffffffffffff; }
-    action tna_mask_b_51() { meta.mask_b = 64w0x7ffffffffffff; }
-    action tna_mask_b_52() { meta.mask_b = 64w0xfffffffffffff; }
-    action tna_mask_b_53() { meta.mask_b = 64w0x1fffffffffffff; }
-    action tna_mask_b_54() { meta.mask_b = 64w0x3fffffffffffff; }
-    action tna_mask_b_55() { meta.mask_b = 64w0x7fffffffffffff; }
-    action tna_mask_b_56() { meta.mask_b = 64w0xffffffffffffff; }
-    action tna_mask_b_57() { meta.mask_b = 64w0x1ffffffffffffff; }
-    action tna_mask_b_58() { meta.mask_b = 64w0x3ffffffffffffff; }
-    action tna_mask_b_59() { meta.mask_b = 64w0x7ffffffffffffff; }
-    action tna_mask_b_60() { meta.mask_b = 64w0xfffffffffffffff; }
-    action tna_mask_b_61() { meta.mask_b = 64w0x1fffffffffffffff; }
-    action tna_mask_b_62() { meta.mask_b = 64w0x3fffffffffffffff; }
-    action tna_mask_b_63() { meta.mask_b = 64w0x7fffffffffffffff; }
-    action tna_mask_b_64() { meta.mask_b = 64w0xffffffffffffffff; }
+    action tna_mask_b_0() { meta.label = meta.label_raw & 64w0x0; }
+    action tna_mask_b_1() { meta.label = meta.label_raw & 64w0x1; }
+    action tna_mask_b_2() { meta.label = meta.label_raw & 64w0x3; }
+    action tna_mask_b_3() { meta.label = meta.label_raw & 64w0x7; }
+    action tna_mask_b_4() { meta.label = meta.label_raw & 64w0xf; }
+    action tna_mask_b_5() { meta.label = meta.label_raw & 64w0x1f; }
+    action tna_mask_b_6() { meta.label = meta.label_raw & 64w0x3f; }
+    action tna_mask_b_7() { meta.label = meta.label_raw & 64w0x7f; }
+    action tna_mask_b_8() { meta.label = meta.label_raw & 64w0xff; }
+    action tna_mask_b_9() { meta.label = meta.label_raw & 64w0x1ff; }
+    action tna_mask_b_10() { meta.label = meta.label_raw & 64w0x3ff; }
+    action tna_mask_b_11() { meta.label = meta.label_raw & 64w0x7ff; }
+    action tna_mask_b_12() { meta.label = meta.label_raw & 64w0xfff; }
+    action tna_mask_b_13() { meta.label = meta.label_raw & 64w0x1fff; }
+    action tna_mask_b_14() { meta.label = meta.label_raw & 64w0x3fff; }
+    action tna_mask_b_15() { meta.label = meta.label_raw & 64w0x7fff; }
+    action tna_mask_b_16() { meta.label = meta.label_raw & 64w0xffff; }
+    action tna_mask_b_17() { meta.label = meta.label_raw & 64w0x1ffff; }
+    action tna_mask_b_18() { meta.label = meta.label_raw & 64w0x3ffff; }
+    action tna_mask_b_19() { meta.label = meta.label_raw & 64w0x7ffff; }
+    action tna_mask_b_20() { meta.label = meta.label_raw & 64w0xfffff; }
+    action tna_mask_b_21() { meta.label = meta.label_raw & 64w0x1fffff; }
+    action tna_mask_b_22() { meta.label = meta.label_raw & 64w0x3fffff; }
+    action tna_mask_b_23() { meta.label = meta.label_raw & 64w0x7fffff; }
+    action tna_mask_b_24() { meta.label = meta.label_raw & 64w0xffffff; }
+    action tna_mask_b_25() { meta.label = meta.label_raw & 64w0x1ffffff; }
+    action tna_mask_b_26() { meta.label = meta.label_raw & 64w0x3ffffff; }
+    action tna_mask_b_27() { meta.label = meta.label_raw & 64w0x7ffffff; }
+    action tna_mask_b_28() { meta.label = meta.label_raw & 64w0xfffffff; }
+    action tna_mask_b_29() { meta.label = meta.label_raw & 64w0x1fffffff; }
+    action tna_mask_b_30() { meta.label = meta.label_raw & 64w0x3fffffff; }
+    action tna_mask_b_31() { meta.label = meta.label_raw & 64w0x7fffffff; }
+    action tna_mask_b_32() { meta.label = meta.label_raw & 64w0xffffffff; }
+    action tna_mask_b_33() { meta.label = meta.label_raw & 64w0x1ffffffff; }
+    action tna_mask_b_34() { meta.label = meta.label_raw & 64w0x3ffffffff; }
+    action tna_mask_b_35() { meta.label = meta.label_raw & 64w0x7ffffffff; }
+    action tna_mask_b_36() { meta.label = meta.label_raw & 64w0xfffffffff; }
+    action tna_mask_b_37() { meta.label = meta.label_raw & 64w0x1fffffffff; }
+    action tna_mask_b_38() { meta.label = meta.label_raw & 64w0x3fffffffff; }
+    action tna_mask_b_39() { meta.label = meta.label_raw & 64w0x7fffffffff; }
+    action tna_mask_b_40() { meta.label = meta.label_raw & 64w0xffffffffff; }
+    action tna_mask_b_41() { meta.label = meta.label_raw & 64w0x1ffffffffff; }
+    action tna_mask_b_42() { meta.label = meta.label_raw & 64w0x3ffffffffff; }
+    action tna_mask_b_43() { meta.label = meta.label_raw & 64w0x7ffffffffff; }
+    action tna_mask_b_44() { meta.label = meta.label_raw & 64w0xfffffffffff; }
+    action tna_mask_b_45() { meta.label = meta.label_raw & 64w0x1fffffffffff; }
+    action tna_mask_b_46() { meta.label = meta.label_raw & 64w0x3fffffffffff; }
+    action tna_mask_b_47() { meta.label = meta.label_raw & 64w0x7fffffffffff; }
+    action tna_mask_b_48() { meta.label = meta.label_raw & 64w0xffffffffffff; }
+    action tna_mask_b_49() { meta.label = meta.label_raw & 64w0x1ffffffffffff; }
+    action tna_mask_b_50() { meta.label = meta.label_raw & 64w0x3ffffffffffff; }
+    action tna_mask_b_51() { meta.label = meta.label_raw & 64w0x7ffffffffffff; }
+    action tna_mask_b_52() { meta.label = meta.label_raw & 64w0xfffffffffffff; }
+    action tna_mask_b_53() { meta.label = meta.label_raw & 64w0x1fffffffffffff; }
+    action tna_mask_b_54() { meta.label = meta.label_raw & 64w0x3fffffffffffff; }
+    action tna_mask_b_55() { meta.label = meta.label_raw & 64w0x7fffffffffffff; }
+    action tna_mask_b_56() { meta.label = meta.label_raw & 64w0xffffffffffffff; }
+    action tna_mask_b_57() { meta.label = meta.label_raw & 64w0x1ffffffffffffff; }
+    action tna_mask_b_58() { meta.label = meta.label_raw & 64w0x3ffffffffffffff; }
+    action tna_mask_b_59() { meta.label = meta.label_raw & 64w0x7ffffffffffffff; }
+    action tna_mask_b_60() { meta.label = meta.label_raw & 64w0xfffffffffffffff; }
+    action tna_mask_b_61() { meta.label = meta.label_raw & 64w0x1fffffffffffffff; }
+    action tna_mask_b_62() { meta.label = meta.label_raw & 64w0x3fffffffffffffff; }
+    action tna_mask_b_63() { meta.label = meta.label_raw & 64w0x7fffffffffffffff; }
+    action tna_mask_b_64() { meta.label = meta.label_raw & 64w0xffffffffffffffff; }
     table tna_mask_b {
         key = { meta.sl_b: exact; }
         actions = { tna_mask_b_0; tna_mask_b_1; tna_mask_b_2; tna_mask_b_3; tna_mask_b_4; tna_mask_b_5; tna_mask_b_6; tna_mask_b_7; tna_mask_b_8; tna_mask_b_9; tna_mask_b_10; tna_mask_b_11; tna_mask_b_12; tna_mask_b_13; tna_mask_b_14; tna_mask_b_15; tna_mask_b_16; tna_mask_b_17; tna_mask_b_18; tna_mask_b_19; tna_mask_b_20; tna_mask_b_21; tna_mask_b_22; tna_mask_b_23; tna_mask_b_24; tna_mask_b_25; tna_mask_b_26; tna_mask_b_27; tna_mask_b_28; tna_mask_b_29; tna_mask_b_30; tna_mask_b_31; tna_mask_b_32; tna_mask_b_33; tna_mask_b_34; tna_mask_b_35; tna_mask_b_36; tna_mask_b_37; tna_mask_b_38; tna_mask_b_39; tna_mask_b_40; tna_mask_b_41; tna_mask_b_42; tna_mask_b_43; tna_mask_b_44; tna_mask_b_45; tna_mask_b_46; tna_mask_b_47; tna_mask_b_48; tna_mask_b_49; tna_mask_b_50; tna_mask_b_51; tna_mask_b_52; tna_mask_b_53; tna_mask_b_54; tna_mask_b_55; tna_mask_b_56; tna_mask_b_57; tna_mask_b_58; tna_mask_b_59; tna_mask_b_60; tna_mask_b_61; tna_mask_b_62; tna_mask_b_63; tna_mask_b_64; }
@@ -1315,74 +2717,270 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             63: tna_mask_b_63();
             64: tna_mask_b_64();
         }
+        default_action = tna_mask_b_64();
         size = 65;
     }
     /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_above_0() { meta.mask_above = 64w0x0; }
-    action tna_mask_above_1() { meta.mask_above = 64w0x1; }
-    action tna_mask_above_2() { meta.mask_above = 64w0x3; }
-    action tna_mask_above_3() { meta.mask_above = 64w0x7; }
-    action tna_mask_above_4() { meta.mask_above = 64w0xf; }
-    action tna_mask_above_5() { meta.mask_above = 64w0x1f; }
-    action tna_mask_above_6() { meta.mask_above = 64w0x3f; }
-    action tna_mask_above_7() { meta.mask_above = 64w0x7f; }
-    action tna_mask_above_8() { meta.mask_above = 64w0xff; }
-    action tna_mask_above_9() { meta.mask_above = 64w0x1ff; }
-    action tna_mask_above_10() { meta.mask_above = 64w0x3ff; }
-    action tna_mask_above_11() { meta.mask_above = 64w0x7ff; }
-    action tna_mask_above_12() { meta.mask_above = 64w0xfff; }
-    action tna_mask_above_13() { meta.mask_above = 64w0x1fff; }
-    action tna_mask_above_14() { meta.mask_above = 64w0x3fff; }
-    action tna_mask_above_15() { meta.mask_above = 64w0x7fff; }
-    action tna_mask_above_16() { meta.mask_above = 64w0xffff; }
-    action tna_mask_above_17() { meta.mask_above = 64w0x1ffff; }
-    action tna_mask_above_18() { meta.mask_above = 64w0x3ffff; }
-    action tna_mask_above_19() { meta.mask_above = 64w0x7ffff; }
-    action tna_mask_above_20() { meta.mask_above = 64w0xfffff; }
-    action tna_mask_above_21() { meta.mask_above = 64w0x1fffff; }
-    action tna_mask_above_22() { meta.mask_above = 64w0x3fffff; }
-    action tna_mask_above_23() { meta.mask_above = 64w0x7fffff; }
-    action tna_mask_above_24() { meta.mask_above = 64w0xffffff; }
-    action tna_mask_above_25() { meta.mask_above = 64w0x1ffffff; }
-    action tna_mask_above_26() { meta.mask_above = 64w0x3ffffff; }
-    action tna_mask_above_27() { meta.mask_above = 64w0x7ffffff; }
-    action tna_mask_above_28() { meta.mask_above = 64w0xfffffff; }
-    action tna_mask_above_29() { meta.mask_above = 64w0x1fffffff; }
-    action tna_mask_above_30() { meta.mask_above = 64w0x3fffffff; }
-    action tna_mask_above_31() { meta.mask_above = 64w0x7fffffff; }
-    action tna_mask_above_32() { meta.mask_above = 64w0xffffffff; }
-    action tna_mask_above_33() { meta.mask_above = 64w0x1ffffffff; }
-    action tna_mask_above_34() { meta.mask_above = 64w0x3ffffffff; }
-    action tna_mask_above_35() { meta.mask_above = 64w0x7ffffffff; }
-    action tna_mask_above_36() { meta.mask_above = 64w0xfffffffff; }
-    action tna_mask_above_37() { meta.mask_above = 64w0x1fffffffff; }
-    action tna_mask_above_38() { meta.mask_above = 64w0x3fffffffff; }
-    action tna_mask_above_39() { meta.mask_above = 64w0x7fffffffff; }
-    action tna_mask_above_40() { meta.mask_above = 64w0xffffffffff; }
-    action tna_mask_above_41() { meta.mask_above = 64w0x1ffffffffff; }
-    action tna_mask_above_42() { meta.mask_above = 64w0x3ffffffffff; }
-    action tna_mask_above_43() { meta.mask_above = 64w0x7ffffffffff; }
-    action tna_mask_above_44() { meta.mask_above = 64w0xfffffffffff; }
-    action tna_mask_above_45() { meta.mask_above = 64w0x1fffffffffff; }
-    action tna_mask_above_46() { meta.mask_above = 64w0x3fffffffffff; }
-    action tna_mask_above_47() { meta.mask_above = 64w0x7fffffffffff; }
-    action tna_mask_above_48() { meta.mask_above = 64w0xffffffffffff; }
-    action tna_mask_above_49() { meta.mask_above = 64w0x1ffffffffffff; }
-    action tna_mask_above_50() { meta.mask_above = 64w0x3ffffffffffff; }
-    action tna_mask_above_51() { meta.mask_above = 64w0x7ffffffffffff; }
-    action tna_mask_above_52() { meta.mask_above = 64w0xfffffffffffff; }
-    action tna_mask_above_53() { meta.mask_above = 64w0x1fffffffffffff; }
-    action tna_mask_above_54() { meta.mask_above = 64w0x3fffffffffffff; }
-    action tna_mask_above_55() { meta.mask_above = 64w0x7fffffffffffff; }
-    action tna_mask_above_56() { meta.mask_above = 64w0xffffffffffffff; }
-    action tna_mask_above_57() { meta.mask_above = 64w0x1ffffffffffffff; }
-    action tna_mask_above_58() { meta.mask_above = 64w0x3ffffffffffffff; }
-    action tna_mask_above_59() { meta.mask_above = 64w0x7ffffffffffffff; }
-    action tna_mask_above_60() { meta.mask_above = 64w0xfffffffffffffff; }
-    action tna_mask_above_61() { meta.mask_above = 64w0x1fffffffffffffff; }
-    action tna_mask_above_62() { meta.mask_above = 64w0x3fffffffffffffff; }
-    action tna_mask_above_63() { meta.mask_above = 64w0x7fffffffffffffff; }
-    action tna_mask_above_64() { meta.mask_above = 64w0xffffffffffffffff; }
+    action tna_mask_above_0() {
+        meta.above_dst = meta.above_dst & 64w0x0;
+        meta.above_src = meta.above_src & 64w0x0;
+    }
+    action tna_mask_above_1() {
+        meta.above_dst = meta.above_dst & 64w0x1;
+        meta.above_src = meta.above_src & 64w0x1;
+    }
+    action tna_mask_above_2() {
+        meta.above_dst = meta.above_dst & 64w0x3;
+        meta.above_src = meta.above_src & 64w0x3;
+    }
+    action tna_mask_above_3() {
+        meta.above_dst = meta.above_dst & 64w0x7;
+        meta.above_src = meta.above_src & 64w0x7;
+    }
+    action tna_mask_above_4() {
+        meta.above_dst = meta.above_dst & 64w0xf;
+        meta.above_src = meta.above_src & 64w0xf;
+    }
+    action tna_mask_above_5() {
+        meta.above_dst = meta.above_dst & 64w0x1f;
+        meta.above_src = meta.above_src & 64w0x1f;
+    }
+    action tna_mask_above_6() {
+        meta.above_dst = meta.above_dst & 64w0x3f;
+        meta.above_src = meta.above_src & 64w0x3f;
+    }
+    action tna_mask_above_7() {
+        meta.above_dst = meta.above_dst & 64w0x7f;
+        meta.above_src = meta.above_src & 64w0x7f;
+    }
+    action tna_mask_above_8() {
+        meta.above_dst = meta.above_dst & 64w0xff;
+        meta.above_src = meta.above_src & 64w0xff;
+    }
+    action tna_mask_above_9() {
+        meta.above_dst = meta.above_dst & 64w0x1ff;
+        meta.above_src = meta.above_src & 64w0x1ff;
+    }
+    action tna_mask_above_10() {
+        meta.above_dst = meta.above_dst & 64w0x3ff;
+        meta.above_src = meta.above_src & 64w0x3ff;
+    }
+    action tna_mask_above_11() {
+        meta.above_dst = meta.above_dst & 64w0x7ff;
+        meta.above_src = meta.above_src & 64w0x7ff;
+    }
+    action tna_mask_above_12() {
+        meta.above_dst = meta.above_dst & 64w0xfff;
+        meta.above_src = meta.above_src & 64w0xfff;
+    }
+    action tna_mask_above_13() {
+        meta.above_dst = meta.above_dst & 64w0x1fff;
+        meta.above_src = meta.above_src & 64w0x1fff;
+    }
+    action tna_mask_above_14() {
+        meta.above_dst = meta.above_dst & 64w0x3fff;
+        meta.above_src = meta.above_src & 64w0x3fff;
+    }
+    action tna_mask_above_15() {
+        meta.above_dst = meta.above_dst & 64w0x7fff;
+        meta.above_src = meta.above_src & 64w0x7fff;
+    }
+    action tna_mask_above_16() {
+        meta.above_dst = meta.above_dst & 64w0xffff;
+        meta.above_src = meta.above_src & 64w0xffff;
+    }
+    action tna_mask_above_17() {
+        meta.above_dst = meta.above_dst & 64w0x1ffff;
+        meta.above_src = meta.above_src & 64w0x1ffff;
+    }
+    action tna_mask_above_18() {
+        meta.above_dst = meta.above_dst & 64w0x3ffff;
+        meta.above_src = meta.above_src & 64w0x3ffff;
+    }
+    action tna_mask_above_19() {
+        meta.above_dst = meta.above_dst & 64w0x7ffff;
+        meta.above_src = meta.above_src & 64w0x7ffff;
+    }
+    action tna_mask_above_20() {
+        meta.above_dst = meta.above_dst & 64w0xfffff;
+        meta.above_src = meta.above_src & 64w0xfffff;
+    }
+    action tna_mask_above_21() {
+        meta.above_dst = meta.above_dst & 64w0x1fffff;
+        meta.above_src = meta.above_src & 64w0x1fffff;
+    }
+    action tna_mask_above_22() {
+        meta.above_dst = meta.above_dst & 64w0x3fffff;
+        meta.above_src = meta.above_src & 64w0x3fffff;
+    }
+    action tna_mask_above_23() {
+        meta.above_dst = meta.above_dst & 64w0x7fffff;
+        meta.above_src = meta.above_src & 64w0x7fffff;
+    }
+    action tna_mask_above_24() {
+        meta.above_dst = meta.above_dst & 64w0xffffff;
+        meta.above_src = meta.above_src & 64w0xffffff;
+    }
+    action tna_mask_above_25() {
+        meta.above_dst = meta.above_dst & 64w0x1ffffff;
+        meta.above_src = meta.above_src & 64w0x1ffffff;
+    }
+    action tna_mask_above_26() {
+        meta.above_dst = meta.above_dst & 64w0x3ffffff;
+        meta.above_src = meta.above_src & 64w0x3ffffff;
+    }
+    action tna_mask_above_27() {
+        meta.above_dst = meta.above_dst & 64w0x7ffffff;
+        meta.above_src = meta.above_src & 64w0x7ffffff;
+    }
+    action tna_mask_above_28() {
+        meta.above_dst = meta.above_dst & 64w0xfffffff;
+        meta.above_src = meta.above_src & 64w0xfffffff;
+    }
+    action tna_mask_above_29() {
+        meta.above_dst = meta.above_dst & 64w0x1fffffff;
+        meta.above_src = meta.above_src & 64w0x1fffffff;
+    }
+    action tna_mask_above_30() {
+        meta.above_dst = meta.above_dst & 64w0x3fffffff;
+        meta.above_src = meta.above_src & 64w0x3fffffff;
+    }
+    action tna_mask_above_31() {
+        meta.above_dst = meta.above_dst & 64w0x7fffffff;
+        meta.above_src = meta.above_src & 64w0x7fffffff;
+    }
+    action tna_mask_above_32() {
+        meta.above_dst = meta.above_dst & 64w0xffffffff;
+        meta.above_src = meta.above_src & 64w0xffffffff;
+    }
+    action tna_mask_above_33() {
+        meta.above_dst = meta.above_dst & 64w0x1ffffffff;
+        meta.above_src = meta.above_src & 64w0x1ffffffff;
+    }
+    action tna_mask_above_34() {
+        meta.above_dst = meta.above_dst & 64w0x3ffffffff;
+        meta.above_src = meta.above_src & 64w0x3ffffffff;
+    }
+    action tna_mask_above_35() {
+        meta.above_dst = meta.above_dst & 64w0x7ffffffff;
+        meta.above_src = meta.above_src & 64w0x7ffffffff;
+    }
+    action tna_mask_above_36() {
+        meta.above_dst = meta.above_dst & 64w0xfffffffff;
+        meta.above_src = meta.above_src & 64w0xfffffffff;
+    }
+    action tna_mask_above_37() {
+        meta.above_dst = meta.above_dst & 64w0x1fffffffff;
+        meta.above_src = meta.above_src & 64w0x1fffffffff;
+    }
+    action tna_mask_above_38() {
+        meta.above_dst = meta.above_dst & 64w0x3fffffffff;
+        meta.above_src = meta.above_src & 64w0x3fffffffff;
+    }
+    action tna_mask_above_39() {
+        meta.above_dst = meta.above_dst & 64w0x7fffffffff;
+        meta.above_src = meta.above_src & 64w0x7fffffffff;
+    }
+    action tna_mask_above_40() {
+        meta.above_dst = meta.above_dst & 64w0xffffffffff;
+        meta.above_src = meta.above_src & 64w0xffffffffff;
+    }
+    action tna_mask_above_41() {
+        meta.above_dst = meta.above_dst & 64w0x1ffffffffff;
+        meta.above_src = meta.above_src & 64w0x1ffffffffff;
+    }
+    action tna_mask_above_42() {
+        meta.above_dst = meta.above_dst & 64w0x3ffffffffff;
+        meta.above_src = meta.above_src & 64w0x3ffffffffff;
+    }
+    action tna_mask_above_43() {
+        meta.above_dst = meta.above_dst & 64w0x7ffffffffff;
+        meta.above_src = meta.above_src & 64w0x7ffffffffff;
+    }
+    action tna_mask_above_44() {
+        meta.above_dst = meta.above_dst & 64w0xfffffffffff;
+        meta.above_src = meta.above_src & 64w0xfffffffffff;
+    }
+    action tna_mask_above_45() {
+        meta.above_dst = meta.above_dst & 64w0x1fffffffffff;
+        meta.above_src = meta.above_src & 64w0x1fffffffffff;
+    }
+    action tna_mask_above_46() {
+        meta.above_dst = meta.above_dst & 64w0x3fffffffffff;
+        meta.above_src = meta.above_src & 64w0x3fffffffffff;
+    }
+    action tna_mask_above_47() {
+        meta.above_dst = meta.above_dst & 64w0x7fffffffffff;
+        meta.above_src = meta.above_src & 64w0x7fffffffffff;
+    }
+    action tna_mask_above_48() {
+        meta.above_dst = meta.above_dst & 64w0xffffffffffff;
+        meta.above_src = meta.above_src & 64w0xffffffffffff;
+    }
+    action tna_mask_above_49() {
+        meta.above_dst = meta.above_dst & 64w0x1ffffffffffff;
+        meta.above_src = meta.above_src & 64w0x1ffffffffffff;
+    }
+    action tna_mask_above_50() {
+        meta.above_dst = meta.above_dst & 64w0x3ffffffffffff;
+        meta.above_src = meta.above_src & 64w0x3ffffffffffff;
+    }
+    action tna_mask_above_51() {
+        meta.above_dst = meta.above_dst & 64w0x7ffffffffffff;
+        meta.above_src = meta.above_src & 64w0x7ffffffffffff;
+    }
+    action tna_mask_above_52() {
+        meta.above_dst = meta.above_dst & 64w0xfffffffffffff;
+        meta.above_src = meta.above_src & 64w0xfffffffffffff;
+    }
+    action tna_mask_above_53() {
+        meta.above_dst = meta.above_dst & 64w0x1fffffffffffff;
+        meta.above_src = meta.above_src & 64w0x1fffffffffffff;
+    }
+    action tna_mask_above_54() {
+        meta.above_dst = meta.above_dst & 64w0x3fffffffffffff;
+        meta.above_src = meta.above_src & 64w0x3fffffffffffff;
+    }
+    action tna_mask_above_55() {
+        meta.above_dst = meta.above_dst & 64w0x7fffffffffffff;
+        meta.above_src = meta.above_src & 64w0x7fffffffffffff;
+    }
+    action tna_mask_above_56() {
+        meta.above_dst = meta.above_dst & 64w0xffffffffffffff;
+        meta.above_src = meta.above_src & 64w0xffffffffffffff;
+    }
+    action tna_mask_above_57() {
+        meta.above_dst = meta.above_dst & 64w0x1ffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x1ffffffffffffff;
+    }
+    action tna_mask_above_58() {
+        meta.above_dst = meta.above_dst & 64w0x3ffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x3ffffffffffffff;
+    }
+    action tna_mask_above_59() {
+        meta.above_dst = meta.above_dst & 64w0x7ffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x7ffffffffffffff;
+    }
+    action tna_mask_above_60() {
+        meta.above_dst = meta.above_dst & 64w0xfffffffffffffff;
+        meta.above_src = meta.above_src & 64w0xfffffffffffffff;
+    }
+    action tna_mask_above_61() {
+        meta.above_dst = meta.above_dst & 64w0x1fffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x1fffffffffffffff;
+    }
+    action tna_mask_above_62() {
+        meta.above_dst = meta.above_dst & 64w0x3fffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x3fffffffffffffff;
+    }
+    action tna_mask_above_63() {
+        meta.above_dst = meta.above_dst & 64w0x7fffffffffffffff;
+        meta.above_src = meta.above_src & 64w0x7fffffffffffffff;
+    }
+    action tna_mask_above_64() {
+        meta.above_dst = meta.above_dst & 64w0xffffffffffffffff;
+        meta.above_src = meta.above_src & 64w0xffffffffffffffff;
+    }
     table tna_mask_above {
         key = { meta.above_w: exact; }
         actions = { tna_mask_above_0; tna_mask_above_1; tna_mask_above_2; tna_mask_above_3; tna_mask_above_4; tna_mask_above_5; tna_mask_above_6; tna_mask_above_7; tna_mask_above_8; tna_mask_above_9; tna_mask_above_10; tna_mask_above_11; tna_mask_above_12; tna_mask_above_13; tna_mask_above_14; tna_mask_above_15; tna_mask_above_16; tna_mask_above_17; tna_mask_above_18; tna_mask_above_19; tna_mask_above_20; tna_mask_above_21; tna_mask_above_22; tna_mask_above_23; tna_mask_above_24; tna_mask_above_25; tna_mask_above_26; tna_mask_above_27; tna_mask_above_28; tna_mask_above_29; tna_mask_above_30; tna_mask_above_31; tna_mask_above_32; tna_mask_above_33; tna_mask_above_34; tna_mask_above_35; tna_mask_above_36; tna_mask_above_37; tna_mask_above_38; tna_mask_above_39; tna_mask_above_40; tna_mask_above_41; tna_mask_above_42; tna_mask_above_43; tna_mask_above_44; tna_mask_above_45; tna_mask_above_46; tna_mask_above_47; tna_mask_above_48; tna_mask_above_49; tna_mask_above_50; tna_mask_above_51; tna_mask_above_52; tna_mask_above_53; tna_mask_above_54; tna_mask_above_55; tna_mask_above_56; tna_mask_above_57; tna_mask_above_58; tna_mask_above_59; tna_mask_above_60; tna_mask_above_61; tna_mask_above_62; tna_mask_above_63; tna_mask_above_64; }
@@ -1453,6 +3051,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             63: tna_mask_above_63();
             64: tna_mask_above_64();
         }
+        default_action = tna_mask_above_64();
         size = 65;
     }
     /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
@@ -2317,173 +3916,200 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action route_word_30() { meta.tr_word = hdr.route[30].w; }
     action route_word_31() { meta.tr_word = hdr.route[31].w; }
     table tna_route_word {
-        key = { meta.tr_wi: exact; }
+        /* head / 8, as a ternary match on head & 0xfff8 (a sliced key splits tr_head
+         * across PHV containers); head < RouteLen <= 255 here */
+        key = { meta.tr_head: ternary; }
         actions = { route_word_0; route_word_1; route_word_2; route_word_3; route_word_4; route_word_5; route_word_6; route_word_7; route_word_8; route_word_9; route_word_10; route_word_11; route_word_12; route_word_13; route_word_14; route_word_15; route_word_16; route_word_17; route_word_18; route_word_19; route_word_20; route_word_21; route_word_22; route_word_23; route_word_24; route_word_25; route_word_26; route_word_27; route_word_28; route_word_29; route_word_30; route_word_31; }
         const entries = {
-            0: route_word_0();
-            1: route_word_1();
-            2: route_word_2();
-            3: route_word_3();
-            4: route_word_4();
-            5: route_word_5();
-            6: route_word_6();
-            7: route_word_7();
-            8: route_word_8();
-            9: route_word_9();
-            10: route_word_10();
-            11: route_word_11();
-            12: route_word_12();
-            13: route_word_13();
-            14: route_word_14();
-            15: route_word_15();
-            16: route_word_16();
-            17: route_word_17();
-            18: route_word_18();
-            19: route_word_19();
-            20: route_word_20();
-            21: route_word_21();
-            22: route_word_22();
-            23: route_word_23();
-            24: route_word_24();
-            25: route_word_25();
-            26: route_word_26();
-            27: route_word_27();
-            28: route_word_28();
-            29: route_word_29();
-            30: route_word_30();
-            31: route_word_31();
+            0x0000 &&& 0xfff8: route_word_0();
+            0x0008 &&& 0xfff8: route_word_1();
+            0x0010 &&& 0xfff8: route_word_2();
+            0x0018 &&& 0xfff8: route_word_3();
+            0x0020 &&& 0xfff8: route_word_4();
+            0x0028 &&& 0xfff8: route_word_5();
+            0x0030 &&& 0xfff8: route_word_6();
+            0x0038 &&& 0xfff8: route_word_7();
+            0x0040 &&& 0xfff8: route_word_8();
+            0x0048 &&& 0xfff8: route_word_9();
+            0x0050 &&& 0xfff8: route_word_10();
+            0x0058 &&& 0xfff8: route_word_11();
+            0x0060 &&& 0xfff8: route_word_12();
+            0x0068 &&& 0xfff8: route_word_13();
+            0x0070 &&& 0xfff8: route_word_14();
+            0x0078 &&& 0xfff8: route_word_15();
+            0x0080 &&& 0xfff8: route_word_16();
+            0x0088 &&& 0xfff8: route_word_17();
+            0x0090 &&& 0xfff8: route_word_18();
+            0x0098 &&& 0xfff8: route_word_19();
+            0x00a0 &&& 0xfff8: route_word_20();
+            0x00a8 &&& 0xfff8: route_word_21();
+            0x00b0 &&& 0xfff8: route_word_22();
+            0x00b8 &&& 0xfff8: route_word_23();
+            0x00c0 &&& 0xfff8: route_word_24();
+            0x00c8 &&& 0xfff8: route_word_25();
+            0x00d0 &&& 0xfff8: route_word_26();
+            0x00d8 &&& 0xfff8: route_word_27();
+            0x00e0 &&& 0xfff8: route_word_28();
+            0x00e8 &&& 0xfff8: route_word_29();
+            0x00f0 &&& 0xfff8: route_word_30();
+            0x00f8 &&& 0xfff8: route_word_31();
         }
         size = 32;
     }
-    /* Transit: word >> (56 - 8 (head % 8)) */
-    action tna_shr_byte_0() { meta.tr_wshift = meta.tr_word >> 0; }
-    action tna_shr_byte_1() { meta.tr_wshift = meta.tr_word >> 1; }
-    action tna_shr_byte_2() { meta.tr_wshift = meta.tr_word >> 2; }
-    action tna_shr_byte_3() { meta.tr_wshift = meta.tr_word >> 3; }
-    action tna_shr_byte_4() { meta.tr_wshift = meta.tr_word >> 4; }
-    action tna_shr_byte_5() { meta.tr_wshift = meta.tr_word >> 5; }
-    action tna_shr_byte_6() { meta.tr_wshift = meta.tr_word >> 6; }
-    action tna_shr_byte_7() { meta.tr_wshift = meta.tr_word >> 7; }
-    action tna_shr_byte_8() { meta.tr_wshift = meta.tr_word >> 8; }
-    action tna_shr_byte_9() { meta.tr_wshift = meta.tr_word >> 9; }
-    action tna_shr_byte_10() { meta.tr_wshift = meta.tr_word >> 10; }
-    action tna_shr_byte_11() { meta.tr_wshift = meta.tr_word >> 11; }
-    action tna_shr_byte_12() { meta.tr_wshift = meta.tr_word >> 12; }
-    action tna_shr_byte_13() { meta.tr_wshift = meta.tr_word >> 13; }
-    action tna_shr_byte_14() { meta.tr_wshift = meta.tr_word >> 14; }
-    action tna_shr_byte_15() { meta.tr_wshift = meta.tr_word >> 15; }
-    action tna_shr_byte_16() { meta.tr_wshift = meta.tr_word >> 16; }
-    action tna_shr_byte_17() { meta.tr_wshift = meta.tr_word >> 17; }
-    action tna_shr_byte_18() { meta.tr_wshift = meta.tr_word >> 18; }
-    action tna_shr_byte_19() { meta.tr_wshift = meta.tr_word >> 19; }
-    action tna_shr_byte_20() { meta.tr_wshift = meta.tr_word >> 20; }
-    action tna_shr_byte_21() { meta.tr_wshift = meta.tr_word >> 21; }
-    action tna_shr_byte_22() { meta.tr_wshift = meta.tr_word >> 22; }
-    action tna_shr_byte_23() { meta.tr_wshift = meta.tr_word >> 23; }
-    action tna_shr_byte_24() { meta.tr_wshift = meta.tr_word >> 24; }
-    action tna_shr_byte_25() { meta.tr_wshift = meta.tr_word >> 25; }
-    action tna_shr_byte_26() { meta.tr_wshift = meta.tr_word >> 26; }
-    action tna_shr_byte_27() { meta.tr_wshift = meta.tr_word >> 27; }
-    action tna_shr_byte_28() { meta.tr_wshift = meta.tr_word >> 28; }
-    action tna_shr_byte_29() { meta.tr_wshift = meta.tr_word >> 29; }
-    action tna_shr_byte_30() { meta.tr_wshift = meta.tr_word >> 30; }
-    action tna_shr_byte_31() { meta.tr_wshift = meta.tr_word >> 31; }
-    action tna_shr_byte_32() { meta.tr_wshift = meta.tr_word >> 32; }
-    action tna_shr_byte_33() { meta.tr_wshift = meta.tr_word >> 33; }
-    action tna_shr_byte_34() { meta.tr_wshift = meta.tr_word >> 34; }
-    action tna_shr_byte_35() { meta.tr_wshift = meta.tr_word >> 35; }
-    action tna_shr_byte_36() { meta.tr_wshift = meta.tr_word >> 36; }
-    action tna_shr_byte_37() { meta.tr_wshift = meta.tr_word >> 37; }
-    action tna_shr_byte_38() { meta.tr_wshift = meta.tr_word >> 38; }
-    action tna_shr_byte_39() { meta.tr_wshift = meta.tr_word >> 39; }
-    action tna_shr_byte_40() { meta.tr_wshift = meta.tr_word >> 40; }
-    action tna_shr_byte_41() { meta.tr_wshift = meta.tr_word >> 41; }
-    action tna_shr_byte_42() { meta.tr_wshift = meta.tr_word >> 42; }
-    action tna_shr_byte_43() { meta.tr_wshift = meta.tr_word >> 43; }
-    action tna_shr_byte_44() { meta.tr_wshift = meta.tr_word >> 44; }
-    action tna_shr_byte_45() { meta.tr_wshift = meta.tr_word >> 45; }
-    action tna_shr_byte_46() { meta.tr_wshift = meta.tr_word >> 46; }
-    action tna_shr_byte_47() { meta.tr_wshift = meta.tr_word >> 47; }
-    action tna_shr_byte_48() { meta.tr_wshift = meta.tr_word >> 48; }
-    action tna_shr_byte_49() { meta.tr_wshift = meta.tr_word >> 49; }
-    action tna_shr_byte_50() { meta.tr_wshift = meta.tr_word >> 50; }
-    action tna_shr_byte_51() { meta.tr_wshift = meta.tr_word >> 51; }
-    action tna_shr_byte_52() { meta.tr_wshift = meta.tr_word >> 52; }
-    action tna_shr_byte_53() { meta.tr_wshift = meta.tr_word >> 53; }
-    action tna_shr_byte_54() { meta.tr_wshift = meta.tr_word >> 54; }
-    action tna_shr_byte_55() { meta.tr_wshift = meta.tr_word >> 55; }
-    action tna_shr_byte_56() { meta.tr_wshift = meta.tr_word >> 56; }
-    table tna_shr_byte {
-        key = { meta.tr_bsh: exact; }
-        actions = { tna_shr_byte_0; tna_shr_byte_1; tna_shr_byte_2; tna_shr_byte_3; tna_shr_byte_4; tna_shr_byte_5; tna_shr_byte_6; tna_shr_byte_7; tna_shr_byte_8; tna_shr_byte_9; tna_shr_byte_10; tna_shr_byte_11; tna_shr_byte_12; tna_shr_byte_13; tna_shr_byte_14; tna_shr_byte_15; tna_shr_byte_16; tna_shr_byte_17; tna_shr_byte_18; tna_shr_byte_19; tna_shr_byte_20; tna_shr_byte_21; tna_shr_byte_22; tna_shr_byte_23; tna_shr_byte_24; tna_shr_byte_25; tna_shr_byte_26; tna_shr_byte_27; tna_shr_byte_28; tna_shr_byte_29; tna_shr_byte_30; tna_shr_byte_31; tna_shr_byte_32; tna_shr_byte_33; tna_shr_byte_34; tna_shr_byte_35; tna_shr_byte_36; tna_shr_byte_37; tna_shr_byte_38; tna_shr_byte_39; tna_shr_byte_40; tna_shr_byte_41; tna_shr_byte_42; tna_shr_byte_43; tna_shr_byte_44; tna_shr_byte_45; tna_shr_byte_46; tna_shr_byte_47; tna_shr_byte_48; tna_shr_byte_49; tna_shr_byte_50; tna_shr_byte_51; tna_shr_byte_52; tna_shr_byte_53; tna_shr_byte_54; tna_shr_byte_55; tna_shr_byte_56; }
-        const entries = {
-            0: tna_shr_byte_0();
-            1: tna_shr_byte_1();
-            2: tna_shr_byte_2();
-            3: tna_shr_byte_3();
-            4: tna_shr_byte_4();
-            5: tna_shr_byte_5();
-            6: tna_shr_byte_6();
-            7: tna_shr_byte_7();
-            8: tna_shr_byte_8();
-            9: tna_shr_byte_9();
-            10: tna_shr_byte_10();
-            11: tna_shr_byte_11();
-            12: tna_shr_byte_12();
-            13: tna_shr_byte_13();
-            14: tna_shr_byte_14();
-            15: tna_shr_byte_15();
-            16: tna_shr_byte_16();
-            17: tna_shr_byte_17();
-            18: tna_shr_byte_18();
-            19: tna_shr_byte_19();
-            20: tna_shr_byte_20();
-            21: tna_shr_byte_21();
-            22: tna_shr_byte_22();
-            23: tna_shr_byte_23();
-            24: tna_shr_byte_24();
-            25: tna_shr_byte_25();
-            26: tna_shr_byte_26();
-            27: tna_shr_byte_27();
-            28: tna_shr_byte_28();
-            29: tna_shr_byte_29();
-            30: tna_shr_byte_30();
-            31: tna_shr_byte_31();
-            32: tna_shr_byte_32();
-            33: tna_shr_byte_33();
-            34: tna_shr_byte_34();
-            35: tna_shr_byte_35();
-            36: tna_shr_byte_36();
-            37: tna_shr_byte_37();
-            38: tna_shr_byte_38();
-            39: tna_shr_byte_39();
-            40: tna_shr_byte_40();
-            41: tna_shr_byte_41();
-            42: tna_shr_byte_42();
-            43: tna_shr_byte_43();
-            44: tna_shr_byte_44();
-            45: tna_shr_byte_45();
-            46: tna_shr_byte_46();
-            47: tna_shr_byte_47();
-            48: tna_shr_byte_48();
-            49: tna_shr_byte_49();
-            50: tna_shr_byte_50();
-            51: tna_shr_byte_51();
-            52: tna_shr_byte_52();
-            53: tna_shr_byte_53();
-            54: tna_shr_byte_54();
-            55: tna_shr_byte_55();
-            56: tna_shr_byte_56();
+    /* Transit: the 2-bit pair Rot of byte head % 8 of the routing word, matched directly
+     * (no shifted copies of the word and no sliced byte, which split the routing words into
+     * 2-bit PHV slices): the pair's bit is 56 - 8 (head % 8) + 6 - 2 Rot. Rot < 4 here. */
+    action tna_set_dir(bit<2> dir) { meta.tr_dir = dir; }
+    table tna_dir {
+        key = {
+            meta.tr_word: ternary;
+            meta.tr_head: ternary;
+            hdr.transit.rot: exact;
         }
-        size = 57;
+        actions = { tna_set_dir; }
+        const entries = {
+            (0x0000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(0);
+            (0x4000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(1);
+            (0x8000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(2);
+            (0xc000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(0);
+            (0x1000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(1);
+            (0x2000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(2);
+            (0x3000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0400000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0800000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0c00000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0100000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0200000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0300000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0040000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0080000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00c0000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0010000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0020000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0030000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0004000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0008000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000c000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0001000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0002000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0003000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000400000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000800000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000c00000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000100000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000200000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000300000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000040000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000080000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000c0000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000010000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000020000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000030000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000004000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000008000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000c000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000001000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000002000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000003000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000400000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000800000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000c00000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000100000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000200000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000300000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000040000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000080000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000c0000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000010000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000020000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000030000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000004000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000008000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000c000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000001000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000002000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000003000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000400000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000800000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000000000c00000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000100000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000200000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000300000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000040000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000080000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000000000c0000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000010000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000020000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000030000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000004000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000008000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000000000c000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000001000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000002000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000003000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000400 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000800 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000000000c00 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000100 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000200 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000300 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000000040 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000000080 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000000000c0 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000000010 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000000020 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000000030 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000004 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000008 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000000000c &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000001 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000002 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000003 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(3);
+        }
+        size = 128;
     }
 
     apply {
         canopy_port_rx.count((bit<32>)ig_intr_md.ingress_port);
-        meta.port_drop = CANOPY_PORT_DROP_INDEX(ig_intr_md.ingress_port, 0);
+        meta.port_drop = 0;
+        tna_port_drop.apply();
         meta.drop = 0;
         meta.hit = 0;
         meta.use_group = 0;
+        tna_total = 0;
+        tna_rec_total = 0;
+        tna_flow = 0;
         bit<8> flags = 0;
 
         /* ---- Ethernet, VLAN tags, prefix ---- */
@@ -2515,14 +4141,16 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             fail(DROP_UNKNOWN_KIND);
         }
         if (meta.drop == 0 && (hdr.prefix.flags & 0x7f) != 0) { fail(DROP_RESERVED_BITS_SET); }
-        bit<16> meas = 0;
+        /* hl < 16 + meas, body_len = hl - 8 - meas, with meas = 16 or 0: one branch each */
+        tna_hl.apply();
         if ((hdr.prefix.flags & PREFIX_FLAG_MEAS) != 0) {
-            meas = 16;
+            if (meta.drop == 0 && meta.hl < 32) { fail(DROP_BAD_FIELD_VALUE); }
+            tna_body_len_meas();
+        } else {
+            if (meta.drop == 0 && meta.hl < 16) { fail(DROP_BAD_FIELD_VALUE); }
+            tna_body_len();
         }
-        meta.hl = (bit<16>)hdr.prefix.hdr_len << 3;
-        if (meta.drop == 0 && meta.hl < 16 + meas) { fail(DROP_BAD_FIELD_VALUE); }
         /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
-        meta.body_len = meta.hl - 8 - meas;
 
         if (meta.drop == 0) {
             canopy_port.apply();
@@ -2572,8 +4200,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 }
             }
             if (meta.drop == 0 && hdr.sliced.mode != meta.sl_mode) { fail(DROP_MODE_MISMATCH); }
-            meta.flow_a = hdr.sliced.word;
-            meta.flow_b = hdr.sliced_src.src;
+            tna_flow = tna_flow_sliced.get({ hdr.sliced.word, hdr.sliced_src.src });
             flags = hdr.sliced.flags;
             bool go_up = false;
             bool go_down = false;
@@ -2591,7 +4218,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         tna_shl_a.apply();
                         meta.take_w = 63;
                         tna_shr_a.apply();
-                        meta.pos = meta.pos + 1;
+                        tna_pos_inc();
                         if (meta.take_v == 1) {
                             go_up = true;
                         } else {
@@ -2599,14 +4226,16 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                             go_down = true;
                             if (meta.sl_m > 1) {
                                 /* take #2: side label, a bits */
-                                if ((bit<16>)meta.pos + (bit<16>)meta.sl_a
-                                        > (bit<16>)hdr.sliced.slice_len) {
+                                /* pos + a > slice_len (16 bits) is a > slice_len - pos:
+                                 * here pos <= slice_len (take #1 checked pos < slice_len) */
+                                tna_slice_rem();
+                                if (meta.sl_a > tna_rem) {
                                     fail(DROP_SLICE_EXHAUSTED);
                                 } else {
                                     tna_shl_b.apply();
                                     meta.take_w2 = 64 - meta.sl_a;
                                     tna_shr_b.apply();
-                                    meta.pos = meta.pos + meta.sl_a;
+                                    tna_pos_add_a();
                                     if (meta.side_k >= (bit<64>)meta.sl_m) {
                                         fail(DROP_BAD_SIDE_LABEL);
                                     } else if (meta.side_k != (bit<64>)meta.sl_sid) {
@@ -2628,15 +4257,17 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 if (meta.drop == 0 && go_down) {
                     /* take #3: the level's label, b bits */
                     meta.label = 0;
-                    if ((bit<16>)meta.pos + (bit<16>)meta.sl_b > (bit<16>)hdr.sliced.slice_len
-                            || (meta.sl_b != 0 && meta.pos >= 64)) {
+                    /* pos + b > slice_len (16 bits) is b > slice_len - pos: pos <= slice_len
+                     * (cursor <= slice_len was checked, and takes #1/#2 stay inside) */
+                    tna_slice_rem();
+                    if (meta.sl_b > tna_rem || (meta.sl_b != 0 && meta.pos >= 64)) {
                         fail(DROP_SLICE_EXHAUSTED);
                     } else if (meta.sl_b != 0) {
                         meta.pos2 = meta.pos;
                         tna_shl_c.apply();
                         meta.take_w3 = 64 - meta.sl_b;
                         tna_shr_c.apply();
-                        meta.pos = meta.pos + meta.sl_b;
+                        tna_pos_add_b();
                     }
                     if (meta.drop == 0 && meta.sl_level <= 1 && hdr.sliced.slice_len > meta.pos) {
                         fail(DROP_SLICE_LEFTOVER);
@@ -2647,19 +4278,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 /* modes 1-3 */
                 if (hdr.sliced.slice_len != meta.sl_addr_bits) { fail(DROP_BAD_FIELD_VALUE); }
                 tna_shr_label.apply();
+                /* label = label_raw & mask(b): the AND with the constant is in the table's action
+                 * (an AND of two 64-bit PHV fields needs too many PHV sources) */
                 tna_mask_b.apply();
-                meta.label = meta.label_raw & meta.mask_b;
                 if (meta.drop == 0 && meta.role == ROLE_DOWN) {
                     if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
                     meta.above_w = 0;
                     if (meta.sl_znode_shift > meta.sl_zone_shift) {
                         meta.above_w = meta.sl_znode_shift - meta.sl_zone_shift;
                     }
-                    tna_mask_above.apply();
                     tna_shr_zone_d.apply();
                     tna_shr_zone_s.apply();
-                    meta.above_dst = meta.above_dst & meta.mask_above;
-                    meta.above_src = meta.above_src & meta.mask_above;
+                    /* above_dst/above_src & mask(above_w), the AND in the table's action */
+                    tna_mask_above.apply();
                     /* Tofino: a comparison only as a condition, never as a value */
                     bool turn = false;
                     if (hdr.sliced.mode == MODE_SRCDST) {
@@ -2734,12 +4365,14 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.drop == 0 && hdr.transit.head > hdr.transit.route_len) {
                 fail(DROP_BAD_FIELD_VALUE);
             }
-            bit<16> route_bytes = (((bit<16>)hdr.transit.route_len + 7) >> 3) << 3;
-            bit<16> total = 8 + route_bytes;
-            if (meta.drop == 0 && meta.body_len < total) { fail(DROP_TRUNCATED); }
+            /* total = 8 + RouteLen rounded to 64 bits (+ 8 + 4 RecSlots rounded, when
+             * RecSlots > 0), from two constant tables */
+            tna_route_total.apply();
+            tna_rec_total_tbl.apply();
+            if (meta.drop == 0 && meta.body_len < tna_total) { fail(DROP_TRUNCATED); }
             if (hdr.transit.rec_slots != 0) {
-                total = total + 8 + ((((bit<16>)hdr.transit.rec_slots << 2) + 7) >> 3 << 3);
-                if (meta.drop == 0 && meta.body_len < total) { fail(DROP_TRUNCATED); }
+                tna_total_add_rec();
+                if (meta.drop == 0 && meta.body_len < tna_total) { fail(DROP_TRUNCATED); }
                 if (meta.drop == 0 && hdr.transit_rec.rec_count > hdr.transit.rec_slots) {
                     fail(DROP_BAD_FIELD_VALUE);
                 }
@@ -2747,43 +4380,33 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     fail(DROP_RESERVED_BITS_SET);
                 }
             }
-            if (meta.drop == 0 && meta.body_len != total) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && meta.body_len != tna_total) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && hdr.transit.msg != 0) { fail(DROP_MODE_MISMATCH); }
             if (meta.drop == 0 && ig_intr_md.ingress_port >= 8) { fail(DROP_BAD_INGRESS_PORT); }
-            meta.tr_head = (bit<16>)hdr.transit.head + (bit<16>)meta.swallow;
-            if (meta.drop == 0 && meta.tr_head >= (bit<16>)hdr.transit.route_len) {
+            /* tr_head = head + swallow */
+            tna_tr_head();
+            if (meta.swallow == 1) { tna_tr_head_inc(); }
+            if (meta.drop == 0 && meta.tr_head >= tna_rl16) {
                 fail(DROP_ROUTE_EXHAUSTED);
             }
             if (meta.drop == 0) {
-                meta.tr_wi = meta.tr_head >> 3;
                 tna_route_word.apply();
-                meta.tr_bsh = 56 - (((bit<8>)meta.tr_head & 7) << 3);
-                tna_shr_byte.apply();
-                meta.tr_byte = (bit<8>)meta.tr_wshift;
-                bit<2> r = (bit<2>)hdr.transit.rot;
-                if (r == 0) {
-                    meta.tr_dir = meta.tr_byte[7:6];
-                } else if (r == 1) {
-                    meta.tr_dir = meta.tr_byte[5:4];
-                } else if (r == 2) {
-                    meta.tr_dir = meta.tr_byte[3:2];
-                } else {
-                    meta.tr_dir = meta.tr_byte[1:0];
-                }
+                tna_dir.apply();
                 meta.tr_half = 0;
                 if (meta.tr_split == 1) {
                     meta.tr_half = ig_intr_md.ingress_port[2:2];
                 }
-                meta.flow_a = hdr.route[0].w;
-                meta.flow_b = (bit<64>)hdr.transit.route_len;
+                tna_flow = tna_flow_transit.get({ hdr.route[0].w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
                     fail(DROP_NO_OUTPUT);
                 } else {
-                    hdr.transit.cycles = hdr.transit.cycles |+| (bit<16>)meta.swallow
-                                         |+| (16w1 + (bit<16>)meta.tr_delay);
-                    hdr.transit.head = (bit<8>)meta.tr_head;
-                    hdr.transit.rot = (bit<8>)(((bit<2>)hdr.transit.rot) + meta.tr_rot);
+                    /* cycles |+| (swallow + 1 + delay): the increment is at most 257 */
+                    tna_tr_inc();
+                    if (meta.swallow == 1) { tna_tr_inc_2(); } else { tna_tr_inc_1(); }
+                    tna_tr_cycles();
+                    hdr.transit.head = tna_head8;  /* = (bit<8>)tr_head */
+                    tna_rot.apply();
                     hdr.transit.hops = hdr.transit.hops |+| 1;
                 }
             }
@@ -2803,8 +4426,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.drop == 0 && (hdr.pathid.id & meta.mask_id) != 0) {
                 fail(DROP_RESERVED_BITS_SET);
             }
-            meta.flow_a = hdr.pathid.id;
-            meta.flow_b = (bit<64>)hdr.pathid.host_label;
+            tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
             bool use_host = false;
             bool use_lpm = false;
