@@ -4,4 +4,4 @@ pub mod afpacket;
 #[cfg(target_os = "linux")]
 pub mod afxdp;
 #[cfg(target_os = "linux")]
-mod ifreq;
+mod oslib;

@@ -182,24 +182,8 @@ pub(super) struct KernelStats {
     pub freeze_q: u32,
 }
 
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
-/// The system page size.
-pub(super) fn page_size() -> usize {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
-}
+use crate::port::oslib::cvt;
+pub(super) use crate::port::oslib::page_size;
 
 /// An `AF_PACKET`/`SOCK_RAW` socket (close-on-exec, non-blocking).
 #[derive(Debug)]
@@ -311,15 +295,15 @@ impl Socket {
 
     /// `SIOCGIFINDEX` in this socket's network namespace.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        crate::port::ifreq::ifindex(self.raw(), name)
+        crate::port::oslib::ifindex(self.raw(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        crate::port::ifreq::if_flags(self.raw(), name)
+        crate::port::oslib::if_flags(self.raw(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        crate::port::ifreq::mtu(self.raw(), name)
+        crate::port::oslib::mtu(self.raw(), name)
     }
 
     /// Read (and so reset) the kernel's `PACKET_STATISTICS` for this socket.

@@ -62,24 +62,8 @@ const XDP_PASS: i32 = 2;
 /// `struct xdp_desc` size (RX and TX rings); fill and completion rings hold a `u64`.
 const XDP_DESC: usize = 16;
 
-fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
-    if r < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(r)
-    }
-}
-
-/// The system page size.
-pub(super) fn page_size() -> usize {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
-}
+use crate::port::oslib::cvt;
+pub(super) use crate::port::oslib::page_size;
 
 // ---------------------------------------------------------------------------------
 // bpf(2): the XSKMAP, the redirect program, the XDP link.
@@ -538,15 +522,15 @@ impl CtlSocket {
 
     /// `SIOCGIFINDEX`.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        crate::port::ifreq::ifindex(self.fd.as_raw_fd(), name)
+        crate::port::oslib::ifindex(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        crate::port::ifreq::if_flags(self.fd.as_raw_fd(), name)
+        crate::port::oslib::if_flags(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        crate::port::ifreq::mtu(self.fd.as_raw_fd(), name)
+        crate::port::oslib::mtu(self.fd.as_raw_fd(), name)
     }
 }
 

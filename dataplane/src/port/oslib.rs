@@ -1,10 +1,30 @@
-//! Interface queries shared by the kernel port backends: `SIOCGIFINDEX`, `SIOCGIFFLAGS`
-//! and `SIOCGIFMTU` on any socket, in that socket's network namespace. The only
-//! `unsafe` here is the `ioctl` itself.
-#![allow(unsafe_code)] // one ioctl on a caller-owned socket, see the SAFETY comment.
+//! Small OS helpers shared by the kernel port backends' `sys` modules: the syscall
+//! result check, the page size, and the interface queries `SIOCGIFINDEX`,
+//! `SIOCGIFFLAGS` and `SIOCGIFMTU` on any socket, in that socket's network namespace.
+#![allow(unsafe_code)] // sysconf and one ioctl on a caller-owned socket, see the SAFETY comments.
 
 use std::io;
 use std::os::fd::RawFd;
+
+/// A C return value as a result: negative is the thread's `errno`.
+pub(crate) fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// The system page size.
+pub(crate) fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
 
 /// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).
 #[repr(C)]
@@ -28,10 +48,7 @@ fn ifreq(fd: RawFd, name: &str, req: libc::c_ulong) -> io::Result<[u8; 24]> {
     ifr.name[..b.len()].copy_from_slice(b);
     // SAFETY: ifr is a properly sized, NUL-terminated struct ifreq for these SIOCGIF*
     // requests, which only write into it; an invalid fd makes the ioctl fail (EBADF).
-    let r = unsafe { libc::ioctl(fd, req as _, &mut ifr as *mut IfReq) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    cvt(unsafe { libc::ioctl(fd, req as _, &mut ifr as *mut IfReq) })?;
     Ok(ifr.data)
 }
 
