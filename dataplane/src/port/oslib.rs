@@ -1,7 +1,7 @@
 //! Small OS helpers shared by the kernel port backends' `sys` modules: the syscall
-//! result check, the page size, and the interface queries `SIOCGIFINDEX`,
+//! result check, the page size, `SO_ERROR`, and the interface queries `SIOCGIFINDEX`,
 //! `SIOCGIFFLAGS` and `SIOCGIFMTU` on any socket, in that socket's network namespace.
-#![allow(unsafe_code)] // sysconf and one ioctl on a caller-owned socket, see the SAFETY comments.
+#![allow(unsafe_code)] // sysconf, getsockopt and one ioctl on caller-owned sockets (SAFETY comments).
 
 use std::io;
 use std::os::fd::RawFd;
@@ -24,6 +24,23 @@ pub(crate) fn page_size() -> usize {
     } else {
         4096
     }
+}
+
+/// Read and clear socket `fd`'s pending error (`SO_ERROR`); 0 when none.
+pub(crate) fn take_error(fd: RawFd) -> io::Result<i32> {
+    let mut err: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: err and len are valid for writes of the advertised size; a bad fd fails.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ERROR,
+            (&mut err as *mut libc::c_int).cast::<libc::c_void>(),
+            &mut len,
+        )
+    })?;
+    Ok(err)
 }
 
 /// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).

@@ -329,19 +329,7 @@ impl Socket {
 
     /// Read and clear the socket's pending error (`SO_ERROR`); 0 when none.
     pub fn take_error(&self) -> io::Result<i32> {
-        let mut err: libc::c_int = 0;
-        let mut len = size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: err and len are valid for writes of the advertised size.
-        cvt(unsafe {
-            libc::getsockopt(
-                self.raw(),
-                libc::SOL_SOCKET,
-                libc::SO_ERROR,
-                (&mut err as *mut libc::c_int).cast::<c_void>(),
-                &mut len,
-            )
-        })?;
-        Ok(err)
+        crate::port::oslib::take_error(self.raw())
     }
 
     /// Kick the TX ring: one `send(fd, NULL, 0, MSG_DONTWAIT)` hands every frame marked
