@@ -5,7 +5,9 @@
 
 use crate::error::{Result, TestbedError};
 use canopy_control::topology::{Peer, PortDir, Topology};
+use canopy_dataplane::port::afxdp::{XdpMode, ETH_HLEN, XDP_PACKET_HEADROOM};
 use canopy_dataplane::wire::Kind;
+use canopy_switch::config::{BackendName, ConfigError, PortSpec};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -37,12 +39,6 @@ fn default_timeout() -> u64 {
 }
 fn default_vni() -> u32 {
     10_000
-}
-fn default_backend() -> Spanned<String> {
-    Spanned::new(0..0, "afpacket".into())
-}
-fn default_tpacket() -> Spanned<String> {
-    Spanned::new(0..0, "v2".into())
 }
 fn default_offloads() -> Spanned<String> {
     Spanned::new(0..0, "off".into())
@@ -172,41 +168,140 @@ impl Default for CanopydDesc {
     }
 }
 
-/// `[ports]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `[ports]`: the backend of every switch port with that backend's `[[port]]` keys, and
+/// per-port exceptions (`docs/testbed.md`). Kept as written, every value with its span:
+/// the keys are checked by `canopy-switch`'s own configuration parser on the generated
+/// `[[port]]` tables (see [`Desc::port_table`]), so the testbed knows no backend key itself.
+#[derive(Debug, Clone, Default)]
 pub struct PortsDesc {
-    /// `afpacket` (the only backend for namespaces).
-    #[serde(default = "default_backend")]
-    pub backend: Spanned<String>,
-    /// TPACKET version of every switch port: `v2` (default, latency) or `v3` (throughput).
-    #[serde(default = "default_tpacket")]
-    pub tpacket: Spanned<String>,
-    /// Per-port exceptions.
-    #[serde(default, rename = "override")]
+    /// `backend` (default `afpacket`) and its keys (`tpacket`; `mode`, `queue`, ...).
+    pub keys: BTreeMap<String, Spanned<toml::Value>>,
+    /// `[[ports.override]]`, in order: later ones win.
     pub overrides: Vec<PortOverride>,
 }
 
-impl Default for PortsDesc {
+impl<'de> Deserialize<'de> for PortsDesc {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PortsDesc;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the [ports] table")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<PortsDesc, A::Error> {
+                let mut p = PortsDesc::default();
+                while let Some(k) = m.next_key::<String>()? {
+                    if k == "override" {
+                        p.overrides = m.next_value()?;
+                    } else {
+                        let v = m.next_value::<Spanned<toml::Value>>()?;
+                        p.keys.insert(k, v);
+                    }
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `[[ports.override]]`: `switch` (name pattern), optional `port`, and `backend` and/or
+/// backend keys for the matching switch ports. Kept as written, like [`PortsDesc`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(transparent)]
+pub struct PortOverride {
+    /// Every key with its span.
+    pub keys: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+/// One setting of a switch port's `[[port]]` table and the fabric key that gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortKey {
+    /// The value, as written.
+    pub value: toml::Value,
+    /// Fabric key (`ports.mode`, `ports.override[1].tpacket`).
+    pub key: String,
+    /// Where in the description (None: a default).
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+/// The `[[port]]` settings of one switch port, resolved from `[ports]` and the matching
+/// `[[ports.override]]`s: a layer that names another backend than the port has so far
+/// starts afresh (keys of one backend never leak into another's table); otherwise its
+/// keys replace or add to the earlier ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortSettings {
+    /// `backend` and the backend's keys (never `interface`: the testbed names it).
+    pub keys: BTreeMap<String, PortKey>,
+    /// The most specific table that applies (`ports`, `ports.override[i]`) and its span,
+    /// named by errors about the port as a whole.
+    pub layer: (String, Option<std::ops::Range<usize>>),
+}
+
+impl Default for PortSettings {
     fn default() -> Self {
-        PortsDesc {
-            backend: default_backend(),
-            tpacket: default_tpacket(),
-            overrides: vec![],
+        let mut keys = BTreeMap::new();
+        keys.insert(
+            "backend".to_string(),
+            PortKey {
+                value: toml::Value::String("afpacket".into()),
+                key: "ports.backend".into(),
+                span: None,
+            },
+        );
+        PortSettings {
+            keys,
+            layer: ("ports".into(), None),
         }
     }
 }
 
-/// `[[ports.override]]`: TPACKET version for the ports of matching switches.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PortOverride {
-    /// Switch name pattern (`*` matches any run of characters).
-    pub switch: Spanned<String>,
-    /// Port number (default: every port).
-    pub port: Option<u16>,
-    /// `v2` or `v3`.
-    pub tpacket: Spanned<String>,
+impl PortSettings {
+    /// The backend name (`afpacket`, `afxdp`).
+    pub fn backend(&self) -> &str {
+        self.keys
+            .get("backend")
+            .and_then(|k| k.value.as_str())
+            .unwrap_or("afpacket")
+    }
+
+    /// Apply one layer (`[ports]` or an override) named `layer`; `skip` are its keys that
+    /// select ports rather than set them.
+    fn apply(
+        &mut self,
+        layer: &str,
+        keys: &BTreeMap<String, Spanned<toml::Value>>,
+        skip: &[&str],
+        layer_span: Option<std::ops::Range<usize>>,
+    ) {
+        if let Some(b) = keys.get("backend") {
+            if self.keys.get("backend").map(|k| &k.value) != Some(b.get_ref()) {
+                self.keys.clear();
+            }
+        }
+        for (k, v) in keys.iter().filter(|(k, _)| !skip.contains(&k.as_str())) {
+            self.keys.insert(
+                k.clone(),
+                PortKey {
+                    value: v.get_ref().clone(),
+                    key: format!("{layer}.{k}"),
+                    span: Some(v.span()).filter(|s| s.end > 0),
+                },
+            );
+        }
+        self.layer = (layer.to_string(), layer_span);
+    }
+
+    /// Where `key` was set, or the layer when it was not (a default).
+    fn origin(&self, key: &str) -> (String, Option<std::ops::Range<usize>>) {
+        match self.keys.get(key) {
+            Some(k) => (k.key.clone(), k.span.clone()),
+            None => self.layer.clone(),
+        }
+    }
 }
 
 /// `[[machine]]`.
@@ -308,12 +403,146 @@ pub struct Desc {
     pub links: Vec<Link>,
     /// NIC per switch port.
     pub nics: HashMap<(u32, u16), String>,
-    /// TPACKET version per switch port (`v2` / `v3`), when not the default.
-    pub tpacket: HashMap<(u32, u16), String>,
+    /// `[[port]]` settings of every switch port (`[switch][port]`), from `[ports]`.
+    pub ports: Vec<Vec<PortSettings>>,
     /// `up` starts `canopyd`, which pushes the tables (`[canopyd] enabled`).
     pub daemon: bool,
     /// `target = "bmv2"`: every switch is a bmv2 `simple_switch`.
     pub bmv2: bool,
+}
+
+/// Whether the testbed can give a switch port this `canopy-switch` backend: every port is
+/// an interface in the switch's namespace (a veth, a VXLAN device or a NIC). A backend
+/// added to `canopy-switch` makes this match (and the one in [`Desc::check_port_place`])
+/// fail to compile until the testbed says where it can run.
+fn testbed_backend(b: BackendName) -> std::result::Result<(), String> {
+    match b {
+        BackendName::Afpacket | BackendName::Afxdp => Ok(()),
+        BackendName::Mem => Err(
+            "in-process (`mem`) ports cannot carry a fabric link: use \"afpacket\" or \"afxdp\""
+                .into(),
+        ),
+    }
+}
+
+/// `[ports]` and `[[ports.override]]` resolved for every switch port (`[switch][port]`).
+/// Checked here: what selects ports (`switch` patterns, `port`), `backend` is a backend
+/// `canopy-switch` knows ([`BackendName`], its own names) and the testbed can use, and no
+/// `interface`. Every other key is checked by `canopy-switch`'s parser on the generated
+/// tables ([`Desc::check_ports`]).
+fn resolve_ports(ctx: &Ctx, pd: &PortsDesc, topo: &Topology) -> Result<Vec<Vec<PortSettings>>> {
+    let own = |layer: &str, keys: &BTreeMap<String, Spanned<toml::Value>>| -> Result<()> {
+        if let Some(v) = keys.get("interface") {
+            return Err(ctx.err(
+                &format!("{layer}.interface"),
+                Some(v.span()),
+                "the testbed names every switch port's interface (s<i>p<j> in the switch's namespace); a real NIC is given with [[nic]]",
+            ));
+        }
+        if let Some(b) = keys.get("backend") {
+            let key = format!("{layer}.backend");
+            let name = b.get_ref().as_str().ok_or_else(|| {
+                ctx.err(
+                    &key,
+                    Some(b.span()),
+                    format!(
+                        "{}: expected a string (\"afpacket\", \"afxdp\")",
+                        b.get_ref()
+                    ),
+                )
+            })?;
+            let known = BackendName::deserialize(toml::Value::String(name.into()))
+                .map_err(|e| ctx.err(&key, Some(b.span()), format!("{name:?}: {e}")))?;
+            testbed_backend(known)
+                .map_err(|w| ctx.err(&key, Some(b.span()), format!("{name:?}: {w}")))?;
+        }
+        Ok(())
+    };
+    own("ports", &pd.keys)?;
+    let mut base = PortSettings::default();
+    base.apply("ports", &pd.keys, &[], None);
+    let mut out: Vec<Vec<PortSettings>> = topo
+        .switches
+        .iter()
+        .map(|s| vec![base.clone(); s.ports.len()])
+        .collect();
+    for (i, o) in pd.overrides.iter().enumerate() {
+        let layer = format!("ports.override[{i}]");
+        own(&layer, &o.keys)?;
+        let Some(sw) = o.keys.get("switch") else {
+            return Err(ctx.err(
+                &layer,
+                o.keys.values().next().map(|v| v.span()),
+                "missing `switch` (a switch name or pattern such as \"edge-*\")",
+            ));
+        };
+        let pat = sw.get_ref().as_str().ok_or_else(|| {
+            ctx.err(
+                &format!("{layer}.switch"),
+                Some(sw.span()),
+                "expected a string: a switch name or pattern such as \"edge-*\"",
+            )
+        })?;
+        let port = match o.keys.get("port") {
+            None => None,
+            Some(v) => Some(
+                v.get_ref()
+                    .as_integer()
+                    .and_then(|p| u16::try_from(p).ok())
+                    .ok_or_else(|| {
+                        ctx.err(
+                            &format!("{layer}.port"),
+                            Some(v.span()),
+                            format!("{}: expected a port number", v.get_ref()),
+                        )
+                    })?,
+            ),
+        };
+        if o.keys.keys().all(|k| k == "switch" || k == "port") {
+            return Err(ctx.err(
+                &layer,
+                Some(sw.span()),
+                "sets nothing: give `backend` and/or the backend's keys (`tpacket`; `mode`, `queue`, `queues`, ring sizes)",
+            ));
+        }
+        let mut any = false;
+        for (si, s) in topo.switches.iter().enumerate() {
+            if !glob(pat, &s.name) {
+                continue;
+            }
+            for p in 0..s.ports.len() as u16 {
+                if port.is_none_or(|q| q == p) {
+                    any = true;
+                    out[si][usize::from(p)].apply(
+                        &layer,
+                        &o.keys,
+                        &["switch", "port"],
+                        Some(sw.span()),
+                    );
+                }
+            }
+        }
+        if !any {
+            return Err(ctx.err(
+                &layer,
+                Some(sw.span()),
+                format!(
+                    "no switch port matches {pat:?}{}",
+                    port.map(|p| format!(" port {p}")).unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `what` without the " (line N)" the switch's parser appends (a line of the generated
+/// configuration, not of the description).
+fn strip_line(what: &str) -> &str {
+    match what.rfind(" (line ") {
+        Some(i) if what.ends_with(')') => &what[..i],
+        _ => what,
+    }
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -581,53 +810,13 @@ impl Desc {
         if raw.health_timeout_s == 0 || raw.health_timeout_s > 3600 {
             return Err(ctx.err("health_timeout_s", None, "must be 1..=3600"));
         }
-        if raw.ports.backend.get_ref() != "afpacket" {
-            return Err(ctx.err("ports.backend", Some(raw.ports.backend.span()), format!("{:?}: the only port backend of the testbed is \"afpacket\" (TPACKET version: ports.tpacket)", raw.ports.backend.get_ref())));
-        }
-        let tp_ok = |s: &Spanned<String>, key: &str| -> Result<()> {
-            if matches!(s.get_ref().as_str(), "v2" | "v3") {
-                Ok(())
-            } else {
-                Err(ctx.err(
-                    key,
-                    Some(s.span()),
-                    format!("{:?}: expected \"v2\" or \"v3\"", s.get_ref()),
-                ))
-            }
-        };
-        tp_ok(&raw.ports.tpacket, "ports.tpacket")?;
         let sw_index: HashMap<&str, u32> = topo
             .switches
             .iter()
             .enumerate()
             .map(|(i, s)| (s.name.as_str(), i as u32))
             .collect();
-        let mut tpacket = HashMap::new();
-        for (i, o) in raw.ports.overrides.iter().enumerate() {
-            tp_ok(&o.tpacket, &format!("ports.override[{i}].tpacket"))?;
-            let mut any = false;
-            for (si, s) in topo.switches.iter().enumerate() {
-                if glob(o.switch.get_ref(), &s.name) {
-                    for p in 0..s.ports.len() as u16 {
-                        if o.port.is_none_or(|q| q == p) {
-                            any = true;
-                            tpacket.insert((si as u32, p), o.tpacket.get_ref().clone());
-                        }
-                    }
-                }
-            }
-            if !any {
-                return Err(ctx.err(
-                    &format!("ports.override[{i}]"),
-                    Some(o.switch.span()),
-                    format!(
-                        "no switch port matches {:?}{}",
-                        o.switch.get_ref(),
-                        o.port.map(|p| format!(" port {p}")).unwrap_or_default()
-                    ),
-                ));
-            }
-        }
+        let ports = resolve_ports(&ctx, &raw.ports, &topo)?;
         // machines
         let mut machines: BTreeMap<String, usize> = BTreeMap::new();
         for (i, m) in raw.machine.iter().enumerate() {
@@ -810,7 +999,7 @@ impl Desc {
             placement,
             links,
             nics,
-            tpacket,
+            ports,
             daemon: false,
             bmv2: false,
         };
@@ -891,6 +1080,7 @@ impl Desc {
                 }
             }
         }
+        desc.check_ports(&ctx)?;
         if let (Some(check), Some(t)) = (traffic, &desc.raw.traffic) {
             check(t, &desc.topo, desc.kind).map_err(|(key, what)| {
                 let line = text.find("[traffic]").map(|at| line_of(text, at));
@@ -926,6 +1116,211 @@ impl Desc {
         LinkKind::Vxlan {
             vni: self.raw.vni_base + link.id,
             remote: theirs.to_string(),
+        }
+    }
+
+    /// Every switch's `[switch]` table: the description's `[switch]` with `mode` = `polling`.
+    pub fn switch_table(&self) -> toml::Table {
+        let mut t = self.raw.switch.clone();
+        t.insert(
+            "mode".into(),
+            toml::Value::String(self.raw.polling.get_ref().clone()),
+        );
+        t
+    }
+
+    /// The `[[port]]` table of port `port` of switch `sw`: `backend`, `interface` (the
+    /// port's name in the switch's namespace) and the backend's keys from `[ports]`.
+    pub fn port_table(&self, sw: u32, port: u16) -> toml::Table {
+        let mut t = toml::Table::new();
+        if let Some(ps) = self
+            .ports
+            .get(sw as usize)
+            .and_then(|r| r.get(usize::from(port)))
+        {
+            for (k, v) in &ps.keys {
+                t.insert(k.clone(), v.value.clone());
+            }
+        }
+        t.entry("backend")
+            .or_insert_with(|| toml::Value::String("afpacket".into()));
+        t.insert(
+            "interface".into(),
+            Desc::ifname(Node::Switch(sw), port).into(),
+        );
+        t
+    }
+
+    /// The backend of every port of switch `sw`, as `[ports]` gives it.
+    pub fn port_backends(&self, sw: u32) -> Vec<String> {
+        self.ports
+            .get(sw as usize)
+            .map(|r| r.iter().map(|p| p.backend().to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Every switch's `[switch]` and `[[port]]` tables, as `up` writes them, through
+    /// `canopy-switch`'s own configuration parser (every key, type, range and combination
+    /// checked by the switch's rules, once, before anything is built; its errors are
+    /// given back as the fabric key and line that set the value), then the testbed's
+    /// rules of where each backend can run ([`Desc::check_port_place`]).
+    fn check_ports(&self, ctx: &Ctx) -> Result<()> {
+        if self.bmv2 {
+            for ps in self.ports.iter().flatten() {
+                if ps.backend() != "afpacket" {
+                    let (k, sp) = ps.origin("backend");
+                    return Err(ctx.err(&k, sp, format!(
+                        "{:?}: with target = \"bmv2\" simple_switch opens the switch ports itself; port backends apply to target = \"canopy\"",
+                        ps.backend()
+                    )));
+                }
+            }
+            return Ok(());
+        }
+        for sw in 0..self.topo.switches.len() as u32 {
+            let mut t = toml::Table::new();
+            t.insert("switch".into(), toml::Value::Table(self.switch_table()));
+            let mut m = toml::Table::new();
+            m.insert(
+                "socket".into(),
+                "/run/canopy-testbed/check.sock".to_string().into(),
+            );
+            t.insert("management".into(), toml::Value::Table(m));
+            let ports = (0..self.topo.switches[sw as usize].ports.len() as u16)
+                .map(|p| toml::Value::Table(self.port_table(sw, p)))
+                .collect();
+            t.insert("port".into(), toml::Value::Array(ports));
+            let text = toml::to_string(&t).map_err(|e| {
+                ctx.err("ports", None, format!("cannot write a [[port]] table: {e}"))
+            })?;
+            let cfg = canopy_switch::config::Config::parse(Path::new("generated.toml"), &text)
+                .map_err(|e| self.switch_rules_error(ctx, sw, &e))?;
+            for (p, spec) in cfg.ports.iter().enumerate() {
+                self.check_port_place(ctx, sw, p as u16, spec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An error of `canopy-switch`'s parser on switch `sw`'s generated configuration,
+    /// named by the fabric key (and line) that set the value.
+    fn switch_rules_error(&self, ctx: &Ctx, sw: u32, e: &ConfigError) -> TestbedError {
+        let swname = &self.topo.switches[sw as usize].name;
+        let what = strip_line(&e.what);
+        if let Some((idx, tail)) = e.key.strip_prefix("port[").and_then(|r| r.split_once(']')) {
+            if let Some(ps) = idx
+                .parse::<usize>()
+                .ok()
+                .and_then(|p| self.ports[sw as usize].get(p).map(|ps| (p, ps)))
+                .map(|(p, ps)| {
+                    let (k, sp) = match tail.strip_prefix('.') {
+                        Some(key) => ps.origin(key),
+                        // about the port as a whole (ring geometry, say): the key the
+                        // message speaks of ("rx ring size ..."), else the table
+                        None => {
+                            let lower = what.to_lowercase();
+                            ps.keys
+                                .keys()
+                                .find(|k| lower.contains(&k.replace('_', " ")))
+                                .map_or_else(|| ps.layer.clone(), |k| ps.origin(k))
+                        }
+                    };
+                    ctx.err(
+                        &k,
+                        sp,
+                        format!("{what} (port {swname}:{p}, backend {})", ps.backend()),
+                    )
+                })
+            {
+                return ps;
+            }
+        }
+        if e.key.starts_with("switch") {
+            return ctx.err(&e.key, None, format!("{what} (switch {swname})"));
+        }
+        ctx.err(
+            "ports",
+            None,
+            format!("the generated configuration of {swname}: {}: {what}", e.key),
+        )
+    }
+
+    /// Whether the port's backend, as the switch parsed it, can work where the testbed
+    /// puts the port: a veth (both ends on this machine, or an unconnected port), a VXLAN
+    /// device (the far end on another machine), or a `[[nic]]`.
+    fn check_port_place(&self, ctx: &Ctx, sw: u32, port: u16, spec: &PortSpec) -> Result<()> {
+        let ps = &self.ports[sw as usize][usize::from(port)];
+        let at = format!("port {}:{port}", self.topo.switches[sw as usize].name);
+        let end = (Node::Switch(sw), port);
+        let kind = self
+            .links
+            .iter()
+            .find(|l| l.a == end || l.b == end)
+            .map_or(LinkKind::Veth, |l| self.end_kind(l, end));
+        let fail = |key: &str, what: String| {
+            let (k, sp) = ps.origin(key);
+            Err(ctx.err(&k, sp, format!("{what} ({at})")))
+        };
+        match spec {
+            PortSpec::AfPacket { .. } => Ok(()),
+            PortSpec::Mem { .. } => fail(
+                "backend",
+                "in-process (`mem`) ports cannot carry a fabric link".into(),
+            ),
+            PortSpec::AfXdp { cfg, queues, .. } => {
+                let dev = match &kind {
+                    LinkKind::Veth => Some("a veth"),
+                    LinkKind::Vxlan { .. } => Some("a VXLAN device"),
+                    LinkKind::Nic { .. } => None,
+                };
+                if let Some(dev) = dev {
+                    if cfg.mode == XdpMode::ZeroCopy {
+                        return fail("mode", format!(
+                            "\"zerocopy\": the port is {dev}, which has no zero-copy AF_XDP (a NIC driver's feature); use \"copy\", \"skb\" or \"auto\", or zero-copy on a [[nic]] port"
+                        ));
+                    }
+                    if matches!(kind, LinkKind::Vxlan { .. }) && cfg.mode == XdpMode::Copy {
+                        return fail("mode", format!(
+                            "\"copy\" needs native XDP, which {dev} does not have; use \"skb\" or \"auto\" (which falls back to generic XDP)"
+                        ));
+                    }
+                    if u64::from(cfg.queue) + u64::from(*queues) > 1 {
+                        let key = if ps.keys.contains_key("queues") {
+                            "queues"
+                        } else {
+                            "queue"
+                        };
+                        return fail(key, format!(
+                            "queues {}..{} of {dev}: the testbed creates its veths and VXLAN devices with one queue (queue 0); several queues need a [[nic]] port with that many channels (`ethtool -l`)",
+                            cfg.queue,
+                            u64::from(cfg.queue) + u64::from(*queues)
+                        ));
+                    }
+                }
+                let mtu = *self.raw.mtu.get_ref();
+                let frame = mtu + ETH_HLEN as u32;
+                let max_rx = cfg.frame_size.saturating_sub(XDP_PACKET_HEADROOM);
+                if frame > max_rx {
+                    let key = if ps.keys.contains_key("frame_size") {
+                        "frame_size".to_string()
+                    } else {
+                        String::new()
+                    };
+                    let (k, sp) = if key.is_empty() {
+                        (
+                            "mtu".to_string(),
+                            Some(self.raw.mtu.span()).filter(|s| s.end > 0),
+                        )
+                    } else {
+                        ps.origin(&key)
+                    };
+                    return Err(ctx.err(&k, sp, format!(
+                        "mtu {mtu} gives frames of {frame} bytes, but an AF_XDP port with {}-byte chunks receives at most {max_rx} (chunk minus {XDP_PACKET_HEADROOM} bytes of headroom): set frame_size = 4096 on afxdp ports or lower the mtu ({at})",
+                        cfg.frame_size
+                    )));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -1101,6 +1496,217 @@ mod tests {
         // a NIC on a link that does not cross machines
         let e = err("[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n");
         assert!(e.contains("does not cross machines"), "{e}");
+    }
+
+    /// The `[[port]]` table of `sw`:`port` with `interface` left out.
+    fn table(d: &Desc, sw: &str, port: u16) -> toml::Table {
+        let i = d.topo.switches.iter().position(|s| s.name == sw).unwrap();
+        let mut t = d.port_table(i as u32, port);
+        assert_eq!(
+            t.remove("interface")
+                .and_then(|v| v.as_str().map(String::from)),
+            Some(format!("s{i}p{port}"))
+        );
+        t
+    }
+
+    fn tbl(s: &str) -> toml::Table {
+        toml::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn port_backends_per_switch_and_port() {
+        let d = parse(
+            "[ports]\nbackend = \"afxdp\"\nmode = \"skb\"\n\
+             [[ports.override]]\nswitch = \"edge-*\"\nbackend = \"afpacket\"\ntpacket = \"v3\"\n\
+             [[ports.override]]\nswitch = \"core-c0\"\nport = 1\nmode = \"copy\"\nrx_ring = 1024\n\
+             [[ports.override]]\nswitch = \"core-c1\"\nbackend = \"afxdp\"\nfill_ring = 4096\n",
+        )
+        .unwrap();
+        // [ports]: afxdp in SKB mode everywhere ...
+        assert_eq!(
+            table(&d, "agg-p0-a0", 2),
+            tbl("backend = \"afxdp\"\nmode = \"skb\"")
+        );
+        // ... but the edge switches: another backend starts afresh (no `mode` leaks in)
+        for p in 0..4 {
+            assert_eq!(
+                table(&d, "edge-p3-e1", p),
+                tbl("backend = \"afpacket\"\ntpacket = \"v3\"")
+            );
+        }
+        // one port of core-c0: the same backend, so its keys add to [ports]'s
+        assert_eq!(
+            table(&d, "core-c0", 1),
+            tbl("backend = \"afxdp\"\nmode = \"copy\"\nrx_ring = 1024")
+        );
+        assert_eq!(
+            table(&d, "core-c0", 0),
+            tbl("backend = \"afxdp\"\nmode = \"skb\"")
+        );
+        // naming the same backend again keeps the keys it had
+        assert_eq!(
+            table(&d, "core-c1", 3),
+            tbl("backend = \"afxdp\"\nfill_ring = 4096\nmode = \"skb\"")
+        );
+        let edge0 = d
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == "edge-p0-e0")
+            .unwrap();
+        assert_eq!(d.port_backends(edge0 as u32), vec!["afpacket"; 4]);
+        assert_eq!(d.port_backends(19), vec!["afxdp"; 4]);
+        // where a key came from
+        let c0 = d
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == "core-c0")
+            .unwrap();
+        let k = &d.ports[c0][1].keys["rx_ring"];
+        assert_eq!(k.key, "ports.override[1].rx_ring");
+        assert_eq!(line_of(&d.text, k.span.clone().unwrap().start), 12);
+        assert_eq!(d.ports[c0][1].keys["mode"].key, "ports.override[1].mode");
+        assert_eq!(d.ports[c0][0].keys["mode"].key, "ports.mode");
+    }
+
+    #[test]
+    fn old_descriptions_keep_their_meaning() {
+        // nothing said: AF_PACKET, the switch's default TPACKET version
+        let d = parse("").unwrap();
+        assert_eq!(table(&d, "core-c3", 0), tbl("backend = \"afpacket\""));
+        // tpacket only: [ports] for every port, overrides on top
+        let d = parse(
+            "[ports]\nbackend = \"afpacket\"\ntpacket = \"v3\"\n\
+             [[ports.override]]\nswitch = \"core-*\"\ntpacket = \"v2\"\n\
+             [[ports.override]]\nswitch = \"edge-p0-e0\"\nport = 0\ntpacket = \"v2\"\n",
+        )
+        .unwrap();
+        let v3 = tbl("backend = \"afpacket\"\ntpacket = \"v3\"");
+        let v2 = tbl("backend = \"afpacket\"\ntpacket = \"v2\"");
+        assert_eq!(table(&d, "agg-p1-a1", 0), v3);
+        assert_eq!(table(&d, "core-c2", 3), v2);
+        assert_eq!(table(&d, "edge-p0-e0", 0), v2);
+        assert_eq!(table(&d, "edge-p0-e0", 1), v3);
+    }
+
+    /// `(key, line, fragment)` of every rejected `[ports]` body.
+    #[test]
+    fn port_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
+        let cases: &[(&str, &str, usize, &str)] = &[
+            // backend: the switch's own names, then what the testbed can use
+            ("[ports]\nbackend = \"dpdk\"\n", "ports.backend", 2, "unknown variant `dpdk`"),
+            ("[ports]\nbackend = 4\n", "ports.backend", 2, "expected a string"),
+            ("[ports]\nbackend = \"mem\"\n", "ports.backend", 2, "cannot carry a fabric link"),
+            ("\n[[ports.override]]\nswitch = \"core-*\"\nbackend = \"afxpd\"\n", "ports.override[0].backend", 4, "afxpd"),
+            // values: the switch's types and enums
+            ("[ports]\ntpacket = \"v9\"\n", "ports.tpacket", 2, "unknown variant `v9`"),
+            ("[ports]\nbackend = \"afxdp\"\nmode = \"fast\"\n", "ports.mode", 3, "unknown variant `fast`"),
+            ("[ports]\nbackend = \"afxdp\"\n[[ports.override]]\nswitch = \"agg-*\"\nqueues = \"two\"\n", "ports.override[0].queues", 5, "invalid type"),
+            // keys: unknown ones, and those of another backend
+            ("[ports]\nbackend = \"afxdp\"\nmoed = \"skb\"\n", "ports.moed", 3, "unknown field `moed`"),
+            ("[ports]\nbackend = \"afxdp\"\ntpacket = \"v3\"\n", "ports.tpacket", 3, "applies only to afpacket ports"),
+            ("[[ports.override]]\nswitch = \"edge-*\"\nmode = \"skb\"\n", "ports.override[0].mode", 3, "applies only to afxdp ports"),
+            ("[ports]\ninterface = \"eth0\"\n", "ports.interface", 2, "[[nic]]"),
+            // ranges and geometry: the switch's checks, named by the table that set them
+            ("[ports]\nbackend = \"afxdp\"\n[[ports.override]]\nswitch = \"core-c1\"\nrx_ring = 1000\n", "ports.override[0].rx_ring", 5, "power of two"),
+            ("[ports]\nbackend = \"afxdp\"\nframe_size = 1024\n", "ports.frame_size", 3, "2048 or 4096"),
+            // selecting ports
+            ("[[ports.override]]\nswitch = \"nope-*\"\ntpacket = \"v3\"\n", "ports.override[0]", 2, "nope-*"),
+            ("[[ports.override]]\nswitch = \"core-c0\"\nport = 9\ntpacket = \"v3\"\n", "ports.override[0]", 2, "port 9"),
+            ("[[ports.override]]\nswitch = \"core-c0\"\nport = \"1\"\ntpacket = \"v3\"\n", "ports.override[0].port", 3, "port number"),
+            ("[[ports.override]]\nswitch = \"core-c0\"\n", "ports.override[0]", 2, "sets nothing"),
+            ("[[ports.override]]\ntpacket = \"v3\"\n", "ports.override[0]", 2, "missing `switch`"),
+            // where the port is: testbed veths
+            ("[ports]\nbackend = \"afxdp\"\nmode = \"zerocopy\"\n", "ports.mode", 3, "no zero-copy AF_XDP"),
+            ("[ports]\nbackend = \"afxdp\"\nqueues = 2\n", "ports.queues", 3, "one queue"),
+            ("[ports]\nbackend = \"afxdp\"\nqueue = 1\n", "ports.queue", 3, "one queue"),
+            ("mtu = 3000\n[ports]\nbackend = \"afxdp\"\n", "mtu", 1, "frame_size = 4096"),
+            ("mtu = 4000\n[ports]\nbackend = \"afxdp\"\nframe_size = 4096\n", "ports.frame_size", 4, "at most 3840"),
+            // the rest of the switch's rules still apply, to the fabric's [switch]
+            ("[switch]\nworkers = 5\n", "switch.workers", 0, "only 4 ports"),
+            ("target = \"bmv2\"\n[ports]\nbackend = \"afxdp\"\n", "ports.backend", 3, "bmv2"),
+        ];
+        for (body, key, line, frag) in cases {
+            let e = err(body);
+            assert!(
+                e.starts_with(&format!("t.toml: {key}: ")),
+                "{body:?}: want key {key}: {e}"
+            );
+            if *line > 0 {
+                assert!(
+                    e.ends_with(&format!("(line {line})")),
+                    "{body:?}: want line {line}: {e}"
+                );
+            }
+            assert!(e.contains(frag), "{body:?}: want {frag:?}: {e}");
+        }
+        // what is fine on a veth
+        for ok in [
+            "[ports]\nbackend = \"afxdp\"\n",
+            "[ports]\nbackend = \"afxdp\"\nmode = \"copy\"\nqueue = 0\nqueues = 1\n",
+            "mtu = 3000\n[ports]\nbackend = \"afxdp\"\nframe_size = 4096\nmode = \"skb\"\n",
+            "mtu = 1778\n[ports]\nbackend = \"afxdp\"\n",
+            "[switch]\nworkers = 2\n[ports]\nbackend = \"afpacket\"\nfanout = 7\n",
+            "target = \"bmv2\"\n[ports]\ntpacket = \"v3\"\n",
+        ] {
+            parse(ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+        }
+    }
+
+    #[test]
+    fn afxdp_on_vxlan_and_nic_ports() {
+        let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+        // the far end of core-c0:0, for a NIC pair
+        let d = parse(two).unwrap();
+        let c0 = d
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == "core-c0")
+            .unwrap() as u32;
+        let l = d
+            .links
+            .iter()
+            .find(|l| l.a == (Node::Switch(c0), 0) || l.b == (Node::Switch(c0), 0))
+            .unwrap();
+        let far = if l.a.0 == Node::Switch(c0) { l.b } else { l.a };
+        let far = format!("{}:{}", d.node_name(far.0), far.1);
+        let nics = format!(
+            "[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n[[nic]]\nport = \"{far}\"\ninterface = \"eth2\"\n"
+        );
+        // VXLAN devices: generic XDP only (auto falls back to it)
+        let e = err(&format!(
+            "{two}[ports]\nbackend = \"afxdp\"\nmode = \"copy\"\n"
+        ));
+        assert!(
+            e.contains("ports.mode") && e.contains("a VXLAN device"),
+            "{e}"
+        );
+        assert!(e.ends_with("(line 15)"), "{e}");
+        parse(&format!(
+            "{two}[ports]\nbackend = \"afxdp\"\nmode = \"skb\"\n"
+        ))
+        .unwrap();
+        parse(&format!("{two}[ports]\nbackend = \"afxdp\"\n")).unwrap();
+        // a NIC: zero-copy and several queues are the driver's business
+        let nic_only = format!(
+            "{two}{nics}[[ports.override]]\nswitch = \"core-c0\"\nport = 0\nbackend = \"afxdp\"\nmode = \"zerocopy\"\nqueues = 4\n"
+        );
+        let d = parse(&nic_only).unwrap();
+        assert_eq!(
+            table(&d, "core-c0", 0),
+            tbl("backend = \"afxdp\"\nmode = \"zerocopy\"\nqueues = 4")
+        );
+        // ... but not on the VXLAN port next to it
+        let e = err(&format!(
+            "{two}{nics}[[ports.override]]\nswitch = \"core-c0\"\nbackend = \"afxdp\"\nmode = \"zerocopy\"\n"
+        ));
+        assert!(
+            e.contains("ports.override[0].mode") && e.contains("core-c0:1"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -257,12 +257,7 @@ pub fn is_fabric_ns(name: &str, ns: &str) -> bool {
 fn switch_config(desc: &Desc, sw: u32, socket: &Path) -> String {
     let s = &desc.topo.switches[sw as usize];
     let mut t = toml::Table::new();
-    let mut sws = desc.raw.switch.clone();
-    sws.insert(
-        "mode".into(),
-        toml::Value::String(desc.raw.polling.get_ref().clone()),
-    );
-    t.insert("switch".into(), toml::Value::Table(sws));
+    t.insert("switch".into(), toml::Value::Table(desc.switch_table()));
     if !desc.daemon {
         // no canopyd: the switch computes its own tables at start
         let mut tables = toml::Table::new();
@@ -278,17 +273,7 @@ fn switch_config(desc: &Desc, sw: u32, socket: &Path) -> String {
     mgmt.insert("socket".into(), socket.display().to_string().into());
     t.insert("management".into(), toml::Value::Table(mgmt));
     let ports: Vec<toml::Value> = (0..s.ports.len() as u16)
-        .map(|p| {
-            let mut pt = toml::Table::new();
-            pt.insert("backend".into(), "afpacket".into());
-            pt.insert("interface".into(), Desc::ifname(Node::Switch(sw), p).into());
-            let tp = desc
-                .tpacket
-                .get(&(sw, p))
-                .unwrap_or(desc.raw.ports.tpacket.get_ref());
-            pt.insert("tpacket".into(), tp.clone().into());
-            toml::Value::Table(pt)
-        })
+        .map(|p| toml::Value::Table(desc.port_table(sw, p)))
         .collect();
     t.insert("port".into(), toml::Value::Array(ports));
     format!(
@@ -1303,6 +1288,62 @@ mod tests {
             "ft-x", "ftx-s0", "ft-s", "ft-s1a", "ft-u0", "ft", "xft-s0", "ft-s-1",
         ] {
             assert!(!is_fabric_ns("ft", other), "{other}");
+        }
+    }
+
+    #[test]
+    fn mixed_backends_generate_the_switch_ports_asked_for() {
+        use canopy_dataplane::port::afpacket::TpacketVersion;
+        use canopy_dataplane::port::afxdp::XdpMode;
+        use canopy_switch::config::{Config, PortSpec};
+        let d = Desc::parse(
+            "t.toml",
+            "topology = \"fat-tree:k=2\"\n[ports]\nbackend = \"afxdp\"\nmode = \"skb\"\n\
+             [[ports.override]]\nswitch = \"edge-*\"\nbackend = \"afpacket\"\ntpacket = \"v3\"\n\
+             [[ports.override]]\nswitch = \"core-c0\"\nport = 1\nmode = \"copy\"\nrx_ring = 1024\n",
+        )
+        .unwrap();
+        let parsed = |name: &str| {
+            let i = d.topo.switches.iter().position(|s| s.name == name).unwrap() as u32;
+            let text = switch_config(&d, i, Path::new("/tmp/x.sock"));
+            (
+                i,
+                Config::parse(Path::new("s.toml"), &text)
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"))
+                    .ports,
+            )
+        };
+        let (e, ports) = parsed("edge-p0-e0");
+        assert!(!ports.is_empty());
+        for (p, spec) in ports.iter().enumerate() {
+            match spec {
+                PortSpec::AfPacket { interface, cfg } => {
+                    assert_eq!(interface, &format!("s{e}p{p}"));
+                    assert_eq!(cfg.version, TpacketVersion::V3);
+                }
+                s => panic!("{s:?}"),
+            }
+        }
+        let (c, ports) = parsed("core-c0");
+        assert!(ports.len() >= 2);
+        for (p, spec) in ports.iter().enumerate() {
+            match spec {
+                PortSpec::AfXdp {
+                    interface,
+                    cfg,
+                    queues,
+                } => {
+                    assert_eq!(interface, &format!("s{c}p{p}"));
+                    assert_eq!(*queues, 1);
+                    let (mode, rx) = if p == 1 {
+                        (XdpMode::Copy, 1024)
+                    } else {
+                        (XdpMode::Skb, 2048)
+                    };
+                    assert_eq!((cfg.mode, cfg.rx_ring), (mode, rx), "port {p}");
+                }
+                s => panic!("{s:?}"),
+            }
         }
     }
 
