@@ -34,6 +34,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
         drops: BTreeMap::new(),
         conserved: false,
         unchecked: Some(format!("did not answer {when} the run")),
+        backends: vec![],
     };
     let mut out: Vec<SwitchDelta> = before
         .keys()
@@ -74,6 +75,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
             drops,
             conserved: rx == tx + dropped,
             unchecked: None,
+            backends: vec![],
         }
     }));
     out

@@ -194,6 +194,34 @@ pub struct SwitchDelta {
     /// such a switch does not fail the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unchecked: Option<String>,
+    /// Backend of each port, in port order, as the switch's `health` reports it when the
+    /// run starts: `afpacket`, `afxdp/zerocopy`, `afxdp/copy`, `afxdp/skb` (the mode
+    /// obtained, not the one asked for). Empty when unknown (a bmv2 target, a switch that
+    /// did not answer, a results file from before this field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backends: Vec<String>,
+}
+
+/// `backends` counted by name, in the order each first appears: `[("afxdp/skb", 2),
+/// ("afpacket", 2)]`.
+pub fn backend_counts<'a>(backends: impl IntoIterator<Item = &'a String>) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for b in backends {
+        match out.iter_mut().find(|(n, _)| n == b) {
+            Some((_, c)) => *c += 1,
+            None => out.push((b.clone(), 1)),
+        }
+    }
+    out
+}
+
+/// `afxdp/skb ×2, afpacket ×2` (empty when `backends` is).
+pub fn backend_summary<'a>(backends: impl IntoIterator<Item = &'a String>) -> String {
+    backend_counts(backends)
+        .iter()
+        .map(|(n, c)| format!("{n} ×{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Frames carried by one fabric link over the run, in each direction.

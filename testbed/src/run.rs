@@ -13,6 +13,7 @@ use crate::fabric::state::{state_dir, State};
 use crate::linkload::{self, Snapshot};
 use crate::results::{Machine, RunMeta, RunResults, SCHEMA_VERSION};
 use crate::traffic::{Generator, TrafficSpec};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -90,6 +91,31 @@ pub fn snapshot(state: &State) -> Result<Snapshot> {
         }
     }
     Ok(snap)
+}
+
+/// The backend of every port of every switch of `state`, by switch name, as each
+/// switch's `health` reports it (`afpacket`, `afxdp/copy`, ...: the AF_XDP mode
+/// obtained). bmv2 switches, and switches that do not answer (with a warning), are left
+/// out: their report rows then name no backend.
+pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
+    let mut m = BTreeMap::new();
+    if state.target == "bmv2" {
+        return m;
+    }
+    for s in &state.switches {
+        match crate::mgmt::health(&s.socket, MGMT_TIMEOUT) {
+            Ok(h) => {
+                let mut ports = h.ports;
+                ports.sort_by_key(|p| p.port);
+                m.insert(
+                    s.name.clone(),
+                    ports.into_iter().map(|p| p.backend).collect(),
+                );
+            }
+            Err(e) => tracing::warn!(switch = %s.name, "no health: {e}"),
+        }
+    }
+    m
 }
 
 /// bmv2 loses frames between the program's ingress and egress counters without
@@ -211,11 +237,17 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     let mut meta = meta(&state, &opts.name, &opts.command);
     meta.pattern = opts.spec.pattern.to_string();
     meta.frame_len = opts.spec.frame_len();
+    let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (trials, search) = g.run(&opts.spec)?;
     let after = snapshot(&state)?;
     report_to_daemon(&state, &trials);
-    finish(&state, meta, trials, search, &before, &after, &opts.out)
+    let counters = Counters {
+        before: &before,
+        after: &after,
+        backends: &backends,
+    };
+    finish(&state, meta, trials, search, &counters, &opts.out)
 }
 
 /// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
@@ -287,11 +319,17 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
         o.from
     );
     meta.frame_len = frames.iter().map(|f| f.data.len()).max().unwrap_or(0);
+    let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (trial, unmeasured) = g.replay(o.from, &frames, o.pps, Duration::from_millis(200))?;
     let after = snapshot(&state)?;
     report_to_daemon(&state, std::slice::from_ref(&trial));
-    let out = finish(&state, meta, vec![trial], None, &before, &after, &o.out)?;
+    let counters = Counters {
+        before: &before,
+        after: &after,
+        backends: &backends,
+    };
+    let out = finish(&state, meta, vec![trial], None, &counters, &o.out)?;
     Ok((out, unmeasured))
 }
 
@@ -333,16 +371,23 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
     }
 }
 
+/// What `run` read from the switches: counters before and after, port backends.
+struct Counters<'a> {
+    before: &'a Snapshot,
+    after: &'a Snapshot,
+    backends: &'a BTreeMap<String, Vec<String>>,
+}
+
 /// Results from the trials and the counter snapshots, written to `out`.
 fn finish(
     state: &State,
     meta: RunMeta,
     trials: Vec<crate::results::Trial>,
     search: Option<crate::results::SearchResult>,
-    before: &Snapshot,
-    after: &Snapshot,
+    c: &Counters,
     out: &Path,
 ) -> Result<RunOutcome> {
+    let (before, after) = (c.before, c.after);
     let topo = canopy_control::build_str(&state.hosts.topology)
         .map_err(|e| TestbedError::Frame(format!("topology {}: {e}", state.hosts.topology)))?;
     let results = RunResults {
@@ -354,6 +399,9 @@ fn finish(
             let mut d = linkload::switch_deltas(before, after);
             if state.target == "bmv2" {
                 bmv2_queue_losses(&mut d);
+            }
+            for s in &mut d {
+                s.backends = c.backends.get(&s.name).cloned().unwrap_or_default();
             }
             d
         },
@@ -377,6 +425,7 @@ mod tests {
             drops: drops.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
             conserved: rx == tx + drops.iter().map(|x| x.1).sum::<u64>(),
             unchecked: None,
+            backends: vec![],
         };
         let mut v = vec![
             d(100, 90, &[("not_canopy", 4)]), // 6 lost in bmv2's queues

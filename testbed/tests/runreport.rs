@@ -142,6 +142,14 @@ fn switches() -> Vec<SwitchDelta> {
             drops,
             conserved: true,
             unchecked: None,
+            // mixed backends: odd switches have two AF_XDP ports
+            backends: if i % 2 == 0 {
+                vec!["afpacket".into(); 4]
+            } else {
+                ["afxdp/skb", "afxdp/skb", "afpacket", "afpacket"]
+                    .map(String::from)
+                    .to_vec()
+            },
         });
     }
     v
@@ -469,6 +477,13 @@ fn write_and_check(r: &RunResults, dir: &TempDir) -> runreport::Written {
                 "{row}"
             );
         }
+        // which backend each port used
+        let want = if s.backends.is_empty() {
+            "—".to_string()
+        } else {
+            canopy_testbed::results::backend_summary(&s.backends)
+        };
+        assert!(row.ends_with(&format!("| {want} |")), "{row}");
     }
     // Summary fits one screen.
     let sum = runreport::summary(r, Some(&w));
@@ -554,6 +569,30 @@ fn fixed_rate_report() {
         !sum.lines().any(|l| l.ends_with('…')),
         "nothing clipped:\n{sum}"
     );
+    // the port backends of the fabric: 10 switches × 4 AF_PACKET ports, 10 × 2 + 2
+    assert!(
+        sum.contains("Port backends: afpacket ×60, afxdp/skb ×20"),
+        "{sum}"
+    );
+    assert!(
+        md.contains("| port backends | afpacket ×60, afxdp/skb ×20 |"),
+        "backends in What ran"
+    );
+    assert!(
+        md.contains("| afxdp/skb ×2, afpacket ×2 |"),
+        "a mixed switch row"
+    );
+    // results.json keeps them per port, and older files without them still load
+    let back: canopy_testbed::results::RunResults = serde_json::from_str(&read(&w.json)).unwrap();
+    assert_eq!(back.switches[1].backends[0], "afxdp/skb");
+    let mut old: serde_json::Value = serde_json::from_str(&read(&w.json)).unwrap();
+    for s in old["switches"].as_array_mut().unwrap() {
+        s.as_object_mut().unwrap().remove("backends");
+    }
+    let back: canopy_testbed::results::RunResults = serde_json::from_value(old).unwrap();
+    assert!(back.switches.iter().all(|s| s.backends.is_empty()));
+    let md = runreport::markdown(&back).unwrap();
+    assert!(md.contains("| port backends | — |"), "unknown backends");
 }
 
 #[test]

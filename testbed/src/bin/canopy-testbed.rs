@@ -469,13 +469,16 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                         let ok = h.tables_loaded && up == h.ports.len();
                         bad += usize::from(!ok);
                         println!(
-                            "{:<16} {:<8} {:>8} {:<8} {:<7} {up}/{} up, {} worker(s) {}, uptime {:.0} s",
+                            "{:<16} {:<8} {:>8} {:<8} {:<7} {up}/{} up ({}), {} worker(s) {}, uptime {:.0} s",
                             s.switch.name,
                             s.machine,
                             h.pid,
                             if h.tables_loaded { "loaded" } else { "none" },
                             if ok { "ok" } else { "DEGRADED" },
                             h.ports.len(),
+                            canopy_testbed::results::backend_summary(
+                                h.ports.iter().map(|p| &p.backend)
+                            ),
                             h.workers,
                             h.mode,
                             h.uptime_s

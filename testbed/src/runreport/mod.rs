@@ -290,6 +290,13 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         ],
         vec!["pattern".into(), code(&m.pattern)],
         vec![
+            "port backends".into(),
+            dash_if_empty(&crate::results::backend_summary(
+                r.switches.iter().flat_map(|s| &s.backends),
+            ))
+            .into(),
+        ],
+        vec![
             "frame size".into(),
             format!(
                 "{} B ({} B on the wire with FCS)",
@@ -450,6 +457,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
                     }
                     .into(),
                     reasons.into(),
+                    dash_if_empty(&crate::results::backend_summary(&s.backends)).into(),
                 ]
             })
             .collect();
@@ -462,6 +470,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
                 "rx − tx − drops",
                 "conserved",
                 "drops by reason",
+                "port backends",
             ]
             .iter()
             .map(|s| s.to_string())
@@ -531,6 +540,10 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         m.machine.cpus,
         dash_if_empty(&m.machine.kernel)
     ));
+    let backends = crate::results::backend_summary(r.switches.iter().flat_map(|s| &s.backends));
+    if !backends.is_empty() {
+        lines.push(format!("Port backends: {backends}"));
+    }
     lines.extend(result_lines(r));
     // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.
     let mut shown: Vec<(String, usize)> = Vec::new();
