@@ -45,7 +45,13 @@ pub struct Fab {
 impl Fab {
     /// A fixture named `cfab<pid><tag>`.
     pub fn new(tag: &str) -> Fab {
-        let name = format!("cfab{}{tag}", std::process::id());
+        Fab::named("cfab", tag)
+    }
+
+    /// A fixture named `<prefix><pid><tag>` (a test file's own prefix, so its namespaces
+    /// `<name>-s<i>`, `<name>-h<i>` are named like no other test's).
+    pub fn named(prefix: &str, tag: &str) -> Fab {
+        let name = format!("{prefix}{}{tag}", std::process::id());
         let dir = std::env::temp_dir().join(format!("{name}-test"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
