@@ -413,8 +413,9 @@ pub struct Desc {
 
 /// Whether the testbed can give a switch port this `canopy-switch` backend: every port is
 /// an interface in the switch's namespace (a veth, a VXLAN device or a NIC). A backend
-/// added to `canopy-switch` makes this match (and the one in [`Desc::check_port_place`])
-/// fail to compile until the testbed says where it can run.
+/// added to `canopy-switch` is refused here, naming it, until the testbed says how it
+/// opens the port (its `[[port]]` keys in [`Desc::port_table`]) and where it can run
+/// ([`Desc::check_port_place`]).
 fn testbed_backend(b: BackendName) -> std::result::Result<(), String> {
     match b {
         BackendName::Afpacket | BackendName::Afxdp => Ok(()),
@@ -422,6 +423,11 @@ fn testbed_backend(b: BackendName) -> std::result::Result<(), String> {
             "in-process (`mem`) ports cannot carry a fabric link: use \"afpacket\" or \"afxdp\""
                 .into(),
         ),
+        // backends canopy-switch gains later
+        #[allow(unreachable_patterns)]
+        other => Err(format!(
+            "canopy-switch knows this backend ({other:?}), but the testbed cannot give it a fabric port yet: use \"afpacket\" or \"afxdp\""
+        )),
     }
 }
 
@@ -1321,6 +1327,12 @@ impl Desc {
                 }
                 Ok(())
             }
+            // backends canopy-switch gains later ([`testbed_backend`] refuses them first)
+            #[allow(unreachable_patterns)]
+            other => fail(
+                "backend",
+                format!("the testbed cannot place {} ports yet", other.backend()),
+            ),
         }
     }
 
