@@ -457,8 +457,14 @@ fn resolve_ports(ctx: &Ctx, pd: &PortsDesc, topo: &Topology) -> Result<Vec<Vec<P
                     ),
                 )
             })?;
-            let known = BackendName::deserialize(toml::Value::String(name.into()))
-                .map_err(|e| ctx.err(&key, Some(b.span()), format!("{name:?}: {e}")))?;
+            let known =
+                BackendName::deserialize(toml::Value::String(name.into())).map_err(|e| {
+                    ctx.err(
+                        &key,
+                        Some(b.span()),
+                        format!("{name:?}: {}", e.to_string().trim_end()),
+                    )
+                })?;
             testbed_backend(known)
                 .map_err(|w| ctx.err(&key, Some(b.span()), format!("{name:?}: {w}")))?;
         }
@@ -1608,7 +1614,7 @@ mod tests {
     fn port_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
         let cases: &[(&str, &str, usize, &str)] = &[
             // backend: the switch's own names, then what the testbed can use
-            ("[ports]\nbackend = \"dpdk\"\n", "ports.backend", 2, "unknown variant `dpdk`"),
+            ("[ports]\nbackend = \"dpdk\"\n", "ports.backend", 2, "\"dpdk\": unknown variant `dpdk`, expected one of `afpacket`, `afxdp`, `mem` (line 2)"),
             ("[ports]\nbackend = 4\n", "ports.backend", 2, "expected a string"),
             ("[ports]\nbackend = \"mem\"\n", "ports.backend", 2, "cannot carry a fabric link"),
             ("\n[[ports.override]]\nswitch = \"core-*\"\nbackend = \"afxpd\"\n", "ports.override[0].backend", 4, "afxpd"),

@@ -1364,6 +1364,6 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
             n += 1;
         }
-        assert_eq!(n, 4);
+        assert_eq!(n, 5);
     }
 }
