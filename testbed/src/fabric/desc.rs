@@ -1614,7 +1614,7 @@ mod tests {
     fn port_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
         let cases: &[(&str, &str, usize, &str)] = &[
             // backend: the switch's own names, then what the testbed can use
-            ("[ports]\nbackend = \"dpdk\"\n", "ports.backend", 2, "\"dpdk\": unknown variant `dpdk`, expected one of `afpacket`, `afxdp`, `mem` (line 2)"),
+            ("[ports]\nbackend = \"ovs\"\n", "ports.backend", 2, "\"ovs\": unknown variant `ovs`, expected one of `afpacket`, `afxdp`"),
             ("[ports]\nbackend = 4\n", "ports.backend", 2, "expected a string"),
             ("[ports]\nbackend = \"mem\"\n", "ports.backend", 2, "cannot carry a fabric link"),
             ("\n[[ports.override]]\nswitch = \"core-*\"\nbackend = \"afxpd\"\n", "ports.override[0].backend", 4, "afxpd"),
