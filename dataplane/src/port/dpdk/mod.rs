@@ -459,6 +459,12 @@ pub fn open(eal: &Arc<Eal>, device: &str, cfg: &DpdkConfig) -> Result<Vec<DpdkPo
         0
     };
     sys::configure(id, cfg.queues, 1, rss).map_err(|c| dev_err("rte_eth_dev_configure", c))?;
+    // from here on a failure closes the device before its pool is freed (its queues
+    // would point into the pool)
+    let fail = |e: DpdkError| {
+        sys::stop_and_close(id);
+        e
+    };
     let socket = sys::socket_id(id).max(0);
     let mbufs = pool_size(cfg);
     let pool = sys::Mempool::create(&format!("canopy_p{id}"), mbufs, MBUF_CACHE, socket).map_err(
@@ -471,11 +477,11 @@ pub fn open(eal: &Arc<Eal>, device: &str, cfg: &DpdkConfig) -> Result<Vec<DpdkPo
     )?;
     for q in 0..cfg.queues {
         sys::rx_queue_setup(id, q, cfg.rx_desc, socket as u32, &pool)
-            .map_err(|c| dev_err("rte_eth_rx_queue_setup", c))?;
+            .map_err(|c| fail(dev_err("rte_eth_rx_queue_setup", c)))?;
     }
     sys::tx_queue_setup(id, 0, cfg.tx_desc, socket as u32)
-        .map_err(|c| dev_err("rte_eth_tx_queue_setup", c))?;
-    sys::start(id).map_err(|c| dev_err("rte_eth_dev_start", c))?;
+        .map_err(|c| fail(dev_err("rte_eth_tx_queue_setup", c)))?;
+    sys::start(id).map_err(|c| fail(dev_err("rte_eth_dev_start", c)))?;
     // not every driver has a promiscuous mode (af_packet has); a switch port wants it
     let _ = sys::promiscuous(id);
     let mtu = sys::mtu(id).unwrap_or(1500);
