@@ -283,12 +283,41 @@ pub fn check_hugepages(args: &[String], meminfo: &str) -> Result<(), DpdkError> 
     Ok(())
 }
 
+/// `--lcores` value that makes lcore 0 run on `cpus` (`0@(1,3-5)`), or `0` when empty.
+pub fn lcores_arg(cpus: &[usize]) -> String {
+    if cpus.is_empty() {
+        return "0".into();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    format!("0@({})", parts.join(","))
+}
+
 /// The full EAL argument list for `user` arguments: program name, the user's
 /// arguments, then the defaults they do not override: `--in-memory` (no files in
 /// /dev/hugepages or /var/run/dpdk; not with `--no-huge`), `--file-prefix=canopy<pid>`
-/// (no clash with another DPDK process), `-l 0` (one lcore: the workers are Canopy's
-/// threads, not EAL's), `--no-telemetry`. `--no-pci` only when the user writes it.
+/// (no clash with another DPDK process), `--lcores=0@(CPUS)` (one lcore, on the CPUs
+/// the process may use, e.g. under `taskset`: the workers are Canopy's threads, not
+/// EAL's), `--no-telemetry`. `--no-pci` only when the user writes it.
 pub fn eal_argv(user: &[String]) -> Vec<String> {
+    let cpus = sys::Affinity::save().map(|a| a.cpus()).unwrap_or_default();
+    eal_argv_on(user, &cpus)
+}
+
+/// [`eal_argv`] with the process's CPUs given.
+pub fn eal_argv_on(user: &[String], cpus: &[usize]) -> Vec<String> {
     let has = |p: &[&str]| {
         user.iter()
             .any(|a| p.iter().any(|p| a == p || a.starts_with(&format!("{p}="))))
@@ -302,8 +331,7 @@ pub fn eal_argv(user: &[String]) -> Vec<String> {
         v.push(format!("--file-prefix=canopy{}", std::process::id()));
     }
     if !has(&["-l", "-c", "--lcores"]) {
-        v.push("-l".into());
-        v.push("0".into());
+        v.push(format!("--lcores={}", lcores_arg(cpus)));
     }
     if !has(&["--telemetry", "--no-telemetry"]) {
         v.push("--no-telemetry".into());
@@ -738,7 +766,11 @@ mod tests {
             v.iter().filter(|a| a.starts_with("--file-prefix")).count(),
             1
         );
-        assert!(!v.contains(&"-l".to_string()));
+        assert_eq!(v.iter().filter(|a| a.starts_with("--lcores")).count(), 1);
         assert!(v.contains(&"--no-pci".to_string()));
+        let v = eal_argv_on(&[], &[1]);
+        assert!(v.contains(&"--lcores=0@(1)".to_string()), "{v:?}");
+        assert_eq!(lcores_arg(&[0, 1, 2, 5, 7, 8]), "0@(0-2,5,7-8)");
+        assert_eq!(lcores_arg(&[]), "0");
     }
 }

@@ -61,6 +61,14 @@ impl Affinity {
         }
     }
 
+    /// The CPUs in the mask, ascending.
+    pub fn cpus(&self) -> Vec<usize> {
+        (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: i < CPU_SETSIZE, within the set.
+            .filter(|&i| unsafe { libc::CPU_ISSET(i, &self.0) })
+            .collect()
+    }
+
     /// Put the mask back on the calling thread.
     pub fn restore(&self) {
         // SAFETY: a mask read by sched_getaffinity, with its own size; 0 = this thread.
