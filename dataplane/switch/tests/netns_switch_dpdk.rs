@@ -253,8 +253,12 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
         }
         assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
     }
+    let pid = sw.pid();
     let (status, _) = sw.terminate();
     assert!(status.success(), "{status}");
+    // EAL's runtime directory went with the switch
+    let rt = format!("/var/run/dpdk/canopy{pid}");
+    assert!(!std::path::Path::new(&rt).exists(), "{rt} left behind");
 }
 
 /// Ports that cannot open fail the start with a message naming the port and the fix,
@@ -329,6 +333,112 @@ fn switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix() {
             assert!(err.contains(w), "{w:?} not in: {err}");
         }
     }
+}
+
+/// A machine without free huge pages: the switch runs in a private mount namespace where
+/// `/proc/meminfo` is a copy saying `HugePages_Free: 0` (a bind mount that only this
+/// process tree sees). The start fails before EAL with the port and the fix; with
+/// `--no-huge` in `eal_args` the check is skipped and the same switch starts.
+#[test]
+fn switch_without_free_hugepages_fails_naming_port_and_fix() {
+    if !can_run("switch_without_free_hugepages_fails_naming_port_and_fix") {
+        return;
+    }
+    if Command::new("unshare").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIP switch_without_free_hugepages_fails_naming_port_and_fix: no unshare (util-linux)"
+        );
+        return;
+    }
+    let ns = netns("nohp", &["sw", "h0"]);
+    canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
+    let dir = Dir::new("dpdknohp");
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let fake: String = meminfo
+        .lines()
+        .map(|l| {
+            if l.starts_with("HugePages_Free:") {
+                "HugePages_Free:        0".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let fake_path = dir.path("meminfo");
+    std::fs::write(&fake_path, fake + "\n").unwrap();
+    let run = |eal: &[String]| {
+        let cfg = config(
+            &dir,
+            false,
+            eal,
+            &[
+                "backend = \"mem\"",
+                "backend = \"dpdk\"\ndevice = \"net_af_packet0\"",
+            ],
+        );
+        let path = dir.path("switch.toml");
+        std::fs::write(&path, &cfg).unwrap();
+        let script = format!(
+            "mount --bind {} /proc/meminfo && exec timeout -s INT 3 {BIN} run --config {}",
+            fake_path.display(),
+            path.display()
+        );
+        Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                ns.name(0),
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+            ])
+            .args(["sh", "-c", &script])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--no-pci".into(), vdev(0, "dps0", "")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for w in [
+        "port[1]",
+        "net_af_packet0",
+        "no free huge pages",
+        "HugePages_Free 0",
+        "nr_hugepages",
+        "--no-huge",
+    ] {
+        assert!(err.contains(w), "{w:?} not in: {err}");
+    }
+    assert!(!err.contains("EAL: Detected"), "EAL ran: {err}");
+    // with --no-huge the check is skipped: the switch starts and stops on SIGINT (timeout)
+    let out = run(&[
+        "--no-pci".into(),
+        "--no-huge".into(),
+        "-m".into(),
+        "256".into(),
+        vdev(0, "dps0", ""),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dpdk port open"), "{err}");
+    assert!(err.contains("--no-shconf"), "{err}");
+    // 124: timeout sent SIGINT, on which the switch stops cleanly
+    assert_eq!(out.status.code(), Some(124), "{err}");
+    assert!(err.contains("stopped"), "{err}");
+    // the bind mount stayed in the private namespace
+    let host = std::fs::read_to_string("/proc/meminfo").unwrap();
+    assert_eq!(
+        canopy_dataplane_hugepages(&host),
+        canopy_dataplane_hugepages(&meminfo)
+    );
+}
+
+fn canopy_dataplane_hugepages(meminfo: &str) -> Option<String> {
+    meminfo
+        .lines()
+        .find(|l| l.starts_with("HugePages_Total:"))
+        .map(str::to_string)
 }
 
 /// Without the `dpdk` feature, `backend = "dpdk"` is refused when the configuration is

@@ -307,7 +307,8 @@ pub fn lcores_arg(cpus: &[usize]) -> String {
 
 /// The full EAL argument list for `user` arguments: program name, the user's
 /// arguments, then the defaults they do not override: `--in-memory` (no files in
-/// /dev/hugepages or /var/run/dpdk; not with `--no-huge`), `--file-prefix=canopy<pid>`
+/// /dev/hugepages or /var/run/dpdk; not with `--no-huge`, which gets `--no-shconf`
+/// instead), `--file-prefix=canopy<pid>`
 /// (no clash with another DPDK process), `--lcores=0@(CPUS)` (one lcore, on the CPUs
 /// the process may use, e.g. under `taskset`: the workers are Canopy's threads, not
 /// EAL's), `--no-telemetry`. `--no-pci` only when the user writes it.
@@ -326,6 +327,9 @@ pub fn eal_argv_on(user: &[String], cpus: &[usize]) -> Vec<String> {
     v.extend(user.iter().cloned());
     if !has(&["--in-memory", "--no-huge", "--legacy-mem"]) {
         v.push("--in-memory".into());
+    } else if !has(&["--in-memory", "--no-shconf"]) {
+        // --in-memory implies it; without it (--no-huge), no runtime files either
+        v.push("--no-shconf".into());
     }
     if !has(&["--file-prefix"]) {
         v.push(format!("--file-prefix=canopy{}", std::process::id()));
@@ -387,7 +391,40 @@ impl Eal {
 impl Drop for Eal {
     fn drop(&mut self) {
         sys::eal_cleanup();
+        // EAL creates its runtime directory even with --in-memory and leaves it behind
+        // (empty); remove it when it is ours and empty (remove_dir fails otherwise)
+        if let Some(dir) = runtime_dir(&self.args) {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
+}
+
+/// EAL's runtime directory for these arguments when its prefix is ours
+/// (`--file-prefix=canopy<pid>`): `/var/run/dpdk/<prefix>` for root, else
+/// `$XDG_RUNTIME_DIR/dpdk/<prefix>` (or `/tmp/dpdk/<prefix>`), as EAL makes it.
+fn runtime_dir(args: &[String]) -> Option<std::path::PathBuf> {
+    let own = format!("--file-prefix=canopy{}", std::process::id());
+    let prefix = args
+        .iter()
+        .find(|a| **a == own)?
+        .strip_prefix("--file-prefix=")?;
+    // the real uid (EAL decides with getuid), without unsafe: /proc/self/status
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
+        })
+        .unwrap_or(false);
+    let base = if root {
+        std::path::PathBuf::from("/var/run")
+    } else {
+        std::env::var_os("XDG_RUNTIME_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| "/tmp".into())
+    };
+    Some(base.join("dpdk").join(prefix))
 }
 
 /// Drop counters of one device, shared by its queue handles: the replicas add theirs
@@ -762,6 +799,7 @@ mod tests {
             "--no-pci".into(),
         ]);
         assert!(!v.contains(&"--in-memory".to_string()));
+        assert!(v.contains(&"--no-shconf".to_string()));
         assert_eq!(
             v.iter().filter(|a| a.starts_with("--file-prefix")).count(),
             1
