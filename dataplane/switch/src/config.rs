@@ -271,6 +271,9 @@ pub const MAX_DPDK_DEVICE: usize = 63;
 pub const DPDK_DESC_RANGE: (u16, u16) = (64, 16384);
 /// Most RX queues of a DPDK port.
 pub const MAX_DPDK_QUEUES: u32 = 64;
+/// Adaptive mode's default `max_sleep_us` in a switch with a `dpdk` port (DPDK ports
+/// have no fd to wake the worker, so it sleeps the whole bound each time).
+pub const DPDK_ADAPTIVE_MAX_SLEEP_US: u64 = 100;
 /// Default DPDK descriptors (RX per queue, and TX).
 pub const DEFAULT_DPDK_DESC: u16 = 1024;
 
@@ -593,7 +596,7 @@ impl Config {
                 PollMode::Busy
             }
         };
-        let engine = EngineConfig {
+        let mut engine = EngineConfig {
             workers: s.workers,
             ring_size: s.ring_size,
             drain_interval: Duration::from_micros(s.drain_us),
@@ -797,6 +800,13 @@ impl Config {
 
         // [dpdk]
         let has_dpdk = ports.iter().any(|p| matches!(p, PortSpec::Dpdk { .. }));
+        // DPDK ports have no fd to sleep on: an adaptive worker wakes only when its sleep
+        // runs out, so the default sleep bound is short with them (unless set)
+        if has_dpdk && s.max_sleep_us.is_none() {
+            if let PollMode::Adaptive { max_sleep, .. } = &mut engine.mode {
+                *max_sleep = Duration::from_micros(DPDK_ADAPTIVE_MAX_SLEEP_US);
+            }
+        }
         if let Some(d) = &raw.dpdk {
             if !has_dpdk {
                 return Err(err(
@@ -1147,6 +1157,23 @@ interface = "veth0"
             }
         );
         assert_eq!(c.ports[2].backend(), "dpdk");
+        // adaptive polling sleeps at most 100 µs with dpdk ports unless told otherwise
+        match c.engine.mode {
+            PollMode::Adaptive { max_sleep, .. } => {
+                assert_eq!(max_sleep, Duration::from_micros(DPDK_ADAPTIVE_MAX_SLEEP_US))
+            }
+            m => panic!("{m:?}"),
+        }
+        let t = format!(
+            "{}\n[[port]]\nbackend = \"dpdk\"\ndevice = \"d\"",
+            GOOD.replace("workers = 1", "workers = 1\nmax_sleep_us = 5000")
+        );
+        match Config::parse(Path::new("a.toml"), &t).unwrap().engine.mode {
+            PollMode::Adaptive { max_sleep, .. } => {
+                assert_eq!(max_sleep, Duration::from_micros(5000))
+            }
+            m => panic!("{m:?}"),
+        }
         assert_eq!(c.dpdk.as_ref().unwrap().eal_args.len(), 2);
         // no [dpdk]: EAL defaults only
         let c = dpdk_cfg(
