@@ -487,8 +487,14 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
     let mode = if busy {
         format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
     } else {
+        // DPDK ports have no fd to wake a sleeping worker: it sleeps its whole bound
+        let max_sleep = if o.canopy_backend == "dpdk" {
+            100
+        } else {
+            100_000
+        };
         format!(
-            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = 100000\n",
+            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = {max_sleep}\n",
             o.canopy_spins
         )
     };
@@ -595,6 +601,7 @@ mod tests {
         };
         let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
         assert_eq!(text.matches("backend = \"dpdk\"").count(), 4);
+        assert!(text.contains("max_sleep_us = 100\n"), "{text}");
         assert!(text.contains(&format!(
             "--vdev=net_af_packet{},iface={F_IN},framecnt=8192",
             f.src_port
