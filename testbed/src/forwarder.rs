@@ -159,8 +159,9 @@ pub struct Options {
     pub canopy_switch: Option<PathBuf>,
     /// TPACKET version of canopy's ports ("v2" or "v3"), for the `afpacket` backend.
     pub canopy_tpacket: String,
-    /// Backend of canopy's ports: "afpacket", "afxdp" (mode auto: native copy on veth) or
-    /// "afxdp-skb" (generic XDP).
+    /// Backend of canopy's ports: "afpacket", "afxdp" (mode auto: native copy on veth),
+    /// "afxdp-skb" (generic XDP) or "dpdk" (DPDK's af_packet PMD on each veth; needs a
+    /// canopy-switch built with `--features dpdk`).
     pub canopy_backend: String,
     /// Adaptive mode: empty rounds before sleeping.
     pub canopy_spins: u32,
@@ -486,8 +487,14 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
     let mode = if busy {
         format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
     } else {
+        // DPDK ports have no fd to wake a sleeping worker: it sleeps its whole bound
+        let max_sleep = if o.canopy_backend == "dpdk" {
+            100
+        } else {
+            100_000
+        };
         format!(
-            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = 100000\n",
+            "mode = \"adaptive\"\nspins = {}\nmax_sleep_us = {max_sleep}\n",
             o.canopy_spins
         )
     };
@@ -500,6 +507,33 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
         frames::SWITCH,
         sock.display()
     );
+    let devs: Vec<&str> = {
+        let mut up = UP.iter().map(|x| x.0);
+        (0..frame.ports)
+            .map(|p| {
+                if p == frame.src_port {
+                    F_IN
+                } else if p == frame.dst_port {
+                    F_OUT
+                } else {
+                    up.next().unwrap_or("u_missing")
+                }
+            })
+            .collect()
+    };
+    if o.canopy_backend == "dpdk" {
+        // DPDK's af_packet PMD on each veth (framecnt=8192: with its default ring it
+        // loses frames silently under load); without huge pages, plain memory
+        let mut eal: Vec<String> = vec!["--no-pci".into()];
+        if !hugepages_free() {
+            eal.extend(["--no-huge".into(), "-m".into(), "512".into()]);
+        }
+        for (p, dev) in devs.iter().enumerate() {
+            eal.push(format!("--vdev=net_af_packet{p},iface={dev},framecnt=8192"));
+        }
+        let quoted: Vec<String> = eal.iter().map(|a| format!("\"{a}\"")).collect();
+        s.push_str(&format!("\n[dpdk]\neal_args = [{}]\n", quoted.join(", ")));
+    }
     let mut up = UP.iter().map(|x| x.0);
     for p in 0..frame.ports {
         let dev = if p == frame.src_port {
@@ -514,6 +548,7 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
             "afxdp-skb" => {
                 format!("\n[[port]]\nbackend = \"afxdp\"\ninterface = \"{dev}\"\nmode = \"skb\"\n")
             }
+            "dpdk" => format!("\n[[port]]\nbackend = \"dpdk\"\ndevice = \"net_af_packet{p}\"\n"),
             _ => format!(
                 "\n[[port]]\nbackend = \"afpacket\"\ninterface = \"{dev}\"\ntpacket = \"{}\"\n",
                 o.canopy_tpacket
@@ -560,5 +595,21 @@ mod tests {
         assert_eq!(text.matches("backend = \"afxdp\"").count(), 4);
         assert_eq!(text.matches("mode = \"skb\"").count(), 4);
         assert!(!text.contains("tpacket"));
+        let o = Options {
+            canopy_backend: "dpdk".into(),
+            ..o
+        };
+        let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
+        assert_eq!(text.matches("backend = \"dpdk\"").count(), 4);
+        assert!(text.contains("max_sleep_us = 100\n"), "{text}");
+        assert!(text.contains(&format!(
+            "--vdev=net_af_packet{},iface={F_IN},framecnt=8192",
+            f.src_port
+        )));
+        assert!(text.contains(&format!(
+            "--vdev=net_af_packet{},iface={F_OUT},framecnt=8192",
+            f.dst_port
+        )));
+        assert!(!text.contains("interface ="));
     }
 }

@@ -3,5 +3,7 @@
 pub mod afpacket;
 #[cfg(target_os = "linux")]
 pub mod afxdp;
+#[cfg(all(target_os = "linux", feature = "dpdk"))]
+pub mod dpdk;
 #[cfg(target_os = "linux")]
 mod oslib;

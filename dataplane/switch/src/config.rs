@@ -176,7 +176,8 @@ pub struct PortSection {
     /// afxdp: first interface queue (default 0).
     pub queue: Option<u32>,
     /// afxdp: sockets on queues `queue..queue + queues` (default 1); the first receives
-    /// and transmits, the others receive only, each on another worker.
+    /// and transmits, the others receive only, each on another worker. dpdk: RX queues
+    /// (RSS across them), the same way.
     pub queues: Option<u32>,
     /// afxdp: `auto`, `zerocopy`, `copy` or `skb`.
     pub mode: Option<XdpModeName>,
@@ -190,6 +191,12 @@ pub struct PortSection {
     pub fill_ring: Option<u32>,
     /// afxdp: completion ring slots.
     pub completion_ring: Option<u32>,
+    /// dpdk: device name (a `--vdev` name such as `net_af_packet0`, or a PCI address).
+    pub device: Option<String>,
+    /// dpdk: RX descriptors per queue.
+    pub rx_desc: Option<u16>,
+    /// dpdk: TX descriptors.
+    pub tx_desc: Option<u16>,
     /// mem: port name.
     pub name: Option<String>,
     /// mem: ring capacity per direction (frames).
@@ -204,6 +211,8 @@ pub enum BackendName {
     Afpacket,
     /// AF_XDP socket(s) on an interface's queue(s).
     Afxdp,
+    /// A DPDK ethdev device (feature `dpdk`).
+    Dpdk,
     /// In-process port.
     Mem,
 }
@@ -242,6 +251,108 @@ struct RawConfig {
     management: Option<ManagementSection>,
     #[serde(default)]
     port: Vec<PortSection>,
+    dpdk: Option<DpdkSection>,
+}
+
+/// `[dpdk]`: DPDK's environment, shared by every `dpdk` port of the process.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DpdkSection {
+    /// EAL arguments (`--vdev=...`, `-a PCI`, `--no-pci`, `--no-huge`, ...); canopy-switch
+    /// adds `--in-memory`, a `--file-prefix` of its own, `-l 0` and `--no-telemetry`
+    /// unless they are given (see docs/dpdk.md).
+    #[serde(default)]
+    pub eal_args: Vec<String>,
+}
+
+/// Longest DPDK device name (`RTE_ETH_NAME_MAX_LEN` - 1).
+pub const MAX_DPDK_DEVICE: usize = 63;
+/// DPDK descriptor ring bounds (powers of two).
+pub const DPDK_DESC_RANGE: (u16, u16) = (64, 16384);
+/// Most RX queues of a DPDK port.
+pub const MAX_DPDK_QUEUES: u32 = 64;
+/// Adaptive mode's default `max_sleep_us` in a switch with a `dpdk` port (DPDK ports
+/// have no fd to wake the worker, so it sleeps the whole bound each time).
+pub const DPDK_ADAPTIVE_MAX_SLEEP_US: u64 = 100;
+/// Default DPDK descriptors (RX per queue, and TX).
+pub const DEFAULT_DPDK_DESC: u16 = 1024;
+
+/// A `backend = "dpdk"` port, validated: `(key, what)` on error.
+fn dpdk_port(
+    p: &PortSection,
+    i: usize,
+    afpacket_keys: &[(&str, bool)],
+    mem_keys: &[(&str, bool)],
+) -> Result<PortSpec, (String, String)> {
+    let key = |k: &str| format!("port[{i}].{k}");
+    if !cfg!(feature = "dpdk") {
+        return Err((
+            key("backend"),
+            "\"dpdk\": this canopy-switch was built without the `dpdk` feature; build it with `cargo build --release -p canopy-switch --features dpdk` (needs Debian's libdpdk-dev, pkg-config and libclang-dev; see docs/dpdk.md)".into(),
+        ));
+    }
+    let refuse = |keys: &[(&str, bool)], what: &str| match keys.iter().find(|(_, set)| *set) {
+        Some((k, _)) => Err((key(k), format!("applies only to {what}"))),
+        None => Ok(()),
+    };
+    refuse(afpacket_keys, "afpacket ports")?;
+    refuse(mem_keys, "mem ports")?;
+    let afxdp_only = [
+        ("interface", p.interface.is_some()),
+        ("queue", p.queue.is_some()),
+        ("mode", p.mode.is_some()),
+        ("frame_size", p.frame_size.is_some()),
+        ("rx_ring", p.rx_ring.is_some()),
+        ("tx_ring", p.tx_ring.is_some()),
+        ("fill_ring", p.fill_ring.is_some()),
+        ("completion_ring", p.completion_ring.is_some()),
+    ];
+    if let Some((k, _)) = afxdp_only.iter().find(|(_, set)| *set) {
+        let what = if *k == "interface" {
+            "a dpdk port is named by `device` (the --vdev name such as net_af_packet0, or a PCI address); the interface goes into its --vdev in [dpdk] eal_args".to_string()
+        } else {
+            "applies only to afxdp ports".to_string()
+        };
+        return Err((key(k), what));
+    }
+    let Some(device) = p.device.clone() else {
+        return Err((
+            key("device"),
+            "missing: backend \"dpdk\" needs the device name (a --vdev name such as net_af_packet0, or a PCI address such as 0000:03:00.0)".into(),
+        ));
+    };
+    if device.is_empty()
+        || device.len() > MAX_DPDK_DEVICE
+        || device
+            .chars()
+            .any(|c| c == ',' || c == '\0' || c.is_whitespace())
+    {
+        return Err((
+            key("device"),
+            format!("{device:?} is not a DPDK device name (1 to {MAX_DPDK_DEVICE} bytes, no ',', NUL or spaces; the device's arguments go into its --vdev)"),
+        ));
+    }
+    let queues = p.queues.unwrap_or(1);
+    if queues == 0 || queues > MAX_DPDK_QUEUES {
+        return Err((
+            key("queues"),
+            format!("{queues} is not in 1..={MAX_DPDK_QUEUES}"),
+        ));
+    }
+    let (lo, hi) = DPDK_DESC_RANGE;
+    let rx_desc = p.rx_desc.unwrap_or(DEFAULT_DPDK_DESC);
+    let tx_desc = p.tx_desc.unwrap_or(DEFAULT_DPDK_DESC);
+    for (k, v) in [("rx_desc", rx_desc), ("tx_desc", tx_desc)] {
+        if !(lo..=hi).contains(&v) || !v.is_power_of_two() {
+            return Err((key(k), format!("{v} is not a power of two in {lo}..={hi}")));
+        }
+    }
+    Ok(PortSpec::Dpdk {
+        device,
+        queues,
+        rx_desc,
+        tx_desc,
+    })
 }
 
 /// Where the tables come from, validated.
@@ -281,6 +392,17 @@ pub enum PortSpec {
         /// Number of queues (sockets).
         queues: u32,
     },
+    /// A DPDK device: `queues` RX queues (RSS across them), one TX queue.
+    Dpdk {
+        /// Device name (vdev name or PCI address).
+        device: String,
+        /// RX queues.
+        queues: u32,
+        /// RX descriptors per queue.
+        rx_desc: u16,
+        /// TX descriptors.
+        tx_desc: u16,
+    },
     /// In-process port; the far end stays with the process for inject/capture.
     Mem {
         /// Name.
@@ -296,6 +418,7 @@ impl PortSpec {
         match self {
             PortSpec::AfPacket { interface, .. } => interface,
             PortSpec::AfXdp { interface, .. } => interface,
+            PortSpec::Dpdk { device, .. } => device,
             PortSpec::Mem { name, .. } => name,
         }
     }
@@ -304,6 +427,7 @@ impl PortSpec {
         match self {
             PortSpec::AfPacket { .. } => "afpacket",
             PortSpec::AfXdp { .. } => "afxdp",
+            PortSpec::Dpdk { .. } => "dpdk",
             PortSpec::Mem { .. } => "mem",
         }
     }
@@ -354,6 +478,8 @@ pub struct Config {
     pub management: Management,
     /// Ports in port-number order.
     pub ports: Vec<PortSpec>,
+    /// `[dpdk]` (None without it; only with a `dpdk` port).
+    pub dpdk: Option<DpdkSection>,
 }
 
 /// Bounds checked by [`Config::parse`].
@@ -470,7 +596,7 @@ impl Config {
                 PollMode::Busy
             }
         };
-        let engine = EngineConfig {
+        let mut engine = EngineConfig {
             workers: s.workers,
             ring_size: s.ring_size,
             drain_interval: Duration::from_micros(s.drain_us),
@@ -504,6 +630,11 @@ impl Config {
         let mut ports = Vec::with_capacity(raw.port.len());
         for (i, p) in raw.port.iter().enumerate() {
             let key = |k: &str| format!("port[{i}].{k}");
+            let dpdk_keys = [
+                ("device", p.device.is_some()),
+                ("rx_desc", p.rx_desc.is_some()),
+                ("tx_desc", p.tx_desc.is_some()),
+            ];
             let afxdp_keys = [
                 ("queue", p.queue.is_some()),
                 ("queues", p.queues.is_some()),
@@ -561,6 +692,7 @@ impl Config {
                     let ifname = interface("afpacket")?;
                     refuse(&mem_keys, "mem ports")?;
                     refuse(&afxdp_keys, "afxdp ports")?;
+                    refuse(&dpdk_keys, "dpdk ports")?;
                     let version = match p.tpacket.unwrap_or(TpacketName::V2) {
                         TpacketName::V2 => TpacketVersion::V2,
                         TpacketName::V3 => TpacketVersion::V3,
@@ -581,6 +713,7 @@ impl Config {
                     let ifname = interface("afxdp")?;
                     refuse(&mem_keys, "mem ports")?;
                     refuse(&afpacket_keys, "afpacket ports")?;
+                    refuse(&dpdk_keys, "dpdk ports")?;
                     let d = AfXdpConfig::default();
                     let cfg = AfXdpConfig {
                         queue: p.queue.unwrap_or(0),
@@ -617,16 +750,20 @@ impl Config {
                         queues,
                     }
                 }
+                BackendName::Dpdk => {
+                    dpdk_port(p, i, &afpacket_keys, &mem_keys).map_err(|(k, w)| err(&k, w))?
+                }
                 BackendName::Mem => {
                     for (k, set) in [("interface", p.interface.is_some())]
                         .into_iter()
                         .chain(afpacket_keys)
                         .chain(afxdp_keys)
+                        .chain(dpdk_keys)
                     {
                         if set {
                             return Err(err(
                                 &key(k),
-                                "applies only to afpacket or afxdp ports".into(),
+                                "applies only to afpacket, afxdp or dpdk ports".into(),
                             ));
                         }
                     }
@@ -653,12 +790,41 @@ impl Config {
                 return Err(err(
                     &format!("port[{i}]"),
                     format!(
-                        "{:?} is already port[{j}] (one interface is one port; to share its RX among workers set `fanout` (afpacket) or `queues` (afxdp) on it)",
+                        "{:?} is already port[{j}] (one interface is one port; to share its RX among workers set `fanout` (afpacket) or `queues` (afxdp, dpdk) on it)",
                         spec.name()
                     ),
                 ));
             }
             ports.push(spec);
+        }
+
+        // [dpdk]
+        let has_dpdk = ports.iter().any(|p| matches!(p, PortSpec::Dpdk { .. }));
+        // DPDK ports have no fd to sleep on: an adaptive worker wakes only when its sleep
+        // runs out, so the default sleep bound is short with them (unless set)
+        if has_dpdk && s.max_sleep_us.is_none() {
+            if let PollMode::Adaptive { max_sleep, .. } = &mut engine.mode {
+                *max_sleep = Duration::from_micros(DPDK_ADAPTIVE_MAX_SLEEP_US);
+            }
+        }
+        if let Some(d) = &raw.dpdk {
+            if !has_dpdk {
+                return Err(err(
+                    "dpdk",
+                    "applies only when a [[port]] has backend = \"dpdk\"".into(),
+                ));
+            }
+            if let Some((j, a)) = d
+                .eal_args
+                .iter()
+                .enumerate()
+                .find(|(_, a)| a.is_empty() || a.contains('\0'))
+            {
+                return Err(err(
+                    &format!("dpdk.eal_args[{j}]"),
+                    format!("{a:?} is empty or holds a NUL byte"),
+                ));
+            }
         }
 
         // [tables]
@@ -743,6 +909,7 @@ impl Config {
                 tcp,
             },
             ports,
+            dpdk: has_dpdk.then(|| raw.dpdk.clone().unwrap_or_default()),
         })
     }
 
@@ -959,6 +1126,173 @@ interface = "veth0"
         }
         assert_eq!(c.management.max_request, DEFAULT_MAX_REQUEST);
         assert!(c.tables.is_none());
+    }
+
+    fn dpdk_cfg(port: &str, dpdk: &str) -> Result<Config, ConfigError> {
+        let t = format!("{GOOD}\n[[port]]\nbackend = \"dpdk\"\n{port}\n{dpdk}");
+        Config::parse(Path::new("a.toml"), &t)
+    }
+
+    #[test]
+    fn dpdk_port_parses_or_needs_the_feature() {
+        let r = dpdk_cfg(
+            "device = \"net_af_packet0\"",
+            "[dpdk]\neal_args = [\"--no-pci\", \"--vdev=net_af_packet0,iface=v0\"]",
+        );
+        if !cfg!(feature = "dpdk") {
+            let e = r.unwrap_err();
+            assert_eq!(e.key, "port[2].backend");
+            assert!(e.what.contains("without the `dpdk` feature"), "{e}");
+            assert!(e.what.contains("--features dpdk"), "{e}");
+            return;
+        }
+        let c = r.unwrap();
+        assert_eq!(
+            c.ports[2],
+            PortSpec::Dpdk {
+                device: "net_af_packet0".into(),
+                queues: 1,
+                rx_desc: DEFAULT_DPDK_DESC,
+                tx_desc: DEFAULT_DPDK_DESC,
+            }
+        );
+        assert_eq!(c.ports[2].backend(), "dpdk");
+        // adaptive polling sleeps at most 100 µs with dpdk ports unless told otherwise
+        match c.engine.mode {
+            PollMode::Adaptive { max_sleep, .. } => {
+                assert_eq!(max_sleep, Duration::from_micros(DPDK_ADAPTIVE_MAX_SLEEP_US))
+            }
+            m => panic!("{m:?}"),
+        }
+        let t = format!(
+            "{}\n[[port]]\nbackend = \"dpdk\"\ndevice = \"d\"",
+            GOOD.replace("workers = 1", "workers = 1\nmax_sleep_us = 5000")
+        );
+        match Config::parse(Path::new("a.toml"), &t).unwrap().engine.mode {
+            PollMode::Adaptive { max_sleep, .. } => {
+                assert_eq!(max_sleep, Duration::from_micros(5000))
+            }
+            m => panic!("{m:?}"),
+        }
+        assert_eq!(c.dpdk.as_ref().unwrap().eal_args.len(), 2);
+        // no [dpdk]: EAL defaults only
+        let c = dpdk_cfg(
+            "device = \"0000:03:00.0\"\nqueues = 4\nrx_desc = 512\ntx_desc = 256",
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            c.ports[2],
+            PortSpec::Dpdk {
+                device: "0000:03:00.0".into(),
+                queues: 4,
+                rx_desc: 512,
+                tx_desc: 256,
+            }
+        );
+        assert_eq!(c.dpdk, Some(DpdkSection::default()));
+    }
+
+    #[test]
+    fn dpdk_keys_are_validated() {
+        if !cfg!(feature = "dpdk") {
+            return;
+        }
+        for (port, dpdk, key, what) in [
+            ("", "", "port[2].device", "missing"),
+            (
+                "device = \"a,b\"",
+                "",
+                "port[2].device",
+                "not a DPDK device name",
+            ),
+            (
+                "device = \"\"",
+                "",
+                "port[2].device",
+                "not a DPDK device name",
+            ),
+            ("device = \"d\"\nqueues = 0", "", "port[2].queues", "1..=64"),
+            (
+                "device = \"d\"\nqueues = 65",
+                "",
+                "port[2].queues",
+                "1..=64",
+            ),
+            (
+                "device = \"d\"\nrx_desc = 1000",
+                "",
+                "port[2].rx_desc",
+                "power of two",
+            ),
+            (
+                "device = \"d\"\ntx_desc = 32",
+                "",
+                "port[2].tx_desc",
+                "power of two",
+            ),
+            (
+                "device = \"d\"\ninterface = \"v0\"",
+                "",
+                "port[2].interface",
+                "named by `device`",
+            ),
+            (
+                "device = \"d\"\nmode = \"skb\"",
+                "",
+                "port[2].mode",
+                "afxdp ports",
+            ),
+            (
+                "device = \"d\"\nfanout = 1",
+                "",
+                "port[2].fanout",
+                "afpacket ports",
+            ),
+            (
+                "device = \"d\"\ncapacity = 8",
+                "",
+                "port[2].capacity",
+                "mem ports",
+            ),
+            (
+                "device = \"d\"",
+                "[dpdk]\neal_args = [\"\"]",
+                "dpdk.eal_args[0]",
+                "empty",
+            ),
+            (
+                "device = \"d\"",
+                "[dpdk]\nbogus = 1",
+                "dpdk.bogus",
+                "unknown field",
+            ),
+        ] {
+            let e = dpdk_cfg(port, dpdk).unwrap_err();
+            assert_eq!(e.key, key, "{port} {dpdk}: {e}");
+            assert!(e.what.contains(what), "{port} {dpdk}: {e}");
+        }
+        // dpdk keys elsewhere, [dpdk] without a dpdk port
+        let t = GOOD.replace(
+            "interface = \"veth0\"",
+            "interface = \"veth0\"\nrx_desc = 512",
+        );
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].rx_desc");
+        assert!(e.what.contains("dpdk ports"), "{e}");
+        let e = Config::parse(
+            Path::new("a.toml"),
+            &format!("{GOOD}\n[dpdk]\neal_args = []"),
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "dpdk");
+        // a device named twice
+        let e = dpdk_cfg(
+            "device = \"d\"\n[[port]]\nbackend = \"dpdk\"\ndevice = \"d\"",
+            "",
+        )
+        .unwrap_err();
+        assert!(e.what.contains("already port[2]"), "{e}");
     }
 
     #[test]

@@ -283,6 +283,9 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             proto::MAX_TCP_CONNS
         );
     }
+    if let Some(d) = &cfg.dpdk {
+        let _ = writeln!(o, "dpdk eal   {}", d.eal_args.join(" "));
+    }
     let _ = writeln!(o, "ports      {}", cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
         let role = t
@@ -320,6 +323,17 @@ fn check_config(path: &Path) -> Result<ExitCode> {
                     c.fill_ring,
                     c.comp_ring,
                     c.frame_size
+                );
+            }
+            PortSpec::Dpdk {
+                device,
+                queues,
+                rx_desc,
+                tx_desc,
+            } => {
+                let _ = writeln!(
+                    o,
+                    "  {i:>3}  dpdk     {device:<15} {queues} queue(s), rx_desc {rx_desc} tx_desc {tx_desc} {role}"
                 );
             }
             PortSpec::Mem { name, capacity } => {

@@ -378,6 +378,8 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
     let mut replicas: Vec<(u16, Box<dyn Port>)> = Vec::new();
     let mut far = Vec::with_capacity(cfg.ports.len());
     let mut labels = Vec::with_capacity(cfg.ports.len());
+    #[cfg(feature = "dpdk")]
+    let mut eal: Option<std::sync::Arc<canopy_dataplane::port::dpdk::Eal>> = None;
     for (i, p) in cfg.ports.iter().enumerate() {
         labels.push(p.backend());
         match p {
@@ -451,6 +453,27 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
                     replicas.push((i as u16, Box::new(rep)));
                 }
             }
+            PortSpec::Dpdk {
+                device,
+                queues,
+                rx_desc,
+                tx_desc,
+            } => {
+                #[cfg(feature = "dpdk")]
+                {
+                    let (port, reps) =
+                        open_dpdk(&mut eal, cfg, i, device, *queues, *rx_desc, *tx_desc)?;
+                    ports.push(port);
+                    replicas.extend(reps);
+                    far.push(None);
+                }
+                #[cfg(not(feature = "dpdk"))]
+                {
+                    // Config::parse refuses dpdk ports in a build without the feature
+                    let _ = (queues, rx_desc, tx_desc);
+                    anyhow::bail!("port[{i}]: device {device}: canopy-switch was built without the `dpdk` feature");
+                }
+            }
             PortSpec::Mem { name, capacity } => {
                 let (inner, outer) = mem::pair(name, &format!("{name}-far"), *capacity);
                 info!(port = i, name = %name, capacity, "mem port ready");
@@ -465,6 +488,64 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
         far,
         labels,
     })
+}
+
+/// A primary port and its receive-only replicas.
+#[cfg(feature = "dpdk")]
+type PortAndReplicas = (Box<dyn Port>, Vec<(u16, Box<dyn Port>)>);
+
+/// Open DPDK device `device` as port `i` (EAL first, once, with `[dpdk] eal_args`): the
+/// queue-0 handle is the port, the other queues are receive-only replicas.
+#[cfg(feature = "dpdk")]
+fn open_dpdk(
+    eal: &mut Option<std::sync::Arc<canopy_dataplane::port::dpdk::Eal>>,
+    cfg: &Config,
+    i: usize,
+    device: &str,
+    queues: u32,
+    rx_desc: u16,
+    tx_desc: u16,
+) -> Result<PortAndReplicas> {
+    use canopy_dataplane::port::dpdk::{self, DpdkConfig, Eal};
+    let e = match eal {
+        Some(e) => e.clone(),
+        None => {
+            let args = cfg.dpdk.clone().unwrap_or_default().eal_args;
+            let e = Eal::init(&args).with_context(|| {
+                format!("port[{i}] (dpdk device {device}): cannot start DPDK's EAL")
+            })?;
+            info!(args = ?e.args(), devices = ?e.devices(), "dpdk eal ready");
+            *eal = Some(e.clone());
+            e
+        }
+    };
+    let dc = DpdkConfig {
+        queues: u16::try_from(queues).unwrap_or(u16::MAX),
+        rx_desc,
+        tx_desc,
+    };
+    let mut handles = dpdk::open(&e, device, &dc)
+        .with_context(|| format!("port[{i}]: cannot open DPDK device {device}"))?
+        .into_iter();
+    let Some(first) = handles.next() else {
+        anyhow::bail!("port[{i}]: DPDK device {device} gave no queue");
+    };
+    info!(
+        port = i,
+        device = %device,
+        driver = first.driver(),
+        queues,
+        rx_desc,
+        tx_desc,
+        mbufs = dpdk::pool_size(&dc),
+        mtu = Port::mtu(&first),
+        link = Port::link_up(&first),
+        "dpdk port open"
+    );
+    let reps = handles
+        .map(|h| (i as u16, Box::new(h) as Box<dyn Port>))
+        .collect();
+    Ok((Box::new(first), reps))
 }
 
 /// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from

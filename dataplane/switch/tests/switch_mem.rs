@@ -412,7 +412,7 @@ fn bad_configs_are_rejected_naming_the_key() {
             "port[3].speed",
         ),
         (
-            good.replace("backend = \"mem\"\nname = \"p3\"", "backend = \"dpdk\""),
+            good.replace("backend = \"mem\"\nname = \"p3\"", "backend = \"netmap\""),
             "port[3].backend",
         ),
         (

@@ -72,7 +72,8 @@ struct Args {
     #[arg(long, default_value = "v2")]
     canopy_tpacket: String,
     /// Backend of canopy's ports: afpacket, afxdp (AF_XDP, mode auto: native copy on
-    /// veth) or afxdp-skb (AF_XDP on generic XDP).
+    /// veth), afxdp-skb (AF_XDP on generic XDP) or dpdk (DPDK's af_packet PMD on each
+    /// veth; canopy-switch must be built with `--features dpdk`).
     #[arg(long, default_value = "afpacket")]
     canopy_backend: String,
     /// canopy adaptive mode: empty polling rounds before sleeping.
@@ -129,10 +130,10 @@ fn main() -> anyhow::Result<()> {
     };
     if !matches!(
         a.canopy_backend.as_str(),
-        "afpacket" | "afxdp" | "afxdp-skb"
+        "afpacket" | "afxdp" | "afxdp-skb" | "dpdk"
     ) {
         bail!(
-            "--canopy-backend: `{}` is not afpacket, afxdp or afxdp-skb",
+            "--canopy-backend: `{}` is not afpacket, afxdp, afxdp-skb or dpdk",
             a.canopy_backend
         );
     }

@@ -1,0 +1,474 @@
+//! ONE `canopy-switch` process with FOUR DPDK ports (`backend = "dpdk"`), each DPDK's
+//! af_packet PMD (`--vdev net_af_packet<i>,iface=...,framecnt=8192`) on a veth of the
+//! switch's own network namespace, with one host namespace behind each port; and
+//! switches whose DPDK port cannot open, which fail at start naming the port and the fix.
+//!
+//! DPDK's EAL can be initialised once per process and cargo runs the tests of one
+//! binary as threads of one process, so every switch here is a `canopy-switch`
+//! subprocess (one EAL each, with its own `--file-prefix`); the test process itself
+//! never initialises DPDK. Skipped with a message without root, without free huge pages
+//! or without the `dpdk` feature (then only the refusal of `backend = "dpdk"` is
+//! checked). Namespaces are named `dpk<pid>-<test>-<x>` and deleted by a guard, also
+//! when a test fails.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::wire::Kind;
+use common::*;
+use serde_json::json;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn hugepages_free() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("HugePages_Free:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn can_run(test: &str) -> bool {
+    if !cfg!(feature = "dpdk") {
+        eprintln!(
+            "SKIP {test}: canopy-switch built without the `dpdk` feature (cargo test -p canopy-switch --features dpdk)"
+        );
+        return false;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP {test}: needs root (network namespaces, veths, AF_PACKET)");
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("SKIP {test}: `ip` (iproute2) not installed");
+        return false;
+    }
+    if hugepages_free() < 64 {
+        eprintln!(
+            "SKIP {test}: fewer than 64 free huge pages (echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; .ci/run does it)"
+        );
+        return false;
+    }
+    true
+}
+
+fn netns(test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
+    let prefix = format!("dpk{}-{test}", std::process::id());
+    canopy_testbed::netns::Netns::create(&prefix, suffixes)
+        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
+}
+
+/// An AF_PACKET port on `ifname` inside namespace `ns` (the host side).
+fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        AfPacketPort::open(ifname, cfg).expect("open host port")
+    })
+    .join()
+    .expect("netns thread")
+}
+
+fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + t;
+    let mut got = vec![];
+    while got.len() < n && Instant::now() < deadline {
+        if p.rx_burst(32, |f| {
+            if f.len() >= 14 && f[12..14] == canopy_dataplane::wire::ETHERTYPE_CANOPY.to_be_bytes()
+            {
+                got.push(f.to_vec());
+            }
+        }) == 0
+        {
+            p.wait_readable(5);
+        }
+    }
+    got
+}
+
+/// A config with tables (the k=4 fat-tree's edge switch, 4 ports) or without
+/// (`tables = false`: any number of ports).
+fn config(dir: &Dir, tables: bool, eal: &[String], ports: &[&str]) -> String {
+    let mut cfg = String::from("[switch]\nworkers = 2\nmax_sleep_us = 200\n\n");
+    if tables {
+        cfg +=
+            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
+    }
+    cfg += &format!(
+        "[management]\nsocket = \"{}\"\n\n[dpdk]\neal_args = {}\n",
+        dir.path("switch.sock").display(),
+        serde_json::to_string(eal).unwrap()
+    );
+    for p in ports {
+        cfg += &format!("\n[[port]]\n{p}\n");
+    }
+    cfg
+}
+
+fn vdev(i: usize, iface: &str, extra: &str) -> String {
+    format!("--vdev=net_af_packet{i},iface={iface},framecnt=8192{extra}")
+}
+
+fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
+    let ns = ns.to_string();
+    move |c: Command| {
+        let mut w = Command::new("ip");
+        w.args(["netns", "exec", &ns])
+            .arg(c.get_program())
+            .args(c.get_args());
+        w
+    }
+}
+
+/// Four DPDK af_packet ports (port 0 with two queues, so the second is a receive-only
+/// replica on the other worker): `health` reports backend `dpdk` and the links up,
+/// frames reach the right host ports byte for byte in both directions, the counters
+/// conserve (rx = tx + dropped) and carry the DPDK backend counters by name.
+#[test]
+fn switch_on_dpdk_ports_forwards_both_ways() {
+    if !can_run("switch_on_dpdk_ports_forwards_both_ways") {
+        return;
+    }
+    let ns = netns("fw", &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        canopy_testbed::netns::veth(ns.name(0), &format!("dps{i}"), ns.name(i + 1), "dpe0")
+            .unwrap();
+    }
+    let dir = Dir::new("dpdk");
+    let eal: Vec<String> = std::iter::once("--no-pci".to_string())
+        .chain((0..4).map(|i| vdev(i, &format!("dps{i}"), if i == 0 { ",qpairs=2" } else { "" })))
+        .collect();
+    let cfg = config(
+        &dir,
+        true,
+        &eal,
+        &[
+            "backend = \"dpdk\"\ndevice = \"net_af_packet0\"\nqueues = 2",
+            "backend = \"dpdk\"\ndevice = \"net_af_packet1\"",
+            "backend = \"dpdk\"\ndevice = \"net_af_packet2\"\nrx_desc = 512\ntx_desc = 256",
+            "backend = \"dpdk\"\ndevice = \"net_af_packet3\"",
+        ],
+    );
+    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
+    let h = sw.ok(json!({"op": "health"}));
+    for i in 0..4 {
+        assert_eq!(h["ports"][i]["backend"].as_str(), Some("dpdk"), "{h}");
+        assert_eq!(h["ports"][i]["link"].as_bool(), Some(true), "{h}");
+        assert_eq!(
+            h["ports"][i]["name"].as_str(),
+            Some(format!("net_af_packet{i}").as_str()),
+            "{h}"
+        );
+    }
+    assert!(sw.log().contains("dpdk port open"), "{}", sw.log());
+
+    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "dpe0")).collect();
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let far = f.topo.hosts.len() as u32 - 1;
+    let t = Duration::from_secs(5);
+    let mut cases: Vec<(usize, Vec<u8>)> = vec![
+        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1 through dpdk")),
+        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0 through dpdk")),
+    ];
+    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1)] {
+        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
+        cases.push((up, at_edge));
+    }
+    let mut forwarded = 0u64;
+    for (ing, fr) in &cases {
+        let (want, ports) = f.expect(*ing as u16, fr);
+        let out = usize::from(ports[0]);
+        for _ in 0..10 {
+            assert_eq!(hp[*ing].tx_frame(fr), Ok(true));
+        }
+        hp[*ing].tx_flush().unwrap();
+        let got = recv(&mut hp[out], 10, t);
+        assert_eq!(got, vec![want; 10], "port {ing} -> {out}");
+        forwarded += 10;
+    }
+    // a longer run one way: 2000 frames in bursts the host ring holds
+    let (want, ports) = f.expect(0, &cases[0].1);
+    let out = usize::from(ports[0]);
+    let mut got = 0usize;
+    for _ in 0..20 {
+        for _ in 0..100 {
+            assert_eq!(hp[0].tx_frame(&cases[0].1), Ok(true));
+        }
+        hp[0].tx_flush().unwrap();
+        let r = recv(&mut hp[out], 100, t);
+        assert!(r.iter().all(|g| *g == want));
+        got += r.len();
+    }
+    assert_eq!(got, 2000, "frames lost through the dpdk ports");
+    forwarded += 2000;
+    let deadline = Instant::now() + t;
+    let c = loop {
+        let c = sw.counters();
+        if c["tx_packets"].as_u64().unwrap() >= forwarded || Instant::now() > deadline {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (rx, tx, dropped) = (
+        c["rx_packets"].as_u64().unwrap(),
+        c["tx_packets"].as_u64().unwrap(),
+        c["dropped"].as_u64().unwrap(),
+    );
+    assert_eq!(rx, tx + dropped, "conservation: {c}");
+    assert_eq!(tx, forwarded, "{c}");
+    assert_eq!(dropped, 0, "{c}");
+    assert_eq!(c["ports"][0]["rx_packets"].as_u64(), Some(2010), "{c}");
+    // the backend counters, by name, after the workers' upkeep published them
+    std::thread::sleep(Duration::from_millis(300));
+    let c = sw.counters();
+    for (i, p) in c["ports"].as_array().unwrap().iter().enumerate() {
+        let b = &p["backend"];
+        for name in [
+            "tx_ring_full",
+            "tx_no_mbuf",
+            "oversize",
+            "port_down",
+            "rx_no_buffer",
+            "rx_too_long",
+            "dpdk_imissed",
+            "dpdk_ierrors",
+            "dpdk_rx_nombuf",
+            "dpdk_oerrors",
+        ] {
+            assert_eq!(b["drops"][name].as_u64(), Some(0), "port {i} {name}: {c}");
+        }
+        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
+    }
+    let pid = sw.pid();
+    let (status, _) = sw.terminate();
+    assert!(status.success(), "{status}");
+    // EAL's runtime directory went with the switch
+    let rt = format!("/var/run/dpdk/canopy{pid}");
+    assert!(!std::path::Path::new(&rt).exists(), "{rt} left behind");
+}
+
+/// Ports that cannot open fail the start with a message naming the port and the fix,
+/// never a crash: a device EAL did not probe, a PCI address not bound to DPDK, a vdev
+/// on an interface that does not exist (EAL init fails), more queues than the device
+/// has.
+#[test]
+fn switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix() {
+    if !can_run("switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix") {
+        return;
+    }
+    let ns = netns("bad", &["sw", "h0"]);
+    canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
+    let good = vdev(0, "dps0", "");
+    let cases: Vec<(Vec<String>, &str, Vec<&str>)> = vec![
+        (
+            vec!["--no-pci".into(), good.clone()],
+            "backend = \"dpdk\"\ndevice = \"net_af_packet7\"",
+            vec![
+                "port[1]",
+                "no DPDK device \"net_af_packet7\"",
+                "EAL probed: net_af_packet0",
+                "--vdev=net_af_packet7,iface=",
+            ],
+        ),
+        (
+            vec!["--no-pci".into(), good.clone()],
+            "backend = \"dpdk\"\ndevice = \"0000:99:00.0\"",
+            vec!["port[1]", "0000:99:00.0", "dpdk-devbind.py -b vfio-pci"],
+        ),
+        (
+            vec!["--no-pci".into(), good.clone(), vdev(1, "dpgone", "")],
+            "backend = \"dpdk\"\ndevice = \"net_af_packet1\"",
+            vec![
+                "port[1]",
+                "net_af_packet1",
+                "did not probe",
+                "--vdev=net_af_packet1,iface=dpgone",
+                "ip link show dpgone",
+            ],
+        ),
+        (
+            vec!["--no-pci".into(), "--bogus-eal-option".into()],
+            "backend = \"dpdk\"\ndevice = \"net_af_packet0\"",
+            vec![
+                "port[1]",
+                "cannot start DPDK's EAL",
+                "EAL initialisation failed",
+                "[dpdk] eal_args",
+            ],
+        ),
+        (
+            vec!["--no-pci".into(), good.clone()],
+            "backend = \"dpdk\"\ndevice = \"net_af_packet0\"\nqueues = 4",
+            vec!["port[1]", "net_af_packet0", "at most 1 RX queues", "qpairs"],
+        ),
+    ];
+    for (eal, second, want) in cases {
+        let dir = Dir::new("dpdkbad");
+        let cfg = config(&dir, false, &eal, &["backend = \"mem\"", second]);
+        let path = dir.path("switch.toml");
+        std::fs::write(&path, &cfg).unwrap();
+        let out = Command::new("ip")
+            .args(["netns", "exec", ns.name(0), BIN, "run", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert_ne!(out.status.code(), None, "killed by a signal: {err}");
+        for w in want {
+            assert!(err.contains(w), "{w:?} not in: {err}");
+        }
+    }
+}
+
+/// A machine without free huge pages: the switch runs in a private mount namespace where
+/// `/proc/meminfo` is a copy saying `HugePages_Free: 0` (a bind mount that only this
+/// process tree sees). The start fails before EAL with the port and the fix; with
+/// `--no-huge` in `eal_args` the check is skipped and the same switch starts.
+#[test]
+fn switch_without_free_hugepages_fails_naming_port_and_fix() {
+    if !can_run("switch_without_free_hugepages_fails_naming_port_and_fix") {
+        return;
+    }
+    if Command::new("unshare").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIP switch_without_free_hugepages_fails_naming_port_and_fix: no unshare (util-linux)"
+        );
+        return;
+    }
+    let ns = netns("nohp", &["sw", "h0"]);
+    canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
+    let dir = Dir::new("dpdknohp");
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let fake: String = meminfo
+        .lines()
+        .map(|l| {
+            if l.starts_with("HugePages_Free:") {
+                "HugePages_Free:        0".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let fake_path = dir.path("meminfo");
+    std::fs::write(&fake_path, fake + "\n").unwrap();
+    let run = |eal: &[String]| {
+        let cfg = config(
+            &dir,
+            false,
+            eal,
+            &[
+                "backend = \"mem\"",
+                "backend = \"dpdk\"\ndevice = \"net_af_packet0\"",
+            ],
+        );
+        let path = dir.path("switch.toml");
+        std::fs::write(&path, &cfg).unwrap();
+        let script = format!(
+            "mount --bind {} /proc/meminfo && exec timeout -s INT 3 {BIN} run --config {}",
+            fake_path.display(),
+            path.display()
+        );
+        Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                ns.name(0),
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+            ])
+            .args(["sh", "-c", &script])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--no-pci".into(), vdev(0, "dps0", "")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for w in [
+        "port[1]",
+        "net_af_packet0",
+        "no free huge pages",
+        "HugePages_Free 0",
+        "nr_hugepages",
+        "--no-huge",
+    ] {
+        assert!(err.contains(w), "{w:?} not in: {err}");
+    }
+    assert!(!err.contains("EAL: Detected"), "EAL ran: {err}");
+    // with --no-huge the check is skipped: the switch starts and stops on SIGINT (timeout)
+    let out = run(&[
+        "--no-pci".into(),
+        "--no-huge".into(),
+        "-m".into(),
+        "256".into(),
+        vdev(0, "dps0", ""),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dpdk port open"), "{err}");
+    assert!(err.contains("--no-shconf"), "{err}");
+    // 124: timeout sent SIGINT, on which the switch stops cleanly
+    assert_eq!(out.status.code(), Some(124), "{err}");
+    assert!(err.contains("stopped"), "{err}");
+    // the bind mount stayed in the private namespace
+    let host = std::fs::read_to_string("/proc/meminfo").unwrap();
+    assert_eq!(
+        canopy_dataplane_hugepages(&host),
+        canopy_dataplane_hugepages(&meminfo)
+    );
+}
+
+fn canopy_dataplane_hugepages(meminfo: &str) -> Option<String> {
+    meminfo
+        .lines()
+        .find(|l| l.starts_with("HugePages_Total:"))
+        .map(str::to_string)
+}
+
+/// Without the `dpdk` feature, `backend = "dpdk"` is refused when the configuration is
+/// checked, with the way to build it; with it, the same configuration is valid.
+#[test]
+fn dpdk_backend_needs_the_feature() {
+    let dir = Dir::new("dpdkfeat");
+    let cfg = config(
+        &dir,
+        false,
+        &["--no-pci".into()],
+        &[
+            "backend = \"dpdk\"\ndevice = \"net_af_packet0\"",
+            "backend = \"mem\"",
+        ],
+    );
+    let path = dir.path("switch.toml");
+    std::fs::write(&path, &cfg).unwrap();
+    let (status, out, err) = run_bin(&["check-config", "--config", path.to_str().unwrap()]);
+    if cfg!(feature = "dpdk") {
+        assert!(status.success(), "{out}{err}");
+        assert!(out.contains("dpdk     net_af_packet0"), "{out}");
+    } else {
+        assert_eq!(status.code(), Some(2), "{out}{err}");
+        for w in [
+            "port[0].backend",
+            "without the `dpdk` feature",
+            "--features dpdk",
+        ] {
+            assert!(err.contains(w), "{w:?} not in: {err}");
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! The DPDK port backend in process (feature `dpdk`): DPDK's af_packet PMD
+//! (`--vdev net_af_packet<i>,iface=...,framecnt=8192`) on veths between network
+//! namespaces, driven by the engine: the same forwarding test as the AF_PACKET and
+//! AF_XDP engine tests (exact bytes, in order, both directions, counters conserve),
+//! link status, the backend counters by name, and the typed errors (a second EAL
+//! initialisation, a device EAL did not probe, a vdev that did not probe, too many
+//! queues).
+//!
+//! EAL can be initialised once per process and cargo runs the tests of one binary as
+//! threads of one process, so this binary has ONE test function, which initialises EAL
+//! once and runs every check in sequence. (canopy-switch's tests/netns_switch_dpdk.rs
+//! runs a switch subprocess per case instead.) Root only, with free huge pages and the
+//! `dpdk` feature; skipped with a message otherwise. Namespaces are named
+//! `dpk<pid>-<test>-<x>` and deleted by a guard, also when the test fails.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+#[test]
+fn dpdk_ports_forward_through_the_engine_and_errors_are_typed() {
+    #[cfg(not(feature = "dpdk"))]
+    eprintln!(
+        "SKIP netns_dpdk: built without the `dpdk` feature (cargo test --features dpdk --test netns_dpdk)"
+    );
+    #[cfg(feature = "dpdk")]
+    imp::run();
+}
+
+#[cfg(feature = "dpdk")]
+mod imp {
+    use super::common::netns::{can_run, in_ns, Netns, Raw};
+    use canopy_control::oracle::host_mac;
+    use canopy_control::topology::Topology;
+    use canopy_control::{build_str, kinds};
+    use canopy_dataplane::engine::{counters, Engine, EngineConfig, PollMode, Pool, Port};
+    use canopy_dataplane::port::dpdk::{
+        self, DpdkConfig, DpdkError, DpdkPort, Eal, BACKEND_COUNTER_NAMES,
+    };
+    use canopy_dataplane::table::SwitchTables;
+    use canopy_dataplane::wire::{self, Kind};
+    use canopy_dataplane::{decide, Verdict};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    const MAGIC: &[u8; 4] = b"CNPY";
+
+    fn payload(seq: u32) -> [u8; 8] {
+        let mut p = [0u8; 8];
+        p[..4].copy_from_slice(MAGIC);
+        p[4..8].copy_from_slice(&seq.to_be_bytes());
+        p
+    }
+
+    fn at(f: &[u8]) -> Option<usize> {
+        (14..f.len().saturating_sub(7))
+            .rev()
+            .find(|&i| &f[i..i + 4] == MAGIC)
+    }
+
+    fn ours(f: &[u8]) -> bool {
+        at(f).is_some()
+    }
+
+    fn seq_of(f: &[u8]) -> u32 {
+        let i = at(f).expect("our frame") + 4;
+        u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
+    }
+
+    /// An IPv4/UDP frame of 64 bytes: flow `sport`, sequence `seq` (documentation
+    /// addresses; it never leaves the test's namespaces).
+    fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
+        let mut f = vec![0u8; 64];
+        f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
+        f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
+        f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        let ip = &mut f[14..34];
+        ip[0] = 0x45;
+        ip[2..4].copy_from_slice(&50u16.to_be_bytes());
+        ip[8] = 1;
+        ip[9] = 17;
+        ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
+        ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
+        f[34..36].copy_from_slice(&sport.to_be_bytes());
+        f[36..38].copy_from_slice(&9u16.to_be_bytes());
+        f[38..40].copy_from_slice(&30u16.to_be_bytes());
+        f[42..46].copy_from_slice(&seq.to_be_bytes());
+        f
+    }
+
+    struct Edge {
+        topo: Topology,
+        tables: SwitchTables,
+        hosts: Vec<(usize, u32)>,
+        ups: Vec<usize>,
+        far: u32,
+    }
+
+    fn edge() -> Edge {
+        let topo = build_str("fat-tree:k=4").unwrap();
+        let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
+        let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
+        let hosts = is.hosts.clone();
+        let ups: Vec<usize> = (0..is.ports.len())
+            .filter(|p| hosts.iter().all(|h| h.0 != *p))
+            .collect();
+        let far = (0..topo.hosts.len() as u32)
+            .find(|d| hosts.iter().all(|x| x.1 != *d))
+            .unwrap();
+        Edge {
+            tables: kinds::tables(&topo, Kind::Sliced).unwrap()[sw].clone(),
+            topo,
+            hosts,
+            ups,
+            far,
+        }
+    }
+
+    impl Edge {
+        fn frame(&self, src: u32, dst: u32, seq: u32) -> Vec<u8> {
+            let hd = kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
+            wire::ethernet_frame(
+                host_mac(&self.topo, dst),
+                host_mac(&self.topo, src),
+                &hd,
+                &payload(seq),
+            )
+        }
+    }
+
+    fn hugepages_free() -> u64 {
+        std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|s| dpdk::hugepages_free(&s))
+            .unwrap_or(0)
+    }
+
+    pub fn run() {
+        if !can_run() {
+            return;
+        }
+        if hugepages_free() < 64 {
+            eprintln!(
+                "SKIP netns_dpdk: fewer than 64 free huge pages (echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; .ci/run does it)"
+            );
+            return;
+        }
+        let e = edge();
+        let ns = Netns::with_prefix(&format!("dpk{}-eng", std::process::id()), &["sw", "nb"]);
+        for i in 0..5 {
+            ns.veth(0, &format!("dps{i}"), 1, &format!("dpp{i}"));
+        }
+        // vdev 4 names an interface that does not exist: EAL logs the failed probe and
+        // goes on; opening that device is the typed error
+        let mut args: Vec<String> = vec!["--no-pci".into()];
+        for i in 0..4 {
+            args.push(format!(
+                "--vdev=net_af_packet{i},iface=dps{i},framecnt=8192"
+            ));
+        }
+        args.push("--vdev=net_af_packet4,iface=dpgone,framecnt=8192".into());
+        // two queue pairs (the PMD's PACKET_FANOUT_HASH spreads flows over them)
+        args.push("--vdev=net_af_packet5,iface=dps4,qpairs=2,framecnt=8192".into());
+        // af_packet opens its sockets when EAL probes the vdevs: in the switch's namespace
+        let eal: Arc<Eal> = in_ns(ns.name(0), move || Eal::init(&args)).expect("EAL init");
+        let mut devs = eal.devices();
+        devs.sort();
+        assert_eq!(
+            devs,
+            [
+                "net_af_packet0",
+                "net_af_packet1",
+                "net_af_packet2",
+                "net_af_packet3",
+                "net_af_packet5"
+            ]
+        );
+
+        // typed errors
+        match Eal::init(&["--no-pci".into()]) {
+            Err(DpdkError::EalAlreadyInitialized) => {}
+            r => panic!("second EAL init: {r:?}"),
+        }
+        let c = DpdkConfig::default();
+        match dpdk::open(&eal, "net_af_packet9", &c) {
+            Err(DpdkError::NoDevice { device, probed }) => {
+                assert_eq!(device, "net_af_packet9");
+                assert_eq!(probed.len(), 5);
+            }
+            r => panic!("{r:?}"),
+        }
+        match dpdk::open(&eal, "net_af_packet4", &c) {
+            Err(e @ DpdkError::VdevNotProbed { .. }) => {
+                assert!(e.to_string().contains("ip link show dpgone"), "{e}")
+            }
+            r => panic!("{r:?}"),
+        }
+        let many = DpdkConfig {
+            queues: 2,
+            ..DpdkConfig::default()
+        };
+        match dpdk::open(&eal, "net_af_packet0", &many) {
+            Err(e @ DpdkError::TooManyQueues { max: 1, .. }) => {
+                assert!(e.to_string().contains("qpairs"), "{e}")
+            }
+            r => panic!("{r:?}"),
+        }
+
+        // two queues: one handle per queue, flows spread over both, every frame exact
+        let two = DpdkConfig {
+            queues: 2,
+            ..DpdkConfig::default()
+        };
+        let e5 = eal.clone();
+        let mut qs: Vec<DpdkPort> = in_ns(ns.name(0), move || {
+            dpdk::open(&e5, "net_af_packet5", &two).expect("open two queues")
+        });
+        assert_eq!(qs.iter().map(|q| q.queue()).collect::<Vec<_>>(), [0, 1]);
+        let flows: Vec<Vec<u8>> = (0..64u16).map(|i| udp_frame(i.into(), 1000 + i)).collect();
+        let sent = flows.clone();
+        in_ns(ns.name(1), move || {
+            let tx = Raw::open("dpp4");
+            for f in &sent {
+                tx.send(f);
+            }
+        });
+        let mut per_queue = [0usize; 2];
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let mut buf = vec![0u8; 2048];
+        let t = Instant::now();
+        while got.len() < flows.len() && t.elapsed() < Duration::from_secs(3) {
+            for (i, q) in qs.iter_mut().enumerate() {
+                q.rx_burst(32, &mut buf, |f| {
+                    if f.len() >= 14 && f[12..14] == [0x08, 0x00] {
+                        per_queue[i] += 1;
+                        got.push(f.to_vec());
+                    }
+                });
+            }
+        }
+        got.sort();
+        let mut want = flows.clone();
+        want.sort();
+        assert_eq!(got, want, "every flow frame once, exact");
+        assert!(
+            per_queue[0] > 0 && per_queue[1] > 0,
+            "flows spread over both queues: {per_queue:?}"
+        );
+        // the second handle is receive-only: the engine never gives it frames to send
+        assert_eq!(Port::tx_space(&qs[1]), 0);
+        assert!(Port::tx_space(&qs[0]) > 0);
+        drop(qs);
+
+        // the engine on four dpdk ports
+        let tables = e.tables.clone();
+        let n = tables.ports.len();
+        // the af_packet PMD's start and MTU query are ioctls on the interface name:
+        // open in the switch's namespace too (canopy-switch runs wholly in it)
+        let e2 = eal.clone();
+        let ports: Vec<DpdkPort> = in_ns(ns.name(0), move || {
+            (0..n)
+                .map(|i| {
+                    let mut v = dpdk::open(&e2, &format!("net_af_packet{i}"), &c).expect("open");
+                    assert_eq!(v.len(), 1);
+                    v.remove(0)
+                })
+                .collect()
+        });
+        for p in &ports {
+            assert!(p.link_up(), "{} link", p.name());
+            assert_eq!(p.driver(), "net_af_packet");
+            assert_eq!(Port::mtu(p), 1514);
+        }
+        let ports: Vec<Box<dyn Port>> = ports
+            .into_iter()
+            .map(|p| Box::new(p) as Box<dyn Port>)
+            .collect();
+        let ecfg = EngineConfig {
+            mode: PollMode::Adaptive {
+                spins: 200,
+                max_sleep: Duration::from_micros(200),
+            },
+            link_poll: Duration::from_millis(20),
+            ..EngineConfig::default()
+        };
+        let run = Engine::new(tables, ports, Pool::new(4096), &ecfg)
+            .expect("engine")
+            .spawn()
+            .expect("spawn");
+        let h = run.handle();
+        let (hp0, h0) = e.hosts[0];
+        let (hp1, h1) = e.hosts[1];
+        let ups = e.ups.clone();
+        // (frame sent, frame the reference decision says leaves the switch)
+        let pair = |ing: usize, src: u32, dst: u32, seq: u32| {
+            let f = e.frame(src, dst, seq);
+            let mut want = f.clone();
+            match decide(&e.tables, ing as u16, &mut want) {
+                Verdict::Port(_) | Verdict::Group(_) => (f, want),
+                Verdict::Drop(r) => panic!("model drops: {}", r.name()),
+            }
+        };
+        let there: Vec<_> = (0..100).map(|i| pair(hp0, h0, h1, i)).collect();
+        let back: Vec<_> = (0..100).map(|i| pair(hp1, h1, h0, 500 + i)).collect();
+        let far: Vec<_> = (0..40).map(|i| pair(hp0, h0, e.far, 1000 + i)).collect();
+        let burst: Vec<_> = (0..2000).map(|i| pair(hp0, h0, h1, 10_000 + i)).collect();
+        let (got_there, got_back, far_ports, got_burst) = in_ns(ns.name(1), move || {
+            let p0 = Raw::open(&format!("dpp{hp0}"));
+            let p1 = Raw::open(&format!("dpp{hp1}"));
+            let up_rx: Vec<Raw> = ups.iter().map(|u| Raw::open(&format!("dpp{u}"))).collect();
+            let one_way = |tx: &Raw, rx: &Raw, frames: &[(Vec<u8>, Vec<u8>)]| {
+                let mut n = 0;
+                for (f, want) in frames {
+                    tx.send(f);
+                    let Some((got, _)) = rx.recv_stamped(Duration::from_secs(2), ours) else {
+                        break;
+                    };
+                    assert_eq!(got, *want, "exact bytes, in order");
+                    n += 1;
+                }
+                n
+            };
+            let got_there = one_way(&p0, &p1, &there);
+            let got_back = one_way(&p1, &p0, &back);
+            let mut far_ports = vec![0usize; up_rx.len()];
+            for (f, want) in &far {
+                p0.send(f);
+                let t = Instant::now();
+                'wait: while t.elapsed() < Duration::from_secs(2) {
+                    for (i, r) in up_rx.iter().enumerate() {
+                        if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
+                            assert_eq!(seq_of(&got), seq_of(f));
+                            assert_eq!(got, *want, "exact bytes to an uplink");
+                            far_ports[i] += 1;
+                            break 'wait;
+                        }
+                    }
+                }
+            }
+            // 2000 frames in bursts of 100, each burst received before the next
+            let mut got_burst = 0;
+            for chunk in burst.chunks(100) {
+                for (f, _) in chunk {
+                    p0.send(f);
+                }
+                let r = p1.recv_n(chunk.len(), Duration::from_secs(2));
+                for (g, (_, want)) in r.iter().zip(chunk) {
+                    assert_eq!(g, want, "burst: exact bytes, in order");
+                }
+                got_burst += r.len();
+            }
+            (got_there, got_back, far_ports, got_burst)
+        });
+        // the workers' link upkeep saw every link up (rte_eth_link_get_nowait)
+        for i in 0..n as u16 {
+            assert!(
+                h.port_state(i).is_some_and(|st| st.link_up()),
+                "port {i} link"
+            );
+        }
+        // one more upkeep round publishes the backend counters
+        std::thread::sleep(Duration::from_millis(100));
+        run.stop();
+        let s = h.counters();
+        assert_eq!(got_there, 100, "{s:#?}");
+        assert_eq!(got_back, 100, "{s:#?}");
+        assert_eq!(got_burst, 2000, "{s:#?}");
+        assert_eq!(far_ports.iter().sum::<usize>(), 40, "{far_ports:?}");
+        let (rx, tx, dropped) = counters::totals(&s);
+        assert_eq!(rx, tx + dropped, "rx = tx + drops: {s:#?}");
+        assert_eq!(dropped, 0, "{s:#?}");
+        assert_eq!(s[hp1].tx_packets, 2100);
+        assert_eq!(s[hp0].tx_packets, 100);
+        assert_eq!(s[e.ups[0]].tx_packets + s[e.ups[1]].tx_packets, 40);
+        for p in &s {
+            let names: Vec<&str> = p.backend.drops.iter().map(|(n, _)| *n).collect();
+            assert_eq!(names, BACKEND_COUNTER_NAMES.to_vec());
+            assert!(p.backend.drops.iter().all(|(_, v)| *v == 0), "{p:?}");
+            assert_eq!(p.backend.kernel_drops, 0, "{p:?}");
+        }
+    }
+}
