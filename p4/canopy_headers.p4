@@ -71,7 +71,9 @@ const bit<32> CANOPY_PORTS            = 512;
 #define CANOPY_PORT_DROP_INDEX(PORT, REASON) ((((bit<32>)(PORT)) << 5) + (REASON))
 
 /* Transit: routing bytes are parsed as 64-bit words (RouteLen ≤ 255, padded to 8). */
+#ifndef CANOPY_ROUTE_WORDS
 #define CANOPY_ROUTE_WORDS 32
+#endif
 
 header ethernet_t {
     bit<48> dst;
@@ -97,6 +99,24 @@ header prefix_t {
 }
 
 /* Sliced-flit body, 16 bytes (wire-format.md §4.1); SRC follows iff HAS_SRC. */
+#ifdef CANOPY_NO_RUNTIME_SHIFT
+/* TNA: the 64-bit words as two 32-bit halves (same bytes), so that every shift and mask
+ * works on one 32-bit PHV container (canopy_tna.p4) */
+header sliced_t {
+    bit<8>  mode;
+    bit<8>  flags;
+    bit<8>  slice_len;
+    bit<8>  cursor;
+    bit<32> reserved;
+    bit<32> word_hi;
+    bit<32> word_lo;
+}
+
+header sliced_src_t {
+    bit<32> src_hi;
+    bit<32> src_lo;
+}
+#else
 header sliced_t {
     bit<8>  mode;
     bit<8>  flags;
@@ -109,6 +129,7 @@ header sliced_t {
 header sliced_src_t {
     bit<64> src;
 }
+#endif
 
 /* Transit fixed part, 8 bytes (wire-format.md §5). */
 header transit_t {
@@ -152,10 +173,91 @@ struct canopy_headers_t {
     sliced_src_t  sliced_src;
     transit_t     transit;
     route_word_t[CANOPY_ROUTE_WORDS] route;
+    route_word_t  tr_cur;     /* TNA: the routing word at head / 8 (canopy_tna.p4's parser) */
+    route_word_t  tr_nxt;     /* TNA: the word after it, when head % 8 == 7 */
     transit_rec_t transit_rec;
     pathid_t      pathid;
 }
 
+#ifdef CANOPY_NO_RUNTIME_SHIFT
+struct canopy_meta_t {
+    /* common */
+    bit<16> hl;          /* header length in bytes */
+    bit<16> body_len;    /* bytes of the kind body (header minus prefix and MEAS block) */
+    bit<2>  role;        /* ingress port role */
+    bit<1>  swallow;     /* Transit: the ingress input swallows */
+    bit<1>  port_known;
+    bit<1>  use_group;   /* the verdict is a group: apply fwd_group */
+    bit<16> group;       /* SwitchTables group id */
+    bit<1>  hit;         /* last kind lookup hit */
+    bit<1>  down;        /* path-ID: the matching entry is a downward one */
+    /* sliced configuration (sliced_cfg default action) */
+    bit<1>  sl_on;
+    bit<8>  sl_mode;
+    bit<8>  sl_level;
+    bit<32> sl_sid;
+    bit<32> sl_m;
+    bit<8>  sl_a;
+    bit<8>  sl_b;
+    bit<32> sl_z;
+    bit<8>  sl_label_shift;
+    bit<8>  sl_zone_shift;
+    bit<8>  sl_znode_shift;
+    bit<8>  sl_addr_bits;
+    bit<64> sl_zone;
+    bit<32> sl_zone_hi;
+    bit<32> sl_zone_lo;
+    bit<1>  sl_has_up;
+    bit<16> sl_up_group;
+    /* sliced per-hop state: 32-bit values (labels are at most 32 bits on TNA) */
+    bit<8>  pos;         /* bit cursor */
+    bit<1>  take_v;      /* rho */
+    bit<32> label;       /* down label */
+    bit<32> side_k;      /* side label / low 32 bits of the Znode id of DST */
+    bit<8>  side_s;      /* right shift of the side label */
+    bit<8>  lab_s;       /* right shift of the label */
+    bit<32> ex_a;        /* (x >> S)[31:0] = ex_a | ex_b */
+    bit<32> ex_b;
+    bit<1>  bits_bad;    /* word bits set where they must be zero */
+    bit<1>  src_bad;     /* SRC bits set where they must be zero */
+    bit<8>  t8_head;     /* saturating differences (one per comparison) */
+    bit<8>  t8_cur;
+    bit<8>  t8_a;
+    bit<8>  t8_b;
+    bit<16> t16_tot;
+    bit<16> t16_rec;
+    bit<8>  t8_rl;
+    bit<16> hl2;         /* hl, body_len again, for the field-field comparisons */
+    bit<16> body_len2;
+    bit<1>  use_nxt;     /* the new head is in tr_nxt */
+    bit<32> t_cmp;       /* m & ~1, m |-| side_k, z |-| label */
+    bit<32> t_sid;       /* side_k ^ sid */
+    bit<32> zs_b;        /* zone << zone_shift: the bits carried into the high half */
+    bit<1>  zone_big;    /* zone has bits at or above above_w */
+    bit<8>  above_w;
+    bit<1>  above_eq;    /* the digits above this level match */
+    bit<32> wc_hi;       /* DST again, copied by the parser, for the modes 1-3 compare */
+    bit<32> wc_lo;
+    bit<32> x_hi;        /* (DST ^ SRC, or DST ^ zone << zone_shift) & mask */
+    bit<32> x_lo;
+    /* transit configuration and per-hop state */
+    bit<1>  tr_on;
+    bit<1>  tr_split;
+    bit<8>  tr_head;
+    bit<2>  tr_dir;
+    bit<1>  tr_half;
+    bit<2>  tr_rot;
+    bit<8>  tr_delay;
+    /* path-ID configuration */
+    bit<1>  pid_on;
+    bit<1>  pid_leaf;
+    bit<1>  id_bad;      /* ID bits beyond IdLen */
+    bit<8>  drop_reason;
+    /* the canopy_port_drops index (port base, then | reason in fail) */
+    bit<16> port_drop;
+    bit<1>  drop;
+}
+#else
 struct canopy_meta_t {
     /* parser */
     bit<16> route_words_left;
@@ -213,30 +315,10 @@ struct canopy_meta_t {
     /* path-ID configuration */
     bit<1>  pid_on;
     bit<1>  pid_leaf;
-    /* TNA only: operands of the constant-shift tables (canopy_tna.p4) */
-    bit<64> tmp_a;
-    bit<64> tmp_b;
-    bit<64> tmp_c;
-    bit<8>  pos2;
-    bit<8>  take_w2;
-    bit<8>  take_w3;
-    bit<64> mask_b;
-    bit<64> mask_above;
-    bit<8>  above_w;
-    bit<64> label_raw;
-    bit<64> znode_k;
-    bit<16> tr_wi;
-    bit<8>  tr_bsh;
-    bit<64> tr_wshift;
-    bit<8>  beyond_w;
-    bit<64> mask_beyond;
-    bit<8>  id_beyond_w;
-    bit<64> mask_id;
     bit<32> drop_reason;
-    /* canopy_tna.p4: the canopy_port_drops index (port base, then | reason in fail) */
-    bit<32> port_drop;
     bit<1>  drop;
 }
+#endif
 
 #ifndef CANOPY_NO_RUNTIME_SHIFT
 /* The low w bits set (canopy_dataplane::wire::sliced::low_mask). Runtime shifts: v1model
@@ -281,6 +363,39 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     META.route_words_left = META.route_words_left - 1;
 #endif
 
+/* After the sliced body is extracted; canopy_tna.p4 copies DST into metadata here. */
+#ifndef CANOPY_SLICED_COPY
+#define CANOPY_SLICED_COPY(HDR, META)
+#endif
+
+/* The Transit states; an architecture may define its own (canopy_tna.p4). */
+#ifndef CANOPY_TRANSIT_STATES
+#define CANOPY_TRANSIT_STATES(HDR, META)                                        \
+    state parse_transit {                                                       \
+        pkt.extract(HDR.transit);                                               \
+        CANOPY_ROUTE_INIT(HDR, META)                                            \
+        transition parse_route;                                                 \
+    }                                                                           \
+    state parse_route {                                                         \
+        CANOPY_ROUTE_TRANSITION(META)                                           \
+    }                                                                           \
+    state parse_route_word {                                                    \
+        pkt.extract(HDR.route.next);                                            \
+        CANOPY_ROUTE_DEC(META)                                                  \
+        transition parse_route;                                                 \
+    }                                                                           \
+    state parse_route_end {                                                     \
+        transition select(HDR.transit.rec_slots) {                              \
+            0: accept;                                                          \
+            default: parse_transit_rec;                                         \
+        }                                                                       \
+    }                                                                           \
+    state parse_transit_rec {                                                   \
+        pkt.extract(HDR.transit_rec);                                           \
+        transition accept;                                                      \
+    }
+#endif
+
 /* Parser states shared by both architectures. The architecture-specific parser does its
  * own preamble and then `transition parse_ethernet;`. META is the name of the metadata
  * parameter. */
@@ -321,6 +436,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     }                                                                           \
     state parse_sliced {                                                        \
         pkt.extract(HDR.sliced);                                                \
+        CANOPY_SLICED_COPY(HDR, META)                                           \
         transition select(HDR.sliced.flags[5:5]) {                              \
             1: parse_sliced_src;                                                \
             default: accept;                                                    \
@@ -330,29 +446,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
         pkt.extract(HDR.sliced_src);                                            \
         transition accept;                                                      \
     }                                                                           \
-    state parse_transit {                                                       \
-        pkt.extract(HDR.transit);                                               \
-        CANOPY_ROUTE_INIT(HDR, META)                                            \
-        transition parse_route;                                                 \
-    }                                                                           \
-    state parse_route {                                                         \
-        CANOPY_ROUTE_TRANSITION(META)                                           \
-    }                                                                           \
-    state parse_route_word {                                                    \
-        pkt.extract(HDR.route.next);                                            \
-        CANOPY_ROUTE_DEC(META)                                                  \
-        transition parse_route;                                                 \
-    }                                                                           \
-    state parse_route_end {                                                     \
-        transition select(HDR.transit.rec_slots) {                              \
-            0: accept;                                                          \
-            default: parse_transit_rec;                                         \
-        }                                                                       \
-    }                                                                           \
-    state parse_transit_rec {                                                   \
-        pkt.extract(HDR.transit_rec);                                           \
-        transition accept;                                                      \
-    }                                                                           \
+    CANOPY_TRANSIT_STATES(HDR, META)                                        \
     state parse_pathid {                                                        \
         pkt.extract(HDR.pathid);                                                \
         transition accept;                                                      \
@@ -369,6 +463,8 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     pkt.emit(HDR.sliced_src);           \
     pkt.emit(HDR.transit);              \
     pkt.emit(HDR.route);                \
+    pkt.emit(HDR.tr_cur);               \
+    pkt.emit(HDR.tr_nxt);               \
     pkt.emit(HDR.transit_rec);          \
     pkt.emit(HDR.pathid);
 

@@ -1,19 +1,25 @@
 /* Canopy reference program for Tofino (P4_16, TNA).
- * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot):
- * the front and middle end pass and no "action spanning multiple stages" or action-source
- * error is reported any more, but the back end stops at PHV allocation (table placement is
- * never reached): "PHV allocation was not successful", 147 field slices unallocated on Tofino 1
- * (--target tofino --arch tna): the 32 routing words (2048 bits, all read by tna_route_word)
- * with tr_word, and the 64-bit sliced-flit word, SRC and their shifted copies and masks.
- * Tofino 2 (-DCANOPY_T2NA --target tofino2 --arch t2na) fails the same way, with the same 147 slices.
- * Exit status 1; no bfrt.json, and the .bfa and context.json left behind are empty
- * placeholders: the program does not fit as written.
+ * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot, Tofino 1):
+ * the front and middle end pass, every action fits one stage, every gateway fits and PHV
+ * allocation succeeds. The back end then stops with an internal compiler error while it lays
+ * out set_sliced_cfg's action data ("The byte position is outside of the range of the region",
+ * action_format.cpp): the 64-bit `zone` parameter triggers it. Without that parameter, table
+ * placement fails next: the constant tables with one action per shift amount (tna_ext_side,
+ * tna_ext_zn, tna_zs, tna_x_zn: 64-65 actions each) do not fit a stage's instruction memory,
+ * and the drop checks form one long chain of dependent steps (each reads meta.drop). What is
+ * left to do is in docs/p4.md §5. No bfrt.json; the .bfa and context.json are placeholders.
  * UNTESTED: never run on tofino-model or hardware, never assembled (that release has no
  * assembler), and canopyctl p4-entries does not write its selector members and groups.
  * It follows canopy.p4 (v1model) step by step. The differences come from the target (docs/p4.md §5):
- *  - no variable shifts: the bit cursor, the masks and the digit extraction go through
- *    tables keyed on the shift amount, with constant entries (one action per amount);
- *  - no runtime header-stack index: the routing word is copied by a table keyed on head/8;
+ *  - no variable shifts: 64-bit words are two 32-bit halves, and a field of w <= 32 bits at
+ *    a runtime position is (x >> S) & low_mask(w) = (hi << 32 - S | lo >> S) & low_mask(w),
+ *    through tables keyed on S and w with constant entries (one action per amount); labels,
+ *    side labels, m, sid and z are therefore at most 32 bits on TNA;
+ *  - modes 1-3 compare the digits above the level in place, under a mask, without shifting;
+ *    bits that must be zero are checked by ternary tables with constant entries;
+ *  - no runtime header-stack index: the parser puts the routing word at head / 8 in tr_cur
+ *    (and the next one in tr_nxt when head % 8 == 7) and stops there, so the record-area
+ *    header is not parsed and RecCount and its reserved bytes are not checked;
  *  - no `return` (as in canopy.p4): a drop flag guards every later step, each table is applied
  *    at one place, and the drop is counted once at the end;
  *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
@@ -22,9 +28,16 @@
  *    direct action calls (p4c's copy propagation, which also covers `meta` fields, does not
  *    cross an action call), or replaced by constant tables (hl, the Transit lengths, the
  *    canopy_port_drops base, Rot, the Transit direction pair), or by a branch per case;
- *  - masks are ANDed in the table actions (label, above_dst/above_src), not as a PHV & PHV.
+ *  - gateways compare a field with a constant, at most 4 bytes: a > b is a |-| b != 0, and
+ *    m > 1 is m & ~1 != 0 (a gateway m > 1 slices m at bit 1 and every field aligned with it).
+ *  - PHV: fields joined by MAU operations form one aligned cluster, which must fit one group of
+ *    sixteen 32-bit containers and one container size, and a gateway or key that slices one
+ *    member slices them all. So each comparison has its own temporary, the modes 1-3 compare
+ *    uses a copy of DST made by the parser (wc_hi/wc_lo), the Transit head arithmetic is 8-bit,
+ *    and the field-field length checks use body_len2 (from hl2, action data), not body_len.
  * The table entries of canopyctl p4-entries apply unchanged (same table, action and
- * parameter names; port numbers must be mapped to device ports).
+ * parameter names; port numbers must be mapped to device ports); the sliced label keys are
+ * 32 bits wide here.
  * The constant-entry tables were written with a small one-off script from a template.
  */
 #include <core.p4>
@@ -36,14 +49,49 @@
 #endif
 
 #define CANOPY_NO_RUNTIME_SHIFT
-#define CANOPY_ROUTE_INIT(HDR, META) canopy_pc.set(HDR.transit.route_len);
-#define CANOPY_ROUTE_TRANSITION(META)                                  \
-    transition select(canopy_pc.is_zero(), canopy_pc.is_negative()) {  \
-        (true, false): parse_route_end;                                \
-        (false, true): parse_route_end;                                \
-        default: parse_route_word;                                     \
+/* Transit: the parser takes the routing word at head / 8 into tr_cur (and the next one into
+ * tr_nxt when head % 8 == 7, for a swallowing input) and stops there: the ingress reads only
+ * those two words (all 32 words in MAU PHV do not fit), the earlier words ride in the route
+ * stack and the later ones and the record area stay in the payload. The counter is head / 8
+ * (8-bit signed: head itself would be negative from 128 on). */
+/* the low 5 bits after the rotation: Tofino 1 takes a width code (2^(mask+1) - 1), Tofino 2
+ * the mask itself */
+#ifdef CANOPY_T2NA
+#define CANOPY_PC_MASK5 8w0x1f
+#else
+#define CANOPY_PC_MASK5 3w4
+#endif
+#define CANOPY_SLICED_COPY(HDR, META)  \
+    META.wc_hi = HDR.sliced.word_hi;    \
+    META.wc_lo = HDR.sliced.word_lo;
+#define CANOPY_TRANSIT_STATES(HDR, META)                                   \
+    state parse_transit {                                                  \
+        pkt.extract(HDR.transit);                                          \
+        canopy_pc.set(HDR.transit.head, 8w255, 8w3, CANOPY_PC_MASK5, 8w0);  \
+        transition parse_route_pre;                                        \
+    }                                                                      \
+    state parse_route_pre {                                                \
+        transition select(canopy_pc.is_zero()) {                           \
+            true: parse_route_cur;                                         \
+            default: parse_route_skip;                                     \
+        }                                                                  \
+    }                                                                      \
+    state parse_route_skip {                                               \
+        pkt.extract(HDR.route.next);                                       \
+        canopy_pc.decrement(1);                                            \
+        transition parse_route_pre;                                        \
+    }                                                                      \
+    state parse_route_cur {                                                \
+        pkt.extract(HDR.tr_cur);                                           \
+        transition select(HDR.transit.head[2:0]) {                         \
+            7: parse_route_nxt;                                            \
+            default: accept;                                               \
+        }                                                                  \
+    }                                                                      \
+    state parse_route_nxt {                                                \
+        pkt.extract(HDR.tr_nxt);                                           \
+        transition accept;                                                 \
     }
-#define CANOPY_ROUTE_DEC(META) canopy_pc.decrement(8);
 #include "canopy_headers.p4"
 
 parser CanopyIngressParser(packet_in pkt, out canopy_headers_t hdr, out canopy_meta_t meta,
@@ -63,15 +111,15 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                       inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
 
-    Counter<bit<32>, bit<32>>(CANOPY_DROPS_SIZE, CounterType_t.PACKETS) canopy_drops;
+    Counter<bit<32>, bit<8>>(CANOPY_DROPS_SIZE, CounterType_t.PACKETS) canopy_drops;
     Counter<bit<64>, bit<32>>(CANOPY_PORTS, CounterType_t.PACKETS_AND_BYTES) canopy_port_rx;
-    Counter<bit<32>, bit<32>>(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType_t.PACKETS)
+    Counter<bit<32>, bit<16>>(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType_t.PACKETS)
         canopy_port_drops;
 
     action fail(bit<32> reason) {
         meta.drop = 1;
-        meta.drop_reason = reason;
-        meta.port_drop = meta.port_drop | reason;
+        meta.drop_reason = (bit<8>)reason;
+        meta.port_drop = meta.port_drop | (bit<16>)reason;
     }
 
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -253,24 +301,24 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     bit<8>  tna_rem;        /* slice_len - pos (bits left in the slice) */
     bit<16> tna_total;      /* Transit: expected body length */
     bit<16> tna_rec_total;  /* Transit: record area bytes (8 + the slots rounded to 64 bits) */
-    bit<16> tna_rl16;       /* Transit: RouteLen, 16 bits */
     bit<16> tna_inc;        /* Transit: cycles increment, swallow + 1 + delay */
     bit<8>  tna_head8;      /* Transit: the new head, 8 bits (tr_head is sliced by the keys) */
-    action tna_body_len() { meta.body_len = meta.hl - 8; }
-    action tna_body_len_meas() { meta.body_len = meta.hl - 24; }
+    action tna_body_len() { meta.body_len = meta.hl - 8; meta.body_len2 = meta.hl2 - 8; }
+    action tna_body_len_meas() { meta.body_len = meta.hl - 24; meta.body_len2 = meta.hl2 - 24; }
     action tna_pos_inc() { meta.pos = meta.pos + 1; }
     action tna_pos_add_a() { meta.pos = meta.pos + meta.sl_a; }
     action tna_pos_add_b() { meta.pos = meta.pos + meta.sl_b; }
     action tna_slice_rem() { tna_rem = hdr.sliced.slice_len - meta.pos; }
     action tna_total_add_rec() { tna_total = tna_total + tna_rec_total; }
     action tna_tr_head() {
-        meta.tr_head = (bit<16>)hdr.transit.head;
+        meta.tr_head = hdr.transit.head;
         tna_head8 = hdr.transit.head;
-        tna_rl16 = (bit<16>)hdr.transit.route_len;
+        meta.t8_rl = hdr.transit.route_len |-| hdr.transit.head;
     }
     action tna_tr_head_inc() {
         meta.tr_head = meta.tr_head + 1;
         tna_head8 = tna_head8 + 1;
+        meta.t8_rl = meta.t8_rl |-| 1;
     }
     action tna_tr_inc() { tna_inc = (bit<16>)meta.tr_delay; }
     action tna_tr_inc_1() { tna_inc = tna_inc + 1; }
@@ -278,7 +326,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action tna_tr_cycles() { hdr.transit.cycles = hdr.transit.cycles |+| tna_inc; }
 
     /* hl = HdrLen * 8 (a widening shift needs a constant and a PHV source: not one action) */
-    action tna_set_hl(bit<16> hl) { meta.hl = hl; }
+    action tna_set_hl(bit<16> hl) { meta.hl = hl; meta.hl2 = hl; }
     table tna_hl {
         key = { hdr.prefix.hdr_len: exact; }
         actions = { tna_set_hl; }
@@ -544,7 +592,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     }
     /* canopy_port_drops base index, ingress_port * 32 (CANOPY_PORT_DROP_INDEX): a widening
      * shift of the 9-bit port into a 32-bit field cannot be one PHV-aligned operation */
-    action tna_set_port_drop(bit<32> base) { meta.port_drop = base; }
+    action tna_set_port_drop(bit<16> base) { meta.port_drop = base; }
     table tna_port_drop {
         key = { ig_intr_md.ingress_port: exact; }
         actions = { tna_set_port_drop; }
@@ -1621,2348 +1669,1875 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 256;
     }
 
-    /* take #1 (rho / label): word << pos */
-    action tna_shl_a_0() { meta.tmp_a = hdr.sliced.word << 0; }
-    action tna_shl_a_1() { meta.tmp_a = hdr.sliced.word << 1; }
-    action tna_shl_a_2() { meta.tmp_a = hdr.sliced.word << 2; }
-    action tna_shl_a_3() { meta.tmp_a = hdr.sliced.word << 3; }
-    action tna_shl_a_4() { meta.tmp_a = hdr.sliced.word << 4; }
-    action tna_shl_a_5() { meta.tmp_a = hdr.sliced.word << 5; }
-    action tna_shl_a_6() { meta.tmp_a = hdr.sliced.word << 6; }
-    action tna_shl_a_7() { meta.tmp_a = hdr.sliced.word << 7; }
-    action tna_shl_a_8() { meta.tmp_a = hdr.sliced.word << 8; }
-    action tna_shl_a_9() { meta.tmp_a = hdr.sliced.word << 9; }
-    action tna_shl_a_10() { meta.tmp_a = hdr.sliced.word << 10; }
-    action tna_shl_a_11() { meta.tmp_a = hdr.sliced.word << 11; }
-    action tna_shl_a_12() { meta.tmp_a = hdr.sliced.word << 12; }
-    action tna_shl_a_13() { meta.tmp_a = hdr.sliced.word << 13; }
-    action tna_shl_a_14() { meta.tmp_a = hdr.sliced.word << 14; }
-    action tna_shl_a_15() { meta.tmp_a = hdr.sliced.word << 15; }
-    action tna_shl_a_16() { meta.tmp_a = hdr.sliced.word << 16; }
-    action tna_shl_a_17() { meta.tmp_a = hdr.sliced.word << 17; }
-    action tna_shl_a_18() { meta.tmp_a = hdr.sliced.word << 18; }
-    action tna_shl_a_19() { meta.tmp_a = hdr.sliced.word << 19; }
-    action tna_shl_a_20() { meta.tmp_a = hdr.sliced.word << 20; }
-    action tna_shl_a_21() { meta.tmp_a = hdr.sliced.word << 21; }
-    action tna_shl_a_22() { meta.tmp_a = hdr.sliced.word << 22; }
-    action tna_shl_a_23() { meta.tmp_a = hdr.sliced.word << 23; }
-    action tna_shl_a_24() { meta.tmp_a = hdr.sliced.word << 24; }
-    action tna_shl_a_25() { meta.tmp_a = hdr.sliced.word << 25; }
-    action tna_shl_a_26() { meta.tmp_a = hdr.sliced.word << 26; }
-    action tna_shl_a_27() { meta.tmp_a = hdr.sliced.word << 27; }
-    action tna_shl_a_28() { meta.tmp_a = hdr.sliced.word << 28; }
-    action tna_shl_a_29() { meta.tmp_a = hdr.sliced.word << 29; }
-    action tna_shl_a_30() { meta.tmp_a = hdr.sliced.word << 30; }
-    action tna_shl_a_31() { meta.tmp_a = hdr.sliced.word << 31; }
-    action tna_shl_a_32() { meta.tmp_a = hdr.sliced.word << 32; }
-    action tna_shl_a_33() { meta.tmp_a = hdr.sliced.word << 33; }
-    action tna_shl_a_34() { meta.tmp_a = hdr.sliced.word << 34; }
-    action tna_shl_a_35() { meta.tmp_a = hdr.sliced.word << 35; }
-    action tna_shl_a_36() { meta.tmp_a = hdr.sliced.word << 36; }
-    action tna_shl_a_37() { meta.tmp_a = hdr.sliced.word << 37; }
-    action tna_shl_a_38() { meta.tmp_a = hdr.sliced.word << 38; }
-    action tna_shl_a_39() { meta.tmp_a = hdr.sliced.word << 39; }
-    action tna_shl_a_40() { meta.tmp_a = hdr.sliced.word << 40; }
-    action tna_shl_a_41() { meta.tmp_a = hdr.sliced.word << 41; }
-    action tna_shl_a_42() { meta.tmp_a = hdr.sliced.word << 42; }
-    action tna_shl_a_43() { meta.tmp_a = hdr.sliced.word << 43; }
-    action tna_shl_a_44() { meta.tmp_a = hdr.sliced.word << 44; }
-    action tna_shl_a_45() { meta.tmp_a = hdr.sliced.word << 45; }
-    action tna_shl_a_46() { meta.tmp_a = hdr.sliced.word << 46; }
-    action tna_shl_a_47() { meta.tmp_a = hdr.sliced.word << 47; }
-    action tna_shl_a_48() { meta.tmp_a = hdr.sliced.word << 48; }
-    action tna_shl_a_49() { meta.tmp_a = hdr.sliced.word << 49; }
-    action tna_shl_a_50() { meta.tmp_a = hdr.sliced.word << 50; }
-    action tna_shl_a_51() { meta.tmp_a = hdr.sliced.word << 51; }
-    action tna_shl_a_52() { meta.tmp_a = hdr.sliced.word << 52; }
-    action tna_shl_a_53() { meta.tmp_a = hdr.sliced.word << 53; }
-    action tna_shl_a_54() { meta.tmp_a = hdr.sliced.word << 54; }
-    action tna_shl_a_55() { meta.tmp_a = hdr.sliced.word << 55; }
-    action tna_shl_a_56() { meta.tmp_a = hdr.sliced.word << 56; }
-    action tna_shl_a_57() { meta.tmp_a = hdr.sliced.word << 57; }
-    action tna_shl_a_58() { meta.tmp_a = hdr.sliced.word << 58; }
-    action tna_shl_a_59() { meta.tmp_a = hdr.sliced.word << 59; }
-    action tna_shl_a_60() { meta.tmp_a = hdr.sliced.word << 60; }
-    action tna_shl_a_61() { meta.tmp_a = hdr.sliced.word << 61; }
-    action tna_shl_a_62() { meta.tmp_a = hdr.sliced.word << 62; }
-    action tna_shl_a_63() { meta.tmp_a = hdr.sliced.word << 63; }
-    table tna_shl_a {
-        key = { meta.pos: exact; }
-        actions = { tna_shl_a_0; tna_shl_a_1; tna_shl_a_2; tna_shl_a_3; tna_shl_a_4; tna_shl_a_5; tna_shl_a_6; tna_shl_a_7; tna_shl_a_8; tna_shl_a_9; tna_shl_a_10; tna_shl_a_11; tna_shl_a_12; tna_shl_a_13; tna_shl_a_14; tna_shl_a_15; tna_shl_a_16; tna_shl_a_17; tna_shl_a_18; tna_shl_a_19; tna_shl_a_20; tna_shl_a_21; tna_shl_a_22; tna_shl_a_23; tna_shl_a_24; tna_shl_a_25; tna_shl_a_26; tna_shl_a_27; tna_shl_a_28; tna_shl_a_29; tna_shl_a_30; tna_shl_a_31; tna_shl_a_32; tna_shl_a_33; tna_shl_a_34; tna_shl_a_35; tna_shl_a_36; tna_shl_a_37; tna_shl_a_38; tna_shl_a_39; tna_shl_a_40; tna_shl_a_41; tna_shl_a_42; tna_shl_a_43; tna_shl_a_44; tna_shl_a_45; tna_shl_a_46; tna_shl_a_47; tna_shl_a_48; tna_shl_a_49; tna_shl_a_50; tna_shl_a_51; tna_shl_a_52; tna_shl_a_53; tna_shl_a_54; tna_shl_a_55; tna_shl_a_56; tna_shl_a_57; tna_shl_a_58; tna_shl_a_59; tna_shl_a_60; tna_shl_a_61; tna_shl_a_62; tna_shl_a_63; }
+    /* mode 0: no bit beyond SliceLen (left-aligned word): word & low_mask(64 - SliceLen) == 0 */
+    action tna_chk_beyond_ok() { meta.bits_bad = 0; }
+    action tna_chk_beyond_bad() { meta.bits_bad = 1; }
+    table tna_chk_beyond {
+        key = { hdr.sliced.slice_len: ternary; hdr.sliced.word_hi: ternary; hdr.sliced.word_lo: ternary; }
+        actions = { tna_chk_beyond_ok; tna_chk_beyond_bad; }
+        default_action = tna_chk_beyond_bad();
         const entries = {
-            0: tna_shl_a_0();
-            1: tna_shl_a_1();
-            2: tna_shl_a_2();
-            3: tna_shl_a_3();
-            4: tna_shl_a_4();
-            5: tna_shl_a_5();
-            6: tna_shl_a_6();
-            7: tna_shl_a_7();
-            8: tna_shl_a_8();
-            9: tna_shl_a_9();
-            10: tna_shl_a_10();
-            11: tna_shl_a_11();
-            12: tna_shl_a_12();
-            13: tna_shl_a_13();
-            14: tna_shl_a_14();
-            15: tna_shl_a_15();
-            16: tna_shl_a_16();
-            17: tna_shl_a_17();
-            18: tna_shl_a_18();
-            19: tna_shl_a_19();
-            20: tna_shl_a_20();
-            21: tna_shl_a_21();
-            22: tna_shl_a_22();
-            23: tna_shl_a_23();
-            24: tna_shl_a_24();
-            25: tna_shl_a_25();
-            26: tna_shl_a_26();
-            27: tna_shl_a_27();
-            28: tna_shl_a_28();
-            29: tna_shl_a_29();
-            30: tna_shl_a_30();
-            31: tna_shl_a_31();
-            32: tna_shl_a_32();
-            33: tna_shl_a_33();
-            34: tna_shl_a_34();
-            35: tna_shl_a_35();
-            36: tna_shl_a_36();
-            37: tna_shl_a_37();
-            38: tna_shl_a_38();
-            39: tna_shl_a_39();
-            40: tna_shl_a_40();
-            41: tna_shl_a_41();
-            42: tna_shl_a_42();
-            43: tna_shl_a_43();
-            44: tna_shl_a_44();
-            45: tna_shl_a_45();
-            46: tna_shl_a_46();
-            47: tna_shl_a_47();
-            48: tna_shl_a_48();
-            49: tna_shl_a_49();
-            50: tna_shl_a_50();
-            51: tna_shl_a_51();
-            52: tna_shl_a_52();
-            53: tna_shl_a_53();
-            54: tna_shl_a_54();
-            55: tna_shl_a_55();
-            56: tna_shl_a_56();
-            57: tna_shl_a_57();
-            58: tna_shl_a_58();
-            59: tna_shl_a_59();
-            60: tna_shl_a_60();
-            61: tna_shl_a_61();
-            62: tna_shl_a_62();
-            63: tna_shl_a_63();
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (1, 0 &&& 0x7fffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (2, 0 &&& 0x3fffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (3, 0 &&& 0x1fffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (4, 0 &&& 0xfffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (5, 0 &&& 0x7ffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (6, 0 &&& 0x3ffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (7, 0 &&& 0x1ffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (8, 0 &&& 0xffffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (9, 0 &&& 0x7fffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (10, 0 &&& 0x3fffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (11, 0 &&& 0x1fffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (12, 0 &&& 0xfffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (13, 0 &&& 0x7ffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (14, 0 &&& 0x3ffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (15, 0 &&& 0x1ffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (16, 0 &&& 0xffff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (17, 0 &&& 0x7fff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (18, 0 &&& 0x3fff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (19, 0 &&& 0x1fff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (20, 0 &&& 0xfff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (21, 0 &&& 0x7ff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (22, 0 &&& 0x3ff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (23, 0 &&& 0x1ff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (24, 0 &&& 0xff, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (25, 0 &&& 0x7f, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (26, 0 &&& 0x3f, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (27, 0 &&& 0x1f, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (28, 0 &&& 0xf, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (29, 0 &&& 0x7, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (30, 0 &&& 0x3, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (31, 0 &&& 0x1, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (32, _, 0 &&& 0xffffffff): tna_chk_beyond_ok();
+            (33, _, 0 &&& 0x7fffffff): tna_chk_beyond_ok();
+            (34, _, 0 &&& 0x3fffffff): tna_chk_beyond_ok();
+            (35, _, 0 &&& 0x1fffffff): tna_chk_beyond_ok();
+            (36, _, 0 &&& 0xfffffff): tna_chk_beyond_ok();
+            (37, _, 0 &&& 0x7ffffff): tna_chk_beyond_ok();
+            (38, _, 0 &&& 0x3ffffff): tna_chk_beyond_ok();
+            (39, _, 0 &&& 0x1ffffff): tna_chk_beyond_ok();
+            (40, _, 0 &&& 0xffffff): tna_chk_beyond_ok();
+            (41, _, 0 &&& 0x7fffff): tna_chk_beyond_ok();
+            (42, _, 0 &&& 0x3fffff): tna_chk_beyond_ok();
+            (43, _, 0 &&& 0x1fffff): tna_chk_beyond_ok();
+            (44, _, 0 &&& 0xfffff): tna_chk_beyond_ok();
+            (45, _, 0 &&& 0x7ffff): tna_chk_beyond_ok();
+            (46, _, 0 &&& 0x3ffff): tna_chk_beyond_ok();
+            (47, _, 0 &&& 0x1ffff): tna_chk_beyond_ok();
+            (48, _, 0 &&& 0xffff): tna_chk_beyond_ok();
+            (49, _, 0 &&& 0x7fff): tna_chk_beyond_ok();
+            (50, _, 0 &&& 0x3fff): tna_chk_beyond_ok();
+            (51, _, 0 &&& 0x1fff): tna_chk_beyond_ok();
+            (52, _, 0 &&& 0xfff): tna_chk_beyond_ok();
+            (53, _, 0 &&& 0x7ff): tna_chk_beyond_ok();
+            (54, _, 0 &&& 0x3ff): tna_chk_beyond_ok();
+            (55, _, 0 &&& 0x1ff): tna_chk_beyond_ok();
+            (56, _, 0 &&& 0xff): tna_chk_beyond_ok();
+            (57, _, 0 &&& 0x7f): tna_chk_beyond_ok();
+            (58, _, 0 &&& 0x3f): tna_chk_beyond_ok();
+            (59, _, 0 &&& 0x1f): tna_chk_beyond_ok();
+            (60, _, 0 &&& 0xf): tna_chk_beyond_ok();
+            (61, _, 0 &&& 0x7): tna_chk_beyond_ok();
+            (62, _, 0 &&& 0x3): tna_chk_beyond_ok();
+            (63, _, 0 &&& 0x1): tna_chk_beyond_ok();
+            (64, _, _): tna_chk_beyond_ok();
+        }
+        size = 65;
+    }
+    /* modes 1-3: DST & ~low_mask(SliceLen) == 0 */
+    action tna_chk_len_ok() { meta.bits_bad = 0; }
+    action tna_chk_len_bad() { meta.bits_bad = 1; }
+    table tna_chk_len {
+        key = { hdr.sliced.slice_len: ternary; hdr.sliced.word_hi: ternary; hdr.sliced.word_lo: ternary; }
+        actions = { tna_chk_len_ok; tna_chk_len_bad; }
+        default_action = tna_chk_len_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_chk_len_ok();
+            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_chk_len_ok();
+            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_chk_len_ok();
+            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_chk_len_ok();
+            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_chk_len_ok();
+            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_chk_len_ok();
+            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_chk_len_ok();
+            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_chk_len_ok();
+            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_chk_len_ok();
+            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_chk_len_ok();
+            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_chk_len_ok();
+            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_chk_len_ok();
+            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_chk_len_ok();
+            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_chk_len_ok();
+            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_chk_len_ok();
+            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_chk_len_ok();
+            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_chk_len_ok();
+            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_chk_len_ok();
+            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_chk_len_ok();
+            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_chk_len_ok();
+            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_chk_len_ok();
+            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_chk_len_ok();
+            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_chk_len_ok();
+            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_chk_len_ok();
+            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_chk_len_ok();
+            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_chk_len_ok();
+            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_chk_len_ok();
+            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_chk_len_ok();
+            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_chk_len_ok();
+            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_chk_len_ok();
+            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_chk_len_ok();
+            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_chk_len_ok();
+            (32, 0 &&& 0xffffffff, _): tna_chk_len_ok();
+            (33, 0 &&& 0xfffffffe, _): tna_chk_len_ok();
+            (34, 0 &&& 0xfffffffc, _): tna_chk_len_ok();
+            (35, 0 &&& 0xfffffff8, _): tna_chk_len_ok();
+            (36, 0 &&& 0xfffffff0, _): tna_chk_len_ok();
+            (37, 0 &&& 0xffffffe0, _): tna_chk_len_ok();
+            (38, 0 &&& 0xffffffc0, _): tna_chk_len_ok();
+            (39, 0 &&& 0xffffff80, _): tna_chk_len_ok();
+            (40, 0 &&& 0xffffff00, _): tna_chk_len_ok();
+            (41, 0 &&& 0xfffffe00, _): tna_chk_len_ok();
+            (42, 0 &&& 0xfffffc00, _): tna_chk_len_ok();
+            (43, 0 &&& 0xfffff800, _): tna_chk_len_ok();
+            (44, 0 &&& 0xfffff000, _): tna_chk_len_ok();
+            (45, 0 &&& 0xffffe000, _): tna_chk_len_ok();
+            (46, 0 &&& 0xffffc000, _): tna_chk_len_ok();
+            (47, 0 &&& 0xffff8000, _): tna_chk_len_ok();
+            (48, 0 &&& 0xffff0000, _): tna_chk_len_ok();
+            (49, 0 &&& 0xfffe0000, _): tna_chk_len_ok();
+            (50, 0 &&& 0xfffc0000, _): tna_chk_len_ok();
+            (51, 0 &&& 0xfff80000, _): tna_chk_len_ok();
+            (52, 0 &&& 0xfff00000, _): tna_chk_len_ok();
+            (53, 0 &&& 0xffe00000, _): tna_chk_len_ok();
+            (54, 0 &&& 0xffc00000, _): tna_chk_len_ok();
+            (55, 0 &&& 0xff800000, _): tna_chk_len_ok();
+            (56, 0 &&& 0xff000000, _): tna_chk_len_ok();
+            (57, 0 &&& 0xfe000000, _): tna_chk_len_ok();
+            (58, 0 &&& 0xfc000000, _): tna_chk_len_ok();
+            (59, 0 &&& 0xf8000000, _): tna_chk_len_ok();
+            (60, 0 &&& 0xf0000000, _): tna_chk_len_ok();
+            (61, 0 &&& 0xe0000000, _): tna_chk_len_ok();
+            (62, 0 &&& 0xc0000000, _): tna_chk_len_ok();
+            (63, 0 &&& 0x80000000, _): tna_chk_len_ok();
+            (64, _, _): tna_chk_len_ok();
+        }
+        size = 65;
+    }
+    /* modes 1-3: SRC & ~low_mask(SliceLen) == 0 */
+    action tna_chk_src_ok() { meta.src_bad = 0; }
+    action tna_chk_src_bad() { meta.src_bad = 1; }
+    table tna_chk_src {
+        key = { hdr.sliced.slice_len: ternary; hdr.sliced_src.src_hi: ternary; hdr.sliced_src.src_lo: ternary; }
+        actions = { tna_chk_src_ok; tna_chk_src_bad; }
+        default_action = tna_chk_src_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_chk_src_ok();
+            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_chk_src_ok();
+            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_chk_src_ok();
+            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_chk_src_ok();
+            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_chk_src_ok();
+            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_chk_src_ok();
+            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_chk_src_ok();
+            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_chk_src_ok();
+            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_chk_src_ok();
+            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_chk_src_ok();
+            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_chk_src_ok();
+            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_chk_src_ok();
+            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_chk_src_ok();
+            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_chk_src_ok();
+            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_chk_src_ok();
+            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_chk_src_ok();
+            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_chk_src_ok();
+            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_chk_src_ok();
+            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_chk_src_ok();
+            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_chk_src_ok();
+            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_chk_src_ok();
+            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_chk_src_ok();
+            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_chk_src_ok();
+            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_chk_src_ok();
+            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_chk_src_ok();
+            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_chk_src_ok();
+            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_chk_src_ok();
+            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_chk_src_ok();
+            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_chk_src_ok();
+            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_chk_src_ok();
+            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_chk_src_ok();
+            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_chk_src_ok();
+            (32, 0 &&& 0xffffffff, _): tna_chk_src_ok();
+            (33, 0 &&& 0xfffffffe, _): tna_chk_src_ok();
+            (34, 0 &&& 0xfffffffc, _): tna_chk_src_ok();
+            (35, 0 &&& 0xfffffff8, _): tna_chk_src_ok();
+            (36, 0 &&& 0xfffffff0, _): tna_chk_src_ok();
+            (37, 0 &&& 0xffffffe0, _): tna_chk_src_ok();
+            (38, 0 &&& 0xffffffc0, _): tna_chk_src_ok();
+            (39, 0 &&& 0xffffff80, _): tna_chk_src_ok();
+            (40, 0 &&& 0xffffff00, _): tna_chk_src_ok();
+            (41, 0 &&& 0xfffffe00, _): tna_chk_src_ok();
+            (42, 0 &&& 0xfffffc00, _): tna_chk_src_ok();
+            (43, 0 &&& 0xfffff800, _): tna_chk_src_ok();
+            (44, 0 &&& 0xfffff000, _): tna_chk_src_ok();
+            (45, 0 &&& 0xffffe000, _): tna_chk_src_ok();
+            (46, 0 &&& 0xffffc000, _): tna_chk_src_ok();
+            (47, 0 &&& 0xffff8000, _): tna_chk_src_ok();
+            (48, 0 &&& 0xffff0000, _): tna_chk_src_ok();
+            (49, 0 &&& 0xfffe0000, _): tna_chk_src_ok();
+            (50, 0 &&& 0xfffc0000, _): tna_chk_src_ok();
+            (51, 0 &&& 0xfff80000, _): tna_chk_src_ok();
+            (52, 0 &&& 0xfff00000, _): tna_chk_src_ok();
+            (53, 0 &&& 0xffe00000, _): tna_chk_src_ok();
+            (54, 0 &&& 0xffc00000, _): tna_chk_src_ok();
+            (55, 0 &&& 0xff800000, _): tna_chk_src_ok();
+            (56, 0 &&& 0xff000000, _): tna_chk_src_ok();
+            (57, 0 &&& 0xfe000000, _): tna_chk_src_ok();
+            (58, 0 &&& 0xfc000000, _): tna_chk_src_ok();
+            (59, 0 &&& 0xf8000000, _): tna_chk_src_ok();
+            (60, 0 &&& 0xf0000000, _): tna_chk_src_ok();
+            (61, 0 &&& 0xe0000000, _): tna_chk_src_ok();
+            (62, 0 &&& 0xc0000000, _): tna_chk_src_ok();
+            (63, 0 &&& 0x80000000, _): tna_chk_src_ok();
+            (64, _, _): tna_chk_src_ok();
+        }
+        size = 65;
+    }
+    /* mode 0, take #1: rho, the bit at the cursor */
+    action tna_rho_one() { meta.take_v = 1; }
+    action tna_rho_zero() { meta.take_v = 0; }
+    table tna_rho {
+        key = { meta.pos: exact; hdr.sliced.word_hi: ternary; hdr.sliced.word_lo: ternary; }
+        actions = { tna_rho_one; tna_rho_zero; }
+        default_action = tna_rho_zero();
+        const entries = {
+            (0, 0x80000000 &&& 0x80000000, _): tna_rho_one();
+            (1, 0x40000000 &&& 0x40000000, _): tna_rho_one();
+            (2, 0x20000000 &&& 0x20000000, _): tna_rho_one();
+            (3, 0x10000000 &&& 0x10000000, _): tna_rho_one();
+            (4, 0x8000000 &&& 0x8000000, _): tna_rho_one();
+            (5, 0x4000000 &&& 0x4000000, _): tna_rho_one();
+            (6, 0x2000000 &&& 0x2000000, _): tna_rho_one();
+            (7, 0x1000000 &&& 0x1000000, _): tna_rho_one();
+            (8, 0x800000 &&& 0x800000, _): tna_rho_one();
+            (9, 0x400000 &&& 0x400000, _): tna_rho_one();
+            (10, 0x200000 &&& 0x200000, _): tna_rho_one();
+            (11, 0x100000 &&& 0x100000, _): tna_rho_one();
+            (12, 0x80000 &&& 0x80000, _): tna_rho_one();
+            (13, 0x40000 &&& 0x40000, _): tna_rho_one();
+            (14, 0x20000 &&& 0x20000, _): tna_rho_one();
+            (15, 0x10000 &&& 0x10000, _): tna_rho_one();
+            (16, 0x8000 &&& 0x8000, _): tna_rho_one();
+            (17, 0x4000 &&& 0x4000, _): tna_rho_one();
+            (18, 0x2000 &&& 0x2000, _): tna_rho_one();
+            (19, 0x1000 &&& 0x1000, _): tna_rho_one();
+            (20, 0x800 &&& 0x800, _): tna_rho_one();
+            (21, 0x400 &&& 0x400, _): tna_rho_one();
+            (22, 0x200 &&& 0x200, _): tna_rho_one();
+            (23, 0x100 &&& 0x100, _): tna_rho_one();
+            (24, 0x80 &&& 0x80, _): tna_rho_one();
+            (25, 0x40 &&& 0x40, _): tna_rho_one();
+            (26, 0x20 &&& 0x20, _): tna_rho_one();
+            (27, 0x10 &&& 0x10, _): tna_rho_one();
+            (28, 0x8 &&& 0x8, _): tna_rho_one();
+            (29, 0x4 &&& 0x4, _): tna_rho_one();
+            (30, 0x2 &&& 0x2, _): tna_rho_one();
+            (31, 0x1 &&& 0x1, _): tna_rho_one();
+            (32, _, 0x80000000 &&& 0x80000000): tna_rho_one();
+            (33, _, 0x40000000 &&& 0x40000000): tna_rho_one();
+            (34, _, 0x20000000 &&& 0x20000000): tna_rho_one();
+            (35, _, 0x10000000 &&& 0x10000000): tna_rho_one();
+            (36, _, 0x8000000 &&& 0x8000000): tna_rho_one();
+            (37, _, 0x4000000 &&& 0x4000000): tna_rho_one();
+            (38, _, 0x2000000 &&& 0x2000000): tna_rho_one();
+            (39, _, 0x1000000 &&& 0x1000000): tna_rho_one();
+            (40, _, 0x800000 &&& 0x800000): tna_rho_one();
+            (41, _, 0x400000 &&& 0x400000): tna_rho_one();
+            (42, _, 0x200000 &&& 0x200000): tna_rho_one();
+            (43, _, 0x100000 &&& 0x100000): tna_rho_one();
+            (44, _, 0x80000 &&& 0x80000): tna_rho_one();
+            (45, _, 0x40000 &&& 0x40000): tna_rho_one();
+            (46, _, 0x20000 &&& 0x20000): tna_rho_one();
+            (47, _, 0x10000 &&& 0x10000): tna_rho_one();
+            (48, _, 0x8000 &&& 0x8000): tna_rho_one();
+            (49, _, 0x4000 &&& 0x4000): tna_rho_one();
+            (50, _, 0x2000 &&& 0x2000): tna_rho_one();
+            (51, _, 0x1000 &&& 0x1000): tna_rho_one();
+            (52, _, 0x800 &&& 0x800): tna_rho_one();
+            (53, _, 0x400 &&& 0x400): tna_rho_one();
+            (54, _, 0x200 &&& 0x200): tna_rho_one();
+            (55, _, 0x100 &&& 0x100): tna_rho_one();
+            (56, _, 0x80 &&& 0x80): tna_rho_one();
+            (57, _, 0x40 &&& 0x40): tna_rho_one();
+            (58, _, 0x20 &&& 0x20): tna_rho_one();
+            (59, _, 0x10 &&& 0x10): tna_rho_one();
+            (60, _, 0x8 &&& 0x8): tna_rho_one();
+            (61, _, 0x4 &&& 0x4): tna_rho_one();
+            (62, _, 0x2 &&& 0x2): tna_rho_one();
+            (63, _, 0x1 &&& 0x1): tna_rho_one();
         }
         size = 64;
     }
-    /* take #1: >> (64 - w), keyed on 64 - w */
-    action tna_shr_a_0() { meta.take_v = meta.tmp_a >> 0; }
-    action tna_shr_a_1() { meta.take_v = meta.tmp_a >> 1; }
-    action tna_shr_a_2() { meta.take_v = meta.tmp_a >> 2; }
-    action tna_shr_a_3() { meta.take_v = meta.tmp_a >> 3; }
-    action tna_shr_a_4() { meta.take_v = meta.tmp_a >> 4; }
-    action tna_shr_a_5() { meta.take_v = meta.tmp_a >> 5; }
-    action tna_shr_a_6() { meta.take_v = meta.tmp_a >> 6; }
-    action tna_shr_a_7() { meta.take_v = meta.tmp_a >> 7; }
-    action tna_shr_a_8() { meta.take_v = meta.tmp_a >> 8; }
-    action tna_shr_a_9() { meta.take_v = meta.tmp_a >> 9; }
-    action tna_shr_a_10() { meta.take_v = meta.tmp_a >> 10; }
-    action tna_shr_a_11() { meta.take_v = meta.tmp_a >> 11; }
-    action tna_shr_a_12() { meta.take_v = meta.tmp_a >> 12; }
-    action tna_shr_a_13() { meta.take_v = meta.tmp_a >> 13; }
-    action tna_shr_a_14() { meta.take_v = meta.tmp_a >> 14; }
-    action tna_shr_a_15() { meta.take_v = meta.tmp_a >> 15; }
-    action tna_shr_a_16() { meta.take_v = meta.tmp_a >> 16; }
-    action tna_shr_a_17() { meta.take_v = meta.tmp_a >> 17; }
-    action tna_shr_a_18() { meta.take_v = meta.tmp_a >> 18; }
-    action tna_shr_a_19() { meta.take_v = meta.tmp_a >> 19; }
-    action tna_shr_a_20() { meta.take_v = meta.tmp_a >> 20; }
-    action tna_shr_a_21() { meta.take_v = meta.tmp_a >> 21; }
-    action tna_shr_a_22() { meta.take_v = meta.tmp_a >> 22; }
-    action tna_shr_a_23() { meta.take_v = meta.tmp_a >> 23; }
-    action tna_shr_a_24() { meta.take_v = meta.tmp_a >> 24; }
-    action tna_shr_a_25() { meta.take_v = meta.tmp_a >> 25; }
-    action tna_shr_a_26() { meta.take_v = meta.tmp_a >> 26; }
-    action tna_shr_a_27() { meta.take_v = meta.tmp_a >> 27; }
-    action tna_shr_a_28() { meta.take_v = meta.tmp_a >> 28; }
-    action tna_shr_a_29() { meta.take_v = meta.tmp_a >> 29; }
-    action tna_shr_a_30() { meta.take_v = meta.tmp_a >> 30; }
-    action tna_shr_a_31() { meta.take_v = meta.tmp_a >> 31; }
-    action tna_shr_a_32() { meta.take_v = meta.tmp_a >> 32; }
-    action tna_shr_a_33() { meta.take_v = meta.tmp_a >> 33; }
-    action tna_shr_a_34() { meta.take_v = meta.tmp_a >> 34; }
-    action tna_shr_a_35() { meta.take_v = meta.tmp_a >> 35; }
-    action tna_shr_a_36() { meta.take_v = meta.tmp_a >> 36; }
-    action tna_shr_a_37() { meta.take_v = meta.tmp_a >> 37; }
-    action tna_shr_a_38() { meta.take_v = meta.tmp_a >> 38; }
-    action tna_shr_a_39() { meta.take_v = meta.tmp_a >> 39; }
-    action tna_shr_a_40() { meta.take_v = meta.tmp_a >> 40; }
-    action tna_shr_a_41() { meta.take_v = meta.tmp_a >> 41; }
-    action tna_shr_a_42() { meta.take_v = meta.tmp_a >> 42; }
-    action tna_shr_a_43() { meta.take_v = meta.tmp_a >> 43; }
-    action tna_shr_a_44() { meta.take_v = meta.tmp_a >> 44; }
-    action tna_shr_a_45() { meta.take_v = meta.tmp_a >> 45; }
-    action tna_shr_a_46() { meta.take_v = meta.tmp_a >> 46; }
-    action tna_shr_a_47() { meta.take_v = meta.tmp_a >> 47; }
-    action tna_shr_a_48() { meta.take_v = meta.tmp_a >> 48; }
-    action tna_shr_a_49() { meta.take_v = meta.tmp_a >> 49; }
-    action tna_shr_a_50() { meta.take_v = meta.tmp_a >> 50; }
-    action tna_shr_a_51() { meta.take_v = meta.tmp_a >> 51; }
-    action tna_shr_a_52() { meta.take_v = meta.tmp_a >> 52; }
-    action tna_shr_a_53() { meta.take_v = meta.tmp_a >> 53; }
-    action tna_shr_a_54() { meta.take_v = meta.tmp_a >> 54; }
-    action tna_shr_a_55() { meta.take_v = meta.tmp_a >> 55; }
-    action tna_shr_a_56() { meta.take_v = meta.tmp_a >> 56; }
-    action tna_shr_a_57() { meta.take_v = meta.tmp_a >> 57; }
-    action tna_shr_a_58() { meta.take_v = meta.tmp_a >> 58; }
-    action tna_shr_a_59() { meta.take_v = meta.tmp_a >> 59; }
-    action tna_shr_a_60() { meta.take_v = meta.tmp_a >> 60; }
-    action tna_shr_a_61() { meta.take_v = meta.tmp_a >> 61; }
-    action tna_shr_a_62() { meta.take_v = meta.tmp_a >> 62; }
-    action tna_shr_a_63() { meta.take_v = meta.tmp_a >> 63; }
-    action tna_shr_a_64() { meta.take_v = 0; }
-    table tna_shr_a {
-        key = { meta.take_w: exact; }
-        actions = { tna_shr_a_0; tna_shr_a_1; tna_shr_a_2; tna_shr_a_3; tna_shr_a_4; tna_shr_a_5; tna_shr_a_6; tna_shr_a_7; tna_shr_a_8; tna_shr_a_9; tna_shr_a_10; tna_shr_a_11; tna_shr_a_12; tna_shr_a_13; tna_shr_a_14; tna_shr_a_15; tna_shr_a_16; tna_shr_a_17; tna_shr_a_18; tna_shr_a_19; tna_shr_a_20; tna_shr_a_21; tna_shr_a_22; tna_shr_a_23; tna_shr_a_24; tna_shr_a_25; tna_shr_a_26; tna_shr_a_27; tna_shr_a_28; tna_shr_a_29; tna_shr_a_30; tna_shr_a_31; tna_shr_a_32; tna_shr_a_33; tna_shr_a_34; tna_shr_a_35; tna_shr_a_36; tna_shr_a_37; tna_shr_a_38; tna_shr_a_39; tna_shr_a_40; tna_shr_a_41; tna_shr_a_42; tna_shr_a_43; tna_shr_a_44; tna_shr_a_45; tna_shr_a_46; tna_shr_a_47; tna_shr_a_48; tna_shr_a_49; tna_shr_a_50; tna_shr_a_51; tna_shr_a_52; tna_shr_a_53; tna_shr_a_54; tna_shr_a_55; tna_shr_a_56; tna_shr_a_57; tna_shr_a_58; tna_shr_a_59; tna_shr_a_60; tna_shr_a_61; tna_shr_a_62; tna_shr_a_63; tna_shr_a_64; }
+    /* mode 0, take #2: the side label is (word >> S) & low_mask(a), S = 64 - pos - a */
+    action tna_ext_side_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
+    action tna_ext_side_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
+    action tna_ext_side_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
+    action tna_ext_side_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
+    action tna_ext_side_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
+    action tna_ext_side_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
+    action tna_ext_side_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
+    action tna_ext_side_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
+    action tna_ext_side_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
+    action tna_ext_side_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
+    action tna_ext_side_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
+    action tna_ext_side_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
+    action tna_ext_side_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
+    action tna_ext_side_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
+    action tna_ext_side_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
+    action tna_ext_side_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
+    action tna_ext_side_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
+    action tna_ext_side_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
+    action tna_ext_side_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
+    action tna_ext_side_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
+    action tna_ext_side_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
+    action tna_ext_side_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
+    action tna_ext_side_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
+    action tna_ext_side_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
+    action tna_ext_side_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
+    action tna_ext_side_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
+    action tna_ext_side_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
+    action tna_ext_side_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
+    action tna_ext_side_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
+    action tna_ext_side_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
+    action tna_ext_side_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
+    action tna_ext_side_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
+    action tna_ext_side_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
+    action tna_ext_side_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
+    action tna_ext_side_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
+    action tna_ext_side_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
+    action tna_ext_side_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
+    action tna_ext_side_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
+    action tna_ext_side_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
+    action tna_ext_side_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
+    action tna_ext_side_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
+    action tna_ext_side_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
+    action tna_ext_side_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
+    action tna_ext_side_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
+    action tna_ext_side_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
+    action tna_ext_side_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
+    action tna_ext_side_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
+    action tna_ext_side_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
+    action tna_ext_side_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
+    action tna_ext_side_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
+    action tna_ext_side_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
+    action tna_ext_side_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
+    action tna_ext_side_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
+    action tna_ext_side_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
+    action tna_ext_side_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
+    action tna_ext_side_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
+    action tna_ext_side_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
+    action tna_ext_side_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
+    action tna_ext_side_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
+    action tna_ext_side_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
+    action tna_ext_side_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
+    action tna_ext_side_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
+    action tna_ext_side_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
+    action tna_ext_side_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
+    action tna_ext_side_none() { meta.ex_a = 0; meta.ex_b = 0; }
+    table tna_ext_side {
+        key = { meta.side_s: exact; }
+        actions = { tna_ext_side_0; tna_ext_side_1; tna_ext_side_2; tna_ext_side_3; tna_ext_side_4; tna_ext_side_5; tna_ext_side_6; tna_ext_side_7; tna_ext_side_8; tna_ext_side_9; tna_ext_side_10; tna_ext_side_11; tna_ext_side_12; tna_ext_side_13; tna_ext_side_14; tna_ext_side_15; tna_ext_side_16; tna_ext_side_17; tna_ext_side_18; tna_ext_side_19; tna_ext_side_20; tna_ext_side_21; tna_ext_side_22; tna_ext_side_23; tna_ext_side_24; tna_ext_side_25; tna_ext_side_26; tna_ext_side_27; tna_ext_side_28; tna_ext_side_29; tna_ext_side_30; tna_ext_side_31; tna_ext_side_32; tna_ext_side_33; tna_ext_side_34; tna_ext_side_35; tna_ext_side_36; tna_ext_side_37; tna_ext_side_38; tna_ext_side_39; tna_ext_side_40; tna_ext_side_41; tna_ext_side_42; tna_ext_side_43; tna_ext_side_44; tna_ext_side_45; tna_ext_side_46; tna_ext_side_47; tna_ext_side_48; tna_ext_side_49; tna_ext_side_50; tna_ext_side_51; tna_ext_side_52; tna_ext_side_53; tna_ext_side_54; tna_ext_side_55; tna_ext_side_56; tna_ext_side_57; tna_ext_side_58; tna_ext_side_59; tna_ext_side_60; tna_ext_side_61; tna_ext_side_62; tna_ext_side_63; tna_ext_side_none; }
+        default_action = tna_ext_side_none();
         const entries = {
-            0: tna_shr_a_0();
-            1: tna_shr_a_1();
-            2: tna_shr_a_2();
-            3: tna_shr_a_3();
-            4: tna_shr_a_4();
-            5: tna_shr_a_5();
-            6: tna_shr_a_6();
-            7: tna_shr_a_7();
-            8: tna_shr_a_8();
-            9: tna_shr_a_9();
-            10: tna_shr_a_10();
-            11: tna_shr_a_11();
-            12: tna_shr_a_12();
-            13: tna_shr_a_13();
-            14: tna_shr_a_14();
-            15: tna_shr_a_15();
-            16: tna_shr_a_16();
-            17: tna_shr_a_17();
-            18: tna_shr_a_18();
-            19: tna_shr_a_19();
-            20: tna_shr_a_20();
-            21: tna_shr_a_21();
-            22: tna_shr_a_22();
-            23: tna_shr_a_23();
-            24: tna_shr_a_24();
-            25: tna_shr_a_25();
-            26: tna_shr_a_26();
-            27: tna_shr_a_27();
-            28: tna_shr_a_28();
-            29: tna_shr_a_29();
-            30: tna_shr_a_30();
-            31: tna_shr_a_31();
-            32: tna_shr_a_32();
-            33: tna_shr_a_33();
-            34: tna_shr_a_34();
-            35: tna_shr_a_35();
-            36: tna_shr_a_36();
-            37: tna_shr_a_37();
-            38: tna_shr_a_38();
-            39: tna_shr_a_39();
-            40: tna_shr_a_40();
-            41: tna_shr_a_41();
-            42: tna_shr_a_42();
-            43: tna_shr_a_43();
-            44: tna_shr_a_44();
-            45: tna_shr_a_45();
-            46: tna_shr_a_46();
-            47: tna_shr_a_47();
-            48: tna_shr_a_48();
-            49: tna_shr_a_49();
-            50: tna_shr_a_50();
-            51: tna_shr_a_51();
-            52: tna_shr_a_52();
-            53: tna_shr_a_53();
-            54: tna_shr_a_54();
-            55: tna_shr_a_55();
-            56: tna_shr_a_56();
-            57: tna_shr_a_57();
-            58: tna_shr_a_58();
-            59: tna_shr_a_59();
-            60: tna_shr_a_60();
-            61: tna_shr_a_61();
-            62: tna_shr_a_62();
-            63: tna_shr_a_63();
-            64: tna_shr_a_64();
-        }
-        size = 65;
-    }
-    /* take #2 (side label): word << pos */
-    action tna_shl_b_0() { meta.tmp_b = hdr.sliced.word << 0; }
-    action tna_shl_b_1() { meta.tmp_b = hdr.sliced.word << 1; }
-    action tna_shl_b_2() { meta.tmp_b = hdr.sliced.word << 2; }
-    action tna_shl_b_3() { meta.tmp_b = hdr.sliced.word << 3; }
-    action tna_shl_b_4() { meta.tmp_b = hdr.sliced.word << 4; }
-    action tna_shl_b_5() { meta.tmp_b = hdr.sliced.word << 5; }
-    action tna_shl_b_6() { meta.tmp_b = hdr.sliced.word << 6; }
-    action tna_shl_b_7() { meta.tmp_b = hdr.sliced.word << 7; }
-    action tna_shl_b_8() { meta.tmp_b = hdr.sliced.word << 8; }
-    action tna_shl_b_9() { meta.tmp_b = hdr.sliced.word << 9; }
-    action tna_shl_b_10() { meta.tmp_b = hdr.sliced.word << 10; }
-    action tna_shl_b_11() { meta.tmp_b = hdr.sliced.word << 11; }
-    action tna_shl_b_12() { meta.tmp_b = hdr.sliced.word << 12; }
-    action tna_shl_b_13() { meta.tmp_b = hdr.sliced.word << 13; }
-    action tna_shl_b_14() { meta.tmp_b = hdr.sliced.word << 14; }
-    action tna_shl_b_15() { meta.tmp_b = hdr.sliced.word << 15; }
-    action tna_shl_b_16() { meta.tmp_b = hdr.sliced.word << 16; }
-    action tna_shl_b_17() { meta.tmp_b = hdr.sliced.word << 17; }
-    action tna_shl_b_18() { meta.tmp_b = hdr.sliced.word << 18; }
-    action tna_shl_b_19() { meta.tmp_b = hdr.sliced.word << 19; }
-    action tna_shl_b_20() { meta.tmp_b = hdr.sliced.word << 20; }
-    action tna_shl_b_21() { meta.tmp_b = hdr.sliced.word << 21; }
-    action tna_shl_b_22() { meta.tmp_b = hdr.sliced.word << 22; }
-    action tna_shl_b_23() { meta.tmp_b = hdr.sliced.word << 23; }
-    action tna_shl_b_24() { meta.tmp_b = hdr.sliced.word << 24; }
-    action tna_shl_b_25() { meta.tmp_b = hdr.sliced.word << 25; }
-    action tna_shl_b_26() { meta.tmp_b = hdr.sliced.word << 26; }
-    action tna_shl_b_27() { meta.tmp_b = hdr.sliced.word << 27; }
-    action tna_shl_b_28() { meta.tmp_b = hdr.sliced.word << 28; }
-    action tna_shl_b_29() { meta.tmp_b = hdr.sliced.word << 29; }
-    action tna_shl_b_30() { meta.tmp_b = hdr.sliced.word << 30; }
-    action tna_shl_b_31() { meta.tmp_b = hdr.sliced.word << 31; }
-    action tna_shl_b_32() { meta.tmp_b = hdr.sliced.word << 32; }
-    action tna_shl_b_33() { meta.tmp_b = hdr.sliced.word << 33; }
-    action tna_shl_b_34() { meta.tmp_b = hdr.sliced.word << 34; }
-    action tna_shl_b_35() { meta.tmp_b = hdr.sliced.word << 35; }
-    action tna_shl_b_36() { meta.tmp_b = hdr.sliced.word << 36; }
-    action tna_shl_b_37() { meta.tmp_b = hdr.sliced.word << 37; }
-    action tna_shl_b_38() { meta.tmp_b = hdr.sliced.word << 38; }
-    action tna_shl_b_39() { meta.tmp_b = hdr.sliced.word << 39; }
-    action tna_shl_b_40() { meta.tmp_b = hdr.sliced.word << 40; }
-    action tna_shl_b_41() { meta.tmp_b = hdr.sliced.word << 41; }
-    action tna_shl_b_42() { meta.tmp_b = hdr.sliced.word << 42; }
-    action tna_shl_b_43() { meta.tmp_b = hdr.sliced.word << 43; }
-    action tna_shl_b_44() { meta.tmp_b = hdr.sliced.word << 44; }
-    action tna_shl_b_45() { meta.tmp_b = hdr.sliced.word << 45; }
-    action tna_shl_b_46() { meta.tmp_b = hdr.sliced.word << 46; }
-    action tna_shl_b_47() { meta.tmp_b = hdr.sliced.word << 47; }
-    action tna_shl_b_48() { meta.tmp_b = hdr.sliced.word << 48; }
-    action tna_shl_b_49() { meta.tmp_b = hdr.sliced.word << 49; }
-    action tna_shl_b_50() { meta.tmp_b = hdr.sliced.word << 50; }
-    action tna_shl_b_51() { meta.tmp_b = hdr.sliced.word << 51; }
-    action tna_shl_b_52() { meta.tmp_b = hdr.sliced.word << 52; }
-    action tna_shl_b_53() { meta.tmp_b = hdr.sliced.word << 53; }
-    action tna_shl_b_54() { meta.tmp_b = hdr.sliced.word << 54; }
-    action tna_shl_b_55() { meta.tmp_b = hdr.sliced.word << 55; }
-    action tna_shl_b_56() { meta.tmp_b = hdr.sliced.word << 56; }
-    action tna_shl_b_57() { meta.tmp_b = hdr.sliced.word << 57; }
-    action tna_shl_b_58() { meta.tmp_b = hdr.sliced.word << 58; }
-    action tna_shl_b_59() { meta.tmp_b = hdr.sliced.word << 59; }
-    action tna_shl_b_60() { meta.tmp_b = hdr.sliced.word << 60; }
-    action tna_shl_b_61() { meta.tmp_b = hdr.sliced.word << 61; }
-    action tna_shl_b_62() { meta.tmp_b = hdr.sliced.word << 62; }
-    action tna_shl_b_63() { meta.tmp_b = hdr.sliced.word << 63; }
-    table tna_shl_b {
-        key = { meta.pos: exact; }
-        actions = { tna_shl_b_0; tna_shl_b_1; tna_shl_b_2; tna_shl_b_3; tna_shl_b_4; tna_shl_b_5; tna_shl_b_6; tna_shl_b_7; tna_shl_b_8; tna_shl_b_9; tna_shl_b_10; tna_shl_b_11; tna_shl_b_12; tna_shl_b_13; tna_shl_b_14; tna_shl_b_15; tna_shl_b_16; tna_shl_b_17; tna_shl_b_18; tna_shl_b_19; tna_shl_b_20; tna_shl_b_21; tna_shl_b_22; tna_shl_b_23; tna_shl_b_24; tna_shl_b_25; tna_shl_b_26; tna_shl_b_27; tna_shl_b_28; tna_shl_b_29; tna_shl_b_30; tna_shl_b_31; tna_shl_b_32; tna_shl_b_33; tna_shl_b_34; tna_shl_b_35; tna_shl_b_36; tna_shl_b_37; tna_shl_b_38; tna_shl_b_39; tna_shl_b_40; tna_shl_b_41; tna_shl_b_42; tna_shl_b_43; tna_shl_b_44; tna_shl_b_45; tna_shl_b_46; tna_shl_b_47; tna_shl_b_48; tna_shl_b_49; tna_shl_b_50; tna_shl_b_51; tna_shl_b_52; tna_shl_b_53; tna_shl_b_54; tna_shl_b_55; tna_shl_b_56; tna_shl_b_57; tna_shl_b_58; tna_shl_b_59; tna_shl_b_60; tna_shl_b_61; tna_shl_b_62; tna_shl_b_63; }
-        const entries = {
-            0: tna_shl_b_0();
-            1: tna_shl_b_1();
-            2: tna_shl_b_2();
-            3: tna_shl_b_3();
-            4: tna_shl_b_4();
-            5: tna_shl_b_5();
-            6: tna_shl_b_6();
-            7: tna_shl_b_7();
-            8: tna_shl_b_8();
-            9: tna_shl_b_9();
-            10: tna_shl_b_10();
-            11: tna_shl_b_11();
-            12: tna_shl_b_12();
-            13: tna_shl_b_13();
-            14: tna_shl_b_14();
-            15: tna_shl_b_15();
-            16: tna_shl_b_16();
-            17: tna_shl_b_17();
-            18: tna_shl_b_18();
-            19: tna_shl_b_19();
-            20: tna_shl_b_20();
-            21: tna_shl_b_21();
-            22: tna_shl_b_22();
-            23: tna_shl_b_23();
-            24: tna_shl_b_24();
-            25: tna_shl_b_25();
-            26: tna_shl_b_26();
-            27: tna_shl_b_27();
-            28: tna_shl_b_28();
-            29: tna_shl_b_29();
-            30: tna_shl_b_30();
-            31: tna_shl_b_31();
-            32: tna_shl_b_32();
-            33: tna_shl_b_33();
-            34: tna_shl_b_34();
-            35: tna_shl_b_35();
-            36: tna_shl_b_36();
-            37: tna_shl_b_37();
-            38: tna_shl_b_38();
-            39: tna_shl_b_39();
-            40: tna_shl_b_40();
-            41: tna_shl_b_41();
-            42: tna_shl_b_42();
-            43: tna_shl_b_43();
-            44: tna_shl_b_44();
-            45: tna_shl_b_45();
-            46: tna_shl_b_46();
-            47: tna_shl_b_47();
-            48: tna_shl_b_48();
-            49: tna_shl_b_49();
-            50: tna_shl_b_50();
-            51: tna_shl_b_51();
-            52: tna_shl_b_52();
-            53: tna_shl_b_53();
-            54: tna_shl_b_54();
-            55: tna_shl_b_55();
-            56: tna_shl_b_56();
-            57: tna_shl_b_57();
-            58: tna_shl_b_58();
-            59: tna_shl_b_59();
-            60: tna_shl_b_60();
-            61: tna_shl_b_61();
-            62: tna_shl_b_62();
-            63: tna_shl_b_63();
+            0: tna_ext_side_0();
+            1: tna_ext_side_1();
+            2: tna_ext_side_2();
+            3: tna_ext_side_3();
+            4: tna_ext_side_4();
+            5: tna_ext_side_5();
+            6: tna_ext_side_6();
+            7: tna_ext_side_7();
+            8: tna_ext_side_8();
+            9: tna_ext_side_9();
+            10: tna_ext_side_10();
+            11: tna_ext_side_11();
+            12: tna_ext_side_12();
+            13: tna_ext_side_13();
+            14: tna_ext_side_14();
+            15: tna_ext_side_15();
+            16: tna_ext_side_16();
+            17: tna_ext_side_17();
+            18: tna_ext_side_18();
+            19: tna_ext_side_19();
+            20: tna_ext_side_20();
+            21: tna_ext_side_21();
+            22: tna_ext_side_22();
+            23: tna_ext_side_23();
+            24: tna_ext_side_24();
+            25: tna_ext_side_25();
+            26: tna_ext_side_26();
+            27: tna_ext_side_27();
+            28: tna_ext_side_28();
+            29: tna_ext_side_29();
+            30: tna_ext_side_30();
+            31: tna_ext_side_31();
+            32: tna_ext_side_32();
+            33: tna_ext_side_33();
+            34: tna_ext_side_34();
+            35: tna_ext_side_35();
+            36: tna_ext_side_36();
+            37: tna_ext_side_37();
+            38: tna_ext_side_38();
+            39: tna_ext_side_39();
+            40: tna_ext_side_40();
+            41: tna_ext_side_41();
+            42: tna_ext_side_42();
+            43: tna_ext_side_43();
+            44: tna_ext_side_44();
+            45: tna_ext_side_45();
+            46: tna_ext_side_46();
+            47: tna_ext_side_47();
+            48: tna_ext_side_48();
+            49: tna_ext_side_49();
+            50: tna_ext_side_50();
+            51: tna_ext_side_51();
+            52: tna_ext_side_52();
+            53: tna_ext_side_53();
+            54: tna_ext_side_54();
+            55: tna_ext_side_55();
+            56: tna_ext_side_56();
+            57: tna_ext_side_57();
+            58: tna_ext_side_58();
+            59: tna_ext_side_59();
+            60: tna_ext_side_60();
+            61: tna_ext_side_61();
+            62: tna_ext_side_62();
+            63: tna_ext_side_63();
         }
         size = 64;
     }
-    /* take #2: >> (64 - a) */
-    action tna_shr_b_0() { meta.side_k = meta.tmp_b >> 0; }
-    action tna_shr_b_1() { meta.side_k = meta.tmp_b >> 1; }
-    action tna_shr_b_2() { meta.side_k = meta.tmp_b >> 2; }
-    action tna_shr_b_3() { meta.side_k = meta.tmp_b >> 3; }
-    action tna_shr_b_4() { meta.side_k = meta.tmp_b >> 4; }
-    action tna_shr_b_5() { meta.side_k = meta.tmp_b >> 5; }
-    action tna_shr_b_6() { meta.side_k = meta.tmp_b >> 6; }
-    action tna_shr_b_7() { meta.side_k = meta.tmp_b >> 7; }
-    action tna_shr_b_8() { meta.side_k = meta.tmp_b >> 8; }
-    action tna_shr_b_9() { meta.side_k = meta.tmp_b >> 9; }
-    action tna_shr_b_10() { meta.side_k = meta.tmp_b >> 10; }
-    action tna_shr_b_11() { meta.side_k = meta.tmp_b >> 11; }
-    action tna_shr_b_12() { meta.side_k = meta.tmp_b >> 12; }
-    action tna_shr_b_13() { meta.side_k = meta.tmp_b >> 13; }
-    action tna_shr_b_14() { meta.side_k = meta.tmp_b >> 14; }
-    action tna_shr_b_15() { meta.side_k = meta.tmp_b >> 15; }
-    action tna_shr_b_16() { meta.side_k = meta.tmp_b >> 16; }
-    action tna_shr_b_17() { meta.side_k = meta.tmp_b >> 17; }
-    action tna_shr_b_18() { meta.side_k = meta.tmp_b >> 18; }
-    action tna_shr_b_19() { meta.side_k = meta.tmp_b >> 19; }
-    action tna_shr_b_20() { meta.side_k = meta.tmp_b >> 20; }
-    action tna_shr_b_21() { meta.side_k = meta.tmp_b >> 21; }
-    action tna_shr_b_22() { meta.side_k = meta.tmp_b >> 22; }
-    action tna_shr_b_23() { meta.side_k = meta.tmp_b >> 23; }
-    action tna_shr_b_24() { meta.side_k = meta.tmp_b >> 24; }
-    action tna_shr_b_25() { meta.side_k = meta.tmp_b >> 25; }
-    action tna_shr_b_26() { meta.side_k = meta.tmp_b >> 26; }
-    action tna_shr_b_27() { meta.side_k = meta.tmp_b >> 27; }
-    action tna_shr_b_28() { meta.side_k = meta.tmp_b >> 28; }
-    action tna_shr_b_29() { meta.side_k = meta.tmp_b >> 29; }
-    action tna_shr_b_30() { meta.side_k = meta.tmp_b >> 30; }
-    action tna_shr_b_31() { meta.side_k = meta.tmp_b >> 31; }
-    action tna_shr_b_32() { meta.side_k = meta.tmp_b >> 32; }
-    action tna_shr_b_33() { meta.side_k = meta.tmp_b >> 33; }
-    action tna_shr_b_34() { meta.side_k = meta.tmp_b >> 34; }
-    action tna_shr_b_35() { meta.side_k = meta.tmp_b >> 35; }
-    action tna_shr_b_36() { meta.side_k = meta.tmp_b >> 36; }
-    action tna_shr_b_37() { meta.side_k = meta.tmp_b >> 37; }
-    action tna_shr_b_38() { meta.side_k = meta.tmp_b >> 38; }
-    action tna_shr_b_39() { meta.side_k = meta.tmp_b >> 39; }
-    action tna_shr_b_40() { meta.side_k = meta.tmp_b >> 40; }
-    action tna_shr_b_41() { meta.side_k = meta.tmp_b >> 41; }
-    action tna_shr_b_42() { meta.side_k = meta.tmp_b >> 42; }
-    action tna_shr_b_43() { meta.side_k = meta.tmp_b >> 43; }
-    action tna_shr_b_44() { meta.side_k = meta.tmp_b >> 44; }
-    action tna_shr_b_45() { meta.side_k = meta.tmp_b >> 45; }
-    action tna_shr_b_46() { meta.side_k = meta.tmp_b >> 46; }
-    action tna_shr_b_47() { meta.side_k = meta.tmp_b >> 47; }
-    action tna_shr_b_48() { meta.side_k = meta.tmp_b >> 48; }
-    action tna_shr_b_49() { meta.side_k = meta.tmp_b >> 49; }
-    action tna_shr_b_50() { meta.side_k = meta.tmp_b >> 50; }
-    action tna_shr_b_51() { meta.side_k = meta.tmp_b >> 51; }
-    action tna_shr_b_52() { meta.side_k = meta.tmp_b >> 52; }
-    action tna_shr_b_53() { meta.side_k = meta.tmp_b >> 53; }
-    action tna_shr_b_54() { meta.side_k = meta.tmp_b >> 54; }
-    action tna_shr_b_55() { meta.side_k = meta.tmp_b >> 55; }
-    action tna_shr_b_56() { meta.side_k = meta.tmp_b >> 56; }
-    action tna_shr_b_57() { meta.side_k = meta.tmp_b >> 57; }
-    action tna_shr_b_58() { meta.side_k = meta.tmp_b >> 58; }
-    action tna_shr_b_59() { meta.side_k = meta.tmp_b >> 59; }
-    action tna_shr_b_60() { meta.side_k = meta.tmp_b >> 60; }
-    action tna_shr_b_61() { meta.side_k = meta.tmp_b >> 61; }
-    action tna_shr_b_62() { meta.side_k = meta.tmp_b >> 62; }
-    action tna_shr_b_63() { meta.side_k = meta.tmp_b >> 63; }
-    action tna_shr_b_64() { meta.side_k = 0; }
-    table tna_shr_b {
-        key = { meta.take_w2: exact; }
-        actions = { tna_shr_b_0; tna_shr_b_1; tna_shr_b_2; tna_shr_b_3; tna_shr_b_4; tna_shr_b_5; tna_shr_b_6; tna_shr_b_7; tna_shr_b_8; tna_shr_b_9; tna_shr_b_10; tna_shr_b_11; tna_shr_b_12; tna_shr_b_13; tna_shr_b_14; tna_shr_b_15; tna_shr_b_16; tna_shr_b_17; tna_shr_b_18; tna_shr_b_19; tna_shr_b_20; tna_shr_b_21; tna_shr_b_22; tna_shr_b_23; tna_shr_b_24; tna_shr_b_25; tna_shr_b_26; tna_shr_b_27; tna_shr_b_28; tna_shr_b_29; tna_shr_b_30; tna_shr_b_31; tna_shr_b_32; tna_shr_b_33; tna_shr_b_34; tna_shr_b_35; tna_shr_b_36; tna_shr_b_37; tna_shr_b_38; tna_shr_b_39; tna_shr_b_40; tna_shr_b_41; tna_shr_b_42; tna_shr_b_43; tna_shr_b_44; tna_shr_b_45; tna_shr_b_46; tna_shr_b_47; tna_shr_b_48; tna_shr_b_49; tna_shr_b_50; tna_shr_b_51; tna_shr_b_52; tna_shr_b_53; tna_shr_b_54; tna_shr_b_55; tna_shr_b_56; tna_shr_b_57; tna_shr_b_58; tna_shr_b_59; tna_shr_b_60; tna_shr_b_61; tna_shr_b_62; tna_shr_b_63; tna_shr_b_64; }
+    action tna_ext_side_or() { meta.side_k = meta.ex_a | meta.ex_b; }
+    /* & low_mask(a), a <= 32 */
+    action tna_mask_side_0() { meta.side_k = 0; }
+    action tna_mask_side_1() { meta.side_k = meta.side_k & 32w0x1; }
+    action tna_mask_side_2() { meta.side_k = meta.side_k & 32w0x3; }
+    action tna_mask_side_3() { meta.side_k = meta.side_k & 32w0x7; }
+    action tna_mask_side_4() { meta.side_k = meta.side_k & 32w0xf; }
+    action tna_mask_side_5() { meta.side_k = meta.side_k & 32w0x1f; }
+    action tna_mask_side_6() { meta.side_k = meta.side_k & 32w0x3f; }
+    action tna_mask_side_7() { meta.side_k = meta.side_k & 32w0x7f; }
+    action tna_mask_side_8() { meta.side_k = meta.side_k & 32w0xff; }
+    action tna_mask_side_9() { meta.side_k = meta.side_k & 32w0x1ff; }
+    action tna_mask_side_10() { meta.side_k = meta.side_k & 32w0x3ff; }
+    action tna_mask_side_11() { meta.side_k = meta.side_k & 32w0x7ff; }
+    action tna_mask_side_12() { meta.side_k = meta.side_k & 32w0xfff; }
+    action tna_mask_side_13() { meta.side_k = meta.side_k & 32w0x1fff; }
+    action tna_mask_side_14() { meta.side_k = meta.side_k & 32w0x3fff; }
+    action tna_mask_side_15() { meta.side_k = meta.side_k & 32w0x7fff; }
+    action tna_mask_side_16() { meta.side_k = meta.side_k & 32w0xffff; }
+    action tna_mask_side_17() { meta.side_k = meta.side_k & 32w0x1ffff; }
+    action tna_mask_side_18() { meta.side_k = meta.side_k & 32w0x3ffff; }
+    action tna_mask_side_19() { meta.side_k = meta.side_k & 32w0x7ffff; }
+    action tna_mask_side_20() { meta.side_k = meta.side_k & 32w0xfffff; }
+    action tna_mask_side_21() { meta.side_k = meta.side_k & 32w0x1fffff; }
+    action tna_mask_side_22() { meta.side_k = meta.side_k & 32w0x3fffff; }
+    action tna_mask_side_23() { meta.side_k = meta.side_k & 32w0x7fffff; }
+    action tna_mask_side_24() { meta.side_k = meta.side_k & 32w0xffffff; }
+    action tna_mask_side_25() { meta.side_k = meta.side_k & 32w0x1ffffff; }
+    action tna_mask_side_26() { meta.side_k = meta.side_k & 32w0x3ffffff; }
+    action tna_mask_side_27() { meta.side_k = meta.side_k & 32w0x7ffffff; }
+    action tna_mask_side_28() { meta.side_k = meta.side_k & 32w0xfffffff; }
+    action tna_mask_side_29() { meta.side_k = meta.side_k & 32w0x1fffffff; }
+    action tna_mask_side_30() { meta.side_k = meta.side_k & 32w0x3fffffff; }
+    action tna_mask_side_31() { meta.side_k = meta.side_k & 32w0x7fffffff; }
+    action tna_mask_side_32() {  }
+    action tna_mask_side_none() {  }
+    table tna_mask_side {
+        key = { meta.sl_a: exact; }
+        actions = { tna_mask_side_0; tna_mask_side_1; tna_mask_side_2; tna_mask_side_3; tna_mask_side_4; tna_mask_side_5; tna_mask_side_6; tna_mask_side_7; tna_mask_side_8; tna_mask_side_9; tna_mask_side_10; tna_mask_side_11; tna_mask_side_12; tna_mask_side_13; tna_mask_side_14; tna_mask_side_15; tna_mask_side_16; tna_mask_side_17; tna_mask_side_18; tna_mask_side_19; tna_mask_side_20; tna_mask_side_21; tna_mask_side_22; tna_mask_side_23; tna_mask_side_24; tna_mask_side_25; tna_mask_side_26; tna_mask_side_27; tna_mask_side_28; tna_mask_side_29; tna_mask_side_30; tna_mask_side_31; tna_mask_side_32; tna_mask_side_none; }
+        default_action = tna_mask_side_none();
         const entries = {
-            0: tna_shr_b_0();
-            1: tna_shr_b_1();
-            2: tna_shr_b_2();
-            3: tna_shr_b_3();
-            4: tna_shr_b_4();
-            5: tna_shr_b_5();
-            6: tna_shr_b_6();
-            7: tna_shr_b_7();
-            8: tna_shr_b_8();
-            9: tna_shr_b_9();
-            10: tna_shr_b_10();
-            11: tna_shr_b_11();
-            12: tna_shr_b_12();
-            13: tna_shr_b_13();
-            14: tna_shr_b_14();
-            15: tna_shr_b_15();
-            16: tna_shr_b_16();
-            17: tna_shr_b_17();
-            18: tna_shr_b_18();
-            19: tna_shr_b_19();
-            20: tna_shr_b_20();
-            21: tna_shr_b_21();
-            22: tna_shr_b_22();
-            23: tna_shr_b_23();
-            24: tna_shr_b_24();
-            25: tna_shr_b_25();
-            26: tna_shr_b_26();
-            27: tna_shr_b_27();
-            28: tna_shr_b_28();
-            29: tna_shr_b_29();
-            30: tna_shr_b_30();
-            31: tna_shr_b_31();
-            32: tna_shr_b_32();
-            33: tna_shr_b_33();
-            34: tna_shr_b_34();
-            35: tna_shr_b_35();
-            36: tna_shr_b_36();
-            37: tna_shr_b_37();
-            38: tna_shr_b_38();
-            39: tna_shr_b_39();
-            40: tna_shr_b_40();
-            41: tna_shr_b_41();
-            42: tna_shr_b_42();
-            43: tna_shr_b_43();
-            44: tna_shr_b_44();
-            45: tna_shr_b_45();
-            46: tna_shr_b_46();
-            47: tna_shr_b_47();
-            48: tna_shr_b_48();
-            49: tna_shr_b_49();
-            50: tna_shr_b_50();
-            51: tna_shr_b_51();
-            52: tna_shr_b_52();
-            53: tna_shr_b_53();
-            54: tna_shr_b_54();
-            55: tna_shr_b_55();
-            56: tna_shr_b_56();
-            57: tna_shr_b_57();
-            58: tna_shr_b_58();
-            59: tna_shr_b_59();
-            60: tna_shr_b_60();
-            61: tna_shr_b_61();
-            62: tna_shr_b_62();
-            63: tna_shr_b_63();
-            64: tna_shr_b_64();
+            0: tna_mask_side_0();
+            1: tna_mask_side_1();
+            2: tna_mask_side_2();
+            3: tna_mask_side_3();
+            4: tna_mask_side_4();
+            5: tna_mask_side_5();
+            6: tna_mask_side_6();
+            7: tna_mask_side_7();
+            8: tna_mask_side_8();
+            9: tna_mask_side_9();
+            10: tna_mask_side_10();
+            11: tna_mask_side_11();
+            12: tna_mask_side_12();
+            13: tna_mask_side_13();
+            14: tna_mask_side_14();
+            15: tna_mask_side_15();
+            16: tna_mask_side_16();
+            17: tna_mask_side_17();
+            18: tna_mask_side_18();
+            19: tna_mask_side_19();
+            20: tna_mask_side_20();
+            21: tna_mask_side_21();
+            22: tna_mask_side_22();
+            23: tna_mask_side_23();
+            24: tna_mask_side_24();
+            25: tna_mask_side_25();
+            26: tna_mask_side_26();
+            27: tna_mask_side_27();
+            28: tna_mask_side_28();
+            29: tna_mask_side_29();
+            30: tna_mask_side_30();
+            31: tna_mask_side_31();
+            32: tna_mask_side_32();
         }
-        size = 65;
+        size = 33;
     }
-    /* take #3 (label after rho/side): word << pos */
-    action tna_shl_c_0() { meta.tmp_c = hdr.sliced.word << 0; }
-    action tna_shl_c_1() { meta.tmp_c = hdr.sliced.word << 1; }
-    action tna_shl_c_2() { meta.tmp_c = hdr.sliced.word << 2; }
-    action tna_shl_c_3() { meta.tmp_c = hdr.sliced.word << 3; }
-    action tna_shl_c_4() { meta.tmp_c = hdr.sliced.word << 4; }
-    action tna_shl_c_5() { meta.tmp_c = hdr.sliced.word << 5; }
-    action tna_shl_c_6() { meta.tmp_c = hdr.sliced.word << 6; }
-    action tna_shl_c_7() { meta.tmp_c = hdr.sliced.word << 7; }
-    action tna_shl_c_8() { meta.tmp_c = hdr.sliced.word << 8; }
-    action tna_shl_c_9() { meta.tmp_c = hdr.sliced.word << 9; }
-    action tna_shl_c_10() { meta.tmp_c = hdr.sliced.word << 10; }
-    action tna_shl_c_11() { meta.tmp_c = hdr.sliced.word << 11; }
-    action tna_shl_c_12() { meta.tmp_c = hdr.sliced.word << 12; }
-    action tna_shl_c_13() { meta.tmp_c = hdr.sliced.word << 13; }
-    action tna_shl_c_14() { meta.tmp_c = hdr.sliced.word << 14; }
-    action tna_shl_c_15() { meta.tmp_c = hdr.sliced.word << 15; }
-    action tna_shl_c_16() { meta.tmp_c = hdr.sliced.word << 16; }
-    action tna_shl_c_17() { meta.tmp_c = hdr.sliced.word << 17; }
-    action tna_shl_c_18() { meta.tmp_c = hdr.sliced.word << 18; }
-    action tna_shl_c_19() { meta.tmp_c = hdr.sliced.word << 19; }
-    action tna_shl_c_20() { meta.tmp_c = hdr.sliced.word << 20; }
-    action tna_shl_c_21() { meta.tmp_c = hdr.sliced.word << 21; }
-    action tna_shl_c_22() { meta.tmp_c = hdr.sliced.word << 22; }
-    action tna_shl_c_23() { meta.tmp_c = hdr.sliced.word << 23; }
-    action tna_shl_c_24() { meta.tmp_c = hdr.sliced.word << 24; }
-    action tna_shl_c_25() { meta.tmp_c = hdr.sliced.word << 25; }
-    action tna_shl_c_26() { meta.tmp_c = hdr.sliced.word << 26; }
-    action tna_shl_c_27() { meta.tmp_c = hdr.sliced.word << 27; }
-    action tna_shl_c_28() { meta.tmp_c = hdr.sliced.word << 28; }
-    action tna_shl_c_29() { meta.tmp_c = hdr.sliced.word << 29; }
-    action tna_shl_c_30() { meta.tmp_c = hdr.sliced.word << 30; }
-    action tna_shl_c_31() { meta.tmp_c = hdr.sliced.word << 31; }
-    action tna_shl_c_32() { meta.tmp_c = hdr.sliced.word << 32; }
-    action tna_shl_c_33() { meta.tmp_c = hdr.sliced.word << 33; }
-    action tna_shl_c_34() { meta.tmp_c = hdr.sliced.word << 34; }
-    action tna_shl_c_35() { meta.tmp_c = hdr.sliced.word << 35; }
-    action tna_shl_c_36() { meta.tmp_c = hdr.sliced.word << 36; }
-    action tna_shl_c_37() { meta.tmp_c = hdr.sliced.word << 37; }
-    action tna_shl_c_38() { meta.tmp_c = hdr.sliced.word << 38; }
-    action tna_shl_c_39() { meta.tmp_c = hdr.sliced.word << 39; }
-    action tna_shl_c_40() { meta.tmp_c = hdr.sliced.word << 40; }
-    action tna_shl_c_41() { meta.tmp_c = hdr.sliced.word << 41; }
-    action tna_shl_c_42() { meta.tmp_c = hdr.sliced.word << 42; }
-    action tna_shl_c_43() { meta.tmp_c = hdr.sliced.word << 43; }
-    action tna_shl_c_44() { meta.tmp_c = hdr.sliced.word << 44; }
-    action tna_shl_c_45() { meta.tmp_c = hdr.sliced.word << 45; }
-    action tna_shl_c_46() { meta.tmp_c = hdr.sliced.word << 46; }
-    action tna_shl_c_47() { meta.tmp_c = hdr.sliced.word << 47; }
-    action tna_shl_c_48() { meta.tmp_c = hdr.sliced.word << 48; }
-    action tna_shl_c_49() { meta.tmp_c = hdr.sliced.word << 49; }
-    action tna_shl_c_50() { meta.tmp_c = hdr.sliced.word << 50; }
-    action tna_shl_c_51() { meta.tmp_c = hdr.sliced.word << 51; }
-    action tna_shl_c_52() { meta.tmp_c = hdr.sliced.word << 52; }
-    action tna_shl_c_53() { meta.tmp_c = hdr.sliced.word << 53; }
-    action tna_shl_c_54() { meta.tmp_c = hdr.sliced.word << 54; }
-    action tna_shl_c_55() { meta.tmp_c = hdr.sliced.word << 55; }
-    action tna_shl_c_56() { meta.tmp_c = hdr.sliced.word << 56; }
-    action tna_shl_c_57() { meta.tmp_c = hdr.sliced.word << 57; }
-    action tna_shl_c_58() { meta.tmp_c = hdr.sliced.word << 58; }
-    action tna_shl_c_59() { meta.tmp_c = hdr.sliced.word << 59; }
-    action tna_shl_c_60() { meta.tmp_c = hdr.sliced.word << 60; }
-    action tna_shl_c_61() { meta.tmp_c = hdr.sliced.word << 61; }
-    action tna_shl_c_62() { meta.tmp_c = hdr.sliced.word << 62; }
-    action tna_shl_c_63() { meta.tmp_c = hdr.sliced.word << 63; }
-    table tna_shl_c {
-        key = { meta.pos2: exact; }
-        actions = { tna_shl_c_0; tna_shl_c_1; tna_shl_c_2; tna_shl_c_3; tna_shl_c_4; tna_shl_c_5; tna_shl_c_6; tna_shl_c_7; tna_shl_c_8; tna_shl_c_9; tna_shl_c_10; tna_shl_c_11; tna_shl_c_12; tna_shl_c_13; tna_shl_c_14; tna_shl_c_15; tna_shl_c_16; tna_shl_c_17; tna_shl_c_18; tna_shl_c_19; tna_shl_c_20; tna_shl_c_21; tna_shl_c_22; tna_shl_c_23; tna_shl_c_24; tna_shl_c_25; tna_shl_c_26; tna_shl_c_27; tna_shl_c_28; tna_shl_c_29; tna_shl_c_30; tna_shl_c_31; tna_shl_c_32; tna_shl_c_33; tna_shl_c_34; tna_shl_c_35; tna_shl_c_36; tna_shl_c_37; tna_shl_c_38; tna_shl_c_39; tna_shl_c_40; tna_shl_c_41; tna_shl_c_42; tna_shl_c_43; tna_shl_c_44; tna_shl_c_45; tna_shl_c_46; tna_shl_c_47; tna_shl_c_48; tna_shl_c_49; tna_shl_c_50; tna_shl_c_51; tna_shl_c_52; tna_shl_c_53; tna_shl_c_54; tna_shl_c_55; tna_shl_c_56; tna_shl_c_57; tna_shl_c_58; tna_shl_c_59; tna_shl_c_60; tna_shl_c_61; tna_shl_c_62; tna_shl_c_63; }
+    /* the level's label is (word >> S) & low_mask(b): mode 0 S = 64 - pos - b, modes 1-3 S = label_shift */
+    action tna_ext_lab_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
+    action tna_ext_lab_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
+    action tna_ext_lab_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
+    action tna_ext_lab_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
+    action tna_ext_lab_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
+    action tna_ext_lab_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
+    action tna_ext_lab_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
+    action tna_ext_lab_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
+    action tna_ext_lab_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
+    action tna_ext_lab_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
+    action tna_ext_lab_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
+    action tna_ext_lab_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
+    action tna_ext_lab_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
+    action tna_ext_lab_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
+    action tna_ext_lab_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
+    action tna_ext_lab_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
+    action tna_ext_lab_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
+    action tna_ext_lab_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
+    action tna_ext_lab_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
+    action tna_ext_lab_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
+    action tna_ext_lab_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
+    action tna_ext_lab_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
+    action tna_ext_lab_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
+    action tna_ext_lab_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
+    action tna_ext_lab_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
+    action tna_ext_lab_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
+    action tna_ext_lab_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
+    action tna_ext_lab_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
+    action tna_ext_lab_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
+    action tna_ext_lab_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
+    action tna_ext_lab_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
+    action tna_ext_lab_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
+    action tna_ext_lab_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
+    action tna_ext_lab_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
+    action tna_ext_lab_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
+    action tna_ext_lab_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
+    action tna_ext_lab_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
+    action tna_ext_lab_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
+    action tna_ext_lab_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
+    action tna_ext_lab_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
+    action tna_ext_lab_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
+    action tna_ext_lab_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
+    action tna_ext_lab_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
+    action tna_ext_lab_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
+    action tna_ext_lab_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
+    action tna_ext_lab_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
+    action tna_ext_lab_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
+    action tna_ext_lab_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
+    action tna_ext_lab_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
+    action tna_ext_lab_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
+    action tna_ext_lab_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
+    action tna_ext_lab_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
+    action tna_ext_lab_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
+    action tna_ext_lab_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
+    action tna_ext_lab_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
+    action tna_ext_lab_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
+    action tna_ext_lab_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
+    action tna_ext_lab_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
+    action tna_ext_lab_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
+    action tna_ext_lab_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
+    action tna_ext_lab_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
+    action tna_ext_lab_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
+    action tna_ext_lab_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
+    action tna_ext_lab_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
+    action tna_ext_lab_none() { meta.ex_a = 0; meta.ex_b = 0; }
+    table tna_ext_lab {
+        key = { meta.lab_s: exact; }
+        actions = { tna_ext_lab_0; tna_ext_lab_1; tna_ext_lab_2; tna_ext_lab_3; tna_ext_lab_4; tna_ext_lab_5; tna_ext_lab_6; tna_ext_lab_7; tna_ext_lab_8; tna_ext_lab_9; tna_ext_lab_10; tna_ext_lab_11; tna_ext_lab_12; tna_ext_lab_13; tna_ext_lab_14; tna_ext_lab_15; tna_ext_lab_16; tna_ext_lab_17; tna_ext_lab_18; tna_ext_lab_19; tna_ext_lab_20; tna_ext_lab_21; tna_ext_lab_22; tna_ext_lab_23; tna_ext_lab_24; tna_ext_lab_25; tna_ext_lab_26; tna_ext_lab_27; tna_ext_lab_28; tna_ext_lab_29; tna_ext_lab_30; tna_ext_lab_31; tna_ext_lab_32; tna_ext_lab_33; tna_ext_lab_34; tna_ext_lab_35; tna_ext_lab_36; tna_ext_lab_37; tna_ext_lab_38; tna_ext_lab_39; tna_ext_lab_40; tna_ext_lab_41; tna_ext_lab_42; tna_ext_lab_43; tna_ext_lab_44; tna_ext_lab_45; tna_ext_lab_46; tna_ext_lab_47; tna_ext_lab_48; tna_ext_lab_49; tna_ext_lab_50; tna_ext_lab_51; tna_ext_lab_52; tna_ext_lab_53; tna_ext_lab_54; tna_ext_lab_55; tna_ext_lab_56; tna_ext_lab_57; tna_ext_lab_58; tna_ext_lab_59; tna_ext_lab_60; tna_ext_lab_61; tna_ext_lab_62; tna_ext_lab_63; tna_ext_lab_none; }
+        default_action = tna_ext_lab_none();
         const entries = {
-            0: tna_shl_c_0();
-            1: tna_shl_c_1();
-            2: tna_shl_c_2();
-            3: tna_shl_c_3();
-            4: tna_shl_c_4();
-            5: tna_shl_c_5();
-            6: tna_shl_c_6();
-            7: tna_shl_c_7();
-            8: tna_shl_c_8();
-            9: tna_shl_c_9();
-            10: tna_shl_c_10();
-            11: tna_shl_c_11();
-            12: tna_shl_c_12();
-            13: tna_shl_c_13();
-            14: tna_shl_c_14();
-            15: tna_shl_c_15();
-            16: tna_shl_c_16();
-            17: tna_shl_c_17();
-            18: tna_shl_c_18();
-            19: tna_shl_c_19();
-            20: tna_shl_c_20();
-            21: tna_shl_c_21();
-            22: tna_shl_c_22();
-            23: tna_shl_c_23();
-            24: tna_shl_c_24();
-            25: tna_shl_c_25();
-            26: tna_shl_c_26();
-            27: tna_shl_c_27();
-            28: tna_shl_c_28();
-            29: tna_shl_c_29();
-            30: tna_shl_c_30();
-            31: tna_shl_c_31();
-            32: tna_shl_c_32();
-            33: tna_shl_c_33();
-            34: tna_shl_c_34();
-            35: tna_shl_c_35();
-            36: tna_shl_c_36();
-            37: tna_shl_c_37();
-            38: tna_shl_c_38();
-            39: tna_shl_c_39();
-            40: tna_shl_c_40();
-            41: tna_shl_c_41();
-            42: tna_shl_c_42();
-            43: tna_shl_c_43();
-            44: tna_shl_c_44();
-            45: tna_shl_c_45();
-            46: tna_shl_c_46();
-            47: tna_shl_c_47();
-            48: tna_shl_c_48();
-            49: tna_shl_c_49();
-            50: tna_shl_c_50();
-            51: tna_shl_c_51();
-            52: tna_shl_c_52();
-            53: tna_shl_c_53();
-            54: tna_shl_c_54();
-            55: tna_shl_c_55();
-            56: tna_shl_c_56();
-            57: tna_shl_c_57();
-            58: tna_shl_c_58();
-            59: tna_shl_c_59();
-            60: tna_shl_c_60();
-            61: tna_shl_c_61();
-            62: tna_shl_c_62();
-            63: tna_shl_c_63();
+            0: tna_ext_lab_0();
+            1: tna_ext_lab_1();
+            2: tna_ext_lab_2();
+            3: tna_ext_lab_3();
+            4: tna_ext_lab_4();
+            5: tna_ext_lab_5();
+            6: tna_ext_lab_6();
+            7: tna_ext_lab_7();
+            8: tna_ext_lab_8();
+            9: tna_ext_lab_9();
+            10: tna_ext_lab_10();
+            11: tna_ext_lab_11();
+            12: tna_ext_lab_12();
+            13: tna_ext_lab_13();
+            14: tna_ext_lab_14();
+            15: tna_ext_lab_15();
+            16: tna_ext_lab_16();
+            17: tna_ext_lab_17();
+            18: tna_ext_lab_18();
+            19: tna_ext_lab_19();
+            20: tna_ext_lab_20();
+            21: tna_ext_lab_21();
+            22: tna_ext_lab_22();
+            23: tna_ext_lab_23();
+            24: tna_ext_lab_24();
+            25: tna_ext_lab_25();
+            26: tna_ext_lab_26();
+            27: tna_ext_lab_27();
+            28: tna_ext_lab_28();
+            29: tna_ext_lab_29();
+            30: tna_ext_lab_30();
+            31: tna_ext_lab_31();
+            32: tna_ext_lab_32();
+            33: tna_ext_lab_33();
+            34: tna_ext_lab_34();
+            35: tna_ext_lab_35();
+            36: tna_ext_lab_36();
+            37: tna_ext_lab_37();
+            38: tna_ext_lab_38();
+            39: tna_ext_lab_39();
+            40: tna_ext_lab_40();
+            41: tna_ext_lab_41();
+            42: tna_ext_lab_42();
+            43: tna_ext_lab_43();
+            44: tna_ext_lab_44();
+            45: tna_ext_lab_45();
+            46: tna_ext_lab_46();
+            47: tna_ext_lab_47();
+            48: tna_ext_lab_48();
+            49: tna_ext_lab_49();
+            50: tna_ext_lab_50();
+            51: tna_ext_lab_51();
+            52: tna_ext_lab_52();
+            53: tna_ext_lab_53();
+            54: tna_ext_lab_54();
+            55: tna_ext_lab_55();
+            56: tna_ext_lab_56();
+            57: tna_ext_lab_57();
+            58: tna_ext_lab_58();
+            59: tna_ext_lab_59();
+            60: tna_ext_lab_60();
+            61: tna_ext_lab_61();
+            62: tna_ext_lab_62();
+            63: tna_ext_lab_63();
         }
         size = 64;
     }
-    /* take #3: >> (64 - b) */
-    action tna_shr_c_0() { meta.label = meta.tmp_c >> 0; }
-    action tna_shr_c_1() { meta.label = meta.tmp_c >> 1; }
-    action tna_shr_c_2() { meta.label = meta.tmp_c >> 2; }
-    action tna_shr_c_3() { meta.label = meta.tmp_c >> 3; }
-    action tna_shr_c_4() { meta.label = meta.tmp_c >> 4; }
-    action tna_shr_c_5() { meta.label = meta.tmp_c >> 5; }
-    action tna_shr_c_6() { meta.label = meta.tmp_c >> 6; }
-    action tna_shr_c_7() { meta.label = meta.tmp_c >> 7; }
-    action tna_shr_c_8() { meta.label = meta.tmp_c >> 8; }
-    action tna_shr_c_9() { meta.label = meta.tmp_c >> 9; }
-    action tna_shr_c_10() { meta.label = meta.tmp_c >> 10; }
-    action tna_shr_c_11() { meta.label = meta.tmp_c >> 11; }
-    action tna_shr_c_12() { meta.label = meta.tmp_c >> 12; }
-    action tna_shr_c_13() { meta.label = meta.tmp_c >> 13; }
-    action tna_shr_c_14() { meta.label = meta.tmp_c >> 14; }
-    action tna_shr_c_15() { meta.label = meta.tmp_c >> 15; }
-    action tna_shr_c_16() { meta.label = meta.tmp_c >> 16; }
-    action tna_shr_c_17() { meta.label = meta.tmp_c >> 17; }
-    action tna_shr_c_18() { meta.label = meta.tmp_c >> 18; }
-    action tna_shr_c_19() { meta.label = meta.tmp_c >> 19; }
-    action tna_shr_c_20() { meta.label = meta.tmp_c >> 20; }
-    action tna_shr_c_21() { meta.label = meta.tmp_c >> 21; }
-    action tna_shr_c_22() { meta.label = meta.tmp_c >> 22; }
-    action tna_shr_c_23() { meta.label = meta.tmp_c >> 23; }
-    action tna_shr_c_24() { meta.label = meta.tmp_c >> 24; }
-    action tna_shr_c_25() { meta.label = meta.tmp_c >> 25; }
-    action tna_shr_c_26() { meta.label = meta.tmp_c >> 26; }
-    action tna_shr_c_27() { meta.label = meta.tmp_c >> 27; }
-    action tna_shr_c_28() { meta.label = meta.tmp_c >> 28; }
-    action tna_shr_c_29() { meta.label = meta.tmp_c >> 29; }
-    action tna_shr_c_30() { meta.label = meta.tmp_c >> 30; }
-    action tna_shr_c_31() { meta.label = meta.tmp_c >> 31; }
-    action tna_shr_c_32() { meta.label = meta.tmp_c >> 32; }
-    action tna_shr_c_33() { meta.label = meta.tmp_c >> 33; }
-    action tna_shr_c_34() { meta.label = meta.tmp_c >> 34; }
-    action tna_shr_c_35() { meta.label = meta.tmp_c >> 35; }
-    action tna_shr_c_36() { meta.label = meta.tmp_c >> 36; }
-    action tna_shr_c_37() { meta.label = meta.tmp_c >> 37; }
-    action tna_shr_c_38() { meta.label = meta.tmp_c >> 38; }
-    action tna_shr_c_39() { meta.label = meta.tmp_c >> 39; }
-    action tna_shr_c_40() { meta.label = meta.tmp_c >> 40; }
-    action tna_shr_c_41() { meta.label = meta.tmp_c >> 41; }
-    action tna_shr_c_42() { meta.label = meta.tmp_c >> 42; }
-    action tna_shr_c_43() { meta.label = meta.tmp_c >> 43; }
-    action tna_shr_c_44() { meta.label = meta.tmp_c >> 44; }
-    action tna_shr_c_45() { meta.label = meta.tmp_c >> 45; }
-    action tna_shr_c_46() { meta.label = meta.tmp_c >> 46; }
-    action tna_shr_c_47() { meta.label = meta.tmp_c >> 47; }
-    action tna_shr_c_48() { meta.label = meta.tmp_c >> 48; }
-    action tna_shr_c_49() { meta.label = meta.tmp_c >> 49; }
-    action tna_shr_c_50() { meta.label = meta.tmp_c >> 50; }
-    action tna_shr_c_51() { meta.label = meta.tmp_c >> 51; }
-    action tna_shr_c_52() { meta.label = meta.tmp_c >> 52; }
-    action tna_shr_c_53() { meta.label = meta.tmp_c >> 53; }
-    action tna_shr_c_54() { meta.label = meta.tmp_c >> 54; }
-    action tna_shr_c_55() { meta.label = meta.tmp_c >> 55; }
-    action tna_shr_c_56() { meta.label = meta.tmp_c >> 56; }
-    action tna_shr_c_57() { meta.label = meta.tmp_c >> 57; }
-    action tna_shr_c_58() { meta.label = meta.tmp_c >> 58; }
-    action tna_shr_c_59() { meta.label = meta.tmp_c >> 59; }
-    action tna_shr_c_60() { meta.label = meta.tmp_c >> 60; }
-    action tna_shr_c_61() { meta.label = meta.tmp_c >> 61; }
-    action tna_shr_c_62() { meta.label = meta.tmp_c >> 62; }
-    action tna_shr_c_63() { meta.label = meta.tmp_c >> 63; }
-    action tna_shr_c_64() { meta.label = 0; }
-    table tna_shr_c {
-        key = { meta.take_w3: exact; }
-        actions = { tna_shr_c_0; tna_shr_c_1; tna_shr_c_2; tna_shr_c_3; tna_shr_c_4; tna_shr_c_5; tna_shr_c_6; tna_shr_c_7; tna_shr_c_8; tna_shr_c_9; tna_shr_c_10; tna_shr_c_11; tna_shr_c_12; tna_shr_c_13; tna_shr_c_14; tna_shr_c_15; tna_shr_c_16; tna_shr_c_17; tna_shr_c_18; tna_shr_c_19; tna_shr_c_20; tna_shr_c_21; tna_shr_c_22; tna_shr_c_23; tna_shr_c_24; tna_shr_c_25; tna_shr_c_26; tna_shr_c_27; tna_shr_c_28; tna_shr_c_29; tna_shr_c_30; tna_shr_c_31; tna_shr_c_32; tna_shr_c_33; tna_shr_c_34; tna_shr_c_35; tna_shr_c_36; tna_shr_c_37; tna_shr_c_38; tna_shr_c_39; tna_shr_c_40; tna_shr_c_41; tna_shr_c_42; tna_shr_c_43; tna_shr_c_44; tna_shr_c_45; tna_shr_c_46; tna_shr_c_47; tna_shr_c_48; tna_shr_c_49; tna_shr_c_50; tna_shr_c_51; tna_shr_c_52; tna_shr_c_53; tna_shr_c_54; tna_shr_c_55; tna_shr_c_56; tna_shr_c_57; tna_shr_c_58; tna_shr_c_59; tna_shr_c_60; tna_shr_c_61; tna_shr_c_62; tna_shr_c_63; tna_shr_c_64; }
-        const entries = {
-            0: tna_shr_c_0();
-            1: tna_shr_c_1();
-            2: tna_shr_c_2();
-            3: tna_shr_c_3();
-            4: tna_shr_c_4();
-            5: tna_shr_c_5();
-            6: tna_shr_c_6();
-            7: tna_shr_c_7();
-            8: tna_shr_c_8();
-            9: tna_shr_c_9();
-            10: tna_shr_c_10();
-            11: tna_shr_c_11();
-            12: tna_shr_c_12();
-            13: tna_shr_c_13();
-            14: tna_shr_c_14();
-            15: tna_shr_c_15();
-            16: tna_shr_c_16();
-            17: tna_shr_c_17();
-            18: tna_shr_c_18();
-            19: tna_shr_c_19();
-            20: tna_shr_c_20();
-            21: tna_shr_c_21();
-            22: tna_shr_c_22();
-            23: tna_shr_c_23();
-            24: tna_shr_c_24();
-            25: tna_shr_c_25();
-            26: tna_shr_c_26();
-            27: tna_shr_c_27();
-            28: tna_shr_c_28();
-            29: tna_shr_c_29();
-            30: tna_shr_c_30();
-            31: tna_shr_c_31();
-            32: tna_shr_c_32();
-            33: tna_shr_c_33();
-            34: tna_shr_c_34();
-            35: tna_shr_c_35();
-            36: tna_shr_c_36();
-            37: tna_shr_c_37();
-            38: tna_shr_c_38();
-            39: tna_shr_c_39();
-            40: tna_shr_c_40();
-            41: tna_shr_c_41();
-            42: tna_shr_c_42();
-            43: tna_shr_c_43();
-            44: tna_shr_c_44();
-            45: tna_shr_c_45();
-            46: tna_shr_c_46();
-            47: tna_shr_c_47();
-            48: tna_shr_c_48();
-            49: tna_shr_c_49();
-            50: tna_shr_c_50();
-            51: tna_shr_c_51();
-            52: tna_shr_c_52();
-            53: tna_shr_c_53();
-            54: tna_shr_c_54();
-            55: tna_shr_c_55();
-            56: tna_shr_c_56();
-            57: tna_shr_c_57();
-            58: tna_shr_c_58();
-            59: tna_shr_c_59();
-            60: tna_shr_c_60();
-            61: tna_shr_c_61();
-            62: tna_shr_c_62();
-            63: tna_shr_c_63();
-            64: tna_shr_c_64();
-        }
-        size = 65;
-    }
-    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_len_0() { meta.mask = 64w0x0; }
-    action tna_mask_len_1() { meta.mask = 64w0x1; }
-    action tna_mask_len_2() { meta.mask = 64w0x3; }
-    action tna_mask_len_3() { meta.mask = 64w0x7; }
-    action tna_mask_len_4() { meta.mask = 64w0xf; }
-    action tna_mask_len_5() { meta.mask = 64w0x1f; }
-    action tna_mask_len_6() { meta.mask = 64w0x3f; }
-    action tna_mask_len_7() { meta.mask = 64w0x7f; }
-    action tna_mask_len_8() { meta.mask = 64w0xff; }
-    action tna_mask_len_9() { meta.mask = 64w0x1ff; }
-    action tna_mask_len_10() { meta.mask = 64w0x3ff; }
-    action tna_mask_len_11() { meta.mask = 64w0x7ff; }
-    action tna_mask_len_12() { meta.mask = 64w0xfff; }
-    action tna_mask_len_13() { meta.mask = 64w0x1fff; }
-    action tna_mask_len_14() { meta.mask = 64w0x3fff; }
-    action tna_mask_len_15() { meta.mask = 64w0x7fff; }
-    action tna_mask_len_16() { meta.mask = 64w0xffff; }
-    action tna_mask_len_17() { meta.mask = 64w0x1ffff; }
-    action tna_mask_len_18() { meta.mask = 64w0x3ffff; }
-    action tna_mask_len_19() { meta.mask = 64w0x7ffff; }
-    action tna_mask_len_20() { meta.mask = 64w0xfffff; }
-    action tna_mask_len_21() { meta.mask = 64w0x1fffff; }
-    action tna_mask_len_22() { meta.mask = 64w0x3fffff; }
-    action tna_mask_len_23() { meta.mask = 64w0x7fffff; }
-    action tna_mask_len_24() { meta.mask = 64w0xffffff; }
-    action tna_mask_len_25() { meta.mask = 64w0x1ffffff; }
-    action tna_mask_len_26() { meta.mask = 64w0x3ffffff; }
-    action tna_mask_len_27() { meta.mask = 64w0x7ffffff; }
-    action tna_mask_len_28() { meta.mask = 64w0xfffffff; }
-    action tna_mask_len_29() { meta.mask = 64w0x1fffffff; }
-    action tna_mask_len_30() { meta.mask = 64w0x3fffffff; }
-    action tna_mask_len_31() { meta.mask = 64w0x7fffffff; }
-    action tna_mask_len_32() { meta.mask = 64w0xffffffff; }
-    action tna_mask_len_33() { meta.mask = 64w0x1ffffffff; }
-    action tna_mask_len_34() { meta.mask = 64w0x3ffffffff; }
-    action tna_mask_len_35() { meta.mask = 64w0x7ffffffff; }
-    action tna_mask_len_36() { meta.mask = 64w0xfffffffff; }
-    action tna_mask_len_37() { meta.mask = 64w0x1fffffffff; }
-    action tna_mask_len_38() { meta.mask = 64w0x3fffffffff; }
-    action tna_mask_len_39() { meta.mask = 64w0x7fffffffff; }
-    action tna_mask_len_40() { meta.mask = 64w0xffffffffff; }
-    action tna_mask_len_41() { meta.mask = 64w0x1ffffffffff; }
-    action tna_mask_len_42() { meta.mask = 64w0x3ffffffffff; }
-    action tna_mask_len_43() { meta.mask = 64w0x7ffffffffff; }
-    action tna_mask_len_44() { meta.mask = 64w0xfffffffffff; }
-    action tna_mask_len_45() { meta.mask = 64w0x1fffffffffff; }
-    action tna_mask_len_46() { meta.mask = 64w0x3fffffffffff; }
-    action tna_mask_len_47() { meta.mask = 64w0x7fffffffffff; }
-    action tna_mask_len_48() { meta.mask = 64w0xffffffffffff; }
-    action tna_mask_len_49() { meta.mask = 64w0x1ffffffffffff; }
-    action tna_mask_len_50() { meta.mask = 64w0x3ffffffffffff; }
-    action tna_mask_len_51() { meta.mask = 64w0x7ffffffffffff; }
-    action tna_mask_len_52() { meta.mask = 64w0xfffffffffffff; }
-    action tna_mask_len_53() { meta.mask = 64w0x1fffffffffffff; }
-    action tna_mask_len_54() { meta.mask = 64w0x3fffffffffffff; }
-    action tna_mask_len_55() { meta.mask = 64w0x7fffffffffffff; }
-    action tna_mask_len_56() { meta.mask = 64w0xffffffffffffff; }
-    action tna_mask_len_57() { meta.mask = 64w0x1ffffffffffffff; }
-    action tna_mask_len_58() { meta.mask = 64w0x3ffffffffffffff; }
-    action tna_mask_len_59() { meta.mask = 64w0x7ffffffffffffff; }
-    action tna_mask_len_60() { meta.mask = 64w0xfffffffffffffff; }
-    action tna_mask_len_61() { meta.mask = 64w0x1fffffffffffffff; }
-    action tna_mask_len_62() { meta.mask = 64w0x3fffffffffffffff; }
-    action tna_mask_len_63() { meta.mask = 64w0x7fffffffffffffff; }
-    action tna_mask_len_64() { meta.mask = 64w0xffffffffffffffff; }
-    table tna_mask_len {
-        key = { hdr.sliced.slice_len: exact; }
-        actions = { tna_mask_len_0; tna_mask_len_1; tna_mask_len_2; tna_mask_len_3; tna_mask_len_4; tna_mask_len_5; tna_mask_len_6; tna_mask_len_7; tna_mask_len_8; tna_mask_len_9; tna_mask_len_10; tna_mask_len_11; tna_mask_len_12; tna_mask_len_13; tna_mask_len_14; tna_mask_len_15; tna_mask_len_16; tna_mask_len_17; tna_mask_len_18; tna_mask_len_19; tna_mask_len_20; tna_mask_len_21; tna_mask_len_22; tna_mask_len_23; tna_mask_len_24; tna_mask_len_25; tna_mask_len_26; tna_mask_len_27; tna_mask_len_28; tna_mask_len_29; tna_mask_len_30; tna_mask_len_31; tna_mask_len_32; tna_mask_len_33; tna_mask_len_34; tna_mask_len_35; tna_mask_len_36; tna_mask_len_37; tna_mask_len_38; tna_mask_len_39; tna_mask_len_40; tna_mask_len_41; tna_mask_len_42; tna_mask_len_43; tna_mask_len_44; tna_mask_len_45; tna_mask_len_46; tna_mask_len_47; tna_mask_len_48; tna_mask_len_49; tna_mask_len_50; tna_mask_len_51; tna_mask_len_52; tna_mask_len_53; tna_mask_len_54; tna_mask_len_55; tna_mask_len_56; tna_mask_len_57; tna_mask_len_58; tna_mask_len_59; tna_mask_len_60; tna_mask_len_61; tna_mask_len_62; tna_mask_len_63; tna_mask_len_64; }
-        const entries = {
-            0: tna_mask_len_0();
-            1: tna_mask_len_1();
-            2: tna_mask_len_2();
-            3: tna_mask_len_3();
-            4: tna_mask_len_4();
-            5: tna_mask_len_5();
-            6: tna_mask_len_6();
-            7: tna_mask_len_7();
-            8: tna_mask_len_8();
-            9: tna_mask_len_9();
-            10: tna_mask_len_10();
-            11: tna_mask_len_11();
-            12: tna_mask_len_12();
-            13: tna_mask_len_13();
-            14: tna_mask_len_14();
-            15: tna_mask_len_15();
-            16: tna_mask_len_16();
-            17: tna_mask_len_17();
-            18: tna_mask_len_18();
-            19: tna_mask_len_19();
-            20: tna_mask_len_20();
-            21: tna_mask_len_21();
-            22: tna_mask_len_22();
-            23: tna_mask_len_23();
-            24: tna_mask_len_24();
-            25: tna_mask_len_25();
-            26: tna_mask_len_26();
-            27: tna_mask_len_27();
-            28: tna_mask_len_28();
-            29: tna_mask_len_29();
-            30: tna_mask_len_30();
-            31: tna_mask_len_31();
-            32: tna_mask_len_32();
-            33: tna_mask_len_33();
-            34: tna_mask_len_34();
-            35: tna_mask_len_35();
-            36: tna_mask_len_36();
-            37: tna_mask_len_37();
-            38: tna_mask_len_38();
-            39: tna_mask_len_39();
-            40: tna_mask_len_40();
-            41: tna_mask_len_41();
-            42: tna_mask_len_42();
-            43: tna_mask_len_43();
-            44: tna_mask_len_44();
-            45: tna_mask_len_45();
-            46: tna_mask_len_46();
-            47: tna_mask_len_47();
-            48: tna_mask_len_48();
-            49: tna_mask_len_49();
-            50: tna_mask_len_50();
-            51: tna_mask_len_51();
-            52: tna_mask_len_52();
-            53: tna_mask_len_53();
-            54: tna_mask_len_54();
-            55: tna_mask_len_55();
-            56: tna_mask_len_56();
-            57: tna_mask_len_57();
-            58: tna_mask_len_58();
-            59: tna_mask_len_59();
-            60: tna_mask_len_60();
-            61: tna_mask_len_61();
-            62: tna_mask_len_62();
-            63: tna_mask_len_63();
-            64: tna_mask_len_64();
-        }
-        size = 65;
-    }
-    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_b_0() { meta.label = meta.label_raw & 64w0x0; }
-    action tna_mask_b_1() { meta.label = meta.label_raw & 64w0x1; }
-    action tna_mask_b_2() { meta.label = meta.label_raw & 64w0x3; }
-    action tna_mask_b_3() { meta.label = meta.label_raw & 64w0x7; }
-    action tna_mask_b_4() { meta.label = meta.label_raw & 64w0xf; }
-    action tna_mask_b_5() { meta.label = meta.label_raw & 64w0x1f; }
-    action tna_mask_b_6() { meta.label = meta.label_raw & 64w0x3f; }
-    action tna_mask_b_7() { meta.label = meta.label_raw & 64w0x7f; }
-    action tna_mask_b_8() { meta.label = meta.label_raw & 64w0xff; }
-    action tna_mask_b_9() { meta.label = meta.label_raw & 64w0x1ff; }
-    action tna_mask_b_10() { meta.label = meta.label_raw & 64w0x3ff; }
-    action tna_mask_b_11() { meta.label = meta.label_raw & 64w0x7ff; }
-    action tna_mask_b_12() { meta.label = meta.label_raw & 64w0xfff; }
-    action tna_mask_b_13() { meta.label = meta.label_raw & 64w0x1fff; }
-    action tna_mask_b_14() { meta.label = meta.label_raw & 64w0x3fff; }
-    action tna_mask_b_15() { meta.label = meta.label_raw & 64w0x7fff; }
-    action tna_mask_b_16() { meta.label = meta.label_raw & 64w0xffff; }
-    action tna_mask_b_17() { meta.label = meta.label_raw & 64w0x1ffff; }
-    action tna_mask_b_18() { meta.label = meta.label_raw & 64w0x3ffff; }
-    action tna_mask_b_19() { meta.label = meta.label_raw & 64w0x7ffff; }
-    action tna_mask_b_20() { meta.label = meta.label_raw & 64w0xfffff; }
-    action tna_mask_b_21() { meta.label = meta.label_raw & 64w0x1fffff; }
-    action tna_mask_b_22() { meta.label = meta.label_raw & 64w0x3fffff; }
-    action tna_mask_b_23() { meta.label = meta.label_raw & 64w0x7fffff; }
-    action tna_mask_b_24() { meta.label = meta.label_raw & 64w0xffffff; }
-    action tna_mask_b_25() { meta.label = meta.label_raw & 64w0x1ffffff; }
-    action tna_mask_b_26() { meta.label = meta.label_raw & 64w0x3ffffff; }
-    action tna_mask_b_27() { meta.label = meta.label_raw & 64w0x7ffffff; }
-    action tna_mask_b_28() { meta.label = meta.label_raw & 64w0xfffffff; }
-    action tna_mask_b_29() { meta.label = meta.label_raw & 64w0x1fffffff; }
-    action tna_mask_b_30() { meta.label = meta.label_raw & 64w0x3fffffff; }
-    action tna_mask_b_31() { meta.label = meta.label_raw & 64w0x7fffffff; }
-    action tna_mask_b_32() { meta.label = meta.label_raw & 64w0xffffffff; }
-    action tna_mask_b_33() { meta.label = meta.label_raw & 64w0x1ffffffff; }
-    action tna_mask_b_34() { meta.label = meta.label_raw & 64w0x3ffffffff; }
-    action tna_mask_b_35() { meta.label = meta.label_raw & 64w0x7ffffffff; }
-    action tna_mask_b_36() { meta.label = meta.label_raw & 64w0xfffffffff; }
-    action tna_mask_b_37() { meta.label = meta.label_raw & 64w0x1fffffffff; }
-    action tna_mask_b_38() { meta.label = meta.label_raw & 64w0x3fffffffff; }
-    action tna_mask_b_39() { meta.label = meta.label_raw & 64w0x7fffffffff; }
-    action tna_mask_b_40() { meta.label = meta.label_raw & 64w0xffffffffff; }
-    action tna_mask_b_41() { meta.label = meta.label_raw & 64w0x1ffffffffff; }
-    action tna_mask_b_42() { meta.label = meta.label_raw & 64w0x3ffffffffff; }
-    action tna_mask_b_43() { meta.label = meta.label_raw & 64w0x7ffffffffff; }
-    action tna_mask_b_44() { meta.label = meta.label_raw & 64w0xfffffffffff; }
-    action tna_mask_b_45() { meta.label = meta.label_raw & 64w0x1fffffffffff; }
-    action tna_mask_b_46() { meta.label = meta.label_raw & 64w0x3fffffffffff; }
-    action tna_mask_b_47() { meta.label = meta.label_raw & 64w0x7fffffffffff; }
-    action tna_mask_b_48() { meta.label = meta.label_raw & 64w0xffffffffffff; }
-    action tna_mask_b_49() { meta.label = meta.label_raw & 64w0x1ffffffffffff; }
-    action tna_mask_b_50() { meta.label = meta.label_raw & 64w0x3ffffffffffff; }
-    action tna_mask_b_51() { meta.label = meta.label_raw & 64w0x7ffffffffffff; }
-    action tna_mask_b_52() { meta.label = meta.label_raw & 64w0xfffffffffffff; }
-    action tna_mask_b_53() { meta.label = meta.label_raw & 64w0x1fffffffffffff; }
-    action tna_mask_b_54() { meta.label = meta.label_raw & 64w0x3fffffffffffff; }
-    action tna_mask_b_55() { meta.label = meta.label_raw & 64w0x7fffffffffffff; }
-    action tna_mask_b_56() { meta.label = meta.label_raw & 64w0xffffffffffffff; }
-    action tna_mask_b_57() { meta.label = meta.label_raw & 64w0x1ffffffffffffff; }
-    action tna_mask_b_58() { meta.label = meta.label_raw & 64w0x3ffffffffffffff; }
-    action tna_mask_b_59() { meta.label = meta.label_raw & 64w0x7ffffffffffffff; }
-    action tna_mask_b_60() { meta.label = meta.label_raw & 64w0xfffffffffffffff; }
-    action tna_mask_b_61() { meta.label = meta.label_raw & 64w0x1fffffffffffffff; }
-    action tna_mask_b_62() { meta.label = meta.label_raw & 64w0x3fffffffffffffff; }
-    action tna_mask_b_63() { meta.label = meta.label_raw & 64w0x7fffffffffffffff; }
-    action tna_mask_b_64() { meta.label = meta.label_raw & 64w0xffffffffffffffff; }
-    table tna_mask_b {
+    action tna_ext_lab_or() { meta.label = meta.ex_a | meta.ex_b; }
+    /* & low_mask(b), b <= 32 */
+    action tna_mask_lab_0() { meta.label = 0; }
+    action tna_mask_lab_1() { meta.label = meta.label & 32w0x1; }
+    action tna_mask_lab_2() { meta.label = meta.label & 32w0x3; }
+    action tna_mask_lab_3() { meta.label = meta.label & 32w0x7; }
+    action tna_mask_lab_4() { meta.label = meta.label & 32w0xf; }
+    action tna_mask_lab_5() { meta.label = meta.label & 32w0x1f; }
+    action tna_mask_lab_6() { meta.label = meta.label & 32w0x3f; }
+    action tna_mask_lab_7() { meta.label = meta.label & 32w0x7f; }
+    action tna_mask_lab_8() { meta.label = meta.label & 32w0xff; }
+    action tna_mask_lab_9() { meta.label = meta.label & 32w0x1ff; }
+    action tna_mask_lab_10() { meta.label = meta.label & 32w0x3ff; }
+    action tna_mask_lab_11() { meta.label = meta.label & 32w0x7ff; }
+    action tna_mask_lab_12() { meta.label = meta.label & 32w0xfff; }
+    action tna_mask_lab_13() { meta.label = meta.label & 32w0x1fff; }
+    action tna_mask_lab_14() { meta.label = meta.label & 32w0x3fff; }
+    action tna_mask_lab_15() { meta.label = meta.label & 32w0x7fff; }
+    action tna_mask_lab_16() { meta.label = meta.label & 32w0xffff; }
+    action tna_mask_lab_17() { meta.label = meta.label & 32w0x1ffff; }
+    action tna_mask_lab_18() { meta.label = meta.label & 32w0x3ffff; }
+    action tna_mask_lab_19() { meta.label = meta.label & 32w0x7ffff; }
+    action tna_mask_lab_20() { meta.label = meta.label & 32w0xfffff; }
+    action tna_mask_lab_21() { meta.label = meta.label & 32w0x1fffff; }
+    action tna_mask_lab_22() { meta.label = meta.label & 32w0x3fffff; }
+    action tna_mask_lab_23() { meta.label = meta.label & 32w0x7fffff; }
+    action tna_mask_lab_24() { meta.label = meta.label & 32w0xffffff; }
+    action tna_mask_lab_25() { meta.label = meta.label & 32w0x1ffffff; }
+    action tna_mask_lab_26() { meta.label = meta.label & 32w0x3ffffff; }
+    action tna_mask_lab_27() { meta.label = meta.label & 32w0x7ffffff; }
+    action tna_mask_lab_28() { meta.label = meta.label & 32w0xfffffff; }
+    action tna_mask_lab_29() { meta.label = meta.label & 32w0x1fffffff; }
+    action tna_mask_lab_30() { meta.label = meta.label & 32w0x3fffffff; }
+    action tna_mask_lab_31() { meta.label = meta.label & 32w0x7fffffff; }
+    action tna_mask_lab_32() {  }
+    action tna_mask_lab_none() {  }
+    table tna_mask_lab {
         key = { meta.sl_b: exact; }
-        actions = { tna_mask_b_0; tna_mask_b_1; tna_mask_b_2; tna_mask_b_3; tna_mask_b_4; tna_mask_b_5; tna_mask_b_6; tna_mask_b_7; tna_mask_b_8; tna_mask_b_9; tna_mask_b_10; tna_mask_b_11; tna_mask_b_12; tna_mask_b_13; tna_mask_b_14; tna_mask_b_15; tna_mask_b_16; tna_mask_b_17; tna_mask_b_18; tna_mask_b_19; tna_mask_b_20; tna_mask_b_21; tna_mask_b_22; tna_mask_b_23; tna_mask_b_24; tna_mask_b_25; tna_mask_b_26; tna_mask_b_27; tna_mask_b_28; tna_mask_b_29; tna_mask_b_30; tna_mask_b_31; tna_mask_b_32; tna_mask_b_33; tna_mask_b_34; tna_mask_b_35; tna_mask_b_36; tna_mask_b_37; tna_mask_b_38; tna_mask_b_39; tna_mask_b_40; tna_mask_b_41; tna_mask_b_42; tna_mask_b_43; tna_mask_b_44; tna_mask_b_45; tna_mask_b_46; tna_mask_b_47; tna_mask_b_48; tna_mask_b_49; tna_mask_b_50; tna_mask_b_51; tna_mask_b_52; tna_mask_b_53; tna_mask_b_54; tna_mask_b_55; tna_mask_b_56; tna_mask_b_57; tna_mask_b_58; tna_mask_b_59; tna_mask_b_60; tna_mask_b_61; tna_mask_b_62; tna_mask_b_63; tna_mask_b_64; }
+        actions = { tna_mask_lab_0; tna_mask_lab_1; tna_mask_lab_2; tna_mask_lab_3; tna_mask_lab_4; tna_mask_lab_5; tna_mask_lab_6; tna_mask_lab_7; tna_mask_lab_8; tna_mask_lab_9; tna_mask_lab_10; tna_mask_lab_11; tna_mask_lab_12; tna_mask_lab_13; tna_mask_lab_14; tna_mask_lab_15; tna_mask_lab_16; tna_mask_lab_17; tna_mask_lab_18; tna_mask_lab_19; tna_mask_lab_20; tna_mask_lab_21; tna_mask_lab_22; tna_mask_lab_23; tna_mask_lab_24; tna_mask_lab_25; tna_mask_lab_26; tna_mask_lab_27; tna_mask_lab_28; tna_mask_lab_29; tna_mask_lab_30; tna_mask_lab_31; tna_mask_lab_32; tna_mask_lab_none; }
+        default_action = tna_mask_lab_none();
         const entries = {
-            0: tna_mask_b_0();
-            1: tna_mask_b_1();
-            2: tna_mask_b_2();
-            3: tna_mask_b_3();
-            4: tna_mask_b_4();
-            5: tna_mask_b_5();
-            6: tna_mask_b_6();
-            7: tna_mask_b_7();
-            8: tna_mask_b_8();
-            9: tna_mask_b_9();
-            10: tna_mask_b_10();
-            11: tna_mask_b_11();
-            12: tna_mask_b_12();
-            13: tna_mask_b_13();
-            14: tna_mask_b_14();
-            15: tna_mask_b_15();
-            16: tna_mask_b_16();
-            17: tna_mask_b_17();
-            18: tna_mask_b_18();
-            19: tna_mask_b_19();
-            20: tna_mask_b_20();
-            21: tna_mask_b_21();
-            22: tna_mask_b_22();
-            23: tna_mask_b_23();
-            24: tna_mask_b_24();
-            25: tna_mask_b_25();
-            26: tna_mask_b_26();
-            27: tna_mask_b_27();
-            28: tna_mask_b_28();
-            29: tna_mask_b_29();
-            30: tna_mask_b_30();
-            31: tna_mask_b_31();
-            32: tna_mask_b_32();
-            33: tna_mask_b_33();
-            34: tna_mask_b_34();
-            35: tna_mask_b_35();
-            36: tna_mask_b_36();
-            37: tna_mask_b_37();
-            38: tna_mask_b_38();
-            39: tna_mask_b_39();
-            40: tna_mask_b_40();
-            41: tna_mask_b_41();
-            42: tna_mask_b_42();
-            43: tna_mask_b_43();
-            44: tna_mask_b_44();
-            45: tna_mask_b_45();
-            46: tna_mask_b_46();
-            47: tna_mask_b_47();
-            48: tna_mask_b_48();
-            49: tna_mask_b_49();
-            50: tna_mask_b_50();
-            51: tna_mask_b_51();
-            52: tna_mask_b_52();
-            53: tna_mask_b_53();
-            54: tna_mask_b_54();
-            55: tna_mask_b_55();
-            56: tna_mask_b_56();
-            57: tna_mask_b_57();
-            58: tna_mask_b_58();
-            59: tna_mask_b_59();
-            60: tna_mask_b_60();
-            61: tna_mask_b_61();
-            62: tna_mask_b_62();
-            63: tna_mask_b_63();
-            64: tna_mask_b_64();
+            0: tna_mask_lab_0();
+            1: tna_mask_lab_1();
+            2: tna_mask_lab_2();
+            3: tna_mask_lab_3();
+            4: tna_mask_lab_4();
+            5: tna_mask_lab_5();
+            6: tna_mask_lab_6();
+            7: tna_mask_lab_7();
+            8: tna_mask_lab_8();
+            9: tna_mask_lab_9();
+            10: tna_mask_lab_10();
+            11: tna_mask_lab_11();
+            12: tna_mask_lab_12();
+            13: tna_mask_lab_13();
+            14: tna_mask_lab_14();
+            15: tna_mask_lab_15();
+            16: tna_mask_lab_16();
+            17: tna_mask_lab_17();
+            18: tna_mask_lab_18();
+            19: tna_mask_lab_19();
+            20: tna_mask_lab_20();
+            21: tna_mask_lab_21();
+            22: tna_mask_lab_22();
+            23: tna_mask_lab_23();
+            24: tna_mask_lab_24();
+            25: tna_mask_lab_25();
+            26: tna_mask_lab_26();
+            27: tna_mask_lab_27();
+            28: tna_mask_lab_28();
+            29: tna_mask_lab_29();
+            30: tna_mask_lab_30();
+            31: tna_mask_lab_31();
+            32: tna_mask_lab_32();
         }
-        default_action = tna_mask_b_64();
-        size = 65;
-    }
-    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_above_0() {
-        meta.above_dst = meta.above_dst & 64w0x0;
-        meta.above_src = meta.above_src & 64w0x0;
-    }
-    action tna_mask_above_1() {
-        meta.above_dst = meta.above_dst & 64w0x1;
-        meta.above_src = meta.above_src & 64w0x1;
-    }
-    action tna_mask_above_2() {
-        meta.above_dst = meta.above_dst & 64w0x3;
-        meta.above_src = meta.above_src & 64w0x3;
-    }
-    action tna_mask_above_3() {
-        meta.above_dst = meta.above_dst & 64w0x7;
-        meta.above_src = meta.above_src & 64w0x7;
-    }
-    action tna_mask_above_4() {
-        meta.above_dst = meta.above_dst & 64w0xf;
-        meta.above_src = meta.above_src & 64w0xf;
-    }
-    action tna_mask_above_5() {
-        meta.above_dst = meta.above_dst & 64w0x1f;
-        meta.above_src = meta.above_src & 64w0x1f;
-    }
-    action tna_mask_above_6() {
-        meta.above_dst = meta.above_dst & 64w0x3f;
-        meta.above_src = meta.above_src & 64w0x3f;
-    }
-    action tna_mask_above_7() {
-        meta.above_dst = meta.above_dst & 64w0x7f;
-        meta.above_src = meta.above_src & 64w0x7f;
-    }
-    action tna_mask_above_8() {
-        meta.above_dst = meta.above_dst & 64w0xff;
-        meta.above_src = meta.above_src & 64w0xff;
-    }
-    action tna_mask_above_9() {
-        meta.above_dst = meta.above_dst & 64w0x1ff;
-        meta.above_src = meta.above_src & 64w0x1ff;
-    }
-    action tna_mask_above_10() {
-        meta.above_dst = meta.above_dst & 64w0x3ff;
-        meta.above_src = meta.above_src & 64w0x3ff;
-    }
-    action tna_mask_above_11() {
-        meta.above_dst = meta.above_dst & 64w0x7ff;
-        meta.above_src = meta.above_src & 64w0x7ff;
-    }
-    action tna_mask_above_12() {
-        meta.above_dst = meta.above_dst & 64w0xfff;
-        meta.above_src = meta.above_src & 64w0xfff;
-    }
-    action tna_mask_above_13() {
-        meta.above_dst = meta.above_dst & 64w0x1fff;
-        meta.above_src = meta.above_src & 64w0x1fff;
-    }
-    action tna_mask_above_14() {
-        meta.above_dst = meta.above_dst & 64w0x3fff;
-        meta.above_src = meta.above_src & 64w0x3fff;
-    }
-    action tna_mask_above_15() {
-        meta.above_dst = meta.above_dst & 64w0x7fff;
-        meta.above_src = meta.above_src & 64w0x7fff;
-    }
-    action tna_mask_above_16() {
-        meta.above_dst = meta.above_dst & 64w0xffff;
-        meta.above_src = meta.above_src & 64w0xffff;
-    }
-    action tna_mask_above_17() {
-        meta.above_dst = meta.above_dst & 64w0x1ffff;
-        meta.above_src = meta.above_src & 64w0x1ffff;
-    }
-    action tna_mask_above_18() {
-        meta.above_dst = meta.above_dst & 64w0x3ffff;
-        meta.above_src = meta.above_src & 64w0x3ffff;
-    }
-    action tna_mask_above_19() {
-        meta.above_dst = meta.above_dst & 64w0x7ffff;
-        meta.above_src = meta.above_src & 64w0x7ffff;
-    }
-    action tna_mask_above_20() {
-        meta.above_dst = meta.above_dst & 64w0xfffff;
-        meta.above_src = meta.above_src & 64w0xfffff;
-    }
-    action tna_mask_above_21() {
-        meta.above_dst = meta.above_dst & 64w0x1fffff;
-        meta.above_src = meta.above_src & 64w0x1fffff;
-    }
-    action tna_mask_above_22() {
-        meta.above_dst = meta.above_dst & 64w0x3fffff;
-        meta.above_src = meta.above_src & 64w0x3fffff;
-    }
-    action tna_mask_above_23() {
-        meta.above_dst = meta.above_dst & 64w0x7fffff;
-        meta.above_src = meta.above_src & 64w0x7fffff;
-    }
-    action tna_mask_above_24() {
-        meta.above_dst = meta.above_dst & 64w0xffffff;
-        meta.above_src = meta.above_src & 64w0xffffff;
-    }
-    action tna_mask_above_25() {
-        meta.above_dst = meta.above_dst & 64w0x1ffffff;
-        meta.above_src = meta.above_src & 64w0x1ffffff;
-    }
-    action tna_mask_above_26() {
-        meta.above_dst = meta.above_dst & 64w0x3ffffff;
-        meta.above_src = meta.above_src & 64w0x3ffffff;
-    }
-    action tna_mask_above_27() {
-        meta.above_dst = meta.above_dst & 64w0x7ffffff;
-        meta.above_src = meta.above_src & 64w0x7ffffff;
-    }
-    action tna_mask_above_28() {
-        meta.above_dst = meta.above_dst & 64w0xfffffff;
-        meta.above_src = meta.above_src & 64w0xfffffff;
-    }
-    action tna_mask_above_29() {
-        meta.above_dst = meta.above_dst & 64w0x1fffffff;
-        meta.above_src = meta.above_src & 64w0x1fffffff;
-    }
-    action tna_mask_above_30() {
-        meta.above_dst = meta.above_dst & 64w0x3fffffff;
-        meta.above_src = meta.above_src & 64w0x3fffffff;
-    }
-    action tna_mask_above_31() {
-        meta.above_dst = meta.above_dst & 64w0x7fffffff;
-        meta.above_src = meta.above_src & 64w0x7fffffff;
-    }
-    action tna_mask_above_32() {
-        meta.above_dst = meta.above_dst & 64w0xffffffff;
-        meta.above_src = meta.above_src & 64w0xffffffff;
-    }
-    action tna_mask_above_33() {
-        meta.above_dst = meta.above_dst & 64w0x1ffffffff;
-        meta.above_src = meta.above_src & 64w0x1ffffffff;
-    }
-    action tna_mask_above_34() {
-        meta.above_dst = meta.above_dst & 64w0x3ffffffff;
-        meta.above_src = meta.above_src & 64w0x3ffffffff;
-    }
-    action tna_mask_above_35() {
-        meta.above_dst = meta.above_dst & 64w0x7ffffffff;
-        meta.above_src = meta.above_src & 64w0x7ffffffff;
-    }
-    action tna_mask_above_36() {
-        meta.above_dst = meta.above_dst & 64w0xfffffffff;
-        meta.above_src = meta.above_src & 64w0xfffffffff;
-    }
-    action tna_mask_above_37() {
-        meta.above_dst = meta.above_dst & 64w0x1fffffffff;
-        meta.above_src = meta.above_src & 64w0x1fffffffff;
-    }
-    action tna_mask_above_38() {
-        meta.above_dst = meta.above_dst & 64w0x3fffffffff;
-        meta.above_src = meta.above_src & 64w0x3fffffffff;
-    }
-    action tna_mask_above_39() {
-        meta.above_dst = meta.above_dst & 64w0x7fffffffff;
-        meta.above_src = meta.above_src & 64w0x7fffffffff;
-    }
-    action tna_mask_above_40() {
-        meta.above_dst = meta.above_dst & 64w0xffffffffff;
-        meta.above_src = meta.above_src & 64w0xffffffffff;
-    }
-    action tna_mask_above_41() {
-        meta.above_dst = meta.above_dst & 64w0x1ffffffffff;
-        meta.above_src = meta.above_src & 64w0x1ffffffffff;
-    }
-    action tna_mask_above_42() {
-        meta.above_dst = meta.above_dst & 64w0x3ffffffffff;
-        meta.above_src = meta.above_src & 64w0x3ffffffffff;
-    }
-    action tna_mask_above_43() {
-        meta.above_dst = meta.above_dst & 64w0x7ffffffffff;
-        meta.above_src = meta.above_src & 64w0x7ffffffffff;
-    }
-    action tna_mask_above_44() {
-        meta.above_dst = meta.above_dst & 64w0xfffffffffff;
-        meta.above_src = meta.above_src & 64w0xfffffffffff;
-    }
-    action tna_mask_above_45() {
-        meta.above_dst = meta.above_dst & 64w0x1fffffffffff;
-        meta.above_src = meta.above_src & 64w0x1fffffffffff;
-    }
-    action tna_mask_above_46() {
-        meta.above_dst = meta.above_dst & 64w0x3fffffffffff;
-        meta.above_src = meta.above_src & 64w0x3fffffffffff;
-    }
-    action tna_mask_above_47() {
-        meta.above_dst = meta.above_dst & 64w0x7fffffffffff;
-        meta.above_src = meta.above_src & 64w0x7fffffffffff;
-    }
-    action tna_mask_above_48() {
-        meta.above_dst = meta.above_dst & 64w0xffffffffffff;
-        meta.above_src = meta.above_src & 64w0xffffffffffff;
-    }
-    action tna_mask_above_49() {
-        meta.above_dst = meta.above_dst & 64w0x1ffffffffffff;
-        meta.above_src = meta.above_src & 64w0x1ffffffffffff;
-    }
-    action tna_mask_above_50() {
-        meta.above_dst = meta.above_dst & 64w0x3ffffffffffff;
-        meta.above_src = meta.above_src & 64w0x3ffffffffffff;
-    }
-    action tna_mask_above_51() {
-        meta.above_dst = meta.above_dst & 64w0x7ffffffffffff;
-        meta.above_src = meta.above_src & 64w0x7ffffffffffff;
-    }
-    action tna_mask_above_52() {
-        meta.above_dst = meta.above_dst & 64w0xfffffffffffff;
-        meta.above_src = meta.above_src & 64w0xfffffffffffff;
-    }
-    action tna_mask_above_53() {
-        meta.above_dst = meta.above_dst & 64w0x1fffffffffffff;
-        meta.above_src = meta.above_src & 64w0x1fffffffffffff;
-    }
-    action tna_mask_above_54() {
-        meta.above_dst = meta.above_dst & 64w0x3fffffffffffff;
-        meta.above_src = meta.above_src & 64w0x3fffffffffffff;
-    }
-    action tna_mask_above_55() {
-        meta.above_dst = meta.above_dst & 64w0x7fffffffffffff;
-        meta.above_src = meta.above_src & 64w0x7fffffffffffff;
-    }
-    action tna_mask_above_56() {
-        meta.above_dst = meta.above_dst & 64w0xffffffffffffff;
-        meta.above_src = meta.above_src & 64w0xffffffffffffff;
-    }
-    action tna_mask_above_57() {
-        meta.above_dst = meta.above_dst & 64w0x1ffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x1ffffffffffffff;
-    }
-    action tna_mask_above_58() {
-        meta.above_dst = meta.above_dst & 64w0x3ffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x3ffffffffffffff;
-    }
-    action tna_mask_above_59() {
-        meta.above_dst = meta.above_dst & 64w0x7ffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x7ffffffffffffff;
-    }
-    action tna_mask_above_60() {
-        meta.above_dst = meta.above_dst & 64w0xfffffffffffffff;
-        meta.above_src = meta.above_src & 64w0xfffffffffffffff;
-    }
-    action tna_mask_above_61() {
-        meta.above_dst = meta.above_dst & 64w0x1fffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x1fffffffffffffff;
-    }
-    action tna_mask_above_62() {
-        meta.above_dst = meta.above_dst & 64w0x3fffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x3fffffffffffffff;
-    }
-    action tna_mask_above_63() {
-        meta.above_dst = meta.above_dst & 64w0x7fffffffffffffff;
-        meta.above_src = meta.above_src & 64w0x7fffffffffffffff;
-    }
-    action tna_mask_above_64() {
-        meta.above_dst = meta.above_dst & 64w0xffffffffffffffff;
-        meta.above_src = meta.above_src & 64w0xffffffffffffffff;
-    }
-    table tna_mask_above {
-        key = { meta.above_w: exact; }
-        actions = { tna_mask_above_0; tna_mask_above_1; tna_mask_above_2; tna_mask_above_3; tna_mask_above_4; tna_mask_above_5; tna_mask_above_6; tna_mask_above_7; tna_mask_above_8; tna_mask_above_9; tna_mask_above_10; tna_mask_above_11; tna_mask_above_12; tna_mask_above_13; tna_mask_above_14; tna_mask_above_15; tna_mask_above_16; tna_mask_above_17; tna_mask_above_18; tna_mask_above_19; tna_mask_above_20; tna_mask_above_21; tna_mask_above_22; tna_mask_above_23; tna_mask_above_24; tna_mask_above_25; tna_mask_above_26; tna_mask_above_27; tna_mask_above_28; tna_mask_above_29; tna_mask_above_30; tna_mask_above_31; tna_mask_above_32; tna_mask_above_33; tna_mask_above_34; tna_mask_above_35; tna_mask_above_36; tna_mask_above_37; tna_mask_above_38; tna_mask_above_39; tna_mask_above_40; tna_mask_above_41; tna_mask_above_42; tna_mask_above_43; tna_mask_above_44; tna_mask_above_45; tna_mask_above_46; tna_mask_above_47; tna_mask_above_48; tna_mask_above_49; tna_mask_above_50; tna_mask_above_51; tna_mask_above_52; tna_mask_above_53; tna_mask_above_54; tna_mask_above_55; tna_mask_above_56; tna_mask_above_57; tna_mask_above_58; tna_mask_above_59; tna_mask_above_60; tna_mask_above_61; tna_mask_above_62; tna_mask_above_63; tna_mask_above_64; }
-        const entries = {
-            0: tna_mask_above_0();
-            1: tna_mask_above_1();
-            2: tna_mask_above_2();
-            3: tna_mask_above_3();
-            4: tna_mask_above_4();
-            5: tna_mask_above_5();
-            6: tna_mask_above_6();
-            7: tna_mask_above_7();
-            8: tna_mask_above_8();
-            9: tna_mask_above_9();
-            10: tna_mask_above_10();
-            11: tna_mask_above_11();
-            12: tna_mask_above_12();
-            13: tna_mask_above_13();
-            14: tna_mask_above_14();
-            15: tna_mask_above_15();
-            16: tna_mask_above_16();
-            17: tna_mask_above_17();
-            18: tna_mask_above_18();
-            19: tna_mask_above_19();
-            20: tna_mask_above_20();
-            21: tna_mask_above_21();
-            22: tna_mask_above_22();
-            23: tna_mask_above_23();
-            24: tna_mask_above_24();
-            25: tna_mask_above_25();
-            26: tna_mask_above_26();
-            27: tna_mask_above_27();
-            28: tna_mask_above_28();
-            29: tna_mask_above_29();
-            30: tna_mask_above_30();
-            31: tna_mask_above_31();
-            32: tna_mask_above_32();
-            33: tna_mask_above_33();
-            34: tna_mask_above_34();
-            35: tna_mask_above_35();
-            36: tna_mask_above_36();
-            37: tna_mask_above_37();
-            38: tna_mask_above_38();
-            39: tna_mask_above_39();
-            40: tna_mask_above_40();
-            41: tna_mask_above_41();
-            42: tna_mask_above_42();
-            43: tna_mask_above_43();
-            44: tna_mask_above_44();
-            45: tna_mask_above_45();
-            46: tna_mask_above_46();
-            47: tna_mask_above_47();
-            48: tna_mask_above_48();
-            49: tna_mask_above_49();
-            50: tna_mask_above_50();
-            51: tna_mask_above_51();
-            52: tna_mask_above_52();
-            53: tna_mask_above_53();
-            54: tna_mask_above_54();
-            55: tna_mask_above_55();
-            56: tna_mask_above_56();
-            57: tna_mask_above_57();
-            58: tna_mask_above_58();
-            59: tna_mask_above_59();
-            60: tna_mask_above_60();
-            61: tna_mask_above_61();
-            62: tna_mask_above_62();
-            63: tna_mask_above_63();
-            64: tna_mask_above_64();
-        }
-        default_action = tna_mask_above_64();
-        size = 65;
-    }
-    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_beyond_0() { meta.mask_beyond = 64w0x0; }
-    action tna_mask_beyond_1() { meta.mask_beyond = 64w0x1; }
-    action tna_mask_beyond_2() { meta.mask_beyond = 64w0x3; }
-    action tna_mask_beyond_3() { meta.mask_beyond = 64w0x7; }
-    action tna_mask_beyond_4() { meta.mask_beyond = 64w0xf; }
-    action tna_mask_beyond_5() { meta.mask_beyond = 64w0x1f; }
-    action tna_mask_beyond_6() { meta.mask_beyond = 64w0x3f; }
-    action tna_mask_beyond_7() { meta.mask_beyond = 64w0x7f; }
-    action tna_mask_beyond_8() { meta.mask_beyond = 64w0xff; }
-    action tna_mask_beyond_9() { meta.mask_beyond = 64w0x1ff; }
-    action tna_mask_beyond_10() { meta.mask_beyond = 64w0x3ff; }
-    action tna_mask_beyond_11() { meta.mask_beyond = 64w0x7ff; }
-    action tna_mask_beyond_12() { meta.mask_beyond = 64w0xfff; }
-    action tna_mask_beyond_13() { meta.mask_beyond = 64w0x1fff; }
-    action tna_mask_beyond_14() { meta.mask_beyond = 64w0x3fff; }
-    action tna_mask_beyond_15() { meta.mask_beyond = 64w0x7fff; }
-    action tna_mask_beyond_16() { meta.mask_beyond = 64w0xffff; }
-    action tna_mask_beyond_17() { meta.mask_beyond = 64w0x1ffff; }
-    action tna_mask_beyond_18() { meta.mask_beyond = 64w0x3ffff; }
-    action tna_mask_beyond_19() { meta.mask_beyond = 64w0x7ffff; }
-    action tna_mask_beyond_20() { meta.mask_beyond = 64w0xfffff; }
-    action tna_mask_beyond_21() { meta.mask_beyond = 64w0x1fffff; }
-    action tna_mask_beyond_22() { meta.mask_beyond = 64w0x3fffff; }
-    action tna_mask_beyond_23() { meta.mask_beyond = 64w0x7fffff; }
-    action tna_mask_beyond_24() { meta.mask_beyond = 64w0xffffff; }
-    action tna_mask_beyond_25() { meta.mask_beyond = 64w0x1ffffff; }
-    action tna_mask_beyond_26() { meta.mask_beyond = 64w0x3ffffff; }
-    action tna_mask_beyond_27() { meta.mask_beyond = 64w0x7ffffff; }
-    action tna_mask_beyond_28() { meta.mask_beyond = 64w0xfffffff; }
-    action tna_mask_beyond_29() { meta.mask_beyond = 64w0x1fffffff; }
-    action tna_mask_beyond_30() { meta.mask_beyond = 64w0x3fffffff; }
-    action tna_mask_beyond_31() { meta.mask_beyond = 64w0x7fffffff; }
-    action tna_mask_beyond_32() { meta.mask_beyond = 64w0xffffffff; }
-    action tna_mask_beyond_33() { meta.mask_beyond = 64w0x1ffffffff; }
-    action tna_mask_beyond_34() { meta.mask_beyond = 64w0x3ffffffff; }
-    action tna_mask_beyond_35() { meta.mask_beyond = 64w0x7ffffffff; }
-    action tna_mask_beyond_36() { meta.mask_beyond = 64w0xfffffffff; }
-    action tna_mask_beyond_37() { meta.mask_beyond = 64w0x1fffffffff; }
-    action tna_mask_beyond_38() { meta.mask_beyond = 64w0x3fffffffff; }
-    action tna_mask_beyond_39() { meta.mask_beyond = 64w0x7fffffffff; }
-    action tna_mask_beyond_40() { meta.mask_beyond = 64w0xffffffffff; }
-    action tna_mask_beyond_41() { meta.mask_beyond = 64w0x1ffffffffff; }
-    action tna_mask_beyond_42() { meta.mask_beyond = 64w0x3ffffffffff; }
-    action tna_mask_beyond_43() { meta.mask_beyond = 64w0x7ffffffffff; }
-    action tna_mask_beyond_44() { meta.mask_beyond = 64w0xfffffffffff; }
-    action tna_mask_beyond_45() { meta.mask_beyond = 64w0x1fffffffffff; }
-    action tna_mask_beyond_46() { meta.mask_beyond = 64w0x3fffffffffff; }
-    action tna_mask_beyond_47() { meta.mask_beyond = 64w0x7fffffffffff; }
-    action tna_mask_beyond_48() { meta.mask_beyond = 64w0xffffffffffff; }
-    action tna_mask_beyond_49() { meta.mask_beyond = 64w0x1ffffffffffff; }
-    action tna_mask_beyond_50() { meta.mask_beyond = 64w0x3ffffffffffff; }
-    action tna_mask_beyond_51() { meta.mask_beyond = 64w0x7ffffffffffff; }
-    action tna_mask_beyond_52() { meta.mask_beyond = 64w0xfffffffffffff; }
-    action tna_mask_beyond_53() { meta.mask_beyond = 64w0x1fffffffffffff; }
-    action tna_mask_beyond_54() { meta.mask_beyond = 64w0x3fffffffffffff; }
-    action tna_mask_beyond_55() { meta.mask_beyond = 64w0x7fffffffffffff; }
-    action tna_mask_beyond_56() { meta.mask_beyond = 64w0xffffffffffffff; }
-    action tna_mask_beyond_57() { meta.mask_beyond = 64w0x1ffffffffffffff; }
-    action tna_mask_beyond_58() { meta.mask_beyond = 64w0x3ffffffffffffff; }
-    action tna_mask_beyond_59() { meta.mask_beyond = 64w0x7ffffffffffffff; }
-    action tna_mask_beyond_60() { meta.mask_beyond = 64w0xfffffffffffffff; }
-    action tna_mask_beyond_61() { meta.mask_beyond = 64w0x1fffffffffffffff; }
-    action tna_mask_beyond_62() { meta.mask_beyond = 64w0x3fffffffffffffff; }
-    action tna_mask_beyond_63() { meta.mask_beyond = 64w0x7fffffffffffffff; }
-    action tna_mask_beyond_64() { meta.mask_beyond = 64w0xffffffffffffffff; }
-    table tna_mask_beyond {
-        key = { meta.beyond_w: exact; }
-        actions = { tna_mask_beyond_0; tna_mask_beyond_1; tna_mask_beyond_2; tna_mask_beyond_3; tna_mask_beyond_4; tna_mask_beyond_5; tna_mask_beyond_6; tna_mask_beyond_7; tna_mask_beyond_8; tna_mask_beyond_9; tna_mask_beyond_10; tna_mask_beyond_11; tna_mask_beyond_12; tna_mask_beyond_13; tna_mask_beyond_14; tna_mask_beyond_15; tna_mask_beyond_16; tna_mask_beyond_17; tna_mask_beyond_18; tna_mask_beyond_19; tna_mask_beyond_20; tna_mask_beyond_21; tna_mask_beyond_22; tna_mask_beyond_23; tna_mask_beyond_24; tna_mask_beyond_25; tna_mask_beyond_26; tna_mask_beyond_27; tna_mask_beyond_28; tna_mask_beyond_29; tna_mask_beyond_30; tna_mask_beyond_31; tna_mask_beyond_32; tna_mask_beyond_33; tna_mask_beyond_34; tna_mask_beyond_35; tna_mask_beyond_36; tna_mask_beyond_37; tna_mask_beyond_38; tna_mask_beyond_39; tna_mask_beyond_40; tna_mask_beyond_41; tna_mask_beyond_42; tna_mask_beyond_43; tna_mask_beyond_44; tna_mask_beyond_45; tna_mask_beyond_46; tna_mask_beyond_47; tna_mask_beyond_48; tna_mask_beyond_49; tna_mask_beyond_50; tna_mask_beyond_51; tna_mask_beyond_52; tna_mask_beyond_53; tna_mask_beyond_54; tna_mask_beyond_55; tna_mask_beyond_56; tna_mask_beyond_57; tna_mask_beyond_58; tna_mask_beyond_59; tna_mask_beyond_60; tna_mask_beyond_61; tna_mask_beyond_62; tna_mask_beyond_63; tna_mask_beyond_64; }
-        const entries = {
-            0: tna_mask_beyond_0();
-            1: tna_mask_beyond_1();
-            2: tna_mask_beyond_2();
-            3: tna_mask_beyond_3();
-            4: tna_mask_beyond_4();
-            5: tna_mask_beyond_5();
-            6: tna_mask_beyond_6();
-            7: tna_mask_beyond_7();
-            8: tna_mask_beyond_8();
-            9: tna_mask_beyond_9();
-            10: tna_mask_beyond_10();
-            11: tna_mask_beyond_11();
-            12: tna_mask_beyond_12();
-            13: tna_mask_beyond_13();
-            14: tna_mask_beyond_14();
-            15: tna_mask_beyond_15();
-            16: tna_mask_beyond_16();
-            17: tna_mask_beyond_17();
-            18: tna_mask_beyond_18();
-            19: tna_mask_beyond_19();
-            20: tna_mask_beyond_20();
-            21: tna_mask_beyond_21();
-            22: tna_mask_beyond_22();
-            23: tna_mask_beyond_23();
-            24: tna_mask_beyond_24();
-            25: tna_mask_beyond_25();
-            26: tna_mask_beyond_26();
-            27: tna_mask_beyond_27();
-            28: tna_mask_beyond_28();
-            29: tna_mask_beyond_29();
-            30: tna_mask_beyond_30();
-            31: tna_mask_beyond_31();
-            32: tna_mask_beyond_32();
-            33: tna_mask_beyond_33();
-            34: tna_mask_beyond_34();
-            35: tna_mask_beyond_35();
-            36: tna_mask_beyond_36();
-            37: tna_mask_beyond_37();
-            38: tna_mask_beyond_38();
-            39: tna_mask_beyond_39();
-            40: tna_mask_beyond_40();
-            41: tna_mask_beyond_41();
-            42: tna_mask_beyond_42();
-            43: tna_mask_beyond_43();
-            44: tna_mask_beyond_44();
-            45: tna_mask_beyond_45();
-            46: tna_mask_beyond_46();
-            47: tna_mask_beyond_47();
-            48: tna_mask_beyond_48();
-            49: tna_mask_beyond_49();
-            50: tna_mask_beyond_50();
-            51: tna_mask_beyond_51();
-            52: tna_mask_beyond_52();
-            53: tna_mask_beyond_53();
-            54: tna_mask_beyond_54();
-            55: tna_mask_beyond_55();
-            56: tna_mask_beyond_56();
-            57: tna_mask_beyond_57();
-            58: tna_mask_beyond_58();
-            59: tna_mask_beyond_59();
-            60: tna_mask_beyond_60();
-            61: tna_mask_beyond_61();
-            62: tna_mask_beyond_62();
-            63: tna_mask_beyond_63();
-            64: tna_mask_beyond_64();
-        }
-        size = 65;
-    }
-    /* low_mask: the low w bits set, from a table keyed on w (no variable shifts) */
-    action tna_mask_id_0() { meta.mask_id = 64w0x0; }
-    action tna_mask_id_1() { meta.mask_id = 64w0x1; }
-    action tna_mask_id_2() { meta.mask_id = 64w0x3; }
-    action tna_mask_id_3() { meta.mask_id = 64w0x7; }
-    action tna_mask_id_4() { meta.mask_id = 64w0xf; }
-    action tna_mask_id_5() { meta.mask_id = 64w0x1f; }
-    action tna_mask_id_6() { meta.mask_id = 64w0x3f; }
-    action tna_mask_id_7() { meta.mask_id = 64w0x7f; }
-    action tna_mask_id_8() { meta.mask_id = 64w0xff; }
-    action tna_mask_id_9() { meta.mask_id = 64w0x1ff; }
-    action tna_mask_id_10() { meta.mask_id = 64w0x3ff; }
-    action tna_mask_id_11() { meta.mask_id = 64w0x7ff; }
-    action tna_mask_id_12() { meta.mask_id = 64w0xfff; }
-    action tna_mask_id_13() { meta.mask_id = 64w0x1fff; }
-    action tna_mask_id_14() { meta.mask_id = 64w0x3fff; }
-    action tna_mask_id_15() { meta.mask_id = 64w0x7fff; }
-    action tna_mask_id_16() { meta.mask_id = 64w0xffff; }
-    action tna_mask_id_17() { meta.mask_id = 64w0x1ffff; }
-    action tna_mask_id_18() { meta.mask_id = 64w0x3ffff; }
-    action tna_mask_id_19() { meta.mask_id = 64w0x7ffff; }
-    action tna_mask_id_20() { meta.mask_id = 64w0xfffff; }
-    action tna_mask_id_21() { meta.mask_id = 64w0x1fffff; }
-    action tna_mask_id_22() { meta.mask_id = 64w0x3fffff; }
-    action tna_mask_id_23() { meta.mask_id = 64w0x7fffff; }
-    action tna_mask_id_24() { meta.mask_id = 64w0xffffff; }
-    action tna_mask_id_25() { meta.mask_id = 64w0x1ffffff; }
-    action tna_mask_id_26() { meta.mask_id = 64w0x3ffffff; }
-    action tna_mask_id_27() { meta.mask_id = 64w0x7ffffff; }
-    action tna_mask_id_28() { meta.mask_id = 64w0xfffffff; }
-    action tna_mask_id_29() { meta.mask_id = 64w0x1fffffff; }
-    action tna_mask_id_30() { meta.mask_id = 64w0x3fffffff; }
-    action tna_mask_id_31() { meta.mask_id = 64w0x7fffffff; }
-    action tna_mask_id_32() { meta.mask_id = 64w0xffffffff; }
-    action tna_mask_id_33() { meta.mask_id = 64w0x1ffffffff; }
-    action tna_mask_id_34() { meta.mask_id = 64w0x3ffffffff; }
-    action tna_mask_id_35() { meta.mask_id = 64w0x7ffffffff; }
-    action tna_mask_id_36() { meta.mask_id = 64w0xfffffffff; }
-    action tna_mask_id_37() { meta.mask_id = 64w0x1fffffffff; }
-    action tna_mask_id_38() { meta.mask_id = 64w0x3fffffffff; }
-    action tna_mask_id_39() { meta.mask_id = 64w0x7fffffffff; }
-    action tna_mask_id_40() { meta.mask_id = 64w0xffffffffff; }
-    action tna_mask_id_41() { meta.mask_id = 64w0x1ffffffffff; }
-    action tna_mask_id_42() { meta.mask_id = 64w0x3ffffffffff; }
-    action tna_mask_id_43() { meta.mask_id = 64w0x7ffffffffff; }
-    action tna_mask_id_44() { meta.mask_id = 64w0xfffffffffff; }
-    action tna_mask_id_45() { meta.mask_id = 64w0x1fffffffffff; }
-    action tna_mask_id_46() { meta.mask_id = 64w0x3fffffffffff; }
-    action tna_mask_id_47() { meta.mask_id = 64w0x7fffffffffff; }
-    action tna_mask_id_48() { meta.mask_id = 64w0xffffffffffff; }
-    action tna_mask_id_49() { meta.mask_id = 64w0x1ffffffffffff; }
-    action tna_mask_id_50() { meta.mask_id = 64w0x3ffffffffffff; }
-    action tna_mask_id_51() { meta.mask_id = 64w0x7ffffffffffff; }
-    action tna_mask_id_52() { meta.mask_id = 64w0xfffffffffffff; }
-    action tna_mask_id_53() { meta.mask_id = 64w0x1fffffffffffff; }
-    action tna_mask_id_54() { meta.mask_id = 64w0x3fffffffffffff; }
-    action tna_mask_id_55() { meta.mask_id = 64w0x7fffffffffffff; }
-    action tna_mask_id_56() { meta.mask_id = 64w0xffffffffffffff; }
-    action tna_mask_id_57() { meta.mask_id = 64w0x1ffffffffffffff; }
-    action tna_mask_id_58() { meta.mask_id = 64w0x3ffffffffffffff; }
-    action tna_mask_id_59() { meta.mask_id = 64w0x7ffffffffffffff; }
-    action tna_mask_id_60() { meta.mask_id = 64w0xfffffffffffffff; }
-    action tna_mask_id_61() { meta.mask_id = 64w0x1fffffffffffffff; }
-    action tna_mask_id_62() { meta.mask_id = 64w0x3fffffffffffffff; }
-    action tna_mask_id_63() { meta.mask_id = 64w0x7fffffffffffffff; }
-    action tna_mask_id_64() { meta.mask_id = 64w0xffffffffffffffff; }
-    table tna_mask_id {
-        key = { meta.id_beyond_w: exact; }
-        actions = { tna_mask_id_0; tna_mask_id_1; tna_mask_id_2; tna_mask_id_3; tna_mask_id_4; tna_mask_id_5; tna_mask_id_6; tna_mask_id_7; tna_mask_id_8; tna_mask_id_9; tna_mask_id_10; tna_mask_id_11; tna_mask_id_12; tna_mask_id_13; tna_mask_id_14; tna_mask_id_15; tna_mask_id_16; tna_mask_id_17; tna_mask_id_18; tna_mask_id_19; tna_mask_id_20; tna_mask_id_21; tna_mask_id_22; tna_mask_id_23; tna_mask_id_24; tna_mask_id_25; tna_mask_id_26; tna_mask_id_27; tna_mask_id_28; tna_mask_id_29; tna_mask_id_30; tna_mask_id_31; tna_mask_id_32; tna_mask_id_33; tna_mask_id_34; tna_mask_id_35; tna_mask_id_36; tna_mask_id_37; tna_mask_id_38; tna_mask_id_39; tna_mask_id_40; tna_mask_id_41; tna_mask_id_42; tna_mask_id_43; tna_mask_id_44; tna_mask_id_45; tna_mask_id_46; tna_mask_id_47; tna_mask_id_48; tna_mask_id_49; tna_mask_id_50; tna_mask_id_51; tna_mask_id_52; tna_mask_id_53; tna_mask_id_54; tna_mask_id_55; tna_mask_id_56; tna_mask_id_57; tna_mask_id_58; tna_mask_id_59; tna_mask_id_60; tna_mask_id_61; tna_mask_id_62; tna_mask_id_63; tna_mask_id_64; }
-        const entries = {
-            0: tna_mask_id_0();
-            1: tna_mask_id_1();
-            2: tna_mask_id_2();
-            3: tna_mask_id_3();
-            4: tna_mask_id_4();
-            5: tna_mask_id_5();
-            6: tna_mask_id_6();
-            7: tna_mask_id_7();
-            8: tna_mask_id_8();
-            9: tna_mask_id_9();
-            10: tna_mask_id_10();
-            11: tna_mask_id_11();
-            12: tna_mask_id_12();
-            13: tna_mask_id_13();
-            14: tna_mask_id_14();
-            15: tna_mask_id_15();
-            16: tna_mask_id_16();
-            17: tna_mask_id_17();
-            18: tna_mask_id_18();
-            19: tna_mask_id_19();
-            20: tna_mask_id_20();
-            21: tna_mask_id_21();
-            22: tna_mask_id_22();
-            23: tna_mask_id_23();
-            24: tna_mask_id_24();
-            25: tna_mask_id_25();
-            26: tna_mask_id_26();
-            27: tna_mask_id_27();
-            28: tna_mask_id_28();
-            29: tna_mask_id_29();
-            30: tna_mask_id_30();
-            31: tna_mask_id_31();
-            32: tna_mask_id_32();
-            33: tna_mask_id_33();
-            34: tna_mask_id_34();
-            35: tna_mask_id_35();
-            36: tna_mask_id_36();
-            37: tna_mask_id_37();
-            38: tna_mask_id_38();
-            39: tna_mask_id_39();
-            40: tna_mask_id_40();
-            41: tna_mask_id_41();
-            42: tna_mask_id_42();
-            43: tna_mask_id_43();
-            44: tna_mask_id_44();
-            45: tna_mask_id_45();
-            46: tna_mask_id_46();
-            47: tna_mask_id_47();
-            48: tna_mask_id_48();
-            49: tna_mask_id_49();
-            50: tna_mask_id_50();
-            51: tna_mask_id_51();
-            52: tna_mask_id_52();
-            53: tna_mask_id_53();
-            54: tna_mask_id_54();
-            55: tna_mask_id_55();
-            56: tna_mask_id_56();
-            57: tna_mask_id_57();
-            58: tna_mask_id_58();
-            59: tna_mask_id_59();
-            60: tna_mask_id_60();
-            61: tna_mask_id_61();
-            62: tna_mask_id_62();
-            63: tna_mask_id_63();
-            64: tna_mask_id_64();
-        }
-        size = 65;
-    }
-    /* modes 1-3: DST >> label_shift */
-    action tna_shr_label_0() { meta.label_raw = hdr.sliced.word >> 0; }
-    action tna_shr_label_1() { meta.label_raw = hdr.sliced.word >> 1; }
-    action tna_shr_label_2() { meta.label_raw = hdr.sliced.word >> 2; }
-    action tna_shr_label_3() { meta.label_raw = hdr.sliced.word >> 3; }
-    action tna_shr_label_4() { meta.label_raw = hdr.sliced.word >> 4; }
-    action tna_shr_label_5() { meta.label_raw = hdr.sliced.word >> 5; }
-    action tna_shr_label_6() { meta.label_raw = hdr.sliced.word >> 6; }
-    action tna_shr_label_7() { meta.label_raw = hdr.sliced.word >> 7; }
-    action tna_shr_label_8() { meta.label_raw = hdr.sliced.word >> 8; }
-    action tna_shr_label_9() { meta.label_raw = hdr.sliced.word >> 9; }
-    action tna_shr_label_10() { meta.label_raw = hdr.sliced.word >> 10; }
-    action tna_shr_label_11() { meta.label_raw = hdr.sliced.word >> 11; }
-    action tna_shr_label_12() { meta.label_raw = hdr.sliced.word >> 12; }
-    action tna_shr_label_13() { meta.label_raw = hdr.sliced.word >> 13; }
-    action tna_shr_label_14() { meta.label_raw = hdr.sliced.word >> 14; }
-    action tna_shr_label_15() { meta.label_raw = hdr.sliced.word >> 15; }
-    action tna_shr_label_16() { meta.label_raw = hdr.sliced.word >> 16; }
-    action tna_shr_label_17() { meta.label_raw = hdr.sliced.word >> 17; }
-    action tna_shr_label_18() { meta.label_raw = hdr.sliced.word >> 18; }
-    action tna_shr_label_19() { meta.label_raw = hdr.sliced.word >> 19; }
-    action tna_shr_label_20() { meta.label_raw = hdr.sliced.word >> 20; }
-    action tna_shr_label_21() { meta.label_raw = hdr.sliced.word >> 21; }
-    action tna_shr_label_22() { meta.label_raw = hdr.sliced.word >> 22; }
-    action tna_shr_label_23() { meta.label_raw = hdr.sliced.word >> 23; }
-    action tna_shr_label_24() { meta.label_raw = hdr.sliced.word >> 24; }
-    action tna_shr_label_25() { meta.label_raw = hdr.sliced.word >> 25; }
-    action tna_shr_label_26() { meta.label_raw = hdr.sliced.word >> 26; }
-    action tna_shr_label_27() { meta.label_raw = hdr.sliced.word >> 27; }
-    action tna_shr_label_28() { meta.label_raw = hdr.sliced.word >> 28; }
-    action tna_shr_label_29() { meta.label_raw = hdr.sliced.word >> 29; }
-    action tna_shr_label_30() { meta.label_raw = hdr.sliced.word >> 30; }
-    action tna_shr_label_31() { meta.label_raw = hdr.sliced.word >> 31; }
-    action tna_shr_label_32() { meta.label_raw = hdr.sliced.word >> 32; }
-    action tna_shr_label_33() { meta.label_raw = hdr.sliced.word >> 33; }
-    action tna_shr_label_34() { meta.label_raw = hdr.sliced.word >> 34; }
-    action tna_shr_label_35() { meta.label_raw = hdr.sliced.word >> 35; }
-    action tna_shr_label_36() { meta.label_raw = hdr.sliced.word >> 36; }
-    action tna_shr_label_37() { meta.label_raw = hdr.sliced.word >> 37; }
-    action tna_shr_label_38() { meta.label_raw = hdr.sliced.word >> 38; }
-    action tna_shr_label_39() { meta.label_raw = hdr.sliced.word >> 39; }
-    action tna_shr_label_40() { meta.label_raw = hdr.sliced.word >> 40; }
-    action tna_shr_label_41() { meta.label_raw = hdr.sliced.word >> 41; }
-    action tna_shr_label_42() { meta.label_raw = hdr.sliced.word >> 42; }
-    action tna_shr_label_43() { meta.label_raw = hdr.sliced.word >> 43; }
-    action tna_shr_label_44() { meta.label_raw = hdr.sliced.word >> 44; }
-    action tna_shr_label_45() { meta.label_raw = hdr.sliced.word >> 45; }
-    action tna_shr_label_46() { meta.label_raw = hdr.sliced.word >> 46; }
-    action tna_shr_label_47() { meta.label_raw = hdr.sliced.word >> 47; }
-    action tna_shr_label_48() { meta.label_raw = hdr.sliced.word >> 48; }
-    action tna_shr_label_49() { meta.label_raw = hdr.sliced.word >> 49; }
-    action tna_shr_label_50() { meta.label_raw = hdr.sliced.word >> 50; }
-    action tna_shr_label_51() { meta.label_raw = hdr.sliced.word >> 51; }
-    action tna_shr_label_52() { meta.label_raw = hdr.sliced.word >> 52; }
-    action tna_shr_label_53() { meta.label_raw = hdr.sliced.word >> 53; }
-    action tna_shr_label_54() { meta.label_raw = hdr.sliced.word >> 54; }
-    action tna_shr_label_55() { meta.label_raw = hdr.sliced.word >> 55; }
-    action tna_shr_label_56() { meta.label_raw = hdr.sliced.word >> 56; }
-    action tna_shr_label_57() { meta.label_raw = hdr.sliced.word >> 57; }
-    action tna_shr_label_58() { meta.label_raw = hdr.sliced.word >> 58; }
-    action tna_shr_label_59() { meta.label_raw = hdr.sliced.word >> 59; }
-    action tna_shr_label_60() { meta.label_raw = hdr.sliced.word >> 60; }
-    action tna_shr_label_61() { meta.label_raw = hdr.sliced.word >> 61; }
-    action tna_shr_label_62() { meta.label_raw = hdr.sliced.word >> 62; }
-    action tna_shr_label_63() { meta.label_raw = hdr.sliced.word >> 63; }
-    action tna_shr_label_64() { meta.label_raw = 0; }
-    table tna_shr_label {
-        key = { meta.sl_label_shift: exact; }
-        actions = { tna_shr_label_0; tna_shr_label_1; tna_shr_label_2; tna_shr_label_3; tna_shr_label_4; tna_shr_label_5; tna_shr_label_6; tna_shr_label_7; tna_shr_label_8; tna_shr_label_9; tna_shr_label_10; tna_shr_label_11; tna_shr_label_12; tna_shr_label_13; tna_shr_label_14; tna_shr_label_15; tna_shr_label_16; tna_shr_label_17; tna_shr_label_18; tna_shr_label_19; tna_shr_label_20; tna_shr_label_21; tna_shr_label_22; tna_shr_label_23; tna_shr_label_24; tna_shr_label_25; tna_shr_label_26; tna_shr_label_27; tna_shr_label_28; tna_shr_label_29; tna_shr_label_30; tna_shr_label_31; tna_shr_label_32; tna_shr_label_33; tna_shr_label_34; tna_shr_label_35; tna_shr_label_36; tna_shr_label_37; tna_shr_label_38; tna_shr_label_39; tna_shr_label_40; tna_shr_label_41; tna_shr_label_42; tna_shr_label_43; tna_shr_label_44; tna_shr_label_45; tna_shr_label_46; tna_shr_label_47; tna_shr_label_48; tna_shr_label_49; tna_shr_label_50; tna_shr_label_51; tna_shr_label_52; tna_shr_label_53; tna_shr_label_54; tna_shr_label_55; tna_shr_label_56; tna_shr_label_57; tna_shr_label_58; tna_shr_label_59; tna_shr_label_60; tna_shr_label_61; tna_shr_label_62; tna_shr_label_63; tna_shr_label_64; }
-        const entries = {
-            0: tna_shr_label_0();
-            1: tna_shr_label_1();
-            2: tna_shr_label_2();
-            3: tna_shr_label_3();
-            4: tna_shr_label_4();
-            5: tna_shr_label_5();
-            6: tna_shr_label_6();
-            7: tna_shr_label_7();
-            8: tna_shr_label_8();
-            9: tna_shr_label_9();
-            10: tna_shr_label_10();
-            11: tna_shr_label_11();
-            12: tna_shr_label_12();
-            13: tna_shr_label_13();
-            14: tna_shr_label_14();
-            15: tna_shr_label_15();
-            16: tna_shr_label_16();
-            17: tna_shr_label_17();
-            18: tna_shr_label_18();
-            19: tna_shr_label_19();
-            20: tna_shr_label_20();
-            21: tna_shr_label_21();
-            22: tna_shr_label_22();
-            23: tna_shr_label_23();
-            24: tna_shr_label_24();
-            25: tna_shr_label_25();
-            26: tna_shr_label_26();
-            27: tna_shr_label_27();
-            28: tna_shr_label_28();
-            29: tna_shr_label_29();
-            30: tna_shr_label_30();
-            31: tna_shr_label_31();
-            32: tna_shr_label_32();
-            33: tna_shr_label_33();
-            34: tna_shr_label_34();
-            35: tna_shr_label_35();
-            36: tna_shr_label_36();
-            37: tna_shr_label_37();
-            38: tna_shr_label_38();
-            39: tna_shr_label_39();
-            40: tna_shr_label_40();
-            41: tna_shr_label_41();
-            42: tna_shr_label_42();
-            43: tna_shr_label_43();
-            44: tna_shr_label_44();
-            45: tna_shr_label_45();
-            46: tna_shr_label_46();
-            47: tna_shr_label_47();
-            48: tna_shr_label_48();
-            49: tna_shr_label_49();
-            50: tna_shr_label_50();
-            51: tna_shr_label_51();
-            52: tna_shr_label_52();
-            53: tna_shr_label_53();
-            54: tna_shr_label_54();
-            55: tna_shr_label_55();
-            56: tna_shr_label_56();
-            57: tna_shr_label_57();
-            58: tna_shr_label_58();
-            59: tna_shr_label_59();
-            60: tna_shr_label_60();
-            61: tna_shr_label_61();
-            62: tna_shr_label_62();
-            63: tna_shr_label_63();
-            64: tna_shr_label_64();
-        }
-        size = 65;
-    }
-    /* modes 1-3: DST >> zone_shift */
-    action tna_shr_zone_d_0() { meta.above_dst = hdr.sliced.word >> 0; }
-    action tna_shr_zone_d_1() { meta.above_dst = hdr.sliced.word >> 1; }
-    action tna_shr_zone_d_2() { meta.above_dst = hdr.sliced.word >> 2; }
-    action tna_shr_zone_d_3() { meta.above_dst = hdr.sliced.word >> 3; }
-    action tna_shr_zone_d_4() { meta.above_dst = hdr.sliced.word >> 4; }
-    action tna_shr_zone_d_5() { meta.above_dst = hdr.sliced.word >> 5; }
-    action tna_shr_zone_d_6() { meta.above_dst = hdr.sliced.word >> 6; }
-    action tna_shr_zone_d_7() { meta.above_dst = hdr.sliced.word >> 7; }
-    action tna_shr_zone_d_8() { meta.above_dst = hdr.sliced.word >> 8; }
-    action tna_shr_zone_d_9() { meta.above_dst = hdr.sliced.word >> 9; }
-    action tna_shr_zone_d_10() { meta.above_dst = hdr.sliced.word >> 10; }
-    action tna_shr_zone_d_11() { meta.above_dst = hdr.sliced.word >> 11; }
-    action tna_shr_zone_d_12() { meta.above_dst = hdr.sliced.word >> 12; }
-    action tna_shr_zone_d_13() { meta.above_dst = hdr.sliced.word >> 13; }
-    action tna_shr_zone_d_14() { meta.above_dst = hdr.sliced.word >> 14; }
-    action tna_shr_zone_d_15() { meta.above_dst = hdr.sliced.word >> 15; }
-    action tna_shr_zone_d_16() { meta.above_dst = hdr.sliced.word >> 16; }
-    action tna_shr_zone_d_17() { meta.above_dst = hdr.sliced.word >> 17; }
-    action tna_shr_zone_d_18() { meta.above_dst = hdr.sliced.word >> 18; }
-    action tna_shr_zone_d_19() { meta.above_dst = hdr.sliced.word >> 19; }
-    action tna_shr_zone_d_20() { meta.above_dst = hdr.sliced.word >> 20; }
-    action tna_shr_zone_d_21() { meta.above_dst = hdr.sliced.word >> 21; }
-    action tna_shr_zone_d_22() { meta.above_dst = hdr.sliced.word >> 22; }
-    action tna_shr_zone_d_23() { meta.above_dst = hdr.sliced.word >> 23; }
-    action tna_shr_zone_d_24() { meta.above_dst = hdr.sliced.word >> 24; }
-    action tna_shr_zone_d_25() { meta.above_dst = hdr.sliced.word >> 25; }
-    action tna_shr_zone_d_26() { meta.above_dst = hdr.sliced.word >> 26; }
-    action tna_shr_zone_d_27() { meta.above_dst = hdr.sliced.word >> 27; }
-    action tna_shr_zone_d_28() { meta.above_dst = hdr.sliced.word >> 28; }
-    action tna_shr_zone_d_29() { meta.above_dst = hdr.sliced.word >> 29; }
-    action tna_shr_zone_d_30() { meta.above_dst = hdr.sliced.word >> 30; }
-    action tna_shr_zone_d_31() { meta.above_dst = hdr.sliced.word >> 31; }
-    action tna_shr_zone_d_32() { meta.above_dst = hdr.sliced.word >> 32; }
-    action tna_shr_zone_d_33() { meta.above_dst = hdr.sliced.word >> 33; }
-    action tna_shr_zone_d_34() { meta.above_dst = hdr.sliced.word >> 34; }
-    action tna_shr_zone_d_35() { meta.above_dst = hdr.sliced.word >> 35; }
-    action tna_shr_zone_d_36() { meta.above_dst = hdr.sliced.word >> 36; }
-    action tna_shr_zone_d_37() { meta.above_dst = hdr.sliced.word >> 37; }
-    action tna_shr_zone_d_38() { meta.above_dst = hdr.sliced.word >> 38; }
-    action tna_shr_zone_d_39() { meta.above_dst = hdr.sliced.word >> 39; }
-    action tna_shr_zone_d_40() { meta.above_dst = hdr.sliced.word >> 40; }
-    action tna_shr_zone_d_41() { meta.above_dst = hdr.sliced.word >> 41; }
-    action tna_shr_zone_d_42() { meta.above_dst = hdr.sliced.word >> 42; }
-    action tna_shr_zone_d_43() { meta.above_dst = hdr.sliced.word >> 43; }
-    action tna_shr_zone_d_44() { meta.above_dst = hdr.sliced.word >> 44; }
-    action tna_shr_zone_d_45() { meta.above_dst = hdr.sliced.word >> 45; }
-    action tna_shr_zone_d_46() { meta.above_dst = hdr.sliced.word >> 46; }
-    action tna_shr_zone_d_47() { meta.above_dst = hdr.sliced.word >> 47; }
-    action tna_shr_zone_d_48() { meta.above_dst = hdr.sliced.word >> 48; }
-    action tna_shr_zone_d_49() { meta.above_dst = hdr.sliced.word >> 49; }
-    action tna_shr_zone_d_50() { meta.above_dst = hdr.sliced.word >> 50; }
-    action tna_shr_zone_d_51() { meta.above_dst = hdr.sliced.word >> 51; }
-    action tna_shr_zone_d_52() { meta.above_dst = hdr.sliced.word >> 52; }
-    action tna_shr_zone_d_53() { meta.above_dst = hdr.sliced.word >> 53; }
-    action tna_shr_zone_d_54() { meta.above_dst = hdr.sliced.word >> 54; }
-    action tna_shr_zone_d_55() { meta.above_dst = hdr.sliced.word >> 55; }
-    action tna_shr_zone_d_56() { meta.above_dst = hdr.sliced.word >> 56; }
-    action tna_shr_zone_d_57() { meta.above_dst = hdr.sliced.word >> 57; }
-    action tna_shr_zone_d_58() { meta.above_dst = hdr.sliced.word >> 58; }
-    action tna_shr_zone_d_59() { meta.above_dst = hdr.sliced.word >> 59; }
-    action tna_shr_zone_d_60() { meta.above_dst = hdr.sliced.word >> 60; }
-    action tna_shr_zone_d_61() { meta.above_dst = hdr.sliced.word >> 61; }
-    action tna_shr_zone_d_62() { meta.above_dst = hdr.sliced.word >> 62; }
-    action tna_shr_zone_d_63() { meta.above_dst = hdr.sliced.word >> 63; }
-    action tna_shr_zone_d_64() { meta.above_dst = 0; }
-    table tna_shr_zone_d {
-        key = { meta.sl_zone_shift: exact; }
-        actions = { tna_shr_zone_d_0; tna_shr_zone_d_1; tna_shr_zone_d_2; tna_shr_zone_d_3; tna_shr_zone_d_4; tna_shr_zone_d_5; tna_shr_zone_d_6; tna_shr_zone_d_7; tna_shr_zone_d_8; tna_shr_zone_d_9; tna_shr_zone_d_10; tna_shr_zone_d_11; tna_shr_zone_d_12; tna_shr_zone_d_13; tna_shr_zone_d_14; tna_shr_zone_d_15; tna_shr_zone_d_16; tna_shr_zone_d_17; tna_shr_zone_d_18; tna_shr_zone_d_19; tna_shr_zone_d_20; tna_shr_zone_d_21; tna_shr_zone_d_22; tna_shr_zone_d_23; tna_shr_zone_d_24; tna_shr_zone_d_25; tna_shr_zone_d_26; tna_shr_zone_d_27; tna_shr_zone_d_28; tna_shr_zone_d_29; tna_shr_zone_d_30; tna_shr_zone_d_31; tna_shr_zone_d_32; tna_shr_zone_d_33; tna_shr_zone_d_34; tna_shr_zone_d_35; tna_shr_zone_d_36; tna_shr_zone_d_37; tna_shr_zone_d_38; tna_shr_zone_d_39; tna_shr_zone_d_40; tna_shr_zone_d_41; tna_shr_zone_d_42; tna_shr_zone_d_43; tna_shr_zone_d_44; tna_shr_zone_d_45; tna_shr_zone_d_46; tna_shr_zone_d_47; tna_shr_zone_d_48; tna_shr_zone_d_49; tna_shr_zone_d_50; tna_shr_zone_d_51; tna_shr_zone_d_52; tna_shr_zone_d_53; tna_shr_zone_d_54; tna_shr_zone_d_55; tna_shr_zone_d_56; tna_shr_zone_d_57; tna_shr_zone_d_58; tna_shr_zone_d_59; tna_shr_zone_d_60; tna_shr_zone_d_61; tna_shr_zone_d_62; tna_shr_zone_d_63; tna_shr_zone_d_64; }
-        const entries = {
-            0: tna_shr_zone_d_0();
-            1: tna_shr_zone_d_1();
-            2: tna_shr_zone_d_2();
-            3: tna_shr_zone_d_3();
-            4: tna_shr_zone_d_4();
-            5: tna_shr_zone_d_5();
-            6: tna_shr_zone_d_6();
-            7: tna_shr_zone_d_7();
-            8: tna_shr_zone_d_8();
-            9: tna_shr_zone_d_9();
-            10: tna_shr_zone_d_10();
-            11: tna_shr_zone_d_11();
-            12: tna_shr_zone_d_12();
-            13: tna_shr_zone_d_13();
-            14: tna_shr_zone_d_14();
-            15: tna_shr_zone_d_15();
-            16: tna_shr_zone_d_16();
-            17: tna_shr_zone_d_17();
-            18: tna_shr_zone_d_18();
-            19: tna_shr_zone_d_19();
-            20: tna_shr_zone_d_20();
-            21: tna_shr_zone_d_21();
-            22: tna_shr_zone_d_22();
-            23: tna_shr_zone_d_23();
-            24: tna_shr_zone_d_24();
-            25: tna_shr_zone_d_25();
-            26: tna_shr_zone_d_26();
-            27: tna_shr_zone_d_27();
-            28: tna_shr_zone_d_28();
-            29: tna_shr_zone_d_29();
-            30: tna_shr_zone_d_30();
-            31: tna_shr_zone_d_31();
-            32: tna_shr_zone_d_32();
-            33: tna_shr_zone_d_33();
-            34: tna_shr_zone_d_34();
-            35: tna_shr_zone_d_35();
-            36: tna_shr_zone_d_36();
-            37: tna_shr_zone_d_37();
-            38: tna_shr_zone_d_38();
-            39: tna_shr_zone_d_39();
-            40: tna_shr_zone_d_40();
-            41: tna_shr_zone_d_41();
-            42: tna_shr_zone_d_42();
-            43: tna_shr_zone_d_43();
-            44: tna_shr_zone_d_44();
-            45: tna_shr_zone_d_45();
-            46: tna_shr_zone_d_46();
-            47: tna_shr_zone_d_47();
-            48: tna_shr_zone_d_48();
-            49: tna_shr_zone_d_49();
-            50: tna_shr_zone_d_50();
-            51: tna_shr_zone_d_51();
-            52: tna_shr_zone_d_52();
-            53: tna_shr_zone_d_53();
-            54: tna_shr_zone_d_54();
-            55: tna_shr_zone_d_55();
-            56: tna_shr_zone_d_56();
-            57: tna_shr_zone_d_57();
-            58: tna_shr_zone_d_58();
-            59: tna_shr_zone_d_59();
-            60: tna_shr_zone_d_60();
-            61: tna_shr_zone_d_61();
-            62: tna_shr_zone_d_62();
-            63: tna_shr_zone_d_63();
-            64: tna_shr_zone_d_64();
-        }
-        size = 65;
-    }
-    /* modes 1-3: SRC >> zone_shift */
-    action tna_shr_zone_s_0() { meta.above_src = hdr.sliced_src.src >> 0; }
-    action tna_shr_zone_s_1() { meta.above_src = hdr.sliced_src.src >> 1; }
-    action tna_shr_zone_s_2() { meta.above_src = hdr.sliced_src.src >> 2; }
-    action tna_shr_zone_s_3() { meta.above_src = hdr.sliced_src.src >> 3; }
-    action tna_shr_zone_s_4() { meta.above_src = hdr.sliced_src.src >> 4; }
-    action tna_shr_zone_s_5() { meta.above_src = hdr.sliced_src.src >> 5; }
-    action tna_shr_zone_s_6() { meta.above_src = hdr.sliced_src.src >> 6; }
-    action tna_shr_zone_s_7() { meta.above_src = hdr.sliced_src.src >> 7; }
-    action tna_shr_zone_s_8() { meta.above_src = hdr.sliced_src.src >> 8; }
-    action tna_shr_zone_s_9() { meta.above_src = hdr.sliced_src.src >> 9; }
-    action tna_shr_zone_s_10() { meta.above_src = hdr.sliced_src.src >> 10; }
-    action tna_shr_zone_s_11() { meta.above_src = hdr.sliced_src.src >> 11; }
-    action tna_shr_zone_s_12() { meta.above_src = hdr.sliced_src.src >> 12; }
-    action tna_shr_zone_s_13() { meta.above_src = hdr.sliced_src.src >> 13; }
-    action tna_shr_zone_s_14() { meta.above_src = hdr.sliced_src.src >> 14; }
-    action tna_shr_zone_s_15() { meta.above_src = hdr.sliced_src.src >> 15; }
-    action tna_shr_zone_s_16() { meta.above_src = hdr.sliced_src.src >> 16; }
-    action tna_shr_zone_s_17() { meta.above_src = hdr.sliced_src.src >> 17; }
-    action tna_shr_zone_s_18() { meta.above_src = hdr.sliced_src.src >> 18; }
-    action tna_shr_zone_s_19() { meta.above_src = hdr.sliced_src.src >> 19; }
-    action tna_shr_zone_s_20() { meta.above_src = hdr.sliced_src.src >> 20; }
-    action tna_shr_zone_s_21() { meta.above_src = hdr.sliced_src.src >> 21; }
-    action tna_shr_zone_s_22() { meta.above_src = hdr.sliced_src.src >> 22; }
-    action tna_shr_zone_s_23() { meta.above_src = hdr.sliced_src.src >> 23; }
-    action tna_shr_zone_s_24() { meta.above_src = hdr.sliced_src.src >> 24; }
-    action tna_shr_zone_s_25() { meta.above_src = hdr.sliced_src.src >> 25; }
-    action tna_shr_zone_s_26() { meta.above_src = hdr.sliced_src.src >> 26; }
-    action tna_shr_zone_s_27() { meta.above_src = hdr.sliced_src.src >> 27; }
-    action tna_shr_zone_s_28() { meta.above_src = hdr.sliced_src.src >> 28; }
-    action tna_shr_zone_s_29() { meta.above_src = hdr.sliced_src.src >> 29; }
-    action tna_shr_zone_s_30() { meta.above_src = hdr.sliced_src.src >> 30; }
-    action tna_shr_zone_s_31() { meta.above_src = hdr.sliced_src.src >> 31; }
-    action tna_shr_zone_s_32() { meta.above_src = hdr.sliced_src.src >> 32; }
-    action tna_shr_zone_s_33() { meta.above_src = hdr.sliced_src.src >> 33; }
-    action tna_shr_zone_s_34() { meta.above_src = hdr.sliced_src.src >> 34; }
-    action tna_shr_zone_s_35() { meta.above_src = hdr.sliced_src.src >> 35; }
-    action tna_shr_zone_s_36() { meta.above_src = hdr.sliced_src.src >> 36; }
-    action tna_shr_zone_s_37() { meta.above_src = hdr.sliced_src.src >> 37; }
-    action tna_shr_zone_s_38() { meta.above_src = hdr.sliced_src.src >> 38; }
-    action tna_shr_zone_s_39() { meta.above_src = hdr.sliced_src.src >> 39; }
-    action tna_shr_zone_s_40() { meta.above_src = hdr.sliced_src.src >> 40; }
-    action tna_shr_zone_s_41() { meta.above_src = hdr.sliced_src.src >> 41; }
-    action tna_shr_zone_s_42() { meta.above_src = hdr.sliced_src.src >> 42; }
-    action tna_shr_zone_s_43() { meta.above_src = hdr.sliced_src.src >> 43; }
-    action tna_shr_zone_s_44() { meta.above_src = hdr.sliced_src.src >> 44; }
-    action tna_shr_zone_s_45() { meta.above_src = hdr.sliced_src.src >> 45; }
-    action tna_shr_zone_s_46() { meta.above_src = hdr.sliced_src.src >> 46; }
-    action tna_shr_zone_s_47() { meta.above_src = hdr.sliced_src.src >> 47; }
-    action tna_shr_zone_s_48() { meta.above_src = hdr.sliced_src.src >> 48; }
-    action tna_shr_zone_s_49() { meta.above_src = hdr.sliced_src.src >> 49; }
-    action tna_shr_zone_s_50() { meta.above_src = hdr.sliced_src.src >> 50; }
-    action tna_shr_zone_s_51() { meta.above_src = hdr.sliced_src.src >> 51; }
-    action tna_shr_zone_s_52() { meta.above_src = hdr.sliced_src.src >> 52; }
-    action tna_shr_zone_s_53() { meta.above_src = hdr.sliced_src.src >> 53; }
-    action tna_shr_zone_s_54() { meta.above_src = hdr.sliced_src.src >> 54; }
-    action tna_shr_zone_s_55() { meta.above_src = hdr.sliced_src.src >> 55; }
-    action tna_shr_zone_s_56() { meta.above_src = hdr.sliced_src.src >> 56; }
-    action tna_shr_zone_s_57() { meta.above_src = hdr.sliced_src.src >> 57; }
-    action tna_shr_zone_s_58() { meta.above_src = hdr.sliced_src.src >> 58; }
-    action tna_shr_zone_s_59() { meta.above_src = hdr.sliced_src.src >> 59; }
-    action tna_shr_zone_s_60() { meta.above_src = hdr.sliced_src.src >> 60; }
-    action tna_shr_zone_s_61() { meta.above_src = hdr.sliced_src.src >> 61; }
-    action tna_shr_zone_s_62() { meta.above_src = hdr.sliced_src.src >> 62; }
-    action tna_shr_zone_s_63() { meta.above_src = hdr.sliced_src.src >> 63; }
-    action tna_shr_zone_s_64() { meta.above_src = 0; }
-    table tna_shr_zone_s {
-        key = { meta.sl_zone_shift: exact; }
-        actions = { tna_shr_zone_s_0; tna_shr_zone_s_1; tna_shr_zone_s_2; tna_shr_zone_s_3; tna_shr_zone_s_4; tna_shr_zone_s_5; tna_shr_zone_s_6; tna_shr_zone_s_7; tna_shr_zone_s_8; tna_shr_zone_s_9; tna_shr_zone_s_10; tna_shr_zone_s_11; tna_shr_zone_s_12; tna_shr_zone_s_13; tna_shr_zone_s_14; tna_shr_zone_s_15; tna_shr_zone_s_16; tna_shr_zone_s_17; tna_shr_zone_s_18; tna_shr_zone_s_19; tna_shr_zone_s_20; tna_shr_zone_s_21; tna_shr_zone_s_22; tna_shr_zone_s_23; tna_shr_zone_s_24; tna_shr_zone_s_25; tna_shr_zone_s_26; tna_shr_zone_s_27; tna_shr_zone_s_28; tna_shr_zone_s_29; tna_shr_zone_s_30; tna_shr_zone_s_31; tna_shr_zone_s_32; tna_shr_zone_s_33; tna_shr_zone_s_34; tna_shr_zone_s_35; tna_shr_zone_s_36; tna_shr_zone_s_37; tna_shr_zone_s_38; tna_shr_zone_s_39; tna_shr_zone_s_40; tna_shr_zone_s_41; tna_shr_zone_s_42; tna_shr_zone_s_43; tna_shr_zone_s_44; tna_shr_zone_s_45; tna_shr_zone_s_46; tna_shr_zone_s_47; tna_shr_zone_s_48; tna_shr_zone_s_49; tna_shr_zone_s_50; tna_shr_zone_s_51; tna_shr_zone_s_52; tna_shr_zone_s_53; tna_shr_zone_s_54; tna_shr_zone_s_55; tna_shr_zone_s_56; tna_shr_zone_s_57; tna_shr_zone_s_58; tna_shr_zone_s_59; tna_shr_zone_s_60; tna_shr_zone_s_61; tna_shr_zone_s_62; tna_shr_zone_s_63; tna_shr_zone_s_64; }
-        const entries = {
-            0: tna_shr_zone_s_0();
-            1: tna_shr_zone_s_1();
-            2: tna_shr_zone_s_2();
-            3: tna_shr_zone_s_3();
-            4: tna_shr_zone_s_4();
-            5: tna_shr_zone_s_5();
-            6: tna_shr_zone_s_6();
-            7: tna_shr_zone_s_7();
-            8: tna_shr_zone_s_8();
-            9: tna_shr_zone_s_9();
-            10: tna_shr_zone_s_10();
-            11: tna_shr_zone_s_11();
-            12: tna_shr_zone_s_12();
-            13: tna_shr_zone_s_13();
-            14: tna_shr_zone_s_14();
-            15: tna_shr_zone_s_15();
-            16: tna_shr_zone_s_16();
-            17: tna_shr_zone_s_17();
-            18: tna_shr_zone_s_18();
-            19: tna_shr_zone_s_19();
-            20: tna_shr_zone_s_20();
-            21: tna_shr_zone_s_21();
-            22: tna_shr_zone_s_22();
-            23: tna_shr_zone_s_23();
-            24: tna_shr_zone_s_24();
-            25: tna_shr_zone_s_25();
-            26: tna_shr_zone_s_26();
-            27: tna_shr_zone_s_27();
-            28: tna_shr_zone_s_28();
-            29: tna_shr_zone_s_29();
-            30: tna_shr_zone_s_30();
-            31: tna_shr_zone_s_31();
-            32: tna_shr_zone_s_32();
-            33: tna_shr_zone_s_33();
-            34: tna_shr_zone_s_34();
-            35: tna_shr_zone_s_35();
-            36: tna_shr_zone_s_36();
-            37: tna_shr_zone_s_37();
-            38: tna_shr_zone_s_38();
-            39: tna_shr_zone_s_39();
-            40: tna_shr_zone_s_40();
-            41: tna_shr_zone_s_41();
-            42: tna_shr_zone_s_42();
-            43: tna_shr_zone_s_43();
-            44: tna_shr_zone_s_44();
-            45: tna_shr_zone_s_45();
-            46: tna_shr_zone_s_46();
-            47: tna_shr_zone_s_47();
-            48: tna_shr_zone_s_48();
-            49: tna_shr_zone_s_49();
-            50: tna_shr_zone_s_50();
-            51: tna_shr_zone_s_51();
-            52: tna_shr_zone_s_52();
-            53: tna_shr_zone_s_53();
-            54: tna_shr_zone_s_54();
-            55: tna_shr_zone_s_55();
-            56: tna_shr_zone_s_56();
-            57: tna_shr_zone_s_57();
-            58: tna_shr_zone_s_58();
-            59: tna_shr_zone_s_59();
-            60: tna_shr_zone_s_60();
-            61: tna_shr_zone_s_61();
-            62: tna_shr_zone_s_62();
-            63: tna_shr_zone_s_63();
-            64: tna_shr_zone_s_64();
-        }
-        size = 65;
-    }
-    /* modes 1-3: DST >> znode_shift */
-    action tna_shr_znode_0() { meta.znode_k = hdr.sliced.word >> 0; }
-    action tna_shr_znode_1() { meta.znode_k = hdr.sliced.word >> 1; }
-    action tna_shr_znode_2() { meta.znode_k = hdr.sliced.word >> 2; }
-    action tna_shr_znode_3() { meta.znode_k = hdr.sliced.word >> 3; }
-    action tna_shr_znode_4() { meta.znode_k = hdr.sliced.word >> 4; }
-    action tna_shr_znode_5() { meta.znode_k = hdr.sliced.word >> 5; }
-    action tna_shr_znode_6() { meta.znode_k = hdr.sliced.word >> 6; }
-    action tna_shr_znode_7() { meta.znode_k = hdr.sliced.word >> 7; }
-    action tna_shr_znode_8() { meta.znode_k = hdr.sliced.word >> 8; }
-    action tna_shr_znode_9() { meta.znode_k = hdr.sliced.word >> 9; }
-    action tna_shr_znode_10() { meta.znode_k = hdr.sliced.word >> 10; }
-    action tna_shr_znode_11() { meta.znode_k = hdr.sliced.word >> 11; }
-    action tna_shr_znode_12() { meta.znode_k = hdr.sliced.word >> 12; }
-    action tna_shr_znode_13() { meta.znode_k = hdr.sliced.word >> 13; }
-    action tna_shr_znode_14() { meta.znode_k = hdr.sliced.word >> 14; }
-    action tna_shr_znode_15() { meta.znode_k = hdr.sliced.word >> 15; }
-    action tna_shr_znode_16() { meta.znode_k = hdr.sliced.word >> 16; }
-    action tna_shr_znode_17() { meta.znode_k = hdr.sliced.word >> 17; }
-    action tna_shr_znode_18() { meta.znode_k = hdr.sliced.word >> 18; }
-    action tna_shr_znode_19() { meta.znode_k = hdr.sliced.word >> 19; }
-    action tna_shr_znode_20() { meta.znode_k = hdr.sliced.word >> 20; }
-    action tna_shr_znode_21() { meta.znode_k = hdr.sliced.word >> 21; }
-    action tna_shr_znode_22() { meta.znode_k = hdr.sliced.word >> 22; }
-    action tna_shr_znode_23() { meta.znode_k = hdr.sliced.word >> 23; }
-    action tna_shr_znode_24() { meta.znode_k = hdr.sliced.word >> 24; }
-    action tna_shr_znode_25() { meta.znode_k = hdr.sliced.word >> 25; }
-    action tna_shr_znode_26() { meta.znode_k = hdr.sliced.word >> 26; }
-    action tna_shr_znode_27() { meta.znode_k = hdr.sliced.word >> 27; }
-    action tna_shr_znode_28() { meta.znode_k = hdr.sliced.word >> 28; }
-    action tna_shr_znode_29() { meta.znode_k = hdr.sliced.word >> 29; }
-    action tna_shr_znode_30() { meta.znode_k = hdr.sliced.word >> 30; }
-    action tna_shr_znode_31() { meta.znode_k = hdr.sliced.word >> 31; }
-    action tna_shr_znode_32() { meta.znode_k = hdr.sliced.word >> 32; }
-    action tna_shr_znode_33() { meta.znode_k = hdr.sliced.word >> 33; }
-    action tna_shr_znode_34() { meta.znode_k = hdr.sliced.word >> 34; }
-    action tna_shr_znode_35() { meta.znode_k = hdr.sliced.word >> 35; }
-    action tna_shr_znode_36() { meta.znode_k = hdr.sliced.word >> 36; }
-    action tna_shr_znode_37() { meta.znode_k = hdr.sliced.word >> 37; }
-    action tna_shr_znode_38() { meta.znode_k = hdr.sliced.word >> 38; }
-    action tna_shr_znode_39() { meta.znode_k = hdr.sliced.word >> 39; }
-    action tna_shr_znode_40() { meta.znode_k = hdr.sliced.word >> 40; }
-    action tna_shr_znode_41() { meta.znode_k = hdr.sliced.word >> 41; }
-    action tna_shr_znode_42() { meta.znode_k = hdr.sliced.word >> 42; }
-    action tna_shr_znode_43() { meta.znode_k = hdr.sliced.word >> 43; }
-    action tna_shr_znode_44() { meta.znode_k = hdr.sliced.word >> 44; }
-    action tna_shr_znode_45() { meta.znode_k = hdr.sliced.word >> 45; }
-    action tna_shr_znode_46() { meta.znode_k = hdr.sliced.word >> 46; }
-    action tna_shr_znode_47() { meta.znode_k = hdr.sliced.word >> 47; }
-    action tna_shr_znode_48() { meta.znode_k = hdr.sliced.word >> 48; }
-    action tna_shr_znode_49() { meta.znode_k = hdr.sliced.word >> 49; }
-    action tna_shr_znode_50() { meta.znode_k = hdr.sliced.word >> 50; }
-    action tna_shr_znode_51() { meta.znode_k = hdr.sliced.word >> 51; }
-    action tna_shr_znode_52() { meta.znode_k = hdr.sliced.word >> 52; }
-    action tna_shr_znode_53() { meta.znode_k = hdr.sliced.word >> 53; }
-    action tna_shr_znode_54() { meta.znode_k = hdr.sliced.word >> 54; }
-    action tna_shr_znode_55() { meta.znode_k = hdr.sliced.word >> 55; }
-    action tna_shr_znode_56() { meta.znode_k = hdr.sliced.word >> 56; }
-    action tna_shr_znode_57() { meta.znode_k = hdr.sliced.word >> 57; }
-    action tna_shr_znode_58() { meta.znode_k = hdr.sliced.word >> 58; }
-    action tna_shr_znode_59() { meta.znode_k = hdr.sliced.word >> 59; }
-    action tna_shr_znode_60() { meta.znode_k = hdr.sliced.word >> 60; }
-    action tna_shr_znode_61() { meta.znode_k = hdr.sliced.word >> 61; }
-    action tna_shr_znode_62() { meta.znode_k = hdr.sliced.word >> 62; }
-    action tna_shr_znode_63() { meta.znode_k = hdr.sliced.word >> 63; }
-    action tna_shr_znode_64() { meta.znode_k = 0; }
-    table tna_shr_znode {
+        size = 33;
+    }
+    /* modes 1-3: the low 32 bits of DST >> znode_shift */
+    action tna_ext_zn_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
+    action tna_ext_zn_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
+    action tna_ext_zn_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
+    action tna_ext_zn_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
+    action tna_ext_zn_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
+    action tna_ext_zn_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
+    action tna_ext_zn_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
+    action tna_ext_zn_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
+    action tna_ext_zn_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
+    action tna_ext_zn_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
+    action tna_ext_zn_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
+    action tna_ext_zn_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
+    action tna_ext_zn_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
+    action tna_ext_zn_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
+    action tna_ext_zn_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
+    action tna_ext_zn_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
+    action tna_ext_zn_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
+    action tna_ext_zn_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
+    action tna_ext_zn_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
+    action tna_ext_zn_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
+    action tna_ext_zn_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
+    action tna_ext_zn_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
+    action tna_ext_zn_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
+    action tna_ext_zn_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
+    action tna_ext_zn_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
+    action tna_ext_zn_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
+    action tna_ext_zn_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
+    action tna_ext_zn_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
+    action tna_ext_zn_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
+    action tna_ext_zn_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
+    action tna_ext_zn_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
+    action tna_ext_zn_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
+    action tna_ext_zn_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
+    action tna_ext_zn_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
+    action tna_ext_zn_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
+    action tna_ext_zn_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
+    action tna_ext_zn_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
+    action tna_ext_zn_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
+    action tna_ext_zn_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
+    action tna_ext_zn_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
+    action tna_ext_zn_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
+    action tna_ext_zn_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
+    action tna_ext_zn_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
+    action tna_ext_zn_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
+    action tna_ext_zn_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
+    action tna_ext_zn_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
+    action tna_ext_zn_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
+    action tna_ext_zn_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
+    action tna_ext_zn_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
+    action tna_ext_zn_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
+    action tna_ext_zn_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
+    action tna_ext_zn_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
+    action tna_ext_zn_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
+    action tna_ext_zn_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
+    action tna_ext_zn_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
+    action tna_ext_zn_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
+    action tna_ext_zn_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
+    action tna_ext_zn_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
+    action tna_ext_zn_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
+    action tna_ext_zn_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
+    action tna_ext_zn_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
+    action tna_ext_zn_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
+    action tna_ext_zn_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
+    action tna_ext_zn_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
+    action tna_ext_zn_none() { meta.ex_a = 0; meta.ex_b = 0; }
+    table tna_ext_zn {
         key = { meta.sl_znode_shift: exact; }
-        actions = { tna_shr_znode_0; tna_shr_znode_1; tna_shr_znode_2; tna_shr_znode_3; tna_shr_znode_4; tna_shr_znode_5; tna_shr_znode_6; tna_shr_znode_7; tna_shr_znode_8; tna_shr_znode_9; tna_shr_znode_10; tna_shr_znode_11; tna_shr_znode_12; tna_shr_znode_13; tna_shr_znode_14; tna_shr_znode_15; tna_shr_znode_16; tna_shr_znode_17; tna_shr_znode_18; tna_shr_znode_19; tna_shr_znode_20; tna_shr_znode_21; tna_shr_znode_22; tna_shr_znode_23; tna_shr_znode_24; tna_shr_znode_25; tna_shr_znode_26; tna_shr_znode_27; tna_shr_znode_28; tna_shr_znode_29; tna_shr_znode_30; tna_shr_znode_31; tna_shr_znode_32; tna_shr_znode_33; tna_shr_znode_34; tna_shr_znode_35; tna_shr_znode_36; tna_shr_znode_37; tna_shr_znode_38; tna_shr_znode_39; tna_shr_znode_40; tna_shr_znode_41; tna_shr_znode_42; tna_shr_znode_43; tna_shr_znode_44; tna_shr_znode_45; tna_shr_znode_46; tna_shr_znode_47; tna_shr_znode_48; tna_shr_znode_49; tna_shr_znode_50; tna_shr_znode_51; tna_shr_znode_52; tna_shr_znode_53; tna_shr_znode_54; tna_shr_znode_55; tna_shr_znode_56; tna_shr_znode_57; tna_shr_znode_58; tna_shr_znode_59; tna_shr_znode_60; tna_shr_znode_61; tna_shr_znode_62; tna_shr_znode_63; tna_shr_znode_64; }
+        actions = { tna_ext_zn_0; tna_ext_zn_1; tna_ext_zn_2; tna_ext_zn_3; tna_ext_zn_4; tna_ext_zn_5; tna_ext_zn_6; tna_ext_zn_7; tna_ext_zn_8; tna_ext_zn_9; tna_ext_zn_10; tna_ext_zn_11; tna_ext_zn_12; tna_ext_zn_13; tna_ext_zn_14; tna_ext_zn_15; tna_ext_zn_16; tna_ext_zn_17; tna_ext_zn_18; tna_ext_zn_19; tna_ext_zn_20; tna_ext_zn_21; tna_ext_zn_22; tna_ext_zn_23; tna_ext_zn_24; tna_ext_zn_25; tna_ext_zn_26; tna_ext_zn_27; tna_ext_zn_28; tna_ext_zn_29; tna_ext_zn_30; tna_ext_zn_31; tna_ext_zn_32; tna_ext_zn_33; tna_ext_zn_34; tna_ext_zn_35; tna_ext_zn_36; tna_ext_zn_37; tna_ext_zn_38; tna_ext_zn_39; tna_ext_zn_40; tna_ext_zn_41; tna_ext_zn_42; tna_ext_zn_43; tna_ext_zn_44; tna_ext_zn_45; tna_ext_zn_46; tna_ext_zn_47; tna_ext_zn_48; tna_ext_zn_49; tna_ext_zn_50; tna_ext_zn_51; tna_ext_zn_52; tna_ext_zn_53; tna_ext_zn_54; tna_ext_zn_55; tna_ext_zn_56; tna_ext_zn_57; tna_ext_zn_58; tna_ext_zn_59; tna_ext_zn_60; tna_ext_zn_61; tna_ext_zn_62; tna_ext_zn_63; tna_ext_zn_none; }
+        default_action = tna_ext_zn_none();
         const entries = {
-            0: tna_shr_znode_0();
-            1: tna_shr_znode_1();
-            2: tna_shr_znode_2();
-            3: tna_shr_znode_3();
-            4: tna_shr_znode_4();
-            5: tna_shr_znode_5();
-            6: tna_shr_znode_6();
-            7: tna_shr_znode_7();
-            8: tna_shr_znode_8();
-            9: tna_shr_znode_9();
-            10: tna_shr_znode_10();
-            11: tna_shr_znode_11();
-            12: tna_shr_znode_12();
-            13: tna_shr_znode_13();
-            14: tna_shr_znode_14();
-            15: tna_shr_znode_15();
-            16: tna_shr_znode_16();
-            17: tna_shr_znode_17();
-            18: tna_shr_znode_18();
-            19: tna_shr_znode_19();
-            20: tna_shr_znode_20();
-            21: tna_shr_znode_21();
-            22: tna_shr_znode_22();
-            23: tna_shr_znode_23();
-            24: tna_shr_znode_24();
-            25: tna_shr_znode_25();
-            26: tna_shr_znode_26();
-            27: tna_shr_znode_27();
-            28: tna_shr_znode_28();
-            29: tna_shr_znode_29();
-            30: tna_shr_znode_30();
-            31: tna_shr_znode_31();
-            32: tna_shr_znode_32();
-            33: tna_shr_znode_33();
-            34: tna_shr_znode_34();
-            35: tna_shr_znode_35();
-            36: tna_shr_znode_36();
-            37: tna_shr_znode_37();
-            38: tna_shr_znode_38();
-            39: tna_shr_znode_39();
-            40: tna_shr_znode_40();
-            41: tna_shr_znode_41();
-            42: tna_shr_znode_42();
-            43: tna_shr_znode_43();
-            44: tna_shr_znode_44();
-            45: tna_shr_znode_45();
-            46: tna_shr_znode_46();
-            47: tna_shr_znode_47();
-            48: tna_shr_znode_48();
-            49: tna_shr_znode_49();
-            50: tna_shr_znode_50();
-            51: tna_shr_znode_51();
-            52: tna_shr_znode_52();
-            53: tna_shr_znode_53();
-            54: tna_shr_znode_54();
-            55: tna_shr_znode_55();
-            56: tna_shr_znode_56();
-            57: tna_shr_znode_57();
-            58: tna_shr_znode_58();
-            59: tna_shr_znode_59();
-            60: tna_shr_znode_60();
-            61: tna_shr_znode_61();
-            62: tna_shr_znode_62();
-            63: tna_shr_znode_63();
-            64: tna_shr_znode_64();
+            0: tna_ext_zn_0();
+            1: tna_ext_zn_1();
+            2: tna_ext_zn_2();
+            3: tna_ext_zn_3();
+            4: tna_ext_zn_4();
+            5: tna_ext_zn_5();
+            6: tna_ext_zn_6();
+            7: tna_ext_zn_7();
+            8: tna_ext_zn_8();
+            9: tna_ext_zn_9();
+            10: tna_ext_zn_10();
+            11: tna_ext_zn_11();
+            12: tna_ext_zn_12();
+            13: tna_ext_zn_13();
+            14: tna_ext_zn_14();
+            15: tna_ext_zn_15();
+            16: tna_ext_zn_16();
+            17: tna_ext_zn_17();
+            18: tna_ext_zn_18();
+            19: tna_ext_zn_19();
+            20: tna_ext_zn_20();
+            21: tna_ext_zn_21();
+            22: tna_ext_zn_22();
+            23: tna_ext_zn_23();
+            24: tna_ext_zn_24();
+            25: tna_ext_zn_25();
+            26: tna_ext_zn_26();
+            27: tna_ext_zn_27();
+            28: tna_ext_zn_28();
+            29: tna_ext_zn_29();
+            30: tna_ext_zn_30();
+            31: tna_ext_zn_31();
+            32: tna_ext_zn_32();
+            33: tna_ext_zn_33();
+            34: tna_ext_zn_34();
+            35: tna_ext_zn_35();
+            36: tna_ext_zn_36();
+            37: tna_ext_zn_37();
+            38: tna_ext_zn_38();
+            39: tna_ext_zn_39();
+            40: tna_ext_zn_40();
+            41: tna_ext_zn_41();
+            42: tna_ext_zn_42();
+            43: tna_ext_zn_43();
+            44: tna_ext_zn_44();
+            45: tna_ext_zn_45();
+            46: tna_ext_zn_46();
+            47: tna_ext_zn_47();
+            48: tna_ext_zn_48();
+            49: tna_ext_zn_49();
+            50: tna_ext_zn_50();
+            51: tna_ext_zn_51();
+            52: tna_ext_zn_52();
+            53: tna_ext_zn_53();
+            54: tna_ext_zn_54();
+            55: tna_ext_zn_55();
+            56: tna_ext_zn_56();
+            57: tna_ext_zn_57();
+            58: tna_ext_zn_58();
+            59: tna_ext_zn_59();
+            60: tna_ext_zn_60();
+            61: tna_ext_zn_61();
+            62: tna_ext_zn_62();
+            63: tna_ext_zn_63();
+        }
+        size = 64;
+    }
+    action tna_ext_zn_or() { meta.side_k = meta.ex_a | meta.ex_b; }
+    /* modes 1-3: DST >> znode_shift has no bit beyond the low 32 (else it is >= m and != sid) */
+    action tna_zn_ovf_ok() { }
+    action tna_zn_ovf_bad() { meta.side_k = 0xffffffff; }
+    table tna_zn_ovf {
+        key = { meta.sl_znode_shift: ternary; hdr.sliced.word_hi: ternary; hdr.sliced.word_lo: ternary; }
+        actions = { tna_zn_ovf_ok; tna_zn_ovf_bad; }
+        default_action = tna_zn_ovf_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffff, _): tna_zn_ovf_ok();
+            (1, 0 &&& 0xfffffffe, _): tna_zn_ovf_ok();
+            (2, 0 &&& 0xfffffffc, _): tna_zn_ovf_ok();
+            (3, 0 &&& 0xfffffff8, _): tna_zn_ovf_ok();
+            (4, 0 &&& 0xfffffff0, _): tna_zn_ovf_ok();
+            (5, 0 &&& 0xffffffe0, _): tna_zn_ovf_ok();
+            (6, 0 &&& 0xffffffc0, _): tna_zn_ovf_ok();
+            (7, 0 &&& 0xffffff80, _): tna_zn_ovf_ok();
+            (8, 0 &&& 0xffffff00, _): tna_zn_ovf_ok();
+            (9, 0 &&& 0xfffffe00, _): tna_zn_ovf_ok();
+            (10, 0 &&& 0xfffffc00, _): tna_zn_ovf_ok();
+            (11, 0 &&& 0xfffff800, _): tna_zn_ovf_ok();
+            (12, 0 &&& 0xfffff000, _): tna_zn_ovf_ok();
+            (13, 0 &&& 0xffffe000, _): tna_zn_ovf_ok();
+            (14, 0 &&& 0xffffc000, _): tna_zn_ovf_ok();
+            (15, 0 &&& 0xffff8000, _): tna_zn_ovf_ok();
+            (16, 0 &&& 0xffff0000, _): tna_zn_ovf_ok();
+            (17, 0 &&& 0xfffe0000, _): tna_zn_ovf_ok();
+            (18, 0 &&& 0xfffc0000, _): tna_zn_ovf_ok();
+            (19, 0 &&& 0xfff80000, _): tna_zn_ovf_ok();
+            (20, 0 &&& 0xfff00000, _): tna_zn_ovf_ok();
+            (21, 0 &&& 0xffe00000, _): tna_zn_ovf_ok();
+            (22, 0 &&& 0xffc00000, _): tna_zn_ovf_ok();
+            (23, 0 &&& 0xff800000, _): tna_zn_ovf_ok();
+            (24, 0 &&& 0xff000000, _): tna_zn_ovf_ok();
+            (25, 0 &&& 0xfe000000, _): tna_zn_ovf_ok();
+            (26, 0 &&& 0xfc000000, _): tna_zn_ovf_ok();
+            (27, 0 &&& 0xf8000000, _): tna_zn_ovf_ok();
+            (28, 0 &&& 0xf0000000, _): tna_zn_ovf_ok();
+            (29, 0 &&& 0xe0000000, _): tna_zn_ovf_ok();
+            (30, 0 &&& 0xc0000000, _): tna_zn_ovf_ok();
+            (31, 0 &&& 0x80000000, _): tna_zn_ovf_ok();
+            (32, _, _): tna_zn_ovf_ok();
+            (33, _, _): tna_zn_ovf_ok();
+            (34, _, _): tna_zn_ovf_ok();
+            (35, _, _): tna_zn_ovf_ok();
+            (36, _, _): tna_zn_ovf_ok();
+            (37, _, _): tna_zn_ovf_ok();
+            (38, _, _): tna_zn_ovf_ok();
+            (39, _, _): tna_zn_ovf_ok();
+            (40, _, _): tna_zn_ovf_ok();
+            (41, _, _): tna_zn_ovf_ok();
+            (42, _, _): tna_zn_ovf_ok();
+            (43, _, _): tna_zn_ovf_ok();
+            (44, _, _): tna_zn_ovf_ok();
+            (45, _, _): tna_zn_ovf_ok();
+            (46, _, _): tna_zn_ovf_ok();
+            (47, _, _): tna_zn_ovf_ok();
+            (48, _, _): tna_zn_ovf_ok();
+            (49, _, _): tna_zn_ovf_ok();
+            (50, _, _): tna_zn_ovf_ok();
+            (51, _, _): tna_zn_ovf_ok();
+            (52, _, _): tna_zn_ovf_ok();
+            (53, _, _): tna_zn_ovf_ok();
+            (54, _, _): tna_zn_ovf_ok();
+            (55, _, _): tna_zn_ovf_ok();
+            (56, _, _): tna_zn_ovf_ok();
+            (57, _, _): tna_zn_ovf_ok();
+            (58, _, _): tna_zn_ovf_ok();
+            (59, _, _): tna_zn_ovf_ok();
+            (60, _, _): tna_zn_ovf_ok();
+            (61, _, _): tna_zn_ovf_ok();
+            (62, _, _): tna_zn_ovf_ok();
+            (63, _, _): tna_zn_ovf_ok();
+            (64 &&& 0xc0, _, _): tna_zn_ovf_ok();
+            (128 &&& 0x80, _, _): tna_zn_ovf_ok();
+        }
+        size = 66;
+    }
+    /* DST mode: zone has no bit at or above above_w (else (DST >> zone_shift) & mask never equals it) */
+    action tna_zone_fit_ok() { meta.zone_big = 0; }
+    action tna_zone_fit_bad() { meta.zone_big = 1; }
+    table tna_zone_fit {
+        key = { meta.above_w: ternary; meta.sl_zone_hi: ternary; meta.sl_zone_lo: ternary; }
+        actions = { tna_zone_fit_ok; tna_zone_fit_bad; }
+        default_action = tna_zone_fit_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_zone_fit_ok();
+            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_zone_fit_ok();
+            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_zone_fit_ok();
+            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_zone_fit_ok();
+            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_zone_fit_ok();
+            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_zone_fit_ok();
+            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_zone_fit_ok();
+            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_zone_fit_ok();
+            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_zone_fit_ok();
+            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_zone_fit_ok();
+            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_zone_fit_ok();
+            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_zone_fit_ok();
+            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_zone_fit_ok();
+            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_zone_fit_ok();
+            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_zone_fit_ok();
+            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_zone_fit_ok();
+            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_zone_fit_ok();
+            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_zone_fit_ok();
+            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_zone_fit_ok();
+            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_zone_fit_ok();
+            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_zone_fit_ok();
+            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_zone_fit_ok();
+            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_zone_fit_ok();
+            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_zone_fit_ok();
+            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_zone_fit_ok();
+            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_zone_fit_ok();
+            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_zone_fit_ok();
+            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_zone_fit_ok();
+            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_zone_fit_ok();
+            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_zone_fit_ok();
+            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_zone_fit_ok();
+            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_zone_fit_ok();
+            (32, 0 &&& 0xffffffff, _): tna_zone_fit_ok();
+            (33, 0 &&& 0xfffffffe, _): tna_zone_fit_ok();
+            (34, 0 &&& 0xfffffffc, _): tna_zone_fit_ok();
+            (35, 0 &&& 0xfffffff8, _): tna_zone_fit_ok();
+            (36, 0 &&& 0xfffffff0, _): tna_zone_fit_ok();
+            (37, 0 &&& 0xffffffe0, _): tna_zone_fit_ok();
+            (38, 0 &&& 0xffffffc0, _): tna_zone_fit_ok();
+            (39, 0 &&& 0xffffff80, _): tna_zone_fit_ok();
+            (40, 0 &&& 0xffffff00, _): tna_zone_fit_ok();
+            (41, 0 &&& 0xfffffe00, _): tna_zone_fit_ok();
+            (42, 0 &&& 0xfffffc00, _): tna_zone_fit_ok();
+            (43, 0 &&& 0xfffff800, _): tna_zone_fit_ok();
+            (44, 0 &&& 0xfffff000, _): tna_zone_fit_ok();
+            (45, 0 &&& 0xffffe000, _): tna_zone_fit_ok();
+            (46, 0 &&& 0xffffc000, _): tna_zone_fit_ok();
+            (47, 0 &&& 0xffff8000, _): tna_zone_fit_ok();
+            (48, 0 &&& 0xffff0000, _): tna_zone_fit_ok();
+            (49, 0 &&& 0xfffe0000, _): tna_zone_fit_ok();
+            (50, 0 &&& 0xfffc0000, _): tna_zone_fit_ok();
+            (51, 0 &&& 0xfff80000, _): tna_zone_fit_ok();
+            (52, 0 &&& 0xfff00000, _): tna_zone_fit_ok();
+            (53, 0 &&& 0xffe00000, _): tna_zone_fit_ok();
+            (54, 0 &&& 0xffc00000, _): tna_zone_fit_ok();
+            (55, 0 &&& 0xff800000, _): tna_zone_fit_ok();
+            (56, 0 &&& 0xff000000, _): tna_zone_fit_ok();
+            (57, 0 &&& 0xfe000000, _): tna_zone_fit_ok();
+            (58, 0 &&& 0xfc000000, _): tna_zone_fit_ok();
+            (59, 0 &&& 0xf8000000, _): tna_zone_fit_ok();
+            (60, 0 &&& 0xf0000000, _): tna_zone_fit_ok();
+            (61, 0 &&& 0xe0000000, _): tna_zone_fit_ok();
+            (62, 0 &&& 0xc0000000, _): tna_zone_fit_ok();
+            (63, 0 &&& 0x80000000, _): tna_zone_fit_ok();
+            (64 &&& 0xc0, _, _): tna_zone_fit_ok();
+            (128 &&& 0x80, _, _): tna_zone_fit_ok();
+        }
+        size = 66;
+    }
+    /* DST mode: x = zone << zone_shift (the bits carried into the high half in zs_b) */
+    action tna_zs_0() { meta.x_hi = meta.sl_zone_hi; meta.zs_b = 0; meta.x_lo = meta.sl_zone_lo; }
+    action tna_zs_1() { meta.x_hi = meta.sl_zone_hi << 1; meta.zs_b = meta.sl_zone_lo >> 31; meta.x_lo = meta.sl_zone_lo << 1; }
+    action tna_zs_2() { meta.x_hi = meta.sl_zone_hi << 2; meta.zs_b = meta.sl_zone_lo >> 30; meta.x_lo = meta.sl_zone_lo << 2; }
+    action tna_zs_3() { meta.x_hi = meta.sl_zone_hi << 3; meta.zs_b = meta.sl_zone_lo >> 29; meta.x_lo = meta.sl_zone_lo << 3; }
+    action tna_zs_4() { meta.x_hi = meta.sl_zone_hi << 4; meta.zs_b = meta.sl_zone_lo >> 28; meta.x_lo = meta.sl_zone_lo << 4; }
+    action tna_zs_5() { meta.x_hi = meta.sl_zone_hi << 5; meta.zs_b = meta.sl_zone_lo >> 27; meta.x_lo = meta.sl_zone_lo << 5; }
+    action tna_zs_6() { meta.x_hi = meta.sl_zone_hi << 6; meta.zs_b = meta.sl_zone_lo >> 26; meta.x_lo = meta.sl_zone_lo << 6; }
+    action tna_zs_7() { meta.x_hi = meta.sl_zone_hi << 7; meta.zs_b = meta.sl_zone_lo >> 25; meta.x_lo = meta.sl_zone_lo << 7; }
+    action tna_zs_8() { meta.x_hi = meta.sl_zone_hi << 8; meta.zs_b = meta.sl_zone_lo >> 24; meta.x_lo = meta.sl_zone_lo << 8; }
+    action tna_zs_9() { meta.x_hi = meta.sl_zone_hi << 9; meta.zs_b = meta.sl_zone_lo >> 23; meta.x_lo = meta.sl_zone_lo << 9; }
+    action tna_zs_10() { meta.x_hi = meta.sl_zone_hi << 10; meta.zs_b = meta.sl_zone_lo >> 22; meta.x_lo = meta.sl_zone_lo << 10; }
+    action tna_zs_11() { meta.x_hi = meta.sl_zone_hi << 11; meta.zs_b = meta.sl_zone_lo >> 21; meta.x_lo = meta.sl_zone_lo << 11; }
+    action tna_zs_12() { meta.x_hi = meta.sl_zone_hi << 12; meta.zs_b = meta.sl_zone_lo >> 20; meta.x_lo = meta.sl_zone_lo << 12; }
+    action tna_zs_13() { meta.x_hi = meta.sl_zone_hi << 13; meta.zs_b = meta.sl_zone_lo >> 19; meta.x_lo = meta.sl_zone_lo << 13; }
+    action tna_zs_14() { meta.x_hi = meta.sl_zone_hi << 14; meta.zs_b = meta.sl_zone_lo >> 18; meta.x_lo = meta.sl_zone_lo << 14; }
+    action tna_zs_15() { meta.x_hi = meta.sl_zone_hi << 15; meta.zs_b = meta.sl_zone_lo >> 17; meta.x_lo = meta.sl_zone_lo << 15; }
+    action tna_zs_16() { meta.x_hi = meta.sl_zone_hi << 16; meta.zs_b = meta.sl_zone_lo >> 16; meta.x_lo = meta.sl_zone_lo << 16; }
+    action tna_zs_17() { meta.x_hi = meta.sl_zone_hi << 17; meta.zs_b = meta.sl_zone_lo >> 15; meta.x_lo = meta.sl_zone_lo << 17; }
+    action tna_zs_18() { meta.x_hi = meta.sl_zone_hi << 18; meta.zs_b = meta.sl_zone_lo >> 14; meta.x_lo = meta.sl_zone_lo << 18; }
+    action tna_zs_19() { meta.x_hi = meta.sl_zone_hi << 19; meta.zs_b = meta.sl_zone_lo >> 13; meta.x_lo = meta.sl_zone_lo << 19; }
+    action tna_zs_20() { meta.x_hi = meta.sl_zone_hi << 20; meta.zs_b = meta.sl_zone_lo >> 12; meta.x_lo = meta.sl_zone_lo << 20; }
+    action tna_zs_21() { meta.x_hi = meta.sl_zone_hi << 21; meta.zs_b = meta.sl_zone_lo >> 11; meta.x_lo = meta.sl_zone_lo << 21; }
+    action tna_zs_22() { meta.x_hi = meta.sl_zone_hi << 22; meta.zs_b = meta.sl_zone_lo >> 10; meta.x_lo = meta.sl_zone_lo << 22; }
+    action tna_zs_23() { meta.x_hi = meta.sl_zone_hi << 23; meta.zs_b = meta.sl_zone_lo >> 9; meta.x_lo = meta.sl_zone_lo << 23; }
+    action tna_zs_24() { meta.x_hi = meta.sl_zone_hi << 24; meta.zs_b = meta.sl_zone_lo >> 8; meta.x_lo = meta.sl_zone_lo << 24; }
+    action tna_zs_25() { meta.x_hi = meta.sl_zone_hi << 25; meta.zs_b = meta.sl_zone_lo >> 7; meta.x_lo = meta.sl_zone_lo << 25; }
+    action tna_zs_26() { meta.x_hi = meta.sl_zone_hi << 26; meta.zs_b = meta.sl_zone_lo >> 6; meta.x_lo = meta.sl_zone_lo << 26; }
+    action tna_zs_27() { meta.x_hi = meta.sl_zone_hi << 27; meta.zs_b = meta.sl_zone_lo >> 5; meta.x_lo = meta.sl_zone_lo << 27; }
+    action tna_zs_28() { meta.x_hi = meta.sl_zone_hi << 28; meta.zs_b = meta.sl_zone_lo >> 4; meta.x_lo = meta.sl_zone_lo << 28; }
+    action tna_zs_29() { meta.x_hi = meta.sl_zone_hi << 29; meta.zs_b = meta.sl_zone_lo >> 3; meta.x_lo = meta.sl_zone_lo << 29; }
+    action tna_zs_30() { meta.x_hi = meta.sl_zone_hi << 30; meta.zs_b = meta.sl_zone_lo >> 2; meta.x_lo = meta.sl_zone_lo << 30; }
+    action tna_zs_31() { meta.x_hi = meta.sl_zone_hi << 31; meta.zs_b = meta.sl_zone_lo >> 1; meta.x_lo = meta.sl_zone_lo << 31; }
+    action tna_zs_32() { meta.x_hi = meta.sl_zone_lo; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_33() { meta.x_hi = meta.sl_zone_lo << 1; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_34() { meta.x_hi = meta.sl_zone_lo << 2; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_35() { meta.x_hi = meta.sl_zone_lo << 3; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_36() { meta.x_hi = meta.sl_zone_lo << 4; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_37() { meta.x_hi = meta.sl_zone_lo << 5; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_38() { meta.x_hi = meta.sl_zone_lo << 6; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_39() { meta.x_hi = meta.sl_zone_lo << 7; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_40() { meta.x_hi = meta.sl_zone_lo << 8; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_41() { meta.x_hi = meta.sl_zone_lo << 9; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_42() { meta.x_hi = meta.sl_zone_lo << 10; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_43() { meta.x_hi = meta.sl_zone_lo << 11; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_44() { meta.x_hi = meta.sl_zone_lo << 12; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_45() { meta.x_hi = meta.sl_zone_lo << 13; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_46() { meta.x_hi = meta.sl_zone_lo << 14; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_47() { meta.x_hi = meta.sl_zone_lo << 15; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_48() { meta.x_hi = meta.sl_zone_lo << 16; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_49() { meta.x_hi = meta.sl_zone_lo << 17; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_50() { meta.x_hi = meta.sl_zone_lo << 18; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_51() { meta.x_hi = meta.sl_zone_lo << 19; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_52() { meta.x_hi = meta.sl_zone_lo << 20; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_53() { meta.x_hi = meta.sl_zone_lo << 21; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_54() { meta.x_hi = meta.sl_zone_lo << 22; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_55() { meta.x_hi = meta.sl_zone_lo << 23; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_56() { meta.x_hi = meta.sl_zone_lo << 24; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_57() { meta.x_hi = meta.sl_zone_lo << 25; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_58() { meta.x_hi = meta.sl_zone_lo << 26; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_59() { meta.x_hi = meta.sl_zone_lo << 27; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_60() { meta.x_hi = meta.sl_zone_lo << 28; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_61() { meta.x_hi = meta.sl_zone_lo << 29; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_62() { meta.x_hi = meta.sl_zone_lo << 30; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_63() { meta.x_hi = meta.sl_zone_lo << 31; meta.zs_b = 0; meta.x_lo = 0; }
+    action tna_zs_none() { meta.x_hi = 0; meta.zs_b = 0; meta.x_lo = 0; }
+    table tna_zs {
+        key = { meta.sl_zone_shift: exact; }
+        actions = { tna_zs_0; tna_zs_1; tna_zs_2; tna_zs_3; tna_zs_4; tna_zs_5; tna_zs_6; tna_zs_7; tna_zs_8; tna_zs_9; tna_zs_10; tna_zs_11; tna_zs_12; tna_zs_13; tna_zs_14; tna_zs_15; tna_zs_16; tna_zs_17; tna_zs_18; tna_zs_19; tna_zs_20; tna_zs_21; tna_zs_22; tna_zs_23; tna_zs_24; tna_zs_25; tna_zs_26; tna_zs_27; tna_zs_28; tna_zs_29; tna_zs_30; tna_zs_31; tna_zs_32; tna_zs_33; tna_zs_34; tna_zs_35; tna_zs_36; tna_zs_37; tna_zs_38; tna_zs_39; tna_zs_40; tna_zs_41; tna_zs_42; tna_zs_43; tna_zs_44; tna_zs_45; tna_zs_46; tna_zs_47; tna_zs_48; tna_zs_49; tna_zs_50; tna_zs_51; tna_zs_52; tna_zs_53; tna_zs_54; tna_zs_55; tna_zs_56; tna_zs_57; tna_zs_58; tna_zs_59; tna_zs_60; tna_zs_61; tna_zs_62; tna_zs_63; tna_zs_none; }
+        default_action = tna_zs_none();
+        const entries = {
+            0: tna_zs_0();
+            1: tna_zs_1();
+            2: tna_zs_2();
+            3: tna_zs_3();
+            4: tna_zs_4();
+            5: tna_zs_5();
+            6: tna_zs_6();
+            7: tna_zs_7();
+            8: tna_zs_8();
+            9: tna_zs_9();
+            10: tna_zs_10();
+            11: tna_zs_11();
+            12: tna_zs_12();
+            13: tna_zs_13();
+            14: tna_zs_14();
+            15: tna_zs_15();
+            16: tna_zs_16();
+            17: tna_zs_17();
+            18: tna_zs_18();
+            19: tna_zs_19();
+            20: tna_zs_20();
+            21: tna_zs_21();
+            22: tna_zs_22();
+            23: tna_zs_23();
+            24: tna_zs_24();
+            25: tna_zs_25();
+            26: tna_zs_26();
+            27: tna_zs_27();
+            28: tna_zs_28();
+            29: tna_zs_29();
+            30: tna_zs_30();
+            31: tna_zs_31();
+            32: tna_zs_32();
+            33: tna_zs_33();
+            34: tna_zs_34();
+            35: tna_zs_35();
+            36: tna_zs_36();
+            37: tna_zs_37();
+            38: tna_zs_38();
+            39: tna_zs_39();
+            40: tna_zs_40();
+            41: tna_zs_41();
+            42: tna_zs_42();
+            43: tna_zs_43();
+            44: tna_zs_44();
+            45: tna_zs_45();
+            46: tna_zs_46();
+            47: tna_zs_47();
+            48: tna_zs_48();
+            49: tna_zs_49();
+            50: tna_zs_50();
+            51: tna_zs_51();
+            52: tna_zs_52();
+            53: tna_zs_53();
+            54: tna_zs_54();
+            55: tna_zs_55();
+            56: tna_zs_56();
+            57: tna_zs_57();
+            58: tna_zs_58();
+            59: tna_zs_59();
+            60: tna_zs_60();
+            61: tna_zs_61();
+            62: tna_zs_62();
+            63: tna_zs_63();
+        }
+        size = 64;
+    }
+    /* modes 1-3: the digits above this level, without the Znode id, are the bits
+     * [zone_shift, znode_shift) of DST; they match SRC (or zone << zone_shift) when
+     * x = DST ^ SRC (or ^ zone << zone_shift) has none of them set: x &= low_mask(znode_shift),
+     * then a ternary match for no bit at or above zone_shift (no shift of DST, SRC or a mask) */
+    action tna_x_zn_0() { meta.x_hi = 0; meta.x_lo = 0; }
+    action tna_x_zn_1() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1; }
+    action tna_x_zn_2() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3; }
+    action tna_x_zn_3() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7; }
+    action tna_x_zn_4() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xf; }
+    action tna_x_zn_5() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1f; }
+    action tna_x_zn_6() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3f; }
+    action tna_x_zn_7() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7f; }
+    action tna_x_zn_8() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xff; }
+    action tna_x_zn_9() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ff; }
+    action tna_x_zn_10() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ff; }
+    action tna_x_zn_11() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ff; }
+    action tna_x_zn_12() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfff; }
+    action tna_x_zn_13() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fff; }
+    action tna_x_zn_14() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fff; }
+    action tna_x_zn_15() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fff; }
+    action tna_x_zn_16() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffff; }
+    action tna_x_zn_17() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffff; }
+    action tna_x_zn_18() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffff; }
+    action tna_x_zn_19() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffff; }
+    action tna_x_zn_20() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffff; }
+    action tna_x_zn_21() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffff; }
+    action tna_x_zn_22() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffff; }
+    action tna_x_zn_23() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffff; }
+    action tna_x_zn_24() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffffff; }
+    action tna_x_zn_25() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffffff; }
+    action tna_x_zn_26() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffffff; }
+    action tna_x_zn_27() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffffff; }
+    action tna_x_zn_28() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffffff; }
+    action tna_x_zn_29() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffffff; }
+    action tna_x_zn_30() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffffff; }
+    action tna_x_zn_31() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffffff; }
+    action tna_x_zn_32() { meta.x_hi = 0; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_33() { meta.x_hi = meta.x_hi & 32w0x1; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_34() { meta.x_hi = meta.x_hi & 32w0x3; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_35() { meta.x_hi = meta.x_hi & 32w0x7; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_36() { meta.x_hi = meta.x_hi & 32w0xf; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_37() { meta.x_hi = meta.x_hi & 32w0x1f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_38() { meta.x_hi = meta.x_hi & 32w0x3f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_39() { meta.x_hi = meta.x_hi & 32w0x7f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_40() { meta.x_hi = meta.x_hi & 32w0xff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_41() { meta.x_hi = meta.x_hi & 32w0x1ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_42() { meta.x_hi = meta.x_hi & 32w0x3ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_43() { meta.x_hi = meta.x_hi & 32w0x7ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_44() { meta.x_hi = meta.x_hi & 32w0xfff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_45() { meta.x_hi = meta.x_hi & 32w0x1fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_46() { meta.x_hi = meta.x_hi & 32w0x3fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_47() { meta.x_hi = meta.x_hi & 32w0x7fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_48() { meta.x_hi = meta.x_hi & 32w0xffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_49() { meta.x_hi = meta.x_hi & 32w0x1ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_50() { meta.x_hi = meta.x_hi & 32w0x3ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_51() { meta.x_hi = meta.x_hi & 32w0x7ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_52() { meta.x_hi = meta.x_hi & 32w0xfffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_53() { meta.x_hi = meta.x_hi & 32w0x1fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_54() { meta.x_hi = meta.x_hi & 32w0x3fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_55() { meta.x_hi = meta.x_hi & 32w0x7fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_56() { meta.x_hi = meta.x_hi & 32w0xffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_57() { meta.x_hi = meta.x_hi & 32w0x1ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_58() { meta.x_hi = meta.x_hi & 32w0x3ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_59() { meta.x_hi = meta.x_hi & 32w0x7ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_60() { meta.x_hi = meta.x_hi & 32w0xfffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_61() { meta.x_hi = meta.x_hi & 32w0x1fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_62() { meta.x_hi = meta.x_hi & 32w0x3fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_63() { meta.x_hi = meta.x_hi & 32w0x7fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_64() { meta.x_hi = meta.x_hi; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_none() { }
+    table tna_x_zn {
+        key = { meta.sl_znode_shift: exact; }
+        actions = { tna_x_zn_0; tna_x_zn_1; tna_x_zn_2; tna_x_zn_3; tna_x_zn_4; tna_x_zn_5; tna_x_zn_6; tna_x_zn_7; tna_x_zn_8; tna_x_zn_9; tna_x_zn_10; tna_x_zn_11; tna_x_zn_12; tna_x_zn_13; tna_x_zn_14; tna_x_zn_15; tna_x_zn_16; tna_x_zn_17; tna_x_zn_18; tna_x_zn_19; tna_x_zn_20; tna_x_zn_21; tna_x_zn_22; tna_x_zn_23; tna_x_zn_24; tna_x_zn_25; tna_x_zn_26; tna_x_zn_27; tna_x_zn_28; tna_x_zn_29; tna_x_zn_30; tna_x_zn_31; tna_x_zn_32; tna_x_zn_33; tna_x_zn_34; tna_x_zn_35; tna_x_zn_36; tna_x_zn_37; tna_x_zn_38; tna_x_zn_39; tna_x_zn_40; tna_x_zn_41; tna_x_zn_42; tna_x_zn_43; tna_x_zn_44; tna_x_zn_45; tna_x_zn_46; tna_x_zn_47; tna_x_zn_48; tna_x_zn_49; tna_x_zn_50; tna_x_zn_51; tna_x_zn_52; tna_x_zn_53; tna_x_zn_54; tna_x_zn_55; tna_x_zn_56; tna_x_zn_57; tna_x_zn_58; tna_x_zn_59; tna_x_zn_60; tna_x_zn_61; tna_x_zn_62; tna_x_zn_63; tna_x_zn_64; tna_x_zn_none; }
+        default_action = tna_x_zn_none();
+        const entries = {
+            0: tna_x_zn_0();
+            1: tna_x_zn_1();
+            2: tna_x_zn_2();
+            3: tna_x_zn_3();
+            4: tna_x_zn_4();
+            5: tna_x_zn_5();
+            6: tna_x_zn_6();
+            7: tna_x_zn_7();
+            8: tna_x_zn_8();
+            9: tna_x_zn_9();
+            10: tna_x_zn_10();
+            11: tna_x_zn_11();
+            12: tna_x_zn_12();
+            13: tna_x_zn_13();
+            14: tna_x_zn_14();
+            15: tna_x_zn_15();
+            16: tna_x_zn_16();
+            17: tna_x_zn_17();
+            18: tna_x_zn_18();
+            19: tna_x_zn_19();
+            20: tna_x_zn_20();
+            21: tna_x_zn_21();
+            22: tna_x_zn_22();
+            23: tna_x_zn_23();
+            24: tna_x_zn_24();
+            25: tna_x_zn_25();
+            26: tna_x_zn_26();
+            27: tna_x_zn_27();
+            28: tna_x_zn_28();
+            29: tna_x_zn_29();
+            30: tna_x_zn_30();
+            31: tna_x_zn_31();
+            32: tna_x_zn_32();
+            33: tna_x_zn_33();
+            34: tna_x_zn_34();
+            35: tna_x_zn_35();
+            36: tna_x_zn_36();
+            37: tna_x_zn_37();
+            38: tna_x_zn_38();
+            39: tna_x_zn_39();
+            40: tna_x_zn_40();
+            41: tna_x_zn_41();
+            42: tna_x_zn_42();
+            43: tna_x_zn_43();
+            44: tna_x_zn_44();
+            45: tna_x_zn_45();
+            46: tna_x_zn_46();
+            47: tna_x_zn_47();
+            48: tna_x_zn_48();
+            49: tna_x_zn_49();
+            50: tna_x_zn_50();
+            51: tna_x_zn_51();
+            52: tna_x_zn_52();
+            53: tna_x_zn_53();
+            54: tna_x_zn_54();
+            55: tna_x_zn_55();
+            56: tna_x_zn_56();
+            57: tna_x_zn_57();
+            58: tna_x_zn_58();
+            59: tna_x_zn_59();
+            60: tna_x_zn_60();
+            61: tna_x_zn_61();
+            62: tna_x_zn_62();
+            63: tna_x_zn_63();
+            64: tna_x_zn_64();
         }
         size = 65;
     }
-    /* R[head]: copy routing word head/8 (no runtime stack index) */
-    action route_word_0() { meta.tr_word = hdr.route[0].w; }
-    action route_word_1() { meta.tr_word = hdr.route[1].w; }
-    action route_word_2() { meta.tr_word = hdr.route[2].w; }
-    action route_word_3() { meta.tr_word = hdr.route[3].w; }
-    action route_word_4() { meta.tr_word = hdr.route[4].w; }
-    action route_word_5() { meta.tr_word = hdr.route[5].w; }
-    action route_word_6() { meta.tr_word = hdr.route[6].w; }
-    action route_word_7() { meta.tr_word = hdr.route[7].w; }
-    action route_word_8() { meta.tr_word = hdr.route[8].w; }
-    action route_word_9() { meta.tr_word = hdr.route[9].w; }
-    action route_word_10() { meta.tr_word = hdr.route[10].w; }
-    action route_word_11() { meta.tr_word = hdr.route[11].w; }
-    action route_word_12() { meta.tr_word = hdr.route[12].w; }
-    action route_word_13() { meta.tr_word = hdr.route[13].w; }
-    action route_word_14() { meta.tr_word = hdr.route[14].w; }
-    action route_word_15() { meta.tr_word = hdr.route[15].w; }
-    action route_word_16() { meta.tr_word = hdr.route[16].w; }
-    action route_word_17() { meta.tr_word = hdr.route[17].w; }
-    action route_word_18() { meta.tr_word = hdr.route[18].w; }
-    action route_word_19() { meta.tr_word = hdr.route[19].w; }
-    action route_word_20() { meta.tr_word = hdr.route[20].w; }
-    action route_word_21() { meta.tr_word = hdr.route[21].w; }
-    action route_word_22() { meta.tr_word = hdr.route[22].w; }
-    action route_word_23() { meta.tr_word = hdr.route[23].w; }
-    action route_word_24() { meta.tr_word = hdr.route[24].w; }
-    action route_word_25() { meta.tr_word = hdr.route[25].w; }
-    action route_word_26() { meta.tr_word = hdr.route[26].w; }
-    action route_word_27() { meta.tr_word = hdr.route[27].w; }
-    action route_word_28() { meta.tr_word = hdr.route[28].w; }
-    action route_word_29() { meta.tr_word = hdr.route[29].w; }
-    action route_word_30() { meta.tr_word = hdr.route[30].w; }
-    action route_word_31() { meta.tr_word = hdr.route[31].w; }
-    table tna_route_word {
-        /* head / 8, as a ternary match on head & 0xfff8 (a sliced key splits tr_head
-         * across PHV containers); head < RouteLen <= 255 here */
-        key = { meta.tr_head: ternary; }
-        actions = { route_word_0; route_word_1; route_word_2; route_word_3; route_word_4; route_word_5; route_word_6; route_word_7; route_word_8; route_word_9; route_word_10; route_word_11; route_word_12; route_word_13; route_word_14; route_word_15; route_word_16; route_word_17; route_word_18; route_word_19; route_word_20; route_word_21; route_word_22; route_word_23; route_word_24; route_word_25; route_word_26; route_word_27; route_word_28; route_word_29; route_word_30; route_word_31; }
+    action tna_x_zo_ok() { meta.above_eq = 1; }
+    action tna_x_zo_bad() { meta.above_eq = 0; }
+    table tna_x_zo {
+        key = { meta.sl_zone_shift: ternary; meta.x_hi: ternary; meta.x_lo: ternary; }
+        actions = { tna_x_zo_ok; tna_x_zo_bad; }
+        default_action = tna_x_zo_bad();
         const entries = {
-            0x0000 &&& 0xfff8: route_word_0();
-            0x0008 &&& 0xfff8: route_word_1();
-            0x0010 &&& 0xfff8: route_word_2();
-            0x0018 &&& 0xfff8: route_word_3();
-            0x0020 &&& 0xfff8: route_word_4();
-            0x0028 &&& 0xfff8: route_word_5();
-            0x0030 &&& 0xfff8: route_word_6();
-            0x0038 &&& 0xfff8: route_word_7();
-            0x0040 &&& 0xfff8: route_word_8();
-            0x0048 &&& 0xfff8: route_word_9();
-            0x0050 &&& 0xfff8: route_word_10();
-            0x0058 &&& 0xfff8: route_word_11();
-            0x0060 &&& 0xfff8: route_word_12();
-            0x0068 &&& 0xfff8: route_word_13();
-            0x0070 &&& 0xfff8: route_word_14();
-            0x0078 &&& 0xfff8: route_word_15();
-            0x0080 &&& 0xfff8: route_word_16();
-            0x0088 &&& 0xfff8: route_word_17();
-            0x0090 &&& 0xfff8: route_word_18();
-            0x0098 &&& 0xfff8: route_word_19();
-            0x00a0 &&& 0xfff8: route_word_20();
-            0x00a8 &&& 0xfff8: route_word_21();
-            0x00b0 &&& 0xfff8: route_word_22();
-            0x00b8 &&& 0xfff8: route_word_23();
-            0x00c0 &&& 0xfff8: route_word_24();
-            0x00c8 &&& 0xfff8: route_word_25();
-            0x00d0 &&& 0xfff8: route_word_26();
-            0x00d8 &&& 0xfff8: route_word_27();
-            0x00e0 &&& 0xfff8: route_word_28();
-            0x00e8 &&& 0xfff8: route_word_29();
-            0x00f0 &&& 0xfff8: route_word_30();
-            0x00f8 &&& 0xfff8: route_word_31();
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_x_zo_ok();
+            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_x_zo_ok();
+            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_x_zo_ok();
+            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_x_zo_ok();
+            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_x_zo_ok();
+            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_x_zo_ok();
+            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_x_zo_ok();
+            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_x_zo_ok();
+            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_x_zo_ok();
+            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_x_zo_ok();
+            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_x_zo_ok();
+            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_x_zo_ok();
+            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_x_zo_ok();
+            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_x_zo_ok();
+            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_x_zo_ok();
+            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_x_zo_ok();
+            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_x_zo_ok();
+            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_x_zo_ok();
+            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_x_zo_ok();
+            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_x_zo_ok();
+            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_x_zo_ok();
+            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_x_zo_ok();
+            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_x_zo_ok();
+            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_x_zo_ok();
+            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_x_zo_ok();
+            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_x_zo_ok();
+            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_x_zo_ok();
+            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_x_zo_ok();
+            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_x_zo_ok();
+            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_x_zo_ok();
+            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_x_zo_ok();
+            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_x_zo_ok();
+            (32, 0 &&& 0xffffffff, _): tna_x_zo_ok();
+            (33, 0 &&& 0xfffffffe, _): tna_x_zo_ok();
+            (34, 0 &&& 0xfffffffc, _): tna_x_zo_ok();
+            (35, 0 &&& 0xfffffff8, _): tna_x_zo_ok();
+            (36, 0 &&& 0xfffffff0, _): tna_x_zo_ok();
+            (37, 0 &&& 0xffffffe0, _): tna_x_zo_ok();
+            (38, 0 &&& 0xffffffc0, _): tna_x_zo_ok();
+            (39, 0 &&& 0xffffff80, _): tna_x_zo_ok();
+            (40, 0 &&& 0xffffff00, _): tna_x_zo_ok();
+            (41, 0 &&& 0xfffffe00, _): tna_x_zo_ok();
+            (42, 0 &&& 0xfffffc00, _): tna_x_zo_ok();
+            (43, 0 &&& 0xfffff800, _): tna_x_zo_ok();
+            (44, 0 &&& 0xfffff000, _): tna_x_zo_ok();
+            (45, 0 &&& 0xffffe000, _): tna_x_zo_ok();
+            (46, 0 &&& 0xffffc000, _): tna_x_zo_ok();
+            (47, 0 &&& 0xffff8000, _): tna_x_zo_ok();
+            (48, 0 &&& 0xffff0000, _): tna_x_zo_ok();
+            (49, 0 &&& 0xfffe0000, _): tna_x_zo_ok();
+            (50, 0 &&& 0xfffc0000, _): tna_x_zo_ok();
+            (51, 0 &&& 0xfff80000, _): tna_x_zo_ok();
+            (52, 0 &&& 0xfff00000, _): tna_x_zo_ok();
+            (53, 0 &&& 0xffe00000, _): tna_x_zo_ok();
+            (54, 0 &&& 0xffc00000, _): tna_x_zo_ok();
+            (55, 0 &&& 0xff800000, _): tna_x_zo_ok();
+            (56, 0 &&& 0xff000000, _): tna_x_zo_ok();
+            (57, 0 &&& 0xfe000000, _): tna_x_zo_ok();
+            (58, 0 &&& 0xfc000000, _): tna_x_zo_ok();
+            (59, 0 &&& 0xf8000000, _): tna_x_zo_ok();
+            (60, 0 &&& 0xf0000000, _): tna_x_zo_ok();
+            (61, 0 &&& 0xe0000000, _): tna_x_zo_ok();
+            (62, 0 &&& 0xc0000000, _): tna_x_zo_ok();
+            (63, 0 &&& 0x80000000, _): tna_x_zo_ok();
+            (64 &&& 0xc0, _, _): tna_x_zo_ok();
+            (128 &&& 0x80, _, _): tna_x_zo_ok();
         }
-        size = 32;
+        size = 66;
     }
+    action tna_x_zn_dst_0() { meta.x_hi = 0; meta.x_lo = 0; }
+    action tna_x_zn_dst_1() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1; }
+    action tna_x_zn_dst_2() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3; }
+    action tna_x_zn_dst_3() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7; }
+    action tna_x_zn_dst_4() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xf; }
+    action tna_x_zn_dst_5() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1f; }
+    action tna_x_zn_dst_6() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3f; }
+    action tna_x_zn_dst_7() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7f; }
+    action tna_x_zn_dst_8() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xff; }
+    action tna_x_zn_dst_9() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ff; }
+    action tna_x_zn_dst_10() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ff; }
+    action tna_x_zn_dst_11() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ff; }
+    action tna_x_zn_dst_12() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfff; }
+    action tna_x_zn_dst_13() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fff; }
+    action tna_x_zn_dst_14() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fff; }
+    action tna_x_zn_dst_15() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fff; }
+    action tna_x_zn_dst_16() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffff; }
+    action tna_x_zn_dst_17() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffff; }
+    action tna_x_zn_dst_18() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffff; }
+    action tna_x_zn_dst_19() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffff; }
+    action tna_x_zn_dst_20() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffff; }
+    action tna_x_zn_dst_21() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffff; }
+    action tna_x_zn_dst_22() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffff; }
+    action tna_x_zn_dst_23() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffff; }
+    action tna_x_zn_dst_24() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffffff; }
+    action tna_x_zn_dst_25() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffffff; }
+    action tna_x_zn_dst_26() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffffff; }
+    action tna_x_zn_dst_27() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffffff; }
+    action tna_x_zn_dst_28() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffffff; }
+    action tna_x_zn_dst_29() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffffff; }
+    action tna_x_zn_dst_30() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffffff; }
+    action tna_x_zn_dst_31() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffffff; }
+    action tna_x_zn_dst_32() { meta.x_hi = 0; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_33() { meta.x_hi = meta.x_hi & 32w0x1; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_34() { meta.x_hi = meta.x_hi & 32w0x3; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_35() { meta.x_hi = meta.x_hi & 32w0x7; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_36() { meta.x_hi = meta.x_hi & 32w0xf; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_37() { meta.x_hi = meta.x_hi & 32w0x1f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_38() { meta.x_hi = meta.x_hi & 32w0x3f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_39() { meta.x_hi = meta.x_hi & 32w0x7f; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_40() { meta.x_hi = meta.x_hi & 32w0xff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_41() { meta.x_hi = meta.x_hi & 32w0x1ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_42() { meta.x_hi = meta.x_hi & 32w0x3ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_43() { meta.x_hi = meta.x_hi & 32w0x7ff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_44() { meta.x_hi = meta.x_hi & 32w0xfff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_45() { meta.x_hi = meta.x_hi & 32w0x1fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_46() { meta.x_hi = meta.x_hi & 32w0x3fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_47() { meta.x_hi = meta.x_hi & 32w0x7fff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_48() { meta.x_hi = meta.x_hi & 32w0xffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_49() { meta.x_hi = meta.x_hi & 32w0x1ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_50() { meta.x_hi = meta.x_hi & 32w0x3ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_51() { meta.x_hi = meta.x_hi & 32w0x7ffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_52() { meta.x_hi = meta.x_hi & 32w0xfffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_53() { meta.x_hi = meta.x_hi & 32w0x1fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_54() { meta.x_hi = meta.x_hi & 32w0x3fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_55() { meta.x_hi = meta.x_hi & 32w0x7fffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_56() { meta.x_hi = meta.x_hi & 32w0xffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_57() { meta.x_hi = meta.x_hi & 32w0x1ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_58() { meta.x_hi = meta.x_hi & 32w0x3ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_59() { meta.x_hi = meta.x_hi & 32w0x7ffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_60() { meta.x_hi = meta.x_hi & 32w0xfffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_61() { meta.x_hi = meta.x_hi & 32w0x1fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_62() { meta.x_hi = meta.x_hi & 32w0x3fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_63() { meta.x_hi = meta.x_hi & 32w0x7fffffff; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_64() { meta.x_hi = meta.x_hi; meta.x_lo = meta.x_lo; }
+    action tna_x_zn_dst_none() { }
+    table tna_x_zn_dst {
+        key = { meta.sl_znode_shift: exact; }
+        actions = { tna_x_zn_dst_0; tna_x_zn_dst_1; tna_x_zn_dst_2; tna_x_zn_dst_3; tna_x_zn_dst_4; tna_x_zn_dst_5; tna_x_zn_dst_6; tna_x_zn_dst_7; tna_x_zn_dst_8; tna_x_zn_dst_9; tna_x_zn_dst_10; tna_x_zn_dst_11; tna_x_zn_dst_12; tna_x_zn_dst_13; tna_x_zn_dst_14; tna_x_zn_dst_15; tna_x_zn_dst_16; tna_x_zn_dst_17; tna_x_zn_dst_18; tna_x_zn_dst_19; tna_x_zn_dst_20; tna_x_zn_dst_21; tna_x_zn_dst_22; tna_x_zn_dst_23; tna_x_zn_dst_24; tna_x_zn_dst_25; tna_x_zn_dst_26; tna_x_zn_dst_27; tna_x_zn_dst_28; tna_x_zn_dst_29; tna_x_zn_dst_30; tna_x_zn_dst_31; tna_x_zn_dst_32; tna_x_zn_dst_33; tna_x_zn_dst_34; tna_x_zn_dst_35; tna_x_zn_dst_36; tna_x_zn_dst_37; tna_x_zn_dst_38; tna_x_zn_dst_39; tna_x_zn_dst_40; tna_x_zn_dst_41; tna_x_zn_dst_42; tna_x_zn_dst_43; tna_x_zn_dst_44; tna_x_zn_dst_45; tna_x_zn_dst_46; tna_x_zn_dst_47; tna_x_zn_dst_48; tna_x_zn_dst_49; tna_x_zn_dst_50; tna_x_zn_dst_51; tna_x_zn_dst_52; tna_x_zn_dst_53; tna_x_zn_dst_54; tna_x_zn_dst_55; tna_x_zn_dst_56; tna_x_zn_dst_57; tna_x_zn_dst_58; tna_x_zn_dst_59; tna_x_zn_dst_60; tna_x_zn_dst_61; tna_x_zn_dst_62; tna_x_zn_dst_63; tna_x_zn_dst_64; tna_x_zn_dst_none; }
+        default_action = tna_x_zn_dst_none();
+        const entries = {
+            0: tna_x_zn_dst_0();
+            1: tna_x_zn_dst_1();
+            2: tna_x_zn_dst_2();
+            3: tna_x_zn_dst_3();
+            4: tna_x_zn_dst_4();
+            5: tna_x_zn_dst_5();
+            6: tna_x_zn_dst_6();
+            7: tna_x_zn_dst_7();
+            8: tna_x_zn_dst_8();
+            9: tna_x_zn_dst_9();
+            10: tna_x_zn_dst_10();
+            11: tna_x_zn_dst_11();
+            12: tna_x_zn_dst_12();
+            13: tna_x_zn_dst_13();
+            14: tna_x_zn_dst_14();
+            15: tna_x_zn_dst_15();
+            16: tna_x_zn_dst_16();
+            17: tna_x_zn_dst_17();
+            18: tna_x_zn_dst_18();
+            19: tna_x_zn_dst_19();
+            20: tna_x_zn_dst_20();
+            21: tna_x_zn_dst_21();
+            22: tna_x_zn_dst_22();
+            23: tna_x_zn_dst_23();
+            24: tna_x_zn_dst_24();
+            25: tna_x_zn_dst_25();
+            26: tna_x_zn_dst_26();
+            27: tna_x_zn_dst_27();
+            28: tna_x_zn_dst_28();
+            29: tna_x_zn_dst_29();
+            30: tna_x_zn_dst_30();
+            31: tna_x_zn_dst_31();
+            32: tna_x_zn_dst_32();
+            33: tna_x_zn_dst_33();
+            34: tna_x_zn_dst_34();
+            35: tna_x_zn_dst_35();
+            36: tna_x_zn_dst_36();
+            37: tna_x_zn_dst_37();
+            38: tna_x_zn_dst_38();
+            39: tna_x_zn_dst_39();
+            40: tna_x_zn_dst_40();
+            41: tna_x_zn_dst_41();
+            42: tna_x_zn_dst_42();
+            43: tna_x_zn_dst_43();
+            44: tna_x_zn_dst_44();
+            45: tna_x_zn_dst_45();
+            46: tna_x_zn_dst_46();
+            47: tna_x_zn_dst_47();
+            48: tna_x_zn_dst_48();
+            49: tna_x_zn_dst_49();
+            50: tna_x_zn_dst_50();
+            51: tna_x_zn_dst_51();
+            52: tna_x_zn_dst_52();
+            53: tna_x_zn_dst_53();
+            54: tna_x_zn_dst_54();
+            55: tna_x_zn_dst_55();
+            56: tna_x_zn_dst_56();
+            57: tna_x_zn_dst_57();
+            58: tna_x_zn_dst_58();
+            59: tna_x_zn_dst_59();
+            60: tna_x_zn_dst_60();
+            61: tna_x_zn_dst_61();
+            62: tna_x_zn_dst_62();
+            63: tna_x_zn_dst_63();
+            64: tna_x_zn_dst_64();
+        }
+        size = 65;
+    }
+    action tna_x_zo_dst_ok() { meta.above_eq = 1; }
+    action tna_x_zo_dst_bad() { meta.above_eq = 0; }
+    table tna_x_zo_dst {
+        key = { meta.sl_zone_shift: ternary; meta.x_hi: ternary; meta.x_lo: ternary; }
+        actions = { tna_x_zo_dst_ok; tna_x_zo_dst_bad; }
+        default_action = tna_x_zo_dst_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_x_zo_dst_ok();
+            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_x_zo_dst_ok();
+            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_x_zo_dst_ok();
+            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_x_zo_dst_ok();
+            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_x_zo_dst_ok();
+            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_x_zo_dst_ok();
+            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_x_zo_dst_ok();
+            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_x_zo_dst_ok();
+            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_x_zo_dst_ok();
+            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_x_zo_dst_ok();
+            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_x_zo_dst_ok();
+            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_x_zo_dst_ok();
+            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_x_zo_dst_ok();
+            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_x_zo_dst_ok();
+            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_x_zo_dst_ok();
+            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_x_zo_dst_ok();
+            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_x_zo_dst_ok();
+            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_x_zo_dst_ok();
+            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_x_zo_dst_ok();
+            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_x_zo_dst_ok();
+            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_x_zo_dst_ok();
+            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_x_zo_dst_ok();
+            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_x_zo_dst_ok();
+            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_x_zo_dst_ok();
+            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_x_zo_dst_ok();
+            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_x_zo_dst_ok();
+            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_x_zo_dst_ok();
+            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_x_zo_dst_ok();
+            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_x_zo_dst_ok();
+            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_x_zo_dst_ok();
+            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_x_zo_dst_ok();
+            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_x_zo_dst_ok();
+            (32, 0 &&& 0xffffffff, _): tna_x_zo_dst_ok();
+            (33, 0 &&& 0xfffffffe, _): tna_x_zo_dst_ok();
+            (34, 0 &&& 0xfffffffc, _): tna_x_zo_dst_ok();
+            (35, 0 &&& 0xfffffff8, _): tna_x_zo_dst_ok();
+            (36, 0 &&& 0xfffffff0, _): tna_x_zo_dst_ok();
+            (37, 0 &&& 0xffffffe0, _): tna_x_zo_dst_ok();
+            (38, 0 &&& 0xffffffc0, _): tna_x_zo_dst_ok();
+            (39, 0 &&& 0xffffff80, _): tna_x_zo_dst_ok();
+            (40, 0 &&& 0xffffff00, _): tna_x_zo_dst_ok();
+            (41, 0 &&& 0xfffffe00, _): tna_x_zo_dst_ok();
+            (42, 0 &&& 0xfffffc00, _): tna_x_zo_dst_ok();
+            (43, 0 &&& 0xfffff800, _): tna_x_zo_dst_ok();
+            (44, 0 &&& 0xfffff000, _): tna_x_zo_dst_ok();
+            (45, 0 &&& 0xffffe000, _): tna_x_zo_dst_ok();
+            (46, 0 &&& 0xffffc000, _): tna_x_zo_dst_ok();
+            (47, 0 &&& 0xffff8000, _): tna_x_zo_dst_ok();
+            (48, 0 &&& 0xffff0000, _): tna_x_zo_dst_ok();
+            (49, 0 &&& 0xfffe0000, _): tna_x_zo_dst_ok();
+            (50, 0 &&& 0xfffc0000, _): tna_x_zo_dst_ok();
+            (51, 0 &&& 0xfff80000, _): tna_x_zo_dst_ok();
+            (52, 0 &&& 0xfff00000, _): tna_x_zo_dst_ok();
+            (53, 0 &&& 0xffe00000, _): tna_x_zo_dst_ok();
+            (54, 0 &&& 0xffc00000, _): tna_x_zo_dst_ok();
+            (55, 0 &&& 0xff800000, _): tna_x_zo_dst_ok();
+            (56, 0 &&& 0xff000000, _): tna_x_zo_dst_ok();
+            (57, 0 &&& 0xfe000000, _): tna_x_zo_dst_ok();
+            (58, 0 &&& 0xfc000000, _): tna_x_zo_dst_ok();
+            (59, 0 &&& 0xf8000000, _): tna_x_zo_dst_ok();
+            (60, 0 &&& 0xf0000000, _): tna_x_zo_dst_ok();
+            (61, 0 &&& 0xe0000000, _): tna_x_zo_dst_ok();
+            (62, 0 &&& 0xc0000000, _): tna_x_zo_dst_ok();
+            (63, 0 &&& 0x80000000, _): tna_x_zo_dst_ok();
+            (64 &&& 0xc0, _, _): tna_x_zo_dst_ok();
+            (128 &&& 0x80, _, _): tna_x_zo_dst_ok();
+        }
+        size = 66;
+    }
+    action tna_zs_or() { meta.x_hi = meta.x_hi | meta.zs_b; }
+    action tna_x_src() {
+        meta.x_hi = meta.wc_hi ^ hdr.sliced_src.src_hi;
+        meta.x_lo = meta.wc_lo ^ hdr.sliced_src.src_lo;
+    }
+    action tna_x_zone() {
+        meta.x_hi = meta.x_hi ^ meta.wc_hi;
+        meta.x_lo = meta.x_lo ^ meta.wc_lo;
+    }
+
+    /* path-ID: no bit beyond IdLen (left-aligned ID) */
+    action tna_chk_id_ok() { meta.id_bad = 0; }
+    action tna_chk_id_bad() { meta.id_bad = 1; }
+    table tna_chk_id {
+        key = { hdr.pathid.id_len: ternary; hdr.pathid.id: ternary; }
+        actions = { tna_chk_id_ok; tna_chk_id_bad; }
+        default_action = tna_chk_id_bad();
+        const entries = {
+            (0, 0 &&& 0xffffffffffffffff): tna_chk_id_ok();
+            (1, 0 &&& 0x7fffffffffffffff): tna_chk_id_ok();
+            (2, 0 &&& 0x3fffffffffffffff): tna_chk_id_ok();
+            (3, 0 &&& 0x1fffffffffffffff): tna_chk_id_ok();
+            (4, 0 &&& 0xfffffffffffffff): tna_chk_id_ok();
+            (5, 0 &&& 0x7ffffffffffffff): tna_chk_id_ok();
+            (6, 0 &&& 0x3ffffffffffffff): tna_chk_id_ok();
+            (7, 0 &&& 0x1ffffffffffffff): tna_chk_id_ok();
+            (8, 0 &&& 0xffffffffffffff): tna_chk_id_ok();
+            (9, 0 &&& 0x7fffffffffffff): tna_chk_id_ok();
+            (10, 0 &&& 0x3fffffffffffff): tna_chk_id_ok();
+            (11, 0 &&& 0x1fffffffffffff): tna_chk_id_ok();
+            (12, 0 &&& 0xfffffffffffff): tna_chk_id_ok();
+            (13, 0 &&& 0x7ffffffffffff): tna_chk_id_ok();
+            (14, 0 &&& 0x3ffffffffffff): tna_chk_id_ok();
+            (15, 0 &&& 0x1ffffffffffff): tna_chk_id_ok();
+            (16, 0 &&& 0xffffffffffff): tna_chk_id_ok();
+            (17, 0 &&& 0x7fffffffffff): tna_chk_id_ok();
+            (18, 0 &&& 0x3fffffffffff): tna_chk_id_ok();
+            (19, 0 &&& 0x1fffffffffff): tna_chk_id_ok();
+            (20, 0 &&& 0xfffffffffff): tna_chk_id_ok();
+            (21, 0 &&& 0x7ffffffffff): tna_chk_id_ok();
+            (22, 0 &&& 0x3ffffffffff): tna_chk_id_ok();
+            (23, 0 &&& 0x1ffffffffff): tna_chk_id_ok();
+            (24, 0 &&& 0xffffffffff): tna_chk_id_ok();
+            (25, 0 &&& 0x7fffffffff): tna_chk_id_ok();
+            (26, 0 &&& 0x3fffffffff): tna_chk_id_ok();
+            (27, 0 &&& 0x1fffffffff): tna_chk_id_ok();
+            (28, 0 &&& 0xfffffffff): tna_chk_id_ok();
+            (29, 0 &&& 0x7ffffffff): tna_chk_id_ok();
+            (30, 0 &&& 0x3ffffffff): tna_chk_id_ok();
+            (31, 0 &&& 0x1ffffffff): tna_chk_id_ok();
+            (32, 0 &&& 0xffffffff): tna_chk_id_ok();
+            (33, 0 &&& 0x7fffffff): tna_chk_id_ok();
+            (34, 0 &&& 0x3fffffff): tna_chk_id_ok();
+            (35, 0 &&& 0x1fffffff): tna_chk_id_ok();
+            (36, 0 &&& 0xfffffff): tna_chk_id_ok();
+            (37, 0 &&& 0x7ffffff): tna_chk_id_ok();
+            (38, 0 &&& 0x3ffffff): tna_chk_id_ok();
+            (39, 0 &&& 0x1ffffff): tna_chk_id_ok();
+            (40, 0 &&& 0xffffff): tna_chk_id_ok();
+            (41, 0 &&& 0x7fffff): tna_chk_id_ok();
+            (42, 0 &&& 0x3fffff): tna_chk_id_ok();
+            (43, 0 &&& 0x1fffff): tna_chk_id_ok();
+            (44, 0 &&& 0xfffff): tna_chk_id_ok();
+            (45, 0 &&& 0x7ffff): tna_chk_id_ok();
+            (46, 0 &&& 0x3ffff): tna_chk_id_ok();
+            (47, 0 &&& 0x1ffff): tna_chk_id_ok();
+            (48, 0 &&& 0xffff): tna_chk_id_ok();
+            (49, 0 &&& 0x7fff): tna_chk_id_ok();
+            (50, 0 &&& 0x3fff): tna_chk_id_ok();
+            (51, 0 &&& 0x1fff): tna_chk_id_ok();
+            (52, 0 &&& 0xfff): tna_chk_id_ok();
+            (53, 0 &&& 0x7ff): tna_chk_id_ok();
+            (54, 0 &&& 0x3ff): tna_chk_id_ok();
+            (55, 0 &&& 0x1ff): tna_chk_id_ok();
+            (56, 0 &&& 0xff): tna_chk_id_ok();
+            (57, 0 &&& 0x7f): tna_chk_id_ok();
+            (58, 0 &&& 0x3f): tna_chk_id_ok();
+            (59, 0 &&& 0x1f): tna_chk_id_ok();
+            (60, 0 &&& 0xf): tna_chk_id_ok();
+            (61, 0 &&& 0x7): tna_chk_id_ok();
+            (62, 0 &&& 0x3): tna_chk_id_ok();
+            (63, 0 &&& 0x1): tna_chk_id_ok();
+            (64, _): tna_chk_id_ok();
+        }
+        size = 65;
+    }
+
+    /* S = 64 - pos - w, one step per action */
+    action tna_side_s1() { meta.side_s = 64 - meta.pos; }
+    action tna_side_s2() { meta.side_s = meta.side_s - meta.sl_a; }
+    action tna_lab_s1() { meta.lab_s = 64 - meta.pos; }
+    action tna_lab_s2() { meta.lab_s = meta.lab_s - meta.sl_b; }
+    /* saturating differences: a > b is a |-| b != 0 (Tofino gateways compare with constants) */
+    action tna_pick_nxt() { meta.use_nxt = 1; }
+    action tna_pick_cur() { meta.use_nxt = 0; }
+    table tna_pick {
+        key = { meta.swallow: exact; hdr.transit.head: ternary; }
+        actions = { tna_pick_nxt; tna_pick_cur; }
+        default_action = tna_pick_cur();
+        const entries = {
+            (1, 7 &&& 7): tna_pick_nxt();
+        }
+        size = 1;
+    }
+    action tna_head_over() { meta.t8_head = hdr.transit.head |-| hdr.transit.route_len; }
+    action tna_total_over() { meta.t16_tot = tna_total |-| meta.body_len2; }
+    action tna_total_over_rec() { meta.t16_rec = tna_total |-| meta.body_len2; }
+    action tna_cur_over() { meta.t8_cur = hdr.sliced.cursor |-| hdr.sliced.slice_len; }
+    action tna_a_over() { meta.t8_a = meta.sl_a |-| tna_rem; }
+    action tna_b_over() { meta.t8_b = meta.sl_b |-| tna_rem; }
+    action tna_m_over() { meta.t_cmp = meta.sl_m |-| meta.side_k; }
+    action tna_m_over_zn() { meta.t_cmp = meta.sl_m |-| meta.side_k; }
+    action tna_z_over() { meta.t_cmp = meta.sl_z |-| meta.label; }
+    action tna_sid_x() { meta.t_sid = meta.side_k ^ meta.sl_sid; }
+    action tna_sid_x_zn() { meta.t_sid = meta.side_k ^ meta.sl_sid; }
+    /* m > 1 is m |-| 1 != 0 (a gateway m > 1 would slice m, and every field aligned with it,
+     * at bit 1) */
+    action tna_m1() { meta.t_cmp = meta.sl_m & 0xfffffffe; }
+    action tna_m1_zn() { meta.t_cmp = meta.sl_m & 0xfffffffe; }
+    action tna_above_w() { meta.above_w = meta.sl_znode_shift |-| meta.sl_zone_shift; }
+    action tna_zone_split() {
+        meta.sl_zone_hi = meta.sl_zone[63:32];
+        meta.sl_zone_lo = meta.sl_zone[31:0];
+    }
+    action tna_lab_shift() { meta.lab_s = meta.sl_label_shift; }
     /* Transit: the 2-bit pair Rot of byte head % 8 of the routing word, matched directly
      * (no shifted copies of the word and no sliced byte, which split the routing words into
      * 2-bit PHV slices): the pair's bit is 56 - 8 (head % 8) + 6 - 2 Rot. Rot < 4 here. */
     action tna_set_dir(bit<2> dir) { meta.tr_dir = dir; }
     table tna_dir {
         key = {
-            meta.tr_word: ternary;
+            hdr.tr_cur.w: ternary;
+            meta.tr_head: ternary;
+            hdr.transit.rot: exact;
+        }
+        actions = { tna_set_dir; }
+        const entries = {
+            (0x0000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(0);
+            (0x4000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(1);
+            (0x8000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(2);
+            (0xc000000000000000 &&& 0xc000000000000000, 0x0000 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(0);
+            (0x1000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(1);
+            (0x2000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(2);
+            (0x3000000000000000 &&& 0x3000000000000000, 0x0000 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0400000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0800000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0c00000000000000 &&& 0x0c00000000000000, 0x0000 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0100000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0200000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0300000000000000 &&& 0x0300000000000000, 0x0000 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0040000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0080000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00c0000000000000 &&& 0x00c0000000000000, 0x0001 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0010000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0020000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0030000000000000 &&& 0x0030000000000000, 0x0001 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0004000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0008000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000c000000000000 &&& 0x000c000000000000, 0x0001 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0001000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0002000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0003000000000000 &&& 0x0003000000000000, 0x0001 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000400000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000800000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000c00000000000 &&& 0x0000c00000000000, 0x0002 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000100000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000200000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000300000000000 &&& 0x0000300000000000, 0x0002 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000040000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000080000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000c0000000000 &&& 0x00000c0000000000, 0x0002 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000010000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000020000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000030000000000 &&& 0x0000030000000000, 0x0002 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000004000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000008000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000c000000000 &&& 0x000000c000000000, 0x0003 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000001000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000002000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000003000000000 &&& 0x0000003000000000, 0x0003 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000400000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000800000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000c00000000 &&& 0x0000000c00000000, 0x0003 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000100000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000200000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000300000000 &&& 0x0000000300000000, 0x0003 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000040000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000080000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000c0000000 &&& 0x00000000c0000000, 0x0004 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000010000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000020000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000030000000 &&& 0x0000000030000000, 0x0004 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000004000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000008000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000c000000 &&& 0x000000000c000000, 0x0004 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000001000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000002000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000003000000 &&& 0x0000000003000000, 0x0004 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000400000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000800000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(2);
+            (0x0000000000c00000 &&& 0x0000000000c00000, 0x0005 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000100000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000200000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000300000 &&& 0x0000000000300000, 0x0005 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000040000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000080000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(2);
+            (0x00000000000c0000 &&& 0x00000000000c0000, 0x0005 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000010000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000020000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000030000 &&& 0x0000000000030000, 0x0005 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000004000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000008000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(2);
+            (0x000000000000c000 &&& 0x000000000000c000, 0x0006 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000001000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000002000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000003000 &&& 0x0000000000003000, 0x0006 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000400 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000800 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(2);
+            (0x0000000000000c00 &&& 0x0000000000000c00, 0x0006 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000100 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000200 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000300 &&& 0x0000000000000300, 0x0006 &&& 0x0007, 3): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(0);
+            (0x0000000000000040 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(1);
+            (0x0000000000000080 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(2);
+            (0x00000000000000c0 &&& 0x00000000000000c0, 0x0007 &&& 0x0007, 0): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(0);
+            (0x0000000000000010 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(1);
+            (0x0000000000000020 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(2);
+            (0x0000000000000030 &&& 0x0000000000000030, 0x0007 &&& 0x0007, 1): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(0);
+            (0x0000000000000004 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(1);
+            (0x0000000000000008 &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(2);
+            (0x000000000000000c &&& 0x000000000000000c, 0x0007 &&& 0x0007, 2): tna_set_dir(3);
+            (0x0000000000000000 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(0);
+            (0x0000000000000001 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(1);
+            (0x0000000000000002 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(2);
+            (0x0000000000000003 &&& 0x0000000000000003, 0x0007 &&& 0x0007, 3): tna_set_dir(3);
+        }
+        size = 128;
+    }
+    table tna_dir_nxt {
+        key = {
+            hdr.tr_nxt.w: ternary;
             meta.tr_head: ternary;
             hdr.transit.rot: exact;
         }
@@ -4164,83 +3739,104 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         if (meta.drop == 0 && hdr.prefix.kind == KIND_SLICED) {
             /* ================= sliced-flit ================= */
             sliced_cfg.apply();
+            tna_zone_split();
             if (meta.sl_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
             if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
             if (meta.drop == 0 && hdr.sliced.mode > MODE_DST) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && (hdr.sliced.flags & 0x1f) != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && hdr.sliced.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
-            bit<16> want = 16;
             bool has_src = (hdr.sliced.flags & SL_HAS_SRC) != 0;
-            if (has_src) {
-                want = 24;
-                if (meta.drop == 0 && meta.body_len < 24) { fail(DROP_TRUNCATED); }
-            }
-            if (meta.drop == 0 && meta.body_len != want) { fail(DROP_BAD_FIELD_VALUE); }
-            if (meta.drop == 0 && hdr.sliced.slice_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
-            tna_mask_len.apply();
-            meta.beyond_w = 64 - hdr.sliced.slice_len;
-            tna_mask_beyond.apply();
-            if (hdr.sliced.mode == MODE_SLICED) {
-                if (meta.drop == 0 && hdr.sliced.cursor > hdr.sliced.slice_len) {
+            if (meta.drop == 0) {
+                if (has_src) {
+                    /* body_len is a multiple of 8: < 24 is < 32 and != 24 (a 16-bit range
+                     * compare with 24 does not fit a gateway) */
+                    if (meta.body_len != 24) {
+                        if (meta.body_len < 32) {
+                            fail(DROP_TRUNCATED);
+                        } else {
+                            fail(DROP_BAD_FIELD_VALUE);
+                        }
+                    }
+                } else if (meta.body_len != 16) {
                     fail(DROP_BAD_FIELD_VALUE);
                 }
-                if (meta.drop == 0 && (hdr.sliced.word & meta.mask_beyond) != 0) {
+            }
+            if (meta.drop == 0 && hdr.sliced.slice_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
+            if (hdr.sliced.mode == MODE_SLICED) {
+                /* a > b as a gateway: one operand must be a constant, so a |-| b != 0 */
+                tna_cur_over();
+                if (meta.drop == 0 && meta.t8_cur != 0) {
+                    fail(DROP_BAD_FIELD_VALUE);
+                }
+                tna_chk_beyond.apply();
+                if (meta.drop == 0 && meta.bits_bad == 1) {
                     fail(DROP_RESERVED_BITS_SET);
                 }
             } else {
+                tna_chk_len.apply();
+                tna_chk_src.apply();
                 if (meta.drop == 0 && hdr.sliced.cursor != 0) { fail(DROP_BAD_FIELD_VALUE); }
-                if (meta.drop == 0 && (hdr.sliced.word & ~meta.mask) != 0) {
+                if (meta.drop == 0 && meta.bits_bad == 1) {
                     fail(DROP_RESERVED_BITS_SET);
                 }
                 if (meta.drop == 0 && hdr.sliced.mode == MODE_SRCDST && !has_src) {
                     fail(DROP_BAD_FIELD_VALUE);
                 }
-                if (meta.drop == 0 && has_src && (hdr.sliced_src.src & ~meta.mask) != 0) {
+                if (meta.drop == 0 && has_src && meta.src_bad == 1) {
                     fail(DROP_RESERVED_BITS_SET);
                 }
             }
             if (meta.drop == 0 && hdr.sliced.mode != meta.sl_mode) { fail(DROP_MODE_MISMATCH); }
-            tna_flow = tna_flow_sliced.get({ hdr.sliced.word, hdr.sliced_src.src });
+            tna_flow = tna_flow_sliced.get({ hdr.sliced.word_hi, hdr.sliced.word_lo,
+                                             hdr.sliced_src.src_hi, hdr.sliced_src.src_lo });
             flags = hdr.sliced.flags;
             bool go_up = false;
             bool go_down = false;
             bool want_side = false;
             bool side_or_up = false;
+            bool lab_take = false;
+            meta.label = 0;
             if (meta.drop == 0 && hdr.sliced.mode == MODE_SLICED) {
                 meta.pos = hdr.sliced.cursor;
                 if (meta.role == ROLE_DOWN) {
                     if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
                     /* take #1: rho */
-                    if (meta.drop == 0 && (meta.pos >= 64 || meta.pos >= hdr.sliced.slice_len)) {
+                    /* pos >= 64 || pos >= slice_len is pos == slice_len: pos <= slice_len <= 64 */
+                    if (meta.drop == 0 && meta.pos == hdr.sliced.slice_len) {
                         fail(DROP_SLICE_EXHAUSTED);
                     }
                     if (meta.drop == 0) {
-                        tna_shl_a.apply();
-                        meta.take_w = 63;
-                        tna_shr_a.apply();
+                        tna_rho.apply();
                         tna_pos_inc();
                         if (meta.take_v == 1) {
                             go_up = true;
                         } else {
                             flags = flags | SL_PHASE_DOWN;
                             go_down = true;
-                            if (meta.sl_m > 1) {
-                                /* take #2: side label, a bits */
-                                /* pos + a > slice_len (16 bits) is a > slice_len - pos:
-                                 * here pos <= slice_len (take #1 checked pos < slice_len) */
+                            tna_m1();
+                            if (meta.t_cmp != 0) {
+                                /* take #2: side label, a bits. pos + a > slice_len is
+                                 * a > slice_len - pos (pos <= slice_len here) */
                                 tna_slice_rem();
-                                if (meta.sl_a > tna_rem) {
+                                tna_a_over();
+                                if (meta.t8_a != 0) {
                                     fail(DROP_SLICE_EXHAUSTED);
                                 } else {
-                                    tna_shl_b.apply();
-                                    meta.take_w2 = 64 - meta.sl_a;
-                                    tna_shr_b.apply();
+                                    tna_side_s1();
+                                    tna_side_s2();
+                                    tna_ext_side.apply();
+                                    tna_ext_side_or();
+                                    tna_mask_side.apply();
                                     tna_pos_add_a();
-                                    if (meta.side_k >= (bit<64>)meta.sl_m) {
+                                    tna_m_over();
+                                    if (meta.t_cmp == 0) {
                                         fail(DROP_BAD_SIDE_LABEL);
-                                    } else if (meta.side_k != (bit<64>)meta.sl_sid) {
-                                        go_down = false;
-                                        want_side = true;
+                                    } else {
+                                        tna_sid_x();
+                                        if (meta.t_sid != 0) {
+                                            go_down = false;
+                                            want_side = true;
+                                        }
                                     }
                                 }
                             }
@@ -4256,65 +3852,80 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 }
                 if (meta.drop == 0 && go_down) {
                     /* take #3: the level's label, b bits */
-                    meta.label = 0;
-                    /* pos + b > slice_len (16 bits) is b > slice_len - pos: pos <= slice_len
-                     * (cursor <= slice_len was checked, and takes #1/#2 stay inside) */
+                    /* pos + b > slice_len || (b != 0 && pos >= 64) is b > slice_len - pos:
+                     * pos <= slice_len <= 64 */
                     tna_slice_rem();
-                    if (meta.sl_b > tna_rem || (meta.sl_b != 0 && meta.pos >= 64)) {
+                    tna_b_over();
+                    if (meta.t8_b != 0) {
                         fail(DROP_SLICE_EXHAUSTED);
                     } else if (meta.sl_b != 0) {
-                        meta.pos2 = meta.pos;
-                        tna_shl_c.apply();
-                        meta.take_w3 = 64 - meta.sl_b;
-                        tna_shr_c.apply();
+                        tna_lab_s1();
+                        tna_lab_s2();
+                        lab_take = true;
                         tna_pos_add_b();
                     }
-                    if (meta.drop == 0 && meta.sl_level <= 1 && hdr.sliced.slice_len > meta.pos) {
-                        fail(DROP_SLICE_LEFTOVER);
+                    if (meta.drop == 0 && meta.sl_level <= 1) {
+                        /* slice_len > pos is slice_len != pos: pos <= slice_len */
+                        if (hdr.sliced.slice_len != meta.pos) { fail(DROP_SLICE_LEFTOVER); }
                     }
                 }
                 hdr.sliced.cursor = meta.pos;
             } else if (meta.drop == 0) {
                 /* modes 1-3 */
                 if (hdr.sliced.slice_len != meta.sl_addr_bits) { fail(DROP_BAD_FIELD_VALUE); }
-                tna_shr_label.apply();
-                /* label = label_raw & mask(b): the AND with the constant is in the table's action
-                 * (an AND of two 64-bit PHV fields needs too many PHV sources) */
-                tna_mask_b.apply();
+                tna_lab_shift();
+                lab_take = true;
                 if (meta.drop == 0 && meta.role == ROLE_DOWN) {
                     if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
-                    meta.above_w = 0;
-                    if (meta.sl_znode_shift > meta.sl_zone_shift) {
-                        meta.above_w = meta.sl_znode_shift - meta.sl_zone_shift;
-                    }
-                    tna_shr_zone_d.apply();
-                    tna_shr_zone_s.apply();
-                    /* above_dst/above_src & mask(above_w), the AND in the table's action */
-                    tna_mask_above.apply();
+                    tna_above_w();
+                    /* (x >> zone_shift) & low_mask(above_w) compared in place: x & M */
                     /* Tofino: a comparison only as a condition, never as a value */
                     bool turn = false;
                     if (hdr.sliced.mode == MODE_SRCDST) {
-                        if (meta.above_src == meta.above_dst) { turn = true; }
+                        tna_x_src();
+                        tna_x_zn.apply();
+                        tna_x_zo.apply();
+                        if (meta.above_eq == 1) { turn = true; }
                     } else if (hdr.sliced.mode == MODE_DST) {
-                        if (meta.above_dst == meta.sl_zone) { turn = true; }
+                        tna_zone_fit.apply();
+                        tna_zs.apply();
+                        tna_zs_or();
+                        tna_x_zone();
+                        tna_x_zn_dst.apply();
+                        tna_x_zo_dst.apply();
+                        if (meta.above_eq == 1) {
+                            if (meta.zone_big == 0) { turn = true; }
+                        }
                     } else if (meta.sl_has_up == 0) {
                         turn = true;
                     }
-                    tna_shr_znode.apply();
-                    meta.side_k = meta.znode_k;
+                    /* side_k = DST >> znode_shift: its low 32 bits, and whether more are set */
+                    tna_ext_zn.apply();
+                    tna_ext_zn_or();
+                    tna_zn_ovf.apply();
+                    /* (a side_k beyond 32 bits became 0xffffffff: >= m and != sid) */
                     if (meta.drop == 0) {
                         if (!turn) {
                             go_up = true;
-                        } else if (meta.sl_m > 1 && meta.side_k != (bit<64>)meta.sl_sid) {
-                            if (meta.side_k >= (bit<64>)meta.sl_m) {
-                                fail(DROP_BAD_SIDE_LABEL);
-                            } else {
-                                want_side = true;
-                                side_or_up = true;
-                            }
                         } else {
-                            flags = flags | SL_PHASE_DOWN;
-                            go_down = true;
+                            bool other = false;
+                            tna_m1_zn();
+                            if (meta.t_cmp != 0) {
+                                tna_sid_x_zn();
+                                if (meta.t_sid != 0) { other = true; }
+                            }
+                            if (other) {
+                                tna_m_over_zn();
+                                if (meta.t_cmp == 0) {
+                                    fail(DROP_BAD_SIDE_LABEL);
+                                } else {
+                                    want_side = true;
+                                    side_or_up = true;
+                                }
+                            } else {
+                                flags = flags | SL_PHASE_DOWN;
+                                go_down = true;
+                            }
                         }
                     }
                 } else if (meta.drop == 0) {
@@ -4325,6 +3936,12 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         go_down = true;
                     }
                 }
+            }
+            /* the label, both branches: (word >> lab_s) & low_mask(b) */
+            if (lab_take) {
+                tna_ext_lab.apply();
+                tna_ext_lab_or();
+                tna_mask_lab.apply();
             }
             /* the only sliced_side application */
             if (meta.drop == 0 && want_side) {
@@ -4346,7 +3963,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 }
             }
             if (meta.drop == 0 && go_down) {
-                if (meta.label >= (bit<64>)meta.sl_z) {
+                tna_z_over();
+                if (meta.t_cmp == 0) {
                     fail(DROP_BAD_LABEL);
                 } else {
                     sliced_down.apply();
@@ -4362,41 +3980,48 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.drop == 0 && hdr.transit.msg > 5) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && (hdr.transit.flags & 0xe) != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && (hdr.transit.rot & 0xfc) != 0) { fail(DROP_RESERVED_BITS_SET); }
-            if (meta.drop == 0 && hdr.transit.head > hdr.transit.route_len) {
+            tna_head_over();
+            if (meta.drop == 0 && meta.t8_head != 0) {
                 fail(DROP_BAD_FIELD_VALUE);
             }
             /* total = 8 + RouteLen rounded to 64 bits (+ 8 + 4 RecSlots rounded, when
              * RecSlots > 0), from two constant tables */
             tna_route_total.apply();
             tna_rec_total_tbl.apply();
-            if (meta.drop == 0 && meta.body_len < tna_total) { fail(DROP_TRUNCATED); }
+            tna_total_over();
+            if (meta.drop == 0 && meta.t16_tot != 0) { fail(DROP_TRUNCATED); }
+            /* RecSlots > 0: the record area's length counts, but its header is not parsed on
+             * TNA (the parser stops after the current routing word), so RecCount and the
+             * reserved bytes are not checked (docs/p4.md §5) */
             if (hdr.transit.rec_slots != 0) {
                 tna_total_add_rec();
-                if (meta.drop == 0 && meta.body_len < tna_total) { fail(DROP_TRUNCATED); }
-                if (meta.drop == 0 && hdr.transit_rec.rec_count > hdr.transit.rec_slots) {
-                    fail(DROP_BAD_FIELD_VALUE);
-                }
-                if (meta.drop == 0 && (hdr.transit_rec.rsvd1 != 0 || hdr.transit_rec.rsvd2 != 0)) {
-                    fail(DROP_RESERVED_BITS_SET);
-                }
+                tna_total_over_rec();
+                if (meta.drop == 0 && meta.t16_rec != 0) { fail(DROP_TRUNCATED); }
             }
-            if (meta.drop == 0 && meta.body_len != tna_total) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.drop == 0 && meta.body_len2 != tna_total) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && hdr.transit.msg != 0) { fail(DROP_MODE_MISMATCH); }
             if (meta.drop == 0 && ig_intr_md.ingress_port >= 8) { fail(DROP_BAD_INGRESS_PORT); }
             /* tr_head = head + swallow */
             tna_tr_head();
             if (meta.swallow == 1) { tna_tr_head_inc(); }
-            if (meta.drop == 0 && meta.tr_head >= tna_rl16) {
+            /* tr_head >= RouteLen is (RouteLen |-| head) |-| swallow == 0 */
+            if (meta.drop == 0 && meta.t8_rl == 0) {
                 fail(DROP_ROUTE_EXHAUSTED);
             }
             if (meta.drop == 0) {
-                tna_route_word.apply();
-                tna_dir.apply();
+                /* the routing word of the (new) head: tr_cur, or tr_nxt when a swallowing
+                 * input moves the head across a word boundary */
+                tna_pick.apply();
+                if (meta.use_nxt == 1) {
+                    tna_dir_nxt.apply();
+                } else {
+                    tna_dir.apply();
+                }
                 meta.tr_half = 0;
                 if (meta.tr_split == 1) {
                     meta.tr_half = ig_intr_md.ingress_port[2:2];
                 }
-                tna_flow = tna_flow_transit.get({ hdr.route[0].w, hdr.transit.route_len });
+                tna_flow = tna_flow_transit.get({ hdr.tr_cur.w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
                     fail(DROP_NO_OUTPUT);
@@ -4421,9 +4046,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             bool local = (hdr.pathid.flags & PID_LOCAL) != 0;
             if (meta.drop == 0 && local && hdr.pathid.id_len != 0) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && !local && hdr.pathid.id_len == 0) { fail(DROP_BAD_FIELD_VALUE); }
-            meta.id_beyond_w = 64 - hdr.pathid.id_len;
-            tna_mask_id.apply();
-            if (meta.drop == 0 && (hdr.pathid.id & meta.mask_id) != 0) {
+            tna_chk_id.apply();
+            if (meta.drop == 0 && meta.id_bad == 1) {
                 fail(DROP_RESERVED_BITS_SET);
             }
             tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
