@@ -342,3 +342,53 @@ fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
         }
     }
 }
+
+/// The UMEM is locked memory: under a small `RLIMIT_MEMLOCK` and without `CAP_IPC_LOCK`
+/// the kernel refuses `XDP_UMEM_REG`, and the switch must say so with the fix.
+#[test]
+fn switch_under_a_small_memlock_limit_names_the_limit_and_the_fix() {
+    if !can_run() {
+        return;
+    }
+    for tool in ["setpriv", "prlimit"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            eprintln!("SKIP: `{tool}` (util-linux) is not installed");
+            return;
+        }
+    }
+    let ns = netns("swmlk", &["sw", "h0"]);
+    canopy_testbed::netns::veth(ns.name(0), "axm0", ns.name(1), "axn0").unwrap();
+    let dir = Dir::new("afxdpmlk");
+    let cfg = format!(
+        "[management]\nsocket = \"{}\"\n\n[[port]]\nbackend = \"mem\"\n\n[[port]]\nbackend = \"afxdp\"\ninterface = \"axm0\"\nmode = \"skb\"\n",
+        dir.path("switch.sock").display()
+    );
+    let path = dir.path("switch.toml");
+    std::fs::write(&path, &cfg).unwrap();
+    // without CAP_IPC_LOCK (also out of the bounding set, so root loses it at exec) and
+    // with 64 KiB of locked memory, far less than the port's UMEM
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns.name(0)])
+        .args([
+            "setpriv",
+            "--inh-caps=-ipc_lock",
+            "--bounding-set=-ipc_lock",
+        ])
+        .args(["prlimit", "--memlock=65536", BIN, "run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_ne!(out.status.code(), None, "killed by a signal: {err}");
+    for w in [
+        "port[1]",
+        "axm0",
+        "XDP_UMEM_REG",
+        "RLIMIT_MEMLOCK",
+        "LimitMEMLOCK",
+        "CAP_IPC_LOCK",
+    ] {
+        assert!(err.contains(w), "{w:?} not in: {err}");
+    }
+}

@@ -20,6 +20,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// `println!` for results: when stdout is closed (`canopy-testbed status | head`) the
+/// process ends quietly with the shell's SIGPIPE status instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e)
+        }
+    }};
+}
+
+/// Stdout failed: a closed pipe ends the process as SIGPIPE would (status 141, no
+/// message); any other error is reported.
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(141);
+    }
+    eprintln!("canopy-testbed: cannot write to standard output: {e}");
+    std::process::exit(1);
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "canopy-testbed",
@@ -372,7 +393,7 @@ fn run_traffic(
         command: command_line(),
     };
     let o = canopy_testbed::run::run(&opts, Some(stop))?;
-    println!(
+    outln!(
         "{}",
         canopy_testbed::runreport::summary(&o.results, Some(&o.written))
     );
@@ -412,7 +433,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             };
             if dry_run {
                 desc.check_machine(&machine)?;
-                println!(
+                outln!(
                     "{}: fabric {} = {} ({}), {} switches, {} hosts, {} links; valid",
                     desc.file,
                     desc.name,
@@ -435,25 +456,29 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 interrupt: Some(stop),
             };
             let sum = fabric::up(&desc, &opts, &progress)?;
-            println!("{sum}");
+            outln!("{sum}");
         }
         Cmd::Down { name } => {
             let name = fabric::ops::resolve_name(&root, name.as_deref())?;
             let sum = fabric::down(&root, &name)?;
-            println!("fabric {name}: {sum}");
+            outln!("fabric {name}: {sum}");
         }
         Cmd::Status { name } => {
             let name = fabric::ops::resolve_name(&root, name.as_deref())?;
             let all = fabric::status(&root, &name)?;
             let mut bad = 0;
-            println!(
+            outln!(
                 "{:<16} {:<8} {:>8} {:<8} {:<7} ports",
-                "switch", "machine", "pid", "tables", "health"
+                "switch",
+                "machine",
+                "pid",
+                "tables",
+                "health"
             );
             for s in &all {
                 if s.bmv2 {
                     bad += usize::from(!s.alive);
-                    println!(
+                    outln!(
                         "{:<16} {:<8} {:>8} {:<8} {:<7} bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)",
                         s.switch.name,
                         s.machine,
@@ -468,7 +493,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                         let up = h.ports.iter().filter(|p| p.link && p.admin).count();
                         let ok = h.tables_loaded && up == h.ports.len();
                         bad += usize::from(!ok);
-                        println!(
+                        outln!(
                             "{:<16} {:<8} {:>8} {:<8} {:<7} {up}/{} up ({}), {} worker(s) {}, uptime {:.0} s",
                             s.switch.name,
                             s.machine,
@@ -486,21 +511,25 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                     }
                     Err(e) => {
                         bad += 1;
-                        println!(
+                        outln!(
                             "{:<16} {:<8} {:>8} {:<8} {:<7} {e}",
-                            s.switch.name, s.machine, s.switch.pid, "?", "DOWN"
+                            s.switch.name,
+                            s.machine,
+                            s.switch.pid,
+                            "?",
+                            "DOWN"
                         );
                     }
                 }
             }
-            println!("{} switch(es), {} healthy", all.len(), all.len() - bad);
+            outln!("{} switch(es), {} healthy", all.len(), all.len() - bad);
             if let Some((d, r)) = fabric::ops::daemon_status(&root, &name) {
                 match r {
                     Ok(snap) => {
                         let current = snap.switches.iter().filter(|s| s.tables_current).count();
                         let pruned: usize =
                             snap.switches.iter().map(|s| s.pruned_ports.len()).sum();
-                        println!(
+                        outln!(
                             "canopyd pid {}: {}, {current}/{} switches with current tables, {pruned} port(s) pruned; `canopyctl fabric --daemon {} status` for details",
                             d.pid,
                             if snap.ready { "ready" } else { "NOT READY" },
@@ -510,7 +539,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                         bad += usize::from(!snap.ready);
                     }
                     Err(e) => {
-                        println!("canopyd pid {}: DOWN ({e}); switches keep forwarding on their last tables", d.pid);
+                        outln!("canopyd pid {}: DOWN ({e}); switches keep forwarding on their last tables", d.pid);
                         bad += 1;
                     }
                 }
@@ -524,18 +553,18 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             let name = fabric::ops::resolve_name(&root, name.as_deref())?;
             match what {
                 DrillCmd::Kill { switch } => match drill::kill_switch(&root, &name, &switch)? {
-                    Some(pid) => println!("{switch}: killed pid {pid}"),
-                    None => println!("{switch}: was not running"),
+                    Some(pid) => outln!("{switch}: killed pid {pid}"),
+                    None => outln!("{switch}: was not running"),
                 },
                 DrillCmd::Start { switch } => {
                     let pid = drill::start_switch(&root, &name, &switch)?;
-                    println!("{switch}: started, pid {pid}");
+                    outln!("{switch}: started, pid {pid}");
                 }
                 DrillCmd::Restart { switch } => {
                     let killed = drill::kill_switch(&root, &name, &switch)?;
                     let t0 = std::time::Instant::now();
                     let pid = drill::start_switch(&root, &name, &switch)?;
-                    println!(
+                    outln!(
                         "{switch}: killed {}, started pid {pid}",
                         killed.map_or("nothing".into(), |p| format!("pid {p}"))
                     );
@@ -543,12 +572,12 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                         let limit = std::time::Duration::from_secs(10);
                         match fabric::ops::wait_switch_current(&d.control, &switch, pid, t0, limit)
                         {
-                            Some(t) => println!(
+                            Some(t) => outln!(
                                 "{switch}: canopyd had pushed its tables {:.0} ms after the start",
                                 t.as_secs_f64() * 1e3
                             ),
                             None => {
-                                println!("{switch}: canopyd did not push its tables within 10 s");
+                                outln!("{switch}: canopyd did not push its tables within 10 s");
                                 return Ok(std::process::ExitCode::FAILURE);
                             }
                         }
@@ -560,15 +589,15 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                     state,
                 } => {
                     let ifn = drill::set_link(&root, &name, &switch, port, state == "up")?;
-                    println!("{switch} port {port} ({ifn}): link {state}");
+                    outln!("{switch} port {port} ({ifn}): link {state}");
                 }
                 DrillCmd::KillDaemon => match drill::kill_daemon(&root, &name)? {
-                    Some(pid) => println!("canopyd: killed pid {pid}"),
-                    None => println!("canopyd: was not running"),
+                    Some(pid) => outln!("canopyd: killed pid {pid}"),
+                    None => outln!("canopyd: was not running"),
                 },
                 DrillCmd::StartDaemon => {
                     let pid = drill::start_daemon(&root, &name)?;
-                    println!("canopyd: started, pid {pid}");
+                    outln!("canopyd: started, pid {pid}");
                 }
             }
         }
@@ -584,9 +613,9 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             let r = fabric::check(&root, &name, Duration::from_secs_f64(timeout_s))
                 .with_context(|| format!("check of fabric {name}"))?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                outln!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                println!("{r}");
+                outln!("{r}");
             }
             if !r.passed() {
                 return Ok(std::process::ExitCode::FAILURE);
@@ -615,7 +644,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Cmd::Compare { runs, out } => {
             let written = canopy_testbed::runreport::compare::compare(&runs, &out)?;
             for w in written {
-                println!("{}", w.display());
+                outln!("{}", w.display());
             }
         }
         Cmd::Replay {
@@ -643,11 +672,11 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 command: command_line(),
             };
             let (o, other) = canopy_testbed::run::replay(&opts, Some(interrupt_flag()?))?;
-            println!(
+            outln!(
                 "{}",
                 canopy_testbed::runreport::summary(&o.results, Some(&o.written))
             );
-            println!("{other} frame(s) of the file were not generator frames: sent, not counted");
+            outln!("{other} frame(s) of the file were not generator frames: sent, not counted");
             if !o.correct() {
                 return Ok(std::process::ExitCode::FAILURE);
             }
@@ -665,7 +694,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
             eprintln!("reflecting for host position {host} of fabric {name}; Ctrl-C stops");
             let stop = interrupt_flag()?;
             let st = r.run(&stop)?;
-            println!("reflected {} frames, ignored {}", st.reflected, st.ignored);
+            outln!("reflected {} frames, ignored {}", st.reflected, st.ignored);
         }
         Cmd::Demo {
             file,
@@ -712,12 +741,12 @@ fn demo(
         },
         &progress,
     )?;
-    println!("{sum}");
+    outln!("{sum}");
     // from here on the fabric exists: tear it down whatever happens
     let result = (|| -> Result<bool> {
         let r = fabric::check(root, &name, Duration::from_secs(5))
             .with_context(|| format!("check of fabric {name}"))?;
-        println!("{r}");
+        outln!("{r}");
         if !r.passed() {
             bail!("the every-pair check failed; not measuring");
         }
@@ -747,17 +776,17 @@ fn demo(
             command: command_line(),
         };
         let o = canopy_testbed::run::run(&opts, Some(stop.clone()))?;
-        println!(
+        outln!(
             "{}",
             canopy_testbed::runreport::summary(&o.results, Some(&o.written))
         );
         Ok(o.correct())
     })();
     if keep {
-        println!("fabric {name} left up (--keep); `canopy-testbed down {name}` removes it");
+        outln!("fabric {name} left up (--keep); `canopy-testbed down {name}` removes it");
     } else {
         let d = fabric::down(root, &name).with_context(|| format!("down of fabric {name}"))?;
-        println!("fabric {name}: {d}");
+        outln!("fabric {name}: {d}");
     }
     progress("demo: done");
     match result? {

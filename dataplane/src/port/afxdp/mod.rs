@@ -324,6 +324,18 @@ pub enum AfXdpError {
         /// Mode attached.
         have: &'static str,
     },
+    /// The kernel refused to register the UMEM (usually the locked-memory limit).
+    #[error("{ifname}: setsockopt(XDP_UMEM_REG) of {bytes} bytes failed: {error}; {fix}")]
+    Umem {
+        /// Interface name.
+        ifname: String,
+        /// Size of the UMEM.
+        bytes: usize,
+        /// What to do about it.
+        fix: &'static str,
+        /// The OS error (in the message, not a `source`: the message is complete).
+        error: io::Error,
+    },
     /// A syscall failed.
     #[error("{ifname}: {call} failed: {source}")]
     Sys {
@@ -510,6 +522,19 @@ fn attach_shared(
     Ok(a)
 }
 
+/// The fix for a refused `XDP_UMEM_REG`: the kernel pins the UMEM's pages and counts them
+/// against `RLIMIT_MEMLOCK` unless the process has `CAP_IPC_LOCK` (ENOBUFS past the limit).
+fn umem_fix(errno: Option<i32>) -> &'static str {
+    match errno {
+        Some(libc::ENOBUFS) | Some(libc::ENOMEM) | Some(libc::EPERM) => {
+            "the UMEM is locked memory and counts against RLIMIT_MEMLOCK (`ulimit -l`): raise the limit \
+             (systemd `LimitMEMLOCK=infinity`, `prlimit --memlock=unlimited`), grant CAP_IPC_LOCK, or \
+             make the rings smaller (fill_ring, tx_ring, frame_size)"
+        }
+        _ => "check the ring and frame sizes and the kernel log",
+    }
+}
+
 fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXdpError {
     let mode = if native { "native" } else { "generic (skb)" };
     let fix = match (step, e.raw_os_error()) {
@@ -521,6 +546,9 @@ fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXd
         }
         (BpfStep::LinkCreate, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) if native => {
             "the driver has no native XDP: use mode = \"skb\" (or \"auto\")"
+        }
+        (BpfStep::LinkCreate, Some(libc::ENOSPC)) if native => {
+            "native XDP needs at least as many RX queues as the peer has TX queues (veth: create the pair with `numrxqueues`/`numtxqueues`, or `ethtool -L`), or use mode = \"skb\""
         }
         (BpfStep::LinkCreate, Some(libc::ERANGE)) => {
             "the MTU is too large for XDP on this driver: lower it (e.g. `ip link set dev IFACE mtu 1500`) or use mode = \"skb\""
@@ -666,7 +694,12 @@ impl AfXdpPort {
         let sock = XskSocket::new().map_err(sys_err("socket(AF_XDP)"))?;
         let umem = Umem::new(cfg.umem_bytes()).map_err(sys_err("mmap(UMEM)"))?;
         sock.register_umem(&umem, cfg.frame_size, 0)
-            .map_err(sys_err("setsockopt(XDP_UMEM_REG)"))?;
+            .map_err(|error| AfXdpError::Umem {
+                ifname: ifname.into(),
+                bytes: cfg.umem_bytes(),
+                fix: umem_fix(error.raw_os_error()),
+                error,
+            })?;
         sock.set_rings(cfg.fill_ring, cfg.comp_ring, cfg.rx_ring, cfg.tx_ring)
             .map_err(|(call, e)| sys_err(call)(e))?;
         let (mut fill, comp, rx, tx) = sock
@@ -1115,6 +1148,18 @@ impl AfXdpPort {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn umem_refusals_name_the_memlock_fix() {
+        for errno in [libc::ENOBUFS, libc::ENOMEM, libc::EPERM] {
+            let fix = super::umem_fix(Some(errno));
+            assert!(
+                fix.contains("RLIMIT_MEMLOCK") && fix.contains("CAP_IPC_LOCK"),
+                "{fix}"
+            );
+        }
+        assert!(!super::umem_fix(Some(libc::EINVAL)).contains("MEMLOCK"));
+    }
+
     use super::*;
 
     #[test]
