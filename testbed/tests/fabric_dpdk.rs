@@ -5,7 +5,8 @@
 //! switches on AF_PACKET and the core switch on AF_XDP (SKB). Every pair is delivered, a
 //! fixed-rate run loses nothing and every switch conserves frames, each dpdk switch is
 //! its own EAL (`/var/run/dpdk/canopy<pid>`) and takes no more huge pages than `up`
-//! estimated; after `down` no namespace, process or EAL runtime directory is left. Needs
+//! estimated; after `down` (one dpdk switch killed with SIGKILL first) no namespace,
+//! process or EAL runtime directory is left. Needs
 //! root, free huge pages and a `canopy-switch` built with the `dpdk` feature next to the
 //! testbed (`cargo test --workspace --all-features`, or `cargo build -p canopy-switch
 //! --features dpdk` first); skipped with a message otherwise.
@@ -228,6 +229,25 @@ fn dpdk_and_kernel_backends_in_one_fabric() {
         let b = s["backends"].as_array().unwrap();
         assert!(!b.is_empty() && b.iter().all(|x| x == label(name)), "{s}");
     }
+
+    // a dpdk switch killed outright cannot remove its EAL runtime directory: `down` does
+    let killed = dpdk_pids[0];
+    let run = PathBuf::from(format!("/var/run/dpdk/canopy{killed}"));
+    assert!(run.is_dir(), "{}", run.display());
+    let r = std::process::Command::new("kill")
+        .args(["-KILL", &killed.to_string()])
+        .status()
+        .unwrap();
+    assert!(r.success());
+    let t0 = std::time::Instant::now();
+    while canopy_testbed::fabric::procs::alive(killed) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "{killed} survived SIGKILL"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(run.is_dir(), "{} went with its process", run.display());
 
     f.down();
     f.assert_clean();

@@ -1442,6 +1442,48 @@ mod tests {
     }
 
     #[test]
+    fn the_dpdk_example_and_its_huge_page_estimate() {
+        use canopy_switch::config::Config;
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/fabric-dpdk.toml");
+        let d = Desc::load(&p).unwrap();
+        let sw = d.dpdk_switches();
+        assert_eq!(sw.len(), 12, "aggregation and core switches");
+        let c0 = d
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == "core-c0")
+            .unwrap();
+        assert_eq!(c0, 16, "docs/testbed.md names core-c0 switch 16");
+        let need: Vec<(String, u64)> = sw
+            .iter()
+            .map(|&s| {
+                let text = switch_config(&d, s, Path::new("/tmp/x.sock"));
+                let cfg = Config::parse_rules(Path::new("s.toml"), &text).unwrap();
+                (
+                    d.topo.switches[s as usize].name.clone(),
+                    super::super::dpdk::switch_hugepage_bytes(&cfg),
+                )
+            })
+            .collect();
+        // the numbers docs/testbed.md quotes
+        let meminfo =
+            "HugePages_Total:     512\nHugePages_Free:      100\nHugepagesize:       2048 kB\n";
+        let e = super::super::dpdk::check_hugepages(&need, meminfo).unwrap_err();
+        assert!(
+            e.starts_with("12 switch(es) with dpdk ports need about 184 huge pages of 2048 kB (agg-p0-a0 16, "),
+            "{e}"
+        );
+        assert!(
+            e.contains("echo 596 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+            "{e}"
+        );
+        assert!(
+            super::super::dpdk::check_hugepages(&need, &meminfo.replace(" 100", " 184")).is_ok()
+        );
+    }
+
+    #[test]
     fn examples_are_valid_and_generate_valid_switch_configs() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
         let mut n = 0;
@@ -1458,6 +1500,6 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
             n += 1;
         }
-        assert_eq!(n, 5);
+        assert_eq!(n, 6);
     }
 }
