@@ -16,6 +16,9 @@ use toml::Spanned;
 
 /// Longest fabric name: namespaces are `<name>-s<i>` / `<name>-h<i>`.
 pub const MAX_NAME: usize = 12;
+/// Largest fabric MTU with `dpdk` ports: DPDK's af_packet PMD (22.11) reports
+/// `max_rx_pktlen` = `RTE_ETHER_MAX_LEN` (1518: 1500 + Ethernet header and FCS).
+pub const DPDK_AF_PACKET_MTU: u32 = 1500;
 /// The machine every node is on unless placed elsewhere.
 pub const LOCAL: &str = "local";
 
@@ -1405,7 +1408,17 @@ impl Desc {
             PortSpec::Dpdk { .. } => match &kind {
                 // an af_packet vdev over the veth (queues: the PMD's qpairs, fanned out)
                 // or over the [[nic]]'s interface, renamed s<i>p<j> in the namespace
-                LinkKind::Veth | LinkKind::Nic { .. } => Ok(()),
+                LinkKind::Veth | LinkKind::Nic { .. } => {
+                    let mtu = *self.raw.mtu.get_ref();
+                    if mtu > DPDK_AF_PACKET_MTU {
+                        return Err(ctx.err(
+                            "mtu",
+                            Some(self.raw.mtu.span()).filter(|s| s.end > 0),
+                            format!("mtu {mtu} with dpdk ports: DPDK's af_packet PMD takes frames of at most {} bytes (its max_rx_pktlen, RTE_ETHER_MAX_LEN, in 2048-byte ring frames), so mtu {DPDK_AF_PACKET_MTU} at most; lower the mtu or use \"afpacket\"/\"afxdp\" on these ports ({at})", DPDK_AF_PACKET_MTU + 18),
+                        ));
+                    }
+                    Ok(())
+                }
                 LinkKind::Vxlan { .. } => fail(
                     "backend",
                     "\"dpdk\": the port is a VXLAN device (its far end is on another machine): the kernel encapsulates every frame there, so DPDK's af_packet vdev on it would be AF_PACKET with one more copy, and the testbed does not check it; use \"afpacket\" or \"afxdp\" (mode \"skb\") on VXLAN ends, or carry the link on a [[nic]] pair".into(),
@@ -1920,6 +1933,7 @@ mod tests {
             ("[ports]\nbackend = \"dpdk\"\ndevice = \"0000:03:00.0\"\n", "ports.device", 3, "has no interface"),
             ("[[ports.override]]\nswitch = \"core-*\"\nbackend = \"dpdk\"\ndevice = \"net_af_packet0\"\n", "ports.override[0].device", 4, "net_af_packet<j>"),
             ("target = \"bmv2\"\n[ports]\nbackend = \"dpdk\"\n", "ports.backend", 3, "bmv2"),
+            ("mtu = 1501\n[[ports.override]]\nswitch = \"core-c2\"\nport = 3\nbackend = \"dpdk\"\n", "mtu", 1, "mtu 1500 at most"),
         ];
         for (body, key, line, frag) in cases {
             let e = err(body);
