@@ -283,9 +283,10 @@ fn dpdk_port(
     i: usize,
     afpacket_keys: &[(&str, bool)],
     mem_keys: &[(&str, bool)],
+    any_build: bool,
 ) -> Result<PortSpec, (String, String)> {
     let key = |k: &str| format!("port[{i}].{k}");
-    if !cfg!(feature = "dpdk") {
+    if !cfg!(feature = "dpdk") && !any_build {
         return Err((
             key("backend"),
             "\"dpdk\": this canopy-switch was built without the `dpdk` feature; build it with `cargo build --release -p canopy-switch --features dpdk` (needs Debian's libdpdk-dev, pkg-config and libclang-dev; see docs/dpdk.md)".into(),
@@ -504,6 +505,18 @@ impl Config {
 
     /// Validate the text of `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Config::parse_impl(path, text, false)
+    }
+
+    /// Validate the text of `path` by every rule of [`Config::parse`] except whether this
+    /// build has the `dpdk` backend: for a program that links this crate without the
+    /// feature but writes configurations for a `canopy-switch` binary built with it (the
+    /// testbed; the binary itself still refuses `dpdk` ports without the feature).
+    pub fn parse_rules(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Config::parse_impl(path, text, true)
+    }
+
+    fn parse_impl(path: &Path, text: &str, any_build: bool) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
         let err = |key: &str, what: String| ConfigError {
             file: file.clone(),
@@ -750,9 +763,8 @@ impl Config {
                         queues,
                     }
                 }
-                BackendName::Dpdk => {
-                    dpdk_port(p, i, &afpacket_keys, &mem_keys).map_err(|(k, w)| err(&k, w))?
-                }
+                BackendName::Dpdk => dpdk_port(p, i, &afpacket_keys, &mem_keys, any_build)
+                    .map_err(|(k, w)| err(&k, w))?,
                 BackendName::Mem => {
                     for (k, set) in [("interface", p.interface.is_some())]
                         .into_iter()
@@ -1131,6 +1143,35 @@ interface = "veth0"
     fn dpdk_cfg(port: &str, dpdk: &str) -> Result<Config, ConfigError> {
         let t = format!("{GOOD}\n[[port]]\nbackend = \"dpdk\"\n{port}\n{dpdk}");
         Config::parse(Path::new("a.toml"), &t)
+    }
+
+    #[test]
+    fn parse_rules_checks_dpdk_ports_in_any_build() {
+        let t = format!(
+            "{GOOD}\n[[port]]\nbackend = \"dpdk\"\ndevice = \"net_af_packet0\"\nqueues = 2\n[dpdk]\neal_args = [\"--no-pci\"]"
+        );
+        let c = Config::parse_rules(Path::new("a.toml"), &t).unwrap();
+        assert_eq!(
+            c.ports[2],
+            PortSpec::Dpdk {
+                device: "net_af_packet0".into(),
+                queues: 2,
+                rx_desc: DEFAULT_DPDK_DESC,
+                tx_desc: DEFAULT_DPDK_DESC,
+            }
+        );
+        // the build matters to `parse` only
+        assert_eq!(
+            Config::parse(Path::new("a.toml"), &t).is_ok(),
+            cfg!(feature = "dpdk")
+        );
+        // every other rule still applies
+        let bad = t.replace("queues = 2", "rx_desc = 100");
+        let e = Config::parse_rules(Path::new("a.toml"), &bad).unwrap_err();
+        assert_eq!(e.key, "port[2].rx_desc", "{e}");
+        let bad = t.replace("device = \"net_af_packet0\"\n", "");
+        let e = Config::parse_rules(Path::new("a.toml"), &bad).unwrap_err();
+        assert_eq!(e.key, "port[2].device", "{e}");
     }
 
     #[test]

@@ -16,6 +16,9 @@ use toml::Spanned;
 
 /// Longest fabric name: namespaces are `<name>-s<i>` / `<name>-h<i>`.
 pub const MAX_NAME: usize = 12;
+/// Largest fabric MTU with `dpdk` ports: DPDK's af_packet PMD (22.11) reports
+/// `max_rx_pktlen` = `RTE_ETHER_MAX_LEN` (1518: 1500 + Ethernet header and FCS).
+pub const DPDK_AF_PACKET_MTU: u32 = 1500;
 /// The machine every node is on unless placed elsewhere.
 pub const LOCAL: &str = "local";
 
@@ -418,15 +421,15 @@ pub struct Desc {
 /// ([`Desc::check_port_place`]).
 fn testbed_backend(b: BackendName) -> std::result::Result<(), String> {
     match b {
-        BackendName::Afpacket | BackendName::Afxdp => Ok(()),
+        BackendName::Afpacket | BackendName::Afxdp | BackendName::Dpdk => Ok(()),
         BackendName::Mem => Err(
-            "in-process (`mem`) ports cannot carry a fabric link: use \"afpacket\" or \"afxdp\""
+            "in-process (`mem`) ports cannot carry a fabric link: use \"afpacket\", \"afxdp\" or \"dpdk\""
                 .into(),
         ),
         // backends canopy-switch gains later
         #[allow(unreachable_patterns)]
         other => Err(format!(
-            "canopy-switch knows this backend ({other:?}), but the testbed cannot give it a fabric port yet: use \"afpacket\" or \"afxdp\""
+            "canopy-switch knows this backend ({other:?}), but the testbed cannot give it a fabric port yet: use \"afpacket\", \"afxdp\" or \"dpdk\""
         )),
     }
 }
@@ -445,6 +448,13 @@ fn resolve_ports(ctx: &Ctx, pd: &PortsDesc, topo: &Topology) -> Result<Vec<Vec<P
                 "the testbed names every switch port's interface (s<i>p<j> in the switch's namespace); a real NIC is given with [[nic]]",
             ));
         }
+        if let Some(v) = keys.get("device") {
+            return Err(ctx.err(
+                &format!("{layer}.device"),
+                Some(v.span()),
+                "the testbed names every dpdk port's device: net_af_packet<j> for port j, DPDK's af_packet vdev over the port's interface (s<i>p<j>, a veth or a [[nic]] moved into the switch's namespace); a NIC bound to a DPDK driver (vfio-pci) has no interface for the testbed to wire, so it cannot be a [[nic]] (see docs/testbed.md)",
+            ));
+        }
         if let Some(b) = keys.get("backend") {
             let key = format!("{layer}.backend");
             let name = b.get_ref().as_str().ok_or_else(|| {
@@ -452,7 +462,7 @@ fn resolve_ports(ctx: &Ctx, pd: &PortsDesc, topo: &Topology) -> Result<Vec<Vec<P
                     &key,
                     Some(b.span()),
                     format!(
-                        "{}: expected a string (\"afpacket\", \"afxdp\")",
+                        "{}: expected a string (\"afpacket\", \"afxdp\", \"dpdk\")",
                         b.get_ref()
                     ),
                 )
@@ -514,7 +524,7 @@ fn resolve_ports(ctx: &Ctx, pd: &PortsDesc, topo: &Topology) -> Result<Vec<Vec<P
             return Err(ctx.err(
                 &layer,
                 Some(sw.span()),
-                "sets nothing: give `backend` and/or the backend's keys (`tpacket`; `mode`, `queue`, `queues`, ring sizes)",
+                "sets nothing: give `backend` and/or the backend's keys (`tpacket`; `mode`, `queue`, `queues`, ring sizes; `queues`, `rx_desc`, `tx_desc`)",
             ));
         }
         let mut any = false;
@@ -1156,11 +1166,67 @@ impl Desc {
         }
         t.entry("backend")
             .or_insert_with(|| toml::Value::String("afpacket".into()));
-        t.insert(
-            "interface".into(),
-            Desc::ifname(Node::Switch(sw), port).into(),
-        );
+        if t.get("backend").and_then(|b| b.as_str()) == Some("dpdk") {
+            // the interface goes into the device's --vdev ([`Desc::dpdk_table`])
+            t.insert("device".into(), Desc::dpdk_device(port).into());
+        } else {
+            t.insert(
+                "interface".into(),
+                Desc::ifname(Node::Switch(sw), port).into(),
+            );
+        }
         t
+    }
+
+    /// The DPDK device of switch port `port` when its backend is `dpdk`: an af_packet
+    /// vdev named after the port (`net_af_packet<port>`).
+    pub fn dpdk_device(port: u16) -> String {
+        format!("net_af_packet{port}")
+    }
+
+    /// The `[dpdk]` table of switch `sw` (None: no `dpdk` port): `--no-pci` and one
+    /// `--vdev=net_af_packet<j>,iface=s<sw>p<j>,framecnt=8192` per dpdk port `j` (with
+    /// `qpairs=N` when the port has `queues = N > 1`: the PMD's N sockets share the
+    /// interface's traffic by `PACKET_FANOUT`). No `--file-prefix`: canopy-switch's own
+    /// (`canopy<pid>`) differs per switch process, and with `--in-memory` (its default)
+    /// no switch leaves files behind.
+    pub fn dpdk_table(&self, sw: u32) -> Option<toml::Table> {
+        let ports = self.ports.get(sw as usize)?;
+        let mut args = vec![toml::Value::String("--no-pci".into())];
+        for (p, ps) in ports.iter().enumerate() {
+            if ps.backend() != "dpdk" {
+                continue;
+            }
+            let p = p as u16;
+            let queues = ps
+                .keys
+                .get("queues")
+                .and_then(|q| q.value.as_integer())
+                .unwrap_or(1);
+            let qpairs = if queues > 1 {
+                format!(",qpairs={queues}")
+            } else {
+                String::new()
+            };
+            args.push(toml::Value::String(format!(
+                "--vdev={},iface={},framecnt=8192{qpairs}",
+                Desc::dpdk_device(p),
+                Desc::ifname(Node::Switch(sw), p)
+            )));
+        }
+        if args.len() == 1 {
+            return None;
+        }
+        let mut t = toml::Table::new();
+        t.insert("eal_args".into(), toml::Value::Array(args));
+        Some(t)
+    }
+
+    /// The switches with at least one `dpdk` port.
+    pub fn dpdk_switches(&self) -> Vec<u32> {
+        (0..self.topo.switches.len() as u32)
+            .filter(|&s| self.port_backends(s).iter().any(|b| b == "dpdk"))
+            .collect()
     }
 
     /// The backend of every port of switch `sw`, as `[ports]` gives it.
@@ -1202,11 +1268,17 @@ impl Desc {
                 .map(|p| toml::Value::Table(self.port_table(sw, p)))
                 .collect();
             t.insert("port".into(), toml::Value::Array(ports));
+            if let Some(d) = self.dpdk_table(sw) {
+                t.insert("dpdk".into(), toml::Value::Table(d));
+            }
             let text = toml::to_string(&t).map_err(|e| {
                 ctx.err("ports", None, format!("cannot write a [[port]] table: {e}"))
             })?;
-            let cfg = canopy_switch::config::Config::parse(Path::new("generated.toml"), &text)
-                .map_err(|e| self.switch_rules_error(ctx, sw, &e))?;
+            // every rule but the build's features: the switch binary is asked about
+            // those by `up` (`canopy-switch check-config`)
+            let cfg =
+                canopy_switch::config::Config::parse_rules(Path::new("generated.toml"), &text)
+                    .map_err(|e| self.switch_rules_error(ctx, sw, &e))?;
             for (p, spec) in cfg.ports.iter().enumerate() {
                 self.check_port_place(ctx, sw, p as u16, spec)?;
             }
@@ -1333,6 +1405,25 @@ impl Desc {
                 }
                 Ok(())
             }
+            PortSpec::Dpdk { .. } => match &kind {
+                // an af_packet vdev over the veth (queues: the PMD's qpairs, fanned out)
+                // or over the [[nic]]'s interface, renamed s<i>p<j> in the namespace
+                LinkKind::Veth | LinkKind::Nic { .. } => {
+                    let mtu = *self.raw.mtu.get_ref();
+                    if mtu > DPDK_AF_PACKET_MTU {
+                        return Err(ctx.err(
+                            "mtu",
+                            Some(self.raw.mtu.span()).filter(|s| s.end > 0),
+                            format!("mtu {mtu} with dpdk ports: DPDK's af_packet PMD takes frames of at most {} bytes (its max_rx_pktlen, RTE_ETHER_MAX_LEN, in 2048-byte ring frames), so mtu {DPDK_AF_PACKET_MTU} at most; lower the mtu or use \"afpacket\"/\"afxdp\" on these ports ({at})", DPDK_AF_PACKET_MTU + 18),
+                        ));
+                    }
+                    Ok(())
+                }
+                LinkKind::Vxlan { .. } => fail(
+                    "backend",
+                    "\"dpdk\": the port is a VXLAN device (its far end is on another machine): the kernel encapsulates every frame there, so DPDK's af_packet vdev on it would be AF_PACKET with one more copy, and the testbed does not check it; use \"afpacket\" or \"afxdp\" (mode \"skb\") on VXLAN ends, or carry the link on a [[nic]] pair".into(),
+                ),
+            },
             // backends canopy-switch gains later ([`testbed_backend`] refuses them first)
             #[allow(unreachable_patterns)]
             other => fail(
@@ -1736,7 +1827,7 @@ mod tests {
         );
         let e = err("\n\n[switch]\nmode = \"busy\"\n");
         assert!(e.contains("switch.mode"), "{e}");
-        let e = err("[ports]\nbackend = \"dpdk\"\n");
+        let e = err("[ports]\nbackend = \"mem\"\n");
         assert!(e.contains("ports.backend") && e.contains("(line 2)"), "{e}");
         let e = err("[[ports.override]]\nswitch = \"nope-*\"\ntpacket = \"v3\"\n");
         assert!(
@@ -1756,5 +1847,163 @@ mod tests {
         assert!(e.contains("expected SWITCH:PORT"), "{e}");
         let e = err("[[nic]]\nport = \"core-c0:9\"\ninterface = \"eth1\"\n");
         assert!(e.contains("not a port of core-c0"), "{e}");
+    }
+
+    fn sw_index(d: &Desc, name: &str) -> u32 {
+        d.topo.switches.iter().position(|s| s.name == name).unwrap() as u32
+    }
+
+    #[test]
+    fn dpdk_ports_get_af_packet_vdevs_over_their_interfaces() {
+        let d = parse(
+            "topology = \"fat-tree:k=4\"\n[ports]\nbackend = \"afxdp\"\nmode = \"skb\"\n\
+             [[ports.override]]\nswitch = \"agg-*\"\nbackend = \"dpdk\"\nqueues = 2\nrx_desc = 512\n\
+             [[ports.override]]\nswitch = \"core-c1\"\nport = 2\nbackend = \"dpdk\"\ntx_desc = 2048\n",
+        )
+        .unwrap();
+        let a = sw_index(&d, "agg-p1-a0");
+        for p in 0..4u16 {
+            // dpdk: a device, no interface; the other backend's keys do not leak in
+            assert_eq!(
+                d.port_table(a, p),
+                tbl(&format!(
+                    "backend = \"dpdk\"\ndevice = \"net_af_packet{p}\"\nqueues = 2\nrx_desc = 512"
+                ))
+            );
+        }
+        let args: Vec<String> = (0..4)
+            .map(|p| format!("--vdev=net_af_packet{p},iface=s{a}p{p},framecnt=8192,qpairs=2"))
+            .collect();
+        let mut want = vec!["--no-pci".to_string()];
+        want.extend(args);
+        let got: Vec<String> = d.dpdk_table(a).unwrap()["eal_args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, want);
+        // one dpdk port among afxdp ones: one vdev, for that port only
+        let c = sw_index(&d, "core-c1");
+        assert_eq!(
+            d.port_table(c, 2),
+            tbl("backend = \"dpdk\"\ndevice = \"net_af_packet2\"\ntx_desc = 2048")
+        );
+        assert_eq!(
+            table(&d, "core-c1", 1),
+            tbl("backend = \"afxdp\"\nmode = \"skb\"")
+        );
+        assert_eq!(
+            d.dpdk_table(c).unwrap()["eal_args"],
+            toml::Value::Array(vec![
+                "--no-pci".into(),
+                format!("--vdev=net_af_packet2,iface=s{c}p2,framecnt=8192").into()
+            ])
+        );
+        // no --file-prefix: canopy-switch's own (canopy<pid>) differs per process
+        assert!(!d.dpdk_table(c).unwrap().to_string().contains("file-prefix"));
+        // switches without dpdk ports get no [dpdk]
+        assert!(d.dpdk_table(sw_index(&d, "edge-p0-e0")).is_none());
+        assert!(d.dpdk_table(sw_index(&d, "core-c0")).is_none());
+        let mut dp = d.dpdk_switches();
+        dp.sort();
+        let mut want: Vec<u32> = d
+            .topo
+            .switches
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.name.starts_with("agg-") || s.name == "core-c1")
+            .map(|(i, _)| i as u32)
+            .collect();
+        want.sort();
+        assert_eq!(dp, want);
+        assert_eq!(d.port_backends(c), vec!["afxdp", "afxdp", "dpdk", "afxdp"]);
+    }
+
+    #[test]
+    fn dpdk_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
+        let cases: &[(&str, &str, usize, &str)] = &[
+            ("[ports]\nbackend = \"dpdk\"\nrx_desc = 100\n", "ports.rx_desc", 3, "power of two"),
+            ("[ports]\nbackend = \"dpdk\"\n[[ports.override]]\nswitch = \"core-c0\"\ntx_desc = 32768\n", "ports.override[0].tx_desc", 5, "power of two"),
+            ("[ports]\nbackend = \"dpdk\"\nqueues = 0\n", "ports.queues", 3, "not in 1..=64"),
+            ("[ports]\nbackend = \"dpdk\"\nqueues = \"2\"\n", "ports.queues", 3, "invalid type"),
+            ("[ports]\nbackend = \"dpdk\"\nmode = \"skb\"\n", "ports.mode", 3, "applies only to afxdp ports"),
+            ("[ports]\nbackend = \"dpdk\"\ntpacket = \"v3\"\n", "ports.tpacket", 3, "applies only to afpacket ports"),
+            ("[[ports.override]]\nswitch = \"edge-*\"\nrx_desc = 512\n", "ports.override[0].rx_desc", 3, "applies only to dpdk ports"),
+            ("[ports]\nbackend = \"dpdk\"\ndevice = \"0000:03:00.0\"\n", "ports.device", 3, "has no interface"),
+            ("[[ports.override]]\nswitch = \"core-*\"\nbackend = \"dpdk\"\ndevice = \"net_af_packet0\"\n", "ports.override[0].device", 4, "net_af_packet<j>"),
+            ("target = \"bmv2\"\n[ports]\nbackend = \"dpdk\"\n", "ports.backend", 3, "bmv2"),
+            ("mtu = 1501\n[[ports.override]]\nswitch = \"core-c2\"\nport = 3\nbackend = \"dpdk\"\n", "mtu", 1, "mtu 1500 at most"),
+        ];
+        for (body, key, line, frag) in cases {
+            let e = err(body);
+            assert!(
+                e.starts_with(&format!("t.toml: {key}: ")),
+                "{body:?}: want key {key}: {e}"
+            );
+            assert!(
+                e.ends_with(&format!("(line {line})")),
+                "{body:?}: want line {line}: {e}"
+            );
+            assert!(e.contains(frag), "{body:?}: want {frag:?}: {e}");
+        }
+        for ok in [
+            "[ports]\nbackend = \"dpdk\"\n",
+            "[ports]\nbackend = \"dpdk\"\nqueues = 4\nrx_desc = 256\ntx_desc = 4096\n",
+            "[switch]\nworkers = 2\n[ports]\nbackend = \"dpdk\"\nqueues = 2\n",
+            "mtu = 1500\n[[ports.override]]\nswitch = \"edge-*\"\nbackend = \"dpdk\"\n",
+        ] {
+            parse(ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+        }
+    }
+
+    #[test]
+    fn dpdk_on_vxlan_ends_is_refused_and_on_nic_ports_allowed() {
+        let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+        // every core port is a VXLAN end
+        let e = err(&format!(
+            "{two}[[ports.override]]\nswitch = \"core-c0\"\nbackend = \"dpdk\"\n"
+        ));
+        assert!(
+            e.starts_with("t.toml: ports.override[0].backend: ")
+                && e.contains("a VXLAN device")
+                && e.contains("core-c0:0")
+                && e.ends_with("(line 15)"),
+            "{e}"
+        );
+        // the agg side of the same links, too
+        let e = err(&format!("{two}[ports]\nbackend = \"dpdk\"\n"));
+        assert!(e.contains("ports.backend") && e.contains("VXLAN"), "{e}");
+        // a NIC pair: an af_packet vdev over the NIC, named s<i>p<j> in the namespace
+        let d = parse(two).unwrap();
+        let c0 = sw_index(&d, "core-c0");
+        let l = d
+            .links
+            .iter()
+            .find(|l| l.a == (Node::Switch(c0), 0) || l.b == (Node::Switch(c0), 0))
+            .unwrap();
+        let far = if l.a.0 == Node::Switch(c0) { l.b } else { l.a };
+        let far_name = format!("{}:{}", d.node_name(far.0), far.1);
+        let nics = format!(
+            "[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n[[nic]]\nport = \"{far_name}\"\ninterface = \"eth2\"\n"
+        );
+        let d = parse(&format!(
+            "{two}{nics}[[ports.override]]\nswitch = \"core-c0\"\nport = 0\nbackend = \"dpdk\"\nqueues = 2\n"
+        ))
+        .unwrap();
+        assert_eq!(table(&d, "core-c0", 1), tbl("backend = \"afpacket\""));
+        assert_eq!(
+            d.port_table(c0, 0),
+            tbl("backend = \"dpdk\"\ndevice = \"net_af_packet0\"\nqueues = 2")
+        );
+        assert_eq!(
+            d.dpdk_table(c0).unwrap()["eal_args"][1].as_str(),
+            Some(format!("--vdev=net_af_packet0,iface=s{c0}p0,framecnt=8192,qpairs=2").as_str())
+        );
+        // a PCI device is no [[nic]]: it has no interface
+        let e = err(&format!(
+            "{two}[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\npci = \"0000:03:00.0\"\n"
+        ));
+        assert!(e.contains("pci"), "{e}");
     }
 }

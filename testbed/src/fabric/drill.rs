@@ -63,7 +63,12 @@ pub fn kill_switch(root: &Path, name: &str, switch: &str) -> Result<Option<u32>>
     let sw = st.switches.iter().find(|x| x.name == switch).cloned();
     let sw = sw.ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
     let fdir = state::fabric_dir(root, name);
-    Ok(kill_verified(name, &fdir, sw.pid)?.then_some(sw.pid))
+    let killed = kill_verified(name, &fdir, sw.pid)?;
+    if killed {
+        // a dpdk switch's (empty, --in-memory) EAL runtime directory, which SIGKILL leaves
+        let _ = std::fs::remove_dir(format!("/var/run/dpdk/canopy{}", sw.pid));
+    }
+    Ok(killed.then_some(sw.pid))
 }
 
 /// Start switch `switch` again with its configuration, in its namespace (its log is

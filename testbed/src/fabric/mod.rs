@@ -4,6 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`desc`] | the fabric description (TOML) and its validation |
+//! | [`dpdk`] | what `up` checks for `dpdk` ports (the switch build, huge pages) |
 //! | [`ops`] | `up` (with rollback), `down` (state file and name prefix), `status` |
 //! | [`check`] | one frame per ordered host pair, delivered to exactly the right host |
 //! | [`state`] | the state file, written as things are created |
@@ -12,6 +13,7 @@
 pub mod bmv2;
 pub mod check;
 pub mod desc;
+pub mod dpdk;
 pub mod drill;
 pub mod ops;
 pub mod procs;
