@@ -3,7 +3,8 @@
  * the front and middle end pass, every action fits one stage, every gateway fits and PHV
  * allocation succeeds. The back end then stops with an internal compiler error while it lays
  * out set_sliced_cfg's action data ("The byte position is outside of the range of the region",
- * action_format.cpp): the 64-bit `zone` parameter triggers it. Without that parameter, table
+ * action_format.cpp): its 241 bits of parameters trigger it (without `zone`, 177 bits, it goes
+ * on; `zone` as two 32-bit halves or the parameters ordered by width do not help). Then table
  * placement fails next: the constant tables with one action per shift amount (tna_ext_side,
  * tna_ext_zn, tna_zs, tna_x_zn: 64-65 actions each) do not fit a stage's instruction memory,
  * and the drop checks form one long chain of dependent steps (each reads meta.drop). What is
