@@ -8,27 +8,13 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::pathid::PathIdBody;
-use canopy_dataplane::wire::{Header, Kind, ETHERTYPE_CANOPY};
+use canopy_dataplane::wire::{Header, Kind};
 use common::*;
 use serde_json::json;
-use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn can_run() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIP netns_switch: needs root (network namespaces and veths)");
-        return false;
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!("SKIP netns_switch: `ip` (iproute2) not installed");
-        return false;
-    }
-    true
-}
 
 /// The namespaces of this test (`canopy-switchbin-<pid>-<x>`, IPv6 off), deleted on
 /// drop: the testbed's namespace guard, shared with the other netns tests.
@@ -52,24 +38,6 @@ impl Netns {
     }
 }
 
-/// Open an AF_PACKET port on `ifname` inside namespace `ns` (the socket stays in it).
-fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let f = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
-        let cfg = AfPacketConfig {
-            version: TpacketVersion::V2,
-            ..AfPacketConfig::default()
-        };
-        AfPacketPort::open(ifname, cfg).expect("open host port")
-    })
-    .join()
-    .expect("netns thread")
-}
-
 fn send(p: &mut AfPacketPort, frames: &[Vec<u8>]) {
     for f in frames {
         assert_eq!(p.tx_frame(f), Ok(true), "tx_frame");
@@ -77,26 +45,9 @@ fn send(p: &mut AfPacketPort, frames: &[Vec<u8>]) {
     p.tx_flush().expect("tx_flush");
 }
 
-/// Canopy frames arriving on `p` until `n` arrived or `t` passed.
-fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + t;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        let k = p.rx_burst(32, |f| {
-            if f.len() >= 14 && u16::from_be_bytes([f[12], f[13]]) == ETHERTYPE_CANOPY {
-                got.push(f.to_vec());
-            }
-        });
-        if k == 0 {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
-    got
-}
-
 #[test]
 fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
-    if !can_run() {
+    if !netns_can_run("netns_switch", "network namespaces and veths") {
         return;
     }
     let ns = Netns::new(&["sw", "h0", "h1", "h2", "h3"]);
@@ -231,7 +182,10 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     let deadline = Instant::now() + t;
     let c = loop {
         let c = sw.counters();
-        if c["ports"][0]["dropped"].as_u64().unwrap() >= sent || Instant::now() > deadline {
+        // the workers publish their counters on their own schedule: wait for both sums
+        let settled = c["ports"][0]["dropped"].as_u64().unwrap() >= sent
+            && c["tx_packets"].as_u64().unwrap() >= forwarded;
+        if settled || Instant::now() > deadline {
             break c;
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -7,7 +7,7 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, XdpMode};
 use canopy_dataplane::wire::Kind;
 use common::*;
@@ -15,60 +15,6 @@ use serde_json::json;
 use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn can_run() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIP netns_switch_afxdp: needs root (network namespaces, veths, XDP)");
-        return false;
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!("SKIP netns_switch_afxdp: `ip` (iproute2) not installed");
-        return false;
-    }
-    true
-}
-
-fn netns(test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
-    let prefix = format!("axd{}-{test}", std::process::id());
-    canopy_testbed::netns::Netns::create(&prefix, suffixes)
-        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
-}
-
-/// An AF_PACKET port on `ifname` inside namespace `ns` (the host side).
-fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let f = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
-        let cfg = AfPacketConfig {
-            version: TpacketVersion::V2,
-            ..AfPacketConfig::default()
-        };
-        AfPacketPort::open(ifname, cfg).expect("open host port")
-    })
-    .join()
-    .expect("netns thread")
-}
-
-fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + t;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        if p.rx_burst(32, |f| {
-            if f.len() >= 14 && f[12..14] == canopy_dataplane::wire::ETHERTYPE_CANOPY.to_be_bytes()
-            {
-                got.push(f.to_vec());
-            }
-        }) == 0
-        {
-            p.wait_readable(5);
-        }
-    }
-    got
-}
 
 fn config(dir: &Dir, ports: &[&str]) -> String {
     let mut cfg = format!(
@@ -97,10 +43,10 @@ fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
 /// conserve and carry the AF_XDP backend counters by name.
 #[test]
 fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
-    if !can_run() {
+    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
-    let ns = netns("sw", &["sw", "h0", "h1", "h2", "h3"]);
+    let ns = netns("axd", "sw", &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
         canopy_testbed::netns::veth(ns.name(0), &format!("axs{i}"), ns.name(i + 1), "axe0")
             .unwrap();
@@ -191,10 +137,10 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
 /// are forwarded, and the engine counts them all at the port.
 #[test]
 fn switch_port_with_two_queues_receives_on_both() {
-    if !can_run() {
+    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
-    let ns = netns("swmq", &["sw", "h0", "h1", "h2", "h3"]);
+    let ns = netns("axd", "swmq", &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
         let (a, b) = (format!("axs{i}"), "axe0");
         let q = if i == 0 { "2" } else { "1" };
@@ -282,7 +228,17 @@ fn switch_port_with_two_queues_receives_on_both() {
     }
     let got = recv(&mut rx1, 40, Duration::from_secs(5));
     assert_eq!(got, vec![want; 40]);
-    let c = sw.counters();
+    // the two workers publish their counters on their own schedule
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let c = loop {
+        let c = sw.counters();
+        let done = c["ports"][0]["rx_packets"].as_u64() >= Some(40)
+            && c["ports"][1]["tx_packets"].as_u64() >= Some(40);
+        if done || Instant::now() > deadline {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
     assert_eq!(c["ports"][0]["rx_packets"].as_u64(), Some(40), "{c}");
     assert_eq!(c["ports"][1]["tx_packets"].as_u64(), Some(40), "{c}");
     let (status, _) = sw.terminate();
@@ -294,10 +250,10 @@ fn switch_port_with_two_queues_receives_on_both() {
 /// interface and the fix; nothing crashes.
 #[test]
 fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
-    if !can_run() {
+    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
-    let ns = netns("swbad", &["sw", "h0"]);
+    let ns = netns("axd", "swbad", &["sw", "h0"]);
     canopy_testbed::netns::veth(ns.name(0), "axs0", ns.name(1), "axe0").unwrap();
     for (second, want) in [
         (
@@ -347,7 +303,7 @@ fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
 /// the kernel refuses `XDP_UMEM_REG`, and the switch must say so with the fix.
 #[test]
 fn switch_under_a_small_memlock_limit_names_the_limit_and_the_fix() {
-    if !can_run() {
+    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
     for tool in ["setpriv", "prlimit"] {
@@ -356,7 +312,7 @@ fn switch_under_a_small_memlock_limit_names_the_limit_and_the_fix() {
             return;
         }
     }
-    let ns = netns("swmlk", &["sw", "h0"]);
+    let ns = netns("axd", "swmlk", &["sw", "h0"]);
     canopy_testbed::netns::veth(ns.name(0), "axm0", ns.name(1), "axn0").unwrap();
     let dir = Dir::new("afxdpmlk");
     let cfg = format!(

@@ -14,11 +14,10 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::Kind;
 use common::*;
 use serde_json::json;
-use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -40,13 +39,7 @@ fn can_run(test: &str) -> bool {
         );
         return false;
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIP {test}: needs root (network namespaces, veths, AF_PACKET)");
-        return false;
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!("SKIP {test}: `ip` (iproute2) not installed");
+    if !netns_can_run(test, "network namespaces, veths, AF_PACKET") {
         return false;
     }
     if hugepages_free() < 64 {
@@ -56,47 +49,6 @@ fn can_run(test: &str) -> bool {
         return false;
     }
     true
-}
-
-fn netns(test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
-    let prefix = format!("dpk{}-{test}", std::process::id());
-    canopy_testbed::netns::Netns::create(&prefix, suffixes)
-        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
-}
-
-/// An AF_PACKET port on `ifname` inside namespace `ns` (the host side).
-fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let f = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
-        let cfg = AfPacketConfig {
-            version: TpacketVersion::V2,
-            ..AfPacketConfig::default()
-        };
-        AfPacketPort::open(ifname, cfg).expect("open host port")
-    })
-    .join()
-    .expect("netns thread")
-}
-
-fn recv(p: &mut AfPacketPort, n: usize, t: Duration) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + t;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        if p.rx_burst(32, |f| {
-            if f.len() >= 14 && f[12..14] == canopy_dataplane::wire::ETHERTYPE_CANOPY.to_be_bytes()
-            {
-                got.push(f.to_vec());
-            }
-        }) == 0
-        {
-            p.wait_readable(5);
-        }
-    }
-    got
 }
 
 /// A config with tables (the k=4 fat-tree's edge switch, 4 ports) or without
@@ -142,7 +94,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     if !can_run("switch_on_dpdk_ports_forwards_both_ways") {
         return;
     }
-    let ns = netns("fw", &["sw", "h0", "h1", "h2", "h3"]);
+    let ns = netns("dpk", "fw", &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
         canopy_testbed::netns::veth(ns.name(0), &format!("dps{i}"), ns.name(i + 1), "dpe0")
             .unwrap();
@@ -270,7 +222,7 @@ fn switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix() {
     if !can_run("switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix") {
         return;
     }
-    let ns = netns("bad", &["sw", "h0"]);
+    let ns = netns("dpk", "bad", &["sw", "h0"]);
     canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
     let good = vdev(0, "dps0", "");
     let cases: Vec<(Vec<String>, &str, Vec<&str>)> = vec![
@@ -350,7 +302,7 @@ fn switch_without_free_hugepages_fails_naming_port_and_fix() {
         );
         return;
     }
-    let ns = netns("nohp", &["sw", "h0"]);
+    let ns = netns("dpk", "nohp", &["sw", "h0"]);
     canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
     let dir = Dir::new("dpdknohp");
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();

@@ -350,3 +350,69 @@ impl Fabric {
 pub fn drops(c: &Value, port: usize, reason: &str) -> u64 {
     c["ports"][port]["drops"][reason].as_u64().unwrap()
 }
+
+// ---- network namespaces (the netns_switch* tests) ----
+
+/// Root and `ip` (iproute2): what every namespace test needs; prints why not.
+pub fn netns_can_run(test: &str, needs: &str) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIP {test}: needs root ({needs})");
+        return false;
+    }
+    if Command::new("ip").arg("-V").output().is_err() {
+        eprintln!("SKIP {test}: `ip` (iproute2) not installed");
+        return false;
+    }
+    true
+}
+
+/// Namespaces `<tag><pid>-<test>-<suffix>` (the testbed's guard: deleted on drop, also
+/// when the test fails).
+pub fn netns(tag: &str, test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
+    let prefix = format!("{tag}{}-{test}", std::process::id());
+    canopy_testbed::netns::Netns::create(&prefix, suffixes)
+        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
+}
+
+/// An AF_PACKET port (TPACKET_V2) on `ifname` inside namespace `ns`, the host side of a
+/// switch port; the socket stays in that namespace.
+pub fn host_port(ns: &str, ifname: &'static str) -> canopy_dataplane::port::afpacket::AfPacketPort {
+    use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+    use std::os::fd::AsRawFd;
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        AfPacketPort::open(ifname, cfg).expect("open host port")
+    })
+    .join()
+    .expect("netns thread")
+}
+
+/// Canopy frames arriving on `p` until `n` arrived or `t` passed.
+pub fn recv(
+    p: &mut canopy_dataplane::port::afpacket::AfPacketPort,
+    n: usize,
+    t: Duration,
+) -> Vec<Vec<u8>> {
+    let deadline = Instant::now() + t;
+    let mut got = vec![];
+    while got.len() < n && Instant::now() < deadline {
+        if p.rx_burst(32, |f| {
+            if f.len() >= 14 && f[12..14] == wire::ETHERTYPE_CANOPY.to_be_bytes() {
+                got.push(f.to_vec());
+            }
+        }) == 0
+        {
+            p.wait_readable(5);
+        }
+    }
+    got
+}
