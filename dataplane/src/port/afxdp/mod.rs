@@ -470,6 +470,12 @@ fn attach_shared(
     cfg: &AfXdpConfig,
 ) -> Result<Arc<Attached>, AfXdpError> {
     let mut reg = ATTACHED.lock().unwrap_or_else(|e| e.into_inner());
+    // A program this process attached to the interface and has since dropped: the kernel
+    // releases its bpf_link from a workqueue, so for a moment the interface still looks
+    // taken (EBUSY) to a new attach.
+    let ours_released = reg
+        .iter()
+        .any(|(n, i, w)| *n == netns && *i == ifindex && w.strong_count() == 0);
     reg.retain(|(_, _, w)| w.strong_count() > 0);
     if let Some(a) = reg
         .iter()
@@ -497,8 +503,19 @@ fn attach_shared(
         } else {
             sys::XDP_FLAGS_SKB_MODE
         };
-        XdpProgram::attach(ifindex, flags, MAX_QUEUES)
-            .map_err(|(step, e)| attach_error(ifname, native, step, e))
+        let start = std::time::Instant::now();
+        loop {
+            match XdpProgram::attach(ifindex, flags, MAX_QUEUES) {
+                Err((BpfStep::LinkCreate, e))
+                    if ours_released
+                        && matches!(e.raw_os_error(), Some(libc::EBUSY) | Some(libc::EEXIST))
+                        && start.elapsed() < BIND_BUSY_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                r => break r.map_err(|(step, e)| attach_error(ifname, native, step, e)),
+            }
+        }
     };
     let (prog, native) = match cfg.mode {
         XdpMode::Skb => (attach(false)?, false),
