@@ -14,6 +14,8 @@
 //!   re-created interface stays down (the documented limit). The same with four AF_XDP
 //!   ports: kept are CAP_NET_RAW, CAP_NET_ADMIN, CAP_IPC_LOCK and CAP_BPF, and a
 //!   re-created interface gets a new socket, UMEM, XDP program and link as nobody.
+//!   With four DPDK ports (af_packet PMD, `--features dpdk`): nothing kept, forwarding and
+//!   management as nobody; the EAL's own threads are nobody without capabilities.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -68,7 +70,9 @@ fn hex_caps(v: &str) -> u64 {
 }
 
 /// Every thread of `pid` runs as nobody with exactly `caps` permitted, effective and
-/// bounding, nothing inheritable or ambient, and no_new_privs.
+/// bounding, nothing inheritable or ambient, and no_new_privs; except threads DPDK's
+/// EAL started before the drop (`eal-*`): nobody with no capability, but their bounding
+/// set and no_new_privs are theirs (per-thread attributes another thread cannot set).
 fn assert_dropped(pid: u32, caps: u64) {
     let ts = thread_status(pid);
     for s in &ts {
@@ -77,6 +81,16 @@ fn assert_dropped(pid: u32, caps: u64) {
         assert_eq!(s["Uid"], ids, "{who}: Uid");
         assert_eq!(s["Gid"], ids, "{who}: Gid");
         assert_eq!(s["Groups"], NOBODY.to_string(), "{who}: Groups");
+        if s["Name"].starts_with("eal-") {
+            assert_eq!(hex_caps(&s["CapEff"]), 0, "{who}: CapEff");
+            assert_eq!(hex_caps(&s["CapPrm"]), 0, "{who}: CapPrm");
+            assert_eq!(hex_caps(&s["CapAmb"]), 0, "{who}: CapAmb");
+            continue;
+        }
+        assert!(
+            s["Name"].starts_with("canopy"),
+            "{who}: a thread of unknown origin"
+        );
         assert_eq!(hex_caps(&s["CapEff"]), caps, "{who}: CapEff");
         assert_eq!(hex_caps(&s["CapPrm"]), caps, "{who}: CapPrm");
         assert_eq!(hex_caps(&s["CapBnd"]), caps, "{who}: CapBnd");
@@ -170,6 +184,8 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
         return;
     }
     let sw = Switch::start(&dir, &cfg);
+    // the socket accepts (backlog) before the drop; the first answer comes after it
+    sw.ok(json!({"op": "health"}));
     assert_dropped(sw.pid(), 0);
     let meta = std::fs::metadata(&sw.socket).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY));
@@ -304,7 +320,23 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
          [management]\nsocket = \"{}\"\n",
         dir.path("switch.sock").display()
     );
+    if backend == "dpdk" {
+        // DPDK's af_packet PMD on the same veths, no huge pages needed
+        let mut eal = vec!["--no-pci", "--no-huge", "-m", "512"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        eal.extend((0..4).map(|i| format!("--vdev=net_af_packet{i},iface=s{i},framecnt=8192")));
+        cfg += &format!(
+            "\n[dpdk]\neal_args = {}\n",
+            serde_json::to_string(&eal).unwrap()
+        );
+    }
     for i in 0..4 {
+        if backend == "dpdk" {
+            cfg += &format!("\n[[port]]\nbackend = \"dpdk\"\ndevice = \"net_af_packet{i}\"\n");
+            continue;
+        }
         cfg += &format!("\n[[port]]\nbackend = \"{backend}\"\ninterface = \"s{i}\"\n");
         // port 0 shares its RX between both workers (fanout); port 1, the one
         // re-created below, does not: a fanout port does not re-open after its
@@ -323,10 +355,12 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
         w
     });
     let caps = match (reopen_caps, backend) {
-        (false, _) => 0,
+        (false, _) | (_, "dpdk") => 0,
         (true, "afpacket") => CAP_NET_RAW,
         (true, _) => AFXDP_CAPS,
     };
+    // the socket accepts (backlog) before the drop; the first answer comes after it
+    sw.ok(json!({"op": "health"}));
     assert_dropped(sw.pid(), caps);
     let meta = std::fs::metadata(&sw.socket).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY), "socket owner");
@@ -349,7 +383,21 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     sw.ok(json!({"op": "replace_tables", "tables": f.edge_tables()}));
     let (st, out, err) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "health"]);
     assert!(st.success(), "{err}");
-    assert!(out.contains("s1"), "{out}");
+    let name1 = if backend == "dpdk" {
+        "net_af_packet1"
+    } else {
+        "s1"
+    };
+    assert!(out.contains(name1), "{out}");
+
+    if backend == "dpdk" {
+        // DPDK ports never re-open; nothing more to check here
+        let sock = sw.socket.clone();
+        let (st, _) = sw.terminate();
+        assert!(st.success(), "{st}");
+        assert!(!sock.exists(), "nobody removed its socket at exit");
+        return;
+    }
 
     // a flap: down and up, same ifindex, no re-open needed
     ns.ip(0, &["link", "set", "s1", "down"]);
@@ -423,4 +471,15 @@ fn afxdp_switch_as_nobody_keeps_what_a_reopen_needs_and_reopens() {
 #[test]
 fn afxdp_switch_as_nobody_without_reopen_caps_keeps_nothing() {
     as_nobody("xdpnone", "afxdp", false);
+}
+
+#[test]
+fn dpdk_switch_as_nobody_keeps_nothing() {
+    if !cfg!(feature = "dpdk") {
+        eprintln!(
+            "SKIP dpdk_switch_as_nobody: built without the `dpdk` feature (cargo test -p canopy-switch --features dpdk)"
+        );
+        return;
+    }
+    as_nobody("dpdk", "dpdk", true);
 }
