@@ -21,7 +21,7 @@ pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
 /// Longest fabric name.
 pub const MAX_NAME: usize = 32;
 /// Shortest token file a TCP endpoint accepts (the switch's own rule).
-pub const MIN_TOKEN: usize = 16;
+pub const MIN_TOKEN: usize = crate::mgmt::token::MIN_TOKEN_BYTES;
 
 /// A configuration that cannot be used.
 #[derive(Debug, Error)]
@@ -454,18 +454,11 @@ impl Config {
     }
 }
 
-/// Read a token file the way the switch does: trimmed, at least [`MIN_TOKEN`] bytes.
+/// Read a token file the way the switch does ([`crate::mgmt::token::read_token_file`]):
+/// a regular file only its owner may read (0600 or 0400), of at most 4096 bytes, holding
+/// UTF-8 text of at least [`MIN_TOKEN`] bytes once trimmed.
 pub fn read_token(path: &Path) -> Result<Vec<u8>, String> {
-    let raw = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let t = raw.trim_ascii().to_vec();
-    if t.len() < MIN_TOKEN {
-        return Err(format!(
-            "{}: the token has {} bytes; at least {MIN_TOKEN}",
-            path.display(),
-            t.len()
-        ));
-    }
-    Ok(t)
+    crate::mgmt::token::read_token_file(path)
 }
 
 #[cfg(test)]
@@ -497,6 +490,23 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("canopyd-cfg-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("tok"), "0123456789abcdef0123\n").unwrap();
+        let private = |mode: u32| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.join("tok"), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+        };
+        private(0o644);
+        let e = parse(&format!(
+            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
+            dir.join("tok").display()
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("switch[0].token_file") && e.contains("mode 0644"),
+            "a token others can read: {e}"
+        );
+        private(0o600);
         let t = format!(
             "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
             dir.join("tok").display()
@@ -513,6 +523,7 @@ mod tests {
             Endpoint::Tcp("10.0.0.9:7000".into(), b"0123456789abcdef0123".to_vec())
         );
         std::fs::write(dir.join("tok"), "short").unwrap();
+        private(0o600);
         let e = parse(&t).unwrap_err().to_string();
         assert!(
             e.contains("switch[0].token_file") && e.contains("at least 16"),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 use tracing::{debug, warn};
 
@@ -20,7 +20,8 @@ use tracing::{debug, warn};
 pub const MAX_REQUEST: usize = 1 << 20;
 /// Most connections served at once; one more is answered with an error and closed.
 pub const MAX_CONNS: usize = 8;
-/// How long a connection may take to send a request line.
+/// How long a connection may take to send a request line (the whole line: a client
+/// that trickles bytes does not extend it), and to wait idle between two.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a `push` or `set_port` may wait for the planner.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
@@ -232,14 +233,39 @@ fn send(s: &mut UnixStream, v: &Value) -> std::io::Result<()> {
     s.write_all(&line)
 }
 
+/// A stream whose reads all end by one deadline: each read waits at most until then
+/// (`TimedOut` once it passed), so a request line must arrive whole in time however its
+/// bytes are spread.
+struct DeadlineRead {
+    s: UnixStream,
+    deadline: Instant,
+}
+
+impl Read for DeadlineRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.s.set_read_timeout(Some(left))?;
+        self.s.read(buf)
+    }
+}
+
 /// Requests on one connection until EOF, a timeout or an oversized line.
 fn serve(mut s: UnixStream, d: &DaemonHandle) -> std::io::Result<()> {
-    s.set_read_timeout(Some(READ_TIMEOUT))?;
     s.set_write_timeout(Some(READ_TIMEOUT))?;
-    let mut r = BufReader::new(s.try_clone()?.take(u64::MAX));
+    let mut r = BufReader::new(
+        DeadlineRead {
+            s: s.try_clone()?,
+            deadline: Instant::now() + READ_TIMEOUT,
+        }
+        .take(u64::MAX),
+    );
     loop {
         let mut line = Vec::new();
         r.get_mut().set_limit(MAX_REQUEST as u64 + 1);
+        r.get_mut().get_mut().deadline = Instant::now() + READ_TIMEOUT;
         let n = match r.read_until(b'\n', &mut line) {
             Ok(n) => n,
             Err(e)
@@ -383,5 +409,55 @@ fn handle(req: Request, d: &DaemonHandle) -> Value {
             d.add_traffic(sent, received, lost, misdelivered, &latency_ns);
             json!({"ok": true})
         }
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    /// A line trickled one byte per 50 ms does not outlive the deadline; a line sent in
+    /// time is read.
+    #[test]
+    fn a_trickled_line_times_out_at_the_deadline() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        let writer = std::thread::spawn(move || {
+            for _ in 0..60 {
+                if b.write_all(b"x").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = b.write_all(b"\n");
+        });
+        let t0 = Instant::now();
+        let mut r = BufReader::new(DeadlineRead {
+            s: a,
+            deadline: Instant::now() + Duration::from_millis(400),
+        });
+        let mut line = Vec::new();
+        let e = r.read_until(b'\n', &mut line).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            ),
+            "{e}"
+        );
+        let t = t0.elapsed();
+        assert!(t < Duration::from_millis(1500), "read for {t:?}");
+        assert!(!line.is_empty() && line.len() < 60, "{} bytes", line.len());
+        drop(r);
+        writer.join().unwrap();
+
+        let (a, mut b) = UnixStream::pair().unwrap();
+        b.write_all(b"{\"op\":\"status\"}\n").unwrap();
+        let mut r = BufReader::new(DeadlineRead {
+            s: a,
+            deadline: Instant::now() + Duration::from_millis(400),
+        });
+        let mut line = Vec::new();
+        r.read_until(b'\n', &mut line).unwrap();
+        assert_eq!(line, b"{\"op\":\"status\"}\n");
     }
 }

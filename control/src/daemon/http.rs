@@ -1,4 +1,5 @@
-//! canopyd's HTTP endpoint (`[daemon] metrics = "ADDR:PORT"`), on `tiny_http`:
+//! canopyd's HTTP endpoint (`[daemon] metrics = "ADDR:PORT"`), a small HTTP/1.1 server on
+//! `std::net` (GET only, one request per connection):
 //!
 //! | request | answer |
 //! |---|---|
@@ -6,33 +7,54 @@
 //! | `GET /healthz` | 200 `ok` while the daemon runs |
 //! | `GET /readyz` | 200 `ready` when every switch is up and current, else 503 and one line per switch that is not |
 //! | any other path | 404 |
-//! | any other method | 405 (`Allow: GET`), connection closed |
+//! | any other method | 405 (`Allow: GET`) |
 //!
-//! Query strings are ignored. Request bodies are never read by the handlers (the answer
-//! goes out at once; tiny_http skips an announced body in that connection's own thread
-//! before it reads the connection's next request). tiny_http reads every connection in
-//! its own thread, so a client that sends its request slowly, or keeps an idle
-//! connection open, holds only that thread; the answers are written by [`WORKERS`]
-//! threads, so a client that does not read its answer holds at most one of them. The
-//! server stops, and its threads are joined, on drop.
+//! Every answer closes the connection (`Connection: close`). Query strings are ignored.
+//! Request bodies are never read. The limits make the endpoint safe to expose to a
+//! scraper network: a request head (request line and headers) must arrive whole within
+//! [`Limits::timeout`] (else 408, or a plain close when nothing arrived) and fit in
+//! [`MAX_HEAD`] bytes (else 431); at most [`Limits::conns`] connections are open at once
+//! (one more is answered 503 and closed); answers are written with the same timeout.
+//! One thread accepts; each connection is served by its own short-lived thread, so a
+//! slow client holds only its own. The server stops, and its accept thread is joined,
+//! on drop.
 
 use super::metrics::{render, CONTENT_TYPE};
 use super::snapshot::FabricSnapshot;
 use std::fmt::Write as _;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
-use tiny_http::{Header, Method, Request, Response, Server};
 
-/// Threads answering requests.
-pub const WORKERS: usize = 4;
+/// Largest request head (request line and headers), bytes.
+pub const MAX_HEAD: usize = 8192;
+/// Connections open at once, by default.
+pub const MAX_CONNS: usize = 64;
+/// Time for a request head to arrive, and for an answer to be written, by default.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How often an idle worker checks whether the server is stopping.
-const POLL: Duration = Duration::from_millis(100);
+/// The server's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections open at once.
+    pub conns: usize,
+    /// Time for a request head to arrive (and for an answer to be written).
+    pub timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            conns: MAX_CONNS,
+            timeout: REQUEST_TIMEOUT,
+        }
+    }
+}
 
 /// The snapshot source: called once per `/metrics` and `/readyz` request.
 pub type SnapshotSource = Arc<dyn Fn() -> FabricSnapshot + Send + Sync>;
@@ -56,8 +78,8 @@ pub enum HttpError {
         /// The error.
         detail: String,
     },
-    /// A worker thread could not be started.
-    #[error("HTTP server on {addr}: cannot start a worker thread: {source}")]
+    /// The accept thread could not be started.
+    #[error("HTTP server on {addr}: cannot start a thread: {source}")]
     Thread {
         /// The address as given.
         addr: String,
@@ -67,12 +89,11 @@ pub enum HttpError {
     },
 }
 
-/// A running HTTP server; stops and joins its threads on drop.
+/// A running HTTP server; stops and joins its accept thread on drop.
 pub struct HttpServer {
-    server: Arc<Server>,
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    workers: Vec<JoinHandle<()>>,
+    accept: Option<JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -85,8 +106,17 @@ impl std::fmt::Debug for HttpServer {
 
 impl HttpServer {
     /// Listen on `addr` (`HOST:PORT`; port 0 picks a free one, see [`Self::local_addr`])
-    /// and serve snapshots from `src`.
+    /// and serve snapshots from `src`, with the default [`Limits`].
     pub fn start(addr: &str, src: SnapshotSource) -> Result<HttpServer, HttpError> {
+        Self::start_with(addr, src, Limits::default())
+    }
+
+    /// [`Self::start`] with other limits.
+    pub fn start_with(
+        addr: &str,
+        src: SnapshotSource,
+        limits: Limits,
+    ) -> Result<HttpServer, HttpError> {
         let sa = addr
             .to_socket_addrs()
             .map_err(|e| HttpError::Address {
@@ -98,34 +128,26 @@ impl HttpServer {
                 addr: addr.to_string(),
                 detail: "resolves to no address".to_string(),
             })?;
-        let server = Server::http(sa).map_err(|e| HttpError::Bind {
+        let bind = |e: std::io::Error| HttpError::Bind {
             addr: addr.to_string(),
             detail: e.to_string(),
-        })?;
-        let local = server.server_addr().to_ip().unwrap_or(sa);
-        let server = Arc::new(server);
+        };
+        let listener = TcpListener::bind(sa).map_err(bind)?;
+        let local = listener.local_addr().map_err(bind)?;
         let stop = Arc::new(AtomicBool::new(false));
-        let mut me = HttpServer {
-            server,
+        let st = Arc::clone(&stop);
+        let accept = std::thread::Builder::new()
+            .name("canopyd-http".into())
+            .spawn(move || accept_loop(listener, &st, &src, limits))
+            .map_err(|source| HttpError::Thread {
+                addr: addr.to_string(),
+                source,
+            })?;
+        Ok(HttpServer {
             addr: local,
             stop,
-            workers: Vec::with_capacity(WORKERS),
-        };
-        for i in 0..WORKERS {
-            let server = Arc::clone(&me.server);
-            let stop = Arc::clone(&me.stop);
-            let src = Arc::clone(&src);
-            let h = std::thread::Builder::new()
-                .name(format!("canopyd-http-{i}"))
-                .spawn(move || worker(&server, &stop, &src))
-                .map_err(|source| HttpError::Thread {
-                    addr: addr.to_string(),
-                    source,
-                })?;
-            // On an error above, `me` drops and stops the workers already started.
-            me.workers.push(h);
-        }
-        Ok(me)
+            accept: Some(accept),
+        })
     }
 
     /// The address the server listens on (with the port chosen when 0 was given).
@@ -137,27 +159,195 @@ impl HttpServer {
 impl Drop for HttpServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        for _ in 0..self.workers.len() {
-            self.server.unblock();
+        // wake the blocking accept with a connection of our own
+        let mut wake = self.addr;
+        if wake.ip().is_unspecified() {
+            wake.set_ip(match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
         }
-        for h in self.workers.drain(..) {
+        let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
+        if let Some(h) = self.accept.take() {
             let _ = h.join();
         }
     }
 }
 
-fn worker(server: &Server, stop: &AtomicBool, src: &SnapshotSource) {
-    while !stop.load(Ordering::SeqCst) {
-        match server.recv_timeout(POLL) {
-            Ok(Some(req)) => handle(req, src),
-            Ok(None) => {}
-            // recv fails when the listener is gone: nothing more to serve.
-            Err(_) => break,
+fn accept_loop(listener: TcpListener, stop: &AtomicBool, src: &SnapshotSource, limits: Limits) {
+    let open = Arc::new(AtomicUsize::new(0));
+    for conn in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(mut stream) = conn else {
+            // EMFILE and the like: do not spin
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        if open.fetch_add(1, Ordering::AcqRel) >= limits.conns {
+            open.fetch_sub(1, Ordering::AcqRel);
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+            let a = Answer::text(503, "too many connections\n");
+            let _ = respond(&mut stream, &a);
+            let _ = stream.shutdown(Shutdown::Both);
+            continue;
+        }
+        let (src, open2) = (Arc::clone(src), Arc::clone(&open));
+        let spawned = std::thread::Builder::new()
+            .name("canopyd-http-conn".into())
+            .spawn(move || {
+                serve(stream, &src, limits.timeout);
+                open2.fetch_sub(1, Ordering::AcqRel);
+            });
+        if spawned.is_err() {
+            open.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
 
-/// An answer before it becomes a tiny_http response.
+/// How reading a request head ended.
+enum Head {
+    /// The head, without the blank line.
+    Complete(Vec<u8>),
+    /// Closed, or no byte within the timeout: close without an answer.
+    Nothing,
+    /// Part of a head, then the timeout.
+    Timeout,
+    /// More than [`MAX_HEAD`] bytes without the blank line.
+    TooLarge,
+}
+
+fn read_head(s: &mut TcpStream, timeout: Duration) -> Head {
+    let deadline = Instant::now() + timeout;
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 2048];
+    loop {
+        if let Some(end) = head_end(&buf) {
+            buf.truncate(end);
+            return Head::Complete(buf);
+        }
+        if buf.len() > MAX_HEAD {
+            return Head::TooLarge;
+        }
+        let now = Instant::now();
+        if now >= deadline || s.set_read_timeout(Some(deadline - now)).is_err() {
+            return if buf.is_empty() {
+                Head::Nothing
+            } else {
+                Head::Timeout
+            };
+        }
+        let want = chunk.len().min(MAX_HEAD + 1 - buf.len());
+        match s.read(&mut chunk[..want]) {
+            Ok(0) => return Head::Nothing,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return if buf.is_empty() {
+                    Head::Nothing
+                } else {
+                    Head::Timeout
+                };
+            }
+            Err(_) => return Head::Nothing,
+        }
+    }
+}
+
+/// Where the head ends (before `\r\n\r\n` or `\n\n`).
+fn head_end(b: &[u8]) -> Option<usize> {
+    let crlf = b.windows(4).position(|w| w == b"\r\n\r\n");
+    let lf = b.windows(2).position(|w| w == b"\n\n");
+    match (crlf, lf) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The request line's method and target, if it is `METHOD TARGET HTTP/1.x`.
+fn request_line(head: &[u8]) -> Option<(&str, &str)> {
+    let line = head.split(|&c| c == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
+    let mut it = line.split(' ');
+    let (m, t, v) = (it.next()?, it.next()?, it.next()?);
+    if it.next().is_some() || m.is_empty() || !t.starts_with('/') || !v.starts_with("HTTP/1.") {
+        return None;
+    }
+    Some((m, t))
+}
+
+fn serve(mut s: TcpStream, src: &SnapshotSource, timeout: Duration) {
+    let _ = s.set_write_timeout(Some(timeout));
+    let a = match read_head(&mut s, timeout) {
+        Head::Nothing => return,
+        Head::Timeout => Answer::text(408, "request timeout: send the request within the limit\n"),
+        Head::TooLarge => Answer::text(431, "request head too large\n"),
+        Head::Complete(h) => match request_line(&h) {
+            Some((method, target)) => answer(method == "GET", target, src),
+            None => Answer::text(400, "bad request\n"),
+        },
+    };
+    // A client that went away is not an error of the daemon's.
+    if respond(&mut s, &a).is_ok() {
+        linger(&mut s);
+    }
+}
+
+/// Closing a TCP socket with unread input sends a reset, which can discard the answer
+/// before the peer reads it: end our side, then drain (at most 1 MiB, for 500 ms) what
+/// the peer still sends (a body nobody reads, for one).
+fn linger(s: &mut TcpStream) {
+    if s.shutdown(Shutdown::Write).is_err() {
+        return;
+    }
+    let deadline = Instant::now() + Duration::from_millis(500);
+    let mut left = 1usize << 20;
+    let mut sink = [0u8; 8192];
+    while left > 0 {
+        let now = Instant::now();
+        if now >= deadline || s.set_read_timeout(Some(deadline - now)).is_err() {
+            return;
+        }
+        match s.read(&mut sink) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+fn respond(s: &mut TcpStream, a: &Answer) -> std::io::Result<()> {
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        a.status,
+        reason(a.status),
+        a.content_type,
+        a.body.len()
+    );
+    if a.allow_get {
+        out.push_str("Allow: GET\r\n");
+    }
+    out.push_str("\r\n");
+    out.push_str(&a.body);
+    s.write_all(out.as_bytes())?;
+    s.flush()
+}
+
+/// An answer before it is written.
 #[derive(Debug, PartialEq)]
 struct Answer {
     status: u16,
@@ -175,24 +365,6 @@ impl Answer {
             allow_get: false,
         }
     }
-}
-
-fn header(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
-fn handle(req: Request, src: &SnapshotSource) {
-    let a = answer(*req.method() == Method::Get, req.url(), src);
-    let mut resp = Response::from_string(a.body).with_status_code(a.status);
-    let mut headers = vec![header("Content-Type", a.content_type)];
-    if a.allow_get {
-        headers.push(header("Allow", "GET"));
-    }
-    for h in headers.into_iter().flatten() {
-        resp.add_header(h);
-    }
-    // A client that went away is not an error of the daemon's.
-    let _ = req.respond(resp);
 }
 
 fn answer(is_get: bool, url: &str, src: &SnapshotSource) -> Answer {
@@ -379,18 +551,17 @@ mod tests {
     fn slow_clients_do_not_block_others() {
         let (srv, _) = server(true);
         let a = srv.local_addr();
-        // More half-sent requests than workers, held open.
+        // Half-sent requests, held open.
         let mut idle = Vec::new();
-        for _ in 0..WORKERS + 2 {
+        for _ in 0..6 {
             let mut s = TcpStream::connect(a).unwrap();
             s.write_all(b"GET /metr").unwrap();
             idle.push(s);
         }
-        // Plus idle keep-alive connections that sent nothing.
-        for _ in 0..WORKERS {
+        // Plus idle connections that sent nothing.
+        for _ in 0..4 {
             idle.push(TcpStream::connect(a).unwrap());
         }
-        // (tiny_http hands connections to its thread pool; let it take these first.)
         std::thread::sleep(Duration::from_millis(200));
         let t0 = Instant::now();
         for _ in 0..5 {
@@ -432,11 +603,123 @@ mod tests {
         let t0 = Instant::now();
         drop(srv);
         assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
-        // tiny_http closes its listener from its accept thread, shortly after.
+        // the accept thread closed the listener
         let deadline = Instant::now() + Duration::from_secs(3);
         while TcpStream::connect(a).is_ok() {
             assert!(Instant::now() < deadline, "still listening after drop");
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Everything the server sends until it closes (or 5 s pass).
+    fn read_all(s: &mut TcpStream) -> String {
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => panic!(
+                    "no close within 5 s: {e} (read {:?})",
+                    String::from_utf8_lossy(&out)
+                ),
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn an_endless_header_is_refused_with_431() {
+        let (srv, calls) = server(true);
+        let mut s = TcpStream::connect(srv.local_addr()).unwrap();
+        let t0 = Instant::now();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nX-Long: ").unwrap();
+        // four times the limit, no end of line: the server stops reading at the limit
+        let _ = s.write_all(&vec![b'a'; 4 * MAX_HEAD]);
+        let got = read_all(&mut s);
+        assert!(got.starts_with("HTTP/1.1 431 "), "{got}");
+        assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        // exactly at the limit is served
+        let mut req = b"GET /metrics HTTP/1.1\r\nX-Pad: ".to_vec();
+        req.resize(MAX_HEAD - 4, b'a');
+        req.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(exchange(srv.local_addr(), &req).0, 200);
+    }
+
+    #[test]
+    fn silent_and_slow_clients_are_timed_out() {
+        let src: SnapshotSource = Arc::new(|| sample(1));
+        let limits = Limits {
+            conns: MAX_CONNS,
+            timeout: Duration::from_millis(300),
+        };
+        let srv = HttpServer::start_with("127.0.0.1:0", src, limits).unwrap();
+        let a = srv.local_addr();
+        // nothing sent: closed without an answer once the timeout passed
+        let t0 = Instant::now();
+        let mut s = TcpStream::connect(a).unwrap();
+        assert_eq!(read_all(&mut s), "");
+        let t = t0.elapsed();
+        assert!(
+            t >= Duration::from_millis(250) && t < Duration::from_secs(3),
+            "{t:?}"
+        );
+        // half a request, then silence: 408
+        let mut s = TcpStream::connect(a).unwrap();
+        s.write_all(b"GET /metr").unwrap();
+        let got = read_all(&mut s);
+        assert!(got.starts_with("HTTP/1.1 408 "), "{got}");
+        // a request trickled slower than the timeout allows: 408, never served
+        let mut s = TcpStream::connect(a).unwrap();
+        for b in b"GET /metrics HTTP/1.0\r\n" {
+            if s.write_all(&[*b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        let got = read_all(&mut s);
+        assert!(got.starts_with("HTTP/1.1 408 "), "{got}");
+    }
+
+    #[test]
+    fn connections_beyond_the_limit_are_answered_503() {
+        let src: SnapshotSource = Arc::new(|| sample(1));
+        let limits = Limits {
+            conns: 3,
+            timeout: Duration::from_secs(10),
+        };
+        let srv = HttpServer::start_with("127.0.0.1:0", src, limits).unwrap();
+        let a = srv.local_addr();
+        let idle: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(a).unwrap()).collect();
+        std::thread::sleep(Duration::from_millis(100));
+        let (st, _, body) = get(a, "/healthz");
+        assert_eq!((st, body.as_str()), (503, "too many connections\n"));
+        drop(idle);
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while get(a, "/healthz").0 != 200 {
+            assert!(Instant::now() < deadline, "slots never freed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn bad_request_lines_are_answered_400() {
+        let (srv, calls) = server(true);
+        let a = srv.local_addr();
+        for raw in [
+            &b"GARBAGE\r\n\r\n"[..],
+            b"GET metrics HTTP/1.1\r\n\r\n",
+            b"GET /metrics SPDY/3\r\n\r\n",
+            b"GET /metrics HTTP/1.1 extra\r\n\r\n",
+            b"\xff\xfe /metrics HTTP/1.1\r\n\r\n",
+            b"\r\n\r\n",
+        ] {
+            assert_eq!(exchange(a, raw).0, 400, "{}", String::from_utf8_lossy(raw));
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        // bare LF line ends are accepted
+        assert_eq!(exchange(a, b"GET /healthz HTTP/1.0\n\n").0, 200);
     }
 }

@@ -5,3 +5,4 @@
 
 pub mod client;
 pub mod proto;
+pub mod token;

@@ -65,6 +65,19 @@ pub struct SwitchSection {
     /// Per-packet hop trace in buffers (debug).
     #[serde(default)]
     pub trace: bool,
+    /// Run as this user once the ports are open (the process must start as root).
+    pub user: Option<String>,
+    /// With `user`: run with this group (default: the user's primary group).
+    pub group: Option<String>,
+    /// Keep the capabilities a port needs to re-open after its interface was
+    /// re-created (AF_PACKET `CAP_NET_RAW`; AF_XDP also `CAP_NET_ADMIN`, `CAP_BPF`,
+    /// `CAP_IPC_LOCK`); `false` keeps none (such a port stays down until a restart).
+    #[serde(default = "yes")]
+    pub reopen_caps: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn one() -> usize {
@@ -93,6 +106,9 @@ impl Default for SwitchSection {
             flowlet_gap_us: 0,
             pool: pool_default(),
             trace: false,
+            user: None,
+            group: None,
+            reopen_caps: true,
         }
     }
 }
@@ -457,10 +473,8 @@ pub struct TcpEndpoint {
     pub token_file: PathBuf,
 }
 
-/// Shortest accepted token (bytes, after trimming).
-pub const MIN_TOKEN_BYTES: usize = 16;
-/// Longest accepted token file (bytes): a token is a line, not a document.
-pub const MAX_TOKEN_FILE_BYTES: u64 = 4096;
+/// The token file rules, shared with `canopyd` (defined in `canopy-control`).
+pub use canopy_control::mgmt::token::{read_token_file, MAX_TOKEN_FILE_BYTES, MIN_TOKEN_BYTES};
 
 /// A validated configuration.
 #[derive(Debug, Clone)]
@@ -569,6 +583,19 @@ impl Config {
             return Err(err(
                 "switch.flowlet_gap_us",
                 format!("{} µs is more than a minute", s.flowlet_gap_us),
+            ));
+        }
+        for (k, v) in [("switch.user", &s.user), ("switch.group", &s.group)] {
+            if let Some(v) = v {
+                if v.is_empty() || v.contains(['\0', '/', ':']) || v.trim() != v {
+                    return Err(err(k, format!("{v:?} is not a user or group name")));
+                }
+            }
+        }
+        if s.group.is_some() && s.user.is_none() {
+            return Err(err(
+                "switch.group",
+                "needs `user` (the group the switch runs with as that user)".into(),
             ));
         }
         let mode = match s.mode {
@@ -944,58 +971,6 @@ impl Config {
             what: what.into(),
         }
     }
-}
-
-/// Read a token file (the switch's `token_file`, or a client's copy). It must be a
-/// regular file that neither group nor others may read or write (mode `0600` or
-/// `0400`), of at most [`MAX_TOKEN_FILE_BYTES`], whose content trimmed of surrounding
-/// whitespace is UTF-8 text of at least [`MIN_TOKEN_BYTES`] bytes. `Err` says which
-/// file and what is wrong.
-pub fn read_token_file(f: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let e = |what: String| format!("{}: {what}", f.display());
-    // one open: the mode checked is the mode of the file read
-    let file = std::fs::File::open(f).map_err(|x| e(format!("cannot read: {x}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|x| e(format!("cannot read: {x}")))?;
-    if !meta.is_file() {
-        return Err(e("is not a regular file".into()));
-    }
-    let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
-    if mode & 0o077 != 0 {
-        return Err(e(format!(
-            "mode {:04o} lets group or others access the token; run `chmod 600 {}`",
-            mode & 0o7777,
-            f.display()
-        )));
-    }
-    let mut raw = Vec::new();
-    file.take(MAX_TOKEN_FILE_BYTES + 1)
-        .read_to_end(&mut raw)
-        .map_err(|x| e(format!("cannot read: {x}")))?;
-    if raw.len() as u64 > MAX_TOKEN_FILE_BYTES {
-        return Err(e(format!(
-            "{} bytes is more than a token file holds ({MAX_TOKEN_FILE_BYTES})",
-            meta.len().max(raw.len() as u64)
-        )));
-    }
-    let token = raw.trim_ascii();
-    if token.is_empty() {
-        return Err(e("is empty".into()));
-    }
-    if token.len() < MIN_TOKEN_BYTES {
-        return Err(e(format!(
-            "the token has {} bytes; use at least {MIN_TOKEN_BYTES} (e.g. `openssl rand -hex 32`)",
-            token.len()
-        )));
-    }
-    if std::str::from_utf8(token).is_err() {
-        return Err(e(
-            "the token is not UTF-8 text (it travels in a JSON string)".into(),
-        ));
-    }
-    Ok(token.to_vec())
 }
 
 fn tables_source(t: &TablesSection, base: &Path) -> Result<TablesSource, (String, String)> {

@@ -5,6 +5,7 @@
 use anyhow::{Context, Result};
 use canopy_switch::client::Endpoint;
 use canopy_switch::config::{Config, PortSpec, TablesSource};
+use canopy_switch::privs::{self, Identity, PrivError};
 use canopy_switch::proto::{self, CountersReport, Health};
 use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
@@ -44,6 +45,12 @@ enum Cmd {
         /// Log level: error, warn, info, debug, trace.
         #[arg(long, default_value = "info")]
         log: String,
+        /// Run as this user once the ports are open (overrides [switch] user; start as root).
+        #[arg(long)]
+        user: Option<String>,
+        /// With --user (or [switch] user): run with this group (overrides [switch] group).
+        #[arg(long)]
+        group: Option<String>,
     },
     /// Talk to a running switch over its management socket (or its TCP endpoint).
     Ctl {
@@ -117,7 +124,12 @@ enum CtlCmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Run { config, log } => run(&config, &log),
+        Cmd::Run {
+            config,
+            log,
+            user,
+            group,
+        } => run(&config, &log, user, group),
         Cmd::CheckConfig { config } => check_config(&config),
         Cmd::Ctl {
             socket,
@@ -152,12 +164,51 @@ type Loaded = (
     Config,
     Option<canopy_dataplane::table::SwitchTables>,
     Option<Vec<u8>>,
+    Option<Identity>,
 );
 
-/// Validate the configuration, load its tables and read the TCP token; `Err` is a
+/// Validate the configuration (with `--user`/`--group` over `[switch] user`/`group`),
+/// look the user and group up, load its tables and read the TCP token; `Err` is a
 /// printable message.
-fn load(path: &Path) -> std::result::Result<Loaded, String> {
-    let cfg = Config::load(path).map_err(|e| e.to_string())?;
+fn load(
+    path: &Path,
+    user: Option<String>,
+    group: Option<String>,
+) -> std::result::Result<Loaded, String> {
+    let mut cfg = Config::load(path).map_err(|e| e.to_string())?;
+    let (ukey, gkey) = (
+        if user.is_some() {
+            "--user"
+        } else {
+            "switch.user"
+        },
+        if group.is_some() {
+            "--group"
+        } else {
+            "switch.group"
+        },
+    );
+    if user.is_some() {
+        cfg.switch.user = user;
+    }
+    if group.is_some() {
+        cfg.switch.group = group;
+    }
+    if cfg.switch.group.is_some() && cfg.switch.user.is_none() {
+        return Err(cfg
+            .error(gkey, "needs a user (--user or [switch] user)")
+            .to_string());
+    }
+    let id = Identity::resolve(cfg.switch.user.as_deref(), cfg.switch.group.as_deref()).map_err(
+        |e| {
+            let key = if matches!(e, PrivError::NoGroup(_)) {
+                gkey
+            } else {
+                ukey
+            };
+            cfg.error(key, e.to_string()).to_string()
+        },
+    )?;
     let token = cfg.read_token().map_err(|e| e.to_string())?;
     let t = match &cfg.tables {
         None => None,
@@ -168,10 +219,10 @@ fn load(path: &Path) -> std::result::Result<Loaded, String> {
             Some(t)
         }
     };
-    Ok((cfg, t, token))
+    Ok((cfg, t, token, id))
 }
 
-fn run(path: &Path, log: &str) -> Result<ExitCode> {
+fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> Result<ExitCode> {
     let level: tracing::Level = match log.parse() {
         Ok(l) => l,
         Err(_) => {
@@ -184,19 +235,19 @@ fn run(path: &Path, log: &str) -> Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let (cfg, t, token) = match load(path) {
+    let (cfg, t, token, id) = match load(path, user, group) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
             return Ok(ExitCode::from(EXIT_CONFIG));
         }
     };
-    server::run(cfg, t, token)?;
+    server::run(cfg, t, token, id)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn check_config(path: &Path) -> Result<ExitCode> {
-    let (cfg, t, _token) = match load(path) {
+    let (cfg, t, _token, id) = match load(path, None, None) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("canopy-switch: {e}");
@@ -283,6 +334,15 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             proto::MAX_TCP_CONNS
         );
     }
+    let _ = writeln!(
+        o,
+        "privileges {}; after open keeps {}, no_new_privs",
+        match &id {
+            Some(i) => format!("runs as {i}"),
+            None => "stays the starting user".into(),
+        },
+        privs::needed(&cfg.ports, cfg.switch.reopen_caps)
+    );
     if let Some(d) = &cfg.dpdk {
         let _ = writeln!(o, "dpdk eal   {}", d.eal_args.join(" "));
     }

@@ -4,7 +4,10 @@
 //! (by the caller); SIGTERM/SIGINT are registered; the socket path is checked (a stale
 //! socket is removed, anything else refuses to start); ports are opened; the engine is
 //! built; the socket is bound with umask 0177 (so it is created 0600, with no window);
-//! the TCP endpoint, when configured, is bound; the workers start; [`MGMT_THREADS`]
+//! the TCP endpoint, when configured, is bound; privileges are given up ([`harden`]:
+//! with `[switch] user` the process changes to that user, and every capability the
+//! ports do not need to re-open leaves the permitted, effective and bounding sets,
+//! with `no_new_privs` set); the workers start; [`MGMT_THREADS`]
 //! threads serve the socket and one thread accepts TCP connections, each then served
 //! by its own thread (at most [`MAX_TCP_CONNS`]; the first line must be a good `auth`,
 //! checked by comparing SHA-256 digests in constant time). On SIGTERM or SIGINT
@@ -17,6 +20,7 @@
 //! port's link (its own SPSC ring ends, behind a mutex that only management takes).
 
 use crate::config::{Config, PortSpec};
+use crate::privs::{self, Identity};
 use crate::proto::{
     self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
     AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
@@ -306,8 +310,9 @@ impl Shared {
 
 /// Check the socket path before start: a live socket (another switch answers) or a
 /// path that is not a socket refuses to start; a stale socket (nobody listening) is
-/// removed. A missing parent directory is created with mode 0700.
-pub fn prepare_socket(path: &Path) -> Result<()> {
+/// removed. A missing parent directory is created with mode 0700 and returned (so a
+/// switch that runs as another user can be given it).
+pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == ErrorKind::NotFound => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -317,9 +322,10 @@ pub fn prepare_socket(path: &Path) -> Result<()> {
                         .mode(0o700)
                         .create(dir)
                         .with_context(|| format!("cannot create directory {}", dir.display()))?;
+                    return Ok(Some(dir.to_path_buf()));
                 }
             }
-            Ok(())
+            Ok(None)
         }
         Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
         Ok(m) if m.file_type().is_socket() => match UnixStream::connect(path) {
@@ -330,7 +336,8 @@ pub fn prepare_socket(path: &Path) -> Result<()> {
             Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
                 warn!(socket = %path.display(), "removing stale socket");
                 std::fs::remove_file(path)
-                    .with_context(|| format!("cannot remove stale socket {}", path.display()))
+                    .with_context(|| format!("cannot remove stale socket {}", path.display()))?;
+                Ok(None)
             }
             Err(e) => Err(e).with_context(|| format!("cannot probe socket {}", path.display())),
         },
@@ -548,16 +555,62 @@ fn open_dpdk(
     Ok((Box::new(first), reps))
 }
 
+/// Give up privileges once everything privileged is done (ports open, socket and TCP
+/// endpoint bound) and before any other thread starts: with `id`, the socket (and the
+/// directory [`prepare_socket`] created for it) is given to that user and group, then
+/// [`privs::drop_privileges`] keeps only what the ports need to re-open.
+pub fn harden(
+    cfg: &Config,
+    id: Option<&Identity>,
+    sock: &Path,
+    created_dir: Option<&Path>,
+) -> Result<privs::Dropped> {
+    if let Some(i) = id {
+        for p in std::iter::once(sock).chain(created_dir) {
+            std::os::unix::fs::chown(p, Some(i.uid), Some(i.gid))
+                .with_context(|| format!("cannot give {} to {i}", p.display()))?;
+        }
+    }
+    let keep = privs::needed(&cfg.ports, cfg.switch.reopen_caps);
+    let d = privs::drop_privileges(id, keep).context("cannot drop privileges")?;
+    info!(
+        uid = d.uid,
+        gid = d.gid,
+        kept = %d.kept,
+        bounding = if d.bounding_dropped { "reduced to the kept set" } else { "unchanged (no CAP_SETPCAP)" },
+        no_new_privs = true,
+        "privileges dropped"
+    );
+    if d.missing != privs::CapSet::EMPTY {
+        warn!(
+            missing = %d.missing,
+            "the process did not have these capabilities: a port whose interface is re-created cannot re-open"
+        );
+    }
+    if d.threads > 1 && id.is_none() {
+        warn!(
+            threads = d.threads - 1,
+            "threads started while the ports opened (DPDK's EAL) keep their capabilities; set `user` to drop theirs too"
+        );
+    }
+    Ok(d)
+}
+
 /// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
 /// the configuration (None: placeholder tables until `replace_tables`); `token` is the
 /// TCP endpoint's token ([`Config::read_token`]), required when `[management] tcp` is
-/// set.
-pub fn run(cfg: Config, initial: Option<SwitchTables>, token: Option<Vec<u8>>) -> Result<()> {
+/// set; `id` the user to run as once the ports are open ([`harden`]).
+pub fn run(
+    cfg: Config,
+    initial: Option<SwitchTables>,
+    token: Option<Vec<u8>>,
+    id: Option<Identity>,
+) -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
         .context("cannot install signal handlers")?;
     let sock = cfg.management.socket.clone();
-    prepare_socket(&sock)?;
+    let created_dir = prepare_socket(&sock)?;
     let OpenPorts {
         ports,
         replicas,
@@ -585,6 +638,10 @@ pub fn run(cfg: Config, initial: Option<SwitchTables>, token: Option<Vec<u8>>) -
             return Err(e);
         }
     };
+    if let Err(e) = harden(&cfg, id.as_ref(), &sock, created_dir.as_deref()) {
+        let _ = std::fs::remove_file(&sock);
+        return Err(e);
+    }
     let running = match engine.spawn() {
         Ok(r) => r,
         Err(e) => {

@@ -1,0 +1,485 @@
+//! `canopy-switch` gives up its privileges once its ports are open (`[switch] user`,
+//! `group`, `reopen_caps`; see docs/canopy-switch.md "Privileges").
+//!
+//! - Without root: a bad user or group name stops the start (exit 2, a message naming
+//!   the key) before any port opens; a `user` the process cannot change to is an error.
+//! - As root, with mem ports: the switch runs as `nobody` with no capability left.
+//! - As root, in network namespaces `hdn-<pid>-<x>` (deleted on drop, also when a test
+//!   fails), four AF_PACKET veth ports: started with `user = "nobody"` the switch forwards,
+//!   every thread's /proc status shows uid/gid 65534, CapEff = CapPrm = CapBnd =
+//!   CAP_NET_RAW, no inheritable or ambient capability and NoNewPrivs; management works
+//!   over the socket (given to nobody, still 0600); a link that goes down and up forwards
+//!   again; an interface deleted and re-created is re-opened (CAP_NET_RAW). With
+//!   `reopen_caps = false` nothing is kept, a down/up flap still recovers, and a
+//!   re-created interface stays down (the documented limit). The same with four AF_XDP
+//!   ports: kept are CAP_NET_RAW, CAP_NET_ADMIN, CAP_IPC_LOCK and CAP_BPF, and a
+//!   re-created interface gets a new socket, UMEM, XDP program and link as nobody.
+//!   With four DPDK ports (af_packet PMD, `--features dpdk`): nothing kept, forwarding and
+//!   management as nobody; the EAL's own threads are nobody without capabilities.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::wire::{Kind, ETHERTYPE_CANOPY};
+use common::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const NOBODY: u32 = 65534;
+const CAP_NET_RAW: u64 = 1 << 13;
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn nobody_exists() -> bool {
+    Command::new("getent")
+        .args(["passwd", "nobody"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains(":65534:65534:"))
+        .unwrap_or(false)
+}
+
+/// The `Name:\tvalue` lines of /proc/`pid`/task/`tid`/status, for every thread.
+fn thread_status(pid: u32) -> Vec<BTreeMap<String, String>> {
+    let mut out = vec![];
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).expect("/proc/PID/task") {
+        let p = t.unwrap().path().join("status");
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue; // a thread that ended meanwhile
+        };
+        out.push(
+            text.lines()
+                .filter_map(|l| l.split_once(':'))
+                .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+                .collect(),
+        );
+    }
+    assert!(!out.is_empty());
+    out
+}
+
+fn hex_caps(v: &str) -> u64 {
+    u64::from_str_radix(v, 16).unwrap_or_else(|_| panic!("{v} is not hex"))
+}
+
+/// Every thread of `pid` runs as nobody with exactly `caps` permitted, effective and
+/// bounding, nothing inheritable or ambient, and no_new_privs; except threads DPDK's
+/// EAL started before the drop (`eal-*`): nobody with no capability, but their bounding
+/// set and no_new_privs are theirs (per-thread attributes another thread cannot set).
+fn assert_dropped(pid: u32, caps: u64) {
+    let ts = thread_status(pid);
+    for s in &ts {
+        let who = format!("thread {} ({})", s["Pid"], s["Name"]);
+        let ids = format!("{NOBODY}\t{NOBODY}\t{NOBODY}\t{NOBODY}");
+        assert_eq!(s["Uid"], ids, "{who}: Uid");
+        assert_eq!(s["Gid"], ids, "{who}: Gid");
+        assert_eq!(s["Groups"], NOBODY.to_string(), "{who}: Groups");
+        if s["Name"].starts_with("eal-") {
+            assert_eq!(hex_caps(&s["CapEff"]), 0, "{who}: CapEff");
+            assert_eq!(hex_caps(&s["CapPrm"]), 0, "{who}: CapPrm");
+            assert_eq!(hex_caps(&s["CapAmb"]), 0, "{who}: CapAmb");
+            continue;
+        }
+        assert!(
+            s["Name"].starts_with("canopy"),
+            "{who}: a thread of unknown origin"
+        );
+        assert_eq!(hex_caps(&s["CapEff"]), caps, "{who}: CapEff");
+        assert_eq!(hex_caps(&s["CapPrm"]), caps, "{who}: CapPrm");
+        assert_eq!(hex_caps(&s["CapBnd"]), caps, "{who}: CapBnd");
+        assert_eq!(hex_caps(&s["CapInh"]), 0, "{who}: CapInh");
+        assert_eq!(hex_caps(&s["CapAmb"]), 0, "{who}: CapAmb");
+        assert_eq!(s["NoNewPrivs"], "1", "{who}: NoNewPrivs");
+    }
+}
+
+/// A scratch directory the switch, once it is nobody, can still reach (to remove its
+/// socket at exit).
+fn nobody_dir(tag: &str) -> Dir {
+    let dir = Dir::new(tag);
+    std::os::unix::fs::chown(dir.0.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    dir
+}
+
+#[test]
+fn a_bad_user_or_group_is_refused_before_anything_opens() {
+    let dir = Dir::new("hdn-baduser");
+    let cfg_path = dir.path("switch.toml");
+    let write = |extra: &str| {
+        let base = mem_config(&dir, 2, true, "");
+        let cfg = base.replacen("[switch]\n", &format!("[switch]\n{extra}"), 1);
+        std::fs::write(&cfg_path, cfg).unwrap();
+    };
+    let run = |args: &[&str]| {
+        let mut a = vec!["run", "--config", cfg_path.to_str().unwrap()];
+        a.extend_from_slice(args);
+        run_bin(&a)
+    };
+    write("user = \"hdn-no-such-user\"\n");
+    for sub in ["run", "check-config"] {
+        let (st, _, err) = run_bin(&[sub, "--config", cfg_path.to_str().unwrap()]);
+        assert_eq!(st.code(), Some(2), "{sub}: {err}");
+        assert!(
+            err.contains("switch.user: no such user \"hdn-no-such-user\""),
+            "{sub}: {err}"
+        );
+    }
+    assert!(!dir.path("switch.sock").exists(), "nothing started");
+    write("user = \"root\"\ngroup = \"hdn-no-such-group\"\n");
+    let (st, _, err) = run(&[]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(
+        err.contains("switch.group: no such group \"hdn-no-such-group\""),
+        "{err}"
+    );
+    write("group = \"root\"\n");
+    let (st, _, err) = run(&[]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(err.contains("switch.group: needs `user`"), "{err}");
+    write("user = \"\"\n");
+    let (st, _, err) = run(&[]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(err.contains("switch.user: \"\" is not a user"), "{err}");
+    // the command line overrides the file, and is named in the message
+    write("");
+    let (st, _, err) = run(&["--user", "hdn-no-such-user"]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--user: no such user \"hdn-no-such-user\""),
+        "{err}"
+    );
+    let (st, _, err) = run(&["--group", "root"]);
+    assert_eq!(st.code(), Some(2), "{err}");
+    assert!(err.contains("--group: needs a user"), "{err}");
+    assert!(!dir.path("switch.sock").exists(), "nothing started");
+}
+
+#[test]
+fn mem_switch_runs_as_nobody_without_capabilities() {
+    if !nobody_exists() {
+        eprintln!("SKIP mem_switch_runs_as_nobody: no user nobody (65534)");
+        return;
+    }
+    let dir = if is_root() {
+        nobody_dir("hdn-memnobody")
+    } else {
+        Dir::new("hdn-memnobody")
+    };
+    let cfg =
+        mem_config(&dir, 4, true, "").replacen("[switch]\n", "[switch]\nuser = \"nobody\"\n", 1);
+    if !is_root() {
+        // not root: cannot become nobody, and says so
+        let p = dir.path("switch.toml");
+        std::fs::write(&p, &cfg).unwrap();
+        let (st, _, err) = run_bin(&["run", "--config", p.to_str().unwrap()]);
+        assert_eq!(st.code(), Some(1), "{err}");
+        assert!(err.contains("lacks CAP_SETUID/CAP_SETGID"), "{err}");
+        return;
+    }
+    let sw = Switch::start(&dir, &cfg);
+    // the socket accepts (backlog) before the drop; the first answer comes after it
+    sw.ok(json!({"op": "health"}));
+    assert_dropped(sw.pid(), 0);
+    let meta = std::fs::metadata(&sw.socket).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY));
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    // management and forwarding as nobody
+    let f = Fabric::new(Kind::Sliced);
+    let fr = f.frame(Kind::Sliced, f.host_on(0), f.host_on(1), b"as nobody");
+    let (want, ports) = f.expect(0, &fr);
+    assert_eq!(ports, vec![1]);
+    sw.inject(0, &[fr]);
+    sw.settle();
+    assert_eq!(sw.capture(1), vec![want]);
+    sw.ok(json!({"op": "replace_tables", "tables": f.edge_tables()}));
+    assert!(sw.log().contains("privileges dropped"), "{}", sw.log());
+    let sock = sw.socket.clone();
+    let (st, _) = sw.terminate();
+    assert!(st.success());
+    assert!(!sock.exists(), "nobody removed its socket at exit");
+}
+
+/// Namespaces `hdn-<pid>-<tag>-<x>`, deleted on drop.
+struct Netns(canopy_testbed::netns::Netns);
+
+impl Netns {
+    fn new(tag: &str, suffixes: &[&str]) -> Netns {
+        let prefix = format!("hdn-{}-{tag}", std::process::id());
+        Netns(
+            canopy_testbed::netns::Netns::create(&prefix, suffixes)
+                .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}")),
+        )
+    }
+    fn name(&self, i: usize) -> &str {
+        self.0.name(i)
+    }
+    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
+        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
+            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
+    }
+    fn ip(&self, ns: usize, args: &[&str]) {
+        let mut a = vec!["-n", self.name(ns)];
+        a.extend_from_slice(args);
+        canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
+    }
+}
+
+/// An AF_PACKET port on `ifname` inside namespace `ns`.
+fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
+    let path = format!("/run/netns/{ns}");
+    std::thread::spawn(move || {
+        let f = std::fs::File::open(&path).expect("open netns");
+        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            ..AfPacketConfig::default()
+        };
+        AfPacketPort::open(ifname, cfg).expect("open host port")
+    })
+    .join()
+    .expect("netns thread")
+}
+
+/// Send `fr` from `from` (ingress port `ing`) and return the Canopy frames that reach
+/// `to` within `t`.
+fn send_recv(
+    from: &mut AfPacketPort,
+    to: &mut AfPacketPort,
+    fr: &[u8],
+    t: Duration,
+) -> Vec<Vec<u8>> {
+    assert_eq!(from.tx_frame(fr), Ok(true), "tx_frame");
+    from.tx_flush().expect("tx_flush");
+    let deadline = Instant::now() + t;
+    let mut got = vec![];
+    while got.is_empty() && Instant::now() < deadline {
+        let k = to.rx_burst(32, |f| {
+            if f.len() >= 14 && u16::from_be_bytes([f[12], f[13]]) == ETHERTYPE_CANOPY {
+                got.push(f.to_vec());
+            }
+        });
+        if k == 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    got
+}
+
+fn wait_for(what: &str, t: Duration, mut f: impl FnMut() -> Option<Value>) -> Value {
+    let deadline = Instant::now() + t;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn link(sw: &Switch, port: usize) -> bool {
+    sw.ok(json!({"op": "health"}))["ports"][port]["link"] == json!(true)
+}
+
+fn reopens(sw: &Switch, port: usize) -> u64 {
+    sw.counters()["ports"][port]["backend"]["reopens"]
+        .as_u64()
+        .unwrap()
+}
+
+/// CAP_NET_ADMIN, CAP_NET_RAW, CAP_IPC_LOCK, CAP_BPF.
+const AFXDP_CAPS: u64 = 1 << 12 | 1 << 13 | 1 << 14 | 1 << 39;
+
+/// The rig: a switch as nobody with four `backend` ports (`afpacket` or `afxdp`),
+/// `reopen_caps` as given.
+fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
+    if !is_root() {
+        eprintln!("SKIP privdrop {tag}: needs root (network namespaces, veths, setuid)");
+        return;
+    }
+    if Command::new("ip").arg("-V").output().is_err() || !nobody_exists() {
+        eprintln!("SKIP privdrop {tag}: needs `ip` (iproute2) and the user nobody (65534)");
+        return;
+    }
+    let ns = Netns::new(tag, &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        ns.veth(0, &format!("s{i}"), i + 1, "e0");
+    }
+    let dir = nobody_dir(&format!("hdn-{tag}"));
+    let mut cfg = format!(
+        "[switch]\nworkers = 2\nmax_sleep_us = 200\nuser = \"nobody\"\nreopen_caps = {reopen_caps}\n\n\
+         [tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n\
+         [management]\nsocket = \"{}\"\n",
+        dir.path("switch.sock").display()
+    );
+    if backend == "dpdk" {
+        // DPDK's af_packet PMD on the same veths, no huge pages needed
+        let mut eal = vec!["--no-pci", "--no-huge", "-m", "512"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        eal.extend((0..4).map(|i| format!("--vdev=net_af_packet{i},iface=s{i},framecnt=8192")));
+        cfg += &format!(
+            "\n[dpdk]\neal_args = {}\n",
+            serde_json::to_string(&eal).unwrap()
+        );
+    }
+    for i in 0..4 {
+        if backend == "dpdk" {
+            cfg += &format!("\n[[port]]\nbackend = \"dpdk\"\ndevice = \"net_af_packet{i}\"\n");
+            continue;
+        }
+        cfg += &format!("\n[[port]]\nbackend = \"{backend}\"\ninterface = \"s{i}\"\n");
+        // port 0 shares its RX between both workers (fanout); port 1, the one
+        // re-created below, does not: a fanout port does not re-open after its
+        // interface is re-created, with or without privileges (the old sockets keep
+        // the group bound to the deleted device; docs/canopy-switch.md "Privileges")
+        if i == 0 && backend == "afpacket" {
+            cfg += "fanout = 60\n";
+        }
+    }
+    let sw_ns = ns.name(0).to_string();
+    let sw = Switch::start_with(&dir, &cfg, move |c| {
+        let mut w = Command::new("ip");
+        w.args(["netns", "exec", &sw_ns])
+            .arg(c.get_program())
+            .args(c.get_args());
+        w
+    });
+    let caps = match (reopen_caps, backend) {
+        (false, _) | (_, "dpdk") => 0,
+        (true, "afpacket") => CAP_NET_RAW,
+        (true, _) => AFXDP_CAPS,
+    };
+    // the socket accepts (backlog) before the drop; the first answer comes after it
+    sw.ok(json!({"op": "health"}));
+    assert_dropped(sw.pid(), caps);
+    let meta = std::fs::metadata(&sw.socket).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY), "socket owner");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600, "socket mode");
+
+    let f = Fabric::new(Kind::Sliced);
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let t = Duration::from_secs(5);
+    let fr = f.frame(Kind::Sliced, h0, h1, b"as nobody");
+    let (want, ports) = f.expect(0, &fr);
+    assert_eq!(ports, vec![1]);
+    let mut p0 = host_port(ns.name(1), "e0");
+    let mut p1 = host_port(ns.name(2), "e0");
+    assert_eq!(send_recv(&mut p0, &mut p1, &fr, t), vec![want.clone()]);
+    let back = f.frame(Kind::Sliced, h1, h0, b"and back");
+    let (want_back, _) = f.expect(1, &back);
+    assert_eq!(send_recv(&mut p1, &mut p0, &back, t), vec![want_back]);
+
+    // management: the socket, the ctl command, a table replacement
+    sw.ok(json!({"op": "replace_tables", "tables": f.edge_tables()}));
+    let (st, out, err) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "health"]);
+    assert!(st.success(), "{err}");
+    let name1 = if backend == "dpdk" {
+        "net_af_packet1"
+    } else {
+        "s1"
+    };
+    assert!(out.contains(name1), "{out}");
+
+    if backend == "dpdk" {
+        // DPDK ports never re-open; nothing more to check here
+        let sock = sw.socket.clone();
+        let (st, _) = sw.terminate();
+        assert!(st.success(), "{st}");
+        assert!(!sock.exists(), "nobody removed its socket at exit");
+        return;
+    }
+
+    // a flap: down and up, same ifindex, no re-open needed
+    ns.ip(0, &["link", "set", "s1", "down"]);
+    wait_for("port 1 down", t, || (!link(&sw, 1)).then_some(Value::Null));
+    ns.ip(0, &["link", "set", "s1", "up"]);
+    wait_for("port 1 up", t, || link(&sw, 1).then_some(Value::Null));
+    canopy_testbed::netns::wait_up(ns.name(2), "e0", t).unwrap();
+    assert_eq!(
+        send_recv(&mut p0, &mut p1, &fr, t),
+        vec![want.clone()],
+        "forwarding after down/up"
+    );
+    assert_eq!(reopens(&sw, 1), 0);
+
+    // the interface deleted and re-created: a new ifindex, the port must re-open
+    drop(p1);
+    ns.ip(0, &["link", "del", "s1"]);
+    wait_for("port 1 gone", t, || (!link(&sw, 1)).then_some(Value::Null));
+    ns.veth(0, "s1", 2, "e0");
+    let mut p1 = host_port(ns.name(2), "e0");
+    if reopen_caps {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !(reopens(&sw, 1) == 1 && link(&sw, 1)) {
+            assert!(
+                Instant::now() < deadline,
+                "port 1 never re-opened: {}\n{}",
+                sw.counters()["ports"][1],
+                sw.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            send_recv(&mut p0, &mut p1, &fr, t),
+            vec![want],
+            "forwarding after the re-open"
+        );
+    } else {
+        // without CAP_NET_RAW (and, for AF_XDP, CAP_NET_ADMIN and CAP_BPF) the new
+        // socket is refused: the port stays down
+        std::thread::sleep(Duration::from_secs(2));
+        assert_eq!(reopens(&sw, 1), 0, "a re-open without CAP_NET_RAW");
+        assert!(!link(&sw, 1), "port 1 stays down");
+        assert!(
+            send_recv(&mut p0, &mut p1, &fr, Duration::from_millis(500)).is_empty(),
+            "nothing reaches the re-created interface"
+        );
+    }
+    // still as dropped as at start (the re-open thread gained nothing)
+    assert_dropped(sw.pid(), caps);
+    let sock = sw.socket.clone();
+    let (st, _) = sw.terminate();
+    assert!(st.success(), "{st}");
+    assert!(!sock.exists(), "nobody removed its socket at exit");
+}
+
+#[test]
+fn afpacket_switch_as_nobody_keeps_net_raw_and_reopens() {
+    as_nobody("raw", "afpacket", true);
+}
+
+#[test]
+fn afpacket_switch_as_nobody_without_reopen_caps_keeps_nothing() {
+    as_nobody("none", "afpacket", false);
+}
+
+#[test]
+fn afxdp_switch_as_nobody_keeps_what_a_reopen_needs_and_reopens() {
+    as_nobody("xdp", "afxdp", true);
+}
+
+#[test]
+fn afxdp_switch_as_nobody_without_reopen_caps_keeps_nothing() {
+    as_nobody("xdpnone", "afxdp", false);
+}
+
+#[test]
+fn dpdk_switch_as_nobody_keeps_nothing() {
+    if !cfg!(feature = "dpdk") {
+        eprintln!(
+            "SKIP dpdk_switch_as_nobody: built without the `dpdk` feature (cargo test -p canopy-switch --features dpdk)"
+        );
+        return;
+    }
+    as_nobody("dpdk", "dpdk", true);
+}
