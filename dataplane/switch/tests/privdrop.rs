@@ -20,12 +20,11 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
+use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::{Kind, ETHERTYPE_CANOPY};
 use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -229,24 +228,6 @@ impl Netns {
         a.extend_from_slice(args);
         canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
     }
-}
-
-/// An AF_PACKET port on `ifname` inside namespace `ns`.
-fn host_port(ns: &str, ifname: &'static str) -> AfPacketPort {
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let f = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
-        let cfg = AfPacketConfig {
-            version: TpacketVersion::V2,
-            ..AfPacketConfig::default()
-        };
-        AfPacketPort::open(ifname, cfg).expect("open host port")
-    })
-    .join()
-    .expect("netns thread")
 }
 
 /// Send `fr` from `from` (ingress port `ing`) and return the Canopy frames that reach
