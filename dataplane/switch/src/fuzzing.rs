@@ -20,6 +20,8 @@ pub struct MgmtRig {
     shared: Shared,
     _engine: Engine,
     ports: usize,
+    /// Requests that put the rig back as built: its tables, every port up.
+    reset: Vec<Vec<u8>>,
 }
 
 impl MgmtRig {
@@ -28,6 +30,14 @@ impl MgmtRig {
     pub fn new() -> MgmtRig {
         let t = canopy_control::fuzzing::fabric_tables().swap_remove(0);
         let ports = t.ports.len();
+        let mut reset =
+            vec![
+                serde_json::to_vec(&serde_json::json!({"op": "replace_tables", "tables": &t}))
+                    .expect("tables always encode"),
+            ];
+        for p in 0..ports {
+            reset.push(format!(r#"{{"op":"set_port","port":{p},"up":true}}"#).into_bytes());
+        }
         let mut text = String::from(
             "[switch]\nworkers = 1\n\n[management]\nsocket = \"/nonexistent/canopy-fuzz.sock\"\n",
         );
@@ -42,13 +52,26 @@ impl MgmtRig {
             shared,
             _engine: engine,
             ports,
+            reset,
         }
     }
 
     /// Answer `line` as the management socket would. Checks: no panic; the answer is a
     /// JSON object whose `ok` is a boolean, with a non-empty `error` string when false;
-    /// after a successful request the installed tables still pass validation.
+    /// after a successful request the installed tables still pass validation. Then the
+    /// tables and port states are put back, so each input starts from the same switch
+    /// (frames injected into the mem ports stay queued, up to their capacity).
     pub fn request(&self, line: &[u8]) {
+        if self.check(line) {
+            for r in &self.reset {
+                let v = self.shared.handle_line(r);
+                assert_eq!(v["ok"], true, "resetting the rig failed: {v}");
+            }
+        }
+    }
+
+    /// [`MgmtRig::request`]'s checks; whether the request succeeded.
+    fn check(&self, line: &[u8]) -> bool {
         let v = self.shared.handle_line(line);
         let ok = v
             .get("ok")
@@ -57,7 +80,7 @@ impl MgmtRig {
         if !ok {
             let e = v.get("error").and_then(Value::as_str).unwrap_or_default();
             assert!(!e.is_empty(), "a refusal without an error message: {v}");
-            return;
+            return false;
         }
         let now = self.shared.handle_line(br#"{"op":"get_tables"}"#);
         if let Some(t) = now.get("tables").filter(|t| !t.is_null()) {
@@ -67,6 +90,7 @@ impl MgmtRig {
                 panic!("a request installed tables that fail validation: {e}");
             }
         }
+        true
     }
 }
 
