@@ -173,10 +173,31 @@ pub fn decide_on(t: &SwitchTables, ingress: u16, frame: &[u8]) {
     check_verdict(t, va);
 }
 
+/// The fuzzers' memory limit (`fuzz/run` passes `-rss_limit_mb=2048`): an input that
+/// takes the process past it is an `oom-` crash, and its replay fails the same way.
+pub const RSS_LIMIT_MB: u64 = 2048;
+/// The fuzzers' time limit per input (`fuzz/run` passes `-timeout=10`).
+pub const TIMEOUT_S: u64 = 10;
+
+/// The process's peak resident set so far (`VmHWM`), in MB; `None` off Linux.
+fn peak_rss_mb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024)
+}
+
 /// Run `check` on every file of `dir` (the crash files of one fuzz target, kept in the
 /// crate that owns the code: `<crate>/tests/fuzz-crashes/<target>/`), each under
 /// `catch_unwind`, and return how many were replayed. Panics after the last one,
-/// naming every file whose check failed. The directory must exist: a test replaying
+/// naming every file whose check failed, took longer than [`TIMEOUT_S`] or left the
+/// process's peak memory above [`RSS_LIMIT_MB`] (as libFuzzer would have reported it). The directory must exist: a test replaying
 /// a misspelled path would pass on nothing. Files whose name starts with `.` or ends
 /// in `.md` are skipped (notes).
 pub fn replay_dir(dir: &std::path::Path, check: impl Fn(&[u8])) -> usize {
@@ -192,9 +213,23 @@ pub fn replay_dir(dir: &std::path::Path, check: impl Fn(&[u8])) -> usize {
     let mut failed = Vec::new();
     for f in &files {
         let bytes = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let start = std::time::Instant::now();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&bytes)));
+        let secs = start.elapsed().as_secs_f64();
+        let peak = peak_rss_mb();
         if r.is_err() {
             failed.push(f.display().to_string());
+        } else if secs > TIMEOUT_S as f64 {
+            failed.push(format!(
+                "{} (took {secs:.1} s, limit {TIMEOUT_S} s)",
+                f.display()
+            ));
+        } else if peak.is_some_and(|p| p > RSS_LIMIT_MB) {
+            failed.push(format!(
+                "{} (peak RSS {} MB, limit {RSS_LIMIT_MB} MB)",
+                f.display(),
+                peak.unwrap_or(0)
+            ));
         }
     }
     assert!(

@@ -16,6 +16,10 @@ use toml::Spanned;
 
 /// Longest fabric name: namespaces are `<name>-s<i>` / `<name>-h<i>`.
 pub const MAX_NAME: usize = 12;
+/// Most nodes (switches plus hosts) a description may have: each is a network namespace
+/// and each switch a process, so larger topologies are refused before any per-node state
+/// is built (`transit-full:layers=3`, 110,592 switches, once took the parser past 2 GB).
+pub const MAX_NODES: usize = 4096;
 /// The machine every node is on unless placed elsewhere.
 pub const LOCAL: &str = "local";
 
@@ -771,6 +775,18 @@ impl Desc {
         valid_name(&name).map_err(|w| ctx.err("name", Some(raw.name.span()), w))?;
         let topo = canopy_control::build_str(raw.topology.get_ref())
             .map_err(|e| ctx.err("topology", Some(raw.topology.span()), e.to_string()))?;
+        let nodes = topo.switches.len() + topo.hosts.len();
+        if nodes > MAX_NODES {
+            return Err(ctx.err(
+                "topology",
+                Some(raw.topology.span()),
+                format!(
+                    "{} switches and {} hosts: a testbed fabric has at most {MAX_NODES} (one network namespace each)",
+                    topo.switches.len(),
+                    topo.hosts.len()
+                ),
+            ));
+        }
         let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
             ctx.err(
                 "kind",
