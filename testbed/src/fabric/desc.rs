@@ -18,8 +18,8 @@ use toml::Spanned;
 pub const MAX_NAME: usize = 12;
 /// Most nodes (switches plus hosts) a description may have: each is a network namespace
 /// and each switch a process, so larger topologies are refused before any per-node state
-/// is built (`transit-full:layers=3`, 279,552 switches and 262,144 hosts, once took the parser past
-/// 2 GB).
+/// is built (`transit-full:layers=3`, 279,552 switches and 262,144 hosts, once took the
+/// parser past 2 GB).
 pub const MAX_NODES: usize = 4096;
 /// The machine every node is on unless placed elsewhere.
 pub const LOCAL: &str = "local";
