@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod daemon;
+pub mod fuzzing;
 pub mod kinds;
 pub mod mgmt;
 pub mod oracle;

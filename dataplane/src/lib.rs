@@ -10,6 +10,7 @@
 pub mod build;
 pub mod decide;
 pub mod engine;
+pub mod fuzzing;
 pub mod port;
 pub mod table;
 pub mod wire;

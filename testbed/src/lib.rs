@@ -31,6 +31,7 @@ pub mod error;
 pub mod fabric;
 pub mod forwarder;
 pub mod frames;
+pub mod fuzzing;
 pub mod gen;
 pub mod hosts;
 pub mod linkload;

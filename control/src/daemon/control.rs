@@ -223,6 +223,12 @@ fn accept_loop(l: UnixListener, d: DaemonHandle, stop: Arc<AtomicBool>, open: Ar
     }
 }
 
+/// Decode one request line (the JSON of a [`Request`]; surrounding whitespace and the
+/// newline allowed).
+pub fn decode_request(line: &[u8]) -> Result<Request, serde_json::Error> {
+    serde_json::from_slice(line)
+}
+
 fn err(msg: String) -> Value {
     json!({"ok": false, "error": msg})
 }
@@ -299,7 +305,7 @@ fn serve(mut s: UnixStream, d: &DaemonHandle) -> std::io::Result<()> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let answer = match serde_json::from_slice::<Request>(&line) {
+        let answer = match decode_request(&line) {
             Ok(req) => handle(req, d),
             Err(e) => err(format!(
                 "bad request: {e} (ops: status, counters, push, set_port, traffic)"

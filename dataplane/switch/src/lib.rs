@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod fuzzing;
 pub mod privs;
 pub mod server;
 pub mod sys;

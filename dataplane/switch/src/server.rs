@@ -76,6 +76,53 @@ fn err(msg: impl std::fmt::Display) -> Value {
 }
 
 impl Shared {
+    /// A `Shared` answering requests in this process over an engine built from `cfg`
+    /// but not running, with no socket bound: what the request decoder's fuzz target and
+    /// its regression replay use (`docs/fuzzing.md`). Every port must be a `mem` port
+    /// (nothing outside the process is opened). Keep the returned engine alive while the
+    /// `Shared` is used.
+    pub fn in_process(cfg: &Config, initial: Option<SwitchTables>) -> Result<(Shared, Engine)> {
+        if let Some(i) = cfg.ports.iter().position(|p| p.backend() != "mem") {
+            bail!("port[{i}] is not a mem port: an in-process switch opens no interface");
+        }
+        let OpenPorts {
+            ports,
+            replicas,
+            far,
+            labels,
+        } = open_ports(cfg)?;
+        let loaded = initial.is_some();
+        let t = initial.unwrap_or_else(|| tables::placeholder(ports.len()));
+        tables::validate(&t, ports.len()).map_err(anyhow::Error::msg)?;
+        let info = cfg
+            .ports
+            .iter()
+            .zip(labels)
+            .map(|(p, l)| (p.name().to_string(), l))
+            .collect();
+        let pool = Pool::new(cfg.pool);
+        let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)
+            .context("cannot build the engine")?;
+        let shared = Shared {
+            handle: engine.handle(),
+            ports: info,
+            far,
+            pool,
+            loaded: AtomicBool::new(loaded),
+            start: Instant::now(),
+            stopping: RwLock::new(false),
+            workers: cfg.engine.workers,
+            mode: cfg.switch.mode.name(),
+            max_request: cfg.management.max_request,
+            read_timeout: cfg.management.read_timeout,
+            tcp: None,
+            auth_failures: AtomicU64::new(0),
+            tcp_refused: AtomicU64::new(0),
+            tcp_open: AtomicUsize::new(0),
+        };
+        Ok((shared, engine))
+    }
+
     /// Answer one request line.
     pub fn handle_line(&self, line: &[u8]) -> Value {
         match serde_json::from_slice(line) {

@@ -19,6 +19,11 @@ pub const MAX_NAME: usize = 12;
 /// Largest fabric MTU with `dpdk` ports: DPDK's af_packet PMD (22.11) reports
 /// `max_rx_pktlen` = `RTE_ETHER_MAX_LEN` (1518: 1500 + Ethernet header and FCS).
 pub const DPDK_AF_PACKET_MTU: u32 = 1500;
+/// Most nodes (switches plus hosts) a description may have: each is a network namespace
+/// and each switch a process, so larger topologies are refused before any per-node state
+/// is built (`transit-full:layers=3`, 279,552 switches and 262,144 hosts, once took the
+/// parser past 2 GB).
+pub const MAX_NODES: usize = 4096;
 /// The machine every node is on unless placed elsewhere.
 pub const LOCAL: &str = "local";
 
@@ -781,6 +786,18 @@ impl Desc {
         valid_name(&name).map_err(|w| ctx.err("name", Some(raw.name.span()), w))?;
         let topo = canopy_control::build_str(raw.topology.get_ref())
             .map_err(|e| ctx.err("topology", Some(raw.topology.span()), e.to_string()))?;
+        let nodes = topo.switches.len() + topo.hosts.len();
+        if nodes > MAX_NODES {
+            return Err(ctx.err(
+                "topology",
+                Some(raw.topology.span()),
+                format!(
+                    "{} switches and {} hosts: a testbed fabric has at most {MAX_NODES} (one network namespace each)",
+                    topo.switches.len(),
+                    topo.hosts.len()
+                ),
+            ));
+        }
         let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
             ctx.err(
                 "kind",
