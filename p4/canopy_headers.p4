@@ -180,6 +180,81 @@ struct canopy_headers_t {
 }
 
 #ifdef CANOPY_NO_RUNTIME_SHIFT
+struct canopy_fail_t {
+    bit<1> f0;
+    bit<1> f1;
+    bit<1> f2;
+    bit<1> f3;
+    bit<1> f4;
+    bit<1> f5;
+    bit<1> f6;
+    bit<1> f7;
+    bit<1> f8;
+    bit<1> f9;
+    bit<1> f10;
+    bit<1> f11;
+    bit<1> f12;
+    bit<1> f13;
+    bit<1> f14;
+    bit<1> f15;
+    bit<1> f16;
+    bit<1> f17;
+    bit<1> f18;
+    bit<1> f19;
+    bit<1> f20;
+    bit<1> f21;
+    bit<1> f22;
+    bit<1> f23;
+    bit<1> f24;
+    bit<1> f25;
+    bit<1> f26;
+    bit<1> f27;
+    bit<1> f28;
+    bit<1> f29;
+    bit<1> f30;
+    bit<1> f31;
+    bit<1> f32;
+    bit<1> f33;
+    bit<1> f34;
+    bit<1> f35;
+    bit<1> f36;
+    bit<1> f37;
+    bit<1> f38;
+    bit<1> f39;
+    bit<1> f40;
+    bit<1> f41;
+    bit<1> f42;
+    bit<1> f43;
+    bit<1> f44;
+    bit<1> f45;
+    bit<1> f46;
+    bit<1> f47;
+    bit<1> f48;
+    bit<1> f49;
+    bit<1> f50;
+    bit<1> f51;
+    bit<1> f52;
+    bit<1> f53;
+    bit<1> f54;
+    bit<1> f55;
+    bit<1> f56;
+    bit<1> f57;
+    bit<1> f58;
+    bit<1> f59;
+    bit<1> f60;
+    bit<1> f61;
+    bit<1> f62;
+    bit<1> f63;
+    bit<1> f64;
+    bit<1> f65;
+    bit<1> f66;
+    bit<1> f67;
+    bit<1> f68;
+    bit<1> f69;
+    bit<1> f70;
+    bit<1> f71;
+    bit<1> f72;
+}
 struct canopy_meta_t {
     /* common */
     bit<16> hl;          /* header length in bytes */
@@ -204,7 +279,6 @@ struct canopy_meta_t {
     bit<8>  sl_zone_shift;
     bit<8>  sl_znode_shift;
     bit<8>  sl_addr_bits;
-    bit<64> sl_zone;
     bit<32> sl_zone_hi;
     bit<32> sl_zone_lo;
     bit<1>  sl_has_up;
@@ -216,8 +290,12 @@ struct canopy_meta_t {
     bit<32> side_k;      /* side label / low 32 bits of the Znode id of DST */
     bit<8>  side_s;      /* right shift of the side label */
     bit<8>  lab_s;       /* right shift of the label */
-    bit<32> ex_a;        /* (x >> S)[31:0] = ex_a | ex_b */
-    bit<32> ex_b;
+    bit<32> e1_th;       /* (word >> 8q): high and low halves, side label / Znode id */
+    bit<32> e1_tl;
+    bit<32> e1_ex;       /* (word >> S)[31:0], side label */
+    bit<32> e2_th;       /* the same for the label */
+    bit<32> e2_tl;
+    bit<32> e2_ex;
     bit<1>  bits_bad;    /* word bits set where they must be zero */
     bit<1>  src_bad;     /* SRC bits set where they must be zero */
     bit<8>  t8_head;     /* saturating differences (one per comparison) */
@@ -232,7 +310,8 @@ struct canopy_meta_t {
     bit<1>  use_nxt;     /* the new head is in tr_nxt */
     bit<32> t_cmp;       /* m & ~1, m |-| side_k, z |-| label */
     bit<32> t_sid;       /* side_k ^ sid */
-    bit<32> zs_b;        /* zone << zone_shift: the bits carried into the high half */
+    bit<32> zq_hi;       /* zone << 8q (DST mode) */
+    bit<32> zq_lo;
     bit<1>  zone_big;    /* zone has bits at or above above_w */
     bit<8>  above_w;
     bit<1>  above_eq;    /* the digits above this level match */
@@ -256,6 +335,7 @@ struct canopy_meta_t {
     /* the canopy_port_drops index (port base, then | reason in fail) */
     bit<16> port_drop;
     bit<1>  drop;
+    canopy_fail_t fl;  /* one flag per check (TNA: tna_drop_pick) */
 }
 #else
 struct canopy_meta_t {

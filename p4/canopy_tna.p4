@@ -117,10 +117,169 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     Counter<bit<32>, bit<16>>(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType_t.PACKETS)
         canopy_port_drops;
 
-    action fail(bit<32> reason) {
+    /* Drops: every check sets its own flag (meta.fl.fN = 1, no read of another check's
+     * result, so the checks need not run one after another), and tna_drop_pick maps the
+     * flags to the first failing check in canopy.p4's order: a priority encoder. */
+    action tna_drop(bit<8> reason) {
         meta.drop = 1;
-        meta.drop_reason = (bit<8>)reason;
+        ig_dprsr_md.drop_ctl = 1;
+        canopy_drops.count(reason);
         meta.port_drop = meta.port_drop | (bit<16>)reason;
+    }
+    table tna_drop_pick {
+        key = {
+            meta.fl.f0: ternary;
+            meta.fl.f1: ternary;
+            meta.fl.f2: ternary;
+            meta.fl.f3: ternary;
+            meta.fl.f4: ternary;
+            meta.fl.f5: ternary;
+            meta.fl.f6: ternary;
+            meta.fl.f7: ternary;
+            meta.fl.f8: ternary;
+            meta.fl.f9: ternary;
+            meta.fl.f10: ternary;
+            meta.fl.f11: ternary;
+            meta.fl.f12: ternary;
+            meta.fl.f13: ternary;
+            meta.fl.f14: ternary;
+            meta.fl.f15: ternary;
+            meta.fl.f16: ternary;
+            meta.fl.f17: ternary;
+            meta.fl.f18: ternary;
+            meta.fl.f19: ternary;
+            meta.fl.f20: ternary;
+            meta.fl.f21: ternary;
+            meta.fl.f22: ternary;
+            meta.fl.f23: ternary;
+            meta.fl.f24: ternary;
+            meta.fl.f25: ternary;
+            meta.fl.f26: ternary;
+            meta.fl.f27: ternary;
+            meta.fl.f28: ternary;
+            meta.fl.f29: ternary;
+            meta.fl.f30: ternary;
+            meta.fl.f31: ternary;
+            meta.fl.f32: ternary;
+            meta.fl.f33: ternary;
+            meta.fl.f34: ternary;
+            meta.fl.f35: ternary;
+            meta.fl.f36: ternary;
+            meta.fl.f37: ternary;
+            meta.fl.f38: ternary;
+            meta.fl.f39: ternary;
+            meta.fl.f40: ternary;
+            meta.fl.f41: ternary;
+            meta.fl.f42: ternary;
+            meta.fl.f43: ternary;
+            meta.fl.f44: ternary;
+            meta.fl.f45: ternary;
+            meta.fl.f46: ternary;
+            meta.fl.f47: ternary;
+            meta.fl.f48: ternary;
+            meta.fl.f49: ternary;
+            meta.fl.f50: ternary;
+            meta.fl.f51: ternary;
+            meta.fl.f52: ternary;
+            meta.fl.f53: ternary;
+            meta.fl.f54: ternary;
+            meta.fl.f55: ternary;
+            meta.fl.f56: ternary;
+            meta.fl.f57: ternary;
+            meta.fl.f58: ternary;
+            meta.fl.f59: ternary;
+            meta.fl.f60: ternary;
+            meta.fl.f61: ternary;
+            meta.fl.f62: ternary;
+            meta.fl.f63: ternary;
+            meta.fl.f64: ternary;
+            meta.fl.f65: ternary;
+            meta.fl.f66: ternary;
+            meta.fl.f67: ternary;
+            meta.fl.f68: ternary;
+            meta.fl.f69: ternary;
+            meta.fl.f70: ternary;
+            meta.fl.f71: ternary;
+            meta.fl.f72: ternary;
+        }
+        actions = { tna_drop; NoAction; }
+        default_action = NoAction();
+        const entries = {
+            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TOO_MANY_VLAN_TAGS);
+            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NOT_CANOPY);
+            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_VERSION);
+            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
+            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TTL_EXPIRED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_LEFTOVER);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UP_AT_TOP);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_ROUTE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_OUTPUT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _): tna_drop((bit<8>)DROP_NO_ROUTE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1): tna_drop((bit<8>)DROP_NO_PORT);
+        }
+        size = 73;
     }
 
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -152,7 +311,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         ig_tm_md.ucast_egress_port = port;
     }
     action group_empty() {
-        fail(DROP_NO_PORT);
+        meta.fl.f72 = 1;
     }
     table fwd_group {
         key = {
@@ -183,10 +342,11 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action sliced_off() {
         meta.sl_on = 0;
     }
+    /* TNA: the configuration is two default actions (one action's 241 bits of parameters
+     * stop the back end with an internal error laying out its action data): sliced_cfg has
+     * the scalars of canopy.p4's set_sliced_cfg but the addressing ones, sliced_addr those */
     action set_sliced_cfg(bit<8> mode, bit<8> level, bit<32> sid, bit<32> m, bit<8> a,
-                          bit<8> b, bit<32> z, bit<8> label_shift, bit<8> zone_shift,
-                          bit<8> znode_shift, bit<8> addr_bits, bit<64> zone,
-                          bit<1> has_up, bit<16> up_group) {
+                          bit<8> b, bit<32> z, bit<1> has_up, bit<16> up_group) {
         meta.sl_on = 1;
         meta.sl_mode = mode;
         meta.sl_level = level;
@@ -195,17 +355,34 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         meta.sl_a = a;
         meta.sl_b = b;
         meta.sl_z = z;
-        meta.sl_label_shift = label_shift;
-        meta.sl_zone_shift = zone_shift;
-        meta.sl_znode_shift = znode_shift;
-        meta.sl_addr_bits = addr_bits;
-        meta.sl_zone = zone;
         meta.sl_has_up = has_up;
         meta.sl_up_group = up_group;
     }
     table sliced_cfg {
         actions = { set_sliced_cfg; sliced_off; }
         default_action = sliced_off();
+        size = 1;
+    }
+    action set_sliced_addr(bit<8> label_shift, bit<8> zone_shift, bit<8> znode_shift,
+                           bit<8> addr_bits, bit<32> zone_hi, bit<32> zone_lo) {
+        meta.sl_label_shift = label_shift;
+        meta.sl_zone_shift = zone_shift;
+        meta.sl_znode_shift = znode_shift;
+        meta.sl_addr_bits = addr_bits;
+        meta.sl_zone_hi = zone_hi;
+        meta.sl_zone_lo = zone_lo;
+    }
+    action sliced_addr_off() {
+        meta.sl_label_shift = 64;
+        meta.sl_zone_shift = 64;
+        meta.sl_znode_shift = 64;
+        meta.sl_addr_bits = 0;
+        meta.sl_zone_hi = 0;
+        meta.sl_zone_lo = 0;
+    }
+    table sliced_addr {
+        actions = { set_sliced_addr; sliced_addr_off; }
+        default_action = sliced_addr_off();
         size = 1;
     }
     table sliced_down {
@@ -1974,574 +2151,246 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 64;
     }
     /* mode 0, take #2: the side label is (word >> S) & low_mask(a), S = 64 - pos - a */
-    action tna_ext_side_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
-    action tna_ext_side_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
-    action tna_ext_side_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
-    action tna_ext_side_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
-    action tna_ext_side_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
-    action tna_ext_side_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
-    action tna_ext_side_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
-    action tna_ext_side_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
-    action tna_ext_side_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
-    action tna_ext_side_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
-    action tna_ext_side_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
-    action tna_ext_side_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
-    action tna_ext_side_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
-    action tna_ext_side_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
-    action tna_ext_side_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
-    action tna_ext_side_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
-    action tna_ext_side_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
-    action tna_ext_side_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
-    action tna_ext_side_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
-    action tna_ext_side_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
-    action tna_ext_side_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
-    action tna_ext_side_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
-    action tna_ext_side_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
-    action tna_ext_side_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
-    action tna_ext_side_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
-    action tna_ext_side_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
-    action tna_ext_side_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
-    action tna_ext_side_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
-    action tna_ext_side_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
-    action tna_ext_side_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
-    action tna_ext_side_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
-    action tna_ext_side_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
-    action tna_ext_side_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
-    action tna_ext_side_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
-    action tna_ext_side_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
-    action tna_ext_side_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
-    action tna_ext_side_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
-    action tna_ext_side_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
-    action tna_ext_side_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
-    action tna_ext_side_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
-    action tna_ext_side_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
-    action tna_ext_side_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
-    action tna_ext_side_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
-    action tna_ext_side_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
-    action tna_ext_side_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
-    action tna_ext_side_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
-    action tna_ext_side_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
-    action tna_ext_side_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
-    action tna_ext_side_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
-    action tna_ext_side_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
-    action tna_ext_side_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
-    action tna_ext_side_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
-    action tna_ext_side_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
-    action tna_ext_side_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
-    action tna_ext_side_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
-    action tna_ext_side_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
-    action tna_ext_side_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
-    action tna_ext_side_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
-    action tna_ext_side_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
-    action tna_ext_side_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
-    action tna_ext_side_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
-    action tna_ext_side_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
-    action tna_ext_side_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
-    action tna_ext_side_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
-    action tna_ext_side_none() { meta.ex_a = 0; meta.ex_b = 0; }
-    table tna_ext_side {
-        key = { meta.side_s: exact; }
-        actions = { tna_ext_side_0; tna_ext_side_1; tna_ext_side_2; tna_ext_side_3; tna_ext_side_4; tna_ext_side_5; tna_ext_side_6; tna_ext_side_7; tna_ext_side_8; tna_ext_side_9; tna_ext_side_10; tna_ext_side_11; tna_ext_side_12; tna_ext_side_13; tna_ext_side_14; tna_ext_side_15; tna_ext_side_16; tna_ext_side_17; tna_ext_side_18; tna_ext_side_19; tna_ext_side_20; tna_ext_side_21; tna_ext_side_22; tna_ext_side_23; tna_ext_side_24; tna_ext_side_25; tna_ext_side_26; tna_ext_side_27; tna_ext_side_28; tna_ext_side_29; tna_ext_side_30; tna_ext_side_31; tna_ext_side_32; tna_ext_side_33; tna_ext_side_34; tna_ext_side_35; tna_ext_side_36; tna_ext_side_37; tna_ext_side_38; tna_ext_side_39; tna_ext_side_40; tna_ext_side_41; tna_ext_side_42; tna_ext_side_43; tna_ext_side_44; tna_ext_side_45; tna_ext_side_46; tna_ext_side_47; tna_ext_side_48; tna_ext_side_49; tna_ext_side_50; tna_ext_side_51; tna_ext_side_52; tna_ext_side_53; tna_ext_side_54; tna_ext_side_55; tna_ext_side_56; tna_ext_side_57; tna_ext_side_58; tna_ext_side_59; tna_ext_side_60; tna_ext_side_61; tna_ext_side_62; tna_ext_side_63; tna_ext_side_none; }
-        default_action = tna_ext_side_none();
+    /* side label: (hdr.sliced.word_hi ++ hdr.sliced.word_lo) >> S, S = meta.side_s = 8q + r: whole bytes (q), then bits (r), one
+     * funnel shift each; S >= 64 reads 0 */
+    action tna_side_q0() { meta.e1_th = hdr.sliced.word_hi; meta.e1_tl = hdr.sliced.word_lo; }
+    action tna_side_q1() { meta.e1_th = hdr.sliced.word_hi >> 8; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 8); }
+    action tna_side_q2() { meta.e1_th = hdr.sliced.word_hi >> 16; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 16); }
+    action tna_side_q3() { meta.e1_th = hdr.sliced.word_hi >> 24; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 24); }
+    action tna_side_q4() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi; }
+    action tna_side_q5() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 8; }
+    action tna_side_q6() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 16; }
+    action tna_side_q7() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 24; }
+    action tna_side_qnone() { meta.e1_th = 0; meta.e1_tl = 0; }
+    table tna_side_q {
+        key = { meta.side_s: ternary; }
+        actions = { tna_side_q0; tna_side_q1; tna_side_q2; tna_side_q3; tna_side_q4; tna_side_q5; tna_side_q6; tna_side_q7; tna_side_qnone; }
+        default_action = tna_side_qnone();
         const entries = {
-            0: tna_ext_side_0();
-            1: tna_ext_side_1();
-            2: tna_ext_side_2();
-            3: tna_ext_side_3();
-            4: tna_ext_side_4();
-            5: tna_ext_side_5();
-            6: tna_ext_side_6();
-            7: tna_ext_side_7();
-            8: tna_ext_side_8();
-            9: tna_ext_side_9();
-            10: tna_ext_side_10();
-            11: tna_ext_side_11();
-            12: tna_ext_side_12();
-            13: tna_ext_side_13();
-            14: tna_ext_side_14();
-            15: tna_ext_side_15();
-            16: tna_ext_side_16();
-            17: tna_ext_side_17();
-            18: tna_ext_side_18();
-            19: tna_ext_side_19();
-            20: tna_ext_side_20();
-            21: tna_ext_side_21();
-            22: tna_ext_side_22();
-            23: tna_ext_side_23();
-            24: tna_ext_side_24();
-            25: tna_ext_side_25();
-            26: tna_ext_side_26();
-            27: tna_ext_side_27();
-            28: tna_ext_side_28();
-            29: tna_ext_side_29();
-            30: tna_ext_side_30();
-            31: tna_ext_side_31();
-            32: tna_ext_side_32();
-            33: tna_ext_side_33();
-            34: tna_ext_side_34();
-            35: tna_ext_side_35();
-            36: tna_ext_side_36();
-            37: tna_ext_side_37();
-            38: tna_ext_side_38();
-            39: tna_ext_side_39();
-            40: tna_ext_side_40();
-            41: tna_ext_side_41();
-            42: tna_ext_side_42();
-            43: tna_ext_side_43();
-            44: tna_ext_side_44();
-            45: tna_ext_side_45();
-            46: tna_ext_side_46();
-            47: tna_ext_side_47();
-            48: tna_ext_side_48();
-            49: tna_ext_side_49();
-            50: tna_ext_side_50();
-            51: tna_ext_side_51();
-            52: tna_ext_side_52();
-            53: tna_ext_side_53();
-            54: tna_ext_side_54();
-            55: tna_ext_side_55();
-            56: tna_ext_side_56();
-            57: tna_ext_side_57();
-            58: tna_ext_side_58();
-            59: tna_ext_side_59();
-            60: tna_ext_side_60();
-            61: tna_ext_side_61();
-            62: tna_ext_side_62();
-            63: tna_ext_side_63();
+            8w0 &&& 0xf8: tna_side_q0();
+            8w8 &&& 0xf8: tna_side_q1();
+            8w16 &&& 0xf8: tna_side_q2();
+            8w24 &&& 0xf8: tna_side_q3();
+            8w32 &&& 0xf8: tna_side_q4();
+            8w40 &&& 0xf8: tna_side_q5();
+            8w48 &&& 0xf8: tna_side_q6();
+            8w56 &&& 0xf8: tna_side_q7();
         }
-        size = 64;
+        size = 8;
     }
-    action tna_ext_side_or() { meta.side_k = meta.ex_a | meta.ex_b; }
-    /* & low_mask(a), a <= 32 */
-    action tna_mask_side_0() { meta.side_k = 0; }
-    action tna_mask_side_1() { meta.side_k = meta.side_k & 32w0x1; }
-    action tna_mask_side_2() { meta.side_k = meta.side_k & 32w0x3; }
-    action tna_mask_side_3() { meta.side_k = meta.side_k & 32w0x7; }
-    action tna_mask_side_4() { meta.side_k = meta.side_k & 32w0xf; }
-    action tna_mask_side_5() { meta.side_k = meta.side_k & 32w0x1f; }
-    action tna_mask_side_6() { meta.side_k = meta.side_k & 32w0x3f; }
-    action tna_mask_side_7() { meta.side_k = meta.side_k & 32w0x7f; }
-    action tna_mask_side_8() { meta.side_k = meta.side_k & 32w0xff; }
-    action tna_mask_side_9() { meta.side_k = meta.side_k & 32w0x1ff; }
-    action tna_mask_side_10() { meta.side_k = meta.side_k & 32w0x3ff; }
-    action tna_mask_side_11() { meta.side_k = meta.side_k & 32w0x7ff; }
-    action tna_mask_side_12() { meta.side_k = meta.side_k & 32w0xfff; }
-    action tna_mask_side_13() { meta.side_k = meta.side_k & 32w0x1fff; }
-    action tna_mask_side_14() { meta.side_k = meta.side_k & 32w0x3fff; }
-    action tna_mask_side_15() { meta.side_k = meta.side_k & 32w0x7fff; }
-    action tna_mask_side_16() { meta.side_k = meta.side_k & 32w0xffff; }
-    action tna_mask_side_17() { meta.side_k = meta.side_k & 32w0x1ffff; }
-    action tna_mask_side_18() { meta.side_k = meta.side_k & 32w0x3ffff; }
-    action tna_mask_side_19() { meta.side_k = meta.side_k & 32w0x7ffff; }
-    action tna_mask_side_20() { meta.side_k = meta.side_k & 32w0xfffff; }
-    action tna_mask_side_21() { meta.side_k = meta.side_k & 32w0x1fffff; }
-    action tna_mask_side_22() { meta.side_k = meta.side_k & 32w0x3fffff; }
-    action tna_mask_side_23() { meta.side_k = meta.side_k & 32w0x7fffff; }
-    action tna_mask_side_24() { meta.side_k = meta.side_k & 32w0xffffff; }
-    action tna_mask_side_25() { meta.side_k = meta.side_k & 32w0x1ffffff; }
-    action tna_mask_side_26() { meta.side_k = meta.side_k & 32w0x3ffffff; }
-    action tna_mask_side_27() { meta.side_k = meta.side_k & 32w0x7ffffff; }
-    action tna_mask_side_28() { meta.side_k = meta.side_k & 32w0xfffffff; }
-    action tna_mask_side_29() { meta.side_k = meta.side_k & 32w0x1fffffff; }
-    action tna_mask_side_30() { meta.side_k = meta.side_k & 32w0x3fffffff; }
-    action tna_mask_side_31() { meta.side_k = meta.side_k & 32w0x7fffffff; }
-    action tna_mask_side_32() {  }
-    action tna_mask_side_none() {  }
-    table tna_mask_side {
-        key = { meta.sl_a: exact; }
-        actions = { tna_mask_side_0; tna_mask_side_1; tna_mask_side_2; tna_mask_side_3; tna_mask_side_4; tna_mask_side_5; tna_mask_side_6; tna_mask_side_7; tna_mask_side_8; tna_mask_side_9; tna_mask_side_10; tna_mask_side_11; tna_mask_side_12; tna_mask_side_13; tna_mask_side_14; tna_mask_side_15; tna_mask_side_16; tna_mask_side_17; tna_mask_side_18; tna_mask_side_19; tna_mask_side_20; tna_mask_side_21; tna_mask_side_22; tna_mask_side_23; tna_mask_side_24; tna_mask_side_25; tna_mask_side_26; tna_mask_side_27; tna_mask_side_28; tna_mask_side_29; tna_mask_side_30; tna_mask_side_31; tna_mask_side_32; tna_mask_side_none; }
-        default_action = tna_mask_side_none();
+    action tna_side_r0() { meta.e1_ex = meta.e1_tl; }
+    action tna_side_r1() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 1); }
+    action tna_side_r2() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 2); }
+    action tna_side_r3() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 3); }
+    action tna_side_r4() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 4); }
+    action tna_side_r5() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 5); }
+    action tna_side_r6() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 6); }
+    action tna_side_r7() { funnel_shift_right(meta.e1_ex, meta.e1_th, meta.e1_tl, 7); }
+    table tna_side_r {
+        key = { meta.side_s: ternary; }
+        actions = { tna_side_r0; tna_side_r1; tna_side_r2; tna_side_r3; tna_side_r4; tna_side_r5; tna_side_r6; tna_side_r7; }
         const entries = {
-            0: tna_mask_side_0();
-            1: tna_mask_side_1();
-            2: tna_mask_side_2();
-            3: tna_mask_side_3();
-            4: tna_mask_side_4();
-            5: tna_mask_side_5();
-            6: tna_mask_side_6();
-            7: tna_mask_side_7();
-            8: tna_mask_side_8();
-            9: tna_mask_side_9();
-            10: tna_mask_side_10();
-            11: tna_mask_side_11();
-            12: tna_mask_side_12();
-            13: tna_mask_side_13();
-            14: tna_mask_side_14();
-            15: tna_mask_side_15();
-            16: tna_mask_side_16();
-            17: tna_mask_side_17();
-            18: tna_mask_side_18();
-            19: tna_mask_side_19();
-            20: tna_mask_side_20();
-            21: tna_mask_side_21();
-            22: tna_mask_side_22();
-            23: tna_mask_side_23();
-            24: tna_mask_side_24();
-            25: tna_mask_side_25();
-            26: tna_mask_side_26();
-            27: tna_mask_side_27();
-            28: tna_mask_side_28();
-            29: tna_mask_side_29();
-            30: tna_mask_side_30();
-            31: tna_mask_side_31();
-            32: tna_mask_side_32();
+            8w0 &&& 0x7: tna_side_r0();
+            8w1 &&& 0x7: tna_side_r1();
+            8w2 &&& 0x7: tna_side_r2();
+            8w3 &&& 0x7: tna_side_r3();
+            8w4 &&& 0x7: tna_side_r4();
+            8w5 &&& 0x7: tna_side_r5();
+            8w6 &&& 0x7: tna_side_r6();
+            8w7 &&& 0x7: tna_side_r7();
+        }
+        size = 8;
+    }
+    /* & low_mask(a), a <= 32 */
+    /* side label: meta.side_k = meta.e1_ex & low_mask(meta.sl_a) (the mask is action data) */
+    action tna_side_mask(bit<32> m) { meta.side_k = meta.e1_ex & m; }
+    table tna_side_mask_tbl {
+        key = { meta.sl_a: exact; }
+        actions = { tna_side_mask; }
+        default_action = tna_side_mask(0xffffffff);
+        const entries = {
+            0: tna_side_mask(0x0);
+            1: tna_side_mask(0x1);
+            2: tna_side_mask(0x3);
+            3: tna_side_mask(0x7);
+            4: tna_side_mask(0xf);
+            5: tna_side_mask(0x1f);
+            6: tna_side_mask(0x3f);
+            7: tna_side_mask(0x7f);
+            8: tna_side_mask(0xff);
+            9: tna_side_mask(0x1ff);
+            10: tna_side_mask(0x3ff);
+            11: tna_side_mask(0x7ff);
+            12: tna_side_mask(0xfff);
+            13: tna_side_mask(0x1fff);
+            14: tna_side_mask(0x3fff);
+            15: tna_side_mask(0x7fff);
+            16: tna_side_mask(0xffff);
+            17: tna_side_mask(0x1ffff);
+            18: tna_side_mask(0x3ffff);
+            19: tna_side_mask(0x7ffff);
+            20: tna_side_mask(0xfffff);
+            21: tna_side_mask(0x1fffff);
+            22: tna_side_mask(0x3fffff);
+            23: tna_side_mask(0x7fffff);
+            24: tna_side_mask(0xffffff);
+            25: tna_side_mask(0x1ffffff);
+            26: tna_side_mask(0x3ffffff);
+            27: tna_side_mask(0x7ffffff);
+            28: tna_side_mask(0xfffffff);
+            29: tna_side_mask(0x1fffffff);
+            30: tna_side_mask(0x3fffffff);
+            31: tna_side_mask(0x7fffffff);
+            32: tna_side_mask(0xffffffff);
         }
         size = 33;
     }
     /* the level's label is (word >> S) & low_mask(b): mode 0 S = 64 - pos - b, modes 1-3 S = label_shift */
-    action tna_ext_lab_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
-    action tna_ext_lab_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
-    action tna_ext_lab_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
-    action tna_ext_lab_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
-    action tna_ext_lab_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
-    action tna_ext_lab_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
-    action tna_ext_lab_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
-    action tna_ext_lab_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
-    action tna_ext_lab_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
-    action tna_ext_lab_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
-    action tna_ext_lab_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
-    action tna_ext_lab_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
-    action tna_ext_lab_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
-    action tna_ext_lab_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
-    action tna_ext_lab_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
-    action tna_ext_lab_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
-    action tna_ext_lab_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
-    action tna_ext_lab_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
-    action tna_ext_lab_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
-    action tna_ext_lab_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
-    action tna_ext_lab_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
-    action tna_ext_lab_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
-    action tna_ext_lab_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
-    action tna_ext_lab_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
-    action tna_ext_lab_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
-    action tna_ext_lab_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
-    action tna_ext_lab_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
-    action tna_ext_lab_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
-    action tna_ext_lab_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
-    action tna_ext_lab_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
-    action tna_ext_lab_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
-    action tna_ext_lab_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
-    action tna_ext_lab_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
-    action tna_ext_lab_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
-    action tna_ext_lab_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
-    action tna_ext_lab_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
-    action tna_ext_lab_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
-    action tna_ext_lab_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
-    action tna_ext_lab_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
-    action tna_ext_lab_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
-    action tna_ext_lab_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
-    action tna_ext_lab_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
-    action tna_ext_lab_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
-    action tna_ext_lab_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
-    action tna_ext_lab_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
-    action tna_ext_lab_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
-    action tna_ext_lab_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
-    action tna_ext_lab_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
-    action tna_ext_lab_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
-    action tna_ext_lab_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
-    action tna_ext_lab_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
-    action tna_ext_lab_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
-    action tna_ext_lab_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
-    action tna_ext_lab_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
-    action tna_ext_lab_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
-    action tna_ext_lab_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
-    action tna_ext_lab_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
-    action tna_ext_lab_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
-    action tna_ext_lab_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
-    action tna_ext_lab_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
-    action tna_ext_lab_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
-    action tna_ext_lab_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
-    action tna_ext_lab_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
-    action tna_ext_lab_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
-    action tna_ext_lab_none() { meta.ex_a = 0; meta.ex_b = 0; }
-    table tna_ext_lab {
-        key = { meta.lab_s: exact; }
-        actions = { tna_ext_lab_0; tna_ext_lab_1; tna_ext_lab_2; tna_ext_lab_3; tna_ext_lab_4; tna_ext_lab_5; tna_ext_lab_6; tna_ext_lab_7; tna_ext_lab_8; tna_ext_lab_9; tna_ext_lab_10; tna_ext_lab_11; tna_ext_lab_12; tna_ext_lab_13; tna_ext_lab_14; tna_ext_lab_15; tna_ext_lab_16; tna_ext_lab_17; tna_ext_lab_18; tna_ext_lab_19; tna_ext_lab_20; tna_ext_lab_21; tna_ext_lab_22; tna_ext_lab_23; tna_ext_lab_24; tna_ext_lab_25; tna_ext_lab_26; tna_ext_lab_27; tna_ext_lab_28; tna_ext_lab_29; tna_ext_lab_30; tna_ext_lab_31; tna_ext_lab_32; tna_ext_lab_33; tna_ext_lab_34; tna_ext_lab_35; tna_ext_lab_36; tna_ext_lab_37; tna_ext_lab_38; tna_ext_lab_39; tna_ext_lab_40; tna_ext_lab_41; tna_ext_lab_42; tna_ext_lab_43; tna_ext_lab_44; tna_ext_lab_45; tna_ext_lab_46; tna_ext_lab_47; tna_ext_lab_48; tna_ext_lab_49; tna_ext_lab_50; tna_ext_lab_51; tna_ext_lab_52; tna_ext_lab_53; tna_ext_lab_54; tna_ext_lab_55; tna_ext_lab_56; tna_ext_lab_57; tna_ext_lab_58; tna_ext_lab_59; tna_ext_lab_60; tna_ext_lab_61; tna_ext_lab_62; tna_ext_lab_63; tna_ext_lab_none; }
-        default_action = tna_ext_lab_none();
+    /* label: (hdr.sliced.word_hi ++ hdr.sliced.word_lo) >> S, S = meta.lab_s = 8q + r: whole bytes (q), then bits (r), one
+     * funnel shift each; S >= 64 reads 0 */
+    action tna_lab_q0() { meta.e2_th = hdr.sliced.word_hi; meta.e2_tl = hdr.sliced.word_lo; }
+    action tna_lab_q1() { meta.e2_th = hdr.sliced.word_hi >> 8; funnel_shift_right(meta.e2_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 8); }
+    action tna_lab_q2() { meta.e2_th = hdr.sliced.word_hi >> 16; funnel_shift_right(meta.e2_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 16); }
+    action tna_lab_q3() { meta.e2_th = hdr.sliced.word_hi >> 24; funnel_shift_right(meta.e2_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 24); }
+    action tna_lab_q4() { meta.e2_th = 0; meta.e2_tl = hdr.sliced.word_hi; }
+    action tna_lab_q5() { meta.e2_th = 0; meta.e2_tl = hdr.sliced.word_hi >> 8; }
+    action tna_lab_q6() { meta.e2_th = 0; meta.e2_tl = hdr.sliced.word_hi >> 16; }
+    action tna_lab_q7() { meta.e2_th = 0; meta.e2_tl = hdr.sliced.word_hi >> 24; }
+    action tna_lab_qnone() { meta.e2_th = 0; meta.e2_tl = 0; }
+    table tna_lab_q {
+        key = { meta.lab_s: ternary; }
+        actions = { tna_lab_q0; tna_lab_q1; tna_lab_q2; tna_lab_q3; tna_lab_q4; tna_lab_q5; tna_lab_q6; tna_lab_q7; tna_lab_qnone; }
+        default_action = tna_lab_qnone();
         const entries = {
-            0: tna_ext_lab_0();
-            1: tna_ext_lab_1();
-            2: tna_ext_lab_2();
-            3: tna_ext_lab_3();
-            4: tna_ext_lab_4();
-            5: tna_ext_lab_5();
-            6: tna_ext_lab_6();
-            7: tna_ext_lab_7();
-            8: tna_ext_lab_8();
-            9: tna_ext_lab_9();
-            10: tna_ext_lab_10();
-            11: tna_ext_lab_11();
-            12: tna_ext_lab_12();
-            13: tna_ext_lab_13();
-            14: tna_ext_lab_14();
-            15: tna_ext_lab_15();
-            16: tna_ext_lab_16();
-            17: tna_ext_lab_17();
-            18: tna_ext_lab_18();
-            19: tna_ext_lab_19();
-            20: tna_ext_lab_20();
-            21: tna_ext_lab_21();
-            22: tna_ext_lab_22();
-            23: tna_ext_lab_23();
-            24: tna_ext_lab_24();
-            25: tna_ext_lab_25();
-            26: tna_ext_lab_26();
-            27: tna_ext_lab_27();
-            28: tna_ext_lab_28();
-            29: tna_ext_lab_29();
-            30: tna_ext_lab_30();
-            31: tna_ext_lab_31();
-            32: tna_ext_lab_32();
-            33: tna_ext_lab_33();
-            34: tna_ext_lab_34();
-            35: tna_ext_lab_35();
-            36: tna_ext_lab_36();
-            37: tna_ext_lab_37();
-            38: tna_ext_lab_38();
-            39: tna_ext_lab_39();
-            40: tna_ext_lab_40();
-            41: tna_ext_lab_41();
-            42: tna_ext_lab_42();
-            43: tna_ext_lab_43();
-            44: tna_ext_lab_44();
-            45: tna_ext_lab_45();
-            46: tna_ext_lab_46();
-            47: tna_ext_lab_47();
-            48: tna_ext_lab_48();
-            49: tna_ext_lab_49();
-            50: tna_ext_lab_50();
-            51: tna_ext_lab_51();
-            52: tna_ext_lab_52();
-            53: tna_ext_lab_53();
-            54: tna_ext_lab_54();
-            55: tna_ext_lab_55();
-            56: tna_ext_lab_56();
-            57: tna_ext_lab_57();
-            58: tna_ext_lab_58();
-            59: tna_ext_lab_59();
-            60: tna_ext_lab_60();
-            61: tna_ext_lab_61();
-            62: tna_ext_lab_62();
-            63: tna_ext_lab_63();
+            8w0 &&& 0xf8: tna_lab_q0();
+            8w8 &&& 0xf8: tna_lab_q1();
+            8w16 &&& 0xf8: tna_lab_q2();
+            8w24 &&& 0xf8: tna_lab_q3();
+            8w32 &&& 0xf8: tna_lab_q4();
+            8w40 &&& 0xf8: tna_lab_q5();
+            8w48 &&& 0xf8: tna_lab_q6();
+            8w56 &&& 0xf8: tna_lab_q7();
         }
-        size = 64;
+        size = 8;
     }
-    action tna_ext_lab_or() { meta.label = meta.ex_a | meta.ex_b; }
-    /* & low_mask(b), b <= 32 */
-    action tna_mask_lab_0() { meta.label = 0; }
-    action tna_mask_lab_1() { meta.label = meta.label & 32w0x1; }
-    action tna_mask_lab_2() { meta.label = meta.label & 32w0x3; }
-    action tna_mask_lab_3() { meta.label = meta.label & 32w0x7; }
-    action tna_mask_lab_4() { meta.label = meta.label & 32w0xf; }
-    action tna_mask_lab_5() { meta.label = meta.label & 32w0x1f; }
-    action tna_mask_lab_6() { meta.label = meta.label & 32w0x3f; }
-    action tna_mask_lab_7() { meta.label = meta.label & 32w0x7f; }
-    action tna_mask_lab_8() { meta.label = meta.label & 32w0xff; }
-    action tna_mask_lab_9() { meta.label = meta.label & 32w0x1ff; }
-    action tna_mask_lab_10() { meta.label = meta.label & 32w0x3ff; }
-    action tna_mask_lab_11() { meta.label = meta.label & 32w0x7ff; }
-    action tna_mask_lab_12() { meta.label = meta.label & 32w0xfff; }
-    action tna_mask_lab_13() { meta.label = meta.label & 32w0x1fff; }
-    action tna_mask_lab_14() { meta.label = meta.label & 32w0x3fff; }
-    action tna_mask_lab_15() { meta.label = meta.label & 32w0x7fff; }
-    action tna_mask_lab_16() { meta.label = meta.label & 32w0xffff; }
-    action tna_mask_lab_17() { meta.label = meta.label & 32w0x1ffff; }
-    action tna_mask_lab_18() { meta.label = meta.label & 32w0x3ffff; }
-    action tna_mask_lab_19() { meta.label = meta.label & 32w0x7ffff; }
-    action tna_mask_lab_20() { meta.label = meta.label & 32w0xfffff; }
-    action tna_mask_lab_21() { meta.label = meta.label & 32w0x1fffff; }
-    action tna_mask_lab_22() { meta.label = meta.label & 32w0x3fffff; }
-    action tna_mask_lab_23() { meta.label = meta.label & 32w0x7fffff; }
-    action tna_mask_lab_24() { meta.label = meta.label & 32w0xffffff; }
-    action tna_mask_lab_25() { meta.label = meta.label & 32w0x1ffffff; }
-    action tna_mask_lab_26() { meta.label = meta.label & 32w0x3ffffff; }
-    action tna_mask_lab_27() { meta.label = meta.label & 32w0x7ffffff; }
-    action tna_mask_lab_28() { meta.label = meta.label & 32w0xfffffff; }
-    action tna_mask_lab_29() { meta.label = meta.label & 32w0x1fffffff; }
-    action tna_mask_lab_30() { meta.label = meta.label & 32w0x3fffffff; }
-    action tna_mask_lab_31() { meta.label = meta.label & 32w0x7fffffff; }
-    action tna_mask_lab_32() {  }
-    action tna_mask_lab_none() {  }
-    table tna_mask_lab {
-        key = { meta.sl_b: exact; }
-        actions = { tna_mask_lab_0; tna_mask_lab_1; tna_mask_lab_2; tna_mask_lab_3; tna_mask_lab_4; tna_mask_lab_5; tna_mask_lab_6; tna_mask_lab_7; tna_mask_lab_8; tna_mask_lab_9; tna_mask_lab_10; tna_mask_lab_11; tna_mask_lab_12; tna_mask_lab_13; tna_mask_lab_14; tna_mask_lab_15; tna_mask_lab_16; tna_mask_lab_17; tna_mask_lab_18; tna_mask_lab_19; tna_mask_lab_20; tna_mask_lab_21; tna_mask_lab_22; tna_mask_lab_23; tna_mask_lab_24; tna_mask_lab_25; tna_mask_lab_26; tna_mask_lab_27; tna_mask_lab_28; tna_mask_lab_29; tna_mask_lab_30; tna_mask_lab_31; tna_mask_lab_32; tna_mask_lab_none; }
-        default_action = tna_mask_lab_none();
+    action tna_lab_r0() { meta.e2_ex = meta.e2_tl; }
+    action tna_lab_r1() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 1); }
+    action tna_lab_r2() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 2); }
+    action tna_lab_r3() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 3); }
+    action tna_lab_r4() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 4); }
+    action tna_lab_r5() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 5); }
+    action tna_lab_r6() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 6); }
+    action tna_lab_r7() { funnel_shift_right(meta.e2_ex, meta.e2_th, meta.e2_tl, 7); }
+    table tna_lab_r {
+        key = { meta.lab_s: ternary; }
+        actions = { tna_lab_r0; tna_lab_r1; tna_lab_r2; tna_lab_r3; tna_lab_r4; tna_lab_r5; tna_lab_r6; tna_lab_r7; }
         const entries = {
-            0: tna_mask_lab_0();
-            1: tna_mask_lab_1();
-            2: tna_mask_lab_2();
-            3: tna_mask_lab_3();
-            4: tna_mask_lab_4();
-            5: tna_mask_lab_5();
-            6: tna_mask_lab_6();
-            7: tna_mask_lab_7();
-            8: tna_mask_lab_8();
-            9: tna_mask_lab_9();
-            10: tna_mask_lab_10();
-            11: tna_mask_lab_11();
-            12: tna_mask_lab_12();
-            13: tna_mask_lab_13();
-            14: tna_mask_lab_14();
-            15: tna_mask_lab_15();
-            16: tna_mask_lab_16();
-            17: tna_mask_lab_17();
-            18: tna_mask_lab_18();
-            19: tna_mask_lab_19();
-            20: tna_mask_lab_20();
-            21: tna_mask_lab_21();
-            22: tna_mask_lab_22();
-            23: tna_mask_lab_23();
-            24: tna_mask_lab_24();
-            25: tna_mask_lab_25();
-            26: tna_mask_lab_26();
-            27: tna_mask_lab_27();
-            28: tna_mask_lab_28();
-            29: tna_mask_lab_29();
-            30: tna_mask_lab_30();
-            31: tna_mask_lab_31();
-            32: tna_mask_lab_32();
+            8w0 &&& 0x7: tna_lab_r0();
+            8w1 &&& 0x7: tna_lab_r1();
+            8w2 &&& 0x7: tna_lab_r2();
+            8w3 &&& 0x7: tna_lab_r3();
+            8w4 &&& 0x7: tna_lab_r4();
+            8w5 &&& 0x7: tna_lab_r5();
+            8w6 &&& 0x7: tna_lab_r6();
+            8w7 &&& 0x7: tna_lab_r7();
+        }
+        size = 8;
+    }
+    /* & low_mask(b), b <= 32 */
+    /* label: meta.label = meta.e2_ex & low_mask(meta.sl_b) (the mask is action data) */
+    action tna_lab_mask(bit<32> m) { meta.label = meta.e2_ex & m; }
+    table tna_lab_mask_tbl {
+        key = { meta.sl_b: exact; }
+        actions = { tna_lab_mask; }
+        default_action = tna_lab_mask(0xffffffff);
+        const entries = {
+            0: tna_lab_mask(0x0);
+            1: tna_lab_mask(0x1);
+            2: tna_lab_mask(0x3);
+            3: tna_lab_mask(0x7);
+            4: tna_lab_mask(0xf);
+            5: tna_lab_mask(0x1f);
+            6: tna_lab_mask(0x3f);
+            7: tna_lab_mask(0x7f);
+            8: tna_lab_mask(0xff);
+            9: tna_lab_mask(0x1ff);
+            10: tna_lab_mask(0x3ff);
+            11: tna_lab_mask(0x7ff);
+            12: tna_lab_mask(0xfff);
+            13: tna_lab_mask(0x1fff);
+            14: tna_lab_mask(0x3fff);
+            15: tna_lab_mask(0x7fff);
+            16: tna_lab_mask(0xffff);
+            17: tna_lab_mask(0x1ffff);
+            18: tna_lab_mask(0x3ffff);
+            19: tna_lab_mask(0x7ffff);
+            20: tna_lab_mask(0xfffff);
+            21: tna_lab_mask(0x1fffff);
+            22: tna_lab_mask(0x3fffff);
+            23: tna_lab_mask(0x7fffff);
+            24: tna_lab_mask(0xffffff);
+            25: tna_lab_mask(0x1ffffff);
+            26: tna_lab_mask(0x3ffffff);
+            27: tna_lab_mask(0x7ffffff);
+            28: tna_lab_mask(0xfffffff);
+            29: tna_lab_mask(0x1fffffff);
+            30: tna_lab_mask(0x3fffffff);
+            31: tna_lab_mask(0x7fffffff);
+            32: tna_lab_mask(0xffffffff);
         }
         size = 33;
     }
     /* modes 1-3: the low 32 bits of DST >> znode_shift */
-    action tna_ext_zn_0() { meta.ex_a = 0; meta.ex_b = hdr.sliced.word_lo; }
-    action tna_ext_zn_1() { meta.ex_a = hdr.sliced.word_hi << 31; meta.ex_b = hdr.sliced.word_lo >> 1; }
-    action tna_ext_zn_2() { meta.ex_a = hdr.sliced.word_hi << 30; meta.ex_b = hdr.sliced.word_lo >> 2; }
-    action tna_ext_zn_3() { meta.ex_a = hdr.sliced.word_hi << 29; meta.ex_b = hdr.sliced.word_lo >> 3; }
-    action tna_ext_zn_4() { meta.ex_a = hdr.sliced.word_hi << 28; meta.ex_b = hdr.sliced.word_lo >> 4; }
-    action tna_ext_zn_5() { meta.ex_a = hdr.sliced.word_hi << 27; meta.ex_b = hdr.sliced.word_lo >> 5; }
-    action tna_ext_zn_6() { meta.ex_a = hdr.sliced.word_hi << 26; meta.ex_b = hdr.sliced.word_lo >> 6; }
-    action tna_ext_zn_7() { meta.ex_a = hdr.sliced.word_hi << 25; meta.ex_b = hdr.sliced.word_lo >> 7; }
-    action tna_ext_zn_8() { meta.ex_a = hdr.sliced.word_hi << 24; meta.ex_b = hdr.sliced.word_lo >> 8; }
-    action tna_ext_zn_9() { meta.ex_a = hdr.sliced.word_hi << 23; meta.ex_b = hdr.sliced.word_lo >> 9; }
-    action tna_ext_zn_10() { meta.ex_a = hdr.sliced.word_hi << 22; meta.ex_b = hdr.sliced.word_lo >> 10; }
-    action tna_ext_zn_11() { meta.ex_a = hdr.sliced.word_hi << 21; meta.ex_b = hdr.sliced.word_lo >> 11; }
-    action tna_ext_zn_12() { meta.ex_a = hdr.sliced.word_hi << 20; meta.ex_b = hdr.sliced.word_lo >> 12; }
-    action tna_ext_zn_13() { meta.ex_a = hdr.sliced.word_hi << 19; meta.ex_b = hdr.sliced.word_lo >> 13; }
-    action tna_ext_zn_14() { meta.ex_a = hdr.sliced.word_hi << 18; meta.ex_b = hdr.sliced.word_lo >> 14; }
-    action tna_ext_zn_15() { meta.ex_a = hdr.sliced.word_hi << 17; meta.ex_b = hdr.sliced.word_lo >> 15; }
-    action tna_ext_zn_16() { meta.ex_a = hdr.sliced.word_hi << 16; meta.ex_b = hdr.sliced.word_lo >> 16; }
-    action tna_ext_zn_17() { meta.ex_a = hdr.sliced.word_hi << 15; meta.ex_b = hdr.sliced.word_lo >> 17; }
-    action tna_ext_zn_18() { meta.ex_a = hdr.sliced.word_hi << 14; meta.ex_b = hdr.sliced.word_lo >> 18; }
-    action tna_ext_zn_19() { meta.ex_a = hdr.sliced.word_hi << 13; meta.ex_b = hdr.sliced.word_lo >> 19; }
-    action tna_ext_zn_20() { meta.ex_a = hdr.sliced.word_hi << 12; meta.ex_b = hdr.sliced.word_lo >> 20; }
-    action tna_ext_zn_21() { meta.ex_a = hdr.sliced.word_hi << 11; meta.ex_b = hdr.sliced.word_lo >> 21; }
-    action tna_ext_zn_22() { meta.ex_a = hdr.sliced.word_hi << 10; meta.ex_b = hdr.sliced.word_lo >> 22; }
-    action tna_ext_zn_23() { meta.ex_a = hdr.sliced.word_hi << 9; meta.ex_b = hdr.sliced.word_lo >> 23; }
-    action tna_ext_zn_24() { meta.ex_a = hdr.sliced.word_hi << 8; meta.ex_b = hdr.sliced.word_lo >> 24; }
-    action tna_ext_zn_25() { meta.ex_a = hdr.sliced.word_hi << 7; meta.ex_b = hdr.sliced.word_lo >> 25; }
-    action tna_ext_zn_26() { meta.ex_a = hdr.sliced.word_hi << 6; meta.ex_b = hdr.sliced.word_lo >> 26; }
-    action tna_ext_zn_27() { meta.ex_a = hdr.sliced.word_hi << 5; meta.ex_b = hdr.sliced.word_lo >> 27; }
-    action tna_ext_zn_28() { meta.ex_a = hdr.sliced.word_hi << 4; meta.ex_b = hdr.sliced.word_lo >> 28; }
-    action tna_ext_zn_29() { meta.ex_a = hdr.sliced.word_hi << 3; meta.ex_b = hdr.sliced.word_lo >> 29; }
-    action tna_ext_zn_30() { meta.ex_a = hdr.sliced.word_hi << 2; meta.ex_b = hdr.sliced.word_lo >> 30; }
-    action tna_ext_zn_31() { meta.ex_a = hdr.sliced.word_hi << 1; meta.ex_b = hdr.sliced.word_lo >> 31; }
-    action tna_ext_zn_32() { meta.ex_a = hdr.sliced.word_hi; meta.ex_b = 0; }
-    action tna_ext_zn_33() { meta.ex_a = hdr.sliced.word_hi >> 1; meta.ex_b = 0; }
-    action tna_ext_zn_34() { meta.ex_a = hdr.sliced.word_hi >> 2; meta.ex_b = 0; }
-    action tna_ext_zn_35() { meta.ex_a = hdr.sliced.word_hi >> 3; meta.ex_b = 0; }
-    action tna_ext_zn_36() { meta.ex_a = hdr.sliced.word_hi >> 4; meta.ex_b = 0; }
-    action tna_ext_zn_37() { meta.ex_a = hdr.sliced.word_hi >> 5; meta.ex_b = 0; }
-    action tna_ext_zn_38() { meta.ex_a = hdr.sliced.word_hi >> 6; meta.ex_b = 0; }
-    action tna_ext_zn_39() { meta.ex_a = hdr.sliced.word_hi >> 7; meta.ex_b = 0; }
-    action tna_ext_zn_40() { meta.ex_a = hdr.sliced.word_hi >> 8; meta.ex_b = 0; }
-    action tna_ext_zn_41() { meta.ex_a = hdr.sliced.word_hi >> 9; meta.ex_b = 0; }
-    action tna_ext_zn_42() { meta.ex_a = hdr.sliced.word_hi >> 10; meta.ex_b = 0; }
-    action tna_ext_zn_43() { meta.ex_a = hdr.sliced.word_hi >> 11; meta.ex_b = 0; }
-    action tna_ext_zn_44() { meta.ex_a = hdr.sliced.word_hi >> 12; meta.ex_b = 0; }
-    action tna_ext_zn_45() { meta.ex_a = hdr.sliced.word_hi >> 13; meta.ex_b = 0; }
-    action tna_ext_zn_46() { meta.ex_a = hdr.sliced.word_hi >> 14; meta.ex_b = 0; }
-    action tna_ext_zn_47() { meta.ex_a = hdr.sliced.word_hi >> 15; meta.ex_b = 0; }
-    action tna_ext_zn_48() { meta.ex_a = hdr.sliced.word_hi >> 16; meta.ex_b = 0; }
-    action tna_ext_zn_49() { meta.ex_a = hdr.sliced.word_hi >> 17; meta.ex_b = 0; }
-    action tna_ext_zn_50() { meta.ex_a = hdr.sliced.word_hi >> 18; meta.ex_b = 0; }
-    action tna_ext_zn_51() { meta.ex_a = hdr.sliced.word_hi >> 19; meta.ex_b = 0; }
-    action tna_ext_zn_52() { meta.ex_a = hdr.sliced.word_hi >> 20; meta.ex_b = 0; }
-    action tna_ext_zn_53() { meta.ex_a = hdr.sliced.word_hi >> 21; meta.ex_b = 0; }
-    action tna_ext_zn_54() { meta.ex_a = hdr.sliced.word_hi >> 22; meta.ex_b = 0; }
-    action tna_ext_zn_55() { meta.ex_a = hdr.sliced.word_hi >> 23; meta.ex_b = 0; }
-    action tna_ext_zn_56() { meta.ex_a = hdr.sliced.word_hi >> 24; meta.ex_b = 0; }
-    action tna_ext_zn_57() { meta.ex_a = hdr.sliced.word_hi >> 25; meta.ex_b = 0; }
-    action tna_ext_zn_58() { meta.ex_a = hdr.sliced.word_hi >> 26; meta.ex_b = 0; }
-    action tna_ext_zn_59() { meta.ex_a = hdr.sliced.word_hi >> 27; meta.ex_b = 0; }
-    action tna_ext_zn_60() { meta.ex_a = hdr.sliced.word_hi >> 28; meta.ex_b = 0; }
-    action tna_ext_zn_61() { meta.ex_a = hdr.sliced.word_hi >> 29; meta.ex_b = 0; }
-    action tna_ext_zn_62() { meta.ex_a = hdr.sliced.word_hi >> 30; meta.ex_b = 0; }
-    action tna_ext_zn_63() { meta.ex_a = hdr.sliced.word_hi >> 31; meta.ex_b = 0; }
-    action tna_ext_zn_none() { meta.ex_a = 0; meta.ex_b = 0; }
-    table tna_ext_zn {
-        key = { meta.sl_znode_shift: exact; }
-        actions = { tna_ext_zn_0; tna_ext_zn_1; tna_ext_zn_2; tna_ext_zn_3; tna_ext_zn_4; tna_ext_zn_5; tna_ext_zn_6; tna_ext_zn_7; tna_ext_zn_8; tna_ext_zn_9; tna_ext_zn_10; tna_ext_zn_11; tna_ext_zn_12; tna_ext_zn_13; tna_ext_zn_14; tna_ext_zn_15; tna_ext_zn_16; tna_ext_zn_17; tna_ext_zn_18; tna_ext_zn_19; tna_ext_zn_20; tna_ext_zn_21; tna_ext_zn_22; tna_ext_zn_23; tna_ext_zn_24; tna_ext_zn_25; tna_ext_zn_26; tna_ext_zn_27; tna_ext_zn_28; tna_ext_zn_29; tna_ext_zn_30; tna_ext_zn_31; tna_ext_zn_32; tna_ext_zn_33; tna_ext_zn_34; tna_ext_zn_35; tna_ext_zn_36; tna_ext_zn_37; tna_ext_zn_38; tna_ext_zn_39; tna_ext_zn_40; tna_ext_zn_41; tna_ext_zn_42; tna_ext_zn_43; tna_ext_zn_44; tna_ext_zn_45; tna_ext_zn_46; tna_ext_zn_47; tna_ext_zn_48; tna_ext_zn_49; tna_ext_zn_50; tna_ext_zn_51; tna_ext_zn_52; tna_ext_zn_53; tna_ext_zn_54; tna_ext_zn_55; tna_ext_zn_56; tna_ext_zn_57; tna_ext_zn_58; tna_ext_zn_59; tna_ext_zn_60; tna_ext_zn_61; tna_ext_zn_62; tna_ext_zn_63; tna_ext_zn_none; }
-        default_action = tna_ext_zn_none();
+    /* Znode id of DST (low 32 bits): (hdr.sliced.word_hi ++ hdr.sliced.word_lo) >> S, S = meta.sl_znode_shift = 8q + r: whole bytes (q), then bits (r), one
+     * funnel shift each; S >= 64 reads 0 */
+    action tna_zn_q0() { meta.e1_th = hdr.sliced.word_hi; meta.e1_tl = hdr.sliced.word_lo; }
+    action tna_zn_q1() { meta.e1_th = hdr.sliced.word_hi >> 8; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 8); }
+    action tna_zn_q2() { meta.e1_th = hdr.sliced.word_hi >> 16; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 16); }
+    action tna_zn_q3() { meta.e1_th = hdr.sliced.word_hi >> 24; funnel_shift_right(meta.e1_tl, hdr.sliced.word_hi, hdr.sliced.word_lo, 24); }
+    action tna_zn_q4() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi; }
+    action tna_zn_q5() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 8; }
+    action tna_zn_q6() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 16; }
+    action tna_zn_q7() { meta.e1_th = 0; meta.e1_tl = hdr.sliced.word_hi >> 24; }
+    action tna_zn_qnone() { meta.e1_th = 0; meta.e1_tl = 0; }
+    table tna_zn_q {
+        key = { meta.sl_znode_shift: ternary; }
+        actions = { tna_zn_q0; tna_zn_q1; tna_zn_q2; tna_zn_q3; tna_zn_q4; tna_zn_q5; tna_zn_q6; tna_zn_q7; tna_zn_qnone; }
+        default_action = tna_zn_qnone();
         const entries = {
-            0: tna_ext_zn_0();
-            1: tna_ext_zn_1();
-            2: tna_ext_zn_2();
-            3: tna_ext_zn_3();
-            4: tna_ext_zn_4();
-            5: tna_ext_zn_5();
-            6: tna_ext_zn_6();
-            7: tna_ext_zn_7();
-            8: tna_ext_zn_8();
-            9: tna_ext_zn_9();
-            10: tna_ext_zn_10();
-            11: tna_ext_zn_11();
-            12: tna_ext_zn_12();
-            13: tna_ext_zn_13();
-            14: tna_ext_zn_14();
-            15: tna_ext_zn_15();
-            16: tna_ext_zn_16();
-            17: tna_ext_zn_17();
-            18: tna_ext_zn_18();
-            19: tna_ext_zn_19();
-            20: tna_ext_zn_20();
-            21: tna_ext_zn_21();
-            22: tna_ext_zn_22();
-            23: tna_ext_zn_23();
-            24: tna_ext_zn_24();
-            25: tna_ext_zn_25();
-            26: tna_ext_zn_26();
-            27: tna_ext_zn_27();
-            28: tna_ext_zn_28();
-            29: tna_ext_zn_29();
-            30: tna_ext_zn_30();
-            31: tna_ext_zn_31();
-            32: tna_ext_zn_32();
-            33: tna_ext_zn_33();
-            34: tna_ext_zn_34();
-            35: tna_ext_zn_35();
-            36: tna_ext_zn_36();
-            37: tna_ext_zn_37();
-            38: tna_ext_zn_38();
-            39: tna_ext_zn_39();
-            40: tna_ext_zn_40();
-            41: tna_ext_zn_41();
-            42: tna_ext_zn_42();
-            43: tna_ext_zn_43();
-            44: tna_ext_zn_44();
-            45: tna_ext_zn_45();
-            46: tna_ext_zn_46();
-            47: tna_ext_zn_47();
-            48: tna_ext_zn_48();
-            49: tna_ext_zn_49();
-            50: tna_ext_zn_50();
-            51: tna_ext_zn_51();
-            52: tna_ext_zn_52();
-            53: tna_ext_zn_53();
-            54: tna_ext_zn_54();
-            55: tna_ext_zn_55();
-            56: tna_ext_zn_56();
-            57: tna_ext_zn_57();
-            58: tna_ext_zn_58();
-            59: tna_ext_zn_59();
-            60: tna_ext_zn_60();
-            61: tna_ext_zn_61();
-            62: tna_ext_zn_62();
-            63: tna_ext_zn_63();
+            8w0 &&& 0xf8: tna_zn_q0();
+            8w8 &&& 0xf8: tna_zn_q1();
+            8w16 &&& 0xf8: tna_zn_q2();
+            8w24 &&& 0xf8: tna_zn_q3();
+            8w32 &&& 0xf8: tna_zn_q4();
+            8w40 &&& 0xf8: tna_zn_q5();
+            8w48 &&& 0xf8: tna_zn_q6();
+            8w56 &&& 0xf8: tna_zn_q7();
         }
-        size = 64;
+        size = 8;
     }
-    action tna_ext_zn_or() { meta.side_k = meta.ex_a | meta.ex_b; }
+    action tna_zn_r0() { meta.side_k = meta.e1_tl; }
+    action tna_zn_r1() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 1); }
+    action tna_zn_r2() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 2); }
+    action tna_zn_r3() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 3); }
+    action tna_zn_r4() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 4); }
+    action tna_zn_r5() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 5); }
+    action tna_zn_r6() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 6); }
+    action tna_zn_r7() { funnel_shift_right(meta.side_k, meta.e1_th, meta.e1_tl, 7); }
+    table tna_zn_r {
+        key = { meta.sl_znode_shift: ternary; }
+        actions = { tna_zn_r0; tna_zn_r1; tna_zn_r2; tna_zn_r3; tna_zn_r4; tna_zn_r5; tna_zn_r6; tna_zn_r7; }
+        const entries = {
+            8w0 &&& 0x7: tna_zn_r0();
+            8w1 &&& 0x7: tna_zn_r1();
+            8w2 &&& 0x7: tna_zn_r2();
+            8w3 &&& 0x7: tna_zn_r3();
+            8w4 &&& 0x7: tna_zn_r4();
+            8w5 &&& 0x7: tna_zn_r5();
+            8w6 &&& 0x7: tna_zn_r6();
+            8w7 &&& 0x7: tna_zn_r7();
+        }
+        size = 8;
+    }
     /* modes 1-3: DST >> znode_shift has no bit beyond the low 32 (else it is >= m and != sid) */
     action tna_zn_ovf_ok() { }
     action tna_zn_ovf_bad() { meta.side_k = 0xffffffff; }
@@ -2697,283 +2546,131 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 66;
     }
     /* DST mode: x = zone << zone_shift (the bits carried into the high half in zs_b) */
-    action tna_zs_0() { meta.x_hi = meta.sl_zone_hi; meta.zs_b = 0; meta.x_lo = meta.sl_zone_lo; }
-    action tna_zs_1() { meta.x_hi = meta.sl_zone_hi << 1; meta.zs_b = meta.sl_zone_lo >> 31; meta.x_lo = meta.sl_zone_lo << 1; }
-    action tna_zs_2() { meta.x_hi = meta.sl_zone_hi << 2; meta.zs_b = meta.sl_zone_lo >> 30; meta.x_lo = meta.sl_zone_lo << 2; }
-    action tna_zs_3() { meta.x_hi = meta.sl_zone_hi << 3; meta.zs_b = meta.sl_zone_lo >> 29; meta.x_lo = meta.sl_zone_lo << 3; }
-    action tna_zs_4() { meta.x_hi = meta.sl_zone_hi << 4; meta.zs_b = meta.sl_zone_lo >> 28; meta.x_lo = meta.sl_zone_lo << 4; }
-    action tna_zs_5() { meta.x_hi = meta.sl_zone_hi << 5; meta.zs_b = meta.sl_zone_lo >> 27; meta.x_lo = meta.sl_zone_lo << 5; }
-    action tna_zs_6() { meta.x_hi = meta.sl_zone_hi << 6; meta.zs_b = meta.sl_zone_lo >> 26; meta.x_lo = meta.sl_zone_lo << 6; }
-    action tna_zs_7() { meta.x_hi = meta.sl_zone_hi << 7; meta.zs_b = meta.sl_zone_lo >> 25; meta.x_lo = meta.sl_zone_lo << 7; }
-    action tna_zs_8() { meta.x_hi = meta.sl_zone_hi << 8; meta.zs_b = meta.sl_zone_lo >> 24; meta.x_lo = meta.sl_zone_lo << 8; }
-    action tna_zs_9() { meta.x_hi = meta.sl_zone_hi << 9; meta.zs_b = meta.sl_zone_lo >> 23; meta.x_lo = meta.sl_zone_lo << 9; }
-    action tna_zs_10() { meta.x_hi = meta.sl_zone_hi << 10; meta.zs_b = meta.sl_zone_lo >> 22; meta.x_lo = meta.sl_zone_lo << 10; }
-    action tna_zs_11() { meta.x_hi = meta.sl_zone_hi << 11; meta.zs_b = meta.sl_zone_lo >> 21; meta.x_lo = meta.sl_zone_lo << 11; }
-    action tna_zs_12() { meta.x_hi = meta.sl_zone_hi << 12; meta.zs_b = meta.sl_zone_lo >> 20; meta.x_lo = meta.sl_zone_lo << 12; }
-    action tna_zs_13() { meta.x_hi = meta.sl_zone_hi << 13; meta.zs_b = meta.sl_zone_lo >> 19; meta.x_lo = meta.sl_zone_lo << 13; }
-    action tna_zs_14() { meta.x_hi = meta.sl_zone_hi << 14; meta.zs_b = meta.sl_zone_lo >> 18; meta.x_lo = meta.sl_zone_lo << 14; }
-    action tna_zs_15() { meta.x_hi = meta.sl_zone_hi << 15; meta.zs_b = meta.sl_zone_lo >> 17; meta.x_lo = meta.sl_zone_lo << 15; }
-    action tna_zs_16() { meta.x_hi = meta.sl_zone_hi << 16; meta.zs_b = meta.sl_zone_lo >> 16; meta.x_lo = meta.sl_zone_lo << 16; }
-    action tna_zs_17() { meta.x_hi = meta.sl_zone_hi << 17; meta.zs_b = meta.sl_zone_lo >> 15; meta.x_lo = meta.sl_zone_lo << 17; }
-    action tna_zs_18() { meta.x_hi = meta.sl_zone_hi << 18; meta.zs_b = meta.sl_zone_lo >> 14; meta.x_lo = meta.sl_zone_lo << 18; }
-    action tna_zs_19() { meta.x_hi = meta.sl_zone_hi << 19; meta.zs_b = meta.sl_zone_lo >> 13; meta.x_lo = meta.sl_zone_lo << 19; }
-    action tna_zs_20() { meta.x_hi = meta.sl_zone_hi << 20; meta.zs_b = meta.sl_zone_lo >> 12; meta.x_lo = meta.sl_zone_lo << 20; }
-    action tna_zs_21() { meta.x_hi = meta.sl_zone_hi << 21; meta.zs_b = meta.sl_zone_lo >> 11; meta.x_lo = meta.sl_zone_lo << 21; }
-    action tna_zs_22() { meta.x_hi = meta.sl_zone_hi << 22; meta.zs_b = meta.sl_zone_lo >> 10; meta.x_lo = meta.sl_zone_lo << 22; }
-    action tna_zs_23() { meta.x_hi = meta.sl_zone_hi << 23; meta.zs_b = meta.sl_zone_lo >> 9; meta.x_lo = meta.sl_zone_lo << 23; }
-    action tna_zs_24() { meta.x_hi = meta.sl_zone_hi << 24; meta.zs_b = meta.sl_zone_lo >> 8; meta.x_lo = meta.sl_zone_lo << 24; }
-    action tna_zs_25() { meta.x_hi = meta.sl_zone_hi << 25; meta.zs_b = meta.sl_zone_lo >> 7; meta.x_lo = meta.sl_zone_lo << 25; }
-    action tna_zs_26() { meta.x_hi = meta.sl_zone_hi << 26; meta.zs_b = meta.sl_zone_lo >> 6; meta.x_lo = meta.sl_zone_lo << 26; }
-    action tna_zs_27() { meta.x_hi = meta.sl_zone_hi << 27; meta.zs_b = meta.sl_zone_lo >> 5; meta.x_lo = meta.sl_zone_lo << 27; }
-    action tna_zs_28() { meta.x_hi = meta.sl_zone_hi << 28; meta.zs_b = meta.sl_zone_lo >> 4; meta.x_lo = meta.sl_zone_lo << 28; }
-    action tna_zs_29() { meta.x_hi = meta.sl_zone_hi << 29; meta.zs_b = meta.sl_zone_lo >> 3; meta.x_lo = meta.sl_zone_lo << 29; }
-    action tna_zs_30() { meta.x_hi = meta.sl_zone_hi << 30; meta.zs_b = meta.sl_zone_lo >> 2; meta.x_lo = meta.sl_zone_lo << 30; }
-    action tna_zs_31() { meta.x_hi = meta.sl_zone_hi << 31; meta.zs_b = meta.sl_zone_lo >> 1; meta.x_lo = meta.sl_zone_lo << 31; }
-    action tna_zs_32() { meta.x_hi = meta.sl_zone_lo; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_33() { meta.x_hi = meta.sl_zone_lo << 1; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_34() { meta.x_hi = meta.sl_zone_lo << 2; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_35() { meta.x_hi = meta.sl_zone_lo << 3; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_36() { meta.x_hi = meta.sl_zone_lo << 4; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_37() { meta.x_hi = meta.sl_zone_lo << 5; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_38() { meta.x_hi = meta.sl_zone_lo << 6; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_39() { meta.x_hi = meta.sl_zone_lo << 7; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_40() { meta.x_hi = meta.sl_zone_lo << 8; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_41() { meta.x_hi = meta.sl_zone_lo << 9; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_42() { meta.x_hi = meta.sl_zone_lo << 10; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_43() { meta.x_hi = meta.sl_zone_lo << 11; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_44() { meta.x_hi = meta.sl_zone_lo << 12; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_45() { meta.x_hi = meta.sl_zone_lo << 13; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_46() { meta.x_hi = meta.sl_zone_lo << 14; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_47() { meta.x_hi = meta.sl_zone_lo << 15; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_48() { meta.x_hi = meta.sl_zone_lo << 16; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_49() { meta.x_hi = meta.sl_zone_lo << 17; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_50() { meta.x_hi = meta.sl_zone_lo << 18; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_51() { meta.x_hi = meta.sl_zone_lo << 19; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_52() { meta.x_hi = meta.sl_zone_lo << 20; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_53() { meta.x_hi = meta.sl_zone_lo << 21; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_54() { meta.x_hi = meta.sl_zone_lo << 22; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_55() { meta.x_hi = meta.sl_zone_lo << 23; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_56() { meta.x_hi = meta.sl_zone_lo << 24; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_57() { meta.x_hi = meta.sl_zone_lo << 25; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_58() { meta.x_hi = meta.sl_zone_lo << 26; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_59() { meta.x_hi = meta.sl_zone_lo << 27; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_60() { meta.x_hi = meta.sl_zone_lo << 28; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_61() { meta.x_hi = meta.sl_zone_lo << 29; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_62() { meta.x_hi = meta.sl_zone_lo << 30; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_63() { meta.x_hi = meta.sl_zone_lo << 31; meta.zs_b = 0; meta.x_lo = 0; }
-    action tna_zs_none() { meta.x_hi = 0; meta.zs_b = 0; meta.x_lo = 0; }
-    table tna_zs {
-        key = { meta.sl_zone_shift: exact; }
-        actions = { tna_zs_0; tna_zs_1; tna_zs_2; tna_zs_3; tna_zs_4; tna_zs_5; tna_zs_6; tna_zs_7; tna_zs_8; tna_zs_9; tna_zs_10; tna_zs_11; tna_zs_12; tna_zs_13; tna_zs_14; tna_zs_15; tna_zs_16; tna_zs_17; tna_zs_18; tna_zs_19; tna_zs_20; tna_zs_21; tna_zs_22; tna_zs_23; tna_zs_24; tna_zs_25; tna_zs_26; tna_zs_27; tna_zs_28; tna_zs_29; tna_zs_30; tna_zs_31; tna_zs_32; tna_zs_33; tna_zs_34; tna_zs_35; tna_zs_36; tna_zs_37; tna_zs_38; tna_zs_39; tna_zs_40; tna_zs_41; tna_zs_42; tna_zs_43; tna_zs_44; tna_zs_45; tna_zs_46; tna_zs_47; tna_zs_48; tna_zs_49; tna_zs_50; tna_zs_51; tna_zs_52; tna_zs_53; tna_zs_54; tna_zs_55; tna_zs_56; tna_zs_57; tna_zs_58; tna_zs_59; tna_zs_60; tna_zs_61; tna_zs_62; tna_zs_63; tna_zs_none; }
-        default_action = tna_zs_none();
+    /* DST mode: x = zone << zone_shift on two halves, S = 8q + r: bytes, then bits */
+    action tna_zs_q0() { meta.zq_hi = meta.sl_zone_hi; meta.zq_lo = meta.sl_zone_lo; }
+    action tna_zs_q1() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 24); meta.zq_lo = meta.sl_zone_lo << 8; }
+    action tna_zs_q2() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 16); meta.zq_lo = meta.sl_zone_lo << 16; }
+    action tna_zs_q3() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 8); meta.zq_lo = meta.sl_zone_lo << 24; }
+    action tna_zs_q4() { meta.zq_hi = meta.sl_zone_lo; meta.zq_lo = 0; }
+    action tna_zs_q5() { meta.zq_hi = meta.sl_zone_lo << 8; meta.zq_lo = 0; }
+    action tna_zs_q6() { meta.zq_hi = meta.sl_zone_lo << 16; meta.zq_lo = 0; }
+    action tna_zs_q7() { meta.zq_hi = meta.sl_zone_lo << 24; meta.zq_lo = 0; }
+    action tna_zs_qnone() { meta.zq_hi = 0; meta.zq_lo = 0; }
+    table tna_zs_q {
+        key = { meta.sl_zone_shift: ternary; }
+        actions = { tna_zs_q0; tna_zs_q1; tna_zs_q2; tna_zs_q3; tna_zs_q4; tna_zs_q5; tna_zs_q6; tna_zs_q7; tna_zs_qnone; }
+        default_action = tna_zs_qnone();
         const entries = {
-            0: tna_zs_0();
-            1: tna_zs_1();
-            2: tna_zs_2();
-            3: tna_zs_3();
-            4: tna_zs_4();
-            5: tna_zs_5();
-            6: tna_zs_6();
-            7: tna_zs_7();
-            8: tna_zs_8();
-            9: tna_zs_9();
-            10: tna_zs_10();
-            11: tna_zs_11();
-            12: tna_zs_12();
-            13: tna_zs_13();
-            14: tna_zs_14();
-            15: tna_zs_15();
-            16: tna_zs_16();
-            17: tna_zs_17();
-            18: tna_zs_18();
-            19: tna_zs_19();
-            20: tna_zs_20();
-            21: tna_zs_21();
-            22: tna_zs_22();
-            23: tna_zs_23();
-            24: tna_zs_24();
-            25: tna_zs_25();
-            26: tna_zs_26();
-            27: tna_zs_27();
-            28: tna_zs_28();
-            29: tna_zs_29();
-            30: tna_zs_30();
-            31: tna_zs_31();
-            32: tna_zs_32();
-            33: tna_zs_33();
-            34: tna_zs_34();
-            35: tna_zs_35();
-            36: tna_zs_36();
-            37: tna_zs_37();
-            38: tna_zs_38();
-            39: tna_zs_39();
-            40: tna_zs_40();
-            41: tna_zs_41();
-            42: tna_zs_42();
-            43: tna_zs_43();
-            44: tna_zs_44();
-            45: tna_zs_45();
-            46: tna_zs_46();
-            47: tna_zs_47();
-            48: tna_zs_48();
-            49: tna_zs_49();
-            50: tna_zs_50();
-            51: tna_zs_51();
-            52: tna_zs_52();
-            53: tna_zs_53();
-            54: tna_zs_54();
-            55: tna_zs_55();
-            56: tna_zs_56();
-            57: tna_zs_57();
-            58: tna_zs_58();
-            59: tna_zs_59();
-            60: tna_zs_60();
-            61: tna_zs_61();
-            62: tna_zs_62();
-            63: tna_zs_63();
+            8w0 &&& 0xf8: tna_zs_q0();
+            8w8 &&& 0xf8: tna_zs_q1();
+            8w16 &&& 0xf8: tna_zs_q2();
+            8w24 &&& 0xf8: tna_zs_q3();
+            8w32 &&& 0xf8: tna_zs_q4();
+            8w40 &&& 0xf8: tna_zs_q5();
+            8w48 &&& 0xf8: tna_zs_q6();
+            8w56 &&& 0xf8: tna_zs_q7();
         }
-        size = 64;
+        size = 8;
+    }
+    action tna_zs_r0() { meta.x_hi = meta.zq_hi; meta.x_lo = meta.zq_lo; }
+    action tna_zs_r1() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 31); meta.x_lo = meta.zq_lo << 1; }
+    action tna_zs_r2() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 30); meta.x_lo = meta.zq_lo << 2; }
+    action tna_zs_r3() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 29); meta.x_lo = meta.zq_lo << 3; }
+    action tna_zs_r4() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 28); meta.x_lo = meta.zq_lo << 4; }
+    action tna_zs_r5() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 27); meta.x_lo = meta.zq_lo << 5; }
+    action tna_zs_r6() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 26); meta.x_lo = meta.zq_lo << 6; }
+    action tna_zs_r7() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 25); meta.x_lo = meta.zq_lo << 7; }
+    table tna_zs_r {
+        key = { meta.sl_zone_shift: ternary; }
+        actions = { tna_zs_r0; tna_zs_r1; tna_zs_r2; tna_zs_r3; tna_zs_r4; tna_zs_r5; tna_zs_r6; tna_zs_r7; }
+        const entries = {
+            8w0 &&& 0x7: tna_zs_r0();
+            8w1 &&& 0x7: tna_zs_r1();
+            8w2 &&& 0x7: tna_zs_r2();
+            8w3 &&& 0x7: tna_zs_r3();
+            8w4 &&& 0x7: tna_zs_r4();
+            8w5 &&& 0x7: tna_zs_r5();
+            8w6 &&& 0x7: tna_zs_r6();
+            8w7 &&& 0x7: tna_zs_r7();
+        }
+        size = 8;
     }
     /* modes 1-3: the digits above this level, without the Znode id, are the bits
      * [zone_shift, znode_shift) of DST; they match SRC (or zone << zone_shift) when
      * x = DST ^ SRC (or ^ zone << zone_shift) has none of them set: x &= low_mask(znode_shift),
      * then a ternary match for no bit at or above zone_shift (no shift of DST, SRC or a mask) */
-    action tna_x_zn_0() { meta.x_hi = 0; meta.x_lo = 0; }
-    action tna_x_zn_1() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1; }
-    action tna_x_zn_2() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3; }
-    action tna_x_zn_3() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7; }
-    action tna_x_zn_4() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xf; }
-    action tna_x_zn_5() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1f; }
-    action tna_x_zn_6() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3f; }
-    action tna_x_zn_7() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7f; }
-    action tna_x_zn_8() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xff; }
-    action tna_x_zn_9() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ff; }
-    action tna_x_zn_10() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ff; }
-    action tna_x_zn_11() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ff; }
-    action tna_x_zn_12() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfff; }
-    action tna_x_zn_13() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fff; }
-    action tna_x_zn_14() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fff; }
-    action tna_x_zn_15() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fff; }
-    action tna_x_zn_16() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffff; }
-    action tna_x_zn_17() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffff; }
-    action tna_x_zn_18() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffff; }
-    action tna_x_zn_19() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffff; }
-    action tna_x_zn_20() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffff; }
-    action tna_x_zn_21() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffff; }
-    action tna_x_zn_22() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffff; }
-    action tna_x_zn_23() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffff; }
-    action tna_x_zn_24() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffffff; }
-    action tna_x_zn_25() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffffff; }
-    action tna_x_zn_26() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffffff; }
-    action tna_x_zn_27() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffffff; }
-    action tna_x_zn_28() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffffff; }
-    action tna_x_zn_29() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffffff; }
-    action tna_x_zn_30() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffffff; }
-    action tna_x_zn_31() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffffff; }
-    action tna_x_zn_32() { meta.x_hi = 0; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_33() { meta.x_hi = meta.x_hi & 32w0x1; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_34() { meta.x_hi = meta.x_hi & 32w0x3; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_35() { meta.x_hi = meta.x_hi & 32w0x7; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_36() { meta.x_hi = meta.x_hi & 32w0xf; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_37() { meta.x_hi = meta.x_hi & 32w0x1f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_38() { meta.x_hi = meta.x_hi & 32w0x3f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_39() { meta.x_hi = meta.x_hi & 32w0x7f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_40() { meta.x_hi = meta.x_hi & 32w0xff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_41() { meta.x_hi = meta.x_hi & 32w0x1ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_42() { meta.x_hi = meta.x_hi & 32w0x3ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_43() { meta.x_hi = meta.x_hi & 32w0x7ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_44() { meta.x_hi = meta.x_hi & 32w0xfff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_45() { meta.x_hi = meta.x_hi & 32w0x1fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_46() { meta.x_hi = meta.x_hi & 32w0x3fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_47() { meta.x_hi = meta.x_hi & 32w0x7fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_48() { meta.x_hi = meta.x_hi & 32w0xffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_49() { meta.x_hi = meta.x_hi & 32w0x1ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_50() { meta.x_hi = meta.x_hi & 32w0x3ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_51() { meta.x_hi = meta.x_hi & 32w0x7ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_52() { meta.x_hi = meta.x_hi & 32w0xfffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_53() { meta.x_hi = meta.x_hi & 32w0x1fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_54() { meta.x_hi = meta.x_hi & 32w0x3fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_55() { meta.x_hi = meta.x_hi & 32w0x7fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_56() { meta.x_hi = meta.x_hi & 32w0xffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_57() { meta.x_hi = meta.x_hi & 32w0x1ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_58() { meta.x_hi = meta.x_hi & 32w0x3ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_59() { meta.x_hi = meta.x_hi & 32w0x7ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_60() { meta.x_hi = meta.x_hi & 32w0xfffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_61() { meta.x_hi = meta.x_hi & 32w0x1fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_62() { meta.x_hi = meta.x_hi & 32w0x3fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_63() { meta.x_hi = meta.x_hi & 32w0x7fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_64() { meta.x_hi = meta.x_hi; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_none() { }
-    table tna_x_zn {
+    /* modes 1-3: x &= low_mask(meta.sl_znode_shift) on the two halves (the masks are action data) */
+    action tna_x_zn(bit<32> mh, bit<32> ml) { meta.x_hi = meta.x_hi & mh; meta.x_lo = meta.x_lo & ml; }
+    table tna_x_zn_tbl {
         key = { meta.sl_znode_shift: exact; }
-        actions = { tna_x_zn_0; tna_x_zn_1; tna_x_zn_2; tna_x_zn_3; tna_x_zn_4; tna_x_zn_5; tna_x_zn_6; tna_x_zn_7; tna_x_zn_8; tna_x_zn_9; tna_x_zn_10; tna_x_zn_11; tna_x_zn_12; tna_x_zn_13; tna_x_zn_14; tna_x_zn_15; tna_x_zn_16; tna_x_zn_17; tna_x_zn_18; tna_x_zn_19; tna_x_zn_20; tna_x_zn_21; tna_x_zn_22; tna_x_zn_23; tna_x_zn_24; tna_x_zn_25; tna_x_zn_26; tna_x_zn_27; tna_x_zn_28; tna_x_zn_29; tna_x_zn_30; tna_x_zn_31; tna_x_zn_32; tna_x_zn_33; tna_x_zn_34; tna_x_zn_35; tna_x_zn_36; tna_x_zn_37; tna_x_zn_38; tna_x_zn_39; tna_x_zn_40; tna_x_zn_41; tna_x_zn_42; tna_x_zn_43; tna_x_zn_44; tna_x_zn_45; tna_x_zn_46; tna_x_zn_47; tna_x_zn_48; tna_x_zn_49; tna_x_zn_50; tna_x_zn_51; tna_x_zn_52; tna_x_zn_53; tna_x_zn_54; tna_x_zn_55; tna_x_zn_56; tna_x_zn_57; tna_x_zn_58; tna_x_zn_59; tna_x_zn_60; tna_x_zn_61; tna_x_zn_62; tna_x_zn_63; tna_x_zn_64; tna_x_zn_none; }
-        default_action = tna_x_zn_none();
+        actions = { tna_x_zn; }
+        default_action = tna_x_zn(0xffffffff, 0xffffffff);
         const entries = {
-            0: tna_x_zn_0();
-            1: tna_x_zn_1();
-            2: tna_x_zn_2();
-            3: tna_x_zn_3();
-            4: tna_x_zn_4();
-            5: tna_x_zn_5();
-            6: tna_x_zn_6();
-            7: tna_x_zn_7();
-            8: tna_x_zn_8();
-            9: tna_x_zn_9();
-            10: tna_x_zn_10();
-            11: tna_x_zn_11();
-            12: tna_x_zn_12();
-            13: tna_x_zn_13();
-            14: tna_x_zn_14();
-            15: tna_x_zn_15();
-            16: tna_x_zn_16();
-            17: tna_x_zn_17();
-            18: tna_x_zn_18();
-            19: tna_x_zn_19();
-            20: tna_x_zn_20();
-            21: tna_x_zn_21();
-            22: tna_x_zn_22();
-            23: tna_x_zn_23();
-            24: tna_x_zn_24();
-            25: tna_x_zn_25();
-            26: tna_x_zn_26();
-            27: tna_x_zn_27();
-            28: tna_x_zn_28();
-            29: tna_x_zn_29();
-            30: tna_x_zn_30();
-            31: tna_x_zn_31();
-            32: tna_x_zn_32();
-            33: tna_x_zn_33();
-            34: tna_x_zn_34();
-            35: tna_x_zn_35();
-            36: tna_x_zn_36();
-            37: tna_x_zn_37();
-            38: tna_x_zn_38();
-            39: tna_x_zn_39();
-            40: tna_x_zn_40();
-            41: tna_x_zn_41();
-            42: tna_x_zn_42();
-            43: tna_x_zn_43();
-            44: tna_x_zn_44();
-            45: tna_x_zn_45();
-            46: tna_x_zn_46();
-            47: tna_x_zn_47();
-            48: tna_x_zn_48();
-            49: tna_x_zn_49();
-            50: tna_x_zn_50();
-            51: tna_x_zn_51();
-            52: tna_x_zn_52();
-            53: tna_x_zn_53();
-            54: tna_x_zn_54();
-            55: tna_x_zn_55();
-            56: tna_x_zn_56();
-            57: tna_x_zn_57();
-            58: tna_x_zn_58();
-            59: tna_x_zn_59();
-            60: tna_x_zn_60();
-            61: tna_x_zn_61();
-            62: tna_x_zn_62();
-            63: tna_x_zn_63();
-            64: tna_x_zn_64();
+            0: tna_x_zn(0x0, 0x0);
+            1: tna_x_zn(0x0, 0x1);
+            2: tna_x_zn(0x0, 0x3);
+            3: tna_x_zn(0x0, 0x7);
+            4: tna_x_zn(0x0, 0xf);
+            5: tna_x_zn(0x0, 0x1f);
+            6: tna_x_zn(0x0, 0x3f);
+            7: tna_x_zn(0x0, 0x7f);
+            8: tna_x_zn(0x0, 0xff);
+            9: tna_x_zn(0x0, 0x1ff);
+            10: tna_x_zn(0x0, 0x3ff);
+            11: tna_x_zn(0x0, 0x7ff);
+            12: tna_x_zn(0x0, 0xfff);
+            13: tna_x_zn(0x0, 0x1fff);
+            14: tna_x_zn(0x0, 0x3fff);
+            15: tna_x_zn(0x0, 0x7fff);
+            16: tna_x_zn(0x0, 0xffff);
+            17: tna_x_zn(0x0, 0x1ffff);
+            18: tna_x_zn(0x0, 0x3ffff);
+            19: tna_x_zn(0x0, 0x7ffff);
+            20: tna_x_zn(0x0, 0xfffff);
+            21: tna_x_zn(0x0, 0x1fffff);
+            22: tna_x_zn(0x0, 0x3fffff);
+            23: tna_x_zn(0x0, 0x7fffff);
+            24: tna_x_zn(0x0, 0xffffff);
+            25: tna_x_zn(0x0, 0x1ffffff);
+            26: tna_x_zn(0x0, 0x3ffffff);
+            27: tna_x_zn(0x0, 0x7ffffff);
+            28: tna_x_zn(0x0, 0xfffffff);
+            29: tna_x_zn(0x0, 0x1fffffff);
+            30: tna_x_zn(0x0, 0x3fffffff);
+            31: tna_x_zn(0x0, 0x7fffffff);
+            32: tna_x_zn(0x0, 0xffffffff);
+            33: tna_x_zn(0x1, 0xffffffff);
+            34: tna_x_zn(0x3, 0xffffffff);
+            35: tna_x_zn(0x7, 0xffffffff);
+            36: tna_x_zn(0xf, 0xffffffff);
+            37: tna_x_zn(0x1f, 0xffffffff);
+            38: tna_x_zn(0x3f, 0xffffffff);
+            39: tna_x_zn(0x7f, 0xffffffff);
+            40: tna_x_zn(0xff, 0xffffffff);
+            41: tna_x_zn(0x1ff, 0xffffffff);
+            42: tna_x_zn(0x3ff, 0xffffffff);
+            43: tna_x_zn(0x7ff, 0xffffffff);
+            44: tna_x_zn(0xfff, 0xffffffff);
+            45: tna_x_zn(0x1fff, 0xffffffff);
+            46: tna_x_zn(0x3fff, 0xffffffff);
+            47: tna_x_zn(0x7fff, 0xffffffff);
+            48: tna_x_zn(0xffff, 0xffffffff);
+            49: tna_x_zn(0x1ffff, 0xffffffff);
+            50: tna_x_zn(0x3ffff, 0xffffffff);
+            51: tna_x_zn(0x7ffff, 0xffffffff);
+            52: tna_x_zn(0xfffff, 0xffffffff);
+            53: tna_x_zn(0x1fffff, 0xffffffff);
+            54: tna_x_zn(0x3fffff, 0xffffffff);
+            55: tna_x_zn(0x7fffff, 0xffffffff);
+            56: tna_x_zn(0xffffff, 0xffffffff);
+            57: tna_x_zn(0x1ffffff, 0xffffffff);
+            58: tna_x_zn(0x3ffffff, 0xffffffff);
+            59: tna_x_zn(0x7ffffff, 0xffffffff);
+            60: tna_x_zn(0xfffffff, 0xffffffff);
+            61: tna_x_zn(0x1fffffff, 0xffffffff);
+            62: tna_x_zn(0x3fffffff, 0xffffffff);
+            63: tna_x_zn(0x7fffffff, 0xffffffff);
+            64: tna_x_zn(0xffffffff, 0xffffffff);
         }
         size = 65;
     }
@@ -3053,142 +2750,78 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         size = 66;
     }
-    action tna_x_zn_dst_0() { meta.x_hi = 0; meta.x_lo = 0; }
-    action tna_x_zn_dst_1() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1; }
-    action tna_x_zn_dst_2() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3; }
-    action tna_x_zn_dst_3() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7; }
-    action tna_x_zn_dst_4() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xf; }
-    action tna_x_zn_dst_5() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1f; }
-    action tna_x_zn_dst_6() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3f; }
-    action tna_x_zn_dst_7() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7f; }
-    action tna_x_zn_dst_8() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xff; }
-    action tna_x_zn_dst_9() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ff; }
-    action tna_x_zn_dst_10() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ff; }
-    action tna_x_zn_dst_11() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ff; }
-    action tna_x_zn_dst_12() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfff; }
-    action tna_x_zn_dst_13() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fff; }
-    action tna_x_zn_dst_14() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fff; }
-    action tna_x_zn_dst_15() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fff; }
-    action tna_x_zn_dst_16() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffff; }
-    action tna_x_zn_dst_17() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffff; }
-    action tna_x_zn_dst_18() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffff; }
-    action tna_x_zn_dst_19() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffff; }
-    action tna_x_zn_dst_20() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffff; }
-    action tna_x_zn_dst_21() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffff; }
-    action tna_x_zn_dst_22() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffff; }
-    action tna_x_zn_dst_23() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffff; }
-    action tna_x_zn_dst_24() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xffffff; }
-    action tna_x_zn_dst_25() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1ffffff; }
-    action tna_x_zn_dst_26() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3ffffff; }
-    action tna_x_zn_dst_27() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7ffffff; }
-    action tna_x_zn_dst_28() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0xfffffff; }
-    action tna_x_zn_dst_29() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x1fffffff; }
-    action tna_x_zn_dst_30() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x3fffffff; }
-    action tna_x_zn_dst_31() { meta.x_hi = 0; meta.x_lo = meta.x_lo & 32w0x7fffffff; }
-    action tna_x_zn_dst_32() { meta.x_hi = 0; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_33() { meta.x_hi = meta.x_hi & 32w0x1; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_34() { meta.x_hi = meta.x_hi & 32w0x3; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_35() { meta.x_hi = meta.x_hi & 32w0x7; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_36() { meta.x_hi = meta.x_hi & 32w0xf; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_37() { meta.x_hi = meta.x_hi & 32w0x1f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_38() { meta.x_hi = meta.x_hi & 32w0x3f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_39() { meta.x_hi = meta.x_hi & 32w0x7f; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_40() { meta.x_hi = meta.x_hi & 32w0xff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_41() { meta.x_hi = meta.x_hi & 32w0x1ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_42() { meta.x_hi = meta.x_hi & 32w0x3ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_43() { meta.x_hi = meta.x_hi & 32w0x7ff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_44() { meta.x_hi = meta.x_hi & 32w0xfff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_45() { meta.x_hi = meta.x_hi & 32w0x1fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_46() { meta.x_hi = meta.x_hi & 32w0x3fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_47() { meta.x_hi = meta.x_hi & 32w0x7fff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_48() { meta.x_hi = meta.x_hi & 32w0xffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_49() { meta.x_hi = meta.x_hi & 32w0x1ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_50() { meta.x_hi = meta.x_hi & 32w0x3ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_51() { meta.x_hi = meta.x_hi & 32w0x7ffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_52() { meta.x_hi = meta.x_hi & 32w0xfffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_53() { meta.x_hi = meta.x_hi & 32w0x1fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_54() { meta.x_hi = meta.x_hi & 32w0x3fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_55() { meta.x_hi = meta.x_hi & 32w0x7fffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_56() { meta.x_hi = meta.x_hi & 32w0xffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_57() { meta.x_hi = meta.x_hi & 32w0x1ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_58() { meta.x_hi = meta.x_hi & 32w0x3ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_59() { meta.x_hi = meta.x_hi & 32w0x7ffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_60() { meta.x_hi = meta.x_hi & 32w0xfffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_61() { meta.x_hi = meta.x_hi & 32w0x1fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_62() { meta.x_hi = meta.x_hi & 32w0x3fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_63() { meta.x_hi = meta.x_hi & 32w0x7fffffff; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_64() { meta.x_hi = meta.x_hi; meta.x_lo = meta.x_lo; }
-    action tna_x_zn_dst_none() { }
-    table tna_x_zn_dst {
+    /* DST mode: x &= low_mask(meta.sl_znode_shift) on the two halves (the masks are action data) */
+    action tna_x_zn_dst(bit<32> mh, bit<32> ml) { meta.x_hi = meta.x_hi & mh; meta.x_lo = meta.x_lo & ml; }
+    table tna_x_zn_dst_tbl {
         key = { meta.sl_znode_shift: exact; }
-        actions = { tna_x_zn_dst_0; tna_x_zn_dst_1; tna_x_zn_dst_2; tna_x_zn_dst_3; tna_x_zn_dst_4; tna_x_zn_dst_5; tna_x_zn_dst_6; tna_x_zn_dst_7; tna_x_zn_dst_8; tna_x_zn_dst_9; tna_x_zn_dst_10; tna_x_zn_dst_11; tna_x_zn_dst_12; tna_x_zn_dst_13; tna_x_zn_dst_14; tna_x_zn_dst_15; tna_x_zn_dst_16; tna_x_zn_dst_17; tna_x_zn_dst_18; tna_x_zn_dst_19; tna_x_zn_dst_20; tna_x_zn_dst_21; tna_x_zn_dst_22; tna_x_zn_dst_23; tna_x_zn_dst_24; tna_x_zn_dst_25; tna_x_zn_dst_26; tna_x_zn_dst_27; tna_x_zn_dst_28; tna_x_zn_dst_29; tna_x_zn_dst_30; tna_x_zn_dst_31; tna_x_zn_dst_32; tna_x_zn_dst_33; tna_x_zn_dst_34; tna_x_zn_dst_35; tna_x_zn_dst_36; tna_x_zn_dst_37; tna_x_zn_dst_38; tna_x_zn_dst_39; tna_x_zn_dst_40; tna_x_zn_dst_41; tna_x_zn_dst_42; tna_x_zn_dst_43; tna_x_zn_dst_44; tna_x_zn_dst_45; tna_x_zn_dst_46; tna_x_zn_dst_47; tna_x_zn_dst_48; tna_x_zn_dst_49; tna_x_zn_dst_50; tna_x_zn_dst_51; tna_x_zn_dst_52; tna_x_zn_dst_53; tna_x_zn_dst_54; tna_x_zn_dst_55; tna_x_zn_dst_56; tna_x_zn_dst_57; tna_x_zn_dst_58; tna_x_zn_dst_59; tna_x_zn_dst_60; tna_x_zn_dst_61; tna_x_zn_dst_62; tna_x_zn_dst_63; tna_x_zn_dst_64; tna_x_zn_dst_none; }
-        default_action = tna_x_zn_dst_none();
+        actions = { tna_x_zn_dst; }
+        default_action = tna_x_zn_dst(0xffffffff, 0xffffffff);
         const entries = {
-            0: tna_x_zn_dst_0();
-            1: tna_x_zn_dst_1();
-            2: tna_x_zn_dst_2();
-            3: tna_x_zn_dst_3();
-            4: tna_x_zn_dst_4();
-            5: tna_x_zn_dst_5();
-            6: tna_x_zn_dst_6();
-            7: tna_x_zn_dst_7();
-            8: tna_x_zn_dst_8();
-            9: tna_x_zn_dst_9();
-            10: tna_x_zn_dst_10();
-            11: tna_x_zn_dst_11();
-            12: tna_x_zn_dst_12();
-            13: tna_x_zn_dst_13();
-            14: tna_x_zn_dst_14();
-            15: tna_x_zn_dst_15();
-            16: tna_x_zn_dst_16();
-            17: tna_x_zn_dst_17();
-            18: tna_x_zn_dst_18();
-            19: tna_x_zn_dst_19();
-            20: tna_x_zn_dst_20();
-            21: tna_x_zn_dst_21();
-            22: tna_x_zn_dst_22();
-            23: tna_x_zn_dst_23();
-            24: tna_x_zn_dst_24();
-            25: tna_x_zn_dst_25();
-            26: tna_x_zn_dst_26();
-            27: tna_x_zn_dst_27();
-            28: tna_x_zn_dst_28();
-            29: tna_x_zn_dst_29();
-            30: tna_x_zn_dst_30();
-            31: tna_x_zn_dst_31();
-            32: tna_x_zn_dst_32();
-            33: tna_x_zn_dst_33();
-            34: tna_x_zn_dst_34();
-            35: tna_x_zn_dst_35();
-            36: tna_x_zn_dst_36();
-            37: tna_x_zn_dst_37();
-            38: tna_x_zn_dst_38();
-            39: tna_x_zn_dst_39();
-            40: tna_x_zn_dst_40();
-            41: tna_x_zn_dst_41();
-            42: tna_x_zn_dst_42();
-            43: tna_x_zn_dst_43();
-            44: tna_x_zn_dst_44();
-            45: tna_x_zn_dst_45();
-            46: tna_x_zn_dst_46();
-            47: tna_x_zn_dst_47();
-            48: tna_x_zn_dst_48();
-            49: tna_x_zn_dst_49();
-            50: tna_x_zn_dst_50();
-            51: tna_x_zn_dst_51();
-            52: tna_x_zn_dst_52();
-            53: tna_x_zn_dst_53();
-            54: tna_x_zn_dst_54();
-            55: tna_x_zn_dst_55();
-            56: tna_x_zn_dst_56();
-            57: tna_x_zn_dst_57();
-            58: tna_x_zn_dst_58();
-            59: tna_x_zn_dst_59();
-            60: tna_x_zn_dst_60();
-            61: tna_x_zn_dst_61();
-            62: tna_x_zn_dst_62();
-            63: tna_x_zn_dst_63();
-            64: tna_x_zn_dst_64();
+            0: tna_x_zn_dst(0x0, 0x0);
+            1: tna_x_zn_dst(0x0, 0x1);
+            2: tna_x_zn_dst(0x0, 0x3);
+            3: tna_x_zn_dst(0x0, 0x7);
+            4: tna_x_zn_dst(0x0, 0xf);
+            5: tna_x_zn_dst(0x0, 0x1f);
+            6: tna_x_zn_dst(0x0, 0x3f);
+            7: tna_x_zn_dst(0x0, 0x7f);
+            8: tna_x_zn_dst(0x0, 0xff);
+            9: tna_x_zn_dst(0x0, 0x1ff);
+            10: tna_x_zn_dst(0x0, 0x3ff);
+            11: tna_x_zn_dst(0x0, 0x7ff);
+            12: tna_x_zn_dst(0x0, 0xfff);
+            13: tna_x_zn_dst(0x0, 0x1fff);
+            14: tna_x_zn_dst(0x0, 0x3fff);
+            15: tna_x_zn_dst(0x0, 0x7fff);
+            16: tna_x_zn_dst(0x0, 0xffff);
+            17: tna_x_zn_dst(0x0, 0x1ffff);
+            18: tna_x_zn_dst(0x0, 0x3ffff);
+            19: tna_x_zn_dst(0x0, 0x7ffff);
+            20: tna_x_zn_dst(0x0, 0xfffff);
+            21: tna_x_zn_dst(0x0, 0x1fffff);
+            22: tna_x_zn_dst(0x0, 0x3fffff);
+            23: tna_x_zn_dst(0x0, 0x7fffff);
+            24: tna_x_zn_dst(0x0, 0xffffff);
+            25: tna_x_zn_dst(0x0, 0x1ffffff);
+            26: tna_x_zn_dst(0x0, 0x3ffffff);
+            27: tna_x_zn_dst(0x0, 0x7ffffff);
+            28: tna_x_zn_dst(0x0, 0xfffffff);
+            29: tna_x_zn_dst(0x0, 0x1fffffff);
+            30: tna_x_zn_dst(0x0, 0x3fffffff);
+            31: tna_x_zn_dst(0x0, 0x7fffffff);
+            32: tna_x_zn_dst(0x0, 0xffffffff);
+            33: tna_x_zn_dst(0x1, 0xffffffff);
+            34: tna_x_zn_dst(0x3, 0xffffffff);
+            35: tna_x_zn_dst(0x7, 0xffffffff);
+            36: tna_x_zn_dst(0xf, 0xffffffff);
+            37: tna_x_zn_dst(0x1f, 0xffffffff);
+            38: tna_x_zn_dst(0x3f, 0xffffffff);
+            39: tna_x_zn_dst(0x7f, 0xffffffff);
+            40: tna_x_zn_dst(0xff, 0xffffffff);
+            41: tna_x_zn_dst(0x1ff, 0xffffffff);
+            42: tna_x_zn_dst(0x3ff, 0xffffffff);
+            43: tna_x_zn_dst(0x7ff, 0xffffffff);
+            44: tna_x_zn_dst(0xfff, 0xffffffff);
+            45: tna_x_zn_dst(0x1fff, 0xffffffff);
+            46: tna_x_zn_dst(0x3fff, 0xffffffff);
+            47: tna_x_zn_dst(0x7fff, 0xffffffff);
+            48: tna_x_zn_dst(0xffff, 0xffffffff);
+            49: tna_x_zn_dst(0x1ffff, 0xffffffff);
+            50: tna_x_zn_dst(0x3ffff, 0xffffffff);
+            51: tna_x_zn_dst(0x7ffff, 0xffffffff);
+            52: tna_x_zn_dst(0xfffff, 0xffffffff);
+            53: tna_x_zn_dst(0x1fffff, 0xffffffff);
+            54: tna_x_zn_dst(0x3fffff, 0xffffffff);
+            55: tna_x_zn_dst(0x7fffff, 0xffffffff);
+            56: tna_x_zn_dst(0xffffff, 0xffffffff);
+            57: tna_x_zn_dst(0x1ffffff, 0xffffffff);
+            58: tna_x_zn_dst(0x3ffffff, 0xffffffff);
+            59: tna_x_zn_dst(0x7ffffff, 0xffffffff);
+            60: tna_x_zn_dst(0xfffffff, 0xffffffff);
+            61: tna_x_zn_dst(0x1fffffff, 0xffffffff);
+            62: tna_x_zn_dst(0x3fffffff, 0xffffffff);
+            63: tna_x_zn_dst(0x7fffffff, 0xffffffff);
+            64: tna_x_zn_dst(0xffffffff, 0xffffffff);
         }
         size = 65;
     }
@@ -3268,7 +2901,6 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         size = 66;
     }
-    action tna_zs_or() { meta.x_hi = meta.x_hi | meta.zs_b; }
     action tna_x_src() {
         meta.x_hi = meta.wc_hi ^ hdr.sliced_src.src_hi;
         meta.x_lo = meta.wc_lo ^ hdr.sliced_src.src_lo;
@@ -3388,10 +3020,6 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action tna_m1() { meta.t_cmp = meta.sl_m & 0xfffffffe; }
     action tna_m1_zn() { meta.t_cmp = meta.sl_m & 0xfffffffe; }
     action tna_above_w() { meta.above_w = meta.sl_znode_shift |-| meta.sl_zone_shift; }
-    action tna_zone_split() {
-        meta.sl_zone_hi = meta.sl_zone[63:32];
-        meta.sl_zone_lo = meta.sl_zone[31:0];
-    }
     action tna_lab_shift() { meta.lab_s = meta.sl_label_shift; }
     /* Transit: the 2-bit pair Rot of byte head % 8 of the routing word, matched directly
      * (no shifted copies of the word and no sliced byte, which split the routing words into
@@ -3691,103 +3319,103 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         /* ---- Ethernet, VLAN tags, prefix ---- */
         bit<16> et = hdr.ethernet.ether_type;
         if (!hdr.ethernet.isValid()) {
-            fail(DROP_TRUNCATED);
+            meta.fl.f0 = 1;
         } else if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
             if (!hdr.vlan0.isValid()) {
-                fail(DROP_TRUNCATED);
+                meta.fl.f1 = 1;
             } else {
                 et = hdr.vlan0.ether_type;
                 if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
                     if (!hdr.vlan1.isValid()) {
-                        fail(DROP_TRUNCATED);
+                        meta.fl.f2 = 1;
                     } else {
                         et = hdr.vlan1.ether_type;
                         if (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
-                            fail(DROP_TOO_MANY_VLAN_TAGS);
+                            meta.fl.f3 = 1;
                         }
                     }
                 }
             }
         }
-        if (meta.drop == 0 && et != ETHERTYPE_CANOPY) { fail(DROP_NOT_CANOPY); }
-        if (meta.drop == 0 && !hdr.prefix.isValid()) { fail(DROP_TRUNCATED); }
-        if (meta.drop == 0 && hdr.prefix.version != 1) { fail(DROP_BAD_VERSION); }
-        if (meta.drop == 0 && hdr.prefix.kind != KIND_SLICED && hdr.prefix.kind != KIND_TRANSIT
+        if (et != ETHERTYPE_CANOPY) { meta.fl.f4 = 1; }
+        if (!hdr.prefix.isValid()) { meta.fl.f5 = 1; }
+        if (hdr.prefix.version != 1) { meta.fl.f6 = 1; }
+        if (hdr.prefix.kind != KIND_SLICED && hdr.prefix.kind != KIND_TRANSIT
                 && hdr.prefix.kind != KIND_PATHID) {
-            fail(DROP_UNKNOWN_KIND);
+            meta.fl.f7 = 1;
         }
-        if (meta.drop == 0 && (hdr.prefix.flags & 0x7f) != 0) { fail(DROP_RESERVED_BITS_SET); }
+        if ((hdr.prefix.flags & 0x7f) != 0) { meta.fl.f8 = 1; }
         /* hl < 16 + meas, body_len = hl - 8 - meas, with meas = 16 or 0: one branch each */
         tna_hl.apply();
         if ((hdr.prefix.flags & PREFIX_FLAG_MEAS) != 0) {
-            if (meta.drop == 0 && meta.hl < 32) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.hl < 32) { meta.fl.f9 = 1; }
             tna_body_len_meas();
         } else {
-            if (meta.drop == 0 && meta.hl < 16) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.hl < 16) { meta.fl.f10 = 1; }
             tna_body_len();
         }
         /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
 
-        if (meta.drop == 0) {
+        if (true) {
             canopy_port.apply();
-            if (meta.port_known == 0) { fail(DROP_BAD_INGRESS_PORT); }
+            if (meta.port_known == 0) { meta.fl.f11 = 1; }
         }
-        if (meta.drop == 0 && hdr.prefix.hop_limit == 0) { fail(DROP_TTL_EXPIRED); }
-        if (meta.drop == 0) {
+        if (hdr.prefix.hop_limit == 0) { meta.fl.f12 = 1; }
+        if (true) {
             hdr.prefix.hop_limit = hdr.prefix.hop_limit - 1;
         }
 
-        if (meta.drop == 0 && hdr.prefix.kind == KIND_SLICED) {
+        if (hdr.prefix.kind == KIND_SLICED) {
             /* ================= sliced-flit ================= */
             sliced_cfg.apply();
-            tna_zone_split();
-            if (meta.sl_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
-            if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
-            if (meta.drop == 0 && hdr.sliced.mode > MODE_DST) { fail(DROP_BAD_FIELD_VALUE); }
-            if (meta.drop == 0 && (hdr.sliced.flags & 0x1f) != 0) { fail(DROP_RESERVED_BITS_SET); }
-            if (meta.drop == 0 && hdr.sliced.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
+            sliced_addr.apply();
+            if (meta.sl_on == 0) { meta.fl.f13 = 1; }
+            if (meta.body_len < 16) { meta.fl.f14 = 1; }
+            if (hdr.sliced.mode > MODE_DST) { meta.fl.f15 = 1; }
+            if ((hdr.sliced.flags & 0x1f) != 0) { meta.fl.f16 = 1; }
+            if (hdr.sliced.reserved != 0) { meta.fl.f17 = 1; }
             bool has_src = (hdr.sliced.flags & SL_HAS_SRC) != 0;
-            if (meta.drop == 0) {
+            if (true) {
                 if (has_src) {
                     /* body_len is a multiple of 8: < 24 is < 32 and != 24 (a 16-bit range
                      * compare with 24 does not fit a gateway) */
                     if (meta.body_len != 24) {
                         if (meta.body_len < 32) {
-                            fail(DROP_TRUNCATED);
+                            meta.fl.f18 = 1;
                         } else {
-                            fail(DROP_BAD_FIELD_VALUE);
+                            meta.fl.f19 = 1;
                         }
                     }
                 } else if (meta.body_len != 16) {
-                    fail(DROP_BAD_FIELD_VALUE);
+                    meta.fl.f20 = 1;
                 }
             }
-            if (meta.drop == 0 && hdr.sliced.slice_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
+            if (hdr.sliced.slice_len > 64) { meta.fl.f21 = 1; }
             if (hdr.sliced.mode == MODE_SLICED) {
                 /* a > b as a gateway: one operand must be a constant, so a |-| b != 0 */
                 tna_cur_over();
-                if (meta.drop == 0 && meta.t8_cur != 0) {
-                    fail(DROP_BAD_FIELD_VALUE);
+                if (meta.t8_cur != 0) {
+                    meta.fl.f22 = 1;
                 }
                 tna_chk_beyond.apply();
-                if (meta.drop == 0 && meta.bits_bad == 1) {
-                    fail(DROP_RESERVED_BITS_SET);
+                if (meta.bits_bad == 1) {
+                    meta.fl.f23 = 1;
                 }
             } else {
                 tna_chk_len.apply();
                 tna_chk_src.apply();
-                if (meta.drop == 0 && hdr.sliced.cursor != 0) { fail(DROP_BAD_FIELD_VALUE); }
-                if (meta.drop == 0 && meta.bits_bad == 1) {
-                    fail(DROP_RESERVED_BITS_SET);
+                if (hdr.sliced.cursor != 0) { meta.fl.f24 = 1; }
+                if (meta.bits_bad == 1) {
+                    meta.fl.f25 = 1;
                 }
-                if (meta.drop == 0 && hdr.sliced.mode == MODE_SRCDST && !has_src) {
-                    fail(DROP_BAD_FIELD_VALUE);
+                if (hdr.sliced.mode == MODE_SRCDST && !has_src) {
+                    meta.fl.f26 = 1;
                 }
-                if (meta.drop == 0 && has_src && meta.src_bad == 1) {
-                    fail(DROP_RESERVED_BITS_SET);
+                if (has_src && meta.src_bad == 1) {
+                    meta.fl.f27 = 1;
                 }
             }
-            if (meta.drop == 0 && hdr.sliced.mode != meta.sl_mode) { fail(DROP_MODE_MISMATCH); }
+            if (hdr.sliced.mode != meta.sl_mode) { meta.fl.f28 = 1; }
             tna_flow = tna_flow_sliced.get({ hdr.sliced.word_hi, hdr.sliced.word_lo,
                                              hdr.sliced_src.src_hi, hdr.sliced_src.src_lo });
             flags = hdr.sliced.flags;
@@ -3797,16 +3425,16 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             bool side_or_up = false;
             bool lab_take = false;
             meta.label = 0;
-            if (meta.drop == 0 && hdr.sliced.mode == MODE_SLICED) {
+            if (hdr.sliced.mode == MODE_SLICED) {
                 meta.pos = hdr.sliced.cursor;
                 if (meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f29 = 1; }
                     /* take #1: rho */
                     /* pos >= 64 || pos >= slice_len is pos == slice_len: pos <= slice_len <= 64 */
-                    if (meta.drop == 0 && meta.pos == hdr.sliced.slice_len) {
-                        fail(DROP_SLICE_EXHAUSTED);
+                    if (meta.pos == hdr.sliced.slice_len) {
+                        meta.fl.f30 = 1;
                     }
-                    if (meta.drop == 0) {
+                    if (true) {
                         tna_rho.apply();
                         tna_pos_inc();
                         if (meta.take_v == 1) {
@@ -3821,17 +3449,17 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                                 tna_slice_rem();
                                 tna_a_over();
                                 if (meta.t8_a != 0) {
-                                    fail(DROP_SLICE_EXHAUSTED);
+                                    meta.fl.f31 = 1;
                                 } else {
                                     tna_side_s1();
                                     tna_side_s2();
-                                    tna_ext_side.apply();
-                                    tna_ext_side_or();
-                                    tna_mask_side.apply();
+                                    tna_side_q.apply();
+                                    tna_side_r.apply();
+                                    tna_side_mask_tbl.apply();
                                     tna_pos_add_a();
                                     tna_m_over();
                                     if (meta.t_cmp == 0) {
-                                        fail(DROP_BAD_SIDE_LABEL);
+                                        meta.fl.f32 = 1;
                                     } else {
                                         tna_sid_x();
                                         if (meta.t_sid != 0) {
@@ -3846,53 +3474,53 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 } else {
                     if ((flags & SL_PHASE_DOWN) == 0
                             || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                        fail(DROP_BAD_PHASE);
+                        meta.fl.f33 = 1;
                     } else {
                         go_down = true;
                     }
                 }
-                if (meta.drop == 0 && go_down) {
+                if (go_down) {
                     /* take #3: the level's label, b bits */
                     /* pos + b > slice_len || (b != 0 && pos >= 64) is b > slice_len - pos:
                      * pos <= slice_len <= 64 */
                     tna_slice_rem();
                     tna_b_over();
                     if (meta.t8_b != 0) {
-                        fail(DROP_SLICE_EXHAUSTED);
+                        meta.fl.f34 = 1;
                     } else if (meta.sl_b != 0) {
                         tna_lab_s1();
                         tna_lab_s2();
                         lab_take = true;
                         tna_pos_add_b();
                     }
-                    if (meta.drop == 0 && meta.sl_level <= 1) {
+                    if (meta.sl_level <= 1) {
                         /* slice_len > pos is slice_len != pos: pos <= slice_len */
-                        if (hdr.sliced.slice_len != meta.pos) { fail(DROP_SLICE_LEFTOVER); }
+                        if (hdr.sliced.slice_len != meta.pos) { meta.fl.f35 = 1; }
                     }
                 }
                 hdr.sliced.cursor = meta.pos;
-            } else if (meta.drop == 0) {
+            } else {
                 /* modes 1-3 */
-                if (hdr.sliced.slice_len != meta.sl_addr_bits) { fail(DROP_BAD_FIELD_VALUE); }
+                if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f36 = 1; }
                 tna_lab_shift();
                 lab_take = true;
-                if (meta.drop == 0 && meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { fail(DROP_BAD_PHASE); }
+                if (meta.role == ROLE_DOWN) {
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f37 = 1; }
                     tna_above_w();
                     /* (x >> zone_shift) & low_mask(above_w) compared in place: x & M */
                     /* Tofino: a comparison only as a condition, never as a value */
                     bool turn = false;
                     if (hdr.sliced.mode == MODE_SRCDST) {
                         tna_x_src();
-                        tna_x_zn.apply();
+                        tna_x_zn_tbl.apply();
                         tna_x_zo.apply();
                         if (meta.above_eq == 1) { turn = true; }
                     } else if (hdr.sliced.mode == MODE_DST) {
                         tna_zone_fit.apply();
-                        tna_zs.apply();
-                        tna_zs_or();
+                        tna_zs_q.apply();
+                        tna_zs_r.apply();
                         tna_x_zone();
-                        tna_x_zn_dst.apply();
+                        tna_x_zn_dst_tbl.apply();
                         tna_x_zo_dst.apply();
                         if (meta.above_eq == 1) {
                             if (meta.zone_big == 0) { turn = true; }
@@ -3901,11 +3529,11 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         turn = true;
                     }
                     /* side_k = DST >> znode_shift: its low 32 bits, and whether more are set */
-                    tna_ext_zn.apply();
-                    tna_ext_zn_or();
+                    tna_zn_q.apply();
+                    tna_zn_r.apply();
                     tna_zn_ovf.apply();
                     /* (a side_k beyond 32 bits became 0xffffffff: >= m and != sid) */
-                    if (meta.drop == 0) {
+                    if (true) {
                         if (!turn) {
                             go_up = true;
                         } else {
@@ -3918,7 +3546,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                             if (other) {
                                 tna_m_over_zn();
                                 if (meta.t_cmp == 0) {
-                                    fail(DROP_BAD_SIDE_LABEL);
+                                    meta.fl.f38 = 1;
                                 } else {
                                     want_side = true;
                                     side_or_up = true;
@@ -3929,10 +3557,10 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                             }
                         }
                     }
-                } else if (meta.drop == 0) {
+                } else {
                     if ((flags & SL_PHASE_DOWN) == 0
                             || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                        fail(DROP_BAD_PHASE);
+                        meta.fl.f39 = 1;
                     } else {
                         go_down = true;
                     }
@@ -3940,76 +3568,76 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             }
             /* the label, both branches: (word >> lab_s) & low_mask(b) */
             if (lab_take) {
-                tna_ext_lab.apply();
-                tna_ext_lab_or();
-                tna_mask_lab.apply();
+                tna_lab_q.apply();
+                tna_lab_r.apply();
+                tna_lab_mask_tbl.apply();
             }
             /* the only sliced_side application */
-            if (meta.drop == 0 && want_side) {
+            if (want_side) {
                 sliced_side.apply();
                 if (meta.hit == 1) {
                     flags = flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
                 } else if (side_or_up && meta.sl_has_up == 1) {
                     go_up = true;
                 } else {
-                    fail(DROP_BAD_SIDE_LABEL);
+                    meta.fl.f40 = 1;
                 }
             }
-            if (meta.drop == 0 && go_up) {
+            if (go_up) {
                 if (meta.sl_has_up == 0) {
-                    fail(DROP_UP_AT_TOP);
+                    meta.fl.f41 = 1;
                 } else {
                     meta.use_group = 1;
                     meta.group = meta.sl_up_group;
                 }
             }
-            if (meta.drop == 0 && go_down) {
+            if (go_down) {
                 tna_z_over();
                 if (meta.t_cmp == 0) {
-                    fail(DROP_BAD_LABEL);
+                    meta.fl.f42 = 1;
                 } else {
                     sliced_down.apply();
-                    if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+                    if (meta.hit == 0) { meta.fl.f43 = 1; }
                 }
             }
             hdr.sliced.flags = flags;
-        } else if (meta.drop == 0 && hdr.prefix.kind == KIND_TRANSIT) {
+        } else if (hdr.prefix.kind == KIND_TRANSIT) {
             /* ================= Transit ================= */
             transit_cfg.apply();
-            if (meta.tr_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
-            if (meta.drop == 0 && meta.body_len < 8) { fail(DROP_TRUNCATED); }
-            if (meta.drop == 0 && hdr.transit.msg > 5) { fail(DROP_BAD_FIELD_VALUE); }
-            if (meta.drop == 0 && (hdr.transit.flags & 0xe) != 0) { fail(DROP_RESERVED_BITS_SET); }
-            if (meta.drop == 0 && (hdr.transit.rot & 0xfc) != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.tr_on == 0) { meta.fl.f44 = 1; }
+            if (meta.body_len < 8) { meta.fl.f45 = 1; }
+            if (hdr.transit.msg > 5) { meta.fl.f46 = 1; }
+            if ((hdr.transit.flags & 0xe) != 0) { meta.fl.f47 = 1; }
+            if ((hdr.transit.rot & 0xfc) != 0) { meta.fl.f48 = 1; }
             tna_head_over();
-            if (meta.drop == 0 && meta.t8_head != 0) {
-                fail(DROP_BAD_FIELD_VALUE);
+            if (meta.t8_head != 0) {
+                meta.fl.f49 = 1;
             }
             /* total = 8 + RouteLen rounded to 64 bits (+ 8 + 4 RecSlots rounded, when
              * RecSlots > 0), from two constant tables */
             tna_route_total.apply();
             tna_rec_total_tbl.apply();
             tna_total_over();
-            if (meta.drop == 0 && meta.t16_tot != 0) { fail(DROP_TRUNCATED); }
+            if (meta.t16_tot != 0) { meta.fl.f50 = 1; }
             /* RecSlots > 0: the record area's length counts, but its header is not parsed on
              * TNA (the parser stops after the current routing word), so RecCount and the
              * reserved bytes are not checked (docs/p4.md §5) */
             if (hdr.transit.rec_slots != 0) {
                 tna_total_add_rec();
                 tna_total_over_rec();
-                if (meta.drop == 0 && meta.t16_rec != 0) { fail(DROP_TRUNCATED); }
+                if (meta.t16_rec != 0) { meta.fl.f51 = 1; }
             }
-            if (meta.drop == 0 && meta.body_len2 != tna_total) { fail(DROP_BAD_FIELD_VALUE); }
-            if (meta.drop == 0 && hdr.transit.msg != 0) { fail(DROP_MODE_MISMATCH); }
-            if (meta.drop == 0 && ig_intr_md.ingress_port >= 8) { fail(DROP_BAD_INGRESS_PORT); }
+            if (meta.body_len2 != tna_total) { meta.fl.f52 = 1; }
+            if (hdr.transit.msg != 0) { meta.fl.f53 = 1; }
+            if (ig_intr_md.ingress_port >= 8) { meta.fl.f54 = 1; }
             /* tr_head = head + swallow */
             tna_tr_head();
             if (meta.swallow == 1) { tna_tr_head_inc(); }
             /* tr_head >= RouteLen is (RouteLen |-| head) |-| swallow == 0 */
-            if (meta.drop == 0 && meta.t8_rl == 0) {
-                fail(DROP_ROUTE_EXHAUSTED);
+            if (meta.t8_rl == 0) {
+                meta.fl.f55 = 1;
             }
-            if (meta.drop == 0) {
+            if (true) {
                 /* the routing word of the (new) head: tr_cur, or tr_nxt when a swallowing
                  * input moves the head across a word boundary */
                 tna_pick.apply();
@@ -4025,7 +3653,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 tna_flow = tna_flow_transit.get({ hdr.tr_cur.w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
-                    fail(DROP_NO_OUTPUT);
+                    meta.fl.f56 = 1;
                 } else {
                     /* cycles |+| (swallow + 1 + delay): the increment is at most 257 */
                     tna_tr_inc();
@@ -4036,41 +3664,41 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     hdr.transit.hops = hdr.transit.hops |+| 1;
                 }
             }
-        } else if (meta.drop == 0) {
+        } else {
             /* ================= path-ID ================= */
             pathid_cfg.apply();
-            if (meta.pid_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
-            if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
-            if (meta.drop == 0 && (hdr.pathid.flags & 0x3f) != 0) { fail(DROP_RESERVED_BITS_SET); }
-            if (meta.drop == 0 && hdr.pathid.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
-            if (meta.drop == 0 && hdr.pathid.id_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
+            if (meta.pid_on == 0) { meta.fl.f57 = 1; }
+            if (meta.body_len < 16) { meta.fl.f58 = 1; }
+            if ((hdr.pathid.flags & 0x3f) != 0) { meta.fl.f59 = 1; }
+            if (hdr.pathid.reserved != 0) { meta.fl.f60 = 1; }
+            if (hdr.pathid.id_len > 64) { meta.fl.f61 = 1; }
             bool local = (hdr.pathid.flags & PID_LOCAL) != 0;
-            if (meta.drop == 0 && local && hdr.pathid.id_len != 0) { fail(DROP_BAD_FIELD_VALUE); }
-            if (meta.drop == 0 && !local && hdr.pathid.id_len == 0) { fail(DROP_BAD_FIELD_VALUE); }
+            if (local && hdr.pathid.id_len != 0) { meta.fl.f62 = 1; }
+            if (!local && hdr.pathid.id_len == 0) { meta.fl.f63 = 1; }
             tna_chk_id.apply();
-            if (meta.drop == 0 && meta.id_bad == 1) {
-                fail(DROP_RESERVED_BITS_SET);
+            if (meta.id_bad == 1) {
+                meta.fl.f64 = 1;
             }
             tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
             bool use_host = false;
             bool use_lpm = false;
-            if (meta.drop == 0) {
+            if (true) {
                 if (meta.role == ROLE_SIDE) {
-                    fail(DROP_BAD_INGRESS_PORT);
+                    meta.fl.f65 = 1;
                 } else if (meta.role == ROLE_UP) {
                     if (!phase_down) {
-                        fail(DROP_BAD_PHASE);
+                        meta.fl.f66 = 1;
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
                     } else {
                         use_lpm = true;
                     }
                 } else if (phase_down) {
-                    fail(DROP_BAD_PHASE);
+                    meta.fl.f67 = 1;
                 } else if (local) {
                     if (meta.pid_leaf == 0) {
-                        fail(DROP_BAD_PHASE);
+                        meta.fl.f68 = 1;
                     } else {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                         use_host = true;
@@ -4079,28 +3707,28 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     use_lpm = true;
                 }
             }
-            if (meta.drop == 0 && use_host) {
+            if (use_host) {
                 pathid_host.apply();
-                if (meta.hit == 0) { fail(DROP_BAD_LABEL); }
+                if (meta.hit == 0) { meta.fl.f69 = 1; }
             }
-            if (meta.drop == 0 && use_lpm) {
+            if (use_lpm) {
                 pathid_lpm.apply();
                 if (meta.hit == 0) {
-                    fail(DROP_NO_ROUTE);
+                    meta.fl.f70 = 1;
                 } else if (meta.role == ROLE_UP) {
-                    if (meta.down == 0) { fail(DROP_BAD_PHASE); }
+                    if (meta.down == 0) { meta.fl.f71 = 1; }
                 } else if (meta.down == 1) {
                     hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                 }
             }
         }
 
-        if (meta.drop == 0 && meta.use_group == 1) {
+        if (meta.use_group == 1) {
             fwd_group.apply();
         }
+        /* the first failing check, in canopy.p4's order, names the drop */
+        tna_drop_pick.apply();
         if (meta.drop == 1) {
-            ig_dprsr_md.drop_ctl = 1;
-            canopy_drops.count(meta.drop_reason);
             /* Tofino: a counter index is a plain field, computed in earlier steps */
             canopy_port_drops.count(meta.port_drop);
         }
