@@ -252,8 +252,6 @@ struct canopy_fail_t {
     bit<1> f68;
     bit<1> f69;
     bit<1> f70;
-    bit<1> f71;
-    bit<1> f72;
 }
 struct canopy_meta_t {
     /* common */
@@ -290,6 +288,11 @@ struct canopy_meta_t {
     bit<32> side_k;      /* side label / low 32 bits of the Znode id of DST */
     bit<8>  side_s;      /* right shift of the side label */
     bit<8>  lab_s;       /* right shift of the label */
+    bit<8>  p_a;         /* mode 0: cursor + a */
+    bit<8>  c63b;        /* 63 - b */
+    bit<8>  c64b;        /* 64 - b */
+    bit<8>  b1;          /* b + 1 */
+    bit<8>  rem0;        /* slice_len - cursor */
     bit<32> e1_th;       /* (word >> 8q): high and low halves, side label / Znode id */
     bit<32> e1_tl;
     bit<32> e1_ex;       /* (word >> S)[31:0], side label */
