@@ -227,31 +227,6 @@ struct canopy_fail_t {
     bit<1> f43;
     bit<1> f44;
     bit<1> f45;
-    bit<1> f46;
-    bit<1> f47;
-    bit<1> f48;
-    bit<1> f49;
-    bit<1> f50;
-    bit<1> f51;
-    bit<1> f52;
-    bit<1> f53;
-    bit<1> f54;
-    bit<1> f55;
-    bit<1> f56;
-    bit<1> f57;
-    bit<1> f58;
-    bit<1> f59;
-    bit<1> f60;
-    bit<1> f61;
-    bit<1> f62;
-    bit<1> f63;
-    bit<1> f64;
-    bit<1> f65;
-    bit<1> f66;
-    bit<1> f67;
-    bit<1> f68;
-    bit<1> f69;
-    bit<1> f70;
 }
 struct canopy_meta_t {
     /* common */
@@ -301,6 +276,12 @@ struct canopy_meta_t {
     bit<32> e2_ex;
     bit<1>  bits_bad;    /* word bits set where they must be zero */
     bit<1>  src_bad;     /* SRC bits set where they must be zero */
+    bit<1>  len_bad;     /* modes 1-3: word bits set beyond SliceLen */
+    bit<1>  o_up;        /* sliced outcome (tna_outcome): climb */
+    bit<1>  o_down;      /* down by the label */
+    bit<1>  o_side;      /* through the side link of side_k */
+    bit<1>  o_sou;       /* a side miss climbs (modes 1-3) */
+    bit<8>  o_pd;        /* flags to set: PHASE_DOWN or 0 */
     bit<8>  t8_head;     /* saturating differences (one per comparison) */
     bit<8>  t8_cur;
     bit<8>  t8_a;
@@ -338,6 +319,10 @@ struct canopy_meta_t {
     /* the canopy_port_drops index (port base, then | reason in fail) */
     bit<16> port_drop;
     bit<1>  drop;
+    bit<8>  hc_prefix;  /* tna_hc_prefix: first failing check, 0 none */
+    bit<8>  hc_sliced;  /* tna_hc_sliced: first failing check, 0 none */
+    bit<8>  hc_transit;  /* tna_hc_transit: first failing check, 0 none */
+    bit<8>  hc_pathid;  /* tna_hc_pathid: first failing check, 0 none */
     canopy_fail_t fl;  /* one flag per check (TNA: tna_drop_pick) */
 }
 #else

@@ -106,6 +106,8 @@ parser CanopyIngressParser(packet_in pkt, out canopy_headers_t hdr, out canopy_m
     CANOPY_PARSER_STATES(hdr, meta)
 }
 
+/* every metadata field starts at 0: the drop flags and group indexes are only ever set */
+@pa_auto_init_metadata
 control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                       in ingress_intrinsic_metadata_t ig_intr_md,
                       in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
@@ -117,6 +119,282 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     Counter<bit<32>, bit<16>>(CANOPY_PORTS * CANOPY_DROPS_SIZE, CounterType_t.PACKETS)
         canopy_port_drops;
 
+    /* tna_hc_prefix: the first failing header check of the group (eth, vlan0, vlan1, vlan2, noprefix, version, kind, kind2, pflags, hop), as an index for
+     * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
+    action tna_hc_prefix_set(bit<8> k) { meta.hc_prefix = k; }
+    table tna_hc_prefix {
+        key = {
+            hdr.ethernet.isValid(): ternary;
+            hdr.ethernet.ether_type: ternary;
+            hdr.vlan0.isValid(): ternary;
+            hdr.vlan0.ether_type: ternary;
+            hdr.vlan1.isValid(): ternary;
+            hdr.vlan1.ether_type: ternary;
+            hdr.prefix.isValid(): ternary;
+            hdr.prefix.version: ternary;
+            hdr.prefix.kind: ternary;
+            hdr.prefix.flags: ternary;
+            hdr.prefix.hop_limit: ternary;
+        }
+        actions = { tna_hc_prefix_set; }
+        default_action = tna_hc_prefix_set(0);
+        const entries = {
+            (false, _, _, _, _, _, _, _, _, _, _): tna_hc_prefix_set(1);
+            (_, 0x8100 &&& 0xffff, false, _, _, _, _, _, _, _, _): tna_hc_prefix_set(2);
+            (_, 0x88a8 &&& 0xffff, false, _, _, _, _, _, _, _, _): tna_hc_prefix_set(2);
+            (_, 0x8100 &&& 0xffff, _, 0x8100 &&& 0xffff, false, _, _, _, _, _, _): tna_hc_prefix_set(3);
+            (_, 0x8100 &&& 0xffff, _, 0x88a8 &&& 0xffff, false, _, _, _, _, _, _): tna_hc_prefix_set(3);
+            (_, 0x88a8 &&& 0xffff, _, 0x8100 &&& 0xffff, false, _, _, _, _, _, _): tna_hc_prefix_set(3);
+            (_, 0x88a8 &&& 0xffff, _, 0x88a8 &&& 0xffff, false, _, _, _, _, _, _): tna_hc_prefix_set(3);
+            (_, 0x8100 &&& 0xffff, _, 0x8100 &&& 0xffff, _, 0x8100 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x8100 &&& 0xffff, _, 0x8100 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x8100 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, 0x8100 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x8100 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x88a8 &&& 0xffff, _, 0x8100 &&& 0xffff, _, 0x8100 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x88a8 &&& 0xffff, _, 0x8100 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x88a8 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, 0x8100 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, 0x88a8 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, 0x88a8 &&& 0xffff, _, _, _, _, _): tna_hc_prefix_set(4);
+            (_, _, _, _, _, _, false, _, _, _, _): tna_hc_prefix_set(5);
+            (_, _, _, _, _, _, _, 0x0 &&& 0x1, _, _, _): tna_hc_prefix_set(6);
+            (_, _, _, _, _, _, _, 0x2 &&& 0x2, _, _, _): tna_hc_prefix_set(6);
+            (_, _, _, _, _, _, _, 0x4 &&& 0x4, _, _, _): tna_hc_prefix_set(6);
+            (_, _, _, _, _, _, _, 0x8 &&& 0x8, _, _, _): tna_hc_prefix_set(6);
+            (_, _, _, _, _, _, _, _, 0x0 &&& 0xf, _, _): tna_hc_prefix_set(7);
+            (_, _, _, _, _, _, _, _, 0x4 &&& 0x4, _, _): tna_hc_prefix_set(8);
+            (_, _, _, _, _, _, _, _, 0x8 &&& 0x8, _, _): tna_hc_prefix_set(8);
+            (_, _, _, _, _, _, _, _, _, 0x1 &&& 0x1, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x2 &&& 0x2, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x4 &&& 0x4, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x8 &&& 0x8, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x10 &&& 0x10, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x20 &&& 0x20, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, 0x40 &&& 0x40, _): tna_hc_prefix_set(9);
+            (_, _, _, _, _, _, _, _, _, _, 0x0 &&& 0xff): tna_hc_prefix_set(10);
+        }
+        size = 31;
+    }
+    /* tna_hc_sliced: the first failing header check of the group (mode, flags, reserved, slice_len, cursor, srcdst), as an index for
+     * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
+    action tna_hc_sliced_set(bit<8> k) { meta.hc_sliced = k; }
+    table tna_hc_sliced {
+        key = {
+            hdr.sliced.mode: ternary;
+            hdr.sliced.flags: ternary;
+            hdr.sliced.reserved: ternary;
+            hdr.sliced.slice_len: ternary;
+            hdr.sliced.cursor: ternary;
+        }
+        actions = { tna_hc_sliced_set; }
+        default_action = tna_hc_sliced_set(0);
+        const entries = {
+            (0x4 &&& 0xfc, _, _, _, _): tna_hc_sliced_set(1);
+            (0x8 &&& 0xf8, _, _, _, _): tna_hc_sliced_set(1);
+            (0x10 &&& 0xf0, _, _, _, _): tna_hc_sliced_set(1);
+            (0x20 &&& 0xe0, _, _, _, _): tna_hc_sliced_set(1);
+            (0x40 &&& 0xc0, _, _, _, _): tna_hc_sliced_set(1);
+            (0x80 &&& 0x80, _, _, _, _): tna_hc_sliced_set(1);
+            (_, 0x1 &&& 0x1, _, _, _): tna_hc_sliced_set(2);
+            (_, 0x2 &&& 0x2, _, _, _): tna_hc_sliced_set(2);
+            (_, 0x4 &&& 0x4, _, _, _): tna_hc_sliced_set(2);
+            (_, 0x8 &&& 0x8, _, _, _): tna_hc_sliced_set(2);
+            (_, 0x10 &&& 0x10, _, _, _): tna_hc_sliced_set(2);
+            (_, _, 0x1 &&& 0x1, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x2 &&& 0x2, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x4 &&& 0x4, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x8 &&& 0x8, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x10 &&& 0x10, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x20 &&& 0x20, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x40 &&& 0x40, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x80 &&& 0x80, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x100 &&& 0x100, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x200 &&& 0x200, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x400 &&& 0x400, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x800 &&& 0x800, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x1000 &&& 0x1000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x2000 &&& 0x2000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x4000 &&& 0x4000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x8000 &&& 0x8000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x10000 &&& 0x10000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x20000 &&& 0x20000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x40000 &&& 0x40000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x80000 &&& 0x80000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x100000 &&& 0x100000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x200000 &&& 0x200000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x400000 &&& 0x400000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x800000 &&& 0x800000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x1000000 &&& 0x1000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x2000000 &&& 0x2000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x4000000 &&& 0x4000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x8000000 &&& 0x8000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x10000000 &&& 0x10000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x20000000 &&& 0x20000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x40000000 &&& 0x40000000, _, _): tna_hc_sliced_set(3);
+            (_, _, 0x80000000 &&& 0x80000000, _, _): tna_hc_sliced_set(3);
+            (_, _, _, 0x41 &&& 0xff, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x42 &&& 0xfe, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x44 &&& 0xfc, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x48 &&& 0xf8, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x50 &&& 0xf0, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x60 &&& 0xe0, _): tna_hc_sliced_set(4);
+            (_, _, _, 0x80 &&& 0x80, _): tna_hc_sliced_set(4);
+            (0x1 &&& 0x1, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x2 &&& 0x2, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x4 &&& 0x4, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x8 &&& 0x8, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x10 &&& 0x10, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x20 &&& 0x20, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x40 &&& 0x40, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
+            (0x80 &&& 0x80, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x2 &&& 0xff, 0x0 &&& 0x20, _, _, _): tna_hc_sliced_set(6);
+        }
+        size = 115;
+    }
+    /* tna_hc_transit: the first failing header check of the group (msg, flags, rot, msg0, port), as an index for
+     * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
+    action tna_hc_transit_set(bit<8> k) { meta.hc_transit = k; }
+    table tna_hc_transit {
+        key = {
+            hdr.transit.msg: ternary;
+            hdr.transit.flags: ternary;
+            hdr.transit.rot: ternary;
+            ig_intr_md.ingress_port: ternary;
+        }
+        actions = { tna_hc_transit_set; }
+        default_action = tna_hc_transit_set(0);
+        const entries = {
+            (0x6 &&& 0xe, _, _, _): tna_hc_transit_set(1);
+            (0x8 &&& 0x8, _, _, _): tna_hc_transit_set(1);
+            (_, 0x2 &&& 0x2, _, _): tna_hc_transit_set(2);
+            (_, 0x4 &&& 0x4, _, _): tna_hc_transit_set(2);
+            (_, 0x8 &&& 0x8, _, _): tna_hc_transit_set(2);
+            (_, _, 0x4 &&& 0x4, _): tna_hc_transit_set(3);
+            (_, _, 0x8 &&& 0x8, _): tna_hc_transit_set(3);
+            (_, _, 0x10 &&& 0x10, _): tna_hc_transit_set(3);
+            (_, _, 0x20 &&& 0x20, _): tna_hc_transit_set(3);
+            (_, _, 0x40 &&& 0x40, _): tna_hc_transit_set(3);
+            (_, _, 0x80 &&& 0x80, _): tna_hc_transit_set(3);
+            (0x1 &&& 0x1, _, _, _): tna_hc_transit_set(4);
+            (0x2 &&& 0x2, _, _, _): tna_hc_transit_set(4);
+            (0x4 &&& 0x4, _, _, _): tna_hc_transit_set(4);
+            (0x8 &&& 0x8, _, _, _): tna_hc_transit_set(4);
+            (_, _, _, 0x8 &&& 0x1f8): tna_hc_transit_set(5);
+            (_, _, _, 0x10 &&& 0x1f0): tna_hc_transit_set(5);
+            (_, _, _, 0x20 &&& 0x1e0): tna_hc_transit_set(5);
+            (_, _, _, 0x40 &&& 0x1c0): tna_hc_transit_set(5);
+            (_, _, _, 0x80 &&& 0x180): tna_hc_transit_set(5);
+            (_, _, _, 0x100 &&& 0x100): tna_hc_transit_set(5);
+        }
+        size = 21;
+    }
+    /* tna_hc_pathid: the first failing header check of the group (flags, reserved, id_len, local, nonlocal), as an index for
+     * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
+    action tna_hc_pathid_set(bit<8> k) { meta.hc_pathid = k; }
+    table tna_hc_pathid {
+        key = {
+            hdr.pathid.flags: ternary;
+            hdr.pathid.reserved: ternary;
+            hdr.pathid.id_len: ternary;
+        }
+        actions = { tna_hc_pathid_set; }
+        default_action = tna_hc_pathid_set(0);
+        const entries = {
+            (0x1 &&& 0x1, _, _): tna_hc_pathid_set(1);
+            (0x2 &&& 0x2, _, _): tna_hc_pathid_set(1);
+            (0x4 &&& 0x4, _, _): tna_hc_pathid_set(1);
+            (0x8 &&& 0x8, _, _): tna_hc_pathid_set(1);
+            (0x10 &&& 0x10, _, _): tna_hc_pathid_set(1);
+            (0x20 &&& 0x20, _, _): tna_hc_pathid_set(1);
+            (_, 0x1 &&& 0x1, _): tna_hc_pathid_set(2);
+            (_, 0x2 &&& 0x2, _): tna_hc_pathid_set(2);
+            (_, 0x4 &&& 0x4, _): tna_hc_pathid_set(2);
+            (_, 0x8 &&& 0x8, _): tna_hc_pathid_set(2);
+            (_, 0x10 &&& 0x10, _): tna_hc_pathid_set(2);
+            (_, 0x20 &&& 0x20, _): tna_hc_pathid_set(2);
+            (_, 0x40 &&& 0x40, _): tna_hc_pathid_set(2);
+            (_, 0x80 &&& 0x80, _): tna_hc_pathid_set(2);
+            (_, 0x100 &&& 0x100, _): tna_hc_pathid_set(2);
+            (_, 0x200 &&& 0x200, _): tna_hc_pathid_set(2);
+            (_, 0x400 &&& 0x400, _): tna_hc_pathid_set(2);
+            (_, 0x800 &&& 0x800, _): tna_hc_pathid_set(2);
+            (_, 0x1000 &&& 0x1000, _): tna_hc_pathid_set(2);
+            (_, 0x2000 &&& 0x2000, _): tna_hc_pathid_set(2);
+            (_, 0x4000 &&& 0x4000, _): tna_hc_pathid_set(2);
+            (_, 0x8000 &&& 0x8000, _): tna_hc_pathid_set(2);
+            (_, _, 0x41 &&& 0xff): tna_hc_pathid_set(3);
+            (_, _, 0x42 &&& 0xfe): tna_hc_pathid_set(3);
+            (_, _, 0x44 &&& 0xfc): tna_hc_pathid_set(3);
+            (_, _, 0x48 &&& 0xf8): tna_hc_pathid_set(3);
+            (_, _, 0x50 &&& 0xf0): tna_hc_pathid_set(3);
+            (_, _, 0x60 &&& 0xe0): tna_hc_pathid_set(3);
+            (_, _, 0x80 &&& 0x80): tna_hc_pathid_set(3);
+            (0x40 &&& 0x40, _, 0x1 &&& 0x1): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x2 &&& 0x2): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x4 &&& 0x4): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x8 &&& 0x8): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x10 &&& 0x10): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x20 &&& 0x20): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x40 &&& 0x40): tna_hc_pathid_set(4);
+            (0x40 &&& 0x40, _, 0x80 &&& 0x80): tna_hc_pathid_set(4);
+            (0x0 &&& 0x40, _, 0x0 &&& 0xff): tna_hc_pathid_set(5);
+        }
+        size = 38;
+    }
     /* Drops: every check sets its own flag (meta.fl.fN = 1, no read of another check's
      * result, so the checks need not run one after another), and tna_drop_pick maps the
      * flags to the first failing check in canopy.p4's order: a priority encoder. */
@@ -174,108 +452,88 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.fl.f43: ternary;
             meta.fl.f44: ternary;
             meta.fl.f45: ternary;
-            meta.fl.f46: ternary;
-            meta.fl.f47: ternary;
-            meta.fl.f48: ternary;
-            meta.fl.f49: ternary;
-            meta.fl.f50: ternary;
-            meta.fl.f51: ternary;
-            meta.fl.f52: ternary;
-            meta.fl.f53: ternary;
-            meta.fl.f54: ternary;
-            meta.fl.f55: ternary;
-            meta.fl.f56: ternary;
-            meta.fl.f57: ternary;
-            meta.fl.f58: ternary;
-            meta.fl.f59: ternary;
-            meta.fl.f60: ternary;
-            meta.fl.f61: ternary;
-            meta.fl.f62: ternary;
-            meta.fl.f63: ternary;
-            meta.fl.f64: ternary;
-            meta.fl.f65: ternary;
-            meta.fl.f66: ternary;
-            meta.fl.f67: ternary;
-            meta.fl.f68: ternary;
-            meta.fl.f69: ternary;
-            meta.fl.f70: ternary;
+            meta.hc_prefix: ternary;
+            meta.hc_sliced: ternary;
+            meta.hc_transit: ternary;
+            meta.hc_pathid: ternary;
         }
         actions = { tna_drop; NoAction; }
         default_action = NoAction();
         const entries = {
-            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TOO_MANY_VLAN_TAGS);
-            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NOT_CANOPY);
-            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_VERSION);
-            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
-            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TTL_EXPIRED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_LEFTOVER);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UP_AT_TOP);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_ROUTE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_OUTPUT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _): tna_drop((bit<8>)DROP_NO_ROUTE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1): tna_drop((bit<8>)DROP_NO_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _, _): tna_drop((bit<8>)DROP_TOO_MANY_VLAN_TAGS);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _, _): tna_drop((bit<8>)DROP_NOT_CANOPY);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _, _): tna_drop((bit<8>)DROP_BAD_VERSION);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 7, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 8, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 9, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 10, _, _, _): tna_drop((bit<8>)DROP_TTL_EXPIRED);
+            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_LEFTOVER);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UP_AT_TOP);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_ROUTE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_OUTPUT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_ROUTE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _): tna_drop((bit<8>)DROP_NO_PORT);
         }
-        size = 71;
+        size = 72;
     }
 
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -307,7 +565,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         ig_tm_md.ucast_egress_port = port;
     }
     action group_empty() {
-        meta.fl.f70 = 1;
+        meta.fl.f45 = 1;
     }
     table fwd_group {
         key = {
@@ -389,10 +647,17 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         default_action = miss();
         size = 256;
     }
+    /* a miss climbs (modes 1-3: no side link to that Znode at this level): the up group is
+     * set here, and where climbing is not allowed a drop flag overrides it */
+    action side_miss() {
+        meta.hit = 0;
+        meta.use_group = 1;
+        meta.group = meta.sl_up_group;
+    }
     table sliced_side {
         key = { meta.side_k: exact; }
-        actions = { to_group; miss; }
-        default_action = miss();
+        actions = { to_group; side_miss; }
+        default_action = side_miss();
         size = 256;
     }
 
@@ -460,7 +725,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         actions = { pid_port; pid_group; miss; }
         default_action = miss();
-        size = 16384;
+        size = 4096;  /* canopy.p4: 16384; TNA: ternary with a range, 4096 fit the TCAM of few stages */
     }
     table pathid_host {
         key = { hdr.pathid.host_label: exact; }
@@ -1917,8 +2182,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 65;
     }
     /* modes 1-3: DST & ~low_mask(SliceLen) == 0 */
-    action tna_chk_len_ok() { meta.bits_bad = 0; }
-    action tna_chk_len_bad() { meta.bits_bad = 1; }
+    action tna_chk_len_ok() { meta.len_bad = 0; }
+    action tna_chk_len_bad() { meta.len_bad = 1; }
     table tna_chk_len {
         key = { hdr.sliced.slice_len: ternary; hdr.sliced.word_hi: ternary; hdr.sliced.word_lo: ternary; }
         actions = { tna_chk_len_ok; tna_chk_len_bad; }
@@ -2743,157 +3008,6 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         size = 66;
     }
-    /* DST mode: x &= low_mask(meta.sl_znode_shift) on the two halves (the masks are action data) */
-    action tna_x_zn_dst(bit<32> mh, bit<32> ml) { meta.x_hi = meta.x_hi & mh; meta.x_lo = meta.x_lo & ml; }
-    table tna_x_zn_dst_tbl {
-        key = { meta.sl_znode_shift: exact; }
-        actions = { tna_x_zn_dst; }
-        default_action = tna_x_zn_dst(0xffffffff, 0xffffffff);
-        const entries = {
-            0: tna_x_zn_dst(0x0, 0x0);
-            1: tna_x_zn_dst(0x0, 0x1);
-            2: tna_x_zn_dst(0x0, 0x3);
-            3: tna_x_zn_dst(0x0, 0x7);
-            4: tna_x_zn_dst(0x0, 0xf);
-            5: tna_x_zn_dst(0x0, 0x1f);
-            6: tna_x_zn_dst(0x0, 0x3f);
-            7: tna_x_zn_dst(0x0, 0x7f);
-            8: tna_x_zn_dst(0x0, 0xff);
-            9: tna_x_zn_dst(0x0, 0x1ff);
-            10: tna_x_zn_dst(0x0, 0x3ff);
-            11: tna_x_zn_dst(0x0, 0x7ff);
-            12: tna_x_zn_dst(0x0, 0xfff);
-            13: tna_x_zn_dst(0x0, 0x1fff);
-            14: tna_x_zn_dst(0x0, 0x3fff);
-            15: tna_x_zn_dst(0x0, 0x7fff);
-            16: tna_x_zn_dst(0x0, 0xffff);
-            17: tna_x_zn_dst(0x0, 0x1ffff);
-            18: tna_x_zn_dst(0x0, 0x3ffff);
-            19: tna_x_zn_dst(0x0, 0x7ffff);
-            20: tna_x_zn_dst(0x0, 0xfffff);
-            21: tna_x_zn_dst(0x0, 0x1fffff);
-            22: tna_x_zn_dst(0x0, 0x3fffff);
-            23: tna_x_zn_dst(0x0, 0x7fffff);
-            24: tna_x_zn_dst(0x0, 0xffffff);
-            25: tna_x_zn_dst(0x0, 0x1ffffff);
-            26: tna_x_zn_dst(0x0, 0x3ffffff);
-            27: tna_x_zn_dst(0x0, 0x7ffffff);
-            28: tna_x_zn_dst(0x0, 0xfffffff);
-            29: tna_x_zn_dst(0x0, 0x1fffffff);
-            30: tna_x_zn_dst(0x0, 0x3fffffff);
-            31: tna_x_zn_dst(0x0, 0x7fffffff);
-            32: tna_x_zn_dst(0x0, 0xffffffff);
-            33: tna_x_zn_dst(0x1, 0xffffffff);
-            34: tna_x_zn_dst(0x3, 0xffffffff);
-            35: tna_x_zn_dst(0x7, 0xffffffff);
-            36: tna_x_zn_dst(0xf, 0xffffffff);
-            37: tna_x_zn_dst(0x1f, 0xffffffff);
-            38: tna_x_zn_dst(0x3f, 0xffffffff);
-            39: tna_x_zn_dst(0x7f, 0xffffffff);
-            40: tna_x_zn_dst(0xff, 0xffffffff);
-            41: tna_x_zn_dst(0x1ff, 0xffffffff);
-            42: tna_x_zn_dst(0x3ff, 0xffffffff);
-            43: tna_x_zn_dst(0x7ff, 0xffffffff);
-            44: tna_x_zn_dst(0xfff, 0xffffffff);
-            45: tna_x_zn_dst(0x1fff, 0xffffffff);
-            46: tna_x_zn_dst(0x3fff, 0xffffffff);
-            47: tna_x_zn_dst(0x7fff, 0xffffffff);
-            48: tna_x_zn_dst(0xffff, 0xffffffff);
-            49: tna_x_zn_dst(0x1ffff, 0xffffffff);
-            50: tna_x_zn_dst(0x3ffff, 0xffffffff);
-            51: tna_x_zn_dst(0x7ffff, 0xffffffff);
-            52: tna_x_zn_dst(0xfffff, 0xffffffff);
-            53: tna_x_zn_dst(0x1fffff, 0xffffffff);
-            54: tna_x_zn_dst(0x3fffff, 0xffffffff);
-            55: tna_x_zn_dst(0x7fffff, 0xffffffff);
-            56: tna_x_zn_dst(0xffffff, 0xffffffff);
-            57: tna_x_zn_dst(0x1ffffff, 0xffffffff);
-            58: tna_x_zn_dst(0x3ffffff, 0xffffffff);
-            59: tna_x_zn_dst(0x7ffffff, 0xffffffff);
-            60: tna_x_zn_dst(0xfffffff, 0xffffffff);
-            61: tna_x_zn_dst(0x1fffffff, 0xffffffff);
-            62: tna_x_zn_dst(0x3fffffff, 0xffffffff);
-            63: tna_x_zn_dst(0x7fffffff, 0xffffffff);
-            64: tna_x_zn_dst(0xffffffff, 0xffffffff);
-        }
-        size = 65;
-    }
-    action tna_x_zo_dst_ok() { meta.above_eq = 1; }
-    action tna_x_zo_dst_bad() { meta.above_eq = 0; }
-    table tna_x_zo_dst {
-        key = { meta.sl_zone_shift: ternary; meta.x_hi: ternary; meta.x_lo: ternary; }
-        actions = { tna_x_zo_dst_ok; tna_x_zo_dst_bad; }
-        default_action = tna_x_zo_dst_bad();
-        const entries = {
-            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_x_zo_dst_ok();
-            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_x_zo_dst_ok();
-            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_x_zo_dst_ok();
-            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_x_zo_dst_ok();
-            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_x_zo_dst_ok();
-            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_x_zo_dst_ok();
-            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_x_zo_dst_ok();
-            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_x_zo_dst_ok();
-            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_x_zo_dst_ok();
-            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_x_zo_dst_ok();
-            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_x_zo_dst_ok();
-            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_x_zo_dst_ok();
-            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_x_zo_dst_ok();
-            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_x_zo_dst_ok();
-            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_x_zo_dst_ok();
-            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_x_zo_dst_ok();
-            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_x_zo_dst_ok();
-            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_x_zo_dst_ok();
-            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_x_zo_dst_ok();
-            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_x_zo_dst_ok();
-            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_x_zo_dst_ok();
-            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_x_zo_dst_ok();
-            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_x_zo_dst_ok();
-            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_x_zo_dst_ok();
-            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_x_zo_dst_ok();
-            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_x_zo_dst_ok();
-            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_x_zo_dst_ok();
-            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_x_zo_dst_ok();
-            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_x_zo_dst_ok();
-            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_x_zo_dst_ok();
-            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_x_zo_dst_ok();
-            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_x_zo_dst_ok();
-            (32, 0 &&& 0xffffffff, _): tna_x_zo_dst_ok();
-            (33, 0 &&& 0xfffffffe, _): tna_x_zo_dst_ok();
-            (34, 0 &&& 0xfffffffc, _): tna_x_zo_dst_ok();
-            (35, 0 &&& 0xfffffff8, _): tna_x_zo_dst_ok();
-            (36, 0 &&& 0xfffffff0, _): tna_x_zo_dst_ok();
-            (37, 0 &&& 0xffffffe0, _): tna_x_zo_dst_ok();
-            (38, 0 &&& 0xffffffc0, _): tna_x_zo_dst_ok();
-            (39, 0 &&& 0xffffff80, _): tna_x_zo_dst_ok();
-            (40, 0 &&& 0xffffff00, _): tna_x_zo_dst_ok();
-            (41, 0 &&& 0xfffffe00, _): tna_x_zo_dst_ok();
-            (42, 0 &&& 0xfffffc00, _): tna_x_zo_dst_ok();
-            (43, 0 &&& 0xfffff800, _): tna_x_zo_dst_ok();
-            (44, 0 &&& 0xfffff000, _): tna_x_zo_dst_ok();
-            (45, 0 &&& 0xffffe000, _): tna_x_zo_dst_ok();
-            (46, 0 &&& 0xffffc000, _): tna_x_zo_dst_ok();
-            (47, 0 &&& 0xffff8000, _): tna_x_zo_dst_ok();
-            (48, 0 &&& 0xffff0000, _): tna_x_zo_dst_ok();
-            (49, 0 &&& 0xfffe0000, _): tna_x_zo_dst_ok();
-            (50, 0 &&& 0xfffc0000, _): tna_x_zo_dst_ok();
-            (51, 0 &&& 0xfff80000, _): tna_x_zo_dst_ok();
-            (52, 0 &&& 0xfff00000, _): tna_x_zo_dst_ok();
-            (53, 0 &&& 0xffe00000, _): tna_x_zo_dst_ok();
-            (54, 0 &&& 0xffc00000, _): tna_x_zo_dst_ok();
-            (55, 0 &&& 0xff800000, _): tna_x_zo_dst_ok();
-            (56, 0 &&& 0xff000000, _): tna_x_zo_dst_ok();
-            (57, 0 &&& 0xfe000000, _): tna_x_zo_dst_ok();
-            (58, 0 &&& 0xfc000000, _): tna_x_zo_dst_ok();
-            (59, 0 &&& 0xf8000000, _): tna_x_zo_dst_ok();
-            (60, 0 &&& 0xf0000000, _): tna_x_zo_dst_ok();
-            (61, 0 &&& 0xe0000000, _): tna_x_zo_dst_ok();
-            (62, 0 &&& 0xc0000000, _): tna_x_zo_dst_ok();
-            (63, 0 &&& 0x80000000, _): tna_x_zo_dst_ok();
-            (64 &&& 0xc0, _, _): tna_x_zo_dst_ok();
-            (128 &&& 0x80, _, _): tna_x_zo_dst_ok();
-        }
-        size = 66;
-    }
     action tna_x_src() {
         meta.x_hi = meta.wc_hi ^ hdr.sliced_src.src_hi;
         meta.x_lo = meta.wc_lo ^ hdr.sliced_src.src_lo;
@@ -3034,6 +3148,55 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         meta.lab_s = meta.c64b - hdr.sliced.cursor;
         meta.t8_b = meta.sl_b |-| meta.rem0;
         meta.pos = hdr.sliced.cursor + meta.sl_b;
+    }
+    /* ---- sliced: the outcome (up, down, side link) of canopy.p4's decision tree in one
+     * ternary table with constant entries, first match wins; its drop checks are flags of
+     * their own (below, in the apply block). o_sou: a side miss may climb (modes 1-3);
+     * pd: PHASE_DOWN is set. Keys: t8_a == 0 (no room for the side label), t_cmp ==
+     * m |-| side_k, t_sid == side_k ^ sid, above_eq and zone_big (modes 1-3). */
+    action tna_out(bit<1> up, bit<1> down, bit<1> side, bit<1> sou, bit<8> pd) {
+        meta.o_up = up;
+        meta.o_down = down;
+        meta.o_side = side;
+        meta.o_sou = sou;
+        meta.o_pd = pd;
+    }
+    table tna_outcome {
+        key = {
+            hdr.sliced.mode: ternary;
+            meta.role: ternary;
+            meta.take_v: ternary;
+            meta.sl_m: ternary;
+            meta.t_sid: ternary;
+            meta.above_eq: ternary;
+            meta.zone_big: ternary;
+            meta.sl_has_up: ternary;
+        }
+        actions = { tna_out; }
+        default_action = tna_out(0, 0, 0, 0, 0);
+        const entries = {
+            /* mode 0, a down input: rho = 1 climbs */
+            (0, ROLE_DOWN, 1, _, _, _, _, _): tna_out(1, 0, 0, 0, 0);
+            /* rho = 0: down, through a side link when m > 1 and the side label is not sid */
+            (0, ROLE_DOWN, 0, 0 &&& 0xfffffffe, _, _, _, _): tna_out(0, 1, 0, 0, SL_PHASE_DOWN);
+            (0, ROLE_DOWN, 0, _, 0, _, _, _): tna_out(0, 1, 0, 0, SL_PHASE_DOWN);
+            (0, ROLE_DOWN, 0, _, _, _, _, _): tna_out(0, 0, 1, 0, SL_PHASE_DOWN);
+            /* mode 0, an up or side input: down */
+            (0, _, _, _, _, _, _, _): tna_out(0, 1, 0, 0, 0);
+            /* modes 1-3, a down input: climb unless the digits above match (FLAT: unless
+             * there is no up group) */
+            (2, ROLE_DOWN, _, _, _, 0, _, _): tna_out(1, 0, 0, 0, 0);
+            (3, ROLE_DOWN, _, _, _, 0, _, _): tna_out(1, 0, 0, 0, 0);
+            (3, ROLE_DOWN, _, _, _, _, 1, _): tna_out(1, 0, 0, 0, 0);
+            (1, ROLE_DOWN, _, _, _, _, _, 1): tna_out(1, 0, 0, 0, 0);
+            /* they match: down, or to another Znode's side link (a miss climbs) */
+            (_, ROLE_DOWN, _, 0 &&& 0xfffffffe, _, _, _, _): tna_out(0, 1, 0, 0, SL_PHASE_DOWN);
+            (_, ROLE_DOWN, _, _, 0, _, _, _): tna_out(0, 1, 0, 0, SL_PHASE_DOWN);
+            (_, ROLE_DOWN, _, _, _, _, _, _): tna_out(0, 0, 1, 1, 0);
+            /* modes 1-3, an up or side input: down */
+            (_, _, _, _, _, _, _, _): tna_out(0, 1, 0, 0, 0);
+        }
+        size = 16;
     }
     /* the side label against m and sid, together */
     action tna_side_cmp() {
@@ -3327,6 +3490,12 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         canopy_port_rx.count((bit<32>)ig_intr_md.ingress_port);
         meta.port_drop = 0;
         tna_port_drop.apply();
+        /* the per-switch configuration first: keyless default actions, so every later step
+         * can read it from the second stage on */
+        sliced_cfg.apply();
+        sliced_addr.apply();
+        transit_cfg.apply();
+        pathid_cfg.apply();
         meta.drop = 0;
         meta.hit = 0;
         meta.use_group = 0;
@@ -3335,297 +3504,233 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         tna_flow = 0;
         bit<8> flags = 0;
 
-        /* ---- Ethernet, VLAN tags, prefix ---- */
-        /* Tofino: no EtherType in a variable (a chain of copies); the parser reaches the prefix
-         * exactly when the innermost EtherType is Canopy's (a frame that ends inside the
-         * prefix fails in the parser), so NOT_CANOPY is "no prefix" after the VLAN checks */
-        if (!hdr.ethernet.isValid()) {
-            meta.fl.f0 = 1;
-        } else if (hdr.ethernet.ether_type == ETHERTYPE_VLAN
-                || hdr.ethernet.ether_type == ETHERTYPE_QINQ) {
-            if (!hdr.vlan0.isValid()) {
-                meta.fl.f1 = 1;
-            } else if (hdr.vlan0.ether_type == ETHERTYPE_VLAN
-                    || hdr.vlan0.ether_type == ETHERTYPE_QINQ) {
-                if (!hdr.vlan1.isValid()) {
-                    meta.fl.f2 = 1;
-                } else if (hdr.vlan1.ether_type == ETHERTYPE_VLAN
-                        || hdr.vlan1.ether_type == ETHERTYPE_QINQ) {
-                    meta.fl.f3 = 1;
-                }
-            }
-        }
-        if (!hdr.prefix.isValid()) { meta.fl.f4 = 1; }
-        if (hdr.prefix.version != 1) { meta.fl.f5 = 1; }
-        if (hdr.prefix.kind != KIND_SLICED && hdr.prefix.kind != KIND_TRANSIT
-                && hdr.prefix.kind != KIND_PATHID) {
-            meta.fl.f6 = 1;
-        }
-        if ((hdr.prefix.flags & 0x7f) != 0) { meta.fl.f7 = 1; }
+        /* ---- Ethernet, VLAN tags, prefix: tna_hc_prefix (header fields only) ---- */
+        tna_hc_prefix.apply();
+        /* DROP_TRUNCATED: tna_hc_prefix = 1 */
+        /* DROP_TRUNCATED: tna_hc_prefix = 2 */
+        /* DROP_TRUNCATED: tna_hc_prefix = 3 */
+        /* DROP_TOO_MANY_VLAN_TAGS: tna_hc_prefix = 4 */
+        /* DROP_NOT_CANOPY: tna_hc_prefix = 5 */
+        /* DROP_BAD_VERSION: tna_hc_prefix = 6 */
+        /* DROP_UNKNOWN_KIND: tna_hc_prefix = 7 */
+        /* DROP_UNKNOWN_KIND: tna_hc_prefix = 8 */
+        /* DROP_RESERVED_BITS_SET: tna_hc_prefix = 9 */
         /* hl < 16 + meas, body_len = hl - 8 - meas, with meas = 16 or 0: one branch each */
         tna_hl.apply();
         if ((hdr.prefix.flags & PREFIX_FLAG_MEAS) != 0) {
-            if (meta.hl < 32) { meta.fl.f8 = 1; }
+            if (meta.hl < 32) { meta.fl.f0 = 1; }
             tna_body_len_meas();
         } else {
-            if (meta.hl < 16) { meta.fl.f9 = 1; }
+            if (meta.hl < 16) { meta.fl.f1 = 1; }
             tna_body_len();
         }
         /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
 
         if (true) {
             canopy_port.apply();
-            if (meta.port_known == 0) { meta.fl.f10 = 1; }
+            if (meta.port_known == 0) { meta.fl.f2 = 1; }
         }
-        if (hdr.prefix.hop_limit == 0) { meta.fl.f11 = 1; }
+        /* DROP_TTL_EXPIRED: tna_hc_prefix = 10 */
         if (true) {
             hdr.prefix.hop_limit = hdr.prefix.hop_limit - 1;
         }
 
         if (hdr.prefix.kind == KIND_SLICED) {
             /* ================= sliced-flit ================= */
-            sliced_cfg.apply();
-            sliced_addr.apply();
-            if (meta.sl_on == 0) { meta.fl.f12 = 1; }
-            if (meta.body_len < 16) { meta.fl.f13 = 1; }
-            if (hdr.sliced.mode > MODE_DST) { meta.fl.f14 = 1; }
-            if ((hdr.sliced.flags & 0x1f) != 0) { meta.fl.f15 = 1; }
-            if (hdr.sliced.reserved != 0) { meta.fl.f16 = 1; }
+            tna_hc_sliced.apply();
+            /* Tofino 1 starts a table that follows an if/else only after the longest branch
+             * (next-table chaining), so the values are computed first, in short branches,
+             * then the decisions (the drop flags and the four outcomes), then the lookups */
+            if (meta.sl_on == 0) { meta.fl.f3 = 1; }
+            if (meta.body_len < 16) { meta.fl.f4 = 1; }
+            /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 1 */  /* mode */
+            /* DROP_RESERVED_BITS_SET: tna_hc_sliced = 2 */  /* flags */
+            /* DROP_RESERVED_BITS_SET: tna_hc_sliced = 3 */  /* reserved */
             bool has_src = (hdr.sliced.flags & SL_HAS_SRC) != 0;
-            if (true) {
-                if (has_src) {
-                    /* body_len is a multiple of 8: < 24 is < 32 and != 24 (a 16-bit range
-                     * compare with 24 does not fit a gateway) */
-                    if (meta.body_len != 24) {
-                        if (meta.body_len < 32) {
-                            meta.fl.f17 = 1;
-                        } else {
-                            meta.fl.f18 = 1;
-                        }
+            if (has_src) {
+                /* body_len is a multiple of 8: < 24 is < 32 and != 24 (a 16-bit range
+                 * compare with 24 does not fit a gateway) */
+                if (meta.body_len != 24) {
+                    if (meta.body_len < 32) {
+                        meta.fl.f5 = 1;
+                    } else {
+                        meta.fl.f6 = 1;
                     }
-                } else if (meta.body_len != 16) {
-                    meta.fl.f19 = 1;
                 }
+            } else if (meta.body_len != 16) {
+                meta.fl.f7 = 1;
             }
-            if (hdr.sliced.slice_len > 64) { meta.fl.f20 = 1; }
+            /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 4 */  /* slice_len */
+            tna_cur_over();
+            tna_chk_beyond.apply();
+            tna_chk_len.apply();
+            tna_chk_src.apply();
             if (hdr.sliced.mode == MODE_SLICED) {
                 /* a > b as a gateway: one operand must be a constant, so a |-| b != 0 */
-                tna_cur_over();
-                if (meta.t8_cur != 0) {
-                    meta.fl.f21 = 1;
-                }
-                tna_chk_beyond.apply();
-                if (meta.bits_bad == 1) {
-                    meta.fl.f22 = 1;
-                }
+                if (meta.t8_cur != 0) { meta.fl.f8 = 1; }
+                if (meta.bits_bad == 1) { meta.fl.f9 = 1; }
             } else {
-                tna_chk_len.apply();
-                tna_chk_src.apply();
-                if (hdr.sliced.cursor != 0) { meta.fl.f23 = 1; }
-                if (meta.bits_bad == 1) {
-                    meta.fl.f24 = 1;
-                }
-                if (hdr.sliced.mode == MODE_SRCDST && !has_src) {
-                    meta.fl.f25 = 1;
-                }
-                if (has_src && meta.src_bad == 1) {
-                    meta.fl.f26 = 1;
-                }
+                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 5 */  /* cursor */
+                if (meta.len_bad == 1) { meta.fl.f10 = 1; }
+                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 6 */  /* srcdst */
+                if (has_src && meta.src_bad == 1) { meta.fl.f11 = 1; }
             }
-            if (hdr.sliced.mode != meta.sl_mode) { meta.fl.f27 = 1; }
+            if (hdr.sliced.mode != meta.sl_mode) { meta.fl.f12 = 1; }
             tna_flow = tna_flow_sliced.get({ hdr.sliced.word_hi, hdr.sliced.word_lo,
                                              hdr.sliced_src.src_hi, hdr.sliced_src.src_lo });
             flags = hdr.sliced.flags;
-            bool go_up = false;
-            bool go_down = false;
-            bool want_side = false;
-            bool side_or_up = false;
-            meta.label = 0;
+
+            /* ---- values ---- */
+            /* mode 0: the positions (tna_sl_pre) */
+            tna_sl_pre();
+            tna_rem0();
+            tna_rho.apply();
             if (hdr.sliced.mode == MODE_SLICED) {
-                tna_sl_pre();
-                tna_rem0();
+                if (meta.role != ROLE_DOWN) {
+                    tna_sl_in();
+                } else if (meta.take_v == 1) {
+                    tna_sl_rho_up();
+                } else if (meta.sl_m != 0 && meta.sl_m != 1) {
+                    tna_sl_side();
+                    tna_sl_side_b();
+                } else {
+                    tna_sl_noside();
+                }
+            }
+            /* side_k: mode 0's side label, or (modes 1-3) DST >> znode_shift: its low 32 bits,
+             * 0xffffffff when more are set (then it is >= m and != sid) */
+            if (hdr.sliced.mode == MODE_SLICED) {
+                tna_side_q.apply();
+                tna_side_r.apply();
+                tna_side_mask_tbl.apply();
+            } else {
+                tna_zn_q.apply();
+                tna_zn_r.apply();
+                tna_zn_ovf.apply();
+            }
+            tna_side_cmp();
+            /* the label, both modes: (word >> lab_s) & low_mask(b), lab_s from sliced_addr
+             * (modes 1-3) or the positions (mode 0) */
+            tna_lab_q.apply();
+            tna_lab_r.apply();
+            tna_lab_mask_tbl.apply();
+            /* modes 1-3: the digits above this level, without the Znode id, are the bits
+             * [zone_shift, znode_shift) of DST; compared in place with SRC's or with
+             * zone << zone_shift: x = DST ^ that, x &= low_mask(znode_shift), then no bit
+             * of x at or above zone_shift (tna_x_zo: above_eq) */
+            tna_above_w();
+            tna_zone_fit.apply();
+            tna_zs_q.apply();
+            tna_zs_r.apply();
+            if (hdr.sliced.mode == MODE_SRCDST) {
+                tna_x_src();
+            } else {
+                tna_x_zone();
+            }
+            tna_x_zn_tbl.apply();
+            tna_x_zo.apply();
+
+            /* ---- decisions: the outcome, and the drop checks in canopy.p4's order ---- */
+            tna_outcome.apply();
+            if (hdr.sliced.mode == MODE_SLICED) {
                 if (meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f28 = 1; }
-                    /* take #1: rho */
-                    /* pos >= 64 || pos >= slice_len is pos == slice_len: pos <= slice_len <= 64 */
-                    if (hdr.sliced.cursor == hdr.sliced.slice_len) {
-                        meta.fl.f29 = 1;
-                    }
-                    tna_rho.apply();
-                    if (meta.take_v == 1) {
-                        go_up = true;
-                        tna_sl_rho_up();
-                    } else {
-                        flags = flags | SL_PHASE_DOWN;
-                        go_down = true;
-                        if (meta.sl_m != 0 && meta.sl_m != 1) {
-                            /* take #2: the side label, a bits */
-                            tna_sl_side();
-                            tna_sl_side_b();
-                            tna_side_q.apply();
-                            tna_side_r.apply();
-                            tna_side_mask_tbl.apply();
-                            tna_side_cmp();
-                            if (meta.t8_a == 0) {
-                                meta.fl.f30 = 1;
-                            } else if (meta.t_cmp == 0) {
-                                meta.fl.f31 = 1;
-                            } else if (meta.t_sid != 0) {
-                                go_down = false;
-                                want_side = true;
-                            }
-                        } else {
-                            tna_sl_noside();
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f13 = 1; }
+                    /* take #1: rho. pos >= 64 || pos >= slice_len is pos == slice_len:
+                     * pos <= slice_len <= 64 */
+                    if (hdr.sliced.cursor == hdr.sliced.slice_len) { meta.fl.f14 = 1; }
+                    if (meta.take_v == 0 && meta.sl_m != 0 && meta.sl_m != 1) {
+                        /* take #2: the side label, a bits */
+                        if (meta.t8_a == 0) {
+                            meta.fl.f15 = 1;
+                        } else if (meta.t_cmp == 0) {
+                            meta.fl.f16 = 1;
                         }
                     }
-                } else {
-                    if ((flags & SL_PHASE_DOWN) == 0
-                            || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                        meta.fl.f32 = 1;
-                    } else {
-                        go_down = true;
-                    }
-                    tna_sl_in();
+                } else if ((flags & SL_PHASE_DOWN) == 0
+                        || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
+                    meta.fl.f17 = 1;
                 }
-                if (go_down) {
+                if (meta.o_down == 1) {
                     /* take #3: the level's label, b bits (b = 0 reads 0) */
-                    if (meta.t8_b != 0) {
-                        meta.fl.f33 = 1;
-                    }
+                    if (meta.t8_b != 0) { meta.fl.f18 = 1; }
                     if (meta.sl_level <= 1) {
                         /* slice_len > pos is slice_len != pos: pos <= slice_len */
-                        if (hdr.sliced.slice_len != meta.pos) { meta.fl.f34 = 1; }
+                        if (hdr.sliced.slice_len != meta.pos) { meta.fl.f19 = 1; }
                     }
                 }
                 hdr.sliced.cursor = meta.pos;
             } else {
                 /* modes 1-3 */
-                if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f35 = 1; }
+                if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f20 = 1; }
                 if (meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f36 = 1; }
-                    tna_above_w();
-                    /* (x >> zone_shift) & low_mask(above_w) compared in place: x & M */
-                    /* Tofino: a comparison only as a condition, never as a value */
-                    bool turn = false;
-                    if (hdr.sliced.mode == MODE_SRCDST) {
-                        tna_x_src();
-                        tna_x_zn_tbl.apply();
-                        tna_x_zo.apply();
-                        if (meta.above_eq == 1) { turn = true; }
-                    } else if (hdr.sliced.mode == MODE_DST) {
-                        tna_zone_fit.apply();
-                        tna_zs_q.apply();
-                        tna_zs_r.apply();
-                        tna_x_zone();
-                        tna_x_zn_dst_tbl.apply();
-                        tna_x_zo_dst.apply();
-                        if (meta.above_eq == 1) {
-                            if (meta.zone_big == 0) { turn = true; }
-                        }
-                    } else if (meta.sl_has_up == 0) {
-                        turn = true;
-                    }
-                    /* side_k = DST >> znode_shift: its low 32 bits, and whether more are set */
-                    tna_zn_q.apply();
-                    tna_zn_r.apply();
-                    tna_zn_ovf.apply();
-                    /* (a side_k beyond 32 bits became 0xffffffff: >= m and != sid) */
-                    tna_side_cmp();
-                    if (true) {
-                        if (!turn) {
-                            go_up = true;
-                        } else {
-                            bool other = false;
-                            if (meta.sl_m != 0 && meta.sl_m != 1) {
-                                if (meta.t_sid != 0) { other = true; }
-                            }
-                            if (other) {
-                                if (meta.t_cmp == 0) {
-                                    meta.fl.f37 = 1;
-                                } else {
-                                    want_side = true;
-                                    side_or_up = true;
-                                }
-                            } else {
-                                flags = flags | SL_PHASE_DOWN;
-                                go_down = true;
-                            }
-                        }
-                    }
-                } else {
-                    if ((flags & SL_PHASE_DOWN) == 0
-                            || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                        meta.fl.f38 = 1;
-                    } else {
-                        go_down = true;
-                    }
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f21 = 1; }
+                    if (meta.o_side == 1 && meta.t_cmp == 0) { meta.fl.f22 = 1; }
+                } else if ((flags & SL_PHASE_DOWN) == 0
+                        || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
+                    meta.fl.f23 = 1;
                 }
             }
-            /* the label, both modes: (word >> lab_s) & low_mask(b), always read (only
-             * go_down uses it), so that it need not wait for the decision */
-            tna_lab_q.apply();
-            tna_lab_r.apply();
-            tna_lab_mask_tbl.apply();
-            /* the only sliced_side application */
-            if (want_side) {
+
+            /* ---- lookups: the outcomes are exclusive ---- */
+            if (meta.o_side == 1) {
+                /* the only sliced_side application */
                 if (sliced_side.apply().hit) {
-                    flags = flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
-                } else if (side_or_up && meta.sl_has_up == 1) {
-                    go_up = true;
-                } else {
-                    meta.fl.f39 = 1;
+                    hdr.sliced.flags = hdr.sliced.flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
+                } else if (meta.o_sou == 0 || meta.sl_has_up == 0) {
+                    /* (a miss that may climb has set the up group: side_miss) */
+                    meta.fl.f24 = 1;
                 }
-            }
-            if (go_up) {
+            } else if (meta.o_down == 1) {
+                /* label >= z: canopy-switch drops it as DROP_BAD_LABEL before its lookup, and
+                 * the TNA entries have no sliced_down entry at or above z (docs/p4.md §5), so
+                 * the miss is that check too */
+                if (!sliced_down.apply().hit) { meta.fl.f25 = 1; }
+            } else if (meta.o_up == 1) {
                 if (meta.sl_has_up == 0) {
-                    meta.fl.f40 = 1;
+                    meta.fl.f26 = 1;
                 } else {
                     meta.use_group = 1;
                     meta.group = meta.sl_up_group;
                 }
             }
-            if (go_down) {
-                /* label >= z: canopy-switch drops it as DROP_BAD_LABEL before its lookup, and
-                 * the TNA entries have no sliced_down entry at or above z (docs/p4.md §5), so
-                 * the miss is that check too */
-                if (!sliced_down.apply().hit) { meta.fl.f41 = 1; }
+            if (meta.o_side == 0) {
+                hdr.sliced.flags = hdr.sliced.flags | meta.o_pd;
             }
-            hdr.sliced.flags = flags;
         } else if (hdr.prefix.kind == KIND_TRANSIT) {
             /* ================= Transit ================= */
-            transit_cfg.apply();
-            if (meta.tr_on == 0) { meta.fl.f42 = 1; }
-            if (meta.body_len < 8) { meta.fl.f43 = 1; }
-            if (hdr.transit.msg > 5) { meta.fl.f44 = 1; }
-            if ((hdr.transit.flags & 0xe) != 0) { meta.fl.f45 = 1; }
-            if ((hdr.transit.rot & 0xfc) != 0) { meta.fl.f46 = 1; }
+            tna_hc_transit.apply();
+            if (meta.tr_on == 0) { meta.fl.f27 = 1; }
+            if (meta.body_len < 8) { meta.fl.f28 = 1; }
+            /* DROP_BAD_FIELD_VALUE: tna_hc_transit = 1 */  /* msg */
+            /* DROP_RESERVED_BITS_SET: tna_hc_transit = 2 */  /* flags */
+            /* DROP_RESERVED_BITS_SET: tna_hc_transit = 3 */  /* rot */
             tna_head_over();
             if (meta.t8_head != 0) {
-                meta.fl.f47 = 1;
+                meta.fl.f29 = 1;
             }
             /* total = 8 + RouteLen rounded to 64 bits (+ 8 + 4 RecSlots rounded, when
              * RecSlots > 0), from two constant tables */
             tna_route_total.apply();
             tna_rec_total_tbl.apply();
             tna_total_over();
-            if (meta.t16_tot != 0) { meta.fl.f48 = 1; }
+            if (meta.t16_tot != 0) { meta.fl.f30 = 1; }
             /* RecSlots > 0: the record area's length counts, but its header is not parsed on
              * TNA (the parser stops after the current routing word), so RecCount and the
              * reserved bytes are not checked (docs/p4.md §5) */
             if (hdr.transit.rec_slots != 0) {
                 tna_total_add_rec();
                 tna_total_over_rec();
-                if (meta.t16_rec != 0) { meta.fl.f49 = 1; }
+                if (meta.t16_rec != 0) { meta.fl.f31 = 1; }
             }
-            if (meta.body_len2 != tna_total) { meta.fl.f50 = 1; }
-            if (hdr.transit.msg != 0) { meta.fl.f51 = 1; }
-            if (ig_intr_md.ingress_port >= 8) { meta.fl.f52 = 1; }
+            if (meta.body_len2 != tna_total) { meta.fl.f32 = 1; }
+            /* DROP_MODE_MISMATCH: tna_hc_transit = 4 */  /* msg0 */
+            /* DROP_BAD_INGRESS_PORT: tna_hc_transit = 5 */  /* port */
             /* tr_head = head + swallow */
             tna_tr_head();
             if (meta.swallow == 1) { tna_tr_head_inc(); }
             /* tr_head >= RouteLen is (RouteLen |-| head) |-| swallow == 0 */
             if (meta.t8_rl == 0) {
-                meta.fl.f53 = 1;
+                meta.fl.f33 = 1;
             }
             if (true) {
                 /* the routing word of the (new) head: tr_cur, or tr_nxt when a swallowing
@@ -3643,7 +3748,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 tna_flow = tna_flow_transit.get({ hdr.tr_cur.w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
-                    meta.fl.f54 = 1;
+                    meta.fl.f34 = 1;
                 } else {
                     /* cycles |+| (swallow + 1 + delay): the increment is at most 257 */
                     tna_tr_inc();
@@ -3656,18 +3761,18 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             }
         } else {
             /* ================= path-ID ================= */
-            pathid_cfg.apply();
-            if (meta.pid_on == 0) { meta.fl.f55 = 1; }
-            if (meta.body_len < 16) { meta.fl.f56 = 1; }
-            if ((hdr.pathid.flags & 0x3f) != 0) { meta.fl.f57 = 1; }
-            if (hdr.pathid.reserved != 0) { meta.fl.f58 = 1; }
-            if (hdr.pathid.id_len > 64) { meta.fl.f59 = 1; }
+            tna_hc_pathid.apply();
+            if (meta.pid_on == 0) { meta.fl.f35 = 1; }
+            if (meta.body_len < 16) { meta.fl.f36 = 1; }
+            /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 1 */  /* flags */
+            /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 2 */  /* reserved */
+            /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 3 */  /* id_len */
             bool local = (hdr.pathid.flags & PID_LOCAL) != 0;
-            if (local && hdr.pathid.id_len != 0) { meta.fl.f60 = 1; }
-            if (!local && hdr.pathid.id_len == 0) { meta.fl.f61 = 1; }
+            /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 4 */  /* local */
+            /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 5 */  /* nonlocal */
             tna_chk_id.apply();
             if (meta.id_bad == 1) {
-                meta.fl.f62 = 1;
+                meta.fl.f37 = 1;
             }
             tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
@@ -3675,20 +3780,20 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             bool use_lpm = false;
             if (true) {
                 if (meta.role == ROLE_SIDE) {
-                    meta.fl.f63 = 1;
+                    meta.fl.f38 = 1;
                 } else if (meta.role == ROLE_UP) {
                     if (!phase_down) {
-                        meta.fl.f64 = 1;
+                        meta.fl.f39 = 1;
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
                     } else {
                         use_lpm = true;
                     }
                 } else if (phase_down) {
-                    meta.fl.f65 = 1;
+                    meta.fl.f40 = 1;
                 } else if (local) {
                     if (meta.pid_leaf == 0) {
-                        meta.fl.f66 = 1;
+                        meta.fl.f41 = 1;
                     } else {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                         use_host = true;
@@ -3699,14 +3804,14 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             }
             if (use_host) {
                 pathid_host.apply();
-                if (meta.hit == 0) { meta.fl.f67 = 1; }
+                if (meta.hit == 0) { meta.fl.f42 = 1; }
             }
             if (use_lpm) {
                 pathid_lpm.apply();
                 if (meta.hit == 0) {
-                    meta.fl.f68 = 1;
+                    meta.fl.f43 = 1;
                 } else if (meta.role == ROLE_UP) {
-                    if (meta.down == 0) { meta.fl.f69 = 1; }
+                    if (meta.down == 0) { meta.fl.f44 = 1; }
                 } else if (meta.down == 1) {
                     hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                 }
