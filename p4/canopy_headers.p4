@@ -226,7 +226,6 @@ struct canopy_fail_t {
     bit<1> f42;
     bit<1> f43;
     bit<1> f44;
-    bit<1> f45;
 }
 struct canopy_meta_t {
     /* common */
@@ -252,8 +251,6 @@ struct canopy_meta_t {
     bit<8>  sl_zone_shift;
     bit<8>  sl_znode_shift;
     bit<8>  sl_addr_bits;
-    bit<32> sl_zone_hi;
-    bit<32> sl_zone_lo;
     bit<1>  sl_has_up;
     bit<16> sl_up_group;
     /* sliced per-hop state: 32-bit values (labels are at most 32 bits on TNA) */
@@ -294,14 +291,11 @@ struct canopy_meta_t {
     bit<1>  use_nxt;     /* the new head is in tr_nxt */
     bit<32> t_cmp;       /* m & ~1, m |-| side_k, z |-| label */
     bit<32> t_sid;       /* side_k ^ sid */
-    bit<32> zq_hi;       /* zone << 8q (DST mode) */
-    bit<32> zq_lo;
-    bit<1>  zone_big;    /* zone has bits at or above above_w */
-    bit<8>  above_w;
+    bit<1>  zone_big;    /* DST mode: the zone has bits beyond its digits (sliced_addr) */
     bit<1>  above_eq;    /* the digits above this level match */
     bit<32> wc_hi;       /* DST again, copied by the parser, for the modes 1-3 compare */
     bit<32> wc_lo;
-    bit<32> x_hi;        /* (DST ^ SRC, or DST ^ zone << zone_shift) & mask */
+    bit<32> x_hi;        /* zone << zone_shift (sliced_addr), then DST ^ SRC or DST ^ it */
     bit<32> x_lo;
     /* transit configuration and per-hop state */
     bit<1>  tr_on;

@@ -1,45 +1,39 @@
-/* Canopy reference program for Tofino (P4_16, TNA).
- * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot, Tofino 1):
- * the front and middle end pass, every action fits one stage, every gateway fits and PHV
- * allocation succeeds. The back end then stops with an internal compiler error while it lays
- * out set_sliced_cfg's action data ("The byte position is outside of the range of the region",
- * action_format.cpp): its 241 bits of parameters trigger it (without `zone`, 177 bits, it goes
- * on; `zone` as two 32-bit halves or the parameters ordered by width do not help). Then table
- * placement fails next: the constant tables with one action per shift amount (tna_ext_side,
- * tna_ext_zn, tna_zs, tna_x_zn: 64-65 actions each) do not fit a stage's instruction memory,
- * and the drop checks form one long chain of dependent steps (each reads meta.drop). What is
- * left to do is in docs/p4.md §5. No bfrt.json; the .bfa and context.json are placeholders.
- * UNTESTED: never run on tofino-model or hardware, never assembled (that release has no
- * assembler), and canopyctl p4-entries does not write its selector members and groups.
- * It follows canopy.p4 (v1model) step by step. The differences come from the target (docs/p4.md §5):
+/* Canopy reference program for Tofino (P4_16, TNA; Tofino 2 with -DCANOPY_T2NA).
+ * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot): compiles
+ * with 0 errors and fits 12 MAU stages on Tofino 1 (of 12) and on Tofino 2 (of 20); the back
+ * end reports a program that needs more stages than the chip has only through the stage
+ * count of the .bfa, so tests/p4_tna.rs checks that count. That release has no assembler:
+ * the .bfa and bfrt.json are as far as it goes here. UNTESTED on tofino-model or hardware.
+ * It follows canopy.p4 (v1model) rule by rule; the differences come from the target
+ * (docs/p4.md §5):
  *  - no variable shifts: 64-bit words are two 32-bit halves, and a field of w <= 32 bits at
- *    a runtime position is (x >> S) & low_mask(w) = (hi << 32 - S | lo >> S) & low_mask(w),
- *    through tables keyed on S and w with constant entries (one action per amount); labels,
- *    side labels, m, sid and z are therefore at most 32 bits on TNA;
+ *    a runtime position is (word >> S) & low_mask(w): two funnel shifts (whole bytes, then
+ *    bits: tables of 8 constant actions keyed on S) and an action-data mask; labels, side
+ *    labels, m, sid and z are therefore at most 32 bits on TNA;
+ *  - mode-0 positions are computed from the cursor and the configuration directly, not by
+ *    advancing a cursor take by take;
  *  - modes 1-3 compare the digits above the level in place, under a mask, without shifting;
  *    bits that must be zero are checked by ternary tables with constant entries;
  *  - no runtime header-stack index: the parser puts the routing word at head / 8 in tr_cur
  *    (and the next one in tr_nxt when head % 8 == 7) and stops there, so the record-area
  *    header is not parsed and RecCount and its reserved bytes are not checked;
- *  - no `return` (as in canopy.p4): a drop flag guards every later step, each table is applied
- *    at one place, and the drop is counted once at the end;
+ *  - drops: every check sets a flag of its own (or, for checks on header fields alone, a
+ *    ternary table per header group gives the index of its first failing check), and
+ *    tna_drop_pick, a ternary table with one entry per check in canopy.p4's order, names the
+ *    first: no check waits for another, which a chain of `if (!drop && ...)` would make one
+ *    stage each;
+ *  - the sliced outcome (up, down, side link) is one ternary table (tna_outcome) over the
+ *    inputs of canopy.p4's decision tree; the lookups are applied on exclusive branches;
  *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
- *    made (a frame that ends inside the parsed headers fails in the parser instead).
- *  - one ALU operation per action: multi-operation expressions are split into steps that are
- *    direct action calls (p4c's copy propagation, which also covers `meta` fields, does not
- *    cross an action call), or replaced by constant tables (hl, the Transit lengths, the
- *    canopy_port_drops base, Rot, the Transit direction pair), or by a branch per case;
- *  - gateways compare a field with a constant, at most 4 bytes: a > b is a |-| b != 0, and
- *    m > 1 is m & ~1 != 0 (a gateway m > 1 slices m at bit 1 and every field aligned with it).
- *  - PHV: fields joined by MAU operations form one aligned cluster, which must fit one group of
- *    sixteen 32-bit containers and one container size, and a gateway or key that slices one
- *    member slices them all. So each comparison has its own temporary, the modes 1-3 compare
- *    uses a copy of DST made by the parser (wc_hi/wc_lo), the Transit head arithmetic is 8-bit,
- *    and the field-field length checks use body_len2 (from hl2, action data), not body_len.
- * The table entries of canopyctl p4-entries apply unchanged (same table, action and
- * parameter names; port numbers must be mapped to device ports); the sliced label keys are
- * 32 bits wide here.
- * The constant-entry tables were written with a small one-off script from a template.
+ *    made (a frame that ends inside the parsed headers fails in the parser instead); a prefix
+ *    that is not there is NOT_CANOPY (the parser reaches it exactly for Canopy's EtherType);
+ *  - one ALU operation per action, and no comparison between two fields in a gateway (a > b
+ *    is a |-| b != 0 into a temporary of its own); PHV clusters stay within one group of
+ *    containers (docs/p4.md §5);
+ *  - the configuration differs from canopy.p4's: sliced_cfg holds the scalars and
+ *    sliced_addr the addressing (the zone shifted into place, with its fit), and the TNA
+ *    entries leave out labels at or above z (canopyctl p4-entries --program tna).
+ * The constant-entry tables were written with small one-off scripts from a template.
  */
 #include <core.p4>
 /* Tofino 2: -DCANOPY_T2NA with --target tofino2 --arch t2na (docs/p4.md §5) */
@@ -173,7 +167,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         size = 31;
     }
-    /* tna_hc_sliced: the first failing header check of the group (mode, flags, reserved, slice_len, cursor, srcdst), as an index for
+    /* tna_hc_sliced: the first failing header check of the group (mode, flags, reserved, slice_len, cur, cursor, srcdst), as an index for
      * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
     action tna_hc_sliced_set(bit<8> k) { meta.hc_sliced = k; }
     table tna_hc_sliced {
@@ -237,73 +231,400 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             (_, _, _, 0x50 &&& 0xf0, _): tna_hc_sliced_set(4);
             (_, _, _, 0x60 &&& 0xe0, _): tna_hc_sliced_set(4);
             (_, _, _, 0x80 &&& 0x80, _): tna_hc_sliced_set(4);
-            (0x1 &&& 0x1, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x1 &&& 0x1, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x2 &&& 0x2, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x4 &&& 0x4, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x8 &&& 0x8, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x10 &&& 0x10, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x20 &&& 0x20, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x40 &&& 0x40, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(5);
-            (0x80 &&& 0x80, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(5);
-            (0x2 &&& 0xff, 0x0 &&& 0x20, _, _, _): tna_hc_sliced_set(6);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x1 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x2 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x4 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x0 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x2 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x4 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x3 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x4 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x4 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x5 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x6 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x4 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x6 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x5 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x7 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x6 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x7 &&& 0xff, 0x8 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x7 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x7 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x7 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x7 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0x9 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0xa &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0xc &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x8 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0xa &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0xc &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x9 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0xb &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0xc &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xa &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xb &&& 0xff, 0xc &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xb &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xb &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xb &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xb &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0xd &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0xe &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xc &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xd &&& 0xff, 0xe &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xd &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xd &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xd &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xd &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xe &&& 0xff, 0xf &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xe &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xe &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xe &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xe &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xf &&& 0xff, 0x10 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xf &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xf &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0xf &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x11 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x12 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x14 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x10 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x12 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x14 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x11 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x13 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x14 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x12 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x13 &&& 0xff, 0x14 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x13 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x13 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x13 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x13 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x15 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x16 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x14 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x15 &&& 0xff, 0x16 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x15 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x15 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x15 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x15 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x16 &&& 0xff, 0x17 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x16 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x16 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x16 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x16 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x17 &&& 0xff, 0x18 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x17 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x17 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x17 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x19 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x1a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x1c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x18 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x19 &&& 0xff, 0x1a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x19 &&& 0xff, 0x1c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x19 &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x19 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x19 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1a &&& 0xff, 0x1b &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1a &&& 0xff, 0x1c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1a &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1a &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1a &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1b &&& 0xff, 0x1c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1b &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1b &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1b &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1c &&& 0xff, 0x1d &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1c &&& 0xff, 0x1e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1c &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1c &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1c &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1d &&& 0xff, 0x1e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1d &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1d &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1d &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1e &&& 0xff, 0x1f &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1e &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1e &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1e &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1f &&& 0xff, 0x20 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1f &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x1f &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x21 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x22 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x24 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x20 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x22 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x24 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x21 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x23 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x24 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x22 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x23 &&& 0xff, 0x24 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x23 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x23 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x23 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x23 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x25 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x26 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x24 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x25 &&& 0xff, 0x26 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x25 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x25 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x25 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x25 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x26 &&& 0xff, 0x27 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x26 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x26 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x26 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x26 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x27 &&& 0xff, 0x28 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x27 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x27 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x27 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x29 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x2a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x2c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x28 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x29 &&& 0xff, 0x2a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x29 &&& 0xff, 0x2c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x29 &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x29 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x29 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2a &&& 0xff, 0x2b &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2a &&& 0xff, 0x2c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2a &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2a &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2a &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2b &&& 0xff, 0x2c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2b &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2b &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2b &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2c &&& 0xff, 0x2d &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2c &&& 0xff, 0x2e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2c &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2c &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2c &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2d &&& 0xff, 0x2e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2d &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2d &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2d &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2e &&& 0xff, 0x2f &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2e &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2e &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2e &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2f &&& 0xff, 0x30 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2f &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x2f &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x31 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x32 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x34 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x30 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x31 &&& 0xff, 0x32 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x31 &&& 0xff, 0x34 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x31 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x31 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x31 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x32 &&& 0xff, 0x33 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x32 &&& 0xff, 0x34 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x32 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x32 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x32 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x33 &&& 0xff, 0x34 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x33 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x33 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x33 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x34 &&& 0xff, 0x35 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x34 &&& 0xff, 0x36 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x34 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x34 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x34 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x35 &&& 0xff, 0x36 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x35 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x35 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x35 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x36 &&& 0xff, 0x37 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x36 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x36 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x36 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x37 &&& 0xff, 0x38 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x37 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x37 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x38 &&& 0xff, 0x39 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x38 &&& 0xff, 0x3a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x38 &&& 0xff, 0x3c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x38 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x38 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x39 &&& 0xff, 0x3a &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x39 &&& 0xff, 0x3c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x39 &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x39 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3a &&& 0xff, 0x3b &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3a &&& 0xff, 0x3c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3a &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3a &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3b &&& 0xff, 0x3c &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3b &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3b &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3c &&& 0xff, 0x3d &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3c &&& 0xff, 0x3e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3c &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3c &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3d &&& 0xff, 0x3e &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3d &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3d &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3e &&& 0xff, 0x3f &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3e &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3e &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3f &&& 0xff, 0x40 &&& 0xc0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x3f &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x41 &&& 0xff): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x42 &&& 0xfe): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x44 &&& 0xfc): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x48 &&& 0xf8): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x50 &&& 0xf0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x60 &&& 0xe0): tna_hc_sliced_set(5);
+            (0x0 &&& 0xff, _, _, 0x40 &&& 0xff, 0x80 &&& 0x80): tna_hc_sliced_set(5);
+            (0x1 &&& 0x1, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x1 &&& 0x1, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x2 &&& 0x2, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x4 &&& 0x4, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x8 &&& 0x8, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x10 &&& 0x10, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x20 &&& 0x20, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x40 &&& 0x40, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x1 &&& 0x1): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x2 &&& 0x2): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x4 &&& 0x4): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x8 &&& 0x8): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x10 &&& 0x10): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x20 &&& 0x20): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x40 &&& 0x40): tna_hc_sliced_set(6);
+            (0x80 &&& 0x80, _, _, _, 0x80 &&& 0x80): tna_hc_sliced_set(6);
+            (0x2 &&& 0xff, 0x0 &&& 0x20, _, _, _): tna_hc_sliced_set(7);
         }
-        size = 115;
+        size = 442;
     }
     /* tna_hc_transit: the first failing header check of the group (msg, flags, rot, msg0, port), as an index for
      * tna_drop_pick; 0: none. Generated entries: one per bit pattern, in check order */
@@ -451,7 +772,6 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.fl.f42: ternary;
             meta.fl.f43: ternary;
             meta.fl.f44: ternary;
-            meta.fl.f45: ternary;
             meta.hc_prefix: ternary;
             meta.hc_sliced: ternary;
             meta.hc_transit: ternary;
@@ -460,78 +780,78 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         actions = { tna_drop; NoAction; }
         default_action = NoAction();
         const entries = {
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _, _): tna_drop((bit<8>)DROP_TOO_MANY_VLAN_TAGS);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _, _): tna_drop((bit<8>)DROP_NOT_CANOPY);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _, _): tna_drop((bit<8>)DROP_BAD_VERSION);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 7, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 8, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 9, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 10, _, _, _): tna_drop((bit<8>)DROP_TTL_EXPIRED);
-            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_LEFTOVER);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UP_AT_TOP);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_ROUTE_EXHAUSTED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_OUTPUT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_ROUTE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _): tna_drop((bit<8>)DROP_NO_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _, _): tna_drop((bit<8>)DROP_TOO_MANY_VLAN_TAGS);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _, _): tna_drop((bit<8>)DROP_NOT_CANOPY);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _, _): tna_drop((bit<8>)DROP_BAD_VERSION);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 7, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 8, _, _, _): tna_drop((bit<8>)DROP_UNKNOWN_KIND);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 9, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 10, _, _, _): tna_drop((bit<8>)DROP_TTL_EXPIRED);
+            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 6, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 7, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_SLICE_LEFTOVER);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_SIDE_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_UP_AT_TOP);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4, _): tna_drop((bit<8>)DROP_MODE_MISMATCH);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_ROUTE_EXHAUSTED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_OUTPUT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_KIND_NOT_CONFIGURED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_TRUNCATED);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 2): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 3): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 4): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 5): tna_drop((bit<8>)DROP_BAD_FIELD_VALUE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_RESERVED_BITS_SET);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_INGRESS_PORT);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_LABEL);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _): tna_drop((bit<8>)DROP_NO_ROUTE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _): tna_drop((bit<8>)DROP_BAD_PHASE);
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _): tna_drop((bit<8>)DROP_NO_PORT);
         }
         size = 72;
     }
@@ -565,7 +885,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         ig_tm_md.ucast_egress_port = port;
     }
     action group_empty() {
-        meta.fl.f45 = 1;
+        meta.fl.f44 = 1;
     }
     table fwd_group {
         key = {
@@ -617,15 +937,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         default_action = sliced_off();
         size = 1;
     }
+    /* the zone comes as zone << zone_shift (two halves), and zone_big says it has a bit
+     * at or above znode_shift - zone_shift (then (DST >> zone_shift) & mask never equals
+     * it): canopyctl p4-entries --program tna computes both from SlicedTable's zone */
     action set_sliced_addr(bit<8> label_shift, bit<8> zone_shift, bit<8> znode_shift,
-                           bit<8> addr_bits, bit<32> zone_hi, bit<32> zone_lo) {
+                           bit<8> addr_bits, bit<32> zone_hi, bit<32> zone_lo, bit<1> zone_big) {
         meta.sl_label_shift = label_shift;
         meta.lab_s = label_shift;  /* modes 1-3: the label's shift (mode 0 computes its own) */
         meta.sl_zone_shift = zone_shift;
         meta.sl_znode_shift = znode_shift;
         meta.sl_addr_bits = addr_bits;
-        meta.sl_zone_hi = zone_hi;
-        meta.sl_zone_lo = zone_lo;
+        meta.x_hi = zone_hi;
+        meta.x_lo = zone_lo;
+        meta.zone_big = zone_big;
     }
     action sliced_addr_off() {
         meta.sl_label_shift = 64;
@@ -633,8 +957,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         meta.sl_zone_shift = 64;
         meta.sl_znode_shift = 64;
         meta.sl_addr_bits = 0;
-        meta.sl_zone_hi = 0;
-        meta.sl_zone_lo = 0;
+        meta.x_hi = 0;
+        meta.x_lo = 0;
+        meta.zone_big = 0;
     }
     table sliced_addr {
         actions = { set_sliced_addr; sliced_addr_off; }
@@ -2726,133 +3051,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         }
         size = 66;
     }
-    /* DST mode: zone has no bit at or above above_w (else (DST >> zone_shift) & mask never equals it) */
-    action tna_zone_fit_ok() { meta.zone_big = 0; }
-    action tna_zone_fit_bad() { meta.zone_big = 1; }
-    table tna_zone_fit {
-        key = { meta.above_w: ternary; meta.sl_zone_hi: ternary; meta.sl_zone_lo: ternary; }
-        actions = { tna_zone_fit_ok; tna_zone_fit_bad; }
-        default_action = tna_zone_fit_bad();
-        const entries = {
-            (0, 0 &&& 0xffffffff, 0 &&& 0xffffffff): tna_zone_fit_ok();
-            (1, 0 &&& 0xffffffff, 0 &&& 0xfffffffe): tna_zone_fit_ok();
-            (2, 0 &&& 0xffffffff, 0 &&& 0xfffffffc): tna_zone_fit_ok();
-            (3, 0 &&& 0xffffffff, 0 &&& 0xfffffff8): tna_zone_fit_ok();
-            (4, 0 &&& 0xffffffff, 0 &&& 0xfffffff0): tna_zone_fit_ok();
-            (5, 0 &&& 0xffffffff, 0 &&& 0xffffffe0): tna_zone_fit_ok();
-            (6, 0 &&& 0xffffffff, 0 &&& 0xffffffc0): tna_zone_fit_ok();
-            (7, 0 &&& 0xffffffff, 0 &&& 0xffffff80): tna_zone_fit_ok();
-            (8, 0 &&& 0xffffffff, 0 &&& 0xffffff00): tna_zone_fit_ok();
-            (9, 0 &&& 0xffffffff, 0 &&& 0xfffffe00): tna_zone_fit_ok();
-            (10, 0 &&& 0xffffffff, 0 &&& 0xfffffc00): tna_zone_fit_ok();
-            (11, 0 &&& 0xffffffff, 0 &&& 0xfffff800): tna_zone_fit_ok();
-            (12, 0 &&& 0xffffffff, 0 &&& 0xfffff000): tna_zone_fit_ok();
-            (13, 0 &&& 0xffffffff, 0 &&& 0xffffe000): tna_zone_fit_ok();
-            (14, 0 &&& 0xffffffff, 0 &&& 0xffffc000): tna_zone_fit_ok();
-            (15, 0 &&& 0xffffffff, 0 &&& 0xffff8000): tna_zone_fit_ok();
-            (16, 0 &&& 0xffffffff, 0 &&& 0xffff0000): tna_zone_fit_ok();
-            (17, 0 &&& 0xffffffff, 0 &&& 0xfffe0000): tna_zone_fit_ok();
-            (18, 0 &&& 0xffffffff, 0 &&& 0xfffc0000): tna_zone_fit_ok();
-            (19, 0 &&& 0xffffffff, 0 &&& 0xfff80000): tna_zone_fit_ok();
-            (20, 0 &&& 0xffffffff, 0 &&& 0xfff00000): tna_zone_fit_ok();
-            (21, 0 &&& 0xffffffff, 0 &&& 0xffe00000): tna_zone_fit_ok();
-            (22, 0 &&& 0xffffffff, 0 &&& 0xffc00000): tna_zone_fit_ok();
-            (23, 0 &&& 0xffffffff, 0 &&& 0xff800000): tna_zone_fit_ok();
-            (24, 0 &&& 0xffffffff, 0 &&& 0xff000000): tna_zone_fit_ok();
-            (25, 0 &&& 0xffffffff, 0 &&& 0xfe000000): tna_zone_fit_ok();
-            (26, 0 &&& 0xffffffff, 0 &&& 0xfc000000): tna_zone_fit_ok();
-            (27, 0 &&& 0xffffffff, 0 &&& 0xf8000000): tna_zone_fit_ok();
-            (28, 0 &&& 0xffffffff, 0 &&& 0xf0000000): tna_zone_fit_ok();
-            (29, 0 &&& 0xffffffff, 0 &&& 0xe0000000): tna_zone_fit_ok();
-            (30, 0 &&& 0xffffffff, 0 &&& 0xc0000000): tna_zone_fit_ok();
-            (31, 0 &&& 0xffffffff, 0 &&& 0x80000000): tna_zone_fit_ok();
-            (32, 0 &&& 0xffffffff, _): tna_zone_fit_ok();
-            (33, 0 &&& 0xfffffffe, _): tna_zone_fit_ok();
-            (34, 0 &&& 0xfffffffc, _): tna_zone_fit_ok();
-            (35, 0 &&& 0xfffffff8, _): tna_zone_fit_ok();
-            (36, 0 &&& 0xfffffff0, _): tna_zone_fit_ok();
-            (37, 0 &&& 0xffffffe0, _): tna_zone_fit_ok();
-            (38, 0 &&& 0xffffffc0, _): tna_zone_fit_ok();
-            (39, 0 &&& 0xffffff80, _): tna_zone_fit_ok();
-            (40, 0 &&& 0xffffff00, _): tna_zone_fit_ok();
-            (41, 0 &&& 0xfffffe00, _): tna_zone_fit_ok();
-            (42, 0 &&& 0xfffffc00, _): tna_zone_fit_ok();
-            (43, 0 &&& 0xfffff800, _): tna_zone_fit_ok();
-            (44, 0 &&& 0xfffff000, _): tna_zone_fit_ok();
-            (45, 0 &&& 0xffffe000, _): tna_zone_fit_ok();
-            (46, 0 &&& 0xffffc000, _): tna_zone_fit_ok();
-            (47, 0 &&& 0xffff8000, _): tna_zone_fit_ok();
-            (48, 0 &&& 0xffff0000, _): tna_zone_fit_ok();
-            (49, 0 &&& 0xfffe0000, _): tna_zone_fit_ok();
-            (50, 0 &&& 0xfffc0000, _): tna_zone_fit_ok();
-            (51, 0 &&& 0xfff80000, _): tna_zone_fit_ok();
-            (52, 0 &&& 0xfff00000, _): tna_zone_fit_ok();
-            (53, 0 &&& 0xffe00000, _): tna_zone_fit_ok();
-            (54, 0 &&& 0xffc00000, _): tna_zone_fit_ok();
-            (55, 0 &&& 0xff800000, _): tna_zone_fit_ok();
-            (56, 0 &&& 0xff000000, _): tna_zone_fit_ok();
-            (57, 0 &&& 0xfe000000, _): tna_zone_fit_ok();
-            (58, 0 &&& 0xfc000000, _): tna_zone_fit_ok();
-            (59, 0 &&& 0xf8000000, _): tna_zone_fit_ok();
-            (60, 0 &&& 0xf0000000, _): tna_zone_fit_ok();
-            (61, 0 &&& 0xe0000000, _): tna_zone_fit_ok();
-            (62, 0 &&& 0xc0000000, _): tna_zone_fit_ok();
-            (63, 0 &&& 0x80000000, _): tna_zone_fit_ok();
-            (64 &&& 0xc0, _, _): tna_zone_fit_ok();
-            (128 &&& 0x80, _, _): tna_zone_fit_ok();
-        }
-        size = 66;
-    }
     /* DST mode: x = zone << zone_shift (the bits carried into the high half in zs_b) */
-    /* DST mode: x = zone << zone_shift on two halves, S = 8q + r: bytes, then bits */
-    action tna_zs_q0() { meta.zq_hi = meta.sl_zone_hi; meta.zq_lo = meta.sl_zone_lo; }
-    action tna_zs_q1() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 24); meta.zq_lo = meta.sl_zone_lo << 8; }
-    action tna_zs_q2() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 16); meta.zq_lo = meta.sl_zone_lo << 16; }
-    action tna_zs_q3() { funnel_shift_right(meta.zq_hi, meta.sl_zone_hi, meta.sl_zone_lo, 8); meta.zq_lo = meta.sl_zone_lo << 24; }
-    action tna_zs_q4() { meta.zq_hi = meta.sl_zone_lo; meta.zq_lo = 0; }
-    action tna_zs_q5() { meta.zq_hi = meta.sl_zone_lo << 8; meta.zq_lo = 0; }
-    action tna_zs_q6() { meta.zq_hi = meta.sl_zone_lo << 16; meta.zq_lo = 0; }
-    action tna_zs_q7() { meta.zq_hi = meta.sl_zone_lo << 24; meta.zq_lo = 0; }
-    action tna_zs_qnone() { meta.zq_hi = 0; meta.zq_lo = 0; }
-    table tna_zs_q {
-        key = { meta.sl_zone_shift: ternary; }
-        actions = { tna_zs_q0; tna_zs_q1; tna_zs_q2; tna_zs_q3; tna_zs_q4; tna_zs_q5; tna_zs_q6; tna_zs_q7; tna_zs_qnone; }
-        default_action = tna_zs_qnone();
-        const entries = {
-            8w0 &&& 0xf8: tna_zs_q0();
-            8w8 &&& 0xf8: tna_zs_q1();
-            8w16 &&& 0xf8: tna_zs_q2();
-            8w24 &&& 0xf8: tna_zs_q3();
-            8w32 &&& 0xf8: tna_zs_q4();
-            8w40 &&& 0xf8: tna_zs_q5();
-            8w48 &&& 0xf8: tna_zs_q6();
-            8w56 &&& 0xf8: tna_zs_q7();
-        }
-        size = 8;
-    }
-    action tna_zs_r0() { meta.x_hi = meta.zq_hi; meta.x_lo = meta.zq_lo; }
-    action tna_zs_r1() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 31); meta.x_lo = meta.zq_lo << 1; }
-    action tna_zs_r2() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 30); meta.x_lo = meta.zq_lo << 2; }
-    action tna_zs_r3() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 29); meta.x_lo = meta.zq_lo << 3; }
-    action tna_zs_r4() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 28); meta.x_lo = meta.zq_lo << 4; }
-    action tna_zs_r5() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 27); meta.x_lo = meta.zq_lo << 5; }
-    action tna_zs_r6() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 26); meta.x_lo = meta.zq_lo << 6; }
-    action tna_zs_r7() { funnel_shift_right(meta.x_hi, meta.zq_hi, meta.zq_lo, 25); meta.x_lo = meta.zq_lo << 7; }
-    table tna_zs_r {
-        key = { meta.sl_zone_shift: ternary; }
-        actions = { tna_zs_r0; tna_zs_r1; tna_zs_r2; tna_zs_r3; tna_zs_r4; tna_zs_r5; tna_zs_r6; tna_zs_r7; }
-        const entries = {
-            8w0 &&& 0x7: tna_zs_r0();
-            8w1 &&& 0x7: tna_zs_r1();
-            8w2 &&& 0x7: tna_zs_r2();
-            8w3 &&& 0x7: tna_zs_r3();
-            8w4 &&& 0x7: tna_zs_r4();
-            8w5 &&& 0x7: tna_zs_r5();
-            8w6 &&& 0x7: tna_zs_r6();
-            8w7 &&& 0x7: tna_zs_r7();
-        }
-        size = 8;
-    }
     /* modes 1-3: the digits above this level, without the Znode id, are the bits
      * [zone_shift, znode_shift) of DST; they match SRC (or zone << zone_shift) when
      * x = DST ^ SRC (or ^ zone << zone_shift) has none of them set: x &= low_mask(znode_shift),
@@ -3016,6 +3215,13 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         meta.x_hi = meta.x_hi ^ meta.wc_hi;
         meta.x_lo = meta.x_lo ^ meta.wc_lo;
     }
+    table tna_x {
+        key = { hdr.sliced.mode: exact; }
+        actions = { tna_x_src; tna_x_zone; }
+        default_action = tna_x_zone();
+        const entries = { MODE_SRCDST: tna_x_src(); }
+        size = 1;
+    }
 
     /* path-ID: no bit beyond IdLen (left-aligned ID) */
     action tna_chk_id_ok() { meta.id_bad = 0; }
@@ -3110,10 +3316,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     action tna_head_over() { meta.t8_head = hdr.transit.head |-| hdr.transit.route_len; }
     action tna_total_over() { meta.t16_tot = tna_total |-| meta.body_len2; }
     action tna_total_over_rec() { meta.t16_rec = tna_total |-| meta.body_len2; }
-    action tna_cur_over() { meta.t8_cur = hdr.sliced.cursor |-| hdr.sliced.slice_len; }
     /* m > 1 is m |-| 1 != 0 (a gateway m > 1 would slice m, and every field aligned with it,
      * at bit 1) */
-    action tna_above_w() { meta.above_w = meta.sl_znode_shift |-| meta.sl_zone_shift; }
     /* mode 0 positions, each straight from the cursor and the configuration (no chain of
      * cursor updates): p_a = cursor + a. With rho = 0 and m > 1 the side label is bits
      * [cursor + 1, p_a + 1) and the label [p_a + 1, p_a + 1 + b); with rho = 0 and m <= 1 the
@@ -3561,21 +3765,20 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 meta.fl.f7 = 1;
             }
             /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 4 */  /* slice_len */
-            tna_cur_over();
             tna_chk_beyond.apply();
             tna_chk_len.apply();
             tna_chk_src.apply();
             if (hdr.sliced.mode == MODE_SLICED) {
                 /* a > b as a gateway: one operand must be a constant, so a |-| b != 0 */
-                if (meta.t8_cur != 0) { meta.fl.f8 = 1; }
-                if (meta.bits_bad == 1) { meta.fl.f9 = 1; }
+                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 5 */  /* cur */
+                if (meta.bits_bad == 1) { meta.fl.f8 = 1; }
             } else {
-                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 5 */  /* cursor */
-                if (meta.len_bad == 1) { meta.fl.f10 = 1; }
-                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 6 */  /* srcdst */
-                if (has_src && meta.src_bad == 1) { meta.fl.f11 = 1; }
+                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 6 */  /* cursor */
+                if (meta.len_bad == 1) { meta.fl.f9 = 1; }
+                /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 7 */  /* srcdst */
+                if (has_src && meta.src_bad == 1) { meta.fl.f10 = 1; }
             }
-            if (hdr.sliced.mode != meta.sl_mode) { meta.fl.f12 = 1; }
+            if (hdr.sliced.mode != meta.sl_mode) { meta.fl.f11 = 1; }
             tna_flow = tna_flow_sliced.get({ hdr.sliced.word_hi, hdr.sliced.word_lo,
                                              hdr.sliced_src.src_hi, hdr.sliced_src.src_lo });
             flags = hdr.sliced.flags;
@@ -3618,15 +3821,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
              * [zone_shift, znode_shift) of DST; compared in place with SRC's or with
              * zone << zone_shift: x = DST ^ that, x &= low_mask(znode_shift), then no bit
              * of x at or above zone_shift (tna_x_zo: above_eq) */
-            tna_above_w();
-            tna_zone_fit.apply();
-            tna_zs_q.apply();
-            tna_zs_r.apply();
-            if (hdr.sliced.mode == MODE_SRCDST) {
-                tna_x_src();
-            } else {
-                tna_x_zone();
-            }
+            tna_x.apply();
             tna_x_zn_tbl.apply();
             tna_x_zo.apply();
 
@@ -3634,40 +3829,40 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             tna_outcome.apply();
             if (hdr.sliced.mode == MODE_SLICED) {
                 if (meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f13 = 1; }
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f12 = 1; }
                     /* take #1: rho. pos >= 64 || pos >= slice_len is pos == slice_len:
                      * pos <= slice_len <= 64 */
-                    if (hdr.sliced.cursor == hdr.sliced.slice_len) { meta.fl.f14 = 1; }
+                    if (hdr.sliced.cursor == hdr.sliced.slice_len) { meta.fl.f13 = 1; }
                     if (meta.take_v == 0 && meta.sl_m != 0 && meta.sl_m != 1) {
                         /* take #2: the side label, a bits */
                         if (meta.t8_a == 0) {
-                            meta.fl.f15 = 1;
+                            meta.fl.f14 = 1;
                         } else if (meta.t_cmp == 0) {
-                            meta.fl.f16 = 1;
+                            meta.fl.f15 = 1;
                         }
                     }
                 } else if ((flags & SL_PHASE_DOWN) == 0
                         || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                    meta.fl.f17 = 1;
+                    meta.fl.f16 = 1;
                 }
                 if (meta.o_down == 1) {
                     /* take #3: the level's label, b bits (b = 0 reads 0) */
-                    if (meta.t8_b != 0) { meta.fl.f18 = 1; }
+                    if (meta.t8_b != 0) { meta.fl.f17 = 1; }
                     if (meta.sl_level <= 1) {
                         /* slice_len > pos is slice_len != pos: pos <= slice_len */
-                        if (hdr.sliced.slice_len != meta.pos) { meta.fl.f19 = 1; }
+                        if (hdr.sliced.slice_len != meta.pos) { meta.fl.f18 = 1; }
                     }
                 }
                 hdr.sliced.cursor = meta.pos;
             } else {
                 /* modes 1-3 */
-                if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f20 = 1; }
+                if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f19 = 1; }
                 if (meta.role == ROLE_DOWN) {
-                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f21 = 1; }
-                    if (meta.o_side == 1 && meta.t_cmp == 0) { meta.fl.f22 = 1; }
+                    if ((flags & SL_PHASE_DOWN) != 0) { meta.fl.f20 = 1; }
+                    if (meta.o_side == 1 && meta.t_cmp == 0) { meta.fl.f21 = 1; }
                 } else if ((flags & SL_PHASE_DOWN) == 0
                         || (meta.role == ROLE_SIDE && (flags & SL_SIDE_TAKEN) == 0)) {
-                    meta.fl.f23 = 1;
+                    meta.fl.f22 = 1;
                 }
             }
 
@@ -3678,16 +3873,16 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     hdr.sliced.flags = hdr.sliced.flags | SL_PHASE_DOWN | SL_SIDE_TAKEN;
                 } else if (meta.o_sou == 0 || meta.sl_has_up == 0) {
                     /* (a miss that may climb has set the up group: side_miss) */
-                    meta.fl.f24 = 1;
+                    meta.fl.f23 = 1;
                 }
             } else if (meta.o_down == 1) {
                 /* label >= z: canopy-switch drops it as DROP_BAD_LABEL before its lookup, and
                  * the TNA entries have no sliced_down entry at or above z (docs/p4.md §5), so
                  * the miss is that check too */
-                if (!sliced_down.apply().hit) { meta.fl.f25 = 1; }
+                if (!sliced_down.apply().hit) { meta.fl.f24 = 1; }
             } else if (meta.o_up == 1) {
                 if (meta.sl_has_up == 0) {
-                    meta.fl.f26 = 1;
+                    meta.fl.f25 = 1;
                 } else {
                     meta.use_group = 1;
                     meta.group = meta.sl_up_group;
@@ -3699,30 +3894,30 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         } else if (hdr.prefix.kind == KIND_TRANSIT) {
             /* ================= Transit ================= */
             tna_hc_transit.apply();
-            if (meta.tr_on == 0) { meta.fl.f27 = 1; }
-            if (meta.body_len < 8) { meta.fl.f28 = 1; }
+            if (meta.tr_on == 0) { meta.fl.f26 = 1; }
+            if (meta.body_len < 8) { meta.fl.f27 = 1; }
             /* DROP_BAD_FIELD_VALUE: tna_hc_transit = 1 */  /* msg */
             /* DROP_RESERVED_BITS_SET: tna_hc_transit = 2 */  /* flags */
             /* DROP_RESERVED_BITS_SET: tna_hc_transit = 3 */  /* rot */
             tna_head_over();
             if (meta.t8_head != 0) {
-                meta.fl.f29 = 1;
+                meta.fl.f28 = 1;
             }
             /* total = 8 + RouteLen rounded to 64 bits (+ 8 + 4 RecSlots rounded, when
              * RecSlots > 0), from two constant tables */
             tna_route_total.apply();
             tna_rec_total_tbl.apply();
             tna_total_over();
-            if (meta.t16_tot != 0) { meta.fl.f30 = 1; }
+            if (meta.t16_tot != 0) { meta.fl.f29 = 1; }
             /* RecSlots > 0: the record area's length counts, but its header is not parsed on
              * TNA (the parser stops after the current routing word), so RecCount and the
              * reserved bytes are not checked (docs/p4.md §5) */
             if (hdr.transit.rec_slots != 0) {
                 tna_total_add_rec();
                 tna_total_over_rec();
-                if (meta.t16_rec != 0) { meta.fl.f31 = 1; }
+                if (meta.t16_rec != 0) { meta.fl.f30 = 1; }
             }
-            if (meta.body_len2 != tna_total) { meta.fl.f32 = 1; }
+            if (meta.body_len2 != tna_total) { meta.fl.f31 = 1; }
             /* DROP_MODE_MISMATCH: tna_hc_transit = 4 */  /* msg0 */
             /* DROP_BAD_INGRESS_PORT: tna_hc_transit = 5 */  /* port */
             /* tr_head = head + swallow */
@@ -3730,7 +3925,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.swallow == 1) { tna_tr_head_inc(); }
             /* tr_head >= RouteLen is (RouteLen |-| head) |-| swallow == 0 */
             if (meta.t8_rl == 0) {
-                meta.fl.f33 = 1;
+                meta.fl.f32 = 1;
             }
             if (true) {
                 /* the routing word of the (new) head: tr_cur, or tr_nxt when a swallowing
@@ -3748,7 +3943,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 tna_flow = tna_flow_transit.get({ hdr.tr_cur.w, hdr.transit.route_len });
                 transit_dir.apply();
                 if (meta.hit == 0) {
-                    meta.fl.f34 = 1;
+                    meta.fl.f33 = 1;
                 } else {
                     /* cycles |+| (swallow + 1 + delay): the increment is at most 257 */
                     tna_tr_inc();
@@ -3762,8 +3957,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         } else {
             /* ================= path-ID ================= */
             tna_hc_pathid.apply();
-            if (meta.pid_on == 0) { meta.fl.f35 = 1; }
-            if (meta.body_len < 16) { meta.fl.f36 = 1; }
+            if (meta.pid_on == 0) { meta.fl.f34 = 1; }
+            if (meta.body_len < 16) { meta.fl.f35 = 1; }
             /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 1 */  /* flags */
             /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 2 */  /* reserved */
             /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 3 */  /* id_len */
@@ -3772,7 +3967,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 5 */  /* nonlocal */
             tna_chk_id.apply();
             if (meta.id_bad == 1) {
-                meta.fl.f37 = 1;
+                meta.fl.f36 = 1;
             }
             tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
@@ -3780,20 +3975,20 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             bool use_lpm = false;
             if (true) {
                 if (meta.role == ROLE_SIDE) {
-                    meta.fl.f38 = 1;
+                    meta.fl.f37 = 1;
                 } else if (meta.role == ROLE_UP) {
                     if (!phase_down) {
-                        meta.fl.f39 = 1;
+                        meta.fl.f38 = 1;
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
                     } else {
                         use_lpm = true;
                     }
                 } else if (phase_down) {
-                    meta.fl.f40 = 1;
+                    meta.fl.f39 = 1;
                 } else if (local) {
                     if (meta.pid_leaf == 0) {
-                        meta.fl.f41 = 1;
+                        meta.fl.f40 = 1;
                     } else {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                         use_host = true;
@@ -3804,14 +3999,14 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             }
             if (use_host) {
                 pathid_host.apply();
-                if (meta.hit == 0) { meta.fl.f42 = 1; }
+                if (meta.hit == 0) { meta.fl.f41 = 1; }
             }
             if (use_lpm) {
                 pathid_lpm.apply();
                 if (meta.hit == 0) {
-                    meta.fl.f43 = 1;
+                    meta.fl.f42 = 1;
                 } else if (meta.role == ROLE_UP) {
-                    if (meta.down == 0) { meta.fl.f44 = 1; }
+                    if (meta.down == 0) { meta.fl.f43 = 1; }
                 } else if (meta.down == 1) {
                     hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                 }
