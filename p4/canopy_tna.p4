@@ -3769,7 +3769,6 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             tna_chk_len.apply();
             tna_chk_src.apply();
             if (hdr.sliced.mode == MODE_SLICED) {
-                /* a > b as a gateway: one operand must be a constant, so a |-| b != 0 */
                 /* DROP_BAD_FIELD_VALUE: tna_hc_sliced = 5 */  /* cur */
                 if (meta.bits_bad == 1) { meta.fl.f8 = 1; }
             } else {
@@ -3853,7 +3852,12 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         if (hdr.sliced.slice_len != meta.pos) { meta.fl.f18 = 1; }
                     }
                 }
-                hdr.sliced.cursor = meta.pos;
+                /* through a side link only rho and the side label are taken */
+                if (meta.o_side == 1) {
+                    hdr.sliced.cursor = meta.p_a + 1;
+                } else {
+                    hdr.sliced.cursor = meta.pos;
+                }
             } else {
                 /* modes 1-3 */
                 if (hdr.sliced.slice_len != meta.sl_addr_bits) { meta.fl.f19 = 1; }
