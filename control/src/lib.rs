@@ -10,6 +10,7 @@ pub mod kinds;
 pub mod mgmt;
 pub mod oracle;
 pub mod p4;
+pub mod p4_tna;
 pub mod sim;
 pub mod spec;
 pub mod sys;

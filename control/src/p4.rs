@@ -64,14 +64,18 @@ pub enum Format {
     Bmv2Cli,
     /// A P4Runtime `p4.v1.WriteRequest` (proto3 JSON); needs a [`P4Info`].
     P4Runtime,
+    /// `bfrt_python` commands for the Tofino program `p4/canopy_tna.p4`
+    /// ([`crate::p4_tna`]).
+    BfrtPython,
 }
 
 impl Format {
-    /// Parse `bmv2-cli` or `p4runtime`.
+    /// Parse `bmv2-cli`, `p4runtime` or `bfrt-python`.
     pub fn from_name(s: &str) -> Option<Format> {
         match s {
             "bmv2-cli" => Some(Format::Bmv2Cli),
             "p4runtime" => Some(Format::P4Runtime),
+            "bfrt-python" => Some(Format::BfrtPython),
             _ => None,
         }
     }

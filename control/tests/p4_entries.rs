@@ -9,6 +9,7 @@ use std::process::Command;
 
 use canopy_control::kinds;
 use canopy_control::p4::{self, Op};
+use canopy_control::p4_tna::{self, TnaOp};
 use canopy_control::topology::build_str;
 use canopy_dataplane::table::pathid::Action as PidAction;
 use canopy_dataplane::table::transit::{DirTarget, Rn1Mode};
@@ -467,9 +468,11 @@ fn synth_p4info(ops: &[Op]) -> Value {
 /// The made-up P4Info of every switch of SPECS.
 fn synth_all() -> (Value, p4::P4Info) {
     let mut ops = Vec::new();
+    let mut tna_ops = Vec::new();
     for &(spec, kind, mode) in SPECS {
         for sw in tables(spec, kind, mode) {
             ops.extend(p4::entries(&sw).unwrap());
+            tna_ops.extend(p4_tna::entries(&sw).unwrap());
         }
     }
     let v = synth_p4info(&ops);
@@ -1006,9 +1009,11 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
     assert!(headers.contains("const bit<32> CANOPY_DROPS_SIZE       = 32;"));
 
     let mut ops = Vec::new();
+    let mut tna_ops = Vec::new();
     for &(spec, kind, mode) in SPECS {
         for sw in tables(spec, kind, mode) {
             ops.extend(p4::entries(&sw).unwrap());
+            tna_ops.extend(p4_tna::entries(&sw).unwrap());
         }
     }
     for file in ["canopy.p4", "canopy_tna.p4"] {
@@ -1063,13 +1068,35 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
                 .collect();
             assert_eq!(got, want, "{file}: key of {t}");
         };
-        for op in &ops {
-            // TNA keeps a native ActionSelector for the groups (docs/p4.md §5)
-            if tna
-                && matches!(op, Op::Add { table, .. } if *table == "fwd_group" || *table == "fwd_member")
-            {
-                continue;
+        if tna {
+            // the TNA program has its own entries (canopy_control::p4_tna)
+            for op in &tna_ops {
+                match op {
+                    TnaOp::Comment(_) => {}
+                    TnaOp::SetDefault { table, call } => {
+                        check_key(table, &[]);
+                        check_call(call);
+                    }
+                    TnaOp::Add {
+                        table, key, call, ..
+                    } => {
+                        check_key(table, key);
+                        check_call(call);
+                    }
+                    TnaOp::Member { call, .. } => check_call(call),
+                    TnaOp::Group { .. } => {}
+                    TnaOp::Fwd { group, .. } => check_key(
+                        "fwd_group",
+                        &[p4::Match::Exact {
+                            field: "meta.group",
+                            v: *group,
+                        }],
+                    ),
+                }
             }
+            continue;
+        }
+        for op in &ops {
             match op {
                 Op::Comment(_) => {}
                 Op::SetDefault { table, call } => {

@@ -4,9 +4,9 @@
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
-use canopy_control::p4;
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
+use canopy_control::{p4, p4_tna};
 use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -128,8 +128,9 @@ enum Cmd {
         mode: Option<String>,
     },
     /// Print the table entries of one switch for the P4 program `p4/canopy.p4`
-    /// (`simple_switch_CLI` commands or P4Runtime JSON), from the same tables the Rust
-    /// switch uses (docs/p4.md).
+    /// (`simple_switch_CLI` commands or P4Runtime JSON) or, with --format bfrt-python,
+    /// for the Tofino program `p4/canopy_tna.p4`, from the same tables the Rust switch uses
+    /// (docs/p4.md).
     P4Entries {
         /// Topology spec.
         spec: String,
@@ -139,8 +140,9 @@ enum Cmd {
         /// Switch name (as in `canopyctl topo SPEC --list`).
         #[arg(long)]
         switch: String,
-        /// Output format: bmv2-cli (simple_switch_CLI commands) or p4runtime (a
-        /// p4.v1.WriteRequest in proto3 JSON; needs --p4info).
+        /// Output format: bmv2-cli (simple_switch_CLI commands), p4runtime (a
+        /// p4.v1.WriteRequest in proto3 JSON; needs --p4info), or bfrt-python (BF Runtime
+        /// Python commands for p4/canopy_tna.p4 on Tofino or tofino-model).
         #[arg(long, default_value = "bmv2-cli")]
         format: String,
         /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
@@ -438,18 +440,19 @@ fn main() -> Result<()> {
         } => {
             let kind = parse_kind(&kind)?;
             let mode = parse_mode(kind, mode.as_deref())?;
-            let fmt = p4::Format::from_name(&format)
-                .with_context(|| format!("unknown format `{format}` (bmv2-cli, p4runtime)"))?;
+            let fmt = p4::Format::from_name(&format).with_context(|| {
+                format!("unknown format `{format}` (bmv2-cli, p4runtime, bfrt-python)")
+            })?;
             let info = match (fmt, &p4info) {
                 (p4::Format::P4Runtime, None) => bail!(
                     "--format p4runtime needs --p4info FILE.json, the P4Info that p4c writes: {}",
                     p4::P4INFO_COMMAND
                 ),
                 (p4::Format::P4Runtime, Some(path)) => Some(p4::P4Info::load(path)?),
-                (p4::Format::Bmv2Cli, Some(_)) => {
+                (p4::Format::Bmv2Cli | p4::Format::BfrtPython, Some(_)) => {
                     bail!("--p4info is for --format p4runtime only")
                 }
-                (p4::Format::Bmv2Cli, None) => None,
+                (p4::Format::Bmv2Cli | p4::Format::BfrtPython, None) => None,
             };
             let t = build(&spec, &mut clock)?;
             let idx = t
@@ -485,6 +488,13 @@ fn main() -> Result<()> {
                         eprintln!("# {c}");
                     }
                     outln!("{}", serde_json::to_string_pretty(&req)?);
+                }
+                p4::Format::BfrtPython => {
+                    let m = mode
+                        .map(|m| format!(" --mode {}", m.name()))
+                        .unwrap_or_default();
+                    outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
+                    out!("{}", p4_tna::bfrt_python(&p4_tna::entries(sw)?));
                 }
             }
         }
