@@ -189,6 +189,10 @@ pub struct PortSection {
     /// afpacket: `PACKET_FANOUT` group id; with several workers, one receive socket per
     /// worker joins it (the primary, owned by one worker, also transmits).
     pub fanout: Option<u16>,
+    /// afpacket: send through the interface's qdisc (`false`) instead of straight to the
+    /// driver (`PACKET_QDISC_BYPASS`, the default `true`). Off, a shaping qdisc holds the
+    /// socket's frames and its TX ring fills (the soak's `tx-fill` fault).
+    pub qdisc_bypass: Option<bool>,
     /// afxdp: first interface queue (default 0).
     pub queue: Option<u32>,
     /// afxdp: sockets on queues `queue..queue + queues` (default 1); the first receives
@@ -688,6 +692,7 @@ impl Config {
             let afpacket_keys = [
                 ("tpacket", p.tpacket.is_some()),
                 ("fanout", p.fanout.is_some()),
+                ("qdisc_bypass", p.qdisc_bypass.is_some()),
             ];
             let mem_keys = [
                 ("name", p.name.is_some()),
@@ -740,6 +745,7 @@ impl Config {
                     let cfg = AfPacketConfig {
                         version,
                         fanout: p.fanout,
+                        qdisc_bypass: p.qdisc_bypass.unwrap_or(true),
                         ..AfPacketConfig::default()
                     };
                     cfg.validate()
