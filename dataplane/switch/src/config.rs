@@ -1418,6 +1418,31 @@ interface = "veth0"
     }
 
     #[test]
+    fn qdisc_bypass_is_an_afpacket_key_on_by_default() {
+        let bypass = |t: &str| match &Config::parse(Path::new("a.toml"), t).unwrap().ports[1] {
+            PortSpec::AfPacket { cfg, .. } => cfg.qdisc_bypass,
+            p => panic!("{p:?}"),
+        };
+        assert!(bypass(GOOD));
+        let off = GOOD.replace(
+            "interface = \"veth0\"",
+            "interface = \"veth0\"\nqdisc_bypass = false",
+        );
+        assert!(!bypass(&off));
+        let t = GOOD.replace(
+            "backend = \"mem\"",
+            "backend = \"mem\"\nqdisc_bypass = false",
+        );
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[0].qdisc_bypass", "{e}");
+        assert!(e.what.contains("applies only to afpacket"), "{e}");
+        let t = off.replace("backend = \"afpacket\"", "backend = \"afxdp\"");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].qdisc_bypass", "{e}");
+        assert!(e.what.contains("applies only to afpacket ports"), "{e}");
+    }
+
+    #[test]
     fn unknown_key_is_named_with_its_section() {
         let t = GOOD.replace("interface = \"veth0\"", "interfce = \"veth0\"");
         let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
