@@ -766,7 +766,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     g.timeline_bin_ns = Some(opts.bin_ms.max(1) * 1_000_000);
 
     // 2. counters, the trial (with the faults beside it), counters
-    let before = read_counters(&state, &mut g)?;
+    let mut before = read_counters(&state, &mut g)?;
     let log = Mutex::new(Vec::new());
     let tg = targets(&topo);
     let fault_stop = AtomicBool::new(false);
@@ -794,11 +794,32 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     if injected.iter().any(|e| e.kind == FaultKind::SwitchKill) {
         std::thread::sleep(Duration::from_millis(500));
     }
-    let after = read_counters(&state, &mut g)?;
+    let mut after = read_counters(&state, &mut g)?;
 
     // 3. accounting
     let tl = trial.timeline.clone().unwrap_or_default();
     rep.switches = linkload::switch_deltas(&before.switches, &after.switches);
+    // a switch killed and started again may well have run longer by now than it had
+    // before the soak, so its uptime does not give its restart away: its counters
+    // began again, and nothing about it is exact
+    let restarted: Vec<&str> = injected
+        .iter()
+        .filter(|e| e.kind == FaultKind::SwitchKill)
+        .map(|e| e.target.as_str())
+        .collect();
+    for d in &mut rep.switches {
+        if restarted.contains(&d.name.as_str()) && d.unchecked.is_none() {
+            d.conserved = false;
+            d.rx = 0;
+            d.tx = 0;
+            d.drops.clear();
+            d.unchecked =
+                Some("killed and started again during the soak: its counters began again".into());
+        }
+    }
+    for c in [&mut before, &mut after] {
+        c.switches.retain(|n, _| !restarted.contains(&n.as_str()));
+    }
     rep.accounting = account(&state, &trial, &before, &after, &rep.switches, &injected);
     let (gaps, checked) = port_hops(&state, &topo, &before, &after);
     rep.port_gaps = gaps;
@@ -866,6 +887,7 @@ fn account(
         if let Some(why) = &d.unchecked {
             acc.exact = false;
             acc.not_exact.push(format!("switch {}: {why}", d.name));
+            continue;
         }
         for (r, n) in &d.drops {
             *acc.switch_drops.entry(r.clone()).or_insert(0) += n;
