@@ -964,6 +964,16 @@ fn account(
                 .into(),
         );
     }
+    if injected.iter().any(|e| e.kind == FaultKind::LinkFlap) {
+        acc.exact = false;
+        acc.not_exact.push(
+            "link-flap: a veth whose peer is down drops the frame (tx_dropped) and AF_PACKET \
+             puts it back in the sender's TX ring (tpacket_snd resets it to SEND_REQUEST on a \
+             driver drop), so it is handed over again: tx_dropped counts attempts, and the \
+             frame may still arrive after the link is back"
+                .into(),
+        );
+    }
     if injected.iter().any(|e| e.kind == FaultKind::TxFill) {
         acc.uncounted.push(
             "frames a slowed port's qdisc still held when it was removed (drained first; any left are purged uncounted by the kernel)"

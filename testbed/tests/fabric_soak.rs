@@ -12,6 +12,8 @@
 //!   slowed port whose TX ring fills, at 20 kpps; the time to full delivery after each
 //!   fault and repair is read from the traffic and must stay within 3 s; the switch of
 //!   the slowed port counts its overflow by name and keeps forwarding on its other ports.
+//!   Then one round of the faults that neither kill a switch nor take a link down
+//!   (canopyd, tx-fill): the accounting stays exact, with zero unaccounted frames.
 
 mod fabric_common;
 
@@ -205,6 +207,31 @@ fn faults_under_traffic_recover() {
         assert!(s["conserved"] == true || s["unchecked"].is_string(), "{s}");
     }
     assert!(ok, "soak with faults failed: {}", r["failures"]);
+
+    // faults that kill no switch and take no link down keep the accounting exact
+    let (ok, r) = soak(
+        &f,
+        &f.dir.join("exact"),
+        &[
+            "--rate",
+            "20kpps",
+            "--duration",
+            "5s",
+            "--fault-rounds",
+            "1",
+            "--faults",
+            "daemon-kill,tx-fill",
+        ],
+    );
+    assert_accounted("daemon-kill and tx-fill", ok, &r);
+    assert!(
+        r["accounting"]["switch_drops"]["ring_full"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "the slowed port's overflow is not in the accounting: {}",
+        r["accounting"]
+    );
     f.down();
     f.assert_clean();
 }
