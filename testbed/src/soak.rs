@@ -1122,8 +1122,8 @@ pub fn summary(r: &SoakReport) -> String {
     );
     let _ = writeln!(
         s,
-        "  sent {}  received {}  misdelivered {}  duplicates {}  foreign {}",
-        a.sent, a.received, a.misdelivered, a.duplicates, a.foreign
+        "  sent {} ({:.0} pps achieved)  received {}  misdelivered {}  duplicates {}  foreign {}",
+        a.sent, r.trial.sent_pps, a.received, a.misdelivered, a.duplicates, a.foreign
     );
     let list = |m: &BTreeMap<String, u64>| {
         if m.is_empty() {
