@@ -339,29 +339,57 @@ pub fn interface_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, Link
     let mut out = BTreeMap::new();
     for ns in namespaces {
         let j = crate::netns::ip(&["-n", ns, "-s", "-j", "link", "show"])?;
-        let v: serde_json::Value = serde_json::from_str(&j).map_err(|e| TestbedError::Parse {
+        let links = parse_links(&j).map_err(|e| TestbedError::Parse {
             what: format!("`ip -n {ns} -s -j link show`"),
             detail: e.to_string(),
         })?;
-        for l in v.as_array().into_iter().flatten() {
-            let Some(name) = l["ifname"].as_str() else {
-                continue;
-            };
-            if name == "lo" {
-                continue;
-            }
-            let s = &l["stats64"];
-            let g = |d: &str, k: &str| s[d][k].as_u64().unwrap_or(0);
-            out.insert(
-                format!("{ns}/{name}"),
-                LinkStats {
-                    rx_packets: g("rx", "packets"),
-                    rx_dropped: g("rx", "dropped"),
-                    tx_packets: g("tx", "packets"),
-                    tx_dropped: g("tx", "dropped"),
-                },
-            );
+        for (name, st) in links {
+            out.insert(format!("{ns}/{name}"), st);
         }
+    }
+    Ok(out)
+}
+
+/// Every interface but `lo` of `ip -s -j link show` with its counters.
+pub fn parse_links(json: &str) -> std::result::Result<Vec<(String, LinkStats)>, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(json)?;
+    let mut out = vec![];
+    for l in v.as_array().into_iter().flatten() {
+        let Some(name) = l["ifname"].as_str() else {
+            continue;
+        };
+        if name == "lo" {
+            continue;
+        }
+        let s = &l["stats64"];
+        let g = |d: &str, k: &str| s[d][k].as_u64().unwrap_or(0);
+        out.push((
+            name.to_string(),
+            LinkStats {
+                rx_packets: g("rx", "packets"),
+                rx_dropped: g("rx", "dropped"),
+                tx_packets: g("tx", "packets"),
+                tx_dropped: g("tx", "dropped"),
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// Drops of every qdisc but `lo`'s in `tc -s -j qdisc show`, summed per device.
+pub fn parse_qdisc_drops(
+    json: &str,
+) -> std::result::Result<BTreeMap<String, u64>, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(json)?;
+    let mut out = BTreeMap::new();
+    for q in v.as_array().into_iter().flatten() {
+        let Some(dev) = q["dev"].as_str() else {
+            continue;
+        };
+        if dev == "lo" {
+            continue;
+        }
+        *out.entry(dev.to_string()).or_insert(0) += q["drops"].as_u64().unwrap_or(0);
     }
     Ok(out)
 }
@@ -371,18 +399,12 @@ pub fn qdisc_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, u64>> {
     let mut out = BTreeMap::new();
     for ns in namespaces {
         let j = crate::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show"])?;
-        let v: serde_json::Value = serde_json::from_str(&j).map_err(|e| TestbedError::Parse {
+        let q = parse_qdisc_drops(&j).map_err(|e| TestbedError::Parse {
             what: format!("`tc -n {ns} -s -j qdisc show`"),
             detail: e.to_string(),
         })?;
-        for q in v.as_array().into_iter().flatten() {
-            let Some(dev) = q["dev"].as_str() else {
-                continue;
-            };
-            if dev == "lo" {
-                continue;
-            }
-            *out.entry(format!("{ns}/{dev}")).or_insert(0) += q["drops"].as_u64().unwrap_or(0);
+        for (dev, n) in q {
+            out.insert(format!("{ns}/{dev}"), n);
         }
     }
     Ok(out)
@@ -483,8 +505,10 @@ struct Injected {
     repair_ns: u64,
     expect_recovery: bool,
     note: String,
-    /// Qdisc drops read when a slowed port's qdisc was removed (they vanish with it).
+    /// Qdisc drops read when a slowed port's qdisc was removed (they vanish with it),
+    /// and its interface (`netns/ifname`).
     qdisc_drops: u64,
+    qdisc_dev: String,
     /// tx-fill: what the switch counted (drops, other ports' tx, backlog).
     fill: Option<FillSeen>,
 }
@@ -571,6 +595,7 @@ fn inject(
                 expect_recovery: daemon,
                 note: String::new(),
                 qdisc_drops: 0,
+                qdisc_dev: String::new(),
                 fill: None,
             };
             match kind {
@@ -634,6 +659,7 @@ fn inject(
                     ev.repair_ns = now();
                     let q = drill::slow_port(root, name, sw, *port, None)?;
                     ev.qdisc_drops = q.drops;
+                    ev.qdisc_dev = q.dev.clone();
                     ev.fill = fill_seen(before.as_ref(), after.as_ref(), *port);
                     ev.note = match &ev.fill {
                         None => "switch counters unavailable".into(),
@@ -821,7 +847,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
         c.switches.retain(|n, _| !restarted.contains(&n.as_str()));
     }
     rep.accounting = account(&state, &trial, &before, &after, &rep.switches, &injected);
-    let (gaps, checked) = port_hops(&state, &topo, &before, &after);
+    let (gaps, checked) = port_hops(&state, &topo, &before, &after, &injected);
     rep.port_gaps = gaps;
     rep.ports_checked = checked;
     rep.min_delivery_100ms = min_delivery(&tl, (100 / opts.bin_ms.max(1)).max(1) as usize);
@@ -984,7 +1010,13 @@ fn account(
 }
 
 /// Per switch port: the kernel's interface counters against the switch's own.
-fn port_hops(state: &State, topo: &Topology, b: &Counters, a: &Counters) -> (Vec<PortHop>, usize) {
+fn port_hops(
+    state: &State,
+    topo: &Topology,
+    b: &Counters,
+    a: &Counters,
+    injected: &[Injected],
+) -> (Vec<PortHop>, usize) {
     let mut gaps = vec![];
     let mut checked = 0;
     for s in &state.switches {
@@ -1012,10 +1044,16 @@ fn port_hops(state: &State, topo: &Topology, b: &Counters, a: &Counters) -> (Vec
             let kd = delta(pa.backend.kernel_drops, pb.backend.kernel_drops);
             let rx_in = eng_rx + kd + bd("rx_truncated") + bd("rx_bad_block") + bd("rx_no_buffer");
             let rx_gap = (i.rx_packets as i64 - i.rx_dropped as i64) - rx_in as i64;
+            // a slowed port's qdisc was removed before the last read: its drops were
+            // read when it was
             let q = delta(
                 a.qdiscs.get(&key).copied().unwrap_or(0),
                 b.qdiscs.get(&key).copied().unwrap_or(0),
-            );
+            ) + injected
+                .iter()
+                .filter(|e| e.qdisc_dev == key)
+                .map(|e| e.qdisc_drops)
+                .sum::<u64>();
             let backlog = pa.tx_backlog as i64 - pb.tx_backlog as i64;
             let tx_gap = eng_tx as i64
                 - bd("tx_wrong_format") as i64
@@ -1076,6 +1114,11 @@ fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
     }
     for e in &r.faults {
         let what = format!("round {} {} {}", e.round, e.kind, e.target);
+        if e.kind == FaultKind::TxFill.name() && e.tx_backlog == Some(0) && e.drops.is_empty() {
+            f.push(format!(
+                "{what}: the port's TX ring never filled and nothing was dropped: does its socket bypass the qdisc? (set `qdisc_bypass = false` on the port)"
+            ));
+        }
         match e.repair_recovery_ms {
             None => f.push(format!(
                 "{what}: full delivery did not resume after the repair"
@@ -1280,6 +1323,37 @@ mod tests {
         let m = min_delivery(&t, 5);
         assert!((m - 0.7).abs() < 1e-9, "{m}");
         assert_eq!(min_delivery(&tl(&[10; 40], &[10; 40]), 5), 1.0);
+    }
+
+    #[test]
+    fn kernel_counters_parse() {
+        let links = r#"[{"ifindex":1,"ifname":"lo","stats64":{"rx":{"packets":9,"dropped":9},"tx":{"packets":9,"dropped":9}}},
+            {"ifindex":2,"ifname":"s0p0","stats64":{"rx":{"bytes":1,"packets":10,"errors":0,"dropped":2},"tx":{"bytes":1,"packets":7,"errors":0,"dropped":3}}},
+            {"ifindex":3,"ifname":"s0p1"}]"#;
+        let l = parse_links(links).unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!(
+            l[0],
+            (
+                "s0p0".to_string(),
+                LinkStats {
+                    rx_packets: 10,
+                    rx_dropped: 2,
+                    tx_packets: 7,
+                    tx_dropped: 3
+                }
+            )
+        );
+        assert_eq!(l[1].1, LinkStats::default());
+        let q = r#"[{"kind":"noqueue","handle":"0:","dev":"lo","root":true,"drops":5},
+            {"kind":"tbf","handle":"8001:","dev":"s0p0","root":true,"bytes":600,"packets":10,"drops":4,"qlen":2},
+            {"kind":"noqueue","handle":"0:","dev":"s0p1","root":true,"bytes":0,"packets":0,"drops":0}]"#;
+        let d = parse_qdisc_drops(q).unwrap();
+        assert_eq!(d.get("s0p0"), Some(&4));
+        assert_eq!(d.get("s0p1"), Some(&0));
+        assert!(!d.contains_key("lo"));
+        assert!(parse_links("nope").is_err());
+        assert!(parse_qdisc_drops("{").is_err());
     }
 
     #[test]

@@ -174,8 +174,10 @@ pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> R
 }
 
 /// A slowed port's qdisc counters, read just before it was removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SlowStats {
+    /// The port's interface, `netns/ifname`.
+    pub dev: String,
     /// Frames the qdisc sent.
     pub sent: u64,
     /// Frames it dropped (its queue limit).
@@ -240,11 +242,17 @@ pub fn slow_port(
             tc(&[
                 "replace", "dev", &ifn, "root", "tbf", "rate", r, "burst", "4kb", "limit", "8mb",
             ])?;
-            Ok(SlowStats::default())
+            Ok(SlowStats {
+                dev: format!("{ns}/{ifn}"),
+                ..SlowStats::default()
+            })
         }
         None => {
             if tbf_stats(&ns, &ifn)?.is_none() {
-                return Ok(SlowStats::default());
+                return Ok(SlowStats {
+                    dev: format!("{ns}/{ifn}"),
+                    ..SlowStats::default()
+                });
             }
             tc(&[
                 "change", "dev", &ifn, "root", "tbf", "rate", "1gbit", "burst", "1mb", "limit",
@@ -258,6 +266,7 @@ pub fn slow_port(
             }
             tc(&["del", "dev", &ifn, "root"])?;
             Ok(SlowStats {
+                dev: format!("{ns}/{ifn}"),
                 sent: s.0,
                 drops: s.1,
                 left: s.2,
