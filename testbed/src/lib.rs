@@ -20,6 +20,7 @@
 //! | [`run`] | `canopy-testbed run`: traffic on a running fabric, counters around it, the report |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
 //! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
+//! | [`soak`] | `canopy-testbed soak`: a long run at the PDR with end-to-end accounting, faults in rounds, recovery times |
 //! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
 //! | [`prom`] | a throwaway Prometheus server for tests and its query client |
 //! | [`sys`] | the raw syscalls (setns, kill, clock) |
@@ -42,6 +43,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod runreport;
+pub mod soak;
 pub mod sys;
 pub mod traffic;
 pub mod trafgen;

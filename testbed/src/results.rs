@@ -111,6 +111,49 @@ pub struct Trial {
     pub latency: Latency,
     /// Whether the trial passed the search's loss criterion (None outside a search).
     pub passed: Option<bool>,
+    /// Frames sent and received per time bin (by each frame's send stamp), when the
+    /// trial was asked for one (`canopy-testbed soak`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+}
+
+/// Frames sent and received per bin of send time: bin `i` holds the frames whose
+/// send stamp (CLOCK_MONOTONIC) lies in `[t0_ns + i * bin_ns, t0_ns + (i + 1) * bin_ns)`,
+/// counted when they left the generator and again when they reached their host
+/// (each frame once; misdelivered and duplicate frames are not in `received`). A bin
+/// with `received < sent` lost frames sent in it; the last bin also holds anything
+/// later. Recovery times are read from it (`soak`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Start of bin 0, CLOCK_MONOTONIC nanoseconds (the clock fault times are taken on).
+    pub t0_ns: u64,
+    /// Bin width, nanoseconds.
+    pub bin_ns: u64,
+    /// Frames sent per bin.
+    pub sent: Vec<u64>,
+    /// Of those, frames received by their host.
+    pub received: Vec<u64>,
+}
+
+impl Timeline {
+    /// Empty bins covering `span_ns` from `t0_ns` (at least one).
+    pub fn new(t0_ns: u64, bin_ns: u64, span_ns: u64) -> Timeline {
+        let bin_ns = bin_ns.max(1);
+        let n = (span_ns / bin_ns + 1) as usize;
+        Timeline {
+            t0_ns,
+            bin_ns,
+            sent: vec![0; n],
+            received: vec![0; n],
+        }
+    }
+
+    /// Bin of send stamp `ts_ns` (the first or last bin for stamps outside).
+    #[inline]
+    pub fn bin(&self, ts_ns: u64) -> usize {
+        let i = ts_ns.saturating_sub(self.t0_ns) / self.bin_ns;
+        (i as usize).min(self.sent.len().saturating_sub(1))
+    }
 }
 
 /// Latency summary, nanoseconds, from an HDR histogram (3 significant digits).

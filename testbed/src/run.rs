@@ -334,7 +334,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
 }
 
 /// The state of a fabric that `up` finished.
-fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
+pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
     if !crate::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }

@@ -98,6 +98,7 @@ fn trial(
         foreign: 3,
         latency: lat,
         passed,
+        timeline: None,
     }
 }
 

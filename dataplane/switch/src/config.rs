@@ -189,6 +189,10 @@ pub struct PortSection {
     /// afpacket: `PACKET_FANOUT` group id; with several workers, one receive socket per
     /// worker joins it (the primary, owned by one worker, also transmits).
     pub fanout: Option<u16>,
+    /// afpacket: send through the interface's qdisc (`false`) instead of straight to the
+    /// driver (`PACKET_QDISC_BYPASS`, the default `true`). Off, a shaping qdisc holds the
+    /// socket's frames and its TX ring fills (the soak's `tx-fill` fault).
+    pub qdisc_bypass: Option<bool>,
     /// afxdp: first interface queue (default 0).
     pub queue: Option<u32>,
     /// afxdp: sockets on queues `queue..queue + queues` (default 1); the first receives
@@ -688,6 +692,7 @@ impl Config {
             let afpacket_keys = [
                 ("tpacket", p.tpacket.is_some()),
                 ("fanout", p.fanout.is_some()),
+                ("qdisc_bypass", p.qdisc_bypass.is_some()),
             ];
             let mem_keys = [
                 ("name", p.name.is_some()),
@@ -740,6 +745,7 @@ impl Config {
                     let cfg = AfPacketConfig {
                         version,
                         fanout: p.fanout,
+                        qdisc_bypass: p.qdisc_bypass.unwrap_or(true),
                         ..AfPacketConfig::default()
                     };
                     cfg.validate()
@@ -1409,6 +1415,31 @@ interface = "veth0"
                 .contains("backend \"afxdp\" needs the interface name"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn qdisc_bypass_is_an_afpacket_key_on_by_default() {
+        let bypass = |t: &str| match &Config::parse(Path::new("a.toml"), t).unwrap().ports[1] {
+            PortSpec::AfPacket { cfg, .. } => cfg.qdisc_bypass,
+            p => panic!("{p:?}"),
+        };
+        assert!(bypass(GOOD));
+        let off = GOOD.replace(
+            "interface = \"veth0\"",
+            "interface = \"veth0\"\nqdisc_bypass = false",
+        );
+        assert!(!bypass(&off));
+        let t = GOOD.replace(
+            "backend = \"mem\"",
+            "backend = \"mem\"\nqdisc_bypass = false",
+        );
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[0].qdisc_bypass", "{e}");
+        assert!(e.what.contains("applies only to afpacket"), "{e}");
+        let t = off.replace("backend = \"afpacket\"", "backend = \"afxdp\"");
+        let e = Config::parse(Path::new("a.toml"), &t).unwrap_err();
+        assert_eq!(e.key, "port[1].qdisc_bypass", "{e}");
+        assert!(e.what.contains("applies only to afpacket ports"), "{e}");
     }
 
     #[test]

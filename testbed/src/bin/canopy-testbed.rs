@@ -8,6 +8,7 @@
 //! canopy-testbed run [NAME] [--rate R] [--search] [--out DIR]   traffic, measurement, report
 //! canopy-testbed replay FILE [NAME] --from POS [--pps R]         send a pcap's frames, count ours
 //! canopy-testbed agent [NAME] --host POS                        reflector for round trips from another machine
+//! canopy-testbed soak [NAME] [--duration 3m] [--fault-rounds N]  PDR for minutes, every frame accounted, faults
 //! canopy-testbed demo                                           up, check, NDR/PDR search, report, down
 //! ```
 
@@ -85,6 +86,21 @@ enum DrillCmd {
         /// `up` or `down`.
         #[arg(value_parser = ["up", "down"])]
         state: String,
+    },
+    /// Slow a switch port with a `tbf` qdisc (`--rate 200kbit`), or release it
+    /// (`--off`: drain, print its counters, remove it). The port's socket must not
+    /// bypass the qdisc (`qdisc_bypass = false`); then its TX ring fills.
+    Slow {
+        /// Switch name.
+        switch: String,
+        /// Port number.
+        port: u16,
+        /// Shaped rate, `tc` syntax.
+        #[arg(long, default_value = "200kbit", conflicts_with = "off")]
+        rate: String,
+        /// Release the port.
+        #[arg(long)]
+        off: bool,
     },
     /// SIGKILL the fabric's canopyd (the switches keep their tables).
     KillDaemon,
@@ -214,6 +230,76 @@ enum Cmd {
         /// Host position (index into this machine's hosts) to reflect for.
         #[arg(long)]
         host: usize,
+    },
+    /// Soak: measure the fabric's PDR (or take `--rate`), drive it at that rate for
+    /// `--duration`, and account for every frame end to end: received, or counted as a
+    /// drop somewhere (switch reasons, backend and kernel socket drops, interface and
+    /// qdisc drops). With `--fault-rounds N`, inject faults in rounds while the traffic
+    /// flows and report the time to full delivery after each, from the traffic itself.
+    /// Writes soak.json, soak.md and timeline.csv. Exit 1 when a frame is unaccounted or
+    /// misdelivered, a switch does not conserve, or a recovery is missing or too slow.
+    Soak {
+        /// Fabric name (default: the only fabric under the state root).
+        name: Option<String>,
+        /// This machine's part of the fabric.
+        #[arg(long, default_value = fabric::desc::LOCAL)]
+        machine: String,
+        /// Report directory.
+        #[arg(long, default_value = "canopy-soak")]
+        out: PathBuf,
+        /// Send time: `90`, `90s`, `3m`, `1h` (default: $CANOPY_SOAK_DURATION, else 3m);
+        /// raised to what the fault rounds need.
+        #[arg(long, alias = "duration-s")]
+        duration: Option<String>,
+        /// Take this rate (pps over all senders) instead of measuring the PDR.
+        #[arg(long)]
+        rate: Option<String>,
+        /// Fraction of the PDR to drive at.
+        #[arg(long, default_value_t = 1.0)]
+        load: f64,
+        /// Send time of each PDR search trial, seconds.
+        #[arg(long, default_value_t = 1.0)]
+        search_trial_s: f64,
+        /// Highest rate of the PDR search, pps (default: the generator ceiling).
+        #[arg(long)]
+        search_max: Option<f64>,
+        /// PDR loss threshold.
+        #[arg(long, default_value_t = 0.005)]
+        pdr_loss: f64,
+        /// Timeline bin, milliseconds (recovery times are read at this resolution).
+        #[arg(long, default_value_t = 10)]
+        bin_ms: u64,
+        /// Fault rounds (0: none).
+        #[arg(long, default_value_t = 0)]
+        fault_rounds: usize,
+        /// Faults of every round: link-flap, switch-kill, daemon-kill, tx-fill.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "link-flap,switch-kill,daemon-kill,tx-fill"
+        )]
+        faults: Vec<String>,
+        /// How long each fault lasts, seconds.
+        #[arg(long, default_value_t = 1.5)]
+        hold_s: f64,
+        /// Time after each repair before the next fault, seconds.
+        #[arg(long, default_value_t = 1.5)]
+        settle_s: f64,
+        /// Rate of a slowed port (tx-fill), `tc` syntax.
+        #[arg(long, default_value = "200kbit")]
+        slow_rate: String,
+        /// Longest time to full delivery accepted after a fault or a repair, ms.
+        #[arg(long, default_value_t = 3000.0)]
+        recovery_limit_ms: f64,
+        /// Traffic pattern (default: the description's, else uniform).
+        #[arg(long)]
+        pattern: Option<String>,
+        /// Frame size on the wire with FCS.
+        #[arg(long)]
+        frame_size: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
     },
     /// The whole job in one command: bring up the fabric (default: a k=4 fat-tree with
     /// sliced-flit headers, named `demo`), check every host pair, run an RFC 2544 NDR/PDR
@@ -363,6 +449,26 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
         signal_hook::flag::register(sig, stop.clone()).context("install signal handler")?;
     }
     Ok(stop)
+}
+
+/// `90`, `90s`, `3m`, `1h` → seconds.
+fn parse_duration(s: &str) -> Result<f64> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, 's')) => (&s[..i], 1.0),
+        Some((i, 'm')) => (&s[..i], 60.0),
+        Some((i, 'h')) => (&s[..i], 3600.0),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .with_context(|| format!("duration {s:?}: a number with s, m or h"))?;
+    let secs = v * mult;
+    if !(0.5..=7.0 * 86400.0).contains(&secs) {
+        bail!("duration {s:?}: 0.5 s to 7 days");
+    }
+    Ok(secs)
 }
 
 fn command_line() -> String {
@@ -591,6 +697,25 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                     let ifn = drill::set_link(&root, &name, &switch, port, state == "up")?;
                     outln!("{switch} port {port} ({ifn}): link {state}");
                 }
+                DrillCmd::Slow {
+                    switch,
+                    port,
+                    rate,
+                    off,
+                } => {
+                    if off {
+                        let s = drill::slow_port(&root, &name, &switch, port, None)?;
+                        outln!(
+                            "{switch} port {port}: released (its qdisc sent {}, dropped {}, held {} when removed)",
+                            s.sent,
+                            s.drops,
+                            s.left
+                        );
+                    } else {
+                        drill::slow_port(&root, &name, &switch, port, Some(&rate))?;
+                        outln!("{switch} port {port}: slowed to {rate}");
+                    }
+                }
                 DrillCmd::KillDaemon => match drill::kill_daemon(&root, &name)? {
                     Some(pid) => outln!("canopyd: killed pid {pid}"),
                     None => outln!("canopyd: was not running"),
@@ -638,6 +763,96 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
                 &traffic,
                 interrupt_flag()?,
             )? {
+                return Ok(std::process::ExitCode::FAILURE);
+            }
+        }
+        Cmd::Soak {
+            name,
+            machine,
+            out,
+            duration,
+            rate,
+            load,
+            search_trial_s,
+            search_max,
+            pdr_loss,
+            bin_ms,
+            fault_rounds,
+            faults,
+            hold_s,
+            settle_s,
+            slow_rate,
+            recovery_limit_ms,
+            pattern,
+            frame_size,
+            quiet,
+        } => {
+            use canopy_testbed::soak::{self, FaultKind, FaultPlan, RateChoice, SoakOptions};
+            let name = fabric::ops::resolve_name(&root, name.as_deref())?;
+            let duration = match duration.or_else(|| std::env::var("CANOPY_SOAK_DURATION").ok()) {
+                Some(d) => parse_duration(&d)?,
+                None => 180.0,
+            };
+            if !(load > 0.0 && load <= 1.0) {
+                bail!("--load must be in (0, 1]");
+            }
+            if !(1..=1000).contains(&bin_ms) {
+                bail!("--bin-ms must be 1..=1000");
+            }
+            if !(0.1..=600.0).contains(&hold_s) || !(0.1..=600.0).contains(&settle_s) {
+                bail!("--hold-s and --settle-s must be 0.1..=600");
+            }
+            let kinds = faults
+                .iter()
+                .map(|f| FaultKind::parse(f))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            let dir = fabric::state::state_dir(&root, &name, &machine);
+            let state = fabric::State::load(&dir)
+                .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+            let mut spec = canopy_testbed::run::spec_of(&state)?;
+            if let Some(p) = &pattern {
+                spec.pattern = Pattern::parse(p)?;
+            }
+            if let Some(n) = frame_size {
+                spec.frame_size = n;
+            }
+            spec.quiet |= quiet;
+            let rate = match rate {
+                Some(r) => match Rate::parse(&r)? {
+                    Rate::Pps(p) => RateChoice::Given(p),
+                    Rate::Percent(_) => bail!("--rate: give frames per second (e.g. 50kpps)"),
+                },
+                None => RateChoice::Search {
+                    trial_s: search_trial_s,
+                    max_pps: search_max,
+                    pdr_loss,
+                },
+            };
+            let opts = SoakOptions {
+                state_root: root.clone(),
+                name,
+                machine,
+                spec,
+                rate,
+                load,
+                duration_s: duration,
+                bin_ms,
+                faults: FaultPlan {
+                    rounds: fault_rounds,
+                    kinds,
+                    hold_s,
+                    settle_s,
+                    slow_rate,
+                    ..FaultPlan::default()
+                },
+                recovery_limit_ms,
+                out: out.clone(),
+                command: command_line(),
+            };
+            let r = soak::soak(&opts, Some(interrupt_flag()?))?;
+            outln!("{}", soak::summary(&r));
+            outln!("report: {}", out.join("soak.json").display());
+            if !r.passed() {
                 return Ok(std::process::ExitCode::FAILURE);
             }
         }

@@ -172,3 +172,105 @@ pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> R
     ])?;
     Ok(ifn)
 }
+
+/// A slowed port's qdisc counters, read just before it was removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SlowStats {
+    /// The port's interface, `netns/ifname`.
+    pub dev: String,
+    /// Frames the qdisc sent.
+    pub sent: u64,
+    /// Frames it dropped (its queue limit).
+    pub drops: u64,
+    /// Frames it still held when it was removed (the kernel frees them uncounted).
+    pub left: u64,
+}
+
+/// `tc -s -j qdisc show dev IF` of the root `tbf` qdisc: (sent, drops, qlen).
+fn tbf_stats(ns: &str, ifn: &str) -> Result<Option<(u64, u64, u64)>> {
+    let j = crate::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn])?;
+    let v: serde_json::Value = serde_json::from_str(&j).map_err(|e| TestbedError::Parse {
+        what: format!("`tc -s -j qdisc show dev {ifn}`"),
+        detail: e.to_string(),
+    })?;
+    Ok(v.as_array().into_iter().flatten().find_map(|q| {
+        (q["kind"] == "tbf" && q["root"] == true).then(|| {
+            let g = |k: &str| q[k].as_u64().unwrap_or(0);
+            (g("packets"), g("drops"), g("qlen"))
+        })
+    }))
+}
+
+/// Slow switch `switch`'s port `port` to `rate` (`tc` syntax, e.g. `200kbit`) with a
+/// `tbf` root qdisc that holds up to 8 MB, or (`None`) release it: raise the rate,
+/// wait (at most 2 s) until the qdisc has sent what it held, read its counters and
+/// remove it. The switch's socket on that port must not bypass the qdisc
+/// (`qdisc_bypass = false`, `docs/canopy-switch.md`); then the qdisc holds the socket's
+/// frames, the socket's send buffer and TX ring fill, and the switch counts what it
+/// cannot queue. Releasing a port that is not slowed does nothing.
+pub fn slow_port(
+    root: &Path,
+    name: &str,
+    switch: &str,
+    port: u16,
+    rate: Option<&str>,
+) -> Result<SlowStats> {
+    let st = part(root, name, Some(switch))?;
+    let desc = Desc::load(Path::new(&st.desc_file))?;
+    let idx = desc
+        .topo
+        .switches
+        .iter()
+        .position(|s| s.name == switch)
+        .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    let nports = desc.topo.switches[idx].ports.len();
+    if usize::from(port) >= nports {
+        return Err(err(
+            name,
+            format!("{switch} has ports 0..{nports}, not {port}"),
+        ));
+    }
+    let ns = desc.netns(Node::Switch(idx as u32));
+    let ifn = Desc::ifname(Node::Switch(idx as u32), port);
+    let tc = |args: &[&str]| -> Result<String> {
+        let mut a = vec!["-n", ns.as_str(), "qdisc"];
+        a.extend(args);
+        crate::netns::run("tc", &a)
+    };
+    match rate {
+        Some(r) => {
+            tc(&[
+                "replace", "dev", &ifn, "root", "tbf", "rate", r, "burst", "4kb", "limit", "8mb",
+            ])?;
+            Ok(SlowStats {
+                dev: format!("{ns}/{ifn}"),
+                ..SlowStats::default()
+            })
+        }
+        None => {
+            if tbf_stats(&ns, &ifn)?.is_none() {
+                return Ok(SlowStats {
+                    dev: format!("{ns}/{ifn}"),
+                    ..SlowStats::default()
+                });
+            }
+            tc(&[
+                "change", "dev", &ifn, "root", "tbf", "rate", "1gbit", "burst", "1mb", "limit",
+                "8mb",
+            ])?;
+            let t0 = Instant::now();
+            let mut s = tbf_stats(&ns, &ifn)?.unwrap_or_default();
+            while s.2 > 0 && t0.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(10));
+                s = tbf_stats(&ns, &ifn)?.unwrap_or_default();
+            }
+            tc(&["del", "dev", &ifn, "root"])?;
+            Ok(SlowStats {
+                dev: format!("{ns}/{ifn}"),
+                sent: s.0,
+                drops: s.1,
+                left: s.2,
+            })
+        }
+    }
+}

@@ -14,7 +14,7 @@ use crate::error::{Result, TestbedError};
 use crate::frames::HostFrame;
 use crate::gen::open_port;
 use crate::hosts::FabricHosts;
-use crate::results::{SearchResult, Trial};
+use crate::results::{SearchResult, Timeline, Trial};
 use crate::sys;
 use canopy_control::topology::Topology;
 use canopy_dataplane::port::afpacket::{
@@ -143,6 +143,7 @@ impl Sender<'_> {
         stop: &AtomicBool,
         progress: &AtomicU64,
         mut pcap: Option<&mut PcapWriter>,
+        mut timeline: Option<&mut Timeline>,
     ) -> SendReport {
         let mut rep = SendReport::default();
         if self.active.is_empty() || total == 0 {
@@ -178,10 +179,15 @@ impl Sender<'_> {
                 let Some(f) = self.frames[flow].as_mut() else {
                     continue;
                 };
-                f.set_meas(seq[flow], sys::monotonic_ns());
+                let ts = sys::monotonic_ns();
+                f.set_meas(seq[flow], ts);
                 if queue(port, &f.bytes, stop) {
                     seq[flow] += 1;
                     queued += 1;
+                    if let Some(tl) = timeline.as_deref_mut() {
+                        let b = tl.bin(ts);
+                        tl.sent[b] += 1;
+                    }
                     if let Some(w) = pcap.as_deref_mut() {
                         if w.wants() {
                             let _ = w.write(sys::monotonic_ns(), &f.bytes);
@@ -276,6 +282,9 @@ pub struct Generator {
     pub stop: std::sync::Arc<AtomicBool>,
     /// Trials run so far (including search steps).
     pub trials_run: usize,
+    /// When set, every trial also counts its frames sent and received per bin of this
+    /// many nanoseconds of send time ([`Trial::timeline`]).
+    pub timeline_bin_ns: Option<u64>,
 }
 
 impl Generator {
@@ -319,12 +328,22 @@ impl Generator {
             next_run: (seed as u16) & !1,
             stop: std::sync::Arc::new(AtomicBool::new(false)),
             trials_run: 0,
+            timeline_bin_ns: None,
         })
     }
 
     /// The hosts.
     pub fn hosts(&self) -> &FabricHosts {
         &self.hosts
+    }
+
+    /// Frames the kernel dropped at the receive ports since they were opened because
+    /// their rings were full (`PACKET_STATISTICS` tp_drops, summed over the ports).
+    pub fn rx_kernel_drops(&mut self) -> u64 {
+        self.rx
+            .iter_mut()
+            .map(|(_, p)| p.stats().kernel_drops)
+            .sum()
     }
 
     fn macs(&self) -> Vec<[u8; 6]> {
@@ -439,6 +458,11 @@ impl Generator {
             spec.latency_every,
             self.remote.clone(),
         )?;
+        let mut send_tl = self.timeline_bin_ns.map(|bin| {
+            let span = spec.warmup_s + spec.duration() * 1.1 + 2.0;
+            Timeline::new(sys::monotonic_ns(), bin, (span * 1e9) as u64)
+        });
+        acc.timeline = send_tl.clone();
         let mut pcap_tx = match &spec.pcap_tx {
             Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
             None => None,
@@ -470,6 +494,7 @@ impl Generator {
             };
             let seq = &mut seq;
             let pt = pcap_tx.as_mut();
+            let tl = send_tl.as_mut();
             let txh = sc.spawn(move || {
                 sys::set_timer_slack_ns(1_000);
                 let mut warm_seq = vec![0u64; n * n];
@@ -486,13 +511,14 @@ impl Generator {
                             stop,
                             &unused,
                             None,
+                            None,
                         )
                         .sent;
                 }
                 for f in s.frames.iter_mut().flatten() {
                     f.run_id = run_id;
                 }
-                let r = s.run(seq, offered, burst, total, duration, stop, sent_now, pt);
+                let r = s.run(seq, offered, burst, total, duration, stop, sent_now, pt, tl);
                 sending.store(false, Ordering::Release);
                 (r, warm_sent)
             });
@@ -523,6 +549,9 @@ impl Generator {
             w.finish()?;
         }
         let secs = rep.elapsed.as_secs_f64();
+        if let (Some(tl), Some(s)) = (acc.timeline.as_mut(), send_tl) {
+            tl.sent = s.sent;
+        }
         let mut t = acc.trial(&seq, offered, secs);
         t.warmup_sent = warm_sent;
         self.trials_run += 1;

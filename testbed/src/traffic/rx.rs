@@ -4,7 +4,7 @@
 
 use crate::error::{Result, TestbedError};
 use crate::frames::HostFrame;
-use crate::results::{Latency, Trial};
+use crate::results::{Latency, Timeline, Trial};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 
@@ -115,6 +115,9 @@ pub struct RxAccount {
     /// Frames whose transmit stamp was later than their receive time (never on one
     /// clock; not recorded in the histogram).
     pub clock_skew: u64,
+    /// Fresh frames of the run per bin of their send stamp (its `sent` side is filled
+    /// by the sender), when asked for.
+    pub timeline: Option<Timeline>,
 }
 
 impl RxAccount {
@@ -157,6 +160,7 @@ impl RxAccount {
             warmup: 0,
             clock_skew: 0,
             foreign_sample: Vec::new(),
+            timeline: None,
         })
     }
 
@@ -192,6 +196,10 @@ impl RxAccount {
             SeqVerdict::Duplicate => {}
             _ => {
                 self.fresh += 1;
+                if let Some(tl) = self.timeline.as_mut() {
+                    let b = tl.bin(t.ts_ns);
+                    tl.received[b] += 1;
+                }
                 if self.fresh.is_multiple_of(self.every) {
                     if now_ns >= t.ts_ns {
                         self.hist.saturating_record((now_ns - t.ts_ns).max(1));
@@ -264,6 +272,7 @@ impl RxAccount {
             foreign: self.foreign,
             latency: latency_summary(&self.hist),
             passed: None,
+            timeline: self.timeline.clone(),
         }
     }
 }
