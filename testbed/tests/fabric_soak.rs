@@ -2,7 +2,7 @@
 //! `docs/RELIABILITY.md` §2 and §3). Needs root; skips otherwise.
 //!
 //! * `soak_accounts_for_every_frame`: the fabric's PDR is measured, the fabric driven at
-//!   it for `$CANOPY_SOAK_DURATION` (default 60 s), then overloaded towards one host for
+//!   it for `$CANOPY_SOAK_DURATION` (default 2 min), then overloaded towards one host for
 //!   a few seconds so that switches drop; both times every frame sent is received or
 //!   counted as a drop somewhere (zero unaccounted), no frame reaches a wrong host, every
 //!   switch conserves rx = tx + drops and every switch port's counters agree with its
@@ -82,7 +82,7 @@ fn soak_accounts_for_every_frame() {
     let f = Fab::named("sk", "s");
     let d = f.desc("fabric.toml", "");
     f.up(&d, &[]);
-    let secs = std::env::var("CANOPY_SOAK_DURATION").unwrap_or_else(|_| "60s".into());
+    let secs = std::env::var("CANOPY_SOAK_DURATION").unwrap_or_else(|_| "2m".into());
 
     // at the measured PDR for the soak's duration
     let (ok, r) = soak(
