@@ -271,41 +271,30 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
                 ],
             },
         });
-        for (label, grp) in t.down.iter().enumerate() {
-            let Some(grp) = grp else { continue };
-            if label as u64 >= u64::from(t.z) {
-                continue; // canopy-switch drops label >= z before its lookup
+        // a down label >= z: canopy-switch drops it before its lookup; a side label >= m:
+        // bad_side_label before any lookup. Neither can match, so neither gets an entry.
+        for (table, field, what, labels, limit) in [
+            ("sliced_down", "meta.label", "sliced label", &t.down, t.z),
+            ("sliced_side", "meta.side_k", "side label", &t.side, t.m),
+        ] {
+            for (label, grp) in labels.iter().enumerate() {
+                let Some(grp) = grp else { continue };
+                if label as u64 >= u64::from(limit) {
+                    continue;
+                }
+                out.push(TnaOp::Add {
+                    table,
+                    key: vec![Match::Exact {
+                        field,
+                        v: fit(sw, what, label as u64, 32)?,
+                    }],
+                    call: Call {
+                        action: "to_group",
+                        params: vec![("group", group(*grp)?)],
+                    },
+                    priority: None,
+                });
             }
-            out.push(TnaOp::Add {
-                table: "sliced_down",
-                key: vec![Match::Exact {
-                    field: "meta.label",
-                    v: fit(sw, "sliced label", label as u64, 32)?,
-                }],
-                call: Call {
-                    action: "to_group",
-                    params: vec![("group", group(*grp)?)],
-                },
-                priority: None,
-            });
-        }
-        for (k, grp) in t.side.iter().enumerate() {
-            let Some(grp) = grp else { continue };
-            if k as u64 >= u64::from(t.m) {
-                continue; // a side label >= m is bad_side_label before any lookup
-            }
-            out.push(TnaOp::Add {
-                table: "sliced_side",
-                key: vec![Match::Exact {
-                    field: "meta.side_k",
-                    v: fit(sw, "side label", k as u64, 32)?,
-                }],
-                call: Call {
-                    action: "to_group",
-                    params: vec![("group", group(*grp)?)],
-                },
-                priority: None,
-            });
         }
     }
     Ok(out)

@@ -140,10 +140,9 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
     Ok(pid)
 }
 
-/// Set the link of `switch` port `port` down or up from the switch's side (`ip link set
-/// s<i>p<j> down`): the switch sees its carrier go, its neighbour sees the veth peer go
-/// too. Nobody is told.
-pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> Result<String> {
+/// The namespace and interface name of `switch` port `port` of fabric `name`, checked
+/// against the fabric description.
+fn switch_port(root: &Path, name: &str, switch: &str, port: u16) -> Result<(String, String)> {
     let st = part(root, name, Some(switch))?;
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let idx = desc
@@ -159,8 +158,15 @@ pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> R
             format!("{switch} has ports 0..{nports}, not {port}"),
         ));
     }
-    let ns = desc.netns(Node::Switch(idx as u32));
-    let ifn = Desc::ifname(Node::Switch(idx as u32), port);
+    let node = Node::Switch(idx as u32);
+    Ok((desc.netns(node), Desc::ifname(node, port)))
+}
+
+/// Set the link of `switch` port `port` down or up from the switch's side (`ip link set
+/// s<i>p<j> down`): the switch sees its carrier go, its neighbour sees the veth peer go
+/// too. Nobody is told.
+pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> Result<String> {
+    let (ns, ifn) = switch_port(root, name, switch, port)?;
     ip(&[
         "-n",
         &ns,
@@ -215,23 +221,7 @@ pub fn slow_port(
     port: u16,
     rate: Option<&str>,
 ) -> Result<SlowStats> {
-    let st = part(root, name, Some(switch))?;
-    let desc = Desc::load(Path::new(&st.desc_file))?;
-    let idx = desc
-        .topo
-        .switches
-        .iter()
-        .position(|s| s.name == switch)
-        .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
-    let nports = desc.topo.switches[idx].ports.len();
-    if usize::from(port) >= nports {
-        return Err(err(
-            name,
-            format!("{switch} has ports 0..{nports}, not {port}"),
-        ));
-    }
-    let ns = desc.netns(Node::Switch(idx as u32));
-    let ifn = Desc::ifname(Node::Switch(idx as u32), port);
+    let (ns, ifn) = switch_port(root, name, switch, port)?;
     let tc = |args: &[&str]| -> Result<String> {
         let mut a = vec!["-n", ns.as_str(), "qdisc"];
         a.extend(args);
