@@ -45,7 +45,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
         let Some(b) = before.get(name) else {
             return missing(name, "before");
         };
-        if a.uptime_s < b.uptime_s {
+        if a.restarted_since(b) {
             let mut d = missing(name, "");
             d.unchecked = Some("restarted during the run: its counters began again".into());
             return d;
@@ -280,5 +280,37 @@ mod tests {
         );
         let x = d.iter().find(|x| x.name == gone).unwrap();
         assert!(x.unchecked.as_deref().unwrap().contains("after"), "{x:?}");
+    }
+
+    /// A switch killed and started again that has run longer since than it had at the
+    /// first snapshot: its uptime went forward, its process id changed.
+    #[test]
+    fn a_restart_with_a_longer_uptime_is_caught_by_the_pid() {
+        let t = canopy_control::build_str("fat-tree:k=4").unwrap();
+        let mut before = snap(&t, 1);
+        let mut after = snap(&t, 1);
+        for (b, a) in before.values_mut().zip(after.values_mut()) {
+            b.uptime_s = 5.0;
+            b.pid = 100;
+            a.uptime_s = 9.0;
+            a.pid = 100;
+        }
+        let name = t.switches[2].name.clone();
+        after.get_mut(&name).unwrap().pid = 4242;
+        let d = switch_deltas(&before, &after);
+        for x in &d {
+            if x.name == name {
+                assert!(
+                    x.unchecked.as_deref().unwrap().contains("restarted"),
+                    "{x:?}"
+                );
+            } else {
+                assert!(x.unchecked.is_none() && x.conserved, "{x:?}");
+            }
+        }
+        // a switch that does not report its pid falls back to the uptime alone
+        after.get_mut(&name).unwrap().pid = 0;
+        let d = switch_deltas(&before, &after);
+        assert!(d.iter().all(|x| x.unchecked.is_none()));
     }
 }

@@ -923,7 +923,7 @@ fn account(
         let Some(cb) = b.switches.get(name) else {
             continue;
         };
-        if ca.uptime_s < cb.uptime_s {
+        if ca.restarted_since(cb) {
             continue;
         }
         for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
@@ -1023,7 +1023,7 @@ fn port_hops(
         let (Some(ca), Some(cb)) = (a.switches.get(&s.name), b.switches.get(&s.name)) else {
             continue;
         };
-        if ca.uptime_s < cb.uptime_s || !topo.switches.iter().any(|t| t.name == s.name) {
+        if ca.restarted_since(cb) || !topo.switches.iter().any(|t| t.name == s.name) {
             continue;
         }
         for (pa, pb) in ca.ports.iter().zip(&cb.ports) {

@@ -86,6 +86,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
         }),
         counters: Some(CountersReport {
             uptime_s: tick as f64,
+            pid: 7,
             rx_packets: ports.iter().map(|p| p.rx_packets).sum(),
             tx_packets: ports.iter().map(|p| p.tx_packets).sum(),
             dropped: ports.iter().map(|p| p.dropped).sum(),

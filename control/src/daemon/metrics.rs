@@ -444,6 +444,7 @@ pub(crate) mod tests {
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
             uptime_s: 12.5,
+            pid: 7,
             rx_packets: ports.iter().map(|p| p.rx_packets).sum(),
             tx_packets: ports.iter().map(|p| p.tx_packets).sum(),
             dropped: ports.iter().map(|p| p.dropped).sum(),

@@ -182,6 +182,10 @@ pub struct BackendReport {
 pub struct CountersReport {
     /// Seconds since start.
     pub uptime_s: f64,
+    /// The switch's process id (0 from a switch that does not say): with the uptime, tells a
+    /// restarted switch from one that kept running between two reports.
+    #[serde(default)]
+    pub pid: u32,
     /// Per port.
     pub ports: Vec<PortCounters>,
     /// Sum of rx_packets.
@@ -193,6 +197,14 @@ pub struct CountersReport {
 }
 
 impl CountersReport {
+    /// Whether `self` comes from another run of the switch than `earlier` did: its uptime
+    /// went back, or (both known) its process id changed. A switch restarted and running
+    /// longer since than it had before is caught by the second.
+    pub fn restarted_since(&self, earlier: &CountersReport) -> bool {
+        self.uptime_s < earlier.uptime_s
+            || (self.pid != 0 && earlier.pid != 0 && self.pid != earlier.pid)
+    }
+
     /// Drops of one reason over all ports.
     pub fn drops_named(&self, reason: &str) -> u64 {
         self.ports

@@ -317,6 +317,7 @@ impl Shared {
         let stats = self.handle.counters();
         let mut r = CountersReport {
             uptime_s: self.start.elapsed().as_secs_f64(),
+            pid: std::process::id(),
             ..Default::default()
         };
         for (i, s) in stats.iter().enumerate() {
