@@ -43,6 +43,19 @@ pub enum P4Error {
         /// Group id.
         group: u16,
     },
+    /// A count is above what the program was declared with (a selector's group size, its
+    /// number of groups).
+    #[error("switch {switch}: {what} = {value} is above the program's limit of {max}")]
+    Limit {
+        /// Switch name.
+        switch: String,
+        /// Which count.
+        what: &'static str,
+        /// The count.
+        value: u64,
+        /// The program's limit.
+        max: u64,
+    },
     /// A value does not fit the P4 field or parameter it goes to.
     #[error("switch {switch}: {what} = {value} does not fit {bits} bits")]
     TooWide {

@@ -164,8 +164,18 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
     }
 
     // ---- groups: members, selector groups, fwd_group ----
+    let limit = |what, value: usize, max: usize| P4Error::Limit {
+        switch: sw.name.clone(),
+        what,
+        value: value as u64,
+        max: max as u64,
+    };
     if sw.groups.len() > MAX_GROUPS {
-        return Err(too_wide(sw, "group count", sw.groups.len() as u64, 10));
+        return Err(limit(
+            "groups (canopy_sel's num_groups)",
+            sw.groups.len(),
+            MAX_GROUPS,
+        ));
     }
     let mut next_member = 1u32;
     for (gid, ports) in sw.groups.iter().enumerate() {
@@ -188,11 +198,10 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
             continue;
         }
         if ports.len() > MAX_GROUP_SIZE {
-            return Err(too_wide(
-                sw,
-                "group size (the selector's max_group_size)",
-                ports.len() as u64,
-                4,
+            return Err(limit(
+                "ports of a group (canopy_sel's max_group_size)",
+                ports.len(),
+                MAX_GROUP_SIZE,
             ));
         }
         let mut members = Vec::with_capacity(ports.len());

@@ -285,7 +285,7 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
     sw.groups[0] = (0..17).collect();
     let err = p4_tna::entries(&sw).unwrap_err().to_string();
     assert!(
-        err.contains(&sw.name) && err.contains("group size"),
+        err.contains(&sw.name) && err.contains("max_group_size") && err.contains("limit of 16"),
         "{err}"
     );
 }
