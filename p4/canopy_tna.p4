@@ -2,7 +2,7 @@
  * COMPILER STATUS (open-source Tofino back end, p4lang/p4c 1.2.4.17, p4c-barefoot): compiles
  * with 0 errors and fits 12 MAU stages on Tofino 1 (of 12) and on Tofino 2 (of 20); the back
  * end reports a program that needs more stages than the chip has only through the stage
- * count of the .bfa, so tests/p4_tna.rs checks that count. That release has no assembler:
+ * count of the .bfa, so control/tests/p4_tna.rs checks that count. That release has no assembler:
  * the .bfa and bfrt.json are as far as it goes here. UNTESTED on tofino-model or hardware.
  * It follows canopy.p4 (v1model) rule by rule; the differences come from the target
  * (docs/p4.md §5):
