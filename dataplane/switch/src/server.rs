@@ -103,9 +103,24 @@ impl Shared {
         let pool = Pool::new(cfg.pool);
         let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)
             .context("cannot build the engine")?;
-        let shared = Shared {
-            handle: engine.handle(),
-            ports: info,
+        let shared = Shared::new(engine.handle(), info, far, pool, loaded, cfg, None);
+        Ok((shared, engine))
+    }
+
+    /// The state of a switch built from `cfg`, started now, with no request served yet;
+    /// `tcp`: the TCP endpoint's bound address and token hash, if it has one.
+    fn new(
+        handle: EngineHandle,
+        ports: Vec<(String, &'static str)>,
+        far: Vec<Option<Mutex<mem::MemPort>>>,
+        pool: Pool,
+        loaded: bool,
+        cfg: &Config,
+        tcp: Option<(SocketAddr, [u8; 32])>,
+    ) -> Shared {
+        Shared {
+            handle,
+            ports,
             far,
             pool,
             loaded: AtomicBool::new(loaded),
@@ -115,12 +130,11 @@ impl Shared {
             mode: cfg.switch.mode.name(),
             max_request: cfg.management.max_request,
             read_timeout: cfg.management.read_timeout,
-            tcp: None,
+            tcp,
             auth_failures: AtomicU64::new(0),
             tcp_refused: AtomicU64::new(0),
             tcp_open: AtomicUsize::new(0),
-        };
-        Ok((shared, engine))
+        }
     }
 
     /// Answer one request line.
@@ -697,23 +711,15 @@ pub fn run(
             return Err(e).context("cannot start the workers");
         }
     };
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Shared::new(
         handle,
-        ports: info,
+        info,
         far,
         pool,
-        loaded: AtomicBool::new(loaded),
-        start: Instant::now(),
-        stopping: RwLock::new(false),
-        workers: cfg.engine.workers,
-        mode: cfg.switch.mode.name(),
-        max_request: cfg.management.max_request,
-        read_timeout: cfg.management.read_timeout,
-        tcp: tcp.as_ref().map(|(_, a, d)| (*a, *d)),
-        auth_failures: AtomicU64::new(0),
-        tcp_refused: AtomicU64::new(0),
-        tcp_open: AtomicUsize::new(0),
-    });
+        loaded,
+        &cfg,
+        tcp.as_ref().map(|(_, a, d)| (*a, *d)),
+    ));
     if let Some((l, addr, _)) = tcp {
         let sh = shared.clone();
         std::thread::Builder::new()
