@@ -7,10 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use canopy_control::kinds;
 use canopy_control::p4::{self, Op};
 use canopy_control::p4_tna::{self, TnaOp};
-use canopy_control::topology::build_str;
 use canopy_dataplane::table::pathid::Action as PidAction;
 use canopy_dataplane::table::transit::{DirTarget, Rn1Mode};
 use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
@@ -19,27 +17,8 @@ use canopy_dataplane::wire::Kind;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
-const SPECS: &[(&str, Kind, Option<Mode>)] = &[
-    ("fat-tree:k=4", Kind::Sliced, None),
-    ("fat-tree:k=4", Kind::PathId, None),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, None),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, Some(Mode::Dst)),
-    (
-        "znode:z=3,2,3;r=1,3,6;m=2",
-        Kind::Sliced,
-        Some(Mode::SrcDst),
-    ),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, Some(Mode::Flat)),
-    ("transit-hybrid:leaf=12;layers=1", Kind::Transit, None),
-];
-
-fn tables(spec: &str, kind: Kind, mode: Option<Mode>) -> Vec<SwitchTables> {
-    let t = build_str(spec).unwrap();
-    match mode {
-        Some(m) => kinds::sliced::tables_mode(&t, m).unwrap(),
-        None => kinds::tables(&t, kind).unwrap(),
-    }
-}
+mod p4_common;
+use p4_common::{tables, SPECS};
 
 /// Where a lookup sends a frame, as the P4 program sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -15,43 +15,28 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use canopy_control::kinds;
 use canopy_control::p4::{self, Match, Op};
 use canopy_control::p4_tna::{self, TnaOp};
-use canopy_control::topology::build_str;
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use serde_json::Value;
 
-const SPECS: &[(&str, Kind, Option<Mode>)] = &[
-    ("fat-tree:k=4", Kind::Sliced, None),
-    ("fat-tree:k=4", Kind::PathId, None),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, None),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, Some(Mode::Dst)),
-    (
-        "znode:z=3,2,3;r=1,3,6;m=2",
-        Kind::Sliced,
-        Some(Mode::SrcDst),
-    ),
-    ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced, Some(Mode::Flat)),
-    ("znode:z=4,4;r=1,4;m=3", Kind::Sliced, Some(Mode::Dst)),
-    ("transit-hybrid:leaf=12;layers=1", Kind::Transit, None),
-];
+mod p4_common;
 
+/// The common fabrics, and a DST-mode Znode whose zones are not all 0.
 fn all_tables() -> Vec<(String, SwitchTables)> {
-    let mut out = Vec::new();
-    for &(spec, kind, mode) in SPECS {
-        let t = build_str(spec).unwrap();
-        let tabs = match mode {
-            Some(m) => kinds::sliced::tables_mode(&t, m).unwrap(),
-            None => kinds::tables(&t, kind).unwrap(),
-        };
-        for sw in tabs {
-            out.push((format!("{spec} {kind:?} {mode:?}"), sw));
-        }
-    }
-    out
+    let extra = ("znode:z=4,4;r=1,4;m=3", Kind::Sliced, Some(Mode::Dst));
+    p4_common::SPECS
+        .iter()
+        .copied()
+        .chain([extra])
+        .flat_map(|(spec, kind, mode)| {
+            p4_common::tables(spec, kind, mode)
+                .into_iter()
+                .map(move |sw| (format!("{spec} {kind:?} {mode:?}"), sw))
+        })
+        .collect()
 }
 
 fn param(c: &p4::Call, name: &str) -> u64 {
