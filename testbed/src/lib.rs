@@ -16,6 +16,7 @@
 //! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 //! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
+//! | [`invoker`] | reports given back to the user who ran `sudo` |
 //! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
 //! | [`run`] | `canopy-testbed run`: traffic on a running fabric, counters around it, the report |
 //! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
@@ -35,6 +36,7 @@ pub mod frames;
 pub mod fuzzing;
 pub mod gen;
 pub mod hosts;
+pub mod invoker;
 pub mod linkload;
 pub mod mgmt;
 pub mod netns;

@@ -523,7 +523,29 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The report directory a command writes, if any.
+fn report_dir(cmd: &Cmd) -> Option<&Path> {
+    match cmd {
+        Cmd::Run { out, .. }
+        | Cmd::Compare { out, .. }
+        | Cmd::Replay { out, .. }
+        | Cmd::Soak { out, .. }
+        | Cmd::Demo { out, .. } => Some(out),
+        _ => None,
+    }
+}
+
 fn run(cli: Cli) -> Result<std::process::ExitCode> {
+    // under sudo, the report is the invoking user's, also when the command fails
+    let owner = report_dir(&cli.cmd).map(canopy_testbed::invoker::OutputOwner::before);
+    let r = run_cmd(cli);
+    if let Some(o) = owner {
+        o.give_back();
+    }
+    r
+}
+
+fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
     let root = std::path::absolute(&cli.state_root)
         .with_context(|| format!("state root {}", cli.state_root.display()))?;
     match cli.cmd {

@@ -195,12 +195,14 @@ fn main() -> anyhow::Result<()> {
     let md = canopy_testbed::report::markdown(&report);
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(dir) = &a.out {
+        let owner = canopy_testbed::invoker::OutputOwner::before(dir);
         std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
         std::fs::write(dir.join("results.md"), &md)
             .with_context(|| format!("write {}/results.md", dir.display()))?;
         std::fs::write(dir.join("results.json"), &json)
             .with_context(|| format!("write {}/results.json", dir.display()))?;
         tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
+        owner.give_back();
     }
     if a.json {
         println!("{json}");
