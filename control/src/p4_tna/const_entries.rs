@@ -32,6 +32,8 @@ use canopy_dataplane::wire::transit;
 use thiserror::Error;
 
 pub mod checks;
+#[cfg(test)]
+mod tests;
 
 /// Where the files go, relative to the repository root.
 pub const DIR: &str = "p4/tna_entries";
