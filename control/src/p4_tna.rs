@@ -22,6 +22,8 @@ use canopy_dataplane::table::SwitchTables;
 
 use crate::p4::{self, Call, Match, Op, P4Error, Val};
 
+pub mod const_entries;
+
 /// The program name p4c-barefoot gives `p4/canopy_tna.p4` (the `bfrt.<name>` node).
 pub const PROGRAM: &str = "canopy_tna";
 /// Largest group the program's `ActionSelector` holds (its `max_group_size`).

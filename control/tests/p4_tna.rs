@@ -4,6 +4,8 @@
 //!   tables (groups as selector groups, the split sliced configuration with the zone in
 //!   place, the labels the program can match, the Transit and path-ID entries of the
 //!   v1model program);
+//! * always: the program's constant entries, `p4/tna_entries/*.p4`, are exactly what
+//!   `canopyctl p4-tna-entries` writes (regenerated in memory, compared line by line);
 //! * where the open-source Tofino compiler is installed (`p4c-barefoot`, docs/p4-install.md;
 //!   `CANOPY_P4C_BAREFOOT` names it, else `PATH`, else `/opt/p4c-tofino/bin`): the program
 //!   compiles for Tofino 1 and 2 without errors within the chip's stages (the back end
@@ -16,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use canopy_control::p4::{self, Match, Op};
-use canopy_control::p4_tna::{self, TnaOp};
+use canopy_control::p4_tna::{self, const_entries, TnaOp};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -273,6 +275,107 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
         err.contains(&sw.name) && err.contains("max_group_size") && err.contains("limit of 16"),
         "{err}"
     );
+}
+
+// ---- the constant entries (canopy_control::p4_tna::const_entries) ----
+
+/// The checked-in `p4/tna_entries/` are byte for byte what the generator writes; a
+/// difference names the file, its first differing line and the command that regenerates.
+#[test]
+fn tna_constant_entries_are_the_generated_ones() {
+    match const_entries::check(&repo(const_entries::DIR)) {
+        Ok(n) => assert_eq!(n, const_entries::files().len()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("canopy-tna-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The check fails on a changed line (naming the file, the line and the command), on a
+/// missing file and on a stray one; `write` makes a directory the check accepts.
+#[test]
+fn the_entries_check_finds_any_difference() {
+    let dir = scratch("entries");
+    assert_eq!(
+        const_entries::write(&dir).unwrap(),
+        const_entries::files().len()
+    );
+    const_entries::check(&dir).unwrap();
+    let file = dir.join("tna_hc_sliced.p4");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // one entry edited by hand
+    let edited = text.replacen("tna_hc_sliced_set(4);", "tna_hc_sliced_set(5);", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&file, &edited).unwrap();
+    let err = const_entries::check(&dir).unwrap_err().to_string();
+    let line = text
+        .lines()
+        .position(|l| l.ends_with("tna_hc_sliced_set(4);"))
+        .unwrap()
+        + 1;
+    for want in [
+        "tna_hc_sliced.p4",
+        &format!("line {line} differs"),
+        "tna_hc_sliced_set(5);",
+        const_entries::COMMAND,
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // an entry too many at the end
+    std::fs::write(&file, format!("{text}            (_, _, _, _, _): x();\n")).unwrap();
+    let err = const_entries::check(&dir).unwrap_err().to_string();
+    assert!(err.contains("(end of file)"), "{err}");
+    std::fs::write(&file, &text).unwrap();
+    // a stray file, then a missing one
+    std::fs::write(dir.join("tna_old.p4"), "").unwrap();
+    let err = const_entries::check(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("tna_old.p4") && err.contains("not a generated file"),
+        "{err}"
+    );
+    // write removes it again
+    const_entries::write(&dir).unwrap();
+    assert!(!dir.join("tna_old.p4").exists());
+    std::fs::remove_file(dir.join("tna_dir.p4")).unwrap();
+    let err = const_entries::check(&dir).unwrap_err().to_string();
+    assert!(err.contains("tna_dir.p4"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `canopyctl p4-tna-entries --check` accepts the repository's files and exits 1 with the
+/// difference on an edited copy; without --check it writes them.
+#[test]
+fn canopyctl_writes_and_checks_the_entries() {
+    let run = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_canopyctl"))
+            .arg("p4-tna-entries")
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code(), err)
+    };
+    let repo_dir = repo(const_entries::DIR);
+    let (code, err) = run(&["--check".as_ref(), "--dir".as_ref(), repo_dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let dir = scratch("cli");
+    let (code, err) = run(&["--dir".as_ref(), dir.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let file = dir.join("tna_hl.p4");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("tna_set_hl(16);", "tna_set_hl(17);")).unwrap();
+    let (code, err) = run(&["--check".as_ref(), "--dir".as_ref(), dir.as_os_str()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("tna_hl.p4") && err.contains("line 4 differs"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- with the Tofino compiler ----

@@ -156,6 +156,18 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         device_id: u64,
     },
+    /// Write the constant entries of the Tofino program `p4/canopy_tna.p4` (funnel shifts,
+    /// masks, header checks, the drop priority encoder, …) into `p4/tna_entries/`, one file
+    /// per table, which the program includes (docs/p4.md). Run it from the repository root.
+    P4TnaEntries {
+        /// The directory of the files.
+        #[arg(long, default_value = p4_tna::const_entries::DIR)]
+        dir: std::path::PathBuf,
+        /// Compare the files in --dir with the generator instead of writing them; exit
+        /// status 1 at the first difference.
+        #[arg(long)]
+        check: bool,
+    },
     /// Run the routing oracle: walk pairs through the fabric with the dataplane's own
     /// decisions and check delivery, loop freedom and up*-down* paths.
     Check {
@@ -496,6 +508,16 @@ fn main() -> Result<()> {
                     outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
                     out!("{}", p4_tna::bfrt_python(&p4_tna::entries(sw)?));
                 }
+            }
+        }
+        Cmd::P4TnaEntries { dir, check } => {
+            let d = dir.display();
+            if check {
+                let n = p4_tna::const_entries::check(&dir)?;
+                outln!("{d}: the {n} files are the generated ones");
+            } else {
+                let n = p4_tna::const_entries::write(&dir)?;
+                outln!("{d}: wrote {n} files");
             }
         }
         Cmd::Check {
