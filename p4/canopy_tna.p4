@@ -32,7 +32,7 @@
  *    containers (docs/p4.md §5);
  *  - the configuration differs from canopy.p4's: sliced_cfg holds the scalars and
  *    sliced_addr the addressing (the zone shifted into place, with its fit), and the TNA
- *    entries leave out labels at or above z (canopyctl p4-entries --program tna).
+ *    entries leave out labels at or above z (canopyctl p4-entries --format bfrt-python).
  * The constant entries that follow from the design (funnel shifts, masks, header checks, the
  * drop priority encoder, the Transit lookups) are generated into tna_entries/<table>.p4 by
  * `canopyctl p4-tna-entries` (control/src/p4_tna/const_entries.rs) and included by their
@@ -343,7 +343,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     }
     /* the zone comes as zone << zone_shift (two halves), and zone_big says it has a bit
      * at or above znode_shift - zone_shift (then (DST >> zone_shift) & mask never equals
-     * it): canopyctl p4-entries --program tna computes both from SlicedTable's zone */
+     * it): canopyctl p4-entries --format bfrt-python computes both from SlicedTable's zone */
     action set_sliced_addr(bit<8> label_shift, bit<8> zone_shift, bit<8> znode_shift,
                            bit<8> addr_bits, bit<32> zone_hi, bit<32> zone_lo, bit<1> zone_big) {
         meta.sl_label_shift = label_shift;
