@@ -25,7 +25,8 @@ control CanopyVerifyChecksum(inout canopy_headers_t hdr, inout canopy_meta_t met
 control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                       inout standard_metadata_t standard_metadata) {
 
-    /* Drops, indexed by reason (the DROP_* constants): the issue-6 contract. */
+    /* Drops, indexed by reason (the DROP_* constants): the drop-counter contract shared
+     * with canopy-switch (index = position in DROP_REASON_NAMES). */
     counter(CANOPY_DROPS_SIZE, CounterType.packets) canopy_drops;
     /* Per port: frames received, and drops by reason at CANOPY_PORT_DROP_INDEX; with
      * CanopyEgress.canopy_port_tx they give canopy-switch's rx = tx + drops per switch

@@ -42,7 +42,8 @@ const bit<2> ROLE_DOWN = 1;
 const bit<2> ROLE_SIDE = 2;
 
 /* Drop reasons: index into the canopy_drops counter, the position of the name in
- * canopy_dataplane::decide::DROP_REASON_NAMES (the contract of issue 6). */
+ * canopy_dataplane::decide::DROP_REASON_NAMES (the drop-counter contract with
+ * canopy-switch). */
 const bit<32> DROP_TRUNCATED          = 0;
 const bit<32> DROP_NOT_CANOPY         = 1;
 const bit<32> DROP_TOO_MANY_VLAN_TAGS = 2;

@@ -1,4 +1,4 @@
-//! Malformed input through the whole engine (issue 3, "Must show"): one switch of a
+//! Malformed input through the whole engine: one switch of a
 //! real topology on `mem` ports, fed frames that are wrong in one way each. Every frame
 //! must be dropped and counted under its own reason at the ingress port, nothing may be
 //! transmitted, counters must conserve, and the switch must keep forwarding good frames

@@ -102,7 +102,7 @@ fn vl2_paths_use_both_aggregation_switches() {
     assert_eq!(plan.layout.route_bits, vec![0, 1]);
 }
 
-/// Seed 003's destination routing agrees with the path-ID tables: for every pair, the
+/// [Benes-802.1au]'s destination routing (`routing_lookup`) agrees with the path-ID tables: for every pair, the
 /// path-ID frame whose top is the top `routing_lookup` climbs to visits the same switches
 /// and leaves each by the same port.
 #[test]
@@ -117,7 +117,7 @@ fn benes_routing_lookup_agrees_with_tables() {
         for (s, d) in oracle::all_pairs(&t) {
             let (hops, got) = benes::route_walk(&t, &b, s, d);
             assert_eq!(got, Some(d));
-            // top = the highest-level switch on the seed's path
+            // top = the highest-level switch on routing_lookup's path
             let top = hops
                 .iter()
                 .map(|&(st, i, _)| b.switch_index(st, i))
@@ -125,11 +125,11 @@ fn benes_routing_lookup_agrees_with_tables() {
                 .unwrap();
             let choice = match plan.paths(s, d) {
                 None => 0,
-                Some(ps) => {
-                    ps.iter()
-                        .position(|p| p.top == plan.seq[top as usize])
-                        .expect("the seed's top is a desired path's top") as u64
-                }
+                Some(ps) => ps
+                    .iter()
+                    .position(|p| p.top == plan.seq[top as usize])
+                    .expect("routing_lookup's top is a desired path's top")
+                    as u64,
             };
             let h = pathid::header_with_choice(&t, s, d, choice).unwrap();
             let w = o.walk_header(s, d, &h, &mut rng);
@@ -139,11 +139,11 @@ fn benes_routing_lookup_agrees_with_tables() {
                 .iter()
                 .map(|x| (x.switch, u32::from(x.egress.unwrap())))
                 .collect();
-            let seed: Vec<(u32, u32)> = hops
+            let lookup: Vec<(u32, u32)> = hops
                 .iter()
                 .map(|&(st, i, p)| (b.switch_index(st, i), p))
                 .collect();
-            assert_eq!(ours, seed, "{spec}: {s} -> {d}");
+            assert_eq!(ours, lookup, "{spec}: {s} -> {d}");
             agreed += 1;
         }
         let m = b.m as usize;
@@ -265,7 +265,7 @@ fn doc_vectors_hop_by_hop() {
     assert_eq!(names, vec!["edge-p0-e0", "agg-p0-a0", "edge-p0-e1"]);
 }
 
-/// Follow seed 003's `routing_lookup` hop by hop and check that, at every switch, the
+/// Follow [Benes-802.1au]'s `routing_lookup` hop by hop and check that, at every switch, the
 /// dataplane's decision for `header` allows exactly that port (a deterministic port equal
 /// to it, or a group containing it). Returns the number of hops.
 fn lockstep(

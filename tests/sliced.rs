@@ -2,10 +2,12 @@
 //! builder, tables and decisions (dataplane), walked by the routing oracle.
 //!
 //! Every walk is checked for delivery to the right host with the payload intact, no
-//! loop, an up*-side?-down* path, the exact switch count of notes §3.7 (2l−1 inside a
-//! Znode, 2l across, FLAT with l = n), a sufficient hop limit (2n), the whole SLICE
-//! consumed and the phase flags. Histograms are compared with the reference model
-//! `shared/reference/zsf_ref.py` (its printed "switch-hops histogram").
+//! loop, an up*-side?-down* path, the exact switch count (2l−1 inside a Znode, 2l
+//! across, FLAT with l = n; docs/sliced-flit.md §4 item 6), a sufficient hop limit (2n),
+//! the whole SLICE consumed and the phase flags. Histograms are compared with the
+//! closed-form count of docs/sliced-flit.md §2: per source, (z_l − 1)·z_1⋯z_{l−1}
+//! destinations at 2l − 1 switches (z_1 − 1 at l = 1) and (m − 1) times as many across
+//! Znodes at 2l switches ((m − 1)·z_1 at l = 1).
 
 use canopy::control::kinds::{self, sliced};
 use canopy::control::oracle::{all_pairs, random_pairs, PairsReport};
@@ -50,15 +52,15 @@ fn build(spec: &str) -> Topology {
 }
 
 #[test]
-fn reference_model_configurations() {
-    // zsf_ref.py __main__ output, "switch-hops histogram" per configuration.
+fn six_configurations_all_modes() {
+    // The six configurations of docs/sliced-flit.md §2, with the closed-form histograms.
     let cases: &[(&str, &[(usize, u64)])] = &[
         (
-            // table6.1 ex1 m=2 z=(3,2,3) R=(1,3,6)
+            // Table 6.1 example 1: m=2 z=(3,2,3) R=(1,3,6)
             "znode:z=3,2,3;r=1,3,6;m=2",
             &[(1, 72), (2, 108), (3, 108), (4, 108), (5, 432), (6, 432)],
         ),
-        // appE 8proc z=(4,2) R=(1,4)
+        // Appendix E: 8 processors, z=(4,2) R=(1,4)
         ("znode:z=4,2;r=1,4", &[(1, 24), (3, 32)]),
         (
             // backward z=(4,2,2) R=(8,4,2) psi=(1,2,2) layers=2
@@ -84,7 +86,7 @@ fn reference_model_configurations() {
 
 #[test]
 fn fig6_buffer_snode_m4_sliced() {
-    // zsf_ref.py "fig6 buffers m=4 z=(4,2,4) R=(2,4,8) psi=(1,2,2)": 16,256 pairs,
+    // The chapter 6 buffer-study Snode m=4 z=(4,2,4) R=(2,4,8) psi=(1,2,2): 16,256 pairs,
     // {1: 384, 2: 1536, 3: 512, 4: 1536, 5: 3072, 6: 9216}. SLICED only (size).
     let t = build("znode:z=4,2,4;r=2,4,8;psi=1,2,2;m=4");
     let rep = sliced::check_pairs(&t, Mode::Sliced, all_pairs(&t), 11).unwrap();
@@ -108,8 +110,9 @@ fn fig6_buffer_snode_m4_sliced() {
 }
 
 #[test]
-fn brief_examples_all_modes() {
-    // The README/brief specs: every ordered pair, every mode, three seeds.
+fn more_example_specs_all_modes() {
+    // Further Znode, k-ary n-tree and XGFT specs: every ordered pair, every mode, three
+    // seeds.
     for (spec, want) in [
         (
             "znode:z=4,2,4;r=2,4,8;psi=1,2,2;m=2",
@@ -150,7 +153,7 @@ fn side_levels_connectivity_and_wiring_variants() {
 
 #[test]
 fn k4_fat_tree_header_lengths() {
-    // notes §8.7 item 3: header lengths for the k=4 fat tree (z=(2,2,4), m=1):
+    // Header lengths H(l) for the k=4 fat tree (z=(2,2,4), m=1; docs/sliced-flit.md §2):
     // l=1 -> 2 bits, l=2 -> 4, l=3 -> 7; all-pairs histogram {2:16, 4:32, 7:192}.
     let t = build("znode:z=2,2,4;r=1,2,4;wiring=block");
     let mut h = BTreeMap::new();

@@ -3,9 +3,9 @@
 //!
 //! Every walk must: reach the intended processor with the payload intact, visit no
 //! RN1 twice, move up*·side?·down* (Walk::check), take exactly the stages and swallows
-//! seed 004 predicts for its crossover level k (Eq 4.18/4.19 full, Eq 4.30-4.32
-//! hybrid), end with the same cumulative rotation on every path (notes §3.2 invariant
-//! 5), and deliver the same bytes whatever adaptive choices were made.
+//! [Transit] predicts for its crossover level k (Eq 4.18/4.19 full, Eq 4.30-4.32
+//! hybrid), end with the same cumulative rotation on every path (docs/transit.md §3,
+//! invariant 5), and deliver the same bytes whatever adaptive choices were made.
 
 use canopy::control::oracle::{self, Oracle};
 use canopy::control::topology::{parse_host, Topology};
@@ -91,10 +91,10 @@ fn larger_configurations_random_pairs() {
 }
 
 #[test]
-fn headers_match_transit_ref_py() {
-    // Pairs and R computed with shared/reference/transit_ref.py::route_sequence
-    // (random.Random(2026); C bytes = 6-bit child index << 2 per layer, P pairs of the
-    // cluster path MSB-first), i.e. the Python model's headers for these hosts.
+fn headers_match_an_independent_model() {
+    // Random pairs with R computed by a separate implementation of [Transit] §3.8.3
+    // (not Canopy's builder; C bytes = 6-bit child index << 2 per layer, P pairs of the
+    // cluster path MSB-first): Canopy's headers for these hosts must be the same.
     let full = build_str("transit-full:layers=2").unwrap();
     for (s, d, r) in [
         (975, 2617, "e0a0e4"),
@@ -153,11 +153,11 @@ fn headers_match_transit_ref_py() {
 }
 
 #[test]
-fn seed_header_with_unused_bits_is_delivered() {
-    // The seed's own header T1 (R = 0xF4D84267, unused bits 10 in 0x42) walked on the
+fn report_header_with_unused_bits_is_delivered() {
+    // [Transit]'s own header T1 (R = 0xF4D84267, unused bits 10 in 0x42) walked on the
     // two-layer B12 tree from L1 = 0xCC0234 to L2 = 0xD84267 (same C; P 0x34/0x67
     // name B12 processors 00 11 / 01 10): the unused bits do not matter, and the walk
-    // takes the seed trace's fat-tree part: k = 5, 1 + 2 + 5 + 2 = 10 stages, 3 swallows.
+    // takes the report trace's fat-tree part: k = 5, 1 + 2 + 5 + 2 = 10 stages, 3 swallows.
     let t = build_str("transit-hybrid:leaf=12;layers=2").unwrap();
     let s = parse_host(&t, "0xCC0234").unwrap();
     let d = parse_host(&t, "0xD84267").unwrap();
@@ -180,7 +180,7 @@ fn seed_header_with_unused_bits_is_delivered() {
 #[test]
 fn root_direction_11_is_no_output() {
     // A route that asks the top layer's up stage to go further up (11): no output
-    // (uncapped root, seed L1655-1714 option 1).
+    // (uncapped root, [Transit] §3.3.2 option 1).
     let t = build_str("transit-full:layers=1").unwrap();
     let o = Oracle::for_kind(&t, Kind::Transit).unwrap();
     let h = tb::header(&[0xC0, 0x00], 4, 0, 0).unwrap();

@@ -19,7 +19,8 @@ use thiserror::Error;
 /// Name of the ingress control in `p4/canopy.p4`: the prefix of every table, action,
 /// counter and action-profile name.
 pub const INGRESS: &str = "CanopyIngress";
-/// The drop counter (issue-6 contract), as `simple_switch_CLI counter_read` wants it.
+/// The drop counter (indexed by position in `DROP_REASON_NAMES`), as
+/// `simple_switch_CLI counter_read` wants it.
 pub const DROP_COUNTER: &str = "CanopyIngress.canopy_drops";
 /// Largest port number the v1model `egress_spec` (9 bits) can carry, minus the drop port.
 pub const MAX_PORT: u16 = 510;
@@ -610,7 +611,7 @@ pub enum P4InfoError {
         /// File.
         path: String,
     },
-    /// The drop counter of the issue-6 contract is not in the P4Info.
+    /// The drop counter (indexed by drop reason) is not in the P4Info.
     #[error("the P4Info has no counter {DROP_COUNTER}")]
     NoDropCounter,
     /// A table the entries write is not in the P4Info.

@@ -1,5 +1,5 @@
-//! `canopyctl` as a user runs it: the seeds' examples, error messages for bad input, and
-//! a closed stdout (output piped into `head`).
+//! `canopyctl` as a user runs it: the source documents' examples (docs/references.md),
+//! error messages for bad input, and a closed stdout (output piped into `head`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

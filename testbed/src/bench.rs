@@ -23,8 +23,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// bmv2's forwarding rate on this machine as measured earlier (issue 3): `simple_switch`,
-/// -O3, no logging macros, a one-table program, same veth wiring, 64 B frames.
+/// bmv2's forwarding rate from an earlier measurement (docs/BENCHMARKS.md, "One switch on
+/// veth"): `simple_switch`, -O3, no logging macros, a one-table program, same veth wiring,
+/// 64 B frames.
 pub const BMV2_QUOTED_KPPS: (f64, f64) = (26.0, 37.0);
 
 /// Which sender the max-rate pass uses.
@@ -166,7 +167,7 @@ pub struct Report {
     pub offloads_off: bool,
     /// Per forwarder.
     pub results: Vec<ForwarderResult>,
-    /// bmv2 figure quoted from the issue (kpps range), when bmv2 did not run.
+    /// bmv2's earlier measured figure (kpps range), quoted when bmv2 did not run.
     pub bmv2_quoted_kpps: Option<(f64, f64)>,
     /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
     /// adaptive spins used.

@@ -8,7 +8,8 @@ use canopy_dataplane::wire::{self, Kind};
 /// Topology of the canopy forwarder.
 pub const TOPOLOGY: &str = "fat-tree:k=4";
 /// The switch the canopy forwarder runs: the first edge switch (pod 0, edge 0; "e0_0"
-/// in the issue), with hosts h0 and h1 on ports 0 and 1 and up ports 2 and 3.
+/// in the bench's original description), with hosts h0 and h1 on ports 0 and 1 and up
+/// ports 2 and 3.
 pub const SWITCH: &str = "edge-p0-e0";
 /// First payload word of every bench frame ("CVB1").
 pub const MAGIC: u32 = 0x4356_4231;

@@ -124,7 +124,7 @@ pub fn markdown(r: &Report) -> String {
     if let Some((a, b)) = r.bmv2_quoted_kpps {
         let _ = writeln!(
             s,
-            "\nbmv2 did not run here; measured earlier on this machine (issue 3): {a:.0}–{b:.0} kpps, i.e. about {:.0}–{:.0} µs of CPU per packet at saturation of one core.",
+            "\nbmv2 did not run here; its earlier measurement (docs/BENCHMARKS.md): {a:.0}–{b:.0} kpps, i.e. about {:.0}–{:.0} µs of CPU per packet at saturation of one core.",
             1e3 / b,
             1e3 / a
         );

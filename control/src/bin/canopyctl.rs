@@ -78,7 +78,7 @@ enum Cmd {
         #[arg(long, conflicts_with = "summary")]
         list: bool,
     },
-    /// Show a host's addresses (labels, physical address, seed encodings).
+    /// Show a host's addresses (labels, physical address, family encodings).
     Address {
         /// Topology spec.
         spec: String,
@@ -387,7 +387,7 @@ fn main() -> Result<()> {
             let h = match (mode, kind, transit_addr(&src), transit_addr(&dst)) {
                 (Some(m), _, _, _) => kinds::sliced::header_mode(&t, m, s, d)?,
                 // Transit addresses given as L = C·P are used verbatim (unused bits
-                // included), as in seed 004's example.
+                // included), as in [Transit]'s example (§3.8.5).
                 (None, Kind::Transit, Some(l1), Some(l2)) => {
                     kinds::transit::header_addr(&t, l1, l2)?
                 }
@@ -540,7 +540,7 @@ fn main() -> Result<()> {
             };
             clock.phase(&format!("walking {} pairs", list.len()));
             // generic walk properties plus the kind's own predictions (exact traversal
-            // counts, seed 004's stage and swallow counts, desired paths)
+            // counts, [Transit]'s stage and swallow counts, desired paths)
             let rep = match mode {
                 Some(m) => kinds::sliced::check_pairs(&t, m, list, seed)?,
                 None => kinds::check_pairs(&t, kind, list, seed)?,

@@ -72,7 +72,7 @@ pub struct TableSummary {
     pub total_entries: u64,
     /// Per level: `(level, switches, max entries, total entries)`.
     pub by_level: Vec<(u16, u64, u64, u64)>,
-    /// Remarks (how entries were counted, deviations from a seed…).
+    /// Remarks (how entries were counted, deviations from a source document…).
     pub notes: Vec<String>,
 }
 
@@ -147,7 +147,7 @@ pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, K
 /// choices drawn from `seed`), checking the generic walk properties
 /// ([`crate::oracle::Walk::check`]) and the kind's own predictions: exact traversal
 /// counts and header state for sliced-flit ([`sliced::check_walk`], SLICED mode),
-/// seed 004's stage and swallow counts for Transit ([`transit::check_walk`]), desired
+/// [Transit]'s stage and swallow counts for Transit ([`transit::check_walk`]), desired
 /// shortest paths for path-ID ([`pathid::check_walk`]).
 pub fn check_pairs(
     t: &Topology,

@@ -1,4 +1,5 @@
-//! Path-ID control logic (seed 001, notes §6.2): path IDs `Type.Top.Route.DP_{t+2}…DP_2`
+//! Path-ID control logic ([PathID]; docs/references.md, docs/pathid-scalability.md): path
+//! IDs `Type.Top.Route.DP_{t+2}…DP_2`
 //! for the desired (shortest up-down) paths between leaf switches of any multi-rooted
 //! tree, the LPM routing entries every switch needs, their counts, and source headers.
 //!
@@ -7,7 +8,7 @@
 //! every entry would be slow (tests cross-check the closed forms against the
 //! materialised tables).
 //!
-//! Definitions (seed 001 B:L31-63, read with notes §6.2):
+//! Definitions ([PathID] "Notation" and "Path ID Assignment Rule", with 0-based ranks):
 //! * S^l: switches of level l in switch order; `n_{s^l}` = rank in S^l.
 //! * DP_s: the distinct down-neighbour switches of s in port order (parallel links to the
 //!   same child are one DP whose ports form an adaptive group); n_dp = rank.
@@ -18,7 +19,7 @@
 //!   The desired paths between leaves a, b climb to the level T of their lowest common
 //!   zone (type t = T − 2), to any switch u of that zone, by any route, and go down by
 //!   any down path to b.
-//! * Entries (B:L65-79): every switch below the top on a route holds `t.Top.Route/` (up);
+//! * Entries ([PathID] "LPM routing entry"): every switch below the top on a route holds `t.Top.Route/` (up);
 //!   every switch on a down path holds `t.Top.Route.DP_T…DP_l/` (down). Hosts are not in
 //!   the path ID: the leaf delivers by the host label carried next to it.
 
@@ -101,7 +102,7 @@ fn check_shape(t: &Topology) -> Result<u16, KindError> {
     if levels < 2 {
         return Err(unsupported(
             t,
-            "path IDs need at least two switch levels (seed 001: L-level tree, L >= 2)",
+            "path IDs need at least two switch levels (an L-level tree with L >= 2)",
         ));
     }
     for (hi, h) in t.hosts.iter().enumerate() {
@@ -111,7 +112,7 @@ fn check_shape(t: &Topology) -> Result<u16, KindError> {
                 t,
                 format!(
                     "host {} has {} links; path IDs start at the source's one leaf switch \
-                     (seed 001 defines paths between edge switches), so hosts must be single-homed",
+                     (path IDs name paths between edge switches), so hosts must be single-homed",
                     t.host_name(hi as u32),
                     conn.len()
                 ),
@@ -157,7 +158,7 @@ fn check_shape(t: &Topology) -> Result<u16, KindError> {
                     return Err(unsupported(
                         t,
                         format!(
-                            "{} p{pi} is a side link; seed 001's multi-rooted trees have none",
+                            "{} p{pi} is a side link; path IDs are for multi-rooted trees, which have none",
                             s.name
                         ),
                     ))
@@ -940,7 +941,7 @@ fn down_rec(
     Ok(())
 }
 
-/// Entries of one switch in seed 001's notation, `prefix/ port` (or `prefix/ g<group>`),
+/// Entries of one switch in [PathID]'s notation, `prefix/ port` (or `prefix/ g<group>`),
 /// upward entries first, each direction sorted by type then prefix.
 pub fn entry_strings(plan: &Plan, st: &SwitchTables) -> Vec<String> {
     let Some(p) = &st.pathid else {
@@ -966,7 +967,7 @@ pub fn entry_strings(plan: &Plan, st: &SwitchTables) -> Vec<String> {
     v.into_iter().map(|x| x.3).collect()
 }
 
-/// Table summary: ID bits and entries per switch, counted as seed 001 counts them (one
+/// Table summary: ID bits and entries per switch, counted as [PathID] counts them (one
 /// entry per distinct LPM prefix; the leaf's host-label map is not counted).
 pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
     if t.switches.len() > 1500 || t.hosts.len() > 300_000 {
@@ -996,7 +997,7 @@ pub fn summary_materialised(t: &Topology) -> Result<TableSummary, KindError> {
         }),
     );
     s.notes.push(
-        "entries = distinct LPM prefixes per switch (seed 001 B:L65-79), from materialised tables; \
+        "entries = distinct LPM prefixes per switch, from materialised tables; \
          the leaf's host-label map is not counted"
             .into(),
     );
@@ -1088,7 +1089,7 @@ pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
         }),
     );
     s.notes.push(format!(
-        "entries = distinct LPM prefixes per switch (seed 001 B:L65-79), closed form ({what}); \
+        "entries = distinct LPM prefixes per switch, closed form ({what}); \
          tests check it against materialised tables"
     ));
     Ok(Some(s))
@@ -1248,13 +1249,14 @@ mod tests {
         (t, top, route, dps)
     }
 
-    /// Seed 001's Fattree(4) LPM entries of s_1^1, s_1^2, s_1^3 (B:L113-121), exactly.
-    /// The seed's figure numbers switches, pods and ports from 1 (notes §6.2); we number
+    /// [PathID]'s Fattree(4) LPM entries of s_1^1, s_1^2, s_1^3 ("Illustration –
+    /// Fattree(4)"), exactly. Its figure numbers switches, pods and ports from 1
+    /// (docs/pathid-scalability.md); we number
     /// from 0, so the test rewrites our entries in the figure's labelling: top + 1 and
     /// pod (DP_3) + 1, each modulo 2^width; physical port + 1 (edge up ports 2,3 are the
     /// figure's 1,2).
     #[test]
-    fn seed001_fattree4_entries() {
+    fn pathid_fattree4_entries() {
         let t = build_str("fat-tree:k=4").unwrap();
         let plan = plan(&t).unwrap();
         let tabs = tables(&t).unwrap();
@@ -1263,7 +1265,7 @@ mod tests {
         assert_eq!(l.top_bits, vec![3, 2]);
         assert_eq!(l.route_bits, vec![0, 0]);
         assert_eq!(l.dp_bits, vec![1, 2]);
-        let seed_view = |name: &str| -> Vec<String> {
+        let figure_view = |name: &str| -> Vec<String> {
             let i = t.switches.iter().position(|s| s.name == name).unwrap();
             let p = tabs[i].pathid.as_ref().unwrap();
             let mut v: Vec<String> = p
@@ -1296,7 +1298,7 @@ mod tests {
             v
         };
         assert_eq!(
-            seed_view("edge-p0-e0"),
+            figure_view("edge-p0-e0"),
             sorted(&[
                 "0.001.null/ 1",
                 "0.010.null/ 2",
@@ -1307,7 +1309,7 @@ mod tests {
             ])
         );
         assert_eq!(
-            seed_view("agg-p0-a0"),
+            figure_view("agg-p0-a0"),
             sorted(&[
                 "0.001.null.0/ 1",
                 "0.001.null.1/ 2",
@@ -1320,7 +1322,7 @@ mod tests {
             ])
         );
         assert_eq!(
-            seed_view("core-c0"),
+            figure_view("core-c0"),
             sorted(&[
                 "1.01.null.01/ 1",
                 "1.01.null.10/ 2",
@@ -1342,9 +1344,10 @@ mod tests {
     }
 
     #[test]
-    fn seed001_scalability_row() {
-        // B:L123-127 with notes §6.2: Fat-tree(64) 22 bits / 1088, Fat-tree(256) 30 bits /
-        // 16640; VL2(100,96,·) 5100 entries and 21 bits (the seed prints 22).
+    fn pathid_scalability_row() {
+        // [PathID] "Scalability": Fat-tree(64) 22 bits / 1088, Fat-tree(256) 30 bits /
+        // 16640; VL2(100,96,·) 5100 entries and 21 bits ([PathID] prints 22;
+        // docs/pathid-scalability.md explains the difference).
         for (spec, bits, max) in [
             ("fat-tree:k=64", 22, 1088),
             ("fat-tree:k=256", 30, 16640),
@@ -1353,7 +1356,7 @@ mod tests {
             let cf = closed_form_params(&spec.parse().unwrap()).unwrap().unwrap();
             assert_eq!((cf.id_bits(), cf.max_entries()), (bits, max), "{spec}");
         }
-        // notes §6.2: edge 1056, agg 1088, core 64 at k = 64
+        // edge h + h², agg 2h + h², core k (h = k/2): 1056, 1088, 64 at k = 64
         let cf = closed_form_params(&"fat-tree:k=64".parse().unwrap())
             .unwrap()
             .unwrap();
@@ -1374,8 +1377,8 @@ mod tests {
     }
 
     #[test]
-    fn vl2_seed_row_materialised() {
-        // The materialised tables of VL2(100, 96) give the notes' numbers directly:
+    fn vl2_scalability_row_materialised() {
+        // The materialised tables of VL2(100, 96) give docs/pathid-scalability.md's numbers:
         // 21 bits (1+6+1+7+6), agg 5100 = 50 + 50 + 50·2·50, ToR 102, intermediate 192.
         let t = build_str("vl2:da=100;di=96;servers=1").unwrap();
         let s = summary_materialised(&t).unwrap();

@@ -2,7 +2,7 @@
 //! SLICED mode and the FLAT / SRCDST / DST comparison modes.
 //!
 //! Works on any topology that honours the Znode graph contract (`t.znode` set, levels,
-//! zones, down labels, side labels; see `topology/mod.rs` and COMMON brief), so the
+//! zones, down labels, side labels; see `topology/mod.rs`), so the
 //! fat-tree gets sliced-flit tables without fat-tree-specific code.
 //!
 //! **Entries per switch** (the summary's count): one per child zone the switch has a
@@ -304,8 +304,9 @@ pub fn header_mode(t: &Topology, mode: Mode, src: u32, dst: u32) -> Result<Vec<u
 }
 
 /// Checks specific to the sliced kind on a delivered walk: exact switch count (2l−1
-/// inside a Znode, 2l across, FLAT with l = n; notes §3.7), hop limit sufficient, the
-/// whole SLICE consumed, PHASE_DOWN set and SIDE_TAKEN iff the Znodes differ.
+/// inside a Znode, 2l across, FLAT with l = n; docs/sliced-flit.md §4 item 6), hop limit
+/// sufficient, the whole SLICE consumed, PHASE_DOWN set and SIDE_TAKEN iff the Znodes
+/// differ.
 pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<(), String> {
     let index = |h: u32| {
         t.hosts
@@ -398,8 +399,9 @@ mod tests {
     }
 
     #[test]
-    fn thesis_snode_all_pairs_match_reference_histogram() {
-        // zsf_ref.py "table6.1 ex1": switch-hops {1:72, 2:108, 3:108, 4:108, 5:432, 6:432}
+    fn thesis_snode_all_pairs_histogram() {
+        // The closed-form count of docs/sliced-flit.md §2 for the Table 6.1 Snode:
+        // switch traversals {1:72, 2:108, 3:108, 4:108, 5:432, 6:432}
         let t = build_str("znode:z=3,2,3;r=1,3,6;m=2").unwrap();
         let rep = check_pairs(&t, Mode::Sliced, all_pairs(&t), 7).unwrap();
         rep.ensure_all_ok().unwrap();
@@ -412,7 +414,7 @@ mod tests {
     #[test]
     fn summary_counts() {
         // thesis Snode: level 1: 3 labels + side + up = 5; level 2: 2 + 1 + 1 = 4;
-        // level 3: 3 + 1 = 4. id bits 9 (notes §3.6).
+        // level 3: 3 + 1 = 4. id bits 9 = H(3) = 3 + 1 + 2+1+2 (docs/sliced-flit.md §5 R10).
         let t = build_str("znode:z=3,2,3;r=1,3,6;m=2").unwrap();
         let s = summary(&t).unwrap();
         assert_eq!(s.id_bits, 9);

@@ -1,5 +1,5 @@
 //! Transit control logic: per-RN1 tables from the generator's chip configuration,
-//! table summaries, and source headers R = RU·RD·RC (seed 004 §3.8).
+//! table summaries, and source headers R = RU·RD·RC ([Transit] §3.8; docs/references.md).
 //!
 //! Table size (`summary`): `id_bits` = 8 × the longest routing sequence (a crossover
 //! at the root: ⌈(U+1)/4⌉ + U + 1 bytes hybrid, ⌈U/4⌉ + U full). Entries per RN1 are
@@ -130,7 +130,7 @@ pub fn header(t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
 }
 
 /// Header from address `l1` to address `l2` (L = C·P) exactly as given: the C bytes of
-/// `l2` go verbatim into RD, unused bits included, as seed 004's own example does
+/// `l2` go verbatim into RD, unused bits included, as [Transit]'s own example does
 /// (0xCC0234 -> 0xD84267 gives R = 0xF4D84267).
 pub fn header_addr(t: &Topology, l1: u64, l2: u64) -> Result<Vec<u8>, KindError> {
     let p = params(t)?;
@@ -164,7 +164,8 @@ pub fn delivered_body(w: &Walk) -> Result<TransitRepr, String> {
     TransitRepr::parse(&b).map_err(|e| e.to_string())
 }
 
-/// Crossover level k of a pair (hosts `s`, `d`), from the addresses (seed §3.8 steps 1-4).
+/// Crossover level k of a pair (hosts `s`, `d`), from the addresses ([Transit] §3.8.3
+/// steps 1-4).
 pub fn level(t: &Topology, p: &Params, s: u32, d: u32) -> Result<u32, String> {
     let addr = |h: u32| {
         t.hosts
@@ -181,9 +182,9 @@ pub fn level(t: &Topology, p: &Params, s: u32, d: u32) -> Result<u32, String> {
 }
 
 /// Checks specific to Transit on a delivered walk: exactly the stages and swallows
-/// seed 004 predicts for the pair's crossover level k (Eq 4.18/4.19 full, Eq
+/// [Transit] predicts for the pair's crossover level k (Eq 4.18/4.19 full, Eq
 /// 4.30-4.32 hybrid), cycles = L_open, the head cursor on the last routing byte, the
-/// final rotation of notes §3.2 invariant 5, and the up/side/down stage counts.
+/// final rotation (docs/transit.md §3, invariant 5), and the up/side/down stage counts.
 pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
     let p = Params::from_spec(&t.spec).map_err(|e| e.to_string())?;
     let p = &p;
@@ -193,7 +194,7 @@ pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
     let got = (w.switch_hops() as u32, u32::from(b.hops), u32::from(b.head));
     if got != (stages, stages, swallows) {
         return Err(format!(
-            "h{}→h{} (k = {k}): (switches, hops, swallows) = {got:?}, seed predicts \
+            "h{}→h{} (k = {k}): (switches, hops, swallows) = {got:?}, [Transit] predicts \
              ({stages}, {stages}, {swallows})",
             w.src, w.dst
         ));
@@ -275,7 +276,7 @@ mod tests {
             .notes
             .iter()
             .any(|n| n.starts_with("96 swallowing inputs")));
-        // The seed's 786,432-processor example: 4-byte R (0xF4D84267) = 32 bits.
+        // [Transit]'s 786,432-processor example: 4-byte R (0xF4D84267) = 32 bits.
         let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
         assert_eq!(8 * p.max_route_len(), 32);
         assert_eq!(p.max_stages(), 1 + 4 + 6 + 2);

@@ -1,6 +1,6 @@
-//! `benes:m=M;n=N`: seed 003's bidirectional fat tree built by the Beneš construction
-//! (Minkenberg & Gusat), with its shuffle and `routing_lookup` fixed as the notes §6.3
-//! explain (see `docs/benes.md`).
+//! `benes:m=M;n=N`: [Benes-802.1au]'s bidirectional fat tree built by the Beneš
+//! construction (Minkenberg & Gusat; docs/references.md), with its shuffle and
+//! `routing_lookup` repaired as `docs/benes.md` explains (fixes 1–6 there).
 //!
 //! * M end nodes, N-port switches, L levels with M = 2·(N/2)^L, S = 2L − 1 stages of
 //!   d = (N/2)^(L−1) switches `st<s>-sw<i>`.
@@ -14,7 +14,7 @@
 //!   stages their right ports.
 //!
 //! Graph contract: the result is the Znode z = (N/2, …, N/2, N) (L entries), m = 1,
-//! R = (1, N/2, …, (N/2)^(L−1)) (notes §1.2); host index = node id m. A switch at level
+//! R = (1, N/2, …, (N/2)^(L−1)) (docs/sliced-flit.md §5 R5); host index = node id m. A switch at level
 //! l + 1 (l = 0-based level) serves nodes [start, start + (N/2)^(l+1)) with start as in
 //! `routing_lookup`; its zone is start / (N/2)^(l+1) and its index i / x.
 
@@ -39,18 +39,18 @@ fn ipow(b: u32, e: u32) -> u32 {
     b.pow(e)
 }
 
-/// Seed 003's `perfect_shuffle(X, Y, i)` = (Y·i + i/(X/Y)) mod X.
+/// [Benes-802.1au]'s `perfect_shuffle(X, Y, i)` = (Y·i + i/(X/Y)) mod X.
 pub fn perfect_shuffle(x: u32, y: u32, i: u32) -> u32 {
     (y * i + i / (x / y)) % x
 }
 
-/// Seed 003's `inverse_perfect_shuffle(X, Y, i)` = (i/Y + i·(X/Y)) mod X.
+/// [Benes-802.1au]'s `inverse_perfect_shuffle(X, Y, i)` = (i/Y + i·(X/Y)) mod X.
 pub fn inverse_perfect_shuffle(x: u32, y: u32, i: u32) -> u32 {
     (i / y + i * (x / y)) % x
 }
 
-/// Seed 003's `benes_shuffle` with its duplicated parameter read as `(X, Y, S, s, p)`
-/// (notes §6.3 fix 1) and integer powers (fix 2): the stage-(s+1) left port that stage
+/// [Benes-802.1au]'s `benes_shuffle` with its duplicated parameter read as `(X, Y, S, s, p)`
+/// (docs/benes.md fix 1) and integer powers (fix 2): the stage-(s+1) left port that stage
 /// s's right port `p` links to.
 pub fn benes_shuffle(x: u32, y: u32, big_s: u32, s: u32, p: u32) -> u32 {
     let first_half = s < (big_s - 1) / 2;
@@ -152,7 +152,7 @@ impl Benes {
         base + (i % x) * range
     }
 
-    /// Seed 003's `routing_lookup(s, i, m)` with fixes 4–6 of notes §6.3: integer
+    /// [Benes-802.1au]'s `routing_lookup(s, i, m)` with fixes 4–6 of docs/benes.md: integer
     /// powers, `<=`/`>=`, the `(m % d)*(N/(2d))` term dropped; `last_hop()` kept (it never
     /// changes a result). Returns the output port of switch `i` of stage `s` for
     /// destination node `dst`.
@@ -174,7 +174,7 @@ impl Benes {
         }
     }
 
-    /// Seed 003's `last_hop(s, i, m)`.
+    /// [Benes-802.1au]'s `last_hop(s, i, m)`.
     pub fn last_hop(&self, s: u32, i: u32, dst: u32) -> bool {
         let (m, y) = (self.m, self.n / 2);
         if dst < m / 2 && s == 0 {
@@ -326,7 +326,7 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     ]
 }
 
-/// `node:<m>` (seed 003's node id); `None` otherwise.
+/// `node:<m>` ([Benes-802.1au]'s node id); `None` otherwise.
 pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
     let v = s.strip_prefix("node:")?;
     let Ok(m) = v.trim().parse::<u32>() else {
@@ -339,7 +339,7 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
     }
 }
 
-/// Walk seed 003's destination routing from `src` to `dst` over the built graph:
+/// Walk [Benes-802.1au]'s destination routing from `src` to `dst` over the built graph:
 /// the `(stage, switch, out-port)` of every hop and the host reached (`None` if the walk
 /// leaves the graph or exceeds 3S hops).
 pub fn route_walk(
@@ -382,8 +382,8 @@ mod tests {
     use crate::topology::build_str;
 
     #[test]
-    fn shuffle_tables_match_the_notes() {
-        // notes §6.3 table for benes_shuffle(8, 2, 5, s, p)
+    fn shuffle_tables_for_8_2_5() {
+        // benes_shuffle(8, 2, 5, s, p), the slides' example call (table in docs/benes.md)
         let rows: Vec<Vec<u32>> = (0..4)
             .map(|s| (0..8).map(|p| benes_shuffle(8, 2, 5, s, p)).collect())
             .collect();
@@ -403,8 +403,9 @@ mod tests {
 
     #[test]
     fn routing_lookup_delivers_every_pair() {
-        // notes §6.3: 56, 240, 992, 16,256 and 2,862 pairs for (M, N, S) = (8,4,3),
-        // (16,4,5), (32,4,7), (128,8,5), (54,6,5); last_hop() never changes a result.
+        // Every ordered pair, M·(M − 1): 56, 240, 992, 16,256 and 2,862 pairs for
+        // (M, N, S) = (8,4,3), (16,4,5), (32,4,7), (128,8,5), (54,6,5); last_hop() never
+        // changes a result.
         for (m, n, pairs) in [
             (8, 4, 56),
             (16, 4, 240),
@@ -434,8 +435,8 @@ mod tests {
     }
 
     #[test]
-    fn seed003_example_walk() {
-        // notes §6.3: 0 -> 12 goes (0,0,0) -> (1,0,0) -> (2,0,1) -> (3,1,0) -> (4,2,0).
+    fn benes_example_walk() {
+        // 0 -> 12 goes (0,0,0) -> (1,0,0) -> (2,0,1) -> (3,1,0) -> (4,2,0) (docs/benes.md).
         let t = build_str("benes:m=16;n=4").unwrap();
         let b = Benes::from_spec(&t.spec).unwrap();
         assert_eq!(b.stages(), 5);

@@ -1,5 +1,6 @@
 //! `fat-tree:k=K`: the three-level fat tree of Al-Fares et al. built from identical K-port
-//! switches (seed 000's "2N ports", N = K/2), with seed 000's 32-bit port addresses.
+//! switches ([FT-addressing]'s "2N ports", N = K/2; docs/references.md), with
+//! [FT-addressing]'s 32-bit port addresses (docs/addressing.md).
 //!
 //! * K pods; pod p has K/2 edge switches `edge-p<p>-e<e>` (level 1) and K/2 aggregation
 //!   switches `agg-p<p>-a<a>` (level 2); (K/2)² core switches `core-c<c>` (level 3).
@@ -8,15 +9,16 @@
 //!   agg (p, a) for a = 0..K/2 (group 0).
 //! * Agg (p, a): ports 0..K/2 down to edge (p, e) (label = e), ports K/2..K up to the cores
 //!   of group a, `core-c<a·K/2 + i>` for i = 0..K/2 (group 0).
-//! * Core c = j·K/2 + i (group j, id i within the group, seed 000): port p down to agg
+//! * Core c = j·K/2 + i (group j, id i within the group, as [FT-addressing] numbers
+//!   them): port p down to agg
 //!   (p, j) (label = pod p).
 //!
-//! Graph contract (COMMON brief): the fat tree is the Znode z = (K/2, K/2, K), m = 1,
-//! R = (1, K/2, K²/4) (sliced-flit notes §1.2 and summary item 13). Edge (p, e) has zone
-//! p·K/2 + e and index 0, agg (p, a) zone p and index a, core c zone 0 and index c.
+//! Graph contract (`topology/mod.rs`): the fat tree is the Znode z = (K/2, K/2, K), m = 1,
+//! R = (1, K/2, K²/4) (docs/sliced-flit.md §5 R5). Edge (p, e) has zone p·K/2 + e and
+//! index 0, agg (p, a) zone p and index a, core c zone 0 and index c.
 //!
-//! Seed 000 addresses (notes §6.1) use n = bit length of N − 1 (the seed's
-//! `n = log2(N-1)` truncates and makes 510 of the 768 port addresses of N = 4 collide).
+//! The port addresses use n = bit length of N − 1 ([FT-addressing]'s `n = log2(N-1)`
+//! truncates and makes 510 of the 768 port addresses of N = 4 collide; docs/addressing.md).
 
 use super::{End, PortSpec, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
@@ -44,12 +46,12 @@ impl FatTree {
         Ok(FatTree { k: k as u32 })
     }
 
-    /// N = K/2 (seed 000's half port count).
+    /// N = K/2 ([FT-addressing]'s half port count).
     pub fn half(&self) -> u32 {
         self.k / 2
     }
 
-    /// Seed 000's field width n: the bit length of N − 1 (0 for N = 1).
+    /// The address field width n: the bit length of N − 1 (0 for N = 1).
     pub fn n_bits(&self) -> u32 {
         32 - (self.half() - 1).leading_zeros()
     }
@@ -76,21 +78,24 @@ impl FatTree {
     }
 }
 
-/// Seed 000's 5-segment address `| pod (n+1) | tier (1) | a (n) | type (2) | b (n) |`,
-/// written as the seed's own reference code does (shift and add).
-pub fn seed000_address(n: u32, pod: u32, tier: u32, a: u32, ty: u32, b: u32) -> u32 {
+/// [FT-addressing]'s 5-segment address of a host, edge or aggregation port towards the
+/// pod, `| pod (n+1) | tier (1) | a (n) | type (2) | b (n) |`, written as that note's own
+/// C code does (shift and add).
+pub fn pod_port_address(n: u32, pod: u32, tier: u32, a: u32, ty: u32, b: u32) -> u32 {
     (((((((pod << 1) + tier) << n) + a) << 2) + ty) << n) + b
 }
 
-/// Seed 000's core-side address `| pod (n+1) | 1 | type (2) | x (n) | y (n) |`.
-pub fn seed000_core_address(n: u32, pod: u32, ty: u32, x: u32, y: u32) -> u32 {
+/// [FT-addressing]'s address of an aggregation or core port on an agg–core link,
+/// `| pod (n+1) | 1 | type (2) | x (n) | y (n) |`.
+pub fn core_port_address(n: u32, pod: u32, ty: u32, x: u32, y: u32) -> u32 {
     (((((((pod << 1) + 1) << 2) + ty) << n) + x) << n) + y
 }
 
-/// Seed 000 address of host `h` on edge `e` of pod `p`, for switches with 2N = `k` ports.
+/// [FT-addressing] address of host `h` on edge `e` of pod `p`, for switches with 2N = `k`
+/// ports.
 pub fn host_port_address(k: u32, p: u32, e: u32, h: u32) -> u32 {
     let ft = FatTree { k };
-    seed000_address(ft.n_bits(), p, 0, e, 0b00, h)
+    pod_port_address(ft.n_bits(), p, 0, e, 0b00, h)
 }
 
 /// Build from a spec.
@@ -122,7 +127,7 @@ pub fn build(spec: &Spec) -> Result<Topology, TopoError> {
         for e in 0..h {
             for hh in 0..h {
                 let x = u64::from(p) * u64::from(h) * u64::from(h) + u64::from(e * h + hh);
-                let host = t.add_host(x, u64::from(seed000_address(n, p, 0, e, 0b00, hh)));
+                let host = t.add_host(x, u64::from(pod_port_address(n, p, 0, e, 0b00, hh)));
                 t.link(
                     End::Host(host),
                     PortSpec::up(),
@@ -177,7 +182,7 @@ pub fn host_coords(t: &Topology, h: u32) -> Option<(u32, u32, u32)> {
     ))
 }
 
-/// Seed 000 address of port `port` of switch `sw` (the link end at that switch), or
+/// [FT-addressing] address of port `port` of switch `sw` (the link end at that switch), or
 /// `None` when the switch or port does not exist.
 pub fn port_address(t: &Topology, sw: u32, port: u16) -> Option<u32> {
     let ft = FatTree::from_spec(&t.spec).ok()?;
@@ -194,22 +199,22 @@ pub fn port_address(t: &Topology, sw: u32, port: u16) -> Option<u32> {
                 (s.zone % u64::from(h)) as u32,
             );
             if port < h {
-                seed000_address(n, p, 0, e, 0b10, port) // edge port towards host
+                pod_port_address(n, p, 0, e, 0b10, port) // edge port towards host
             } else {
-                seed000_address(n, p, 0, e, 0b11, port - h) // edge port towards agg
+                pod_port_address(n, p, 0, e, 0b11, port - h) // edge port towards agg
             }
         }
         2 => {
             let (p, a) = (s.zone as u32, s.index);
             if port < h {
-                seed000_address(n, p, 0, port, 0b01, a) // agg port towards edge
+                pod_port_address(n, p, 0, port, 0b01, a) // agg port towards edge
             } else {
-                seed000_core_address(n, p, 0b00, a, port - h) // agg port towards core
+                core_port_address(n, p, 0b00, a, port - h) // agg port towards core
             }
         }
         3 => {
             let (j, i) = (s.index / h, s.index % h);
-            seed000_core_address(n, port, 0b01, i, j) // core port towards agg of pod `port`
+            core_port_address(n, port, 0b01, i, j) // core port towards agg of pod `port`
         }
         _ => return None,
     })
@@ -224,7 +229,7 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
         return Vec::new();
     };
     let n = ft.n_bits();
-    let addr = seed000_address(n, p, 0, e, 0b00, hh);
+    let addr = pod_port_address(n, p, 0, e, 0b00, hh);
     let w = 3 * n + 4;
     let bits = format!("{addr:0w$b}", w = w as usize);
     let (b_pod, rest) = bits.split_at(n as usize + 1);
@@ -243,11 +248,11 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
         ),
         ("physical".into(), format!("{phys} (eq 6.3)")),
         (
-            "seed000 n".into(),
+            "port addr n".into(),
             format!("{n} (bit length of N-1 = {}; 3n+4 = {w} bits)", half - 1),
         ),
         (
-            "seed000 addr".into(),
+            "port addr".into(),
             format!("{addr} ({addr:#x}) = {b_pod}|{b_tier}|{b_edge}|{b_ty}|{b_host} (pod|0|edge|00|host)"),
         ),
     ]
@@ -327,8 +332,8 @@ mod tests {
     }
 
     #[test]
-    fn seed000_worked_example() {
-        // notes §6.1 worked example (N = 4, n = 2): host 3 @ edge 2, pod 5 -> 675 = 0x2A3.
+    fn ft_addressing_worked_example() {
+        // [FT-addressing]'s example host (N = 4, n = 2): host 3 @ edge 2, pod 5 -> 675 = 0x2A3.
         assert_eq!(host_port_address(8, 5, 2, 3), 675);
         let t = build_str("fat-tree:k=8").unwrap();
         let h = generic_parse(&t, "5.2.3").unwrap();
@@ -339,7 +344,7 @@ mod tests {
             "{rows:?}"
         );
         let idx = |n: &str| t.switches.iter().position(|s| s.name == n).unwrap() as u32;
-        // notes §6.1 table: edge 2 -> host 3 = 683, edge 2 -> agg 1 = 685,
+        // docs/addressing.md's table: edge 2 -> host 3 = 683, edge 2 -> agg 1 = 685,
         // agg 1 -> edge 2 = 677, agg 1 -> core 3 (group 1) = 711, core 3 -> agg 1 = 733.
         let e = idx("edge-p5-e2");
         assert_eq!(port_address(&t, e, 3), Some(683));
@@ -353,9 +358,9 @@ mod tests {
     }
 
     #[test]
-    fn seed000_addresses_are_unique_and_ends_pair_up() {
-        // notes §6.1: with n = bit length of N-1 no two of the 768 port addresses of
-        // N = 4 collide (the seed's truncating n = 1 gives 510 duplicates).
+    fn ft_addresses_are_unique_and_ends_pair_up() {
+        // With n = bit length of N-1 no two of the 768 port addresses of N = 4 collide
+        // ([FT-addressing]'s truncating n = 1 gives 510 duplicates; docs/addressing.md).
         let t = build_str("fat-tree:k=8").unwrap();
         let mut seen = HashSet::new();
         let mut count = 0;

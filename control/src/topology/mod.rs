@@ -128,7 +128,7 @@ impl Switch {
 pub struct Host {
     /// Logical address: index in host order (Znode eq 6.1's X).
     pub index: u64,
-    /// Family address (Znode physical eq 6.3, seed-000 host port address, Transit
+    /// Family address (Znode physical eq 6.3, [FT-addressing] host port address, Transit
     /// L = C·P, Beneš node id…), see the family's `describe_host`.
     pub addr: u64,
     /// Ports in port-number order (several for multi-homed hosts).
@@ -528,7 +528,7 @@ impl Topology {
 pub const FAMILIES: &[(&str, &str, &str)] = &[
     (
         "fat-tree",
-        "k-ary fat-tree of k-port switches (Al-Fares), seed-000 port addresses",
+        "k-ary fat-tree of k-port switches (Al-Fares), 32-bit port addresses (docs/addressing.md)",
         "fat-tree:k=4",
     ),
     (
@@ -564,7 +564,7 @@ pub const FAMILIES: &[(&str, &str, &str)] = &[
     ),
     (
         "benes",
-        "bidirectional fat tree from the Beneš construction of seed 003",
+        "bidirectional fat tree from the Beneš construction (Minkenberg & Gusat, docs/benes.md)",
         "benes:m=16;n=4",
     ),
 ];

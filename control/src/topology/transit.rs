@@ -1,7 +1,8 @@
-//! Transit fat-trees of RN1 chips (seed 004, DeHon 1990; notes §2-§4), built at chip
-//! level: every RN1 is a switch with 8 input ports (0..8) and 8 output ports (8..16),
-//! every channel a one-way link, every chip configured (mode, per-input swallow,
-//! per-output link rotation) as the notes derive (§3.2-§3.3, §4.7-§4.10).
+//! Transit fat-trees of RN1 chips ([Transit], DeHon 1990; docs/references.md), built at
+//! chip level: every RN1 is a switch with 8 input ports (0..8) and 8 output ports
+//! (8..16), every channel a one-way link, every chip configured (mode, per-input
+//! swallow, per-output link rotation) as docs/transit.md §2-§3 derives from the report's
+//! chapters 2 and 3. Section numbers below with two or more levels are the report's.
 //!
 //! Families:
 //! * `transit-full:layers=U` (U = 1..=3): 64^U processors on UT64x2 unit trees (layer
@@ -10,7 +11,7 @@
 //!   bidelta leaf clusters B12/B48/B192 (j = 2/3/4 stages) under U UT64x8 layers
 //!   (Eq 4.24-4.29), 64^U clusters.
 //!
-//! Unit tree (UT64x8; UT64x2 is the same scaled by 4, notes §4.7):
+//! Unit tree (UT64x8, §3.3.1; UT64x2 is the same scaled by 4, §3.3.4):
 //! * up stage: 16 groups (one per bottom node) of 4 chips; group g takes the 4 bottom
 //!   directions 4g..4g+3 (8 channels each, 2 per chip). Directions: 00 → bottom node g
 //!   (lateral), 01 → middle node g/4, 10 → top node, 11 → next layer's up stage.
@@ -19,15 +20,15 @@
 //!   middle) → the 64 bottom directions (8 channels each).
 //! * Node inputs are filled round-robin over the node's chips, laterals first, so
 //!   laterals are spread evenly and the two outputs of a direction of one chip always
-//!   reach two different chips (full dispersion, §2.3).
+//!   reach two different chips (full dispersion, §2.3.2).
 //! * UT64x2 up and bottom stages: chips in pairs (2a, 2a+1), split mode; half h of both
 //!   chips serves node 2a+h, so each processor's two inputs and two outputs sit on two
-//!   different chips (seed L2006-2032). Middle/top are dilated (3 and 8 chips).
+//!   different chips (§3.3.4). Middle/top are dilated (3 and 8 chips).
 //!
 //! Layers: a subtree at layer u is served by W_u parallel unit trees (hybrid
 //! W_1 = Nleaf/12, full W_1 = 1); unit tree (s, r) sends top bundle b (8 channels up,
 //! 8 down) to unit tree (s/64, nb·r + b) of layer u+1 at bottom direction s mod 64
-//! (nb = 16 top bundles for UT64x8, 4 for UT64x2), so W_{u+1} = nb·W_u (§4.8).
+//! (nb = 16 top bundles for UT64x8, 4 for UT64x2), so W_{u+1} = nb·W_u (§3.3.3).
 //!
 //! Leaf cluster B_Nleaf with j stages: stage 1 has 4^(j−1) dilated chips, inputs 0..5
 //! from processors (processor q's input e is node input 2q+e, so its two inputs are on
@@ -35,14 +36,14 @@
 //! fat-tree, 00/01/10 → three sub-networks. Stage s ≥ 2 groups by the prefix
 //! p_1..p_{s−1} (4^(j−s) chips each); the last stage is split: group g uses half 0
 //! of chip g and half 1 of chip g+1 (mod 3·4^(j−2)), so each processor's two outputs
-//! come from two chips (seed L629-635).
+//! come from two chips (§2.1.2).
 //!
 //! Rotation (2-bit units) on each link: +1, except +2 after a unit tree's bottom down
 //! stage and (3 − p − u) mod 4 (hybrid) / (4 − p − u) mod 4 (full) on the crossover
-//! from the up stage of layer u to down stage p (1 bottom, 2 middle, 3 top) (notes
-//! §3.2 invariant 4). Swallow: lateral inputs, top-stage inputs from above, cluster
-//! fat-tree inputs, and up-stage inputs of layers 4, 8, … (hybrid) / 5, 9, … (full)
-//! (notes §3.3).
+//! from the up stage of layer u to down stage p (1 bottom, 2 middle, 3 top)
+//! (docs/transit.md §3, invariant 4). Swallow: lateral inputs, top-stage inputs from
+//! above, cluster fat-tree inputs, and up-stage inputs of layers 4, 8, … (hybrid) /
+//! 5, 9, … (full) (§3.1.2, §3.2.2, §3.3.5; docs/transit.md §3).
 //!
 //! Port roles for the oracle: cluster direction 11 and up-stage direction 11 are `Up`,
 //! crossovers are `Side`, everything else (down stages, cluster stages towards a
@@ -62,7 +63,7 @@ use crate::spec::Spec;
 use canopy_dataplane::table::transit::{OutputCfg, Rn1Config, Rn1Mode, TransitTable, OUT_BASE};
 use canopy_dataplane::table::SwitchTables;
 
-/// Most RN1 chips a spec may ask for (the seed's 786,432-processor example has
+/// Most RN1 chips a spec may ask for ([Transit]'s 786,432-processor example has
 /// 1,118,208, Table 4.6).
 pub const MAX_CHIPS: u64 = 1_200_000;
 
@@ -235,7 +236,7 @@ impl Params {
         let j = self.j_leaf;
         if pbyte >> 6 == 3 {
             return Err(format!(
-                "P = {pbyte:#04x} starts with pair 11, which leaves the cluster (seed L3141)"
+                "P = {pbyte:#04x} starts with pair 11, which leaves the cluster ([Transit] §3.8.1)"
             ));
         }
         let mut q: u64 = 0;
@@ -450,7 +451,7 @@ impl Gen {
         (base - i64::from(p) - i64::from(u)).rem_euclid(4) as u8
     }
 
-    /// Whether the up stage of layer `u` swallows on its inputs (notes §3.3).
+    /// Whether the up stage of layer `u` swallows on its inputs (docs/transit.md §3).
     fn up_swallow(&self, u: u32) -> bool {
         if self.p.full {
             u >= 5 && (u - 5).is_multiple_of(4)
@@ -933,8 +934,8 @@ mod tests {
 
     #[test]
     fn chip_counts_match_tables_4_4_and_4_6() {
-        // Table 4.4 (L4677-4687): 64 -> 52, 4096 -> 4160, 262144 -> 279552 RN1s.
-        // Table 4.6 (L4759-4775): 768 -> 656, 3072 -> 3392, 12288 -> 16640,
+        // [Transit] Table 4.4: 64 -> 52, 4096 -> 4160, 262144 -> 279552 RN1s.
+        // Table 4.6: 768 -> 656, 3072 -> 3392, 12288 -> 16640,
         // 49152 -> 45312, 196608 -> 230400, 786432 -> 1118208.
         let cases = [
             ("transit-full:layers=1", 64, 52),
@@ -1005,7 +1006,7 @@ mod tests {
 
     #[test]
     fn full_dispersion() {
-        // L1156-1200: "The pair of outputs from the same direction of a single chip at a
+        // [Transit] §2.3.2: "The pair of outputs from the same direction of a single chip at a
         // previous level always go to different routing components."
         for s in [
             "transit-full:layers=2",
@@ -1031,9 +1032,9 @@ mod tests {
     }
 
     #[test]
-    fn addresses_roundtrip_and_seed_forms() {
+    fn addresses_roundtrip_and_report_forms() {
         let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
-        // Seed L3398: L1 = 0xCC0234 (unused bits 10 in C's low byte are ignored).
+        // [Transit] §3.8.5: L1 = 0xCC0234 (unused bits 10 in C's low byte are ignored).
         let x = p.index_of(0xCC0234).unwrap();
         assert_eq!(x, (51 * 64) * 192 + 52);
         assert_eq!(p.addr_of(x), 0xCC0034);

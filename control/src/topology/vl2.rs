@@ -1,5 +1,5 @@
 //! `vl2:da=DA;di=DI;servers=S`: the VL2 Clos network (Greenberg et al., SIGCOMM 2009) as
-//! seed 001's "VL2(100,96,100)" uses it, read with notes §6.2:
+//! [PathID]'s "VL2(100,96,100)" uses it (docs/pathid-scalability.md explains the reading):
 //!
 //! * DA = ports of an aggregation switch (half down to ToRs, half up),
 //!   DI = ports of an intermediate switch (one per aggregation switch);
@@ -8,7 +8,7 @@
 //! * each ToR is dual-homed to one aggregation pair (ToR up port 0 → agg 2g, port 1 →
 //!   agg 2g+1), each pair serving DA/2 ToRs; every aggregation switch links to every
 //!   intermediate (full mesh);
-//! * S servers per ToR (the VL2 paper uses 20; seed 001's third number, 100, does not
+//! * S servers per ToR (the VL2 paper uses 20; [PathID]'s third number, 100, does not
 //!   change any path-ID count since hosts are outside the path ID).
 //!
 //! Graph contract: VL2 is the Znode z = (S, DA/2, DI/2), m = 1, R = (1, 2, DA/2). ToR t
@@ -212,8 +212,8 @@ mod tests {
     }
 
     #[test]
-    fn seed001_configuration_builds() {
-        // VL2(100, 96, ·): 50 intermediates, 96 aggs, 2,400 ToRs (notes §6.2).
+    fn pathid_vl2_configuration_builds() {
+        // VL2(100, 96, ·): 50 intermediates, 96 aggs, 2,400 ToRs (docs/pathid-scalability.md).
         let t = build_str("vl2:da=100;di=96;servers=1").unwrap();
         let lv = |l| t.switches.iter().filter(|s| s.level == l).count();
         assert_eq!((lv(1), lv(2), lv(3)), (2400, 96, 50));

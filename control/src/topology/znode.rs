@@ -1,19 +1,20 @@
-//! Znode / Snode topologies of the sliced-flit thesis (seed 002), and the k-ary n-tree
-//! and XGFT built as Znodes (sliced-flit-notes §1, A15, A16).
+//! Znode / Snode topologies of the [Znode thesis] (docs/references.md), and the k-ary
+//! n-tree and XGFT built as Znodes. The parts of the construction the thesis's text does
+//! not spell out are reconstructed in docs/sliced-flit.md §5 (R1–R7).
 //!
 //! # Spec parameters (`znode:` / `snode:`)
 //! | Key | Meaning | Default |
 //! |---|---|---|
 //! | `z` | zones per level z_1..z_n (z_1 = processors per level-1 zone) | required |
-//! | `r` | routing switches per zone R_1..R_n | the minimal rule R_1 = 1, R_{i+1} = z_1⋯z_i (notes §1.4) |
+//! | `r` | routing switches per zone R_1..R_n | the minimal rule R_1 = 1, R_{i+1} = z_1⋯z_i (§5 R3) |
 //! | `psi` | connectivity degree ψ_1..ψ_n; ψ_{i+1} is the number of parallel wiring patterns between levels i and i+1; ψ_1 must be 1 | all 1 |
 //! | `layers` | l stacked identical layers joined only at the processors | 1 |
 //! | `m` | Znodes in the Snode | 1 |
 //! | `h` | side links per switch pair at each level h_1..h_n (0 = no side links at that level; h_n ≥ 1) | all 1 (only with m > 1) |
-//! | `conn` | connectivity per level pair 1→2 … (n−1)→n: `auto`, `fwd`, `bwd` or `full` | `auto`: forward if R_i divides R_{i+1}, backward if R_{i+1} divides R_i, else full (notes §1.3) |
-//! | `wiring` | `cyclic` (the notes' reconstruction) or `block` (switch r's G up links go to one block of consecutive switches, the Al-Fares fat-tree pattern) | `cyclic` |
+//! | `conn` | connectivity per level pair 1→2 … (n−1)→n: `auto`, `fwd`, `bwd` or `full` | `auto`: forward if R_i divides R_{i+1}, backward if R_{i+1} divides R_i, else full (§5 R1) |
+//! | `wiring` | `cyclic` (the reconstruction of §5 R1) or `block` (switch r's G up links go to one block of consecutive switches, the Al-Fares fat-tree pattern) | `cyclic` |
 //!
-//! Wiring (notes §1.3), for level-i switch r of a child zone and the R_{i+1} switches of
+//! Wiring (docs/sliced-flit.md §5 R1), for level-i switch r of a child zone and the R_{i+1} switches of
 //! its parent zone, G the integer ratio, t ∈ [0, ψ_{i+1}):
 //! * forward (R_{i+1} = G·R_i, ψ ≤ R_i): cyclic g·R_i + (r+t) mod R_i; block ((r+t) mod R_i)·G + g, g ∈ [0,G);
 //! * backward (R_i = G·R_{i+1}, ψ ≤ R_{i+1}): cyclic ((r mod R_{i+1}) + t) mod R_{i+1};
@@ -22,7 +23,7 @@
 //!
 //! Processors attach to all R_1 level-1 switches of their zone, in every layer (App B).
 //! Side links join (Znode k, layer, level i, zone, r) to the same position in every other
-//! Znode, h_i links each (notes A7).
+//! Znode, h_i links each (§5 R2).
 //!
 //! Switch names: `sw-k{znode}-y{layer}-l{level}-z{zone}-r{index}`. Port order: down ports
 //! by label (parallel copies together), then up ports, then side ports by Znode.
@@ -524,7 +525,7 @@ pub fn build(spec: &Spec) -> Result<Topology, TopoError> {
     generate(spec, &p)
 }
 
-/// `kary-ntree:k=K;n=N`: z = (k, …, k), R = (1, k, …, k^{n−1}) (notes A15).
+/// `kary-ntree:k=K;n=N`: z = (k, …, k), R = (1, k, …, k^{n−1}) (docs/sliced-flit.md §5 R6).
 pub fn build_kary(spec: &Spec) -> Result<Topology, TopoError> {
     spec.only(&["k", "n"])?;
     let k = spec.req_u64("k", 2, 1024)? as u32;
@@ -555,7 +556,7 @@ pub fn build_kary(spec: &Spec) -> Result<Topology, TopoError> {
     generate(spec, &p)
 }
 
-/// `xgft:h=H;m=m1,..,mH;w=w1,..,wH`: z = m, R_i = w_1⋯w_i (notes A16).
+/// `xgft:h=H;m=m1,..,mH;w=w1,..,wH`: z = m, R_i = w_1⋯w_i (docs/sliced-flit.md §5 R7).
 pub fn build_xgft(spec: &Spec) -> Result<Topology, TopoError> {
     spec.only(&["h", "m", "w"])?;
     let h = spec.req_u64("h", 1, 16)? as usize;
@@ -794,9 +795,10 @@ mod tests {
     }
 
     #[test]
-    fn thesis_snode_counts_match_reference_model() {
-        // zsf_ref.py "table6.1 ex1 m=2 z=(3,2,3) R=(1,3,6)": P = 36, switches/level
-        // {1: 12, 2: 18, 3: 12}, ports/switch {1: 7, 2: 5, 3: 4}.
+    fn thesis_snode_counts() {
+        // The Table 6.1 Snode m=2 z=(3,2,3) R=(1,3,6), counted as in docs/sliced-flit.md
+        // §5 R1/R4: P = 36, switches/level {1: 12, 2: 18, 3: 12}, ports/switch
+        // {1: 3+3+1, 2: 2+2+1, 3: 3+0+1} (down + up + side).
         let t = build_str("znode:z=3,2,3;r=1,3,6;m=2").unwrap();
         t.validate().unwrap();
         assert_eq!(t.hosts.len(), 36);
@@ -812,8 +814,9 @@ mod tests {
     }
 
     #[test]
-    fn reference_model_shapes() {
-        // zsf_ref.py output: (spec, hosts, switches/level, ports/switch by level)
+    fn six_configuration_shapes() {
+        // (spec, hosts, switches/level, ports/switch by level): the counts of
+        // docs/sliced-flit.md §5 R1 (down + up + side links) and R4.
         type PerLevel = &'static [(u16, usize)];
         let cases: &[(&str, usize, PerLevel, PerLevel)] = &[
             (
@@ -864,7 +867,7 @@ mod tests {
 
     #[test]
     fn app_e_network_map() {
-        // Appendix E (T:L5960-5964): z=(4,2), R=(1,4): "8 processors 6 switches";
+        // [Znode thesis] Appendix E: z=(4,2), R=(1,4): "8 processors 6 switches";
         // Switch [0][1][0] serves processors 0-3, [0][1][1] serves 4-7.
         let t = build_str("znode:z=4,2;r=1,4").unwrap();
         assert_eq!((t.hosts.len(), t.switches.len()), (8, 6));
@@ -959,7 +962,8 @@ mod tests {
 
     #[test]
     fn addresses_thesis() {
-        // notes §2, Table 6.1: logical 26 -> (1;1,0,2) -> physical 42; X=5 -> (0;0,1,2) -> 6
+        // [Znode thesis] Table 6.1: logical 26 -> (1;1,0,2) -> physical 42; on the same
+        // Snode X=5 -> (0;0,1,2) -> 6 (eq. 6.1-6.3).
         let t = build_str("znode:z=3,2,3;m=2").unwrap();
         let rows: BTreeMap<String, String> = describe_host(&t, 26).into_iter().collect();
         assert_eq!(rows["labels"], "(1;1,0,2)");

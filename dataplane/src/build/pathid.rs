@@ -1,6 +1,7 @@
-//! Path-ID source-side builder (seed 001): the field layout of a fabric, the path ID
-//! `Type . Top . Route . DP_{t+2} . DP_{t+1} … DP_2` from its fields, LPM prefixes of the
-//! same layout, the seed's dotted notation, and the Canopy header for a frame.
+//! Path-ID source-side builder ([PathID]; docs/references.md): the field layout of a
+//! fabric, the path ID `Type . Top . Route . DP_{t+2} . DP_{t+1} … DP_2` from its fields,
+//! LPM prefixes of the same layout, [PathID]'s dotted notation, and the Canopy header for
+//! a frame.
 //!
 //! The control plane computes the fields of a path (which top switch, which route, which
 //! down ports) from the topology; this module only packs bits, so the traffic generator,
@@ -55,8 +56,9 @@ pub enum BuildError {
     Wire(#[from] WireError),
 }
 
-/// Field widths of a fabric's path IDs (seed 001, "block size is fixed and should be
-/// calculated beforehand"), with the ordinary ceiling ⌈log2 x⌉ (notes §6.2).
+/// Field widths of a fabric's path IDs ([PathID], "block size is fixed and should be
+/// calculated beforehand"), with the ordinary ceiling ⌈log2 x⌉
+/// (docs/pathid-scalability.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathIdLayout {
     /// Number of switch levels L (types are 0..L−1).
@@ -249,7 +251,7 @@ impl PathIdLayout {
         Some(PathFields { t, top, route, dps })
     }
 
-    /// Seed 001's dotted notation of a prefix (right-aligned `value`, `len` bits):
+    /// [PathID]'s dotted notation of a prefix (right-aligned `value`, `len` bits):
     /// fields separated by `.`, 0-bit fields written `null`, e.g. `1.01.null.01.0`.
     pub fn format(&self, value: u64, len: u8) -> String {
         let len = u32::from(len);
@@ -350,7 +352,7 @@ mod tests {
     use super::*;
     use crate::wire::doc_vector;
 
-    /// Seed 001's Fattree(4) widths (B:L89-107): Type 1 bit, Top 3 bits (type 0) and
+    /// [PathID]'s Fattree(4) widths ("Illustration – Fattree(4)"): Type 1 bit, Top 3 bits (type 0) and
     /// 2 bits (type 1), Route 0, DP_3 2 bits, DP_2 1 bit.
     pub(crate) fn fattree4() -> PathIdLayout {
         PathIdLayout {
@@ -363,11 +365,12 @@ mod tests {
     }
 
     #[test]
-    fn seed001_notation() {
+    fn pathid_dotted_notation() {
         let l = fattree4();
         assert_eq!(l.id_len(0), 5);
         assert_eq!(l.id_len(1), 6);
-        // B:L117 `0.001.null/` and `0.001.null.0/`; B:L121 `1.01.null.01.0/`.
+        // [PathID]'s Fattree(4) entries `0.001.null/` and `0.001.null.0/` (s_1^1, s_1^2)
+        // and `1.01.null.01.0/` (s_1^2).
         let (v, n) = l.prefix(0, 1, 0, &[]).unwrap();
         assert_eq!(l.format(v, n), "0.001.null");
         let (v, n) = l.prefix(0, 1, 0, &[0]).unwrap();
@@ -483,7 +486,8 @@ mod tests {
 
     #[test]
     fn ceil_log2_is_the_ordinary_ceiling() {
-        // notes §6.2: "smallest integer ≥ a" (log2 8 = 3 gives 3 bits).
+        // The smallest integer ≥ a: log2 8 = 3 gives 3 bits, as [PathID]'s Fattree(4) widths
+        // need (its text says "larger than a"; docs/pathid-scalability.md).
         assert_eq!(
             [1, 2, 3, 4, 8, 9, 50, 96, 1024].map(ceil_log2),
             [0, 1, 2, 2, 3, 4, 6, 7, 10]

@@ -1,10 +1,10 @@
 //! Source-side sliced-flit header builder (and the FLAT / SRCDST / DST headers).
 //!
-//! Implements the thesis's addressing (sliced-flit-notes §2): port labels (eq 6.1),
-//! the Znode label (eq 6.2), the physical address (eq 6.3), the common / peer level
-//! (Definitions 2 and 3) and the routing bits (eq 4.1), packed as notes §3.4's
-//! `build_sliced`: l−1 ones, a zero, the destination Znode id (a bits), then the down
-//! labels p_l … p_1.
+//! Implements the [Znode thesis]'s addressing (docs/references.md; reconstructed in
+//! docs/sliced-flit.md §5 R8–R10): port labels (eq 6.1), the Znode label (eq 6.2), the
+//! physical address (eq 6.3), the common / peer level (Definitions 2 and 3) and the
+//! routing bits (eq 4.1), packed as the message of Fig. 6.6: l−1 ones, a zero, the
+//! destination Znode id (a bits), then the down labels p_l … p_1.
 //!
 //! The only topology knowledge a source needs is the [`Geometry`]: z_1..z_n, m, and,
 //! in an Snode whose side links do not exist at every level, which levels have them.
@@ -199,7 +199,8 @@ impl Geometry {
         let l = l.clamp(1, self.n());
         l as u8 + self.a + self.b[..l].iter().sum::<u8>()
     }
-    /// Largest sliced-flit length over all pairs (notes §3.1: at most n + a + Σb).
+    /// Largest sliced-flit length over all pairs (at most n + a + Σb;
+    /// docs/sliced-flit.md §5 R10).
     pub fn max_slice_bits(&self) -> u8 {
         let top = (1..=self.n())
             .rev()
@@ -212,7 +213,8 @@ impl Geometry {
         };
         self.slice_bits(top)
     }
-    /// Hop limit a source sets: 2n, enough for n up, one side hop and n−1 down (§3.7).
+    /// Hop limit a source sets: 2n, enough for n up, one side hop and n−1 down
+    /// (docs/sliced-flit.md §4 item 6).
     pub fn hop_limit(&self) -> u8 {
         (2 * self.n()).min(255) as u8
     }
@@ -311,7 +313,8 @@ impl Geometry {
 
     /// Turn level of a frame from logical `src` to logical `dst`: the common level in
     /// one Znode, the peer level (raised to the next level with side links) across
-    /// Znodes. A frame traverses 2l−1 switches inside a Znode and 2l across (§3.7).
+    /// Znodes. A frame traverses 2l−1 switches inside a Znode and 2l across
+    /// (docs/sliced-flit.md §4 item 6).
     pub fn turn_level(&self, src: u64, dst: u64) -> Result<(usize, bool), BuildError> {
         let (ks, p) = self.labels(src)?;
         let (kd, q) = self.labels(dst)?;
@@ -323,7 +326,8 @@ impl Geometry {
         })
     }
 
-    /// Expected switch traversals from `src` to `dst` in `mode` (notes §3.7, §4).
+    /// Expected switch traversals from `src` to `dst` in `mode` (docs/sliced-flit.md §3
+    /// and §4 item 6).
     pub fn expected_hops(&self, mode: Mode, src: u64, dst: u64) -> Result<usize, BuildError> {
         let (l, side) = self.turn_level(src, dst)?;
         let l = if mode == Mode::Flat { self.n() } else { l };
@@ -331,7 +335,7 @@ impl Geometry {
     }
 
     /// The sliced flit from `src` to `dst` (logical addresses): left-aligned word and
-    /// its length in bits (notes §3.4 `build_sliced`).
+    /// its length in bits (Fig. 6.6; docs/sliced-flit.md §5 R10).
     pub fn slice(&self, src: u64, dst: u64) -> Result<(u64, u8), BuildError> {
         let (l, _) = self.turn_level(src, dst)?;
         let (kd, q) = self.labels(dst)?;
@@ -441,7 +445,8 @@ mod tests {
 
     #[test]
     fn thesis_translation_table_6_1() {
-        // notes §2 / §8.7 item 1: X=26 -> (1;1,0,2) -> 42; X=5 -> (0;0,1,2) -> 6.
+        // Table 6.1 (docs/sliced-flit.md §5 R9): X=26 -> (1;1,0,2) -> 42; and on the same
+        // Snode X=5 -> (0;0,1,2) -> 6.
         let g = thesis();
         assert_eq!(g.b(), &[2, 1, 2]);
         assert_eq!(g.a(), 1);
@@ -459,13 +464,15 @@ mod tests {
 
     #[test]
     fn thesis_sliced_headers() {
-        // notes §3.6: 5->26 `110101010`; 0->4 `100101`; 8->26 `0110`; 26->5 `110000110`.
+        // docs/sliced-flit.md §2 and wire-format.md S1-S4: 5->26 `110101010`; 0->4
+        // `100101`; 8->26 `0110`; 26->5 `110000110`.
         let g = thesis();
         assert_eq!(g.slice(5, 26).unwrap(), (0xD500_0000_0000_0000, 9));
         assert_eq!(g.slice(0, 4).unwrap(), (0x9400_0000_0000_0000, 6));
         assert_eq!(g.slice(8, 26).unwrap(), (0x6000_0000_0000_0000, 4));
         assert_eq!(g.slice(26, 5).unwrap(), (0xC300_0000_0000_0000, 9));
-        // zsf_ref.py: src 2 and src 24 -> 26
+        // The flit depends only on the destination and the turn level: 2 -> 26 turns at
+        // level 3 like 5 -> 26, and 24 (1;1,0,0) -> 26 at level 1 like 8 -> 26.
         assert_eq!(g.slice(2, 26).unwrap(), (0xD500_0000_0000_0000, 9));
         assert_eq!(g.slice(24, 26).unwrap(), (0x6000_0000_0000_0000, 4));
         assert_eq!(g.hop_limit(), 6);
@@ -522,7 +529,8 @@ mod tests {
 
     #[test]
     fn fat_tree_k4_histogram() {
-        // notes §8.7 item 3: z=(2,2,4), m=1: all-pairs header lengths {2:16, 4:32, 7:192}.
+        // z=(2,2,4), m=1: all-pairs header lengths {2:16, 4:32, 7:192}
+        // (docs/sliced-flit.md §2, "Header sizes").
         let g = Geometry::new(&[2, 2, 4], 1).unwrap();
         let mut h = std::collections::BTreeMap::new();
         for s in 0..16 {

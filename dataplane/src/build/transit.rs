@@ -1,13 +1,13 @@
-//! Transit source-side header builder: the routing sequence R = RU·RD·RC of seed 004
-//! §3.8 (notes §4.11) from the source and destination addresses L1 = C1·P1 and
+//! Transit source-side header builder: the routing sequence R = RU·RD·RC of [Transit]
+//! §3.8.3 (docs/references.md) from the source and destination addresses L1 = C1·P1 and
 //! L2 = C2·P2, and the Canopy header carrying it.
 //!
 //! C is one byte per unit-tree layer, **top layer first** (as written in L, e.g.
 //! `0xCC02` for L = 0xCC0234 with a 1-byte P). In each C byte bits 7:6 select the child
 //! at the unit tree's top down stage, 5:4 the middle, 3:2 the bottom; bits 1:0 are
-//! unused and masked before the XOR (notes §7 item 4). RD carries C2's bytes verbatim.
-//! For a full fat-tree (processors directly on UT64x2, no cluster) P is empty and RU is
-//! (11)^(j−1)·O·pad (notes §7 item 5).
+//! unused and masked before the XOR (docs/transit.md §6 item 1). RD carries C2's bytes
+//! verbatim. For a full fat-tree (processors directly on UT64x2, no cluster) P is empty
+//! and RU is (11)^(j−1)·O·pad (docs/transit.md §6 item 2).
 
 use crate::wire::transit::TransitRepr;
 use crate::wire::{Kind, PrefixRepr, WireError};
@@ -31,7 +31,7 @@ pub enum BuildError {
     #[error("{0} C bytes: at most {MAX_C_BYTES} unit-tree layers are supported")]
     TooManyLayers(usize),
     /// P2 would leave the cluster at its first stage.
-    #[error("P2 = {0:#04x}: its first pair is 11, which leaves the cluster (seed L3141)")]
+    #[error("P2 = {0:#04x}: its first pair is 11, which leaves the cluster ([Transit] §3.8.1)")]
     BadP(u8),
     /// Full fat-tree with identical C: no stage to route through.
     #[error("source and destination are the same processor (C1 = C2, no P)")]
@@ -46,7 +46,7 @@ pub enum BuildError {
 pub struct Route {
     /// R = RU·RD·RC in transmission order.
     pub bytes: Vec<u8>,
-    /// Number of significant C bytes (seed step 3; 0 = same cluster).
+    /// Number of significant C bytes (§3.8.3 step 3; 0 = same cluster).
     pub j: usize,
     /// Crossover direction O (0b00/0b01/0b10), `None` when j = 0.
     pub o: Option<u8>,
@@ -69,7 +69,7 @@ pub fn split_addr(l: u64, c_bytes: usize, p_bytes: usize) -> (Vec<u8>, Vec<u8>) 
     (b[..c_bytes].to_vec(), b[c_bytes..].to_vec())
 }
 
-/// R for L1 = C1·P1 → L2 = C2·P2 (seed 004 §3.8.3; `full` = full fat-tree, P empty).
+/// R for L1 = C1·P1 → L2 = C2·P2 ([Transit] §3.8.3; `full` = full fat-tree, P empty).
 /// Only C1, C2 and P2 matter (the source's P1 does not).
 pub fn route(c1: &[u8], c2: &[u8], p2: &[u8], full: bool) -> Result<Route, BuildError> {
     if c1.len() != c2.len() {
@@ -144,7 +144,7 @@ pub fn route(c1: &[u8], c2: &[u8], p2: &[u8], full: bool) -> Result<Route, Build
     })
 }
 
-/// Stages and swallows the seed predicts for a crossover at level `k`:
+/// Stages and swallows [Transit] predicts for a crossover at level `k`:
 /// full fat-tree Eq 4.18/4.19 (stages ⌈k/3⌉ + k, swallows ⌈k/3⌉ − 1 + ⌈k/12⌉),
 /// hybrid Eq 4.31/4.32 (stages 1 + j + k + ⌈k/3⌉, swallows ⌈k/3⌉ + ⌈(k+3)/12⌉) and
 /// Eq 4.30 inside the cluster (k = 0: j stages, no swallow). `j_leaf` = cluster
@@ -203,10 +203,10 @@ mod tests {
     }
 
     #[test]
-    fn seed_example() {
-        // Seed 004 §3.8.5 (L3392-3426): L1 = 0xCC0234, L2 = 0xD84267, B192 leaves, two
-        // UT64x8 layers: I = 0x1440, M = 0x03, j = 2, O = 01, RU = 0xF4, RD = 0xD842,
-        // RC = 0x67, R = 0xF4D84267 (crossover level k = 5, notes §4.11 trace).
+    fn report_example() {
+        // [Transit] §3.8.5: L1 = 0xCC0234, L2 = 0xD84267, B192 leaves, two UT64x8 layers:
+        // I = 0x1440, M = 0x03, j = 2, O = 01, RU = 0xF4, RD = 0xD842, RC = 0x67,
+        // R = 0xF4D84267 (crossover level k = 5; the trace is in docs/transit.md §4).
         let rt = r(0xCC0234, 0xD84267, 2, 1, false);
         assert_eq!(rt.bytes, vec![0xF4, 0xD8, 0x42, 0x67]);
         assert_eq!((rt.j, rt.o, rt.k), (2, Some(0b01), 5));
@@ -216,13 +216,14 @@ mod tests {
             header(&rt.bytes, 13, 0, 0).unwrap(),
             doc_vector("T1").unwrap().bytes
         );
-        // 12 stages and 3 swallows (notes §4.11: 1+4+5+2 and 2+1).
+        // 12 stages and 3 swallows (Eq 4.31/4.32: 1+4+5+2 and 2+1).
         assert_eq!(predicted_counts(rt.k, false, 4), (12, 3));
     }
 
     #[test]
-    fn notes_table_of_vectors() {
-        // notes §4.11 "Additional test vectors" (all simulated by transit_ref.py).
+    fn more_route_vectors() {
+        // The vectors of docs/transit.md §5: R by the steps of §3.8.3, stages and swallows
+        // by Eq 4.18/4.19 (full) and 4.31/4.32 (hybrid).
         let hy = |l1, l2, cb| r(l1, l2, cb, 1, false);
         let full = |l1, l2, cb| r(l1, l2, cb, 0, true);
         let cases: Vec<(Route, Vec<u8>, usize, u32, u32, u32)> = vec![
@@ -303,7 +304,7 @@ mod tests {
 
     #[test]
     fn full_fat_tree_vector_t4() {
-        // notes §4.11: full fat-tree, 2 layers, 0x1000 -> 0x2000: R = 0xD02000, k = 5;
+        // Full fat-tree, 2 layers, 0x1000 -> 0x2000: R = 0xD02000, k = 5;
         // hop limit 8 = worst case 4i (Eq 4.22 with i = 2, n = 0).
         let rt = route(&[0x10, 0x00], &[0x20, 0x00], &[], true).unwrap();
         assert_eq!(rt.bytes, vec![0xD0, 0x20, 0x00]);
@@ -330,7 +331,7 @@ mod tests {
 
     #[test]
     fn unused_bits_and_errors() {
-        // Only unused bits differ: same cluster, R = P2 (notes §7 item 4).
+        // Only unused bits differ: same cluster, R = P2 (docs/transit.md §6 item 1).
         let rt = r(0xCC0134, 0xCC0201, 2, 1, false);
         assert_eq!(rt.bytes, vec![0x01]);
         assert_eq!(
@@ -356,7 +357,7 @@ mod tests {
         #[test]
         fn route_length_formula(c1 in proptest::collection::vec(proptest::prelude::any::<u8>(), 1..8),
                                 seed in proptest::prelude::any::<u64>(), full in proptest::prelude::any::<bool>()) {
-            // notes §4.11: |R| = ⌈(j+1)/4⌉ + j + |P| (hybrid), ⌈j/4⌉ + j (full).
+            // |R| = ⌈(j+1)/4⌉ + j + |P| (hybrid: RU holds j + 1 pairs), ⌈j/4⌉ + j (full: j).
             let c2: Vec<u8> = c1.iter().enumerate().map(|(i, b)| b ^ ((seed >> (8 * (i % 8))) as u8)).collect();
             let p2: Vec<u8> = if full { vec![] } else { vec![(seed as u8) & 0xBF] };
             match route(&c1, &c2, &p2, full) {

@@ -68,7 +68,7 @@ pub enum DropReason {
 
 /// Every counter label a drop can carry, in the order of `docs/wire-format.md` §7: the
 /// malformed-frame labels of [`WireError::reason`] first, then the decision's own.
-/// The engine (issue 3) pre-registers one counter per label.
+/// The engine pre-registers one counter per label.
 pub const DROP_REASON_NAMES: &[&str] = &[
     "truncated",
     "not_canopy",

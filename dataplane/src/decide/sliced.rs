@@ -1,4 +1,5 @@
-//! Sliced-flit forwarding decision (notes §3.2–§3.4, §4, §8.4; wire-format.md §4.3).
+//! Sliced-flit forwarding decision ([Znode thesis] §6.3 and §4.3.1, as read in
+//! docs/sliced-flit.md §5 R11–R12; bytes and drops in wire-format.md §4.3).
 //!
 //! Mode 0 (SLICED), arrival on a down port: read ρ at the cursor. ρ = 1: up group
 //! (adaptive). ρ = 0: this is the turn; set PHASE_DOWN, read the side label (a bits,
@@ -339,7 +340,7 @@ mod tests {
         Fx { sw }
     }
 
-    // Thesis Snode switches on the 5 -> 26 path (notes §3.6 table).
+    // Table 6.1 Snode switches on the 5 -> 26 path (docs/sliced-flit.md §2 trace).
     fn l1(mode: Mode, sid: u32, zone: u64) -> Fx {
         // 3 processors, 3 up ports (R_2 = 3), side to the other Znode
         fixture(
@@ -385,7 +386,7 @@ mod tests {
 
     #[test]
     fn thesis_walk_5_to_26_matches_doc_states() {
-        // notes §3.6 / §8.4: hop k leaves the header in state S1.k.
+        // wire-format.md §4.6: hop k leaves the header in state S1.k.
         let mut f = frame("S1");
         // 1: Znode 0, level 1, zone (p2=1,p3=0) = 1; from processor port 2; rho=1 -> up
         let a = l1(Mode::Sliced, 0, 1);

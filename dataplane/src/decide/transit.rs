@@ -159,7 +159,7 @@ mod tests {
     fn swallow_advances_head_only_on_configured_inputs() {
         // Inputs 6 and 7 swallow (a cluster first stage's fat-tree inputs).
         let st = rn1(Rn1Mode::Dilated, &[6, 7], ROT1, ALL);
-        // Seed example, cluster entry: head at 0x42 (index 2), rot 0 -> swallow ->
+        // [Transit] §3.8.5 example, cluster entry: head at 0x42 (index 2), rot 0 -> swallow ->
         // head 3 (0x67 = 01 10 01 11) -> direction 01.
         let mut f = frame(&[0xF4, 0xD8, 0x42, 0x67], 2, 0, 9);
         let Verdict::Group(g) = crate::decide(&st, 7, &mut f) else {
@@ -180,8 +180,8 @@ mod tests {
 
     #[test]
     fn swallow_keeps_rotation() {
-        // A lateral input (swallows) reached with rot = 3 - p = 1 (middle stage, notes
-        // §3.2 invariant 3): reads pair 1 of the new byte 0xD8 = 11 01 10 00 -> 01.
+        // A lateral input (swallows) reached with rot = 3 - p = 1 (middle stage,
+        // docs/transit.md §3 invariant 3): reads pair 1 of the new byte 0xD8 = 11 01 10 00 -> 01.
         let st = rn1(Rn1Mode::Dilated, &[0], ROT1, ALL);
         let mut f = frame(&[0xF4, 0xD8], 0, 1, 9);
         let Verdict::Group(g) = crate::decide(&st, 0, &mut f) else {
@@ -318,8 +318,8 @@ mod tests {
     }
 
     #[test]
-    fn seed_trace_t1_to_t2() {
-        // The seed example's 12 stages (notes §4.11 stage-by-stage trace), each an RN1
+    fn report_trace_t1_to_t2() {
+        // The report example's 12 stages (docs/transit.md §4 trace), each an RN1
         // with the swallow and link rotation the topology gives that stage: (swallow on
         // the ingress input, link rotation, direction the trace reads).
         let stages: [(bool, u8, u16); 12] = [

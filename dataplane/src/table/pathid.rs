@@ -1,4 +1,4 @@
-//! Path-ID forwarding table: seed 001's LPM routing entries of one switch, plus the host
+//! Path-ID forwarding table: [PathID]'s LPM routing entries of one switch, plus the host
 //! label map of a leaf switch (the last hop, which the path ID does not cover).
 //!
 //! Lookup structure: entries sorted by (prefix length descending, value ascending), with
@@ -30,7 +30,7 @@ impl Action {
     }
 }
 
-/// One LPM routing entry (seed 001's `Path_ID_Prefix/ Physical_Port`). Serialised with
+/// One LPM routing entry ([PathID]'s `Path_ID_Prefix/ Physical_Port`). Serialised with
 /// the prefix as a bit string (`"prefix": "101000"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "LpmEntryText", try_from = "LpmEntryText")]
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn longest_prefix_wins() {
-        // seed 001 agg s_1^2 (B:L119-121): `1.01.null/ 3` and `1.01.null.01.0/ 1`.
+        // [PathID]'s Fattree(4) agg s_1^2: `1.01.null/ 3` and `1.01.null.01.0/ 1`.
         let t = PathIdTable::new(
             2,
             false,

@@ -151,7 +151,7 @@ pub enum Kind {
     Sliced = 1,
     /// Transit (RN1) routing bytes.
     Transit = 2,
-    /// Path-ID label of the LPM compression scheme (seed 001).
+    /// Path-ID label of the LPM compression scheme ([PathID]; docs/references.md).
     PathId = 3,
 }
 

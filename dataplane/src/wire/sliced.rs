@@ -36,7 +36,7 @@ pub const FLAGS_DEFINED: u8 = FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN | FLAG_HAS_SRC;
 /// Capacity of the SLICE / address word in bits.
 pub const WORD_BITS: u8 = 64;
 
-/// Addressing mode (the thesis simulator's `ADDRESSING_MODE` codes, T:L5925).
+/// Addressing mode (the [Znode thesis] simulator's `ADDRESSING_MODE` codes, Appendix D).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]
@@ -472,7 +472,7 @@ mod tests {
 
     #[test]
     fn s1_thesis_example_bits() {
-        // sliced-flit-notes §3.6 / §8.4: 5 -> 26 on z=(3,2,3), m=2: `110101010`,
+        // wire-format.md §4.6 S1: 5 -> 26 on z=(3,2,3), m=2: `110101010`,
         // SliceLen 9, SLICE 0xD500000000000000, TTL 2n = 6, payload 4 bytes.
         let (bytes, r) = body_of("S1");
         assert_eq!(
@@ -506,8 +506,9 @@ mod tests {
 
     #[test]
     fn s1_hop_states_keep_slice_intact() {
-        // notes §8.4 table: remaining SliceLen after the six switches 8,7,5,3,2,0;
-        // with the explicit cursor that is cursor = 9 - remaining, SLICE unchanged.
+        // A stripping switch would leave 8,7,5,3,2,0 bits after the six switches
+        // (wire-format.md §4.6); with the explicit cursor that is cursor = 9 - remaining,
+        // SLICE unchanged.
         let (_, r0) = body_of("S1");
         let remaining = [8u8, 7, 5, 3, 2, 0];
         let flags = [0x00u8, 0x00, 0xC0, 0xC0, 0xC0, 0xC0];
@@ -522,7 +523,7 @@ mod tests {
 
     #[test]
     fn modes_and_src_vectors() {
-        // S5: DST mode 5 -> 26, DST = physical 42 (notes §2 Table 6.1), W = 6.
+        // S5: DST mode 5 -> 26, DST = physical 42 (Table 6.1), W = 6.
         let (_, r) = body_of("S5");
         assert_eq!(
             (r.mode, r.slice_len, r.word, r.src),

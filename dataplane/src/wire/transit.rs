@@ -1,7 +1,8 @@
 //! Transit header body (kind 2): the RN1 routing bytes R = RU·RD·RC carried verbatim,
 //! with a head-byte cursor (advanced by swallowing inputs, never popped), a rotation
 //! cursor (cumulative wiring rotation in 2-bit units, mod 4), per-hop counters and room
-//! for the strict-mode status/checksum records (seed 004 §2.5, notes §8.3-§8.4).
+//! for the strict-mode status/checksum records ([Transit] §1.3; the record layout is
+//! Canopy's, docs/wire-format.md §5).
 //!
 //! ```text
 //!  0                   1                   2                   3
@@ -29,7 +30,8 @@ pub const REC_HEADER_LEN: usize = 8;
 /// Length of one status/checksum record.
 pub const RECORD_LEN: usize = 4;
 /// Flag (low nibble of byte 0): the receiving host should ignore the last routing
-/// byte, which ordinary stages never remove (notes §7 item 22). Switches ignore it.
+/// byte, which ordinary stages never remove (docs/transit.md §6 item 9). Switches ignore
+/// it.
 pub const FLAG_STRIP_LAST: u8 = 0x1;
 /// Flag bits defined in this version.
 pub const FLAGS_DEFINED: u8 = FLAG_STRIP_LAST;
@@ -102,8 +104,8 @@ impl Msg {
     }
 }
 
-/// Record status codes (notes §8.4). Defined for the strict mode; packet mode never
-/// writes records.
+/// Record status codes (Canopy's; [Transit] §1.3 gives no byte format). Defined for the
+/// strict mode; packet mode never writes records.
 pub mod status {
     /// Connected / OK.
     pub const OK: u8 = 0x00;
@@ -480,8 +482,8 @@ mod tests {
     }
 
     #[test]
-    fn t1_seed_example_header() {
-        // Seed 004 §3.8.5 (L3392-3426): R = 0xF4D84267; hop limit 13 = worst case
+    fn t1_report_example_header() {
+        // [Transit] §3.8.5: R = 0xF4D84267; hop limit 13 = worst case
         // 1 + j_leaf + 3·2 + 2 stages of transit-hybrid:leaf=192;layers=2.
         let r = TransitRepr::data(vec![0xF4, 0xD8, 0x42, 0x67]);
         assert_eq!(header(&r, 13), doc_vector("T1").unwrap().bytes);
@@ -494,8 +496,8 @@ mod tests {
     }
 
     #[test]
-    fn t2_delivered_seed_example() {
-        // The T1 frame as delivered: 12 stages, 3 swallows (notes §4.11 trace:
+    fn t2_delivered_report_example() {
+        // The T1 frame as delivered: 12 stages, 3 swallows (docs/transit.md §4 trace:
         // Eq 4.31/4.32 give 1+4+5+2 = 12 and 2+1 = 3), head at 0x67, rotation 0
         // after the last cluster stage's link, cycles 12 + 3 = 15.
         let b = body_of("T2");

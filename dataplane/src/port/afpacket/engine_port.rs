@@ -3,8 +3,8 @@
 //!
 //! Upkeep ([`Port::maintain`]) is [`AfPacketPort::poll_link_background`]: down, up, or
 //! reopened after the interface was re-created, the reopen running on a helper thread
-//! (it waits for kernel RCU grace periods: 60–70 ms measured on this machine, during
-//! which a worker would forward nothing). Reopening creates the socket in the calling
+//! (it waits for kernel RCU grace periods, tens of milliseconds (docs/BENCHMARKS.md),
+//! during which a worker would forward nothing). Reopening creates the socket in the calling
 //! thread's network namespace (the helper thread is spawned by the worker thread, so
 //! it inherits the worker's), and the engine calls `maintain` on the worker thread
 //! that owns the port: the engine's threads inherit the namespace of the thread that
