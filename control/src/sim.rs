@@ -22,6 +22,67 @@ pub enum SimError {
     /// An engine could not be built.
     #[error(transparent)]
     Engine(#[from] engine::EngineError),
+    /// A switch's counters do not add up: rx != tx + drops.
+    #[error("switch {switch}: rx {rx} != tx {tx} + dropped {dropped}")]
+    Conservation {
+        /// Switch name.
+        switch: String,
+        /// Frames received.
+        rx: u64,
+        /// Frames sent.
+        tx: u64,
+        /// Frames dropped.
+        dropped: u64,
+    },
+    /// A delivery does not replay against the model ([`Fabric::verify`]).
+    #[error("h{src}->h{dst}: {why}")]
+    Replay {
+        /// Source host.
+        src: u32,
+        /// Destination host.
+        dst: u32,
+        /// Where the engine and the model part.
+        why: ReplayMismatch,
+    },
+}
+
+/// Where a delivery's trace parts from the model ([`SimError::Replay`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayMismatch {
+    /// The source host has no port to transmit on.
+    #[error("no inject port")]
+    NoInjectPort,
+    /// The trace enters a switch port the previous hop does not lead to.
+    #[error("expected {expected:?}, trace has s{switch}.p{ingress}")]
+    Ingress {
+        /// Where the previous hop leads.
+        expected: Peer,
+        /// Traced switch.
+        switch: u32,
+        /// Traced ingress port.
+        ingress: u16,
+    },
+    /// The engine sent the frame out of a port the model does not choose.
+    #[error("s{switch} model says {model:?}, engine sent p{egress}")]
+    Egress {
+        /// Switch index.
+        switch: u32,
+        /// The model's decision.
+        model: Verdict,
+        /// The engine's egress port.
+        egress: u16,
+    },
+    /// The trace does not end at the destination.
+    #[error("ended at {end:?}, delivered to h{delivered}")]
+    End {
+        /// Where the traced path ends.
+        end: Peer,
+        /// Host the frame was delivered to.
+        delivered: u32,
+    },
+    /// The delivered bytes are not the model's.
+    #[error("delivered bytes differ from the model's")]
+    Bytes,
 }
 
 /// One switch of `t` on its own: a `mem` port pair per switch port, the switch's ends
@@ -240,14 +301,16 @@ impl<'a> Fabric<'a> {
     }
 
     /// Check that every switch conserves frames: rx = tx + drops, exactly.
-    pub fn check_conservation(&self) -> Result<(), String> {
+    pub fn check_conservation(&self) -> Result<(), SimError> {
         for (i, c) in self.counters().iter().enumerate() {
-            let (rx, tx, d) = engine::counters::totals(c);
-            if rx != tx + d {
-                return Err(format!(
-                    "switch {}: rx {rx} != tx {tx} + dropped {d}",
-                    self.topo.switches[i].name
-                ));
+            let (rx, tx, dropped) = engine::counters::totals(c);
+            if rx != tx + dropped {
+                return Err(SimError::Conservation {
+                    switch: self.topo.switches[i].name.clone(),
+                    rx,
+                    tx,
+                    dropped,
+                });
             }
         }
         Ok(())
@@ -257,42 +320,47 @@ impl<'a> Fabric<'a> {
     /// the first traced switch, each hop's egress must be the model decision's port
     /// (or a member of its group), each egress must lead to the next traced hop and the
     /// last to `dst`, and the delivered bytes must equal the replayed frame.
-    pub fn verify(&self, src: u32, dst: u32, d: &Delivery) -> Result<(), String> {
+    pub fn verify(&self, src: u32, dst: u32, d: &Delivery) -> Result<(), SimError> {
         let t = self.topo;
-        let mut frame = self.frame(src, dst).map_err(|e| e.to_string())?;
-        let p = self.inject_port(src).ok_or("no inject port")?;
+        let mut frame = self.frame(src, dst)?;
+        let bad = |why| SimError::Replay { src, dst, why };
+        let p = self
+            .inject_port(src)
+            .ok_or(bad(ReplayMismatch::NoInjectPort))?;
         let mut at = t.hosts[src as usize].ports[usize::from(p)].peer;
         for &(sw, ingress, egress) in &d.trace {
             if at != (Peer::Switch { sw, port: ingress }) {
-                return Err(format!(
-                    "h{src}->h{dst}: expected {at:?}, trace has s{sw}.p{ingress}"
-                ));
+                return Err(bad(ReplayMismatch::Ingress {
+                    expected: at,
+                    switch: sw,
+                    ingress,
+                }));
             }
             let tab = &self.tables[sw as usize];
             match decide(tab, ingress, &mut frame) {
                 Verdict::Port(q) if q == egress => {}
                 Verdict::Group(g) if tab.group(g).contains(&egress) => {}
-                v => {
-                    return Err(format!(
-                        "h{src}->h{dst}: s{sw} model says {v:?}, engine sent p{egress}"
-                    ))
+                model => {
+                    return Err(bad(ReplayMismatch::Egress {
+                        switch: sw,
+                        model,
+                        egress,
+                    }))
                 }
             }
             at = t.switches[sw as usize].ports[usize::from(egress)].peer;
         }
         match at {
             Peer::Host { host, .. } if host == dst && d.host == dst => {}
-            other => {
-                return Err(format!(
-                    "h{src}->h{dst}: ended at {other:?}, delivered to h{}",
-                    d.host
-                ))
+            end => {
+                return Err(bad(ReplayMismatch::End {
+                    end,
+                    delivered: d.host,
+                }))
             }
         }
         if frame != d.frame {
-            return Err(format!(
-                "h{src}->h{dst}: delivered bytes differ from the model's"
-            ));
+            return Err(bad(ReplayMismatch::Bytes));
         }
         Ok(())
     }
