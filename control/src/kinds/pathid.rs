@@ -23,8 +23,8 @@
 //!   the path ID: the leaf delivers by the host label carried next to it.
 
 use super::{KindError, TableSummary};
-use crate::oracle::Walk;
-use crate::topology::{Peer, PortDir, PortRole, Topology};
+use crate::oracle::{Walk, WalkError};
+use crate::topology::{HostError, Peer, PortDir, PortRole, TopoError, Topology};
 use canopy_dataplane::build::pathid::{self as b, ceil_log2, PathFields, PathIdLayout};
 use canopy_dataplane::table::pathid::{Action, HostEntry, LpmEntry, PathIdTable};
 use canopy_dataplane::table::SwitchTables;
@@ -1025,11 +1025,13 @@ pub fn header_with_choice(
     let nh = t.hosts.len() as u32;
     for (w, h) in [("source", src), ("destination", dst)] {
         if h >= nh {
-            return Err(KindError::Topo(crate::topology::TopoError::BadHost {
-                spec: t.spec.to_string(),
-                given: format!("{w} {h}"),
-                why: format!("there are {nh} hosts"),
-            }));
+            return Err(KindError::Topo(TopoError::bad_host(
+                t,
+                format!("{w} {h}"),
+                HostError::NoSuchHost {
+                    hosts: t.hosts.len(),
+                },
+            )));
         }
     }
     let plan = plan(t)?;
@@ -1204,14 +1206,14 @@ pub fn expected_hops(t: &Topology, src: u32, dst: u32) -> Option<usize> {
 
 /// Checks specific to path-ID on a delivered walk: a desired (shortest up-then-down)
 /// path, i.e. exactly [`expected_hops`] switches where the topology has Znode labels.
-pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
+pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), WalkError> {
     match expected_hops(t, w.src, w.dst) {
-        Some(want) if w.switch_hops() != want => Err(format!(
-            "h{} -> h{}: {} switches, expected {want}",
-            w.src,
-            w.dst,
-            w.switch_hops()
-        )),
+        Some(want) if w.switch_hops() != want => Err(WalkError::HopCount {
+            src: w.src,
+            dst: w.dst,
+            got: w.switch_hops(),
+            want,
+        }),
         _ => Ok(()),
     }
 }

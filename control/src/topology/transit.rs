@@ -57,7 +57,7 @@
 //! (up and bottom 3u−1, middle 3u, top 3u+1). Host index = cluster·Nleaf + q
 //! (hybrid) or x (full), in the order of L = C·P.
 
-use super::{End, PortRole, PortSpec, TopoError, Topology};
+use super::{End, HostError, PortRole, PortSpec, TopoError, Topology};
 use crate::spec::Spec;
 use canopy_dataplane::table::transit::{OutputCfg, Rn1Config, Rn1Mode, TransitTable, OUT_BASE};
 use canopy_dataplane::table::SwitchTables;
@@ -214,14 +214,15 @@ impl Params {
     }
 
     /// Host index of address `l` (unused bits ignored), or why it is not one.
-    pub fn index_of(&self, l: u64) -> Result<u64, String> {
+    pub fn index_of(&self, l: u64) -> Result<u64, HostError> {
         let cb = self.layers as usize;
         let pb = self.p_bytes();
         if (cb + pb) < 8 && l >> (8 * (cb + pb)) != 0 {
-            return Err(format!(
-                "L = {l:#x} is longer than {} bytes (C: {cb}, P: {pb})",
-                cb + pb
-            ));
+            return Err(HostError::AddrTooLong {
+                addr: l,
+                c_bytes: cb,
+                p_bytes: pb,
+            });
         }
         let (c, p) = canopy_dataplane::build::transit::split_addr(l, cb, pb);
         let mut pos: u64 = 0;
@@ -234,9 +235,7 @@ impl Params {
         let pbyte = p[0];
         let j = self.j_leaf;
         if pbyte >> 6 == 3 {
-            return Err(format!(
-                "P = {pbyte:#04x} starts with pair 11, which leaves the cluster (seed L3141)"
-            ));
+            return Err(HostError::LeavesCluster(pbyte));
         }
         let mut q: u64 = 0;
         for s in 0..j {
@@ -907,23 +906,21 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 }
 
 /// Family-specific host syntax: `0x…` hexadecimal L = C·P (unused bits ignored).
-pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
+pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    let p = match Params::from_spec(&t.spec) {
-        Ok(p) => p,
-        Err(e) => return Some(Err(e.to_string())),
-    };
-    let l = match u64::from_str_radix(hex, 16) {
-        Ok(l) => l,
-        Err(_) => return Some(Err(format!("`{s}` is not a hexadecimal address L = C·P"))),
-    };
-    Some(p.index_of(l).and_then(|x| {
-        if x < t.hosts.len() as u64 && t.hosts[x as usize].index == x {
-            Ok(x as u32)
-        } else {
-            Err(format!("no processor at L = {l:#x}"))
-        }
-    }))
+    Some(parse_addr(t, s, hex))
+}
+
+fn parse_addr(t: &Topology, s: &str, hex: &str) -> Result<u32, TopoError> {
+    let p = Params::from_spec(&t.spec)?;
+    let bad = |why| TopoError::bad_host(t, s, why);
+    let l = u64::from_str_radix(hex, 16).map_err(|_| bad(HostError::NotHex(s.to_string())))?;
+    let x = p.index_of(l).map_err(bad)?;
+    if x < t.hosts.len() as u64 && t.hosts[x as usize].index == x {
+        Ok(x as u32)
+    } else {
+        Err(bad(HostError::NoProcessorAt(l)))
+    }
 }
 
 #[cfg(test)]
@@ -1038,8 +1035,16 @@ mod tests {
         assert_eq!(x, (51 * 64) * 192 + 52);
         assert_eq!(p.addr_of(x), 0xCC0034);
         assert_eq!(p.index_of(0xD84267).unwrap(), (54 * 64 + 16) * 192 + 103);
-        assert!(p.index_of(0xCC02F4).unwrap_err().contains("pair 11"));
-        assert!(p.index_of(0x1CC0234).unwrap_err().contains("longer"));
+        assert!(p
+            .index_of(0xCC02F4)
+            .unwrap_err()
+            .to_string()
+            .contains("pair 11"));
+        assert!(p
+            .index_of(0x1CC0234)
+            .unwrap_err()
+            .to_string()
+            .contains("longer"));
         for x in [0u64, 1, 191, 192, 786_431, 12_345] {
             assert_eq!(p.index_of(p.addr_of(x)).unwrap(), x);
         }

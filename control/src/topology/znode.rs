@@ -27,7 +27,7 @@
 //! Switch names: `sw-k{znode}-y{layer}-l{level}-z{zone}-r{index}`. Port order: down ports
 //! by label (parallel copies together), then up ports, then side ports by Znode.
 
-use super::{End, PortSpec, TopoError, Topology, ZnodeShape};
+use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 use canopy_dataplane::build::sliced::Geometry;
 
@@ -684,88 +684,91 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 }
 
 /// Why `v` did not parse: too large for its field, or not a number at all.
-fn not_a_number(what: &str, v: &str, e: &std::num::ParseIntError) -> String {
+fn not_a_number(what: &'static str, v: &str, e: &std::num::ParseIntError) -> HostError {
+    let value = v.to_string();
     match e.kind() {
-        std::num::IntErrorKind::PosOverflow => format!("{what}`{v}` is too large"),
-        _ => format!("{what}`{v}` is not a number"),
+        std::num::IntErrorKind::PosOverflow => HostError::TooLarge { what, value },
+        _ => HostError::NotANumber { what, value },
     }
 }
 
 /// Family-specific host syntax: `(k;p_n,…,p_1)` (or `(p_n,…,p_1)` when m = 1) and
 /// `phys:<address>`. `None` if `s` is in neither syntax.
-pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
+pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
+    let given = s;
     let s = s.trim();
     let g = geometry(t)?;
-    let find = |x: u64| -> Result<u32, String> {
-        t.hosts
-            .iter()
-            .position(|h| h.index == x)
-            .map(|i| i as u32)
-            .ok_or_else(|| format!("no processor with logical address {x}"))
+    let r = if let Some(v) = s.strip_prefix("phys:") {
+        parse_physical(&g, v.trim())
+    } else {
+        parse_labels(&g, s.strip_prefix('(')?.strip_suffix(')')?)
     };
-    if let Some(v) = s.strip_prefix("phys:") {
-        let v = v.trim();
-        let phys = if let Some(hx) = v.strip_prefix("0x") {
-            u64::from_str_radix(hx, 16)
-        } else if let Some(b) = v.strip_prefix("0b") {
-            u64::from_str_radix(b, 2)
-        } else {
-            v.parse()
-        };
-        let phys = match phys {
-            Ok(phys) => phys,
-            Err(e) => return Some(Err(not_a_number("", v, &e))),
-        };
-        return Some(
-            g.from_physical(phys)
-                .map_err(|e| e.to_string())
-                .and_then(|(k, p)| find(g.logical(k, &p))),
-        );
-    }
-    let inner = s.strip_prefix('(')?.strip_suffix(')')?;
+    Some(
+        r.and_then(|x| {
+            t.hosts
+                .iter()
+                .position(|h| h.index == x)
+                .map(|i| i as u32)
+                .ok_or(HostError::NoProcessor(x))
+        })
+        .map_err(|why| TopoError::bad_host(t, given, why)),
+    )
+}
+
+/// Logical address of physical address `v` (decimal, `0x…` or `0b…`).
+fn parse_physical(g: &Geometry, v: &str) -> Result<u64, HostError> {
+    let phys = if let Some(hx) = v.strip_prefix("0x") {
+        u64::from_str_radix(hx, 16)
+    } else if let Some(b) = v.strip_prefix("0b") {
+        u64::from_str_radix(b, 2)
+    } else {
+        v.parse()
+    };
+    let phys = phys.map_err(|e| not_a_number("", v, &e))?;
+    let (k, p) = g.from_physical(phys).map_err(HostError::Physical)?;
+    Ok(g.logical(k, &p))
+}
+
+/// Logical address of `k;p_n,…,p_1` (or `p_n,…,p_1` when m = 1).
+fn parse_labels(g: &Geometry, inner: &str) -> Result<u64, HostError> {
     let (k, rest) = match inner.split_once(';') {
-        Some((k, r)) => match k.trim().parse::<u32>() {
-            Ok(k) => (k, r),
-            Err(e) => return Some(Err(not_a_number("Znode id ", k, &e))),
-        },
+        Some((k, r)) => (
+            k.trim()
+                .parse::<u32>()
+                .map_err(|e| not_a_number("Znode id ", k, &e))?,
+            r,
+        ),
         None if g.m() == 1 => (0, inner),
-        None => {
-            return Some(Err(format!(
-                "an Snode address needs the Znode id: (p_{};p_{},…,p_1)",
-                g.n() + 1,
-                g.n()
-            )))
-        }
+        None => return Err(HostError::NeedsZnodeId { levels: g.n() }),
     };
     let mut labels = Vec::new();
     for part in rest.split(',') {
-        match part.trim().parse::<u32>() {
-            Ok(v) => labels.push(v),
-            Err(e) => return Some(Err(not_a_number("label ", part.trim(), &e))),
-        }
+        let part = part.trim();
+        labels.push(
+            part.parse::<u32>()
+                .map_err(|e| not_a_number("label ", part, &e))?,
+        );
     }
     if labels.len() != g.n() {
-        return Some(Err(format!(
-            "expected {} labels p_{}..p_1, got {}",
-            g.n(),
-            g.n(),
-            labels.len()
-        )));
+        return Err(HostError::LabelCount {
+            levels: g.n(),
+            got: labels.len(),
+        });
     }
     labels.reverse(); // written p_n..p_1
     if k >= g.m() {
-        return Some(Err(format!("Znode id {k} is not below m = {}", g.m())));
+        return Err(HostError::ZnodeId { k, m: g.m() });
     }
     for (i, (&v, &zi)) in labels.iter().zip(g.z()).enumerate() {
         if v >= zi {
-            return Some(Err(format!(
-                "label p_{} = {v} is not below z_{} = {zi}",
-                i + 1,
-                i + 1
-            )));
+            return Err(HostError::Label {
+                level: i + 1,
+                label: v,
+                z: zi,
+            });
         }
     }
-    Some(find(g.logical(k, &labels)))
+    Ok(g.logical(k, &labels))
 }
 
 #[cfg(test)]
