@@ -1,5 +1,5 @@
 //! Routing oracle: walks a frame hop by hop through the model graph, applying the
-//! dataplane's own decision function ([`canopy_dataplane::decide`]) at every switch, so
+//! dataplane's own decision function ([`canopy_dataplane::decide`](fn@canopy_dataplane::decide)) at every switch, so
 //! the tests check the code that forwards, not a second model of it.
 //!
 //! Where a decision yields a group of equivalent ports, the oracle picks one at random:
@@ -103,7 +103,7 @@ impl Walk {
     }
 
     /// The generic properties every kind must satisfy: delivered to the intended host
-    /// with the payload intact, no switch visited twice, and an up*-[side]-down* path
+    /// with the payload intact, no switch visited twice, and an `up*-[side]-down*` path
     /// (no up or side move after a down move, at most one side move).
     pub fn check(&self) -> Result<(), WalkError> {
         self.check_with(Revisits::Never)

@@ -86,7 +86,7 @@ pub enum ReplayMismatch {
 }
 
 /// One switch of `t` on its own: a `mem` port pair per switch port, the switch's ends
-/// (for an [`Engine`](canopy_dataplane::engine::Engine)) and the outer ends (for the caller
+/// (for an [`Engine`]) and the outer ends (for the caller
 /// to feed and drain), with rings of `cap` frames, plus `(port, host)` for every port that
 /// leads to a host. Benchmarks and single-switch tests use it.
 pub fn isolated_switch(t: &Topology, sw: usize, cap: usize) -> IsolatedSwitch {

@@ -259,7 +259,7 @@ pub struct Host {
 /// Znode/Snode shape for sliced-flit addressing: z_1..z_n and m.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZnodeShape {
-    /// Zones per level, z[0] = z_1 (processors per level-1 zone).
+    /// Zones per level, `z[0]` = z_1 (processors per level-1 zone).
     pub z: Vec<u32>,
     /// Number of Znodes in the Snode (1 for a plain Znode).
     pub m: u32,
