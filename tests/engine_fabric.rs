@@ -41,7 +41,7 @@ fn run_fabric(spec: &str, kind: Kind) {
                 .find(|&h| canopy_control::oracle::host_mac(&topo, h)[..] == d.frame[..6])
                 .unwrap();
             if let Err(e) = f.verify(src, dst, d) {
-                failures.push(e);
+                failures.push(e.to_string());
             }
             let w = oracle.walk(kind, src, dst, &mut rng).unwrap();
             if w.switch_hops() != d.trace.len() {

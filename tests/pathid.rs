@@ -2,7 +2,7 @@
 //! dataplane's own decisions by the routing oracle, on fat trees, VL2 and Beneš fat trees.
 
 use canopy::control::kinds::{self, pathid};
-use canopy::control::oracle::{self, Oracle, Outcome, Walk};
+use canopy::control::oracle::{self, Oracle, Outcome, Walk, WalkError};
 use canopy::control::topology::{self, benes, Peer, Topology};
 use canopy::dataplane::wire::Kind;
 use canopy::dataplane::DropReason;
@@ -12,7 +12,7 @@ fn expected_hops(t: &Topology, src: u32, dst: u32) -> usize {
     pathid::expected_hops(t, src, dst).expect("znode labels")
 }
 
-fn hop_check(t: &Topology) -> impl Fn(&Walk) -> Result<(), String> + '_ {
+fn hop_check(t: &Topology) -> impl Fn(&Walk) -> Result<(), WalkError> + '_ {
     move |w: &Walk| pathid::check_walk(t, w)
 }
 

@@ -1,5 +1,5 @@
 //! Routing oracle: walks a frame hop by hop through the model graph, applying the
-//! dataplane's own decision function ([`canopy_dataplane::decide`]) at every switch, so
+//! dataplane's own decision function ([`canopy_dataplane::decide`](fn@canopy_dataplane::decide)) at every switch, so
 //! the tests check the code that forwards, not a second model of it.
 //!
 //! Where a decision yields a group of equivalent ports, the oracle picks one at random:
@@ -14,6 +14,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+mod walk_error;
+pub use walk_error::{PairsFailed, WalkError};
 
 /// Payload the oracle carries (checked intact on delivery).
 pub const PAYLOAD: [u8; 4] = [0xDE, 0xAD, 0xBE, 0xEF];
@@ -100,57 +103,75 @@ impl Walk {
     }
 
     /// The generic properties every kind must satisfy: delivered to the intended host
-    /// with the payload intact, no switch visited twice, and an up*-[side]-down* path
+    /// with the payload intact, no switch visited twice, and an `up*-[side]-down*` path
     /// (no up or side move after a down move, at most one side move).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), WalkError> {
         self.check_with(Revisits::Never)
     }
 
     /// [`Walk::check`] with the rule for revisiting a switch given by `revisits`.
-    pub fn check_with(&self, revisits: Revisits) -> Result<(), String> {
+    pub fn check_with(&self, revisits: Revisits) -> Result<(), WalkError> {
+        let (src, dst) = (self.src, self.dst);
         match self.delivered_to() {
-            Some(h) if h == self.dst => {}
-            _ => return Err(format!("h{}→h{}: {:?}", self.src, self.dst, self.outcome)),
+            Some(h) if h == dst => {}
+            _ => {
+                return Err(WalkError::NotDelivered {
+                    src,
+                    dst,
+                    outcome: self.outcome.clone(),
+                })
+            }
         }
         let mut seen = std::collections::HashSet::new();
-        let mut phase = 0; // 0 = up, 1 = after side, 2 = down
+        let mut phase: u8 = 0; // 0 = up, 1 = after side, 2 = down
         for h in &self.hops {
-            let r = h.egress_role.ok_or("forwarded hop without egress role")?;
-            phase = match (phase, r) {
+            let switch = h.switch;
+            let role = h
+                .egress_role
+                .ok_or(WalkError::NoEgressRole { src, dst, switch })?;
+            phase = match (phase, role) {
                 (0, PortRole::Up) => 0,
                 (0, PortRole::Side) => 1,
                 (_, PortRole::Down) => 2,
-                (p, r) => {
-                    return Err(format!(
-                        "h{}→h{}: {:?} move at switch {} after phase {p} (not up*-side?-down*)",
-                        self.src, self.dst, r, h.switch
-                    ))
+                (phase, role) => {
+                    return Err(WalkError::NotUpSideDown {
+                        src,
+                        dst,
+                        role,
+                        switch,
+                        phase,
+                    })
                 }
             };
             let key = match revisits {
-                Revisits::Never => (h.switch, false),
-                Revisits::OncePerDirection => (h.switch, phase == 0),
+                Revisits::Never => (switch, false),
+                Revisits::OncePerDirection => (switch, phase == 0),
             };
             if !seen.insert(key) {
-                return Err(format!(
-                    "h{}→h{}: switch {} visited twice{}",
-                    self.src,
-                    self.dst,
-                    h.switch,
-                    match revisits {
-                        Revisits::Never => "",
-                        Revisits::OncePerDirection => " in the same direction",
-                    }
-                ));
+                return Err(WalkError::Revisited {
+                    src,
+                    dst,
+                    switch,
+                    revisits,
+                });
             }
         }
-        let off = wire::canopy_offset(&self.delivered_frame).map_err(|e| e.to_string())?;
-        let h =
-            wire::Header::new_checked(&self.delivered_frame[off..]).map_err(|e| e.to_string())?;
+        let h = self.delivered_header()?;
         if h.payload().get(..PAYLOAD.len()) != Some(&PAYLOAD[..]) {
-            return Err(format!("h{}→h{}: payload changed", self.src, self.dst));
+            return Err(WalkError::PayloadChanged { src, dst });
         }
         Ok(())
+    }
+
+    /// The Canopy header of the delivered frame.
+    pub fn delivered_header(&self) -> Result<wire::Header<&[u8]>, WalkError> {
+        let frame = |error| WalkError::Frame {
+            src: self.src,
+            dst: self.dst,
+            error,
+        };
+        let off = wire::canopy_offset(&self.delivered_frame).map_err(frame)?;
+        wire::Header::new_checked(&self.delivered_frame[off..]).map_err(frame)
     }
 
     /// Human-readable hop-by-hop trace.
@@ -366,8 +387,8 @@ pub struct PairsReport {
     pub pairs: u64,
     /// Pairs delivered and passing every check.
     pub ok: u64,
-    /// First failures (up to 20), as messages.
-    pub failures: Vec<String>,
+    /// First failures (up to 20).
+    pub failures: Vec<WalkError>,
     /// Number of failures.
     pub failed: u64,
     /// Histogram of switch traversals over passing pairs.
@@ -376,14 +397,15 @@ pub struct PairsReport {
 
 impl PairsReport {
     /// Panic-free assertion helper for tests: `Err` with the first failures.
-    pub fn ensure_all_ok(&self) -> Result<(), String> {
+    pub fn ensure_all_ok(&self) -> Result<(), PairsFailed> {
         if self.failed == 0 && self.ok == self.pairs {
             Ok(())
         } else {
-            Err(format!(
-                "{} of {} pairs failed; first: {:#?}",
-                self.failed, self.pairs, self.failures
-            ))
+            Err(PairsFailed {
+                failed: self.failed,
+                pairs: self.pairs,
+                first: self.failures.clone(),
+            })
         }
     }
 }
@@ -395,7 +417,7 @@ pub fn check_pairs(
     kind: Kind,
     pairs: impl IntoIterator<Item = (u32, u32)>,
     seed: u64,
-    extra: impl Fn(&Walk) -> Result<(), String>,
+    extra: impl Fn(&Walk) -> Result<(), WalkError>,
 ) -> Result<PairsReport, KindError> {
     check_pairs_with(
         oracle,
@@ -414,7 +436,7 @@ pub fn check_pairs_with(
     pairs: impl IntoIterator<Item = (u32, u32)>,
     seed: u64,
     header: impl Fn(u32, u32) -> Result<Vec<u8>, KindError>,
-    check: impl Fn(&Walk) -> Result<(), String>,
+    check: impl Fn(&Walk) -> Result<(), WalkError>,
 ) -> Result<PairsReport, KindError> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut rep = PairsReport::default();

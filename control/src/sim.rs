@@ -12,6 +12,8 @@ use canopy_dataplane::engine::{
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
 use canopy_dataplane::{decide, Verdict};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Simulation errors.
 #[derive(Debug, thiserror::Error)]
@@ -22,10 +24,71 @@ pub enum SimError {
     /// An engine could not be built.
     #[error(transparent)]
     Engine(#[from] engine::EngineError),
+    /// A switch's counters do not add up: rx != tx + drops.
+    #[error("switch {switch}: rx {rx} != tx {tx} + dropped {dropped}")]
+    Conservation {
+        /// Switch name.
+        switch: String,
+        /// Frames received.
+        rx: u64,
+        /// Frames sent.
+        tx: u64,
+        /// Frames dropped.
+        dropped: u64,
+    },
+    /// A delivery does not replay against the model ([`Fabric::verify`]).
+    #[error("h{src}->h{dst}: {why}")]
+    Replay {
+        /// Source host.
+        src: u32,
+        /// Destination host.
+        dst: u32,
+        /// Where the engine and the model part.
+        why: ReplayMismatch,
+    },
+}
+
+/// Where a delivery's trace parts from the model ([`SimError::Replay`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayMismatch {
+    /// The source host has no port to transmit on.
+    #[error("no inject port")]
+    NoInjectPort,
+    /// The trace enters a switch port the previous hop does not lead to.
+    #[error("expected {expected:?}, trace has s{switch}.p{ingress}")]
+    Ingress {
+        /// Where the previous hop leads.
+        expected: Peer,
+        /// Traced switch.
+        switch: u32,
+        /// Traced ingress port.
+        ingress: u16,
+    },
+    /// The engine sent the frame out of a port the model does not choose.
+    #[error("s{switch} model says {model:?}, engine sent p{egress}")]
+    Egress {
+        /// Switch index.
+        switch: u32,
+        /// The model's decision.
+        model: Verdict,
+        /// The engine's egress port.
+        egress: u16,
+    },
+    /// The trace does not end at the destination.
+    #[error("ended at {end:?}, delivered to h{delivered}")]
+    End {
+        /// Where the traced path ends.
+        end: Peer,
+        /// Host the frame was delivered to.
+        delivered: u32,
+    },
+    /// The delivered bytes are not the model's.
+    #[error("delivered bytes differ from the model's")]
+    Bytes,
 }
 
 /// One switch of `t` on its own: a `mem` port pair per switch port, the switch's ends
-/// (for an [`Engine`](canopy_dataplane::engine::Engine)) and the outer ends (for the caller
+/// (for an [`Engine`]) and the outer ends (for the caller
 /// to feed and drain), with rings of `cap` frames, plus `(port, host)` for every port that
 /// leads to a host. Benchmarks and single-switch tests use it.
 pub fn isolated_switch(t: &Topology, sw: usize, cap: usize) -> IsolatedSwitch {
@@ -240,14 +303,16 @@ impl<'a> Fabric<'a> {
     }
 
     /// Check that every switch conserves frames: rx = tx + drops, exactly.
-    pub fn check_conservation(&self) -> Result<(), String> {
+    pub fn check_conservation(&self) -> Result<(), SimError> {
         for (i, c) in self.counters().iter().enumerate() {
-            let (rx, tx, d) = engine::counters::totals(c);
-            if rx != tx + d {
-                return Err(format!(
-                    "switch {}: rx {rx} != tx {tx} + dropped {d}",
-                    self.topo.switches[i].name
-                ));
+            let (rx, tx, dropped) = engine::counters::totals(c);
+            if rx != tx + dropped {
+                return Err(SimError::Conservation {
+                    switch: self.topo.switches[i].name.clone(),
+                    rx,
+                    tx,
+                    dropped,
+                });
             }
         }
         Ok(())
@@ -257,42 +322,47 @@ impl<'a> Fabric<'a> {
     /// the first traced switch, each hop's egress must be the model decision's port
     /// (or a member of its group), each egress must lead to the next traced hop and the
     /// last to `dst`, and the delivered bytes must equal the replayed frame.
-    pub fn verify(&self, src: u32, dst: u32, d: &Delivery) -> Result<(), String> {
+    pub fn verify(&self, src: u32, dst: u32, d: &Delivery) -> Result<(), SimError> {
         let t = self.topo;
-        let mut frame = self.frame(src, dst).map_err(|e| e.to_string())?;
-        let p = self.inject_port(src).ok_or("no inject port")?;
+        let mut frame = self.frame(src, dst)?;
+        let bad = |why| SimError::Replay { src, dst, why };
+        let p = self
+            .inject_port(src)
+            .ok_or(bad(ReplayMismatch::NoInjectPort))?;
         let mut at = t.hosts[src as usize].ports[usize::from(p)].peer;
         for &(sw, ingress, egress) in &d.trace {
             if at != (Peer::Switch { sw, port: ingress }) {
-                return Err(format!(
-                    "h{src}->h{dst}: expected {at:?}, trace has s{sw}.p{ingress}"
-                ));
+                return Err(bad(ReplayMismatch::Ingress {
+                    expected: at,
+                    switch: sw,
+                    ingress,
+                }));
             }
             let tab = &self.tables[sw as usize];
             match decide(tab, ingress, &mut frame) {
                 Verdict::Port(q) if q == egress => {}
                 Verdict::Group(g) if tab.group(g).contains(&egress) => {}
-                v => {
-                    return Err(format!(
-                        "h{src}->h{dst}: s{sw} model says {v:?}, engine sent p{egress}"
-                    ))
+                model => {
+                    return Err(bad(ReplayMismatch::Egress {
+                        switch: sw,
+                        model,
+                        egress,
+                    }))
                 }
             }
             at = t.switches[sw as usize].ports[usize::from(egress)].peer;
         }
         match at {
             Peer::Host { host, .. } if host == dst && d.host == dst => {}
-            other => {
-                return Err(format!(
-                    "h{src}->h{dst}: ended at {other:?}, delivered to h{}",
-                    d.host
-                ))
+            end => {
+                return Err(bad(ReplayMismatch::End {
+                    end,
+                    delivered: d.host,
+                }))
             }
         }
         if frame != d.frame {
-            return Err(format!(
-                "h{src}->h{dst}: delivered bytes differ from the model's"
-            ));
+            return Err(bad(ReplayMismatch::Bytes));
         }
         Ok(())
     }
@@ -454,9 +524,132 @@ pub fn split_switches(t: &Topology, threads: usize) -> Vec<usize> {
     lane
 }
 
+/// The switches and hosts one traffic thread serves.
 struct Lane {
     workers: Vec<Worker>,
     hosts: Vec<(u32, usize, Vec<Option<mem::MemPort>>)>, // (host, inject port, ports)
+}
+
+/// What the traffic threads of [`Fabric::run`] share.
+struct Shared {
+    /// Prebuilt frames per source host.
+    frames: Vec<Vec<Vec<u8>>>,
+    /// MAC of every host (index = host).
+    macs: Vec<[u8; 6]>,
+    stop_send: AtomicBool,
+    sent: AtomicU64,
+    delivered: AtomicU64,
+    misdelivered: AtomicU64,
+}
+
+impl Shared {
+    /// Count frame `b` that reached host `h`: delivered if addressed to it.
+    fn count(&self, h: u32, b: &Buf) -> bool {
+        b.bytes().get(..6) == Some(&self.macs[h as usize][..])
+    }
+}
+
+impl Lane {
+    /// One thread's traffic loop: every host receives what reached it and sends up to 8
+    /// frames (within `window` queued) until `stop_send`, then every switch with a frame
+    /// waiting is polled; returns after 1000 idle rounds once sending stopped.
+    fn run(mut self, sh: &Shared, pool: &Pool, seed: u64, window: usize) -> Lane {
+        let n = sh.macs.len();
+        let mut rng = engine::adaptive::XorShift::new(seed);
+        let mut cache = PoolCache::new(pool);
+        let (mut my_sent, mut my_del, mut my_mis) = (0u64, 0u64, 0u64);
+        let mut idle_rounds = 0u32;
+        loop {
+            let sending = !sh.stop_send.load(Ordering::Relaxed);
+            let mut work = 0usize;
+            for (h, inj, ports) in self.hosts.iter_mut() {
+                for p in ports.iter_mut().flatten() {
+                    while let Some(b) = p.recv() {
+                        if sh.count(*h, &b) {
+                            my_del += 1;
+                        } else {
+                            my_mis += 1;
+                        }
+                        cache.put(b);
+                        work += 1;
+                    }
+                }
+                if !sending || n < 2 {
+                    continue;
+                }
+                let Some(tx) = ports[*inj].as_mut() else {
+                    continue;
+                };
+                let queued = tx.tx_pending();
+                let row = &sh.frames[*h as usize];
+                for _ in queued..window.min(queued + 8) {
+                    let Some(mut b) = cache.get() else { break };
+                    b.fill(&row[rng.below(row.len())]);
+                    match tx.send(b) {
+                        Ok(()) => my_sent += 1,
+                        Err(b) => {
+                            cache.put(b);
+                            break;
+                        }
+                    }
+                }
+            }
+            for w in self.workers.iter_mut() {
+                if w.has_pending() {
+                    work += w.poll();
+                }
+            }
+            if (my_sent > 0 && work == 0) || my_sent + my_del + my_mis >= 4096 {
+                sh.sent
+                    .fetch_add(std::mem::take(&mut my_sent), Ordering::Relaxed);
+                sh.delivered
+                    .fetch_add(std::mem::take(&mut my_del), Ordering::Relaxed);
+                sh.misdelivered
+                    .fetch_add(std::mem::take(&mut my_mis), Ordering::Relaxed);
+            }
+            if !sending && work == 0 {
+                idle_rounds += 1;
+                if idle_rounds > 1000 {
+                    break;
+                }
+            } else {
+                idle_rounds = 0;
+            }
+        }
+        sh.sent.fetch_add(my_sent, Ordering::Relaxed);
+        sh.delivered.fetch_add(my_del, Ordering::Relaxed);
+        sh.misdelivered.fetch_add(my_mis, Ordering::Relaxed);
+        drop(cache);
+        self
+    }
+}
+
+/// Poll every lane's switches and drain its hosts until a full round does nothing.
+fn drain(lanes: &mut [Lane], sh: &Shared, pool: &Pool) {
+    loop {
+        let mut work = 0;
+        for lane in lanes.iter_mut() {
+            for (h, _, ports) in lane.hosts.iter_mut() {
+                for p in ports.iter_mut().flatten() {
+                    while let Some(b) = p.recv() {
+                        if sh.count(*h, &b) {
+                            sh.delivered.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            sh.misdelivered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        pool.put(b);
+                        work += 1;
+                    }
+                }
+            }
+            for w in lane.workers.iter_mut() {
+                work += w.poll();
+            }
+        }
+        if work == 0 {
+            break;
+        }
+    }
 }
 
 impl Fabric<'_> {
@@ -493,8 +686,6 @@ impl Fabric<'_> {
         opts: &TrafficOptions,
         during: impl FnOnce(&TrafficLive<'_>),
     ) -> Result<(TrafficReport, Vec<Vec<PortStats>>), SimError> {
-        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-        use std::sync::Arc;
         let threads = opts.threads.max(1);
         let seed = opts.seed;
         // sources together keep at most a quarter of the pool queued, so frames in the
@@ -505,10 +696,63 @@ impl Fabric<'_> {
             .min((self.pool.capacity() / 4 / n_src).max(1))
             .max(1);
         let n = self.topo.hosts.len() as u32;
-        let injects: Vec<Option<u16>> = (0..n).map(|h| self.inject_port(h)).collect();
-        // the frames each source sends, prebuilt and padded to the frame size: one per
-        // other host up to FULL_TABLE_HOSTS hosts, else DEST_SAMPLE uniformly random others
-        let want = opts.frame_size.saturating_sub(4);
+        let sh = Arc::new(Shared {
+            frames: self.source_frames(opts.frame_size, seed)?,
+            macs: (0..n).map(|h| host_mac(self.topo, h)).collect(),
+            stop_send: AtomicBool::new(false),
+            sent: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+            misdelivered: AtomicU64::new(0),
+        });
+        let (pool, handles) = (self.pool.clone(), self.handles.clone());
+        let lanes = self.into_lanes(threads);
+        let start = std::time::Instant::now();
+        let mut joins = Vec::new();
+        for (li, lane) in lanes.into_iter().enumerate() {
+            let (sh, pool) = (sh.clone(), pool.clone());
+            let lane_seed = seed ^ ((li as u64 + 1) * 0x9E37);
+            joins.push(std::thread::spawn(move || {
+                lane.run(&sh, &pool, lane_seed, window)
+            }));
+        }
+        during(&TrafficLive {
+            handles: &handles,
+            sent: &sh.sent,
+            delivered: &sh.delivered,
+            start,
+        });
+        let left = opts.duration.saturating_sub(start.elapsed());
+        std::thread::sleep(left);
+        sh.stop_send.store(true, Ordering::Relaxed);
+        let mut lanes = Vec::new();
+        for j in joins {
+            lanes.push(j.join().map_err(|_| {
+                SimError::Engine(engine::EngineError::Config("a simulation thread panicked"))
+            })?);
+        }
+        // threads stop on local idleness; finish whatever is still in flight
+        drain(&mut lanes, &sh, &pool);
+        let elapsed = start.elapsed();
+        let report = TrafficReport {
+            sent: sh.sent.load(Ordering::Relaxed),
+            delivered: sh.delivered.load(Ordering::Relaxed),
+            misdelivered: sh.misdelivered.load(Ordering::Relaxed),
+            dropped: handles
+                .iter()
+                .map(|h| h.counters().iter().map(PortStats::dropped).sum::<u64>())
+                .sum(),
+            elapsed,
+        };
+        let counters = handles.iter().map(EngineHandle::counters).collect();
+        Ok((report, counters))
+    }
+
+    /// The frames each source sends, prebuilt and padded to `frame_size` (FCS
+    /// included): one per other host up to [`FULL_TABLE_HOSTS`] hosts, else
+    /// [`DEST_SAMPLE`] uniformly random others (drawn from `seed`).
+    fn source_frames(&self, frame_size: usize, seed: u64) -> Result<Vec<Vec<Vec<u8>>>, KindError> {
+        let n = self.topo.hosts.len() as u32;
+        let want = frame_size.saturating_sub(4);
         let mut pick = engine::adaptive::XorShift::new(seed ^ 0xD57);
         let mut frames: Vec<Vec<Vec<u8>>> = Vec::with_capacity(n as usize);
         for s in 0..n {
@@ -535,20 +779,27 @@ impl Fabric<'_> {
             }
             frames.push(row);
         }
-        let frames = Arc::new(frames);
-        let macs: Arc<Vec<[u8; 6]>> = Arc::new((0..n).map(|h| host_mac(self.topo, h)).collect());
+        Ok(frames)
+    }
+
+    /// Hand the switches and the hosts that can send to `threads` lanes: switches by
+    /// [`split_switches`], hosts with their first switch.
+    fn into_lanes(self, threads: usize) -> Vec<Lane> {
+        let topo = self.topo;
+        let n = topo.hosts.len() as u32;
+        let injects: Vec<Option<u16>> = (0..n).map(|h| self.inject_port(h)).collect();
         let mut lanes: Vec<Lane> = (0..threads)
             .map(|_| Lane {
                 workers: Vec::new(),
                 hosts: Vec::new(),
             })
             .collect();
-        let lane_of = split_switches(self.topo, threads);
+        let lane_of = split_switches(topo, threads);
         for (i, w) in self.workers.into_iter().enumerate() {
             lanes[lane_of[i]].workers.push(w);
         }
         for (h, ports) in self.hosts.into_iter().enumerate() {
-            let lane = self.topo.hosts[h]
+            let lane = topo.hosts[h]
                 .ports
                 .iter()
                 .find_map(|p| match p.peer {
@@ -560,143 +811,7 @@ impl Fabric<'_> {
                 lanes[lane].hosts.push((h as u32, usize::from(inj), ports));
             }
         }
-        let stop_send = Arc::new(AtomicBool::new(false));
-        let sent = Arc::new(AtomicU64::new(0));
-        let delivered = Arc::new(AtomicU64::new(0));
-        let misdelivered = Arc::new(AtomicU64::new(0));
-        let handles = self.handles.clone();
-        let total_drops = move || -> u64 {
-            handles
-                .iter()
-                .map(|h| h.counters().iter().map(PortStats::dropped).sum::<u64>())
-                .sum()
-        };
-        let start = std::time::Instant::now();
-        let mut joins = Vec::new();
-        for (li, mut lane) in lanes.into_iter().enumerate() {
-            let (frames, macs, pool) = (frames.clone(), macs.clone(), self.pool.clone());
-            let (stop_send, sent, delivered, mis) = (
-                stop_send.clone(),
-                sent.clone(),
-                delivered.clone(),
-                misdelivered.clone(),
-            );
-            joins.push(std::thread::spawn(move || {
-                let mut rng = engine::adaptive::XorShift::new(seed ^ ((li as u64 + 1) * 0x9E37));
-                let mut cache = PoolCache::new(&pool);
-                let (mut my_sent, mut my_del, mut my_mis) = (0u64, 0u64, 0u64);
-                let mut idle_rounds = 0u32;
-                loop {
-                    let sending = !stop_send.load(Ordering::Relaxed);
-                    let mut work = 0usize;
-                    for (h, inj, ports) in lane.hosts.iter_mut() {
-                        for p in ports.iter_mut().flatten() {
-                            while let Some(b) = p.recv() {
-                                if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
-                                    my_del += 1;
-                                } else {
-                                    my_mis += 1;
-                                }
-                                cache.put(b);
-                                work += 1;
-                            }
-                        }
-                        if !sending || n < 2 {
-                            continue;
-                        }
-                        let Some(tx) = ports[*inj].as_mut() else {
-                            continue;
-                        };
-                        let queued = tx.tx_pending();
-                        let row = &frames[*h as usize];
-                        for _ in queued..window.min(queued + 8) {
-                            let Some(mut b) = cache.get() else { break };
-                            b.fill(&row[rng.below(row.len())]);
-                            match tx.send(b) {
-                                Ok(()) => my_sent += 1,
-                                Err(b) => {
-                                    cache.put(b);
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    for w in lane.workers.iter_mut() {
-                        if w.has_pending() {
-                            work += w.poll();
-                        }
-                    }
-                    if (my_sent > 0 && work == 0) || my_sent + my_del + my_mis >= 4096 {
-                        sent.fetch_add(std::mem::take(&mut my_sent), Ordering::Relaxed);
-                        delivered.fetch_add(std::mem::take(&mut my_del), Ordering::Relaxed);
-                        mis.fetch_add(std::mem::take(&mut my_mis), Ordering::Relaxed);
-                    }
-                    if !sending && work == 0 {
-                        idle_rounds += 1;
-                        if idle_rounds > 1000 {
-                            break;
-                        }
-                    } else {
-                        idle_rounds = 0;
-                    }
-                }
-                sent.fetch_add(my_sent, Ordering::Relaxed);
-                delivered.fetch_add(my_del, Ordering::Relaxed);
-                mis.fetch_add(my_mis, Ordering::Relaxed);
-                drop(cache);
-                lane
-            }));
-        }
-        during(&TrafficLive {
-            handles: &self.handles,
-            sent: &sent,
-            delivered: &delivered,
-            start,
-        });
-        let left = opts.duration.saturating_sub(start.elapsed());
-        std::thread::sleep(left);
-        stop_send.store(true, Ordering::Relaxed);
-        let mut lanes = Vec::new();
-        for j in joins {
-            lanes.push(j.join().map_err(|_| {
-                SimError::Engine(engine::EngineError::Config("a simulation thread panicked"))
-            })?);
-        }
-        // threads stop on local idleness; finish whatever is still in flight
-        loop {
-            let mut work = 0;
-            for lane in lanes.iter_mut() {
-                for (h, _, ports) in lane.hosts.iter_mut() {
-                    for p in ports.iter_mut().flatten() {
-                        while let Some(b) = p.recv() {
-                            if b.bytes().get(..6) == Some(&macs[*h as usize][..]) {
-                                delivered.fetch_add(1, Ordering::Relaxed);
-                            } else {
-                                misdelivered.fetch_add(1, Ordering::Relaxed);
-                            }
-                            self.pool.put(b);
-                            work += 1;
-                        }
-                    }
-                }
-                for w in lane.workers.iter_mut() {
-                    work += w.poll();
-                }
-            }
-            if work == 0 {
-                break;
-            }
-        }
-        let elapsed = start.elapsed();
-        let report = TrafficReport {
-            sent: sent.load(Ordering::Relaxed),
-            delivered: delivered.load(Ordering::Relaxed),
-            misdelivered: misdelivered.load(Ordering::Relaxed),
-            dropped: total_drops(),
-            elapsed,
-        };
-        let counters = self.handles.iter().map(EngineHandle::counters).collect();
-        Ok((report, counters))
+        lanes
     }
 }
 

@@ -164,7 +164,7 @@ fn clean(faults: &Faults, h: &Health, w: &Walk) -> Result<(), String> {
             }
         }
     }
-    w.check()
+    w.check().map_err(|e| e.to_string())
 }
 
 /// Leaf switches of a host.

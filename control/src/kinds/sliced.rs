@@ -11,13 +11,13 @@
 //! address) are configuration, not entries, and are not counted. The count is the same
 //! in every mode.
 use super::{KindError, TableSummary};
-use crate::oracle::{Oracle, PairsReport, Walk};
+use crate::oracle::{Oracle, PairsReport, Walk, WalkError};
 use crate::topology::{znode, PortDir, PortRole, Topology};
 use canopy_dataplane::build::sliced::{header as build_header, BuildError, Geometry, HeaderOpts};
 use canopy_dataplane::table::sliced::SlicedTable;
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::{Mode, SlicedBody, SlicedRepr};
-use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::wire::Kind;
 
 const KIND: Kind = Kind::Sliced;
 
@@ -307,47 +307,61 @@ pub fn header_mode(t: &Topology, mode: Mode, src: u32, dst: u32) -> Result<Vec<u
 /// inside a Znode, 2l across, FLAT with l = n; docs/sliced-flit.md §4 item 6), hop limit
 /// sufficient, the whole SLICE consumed, PHASE_DOWN set and SIDE_TAKEN iff the Znodes
 /// differ.
-pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<(), String> {
+pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<(), WalkError> {
+    let (src, dst) = (w.src, w.dst);
     let index = |h: u32| {
         t.hosts
             .get(h as usize)
             .map(|x| x.index)
-            .ok_or_else(|| format!("h{h} is not a host"))
+            .ok_or(WalkError::NotAHost(h))
     };
-    let (s, d) = (index(w.src)?, index(w.dst)?);
-    let want = g.expected_hops(mode, s, d).map_err(|e| e.to_string())?;
+    let (s, d) = (index(src)?, index(dst)?);
+    let geometry = |error| WalkError::Geometry { src, dst, error };
+    let want = g.expected_hops(mode, s, d).map_err(geometry)?;
     if w.switch_hops() != want {
-        return Err(format!(
-            "h{s}→h{d}: {} switch traversals, expected {want}",
-            w.switch_hops()
-        ));
+        return Err(WalkError::HopCount {
+            src,
+            dst,
+            got: w.switch_hops(),
+            want,
+        });
     }
     if want > usize::from(g.hop_limit()) {
-        return Err(format!("h{s}→h{d}: hop limit {} too small", g.hop_limit()));
+        return Err(WalkError::HopLimitTooSmall {
+            src,
+            dst,
+            hop_limit: g.hop_limit(),
+        });
     }
-    let off = wire::canopy_offset(&w.delivered_frame).map_err(|e| e.to_string())?;
-    let h = wire::Header::new_checked(&w.delivered_frame[off..]).map_err(|e| e.to_string())?;
-    let r = SlicedRepr::parse(&SlicedBody::new_checked(h.body()).map_err(|e| e.to_string())?)
-        .map_err(|e| e.to_string())?;
-    let (ks, _) = g.labels(s).map_err(|e| e.to_string())?;
-    let (kd, _) = g.labels(d).map_err(|e| e.to_string())?;
+    let h = w.delivered_header()?;
+    let frame = |error| WalkError::Frame { src, dst, error };
+    let r = SlicedBody::new_checked(h.body())
+        .and_then(|b| SlicedRepr::parse(&b))
+        .map_err(frame)?;
+    let (ks, _) = g.labels(s).map_err(geometry)?;
+    let (kd, _) = g.labels(d).map_err(geometry)?;
     if mode == Mode::Sliced && r.cursor != r.slice_len {
-        return Err(format!(
-            "h{s}→h{d}: delivered with cursor {} of {}",
-            r.cursor, r.slice_len
-        ));
+        return Err(WalkError::Cursor {
+            src,
+            dst,
+            cursor: r.cursor,
+            slice_len: r.slice_len,
+        });
     }
     if !r.phase_down || r.side_taken != (ks != kd) {
-        return Err(format!(
-            "h{s}→h{d}: delivered with PHASE_DOWN {} SIDE_TAKEN {}",
-            r.phase_down, r.side_taken
-        ));
+        return Err(WalkError::Flags {
+            src,
+            dst,
+            phase_down: r.phase_down,
+            side_taken: r.side_taken,
+        });
     }
     if usize::from(h.hop_limit()) != usize::from(g.hop_limit()) - want {
-        return Err(format!(
-            "h{s}→h{d}: hop limit {} on delivery",
-            h.hop_limit()
-        ));
+        return Err(WalkError::HopLimitOnDelivery {
+            src,
+            dst,
+            hop_limit: h.hop_limit(),
+        });
     }
     Ok(())
 }
@@ -357,7 +371,7 @@ pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<()
 /// its own ancestors twice, once going up and once going down. Here a switch may be
 /// visited at most once per direction, with everything else as in [`Walk::check`]:
 /// delivered to the right host with the payload intact, on an up*-side?-down* path.
-pub fn check_flat_walk(w: &Walk) -> Result<(), String> {
+pub fn check_flat_walk(w: &Walk) -> Result<(), WalkError> {
     w.check_with(crate::oracle::Revisits::OncePerDirection)
 }
 
@@ -392,6 +406,7 @@ mod tests {
     use super::*;
     use crate::oracle::all_pairs;
     use crate::topology::build_str;
+    use canopy_dataplane::wire;
     use std::collections::BTreeMap;
 
     fn hist(rep: &PairsReport) -> Vec<(usize, u64)> {

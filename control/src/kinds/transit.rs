@@ -8,15 +8,14 @@
 //! link rotation); see [`TransitTable::entries`].
 
 use super::{KindError, TableSummary};
-use crate::oracle::Walk;
+use crate::oracle::{Walk, WalkError};
 use crate::topology::transit::Params;
-use crate::topology::{PortRole, Topology};
+use crate::topology::{HostError, PortRole, TopoError, Topology};
 use canopy_dataplane::build::transit as build;
 use canopy_dataplane::table::transit::TransitTable;
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::transit::{TransitBody, TransitRepr};
 use canopy_dataplane::wire::Kind;
-use canopy_dataplane::wire::{self as wire, Header};
 
 const KIND: Kind = Kind::Transit;
 
@@ -117,16 +116,32 @@ pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
 /// Header from `src` to `dst` (host indices), built from the hosts' canonical
 /// addresses (unused C bits zero).
 pub fn header(t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
-    let bad = |h: u32| {
-        KindError::Topo(crate::topology::TopoError::BadHost {
-            spec: t.spec.to_string(),
-            given: format!("h{h}"),
-            why: format!("there are {} hosts", t.hosts.len()),
-        })
-    };
-    let l1 = t.hosts.get(src as usize).ok_or_else(|| bad(src))?.addr;
-    let l2 = t.hosts.get(dst as usize).ok_or_else(|| bad(dst))?.addr;
-    header_addr(t, l1, l2)
+    header_addr(t, host_addr(t, src)?, host_addr(t, dst)?)
+}
+
+/// Address L = C·P of host `h`.
+fn host_addr(t: &Topology, h: u32) -> Result<u64, KindError> {
+    match t.hosts.get(h as usize) {
+        Some(x) => Ok(x.addr),
+        None => Err(TopoError::bad_host(
+            t,
+            format!("h{h}"),
+            HostError::NoSuchHost {
+                hosts: t.hosts.len(),
+            },
+        )
+        .into()),
+    }
+}
+
+/// The route from address `l1` to address `l2` (seed §3.8).
+fn route(t: &Topology, p: &Params, l1: u64, l2: u64) -> Result<build::Route, KindError> {
+    let cb = p.layers as usize;
+    let (c1, _) = build::split_addr(l1, cb, p.p_bytes());
+    let (c2, p2) = build::split_addr(l2, cb, p.p_bytes());
+    build::route(&c1, &c2, &p2, p.full).map_err(|e| {
+        TopoError::bad_host(t, format!("{l1:#x} -> {l2:#x}"), HostError::NoRoute(e)).into()
+    })
 }
 
 /// Header from address `l1` to address `l2` (L = C·P) exactly as given: the C bytes of
@@ -134,16 +149,7 @@ pub fn header(t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
 /// (0xCC0234 -> 0xD84267 gives R = 0xF4D84267).
 pub fn header_addr(t: &Topology, l1: u64, l2: u64) -> Result<Vec<u8>, KindError> {
     let p = params(t)?;
-    let cb = p.layers as usize;
-    let (c1, _) = build::split_addr(l1, cb, p.p_bytes());
-    let (c2, p2) = build::split_addr(l2, cb, p.p_bytes());
-    let rt = build::route(&c1, &c2, &p2, p.full).map_err(|e| {
-        KindError::Topo(crate::topology::TopoError::BadHost {
-            spec: t.spec.to_string(),
-            given: format!("{l1:#x} -> {l2:#x}"),
-            why: e.to_string(),
-        })
-    })?;
+    let rt = route(t, &p, l1, l2)?;
     let hop_limit = u8::try_from(p.max_stages()).unwrap_or(u8::MAX);
     build::header(&rt.bytes, hop_limit, 0, 0).map_err(|e| match e {
         build::BuildError::Wire(w) => KindError::Wire(w),
@@ -156,70 +162,70 @@ pub fn header_addr(t: &Topology, l1: u64, l2: u64) -> Result<Vec<u8>, KindError>
 }
 
 /// The Transit body of a delivered walk's frame.
-pub fn delivered_body(w: &Walk) -> Result<TransitRepr, String> {
-    let f = &w.delivered_frame;
-    let off = wire::canopy_offset(f).map_err(|e| e.to_string())?;
-    let h = Header::new_checked(&f[off..]).map_err(|e| e.to_string())?;
-    let b = TransitBody::new_checked(h.body()).map_err(|e| e.to_string())?;
-    TransitRepr::parse(&b).map_err(|e| e.to_string())
+pub fn delivered_body(w: &Walk) -> Result<TransitRepr, WalkError> {
+    let h = w.delivered_header()?;
+    TransitBody::new_checked(h.body())
+        .and_then(|b| TransitRepr::parse(&b))
+        .map_err(|error| WalkError::Frame {
+            src: w.src,
+            dst: w.dst,
+            error,
+        })
 }
 
 /// Crossover level k of a pair (hosts `s`, `d`), from the addresses ([Transit] §3.8.3
 /// steps 1-4).
-pub fn level(t: &Topology, p: &Params, s: u32, d: u32) -> Result<u32, String> {
-    let addr = |h: u32| {
-        t.hosts
-            .get(h as usize)
-            .map(|x| x.addr)
-            .ok_or_else(|| format!("no host h{h}"))
-    };
-    let cb = p.layers as usize;
-    let (c1, _) = build::split_addr(addr(s)?, cb, p.p_bytes());
-    let (c2, p2) = build::split_addr(addr(d)?, cb, p.p_bytes());
-    Ok(build::route(&c1, &c2, &p2, p.full)
-        .map_err(|e| e.to_string())?
-        .k)
+pub fn level(t: &Topology, p: &Params, s: u32, d: u32) -> Result<u32, KindError> {
+    Ok(route(t, p, host_addr(t, s)?, host_addr(t, d)?)?.k)
 }
 
 /// Checks specific to Transit on a delivered walk: exactly the stages and swallows
 /// [Transit] predicts for the pair's crossover level k (Eq 4.18/4.19 full, Eq
 /// 4.30-4.32 hybrid), cycles = L_open, the head cursor on the last routing byte, the
 /// final rotation (docs/transit.md §3, invariant 5), and the up/side/down stage counts.
-pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
-    let p = Params::from_spec(&t.spec).map_err(|e| e.to_string())?;
-    let p = &p;
-    let k = level(t, p, w.src, w.dst)?;
+pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), WalkError> {
+    let (src, dst) = (w.src, w.dst);
+    let p = &params(t)?;
+    let k = level(t, p, src, dst)?;
     let (stages, swallows) = build::predicted_counts(k, p.full, p.j_leaf);
     let b = delivered_body(w)?;
     let got = (w.switch_hops() as u32, u32::from(b.hops), u32::from(b.head));
-    if got != (stages, stages, swallows) {
-        return Err(format!(
-            "h{}→h{} (k = {k}): (switches, hops, swallows) = {got:?}, [Transit] predicts \
-             ({stages}, {stages}, {swallows})",
-            w.src, w.dst
-        ));
+    let want = (stages, stages, swallows);
+    if got != want {
+        return Err(WalkError::Stages {
+            src,
+            dst,
+            k,
+            got,
+            want,
+        });
     }
     // L_open = L_connect + swallow cycles (Eq 4.19/4.32, zero wire delay).
     if u32::from(b.cycles) != stages + swallows {
-        return Err(format!("h{}→h{}: cycles {}", w.src, w.dst, b.cycles));
+        return Err(WalkError::Cycles {
+            src,
+            dst,
+            cycles: b.cycles,
+        });
     }
     // One routing byte per swallow plus the one in use remain: the head ends on the last.
     if usize::from(b.head) + 1 != b.route.len() {
-        return Err(format!(
-            "h{}→h{}: head {} of {} bytes",
-            w.src,
-            w.dst,
-            b.head,
-            b.route.len()
-        ));
+        return Err(WalkError::Head {
+            src,
+            dst,
+            head: b.head,
+            len: b.route.len(),
+        });
     }
     // Invariant 5: total rotation = j (the destination cluster's links) or 0 (full).
     let rot = if p.full { 0 } else { (p.j_leaf % 4) as u8 };
     if b.rot != rot {
-        return Err(format!(
-            "h{}→h{}: final rotation {} (expected {rot})",
-            w.src, w.dst, b.rot
-        ));
+        return Err(WalkError::Rotation {
+            src,
+            dst,
+            rot: b.rot,
+            want: rot,
+        });
     }
     // Roles per level: up stages ⌈k/3⌉ − 1 (+1 cluster exit), one crossover, k down
     // stages (+ j cluster stages).
@@ -238,10 +244,13 @@ pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), String> {
         count(PortRole::Down),
     );
     if roles != want {
-        return Err(format!(
-            "h{}→h{} (k = {k}): (up, side, down) = {roles:?}, expected {want:?}",
-            w.src, w.dst
-        ));
+        return Err(WalkError::Roles {
+            src,
+            dst,
+            k,
+            got: roles,
+            want,
+        });
     }
     Ok(())
 }

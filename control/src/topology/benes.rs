@@ -18,7 +18,7 @@
 //! l + 1 (l = 0-based level) serves nodes [start, start + (N/2)^(l+1)) with start as in
 //! `routing_lookup`; its zone is start / (N/2)^(l+1) and its index i / x.
 
-use super::{Peer, Port, PortDir, PortRole, TopoError, Topology, ZnodeShape};
+use super::{HostError, Peer, Port, PortDir, PortRole, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
 /// Most switch ports a generated Beneš fat tree may have (memory guard, as for Znodes).
@@ -327,15 +327,20 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 }
 
 /// `node:<m>` ([Benes-802.1au]'s node id); `None` otherwise.
-pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
+pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     let v = s.strip_prefix("node:")?;
+    let bad = |why| Some(Err(TopoError::bad_host(t, s, why)));
     let Ok(m) = v.trim().parse::<u32>() else {
-        return Some(Err("expected node:<id>".into()));
+        return bad(HostError::Syntax("node:<id>"));
     };
     if (m as usize) < t.hosts.len() {
         Some(Ok(m))
     } else {
-        Some(Err(format!("node {m} out of range 0..{}", t.hosts.len())))
+        bad(HostError::OutOfRange {
+            what: "node",
+            value: u64::from(m),
+            end: t.hosts.len() as u64,
+        })
     }
 }
 

@@ -20,7 +20,7 @@
 //! The port addresses use n = bit length of N − 1 ([FT-addressing]'s `n = log2(N-1)`
 //! truncates and makes 510 of the 768 port addresses of N = 4 collide; docs/addressing.md).
 
-use super::{End, PortSpec, TopoError, Topology, ZnodeShape};
+use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
 /// Largest K accepted (81,920 switches and 4,194,304 hosts at K = 256).
@@ -259,32 +259,39 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 }
 
 /// `pod.edge.host` (e.g. `5.2.3`); `None` if `s` is not in that syntax.
-pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
+pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     let parts: Vec<&str> = s.split('.').collect();
     if parts.len() != 3 {
         return None;
     }
-    let nums: Vec<u32> = match parts.iter().map(|p| p.trim().parse::<u32>()).collect() {
-        Ok(v) => v,
-        Err(_) => return Some(Err("expected pod.edge.host with three integers".into())),
-    };
-    let ft = match FatTree::from_spec(&t.spec) {
-        Ok(f) => f,
-        Err(e) => return Some(Err(e.to_string())),
-    };
+    Some(parse_coords(t, s, &parts))
+}
+
+fn parse_coords(t: &Topology, s: &str, parts: &[&str]) -> Result<u32, TopoError> {
+    let bad = |why| TopoError::bad_host(t, s, why);
+    let nums: Vec<u32> = parts
+        .iter()
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad(HostError::Syntax("pod.edge.host with three integers")))?;
+    let ft = FatTree::from_spec(&t.spec)?;
     let (p, e, hh) = (nums[0], nums[1], nums[2]);
-    if p >= ft.k {
-        return Some(Err(format!("pod {p} out of range 0..{}", ft.k)));
-    }
-    if e >= ft.half() {
-        return Some(Err(format!("edge {e} out of range 0..{}", ft.half())));
-    }
-    if hh >= ft.half() {
-        return Some(Err(format!("host {hh} out of range 0..{}", ft.half())));
+    for (what, value, end) in [
+        ("pod", p, ft.k),
+        ("edge", e, ft.half()),
+        ("host", hh, ft.half()),
+    ] {
+        if value >= end {
+            return Err(bad(HostError::OutOfRange {
+                what,
+                value: u64::from(value),
+                end: u64::from(end),
+            }));
+        }
     }
     let x =
         u64::from(p) * u64::from(ft.half()) * u64::from(ft.half()) + u64::from(e * ft.half() + hh);
-    Some(Ok(x as u32))
+    Ok(x as u32)
 }
 
 #[cfg(test)]

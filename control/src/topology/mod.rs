@@ -18,6 +18,7 @@
 //!   what the sliced-flit header needs; `Host::index` is then the logical address X.
 
 pub mod benes;
+pub mod contract;
 pub mod fattree;
 pub mod transit;
 pub mod vl2;
@@ -25,6 +26,7 @@ pub mod znode;
 
 use crate::spec::{Spec, SpecError};
 pub use canopy_dataplane::table::{PortDir, PortRole};
+pub use contract::ContractError;
 use thiserror::Error;
 
 /// A topology that cannot be built.
@@ -49,8 +51,127 @@ pub enum TopoError {
         /// What the user gave.
         given: String,
         /// Why it does not name a host.
-        why: String,
+        why: HostError,
     },
+}
+
+impl TopoError {
+    /// `given` does not name a host of `t`, because of `why`.
+    pub fn bad_host(t: &Topology, given: impl Into<String>, why: HostError) -> Self {
+        TopoError::BadHost {
+            spec: t.spec.to_string(),
+            given: given.into(),
+            why,
+        }
+    }
+}
+
+/// Why a host reference does not name a host ([`TopoError::BadHost`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum HostError {
+    /// The reference is in no syntax the family accepts.
+    #[error("expected {0}")]
+    Syntax(&'static str),
+    /// A number in the reference is not a number.
+    #[error("{what}`{value}` is not a number")]
+    NotANumber {
+        /// Which number (`"label "`, `"Znode id "`…; empty for a whole address).
+        what: &'static str,
+        /// The text given.
+        value: String,
+    },
+    /// A number in the reference is too large for its field.
+    #[error("{what}`{value}` is too large")]
+    TooLarge {
+        /// Which number (as in [`HostError::NotANumber`]).
+        what: &'static str,
+        /// The text given.
+        value: String,
+    },
+    /// A coordinate is outside its range.
+    #[error("{what} {value} out of range 0..{end}")]
+    OutOfRange {
+        /// Which coordinate (`pod`, `ToR`, `node`…).
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// Its exclusive upper bound.
+        end: u64,
+    },
+    /// No host has this logical index.
+    #[error("no host with index {index} (there are {hosts})")]
+    NoIndex {
+        /// The index given.
+        index: u64,
+        /// Number of hosts.
+        hosts: usize,
+    },
+    /// A host id past the end of the host list.
+    #[error("there are {hosts} hosts")]
+    NoSuchHost {
+        /// Number of hosts.
+        hosts: usize,
+    },
+    /// Znode: no processor has the logical address the reference gives.
+    #[error("no processor with logical address {0}")]
+    NoProcessor(u64),
+    /// Znode: an Snode address without its Znode id.
+    #[error("an Snode address needs the Znode id: (p_{};p_{levels},…,p_1)", .levels + 1)]
+    NeedsZnodeId {
+        /// Levels n of the Znode.
+        levels: usize,
+    },
+    /// Znode: not one label per level.
+    #[error("expected {levels} labels p_{levels}..p_1, got {got}")]
+    LabelCount {
+        /// Levels n of the Znode.
+        levels: usize,
+        /// Labels given.
+        got: usize,
+    },
+    /// Znode: the Znode id is not below m.
+    #[error("Znode id {k} is not below m = {m}")]
+    ZnodeId {
+        /// Znode id given.
+        k: u32,
+        /// Znodes in the Snode.
+        m: u32,
+    },
+    /// Znode: a label is not below its level's zone count.
+    #[error("label p_{level} = {label} is not below z_{level} = {z}")]
+    Label {
+        /// Level i of the label p_i.
+        level: usize,
+        /// The label given.
+        label: u32,
+        /// z_i.
+        z: u32,
+    },
+    /// Znode: the geometry rejects the physical address.
+    #[error(transparent)]
+    Physical(canopy_dataplane::build::sliced::BuildError),
+    /// Transit: the address is not hexadecimal.
+    #[error("`{0}` is not a hexadecimal address L = C·P")]
+    NotHex(String),
+    /// Transit: the address has bits beyond C·P.
+    #[error("L = {addr:#x} is longer than {} bytes (C: {c_bytes}, P: {p_bytes})", .c_bytes + .p_bytes)]
+    AddrTooLong {
+        /// The address L.
+        addr: u64,
+        /// Bytes of C.
+        c_bytes: usize,
+        /// Bytes of P.
+        p_bytes: usize,
+    },
+    /// Transit: P's first pair leaves the cluster.
+    #[error("P = {0:#04x} starts with pair 11, which leaves the cluster ([Transit] §3.8.1)")]
+    LeavesCluster(u8),
+    /// Transit: no processor has this address.
+    #[error("no processor at L = {0:#x}")]
+    NoProcessorAt(u64),
+    /// Transit: no route joins the two addresses.
+    #[error(transparent)]
+    NoRoute(canopy_dataplane::build::transit::BuildError),
 }
 
 /// Far end of a port.
@@ -138,7 +259,7 @@ pub struct Host {
 /// Znode/Snode shape for sliced-flit addressing: z_1..z_n and m.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZnodeShape {
-    /// Zones per level, z[0] = z_1 (processors per level-1 zone).
+    /// Zones per level, `z[0]` = z_1 (processors per level-1 zone).
     pub z: Vec<u32>,
     /// Number of Znodes in the Snode (1 for a plain Znode).
     pub m: u32,
@@ -352,176 +473,6 @@ impl Topology {
     pub fn host_name(&self, h: u32) -> String {
         format!("h{}", self.hosts[h as usize].index)
     }
-
-    /// Check the Znode-label part of the graph contract (module docs) on a topology with
-    /// `znode` set: hosts hang on level-1 switches of their own zone and Znode under
-    /// their label p_1; every down port leads one level down into the child zone its
-    /// label names (group = label) and every child zone has one; up ports lead one level
-    /// up into the parent zone (group 0); side ports lead to the same position in the
-    /// Znode their label names (group = label). Generators call this in their tests.
-    pub fn check_znode_contract(&self) -> Result<(), String> {
-        let t = self;
-        let zs = t.znode.as_ref().ok_or("t.znode is not set")?;
-        let z: Vec<u64> = zs.z.iter().map(|&v| u64::from(v)).collect();
-        let n = z.len();
-        // prod[i] = z_1 ... z_i (prod[0] = 1)
-        let mut prod = vec![1u64; n + 1];
-        for i in 0..n {
-            prod[i + 1] = prod[i] * z[i];
-        }
-        let m = u64::from(zs.m.max(1));
-        let zone_of = |x: u64, level: usize| -> u64 { (x / prod[level]) % (prod[n] / prod[level]) };
-        for (hi, h) in t.hosts.iter().enumerate() {
-            for p in &h.ports {
-                if let Peer::Switch { sw, port } = p.peer {
-                    let s = &t.switches[sw as usize];
-                    if s.level != 1
-                        || s.zone != zone_of(h.index, 1)
-                        || u64::from(s.znode) != (h.index / prod[n]) % m
-                    {
-                        return Err(format!(
-                            "host {hi} hangs on {} with zone {}",
-                            s.name, s.zone
-                        ));
-                    }
-                    let sp = &s.ports[usize::from(port)];
-                    if sp.role != PortRole::Down || u64::from(sp.label) != h.index % z[0] {
-                        return Err(format!(
-                            "{} port {port}: bad host label {}",
-                            s.name, sp.label
-                        ));
-                    }
-                }
-            }
-        }
-        for s in &t.switches {
-            let lvl = usize::from(s.level);
-            if lvl == 0 || lvl > n {
-                return Err(format!("{}: level {lvl} outside 1..={n}", s.name));
-            }
-            for (pi, p) in s.ports.iter().enumerate() {
-                let Peer::Switch { sw, .. } = p.peer else {
-                    continue;
-                };
-                let o = &t.switches[sw as usize];
-                match p.role {
-                    PortRole::Down => {
-                        if usize::from(o.level) + 1 != lvl
-                            || o.zone / z[lvl - 1] != s.zone
-                            || u64::from(p.label) != o.zone % z[lvl - 1]
-                            || p.group != p.label
-                        {
-                            return Err(format!(
-                                "{} p{pi}: down to {} (zone {}) with label {} group {}",
-                                s.name, o.name, o.zone, p.label, p.group
-                            ));
-                        }
-                    }
-                    PortRole::Up => {
-                        if usize::from(o.level) != lvl + 1
-                            || s.zone / z[lvl] != o.zone
-                            || p.group != 0
-                        {
-                            return Err(format!(
-                                "{} p{pi}: up to {} (zone {})",
-                                s.name, o.name, o.zone
-                            ));
-                        }
-                    }
-                    PortRole::Side => {
-                        if (o.level, o.zone, o.index, o.znode)
-                            != (s.level, s.zone, s.index, p.label)
-                            || p.group != p.label
-                        {
-                            return Err(format!(
-                                "{} p{pi}: side to {} (znode {}) with label {} group {}",
-                                s.name, o.name, o.znode, p.label, p.group
-                            ));
-                        }
-                    }
-                }
-            }
-            if lvl > 1 {
-                for c in 0..z[lvl - 1] {
-                    let has = s
-                        .ports
-                        .iter()
-                        .any(|p| p.role == PortRole::Down && u64::from(p.label) == c);
-                    if !has {
-                        return Err(format!("{}: no down port into child zone {c}", s.name));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Check the graph contract: every connected port's peer points back at it with a
-    /// compatible direction. Generators call this in their tests.
-    pub fn validate(&self) -> Result<(), String> {
-        let port_at = |p: Peer| -> Option<&Port> {
-            match p {
-                Peer::None => None,
-                Peer::Switch { sw, port } => self
-                    .switches
-                    .get(sw as usize)
-                    .and_then(|s| s.ports.get(usize::from(port))),
-                Peer::Host { host, port } => self
-                    .hosts
-                    .get(host as usize)
-                    .and_then(|h| h.ports.get(usize::from(port))),
-            }
-        };
-        let check = |me: Peer, p: &Port| -> Result<(), String> {
-            if p.peer == Peer::None {
-                return Ok(());
-            }
-            let far =
-                port_at(p.peer).ok_or_else(|| format!("{me:?} points at missing {:?}", p.peer))?;
-            if far.peer != me {
-                return Err(format!(
-                    "{me:?} -> {:?} but that points at {:?}",
-                    p.peer, far.peer
-                ));
-            }
-            let ok = matches!(
-                (p.dir, far.dir),
-                (PortDir::Duplex, PortDir::Duplex)
-                    | (PortDir::Out, PortDir::In)
-                    | (PortDir::In, PortDir::Out)
-            );
-            if !ok {
-                return Err(format!(
-                    "{me:?} and {:?} have incompatible directions",
-                    p.peer
-                ));
-            }
-            Ok(())
-        };
-        for (si, s) in self.switches.iter().enumerate() {
-            for (pi, p) in s.ports.iter().enumerate() {
-                check(
-                    Peer::Switch {
-                        sw: si as u32,
-                        port: pi as u16,
-                    },
-                    p,
-                )?;
-            }
-        }
-        for (hi, h) in self.hosts.iter().enumerate() {
-            for (pi, p) in h.ports.iter().enumerate() {
-                check(
-                    Peer::Host {
-                        host: hi as u32,
-                        port: pi as u16,
-                    },
-                    p,
-                )?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Families known to [`build`], with a one-line description and an example spec.
@@ -617,11 +568,6 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 /// Resolve a host reference: `h<N>` or `<N>` (logical index), or a family-specific form
 /// (see each family's `parse_host`).
 pub fn parse_host(t: &Topology, s: &str) -> Result<u32, TopoError> {
-    let bad = |why: String| TopoError::BadHost {
-        spec: t.spec.to_string(),
-        given: s.to_string(),
-        why,
-    };
     let fam = match t.spec.family.as_str() {
         "fat-tree" | "fattree" => fattree::parse_host(t, s),
         "znode" | "snode" | "kary-ntree" | "k-ary-n-tree" | "xgft" => znode::parse_host(t, s),
@@ -631,20 +577,23 @@ pub fn parse_host(t: &Topology, s: &str) -> Result<u32, TopoError> {
         _ => None,
     };
     if let Some(r) = fam {
-        return r.map_err(bad);
+        return r;
     }
+    let bad = |why| TopoError::bad_host(t, s, why);
     let digits = s.strip_prefix('h').unwrap_or(s);
-    let idx: u64 = digits
-        .parse()
-        .map_err(|_| bad("expected h<index>, <index>, or a family address form".to_string()))?;
+    let idx: u64 = digits.parse().map_err(|_| {
+        bad(HostError::Syntax(
+            "h<index>, <index>, or a family address form",
+        ))
+    })?;
     t.hosts
         .iter()
         .position(|h| h.index == idx)
         .map(|p| p as u32)
         .ok_or_else(|| {
-            bad(format!(
-                "no host with index {idx} (there are {})",
-                t.hosts.len()
-            ))
+            bad(HostError::NoIndex {
+                index: idx,
+                hosts: t.hosts.len(),
+            })
         })
 }

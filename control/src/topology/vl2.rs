@@ -15,7 +15,7 @@
 //! has zone t, agg 2g+x zone g and index x, intermediate i zone 0 and index i. An
 //! intermediate's two down ports into agg pair g both carry label g (group g).
 
-use super::{End, PortSpec, TopoError, Topology, ZnodeShape};
+use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
 /// VL2 parameters.
@@ -167,22 +167,27 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
 }
 
 /// `tor.server` (e.g. `12.3`); `None` if `s` is not in that syntax.
-pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, String>> {
+pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     let (a, b) = s.split_once('.')?;
+    Some(parse_coords(t, s, a, b))
+}
+
+fn parse_coords(t: &Topology, s: &str, a: &str, b: &str) -> Result<u32, TopoError> {
+    let bad = |why| TopoError::bad_host(t, s, why);
     let (Ok(tor), Ok(sv)) = (a.trim().parse::<u64>(), b.trim().parse::<u64>()) else {
-        return Some(Err("expected tor.server with two integers".into()));
+        return Err(bad(HostError::Syntax("tor.server with two integers")));
     };
-    let v = match Vl2::from_spec(&t.spec) {
-        Ok(v) => v,
-        Err(e) => return Some(Err(e.to_string())),
-    };
-    if tor >= u64::from(v.tors()) {
-        return Some(Err(format!("ToR {tor} out of range 0..{}", v.tors())));
+    let v = Vl2::from_spec(&t.spec)?;
+    for (what, value, end) in [("ToR", tor, v.tors()), ("server", sv, v.servers)] {
+        if value >= u64::from(end) {
+            return Err(bad(HostError::OutOfRange {
+                what,
+                value,
+                end: u64::from(end),
+            }));
+        }
     }
-    if sv >= u64::from(v.servers) {
-        return Some(Err(format!("server {sv} out of range 0..{}", v.servers)));
-    }
-    Some(Ok((tor * u64::from(v.servers) + sv) as u32))
+    Ok((tor * u64::from(v.servers) + sv) as u32)
 }
 
 #[cfg(test)]
