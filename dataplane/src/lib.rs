@@ -12,6 +12,7 @@ pub mod decide;
 pub mod engine;
 pub mod fuzzing;
 pub mod port;
+mod reasons;
 pub mod table;
 pub mod wire;
 

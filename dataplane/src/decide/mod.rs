@@ -27,94 +27,53 @@ pub enum Verdict {
     Drop(DropReason),
 }
 
-/// Why a frame was dropped. [`DropReason::name`] gives the stable counter label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DropReason {
-    /// The frame or the Canopy header is malformed (which field: see the error).
-    Malformed(WireError),
-    /// The frame arrived with hop limit 0.
-    TtlExpired,
-    /// The switch has no table for this header kind.
-    KindNotConfigured,
-    /// The ingress port is not a configured port of this switch (or is transmit-only).
-    BadIngress,
-    /// Sliced: a field extends beyond the valid bits of the SLICE word.
-    SliceExhausted,
-    /// Sliced: ρ = 1 (or FLAT/SRCDST/DST says "up") at a switch with no up ports.
-    UpAtTop,
-    /// Sliced: a down label is not a zone of this switch (label ≥ z_i or no port).
-    BadLabel,
-    /// Sliced: side label ≥ m, or no side link to that Znode.
-    BadSideLabel,
-    /// A frame that already turned downward arrived on a down port (would go up again),
-    /// or a frame arrived on an up/side port before its turn.
-    BadPhase,
-    /// Sliced: the frame's mode is not the mode this switch is configured for.
-    /// Transit: a strict circuit-mode message (OPEN/TURN/REPLY/CLOSE/ABORT) reached a
-    /// packet-switched stage.
-    ModeMismatch,
-    /// Transit: the head cursor ran past the last routing byte.
-    RouteExhausted,
-    /// Transit: the decoded direction has no connected output (e.g. 11 at the root).
-    NoOutput,
-    /// Path-ID: no LPM entry matches the path ID.
-    NoRoute,
-    /// The chosen group has no port (all removed) — the fabric has no path left.
-    NoPort,
-    /// Sliced: a frame leaves a level-1 switch towards a processor with SLICE bits
-    /// still unconsumed (the header was built for a longer path).
-    SliceLeftover,
-}
-
-/// Every counter label a drop can carry, in the order of `docs/wire-format.md` §7: the
-/// malformed-frame labels of [`WireError::reason`] first, then the decision's own.
-/// The engine pre-registers one counter per label.
-pub const DROP_REASON_NAMES: &[&str] = &[
-    "truncated",
-    "not_canopy",
-    "too_many_vlan_tags",
-    "bad_version",
-    "unknown_kind",
-    "reserved_bits_set",
-    "bad_field_value",
-    "bad_ingress_port",
-    "ttl_expired",
-    "kind_not_configured",
-    "no_port",
-    "slice_exhausted",
-    "up_at_top",
-    "bad_label",
-    "bad_side_label",
-    "bad_phase",
-    "mode_mismatch",
-    "slice_leftover",
-    "route_exhausted",
-    "no_output",
-    "no_route",
-];
-
-impl DropReason {
-    /// Stable, human-readable name used as a counter label.
-    pub fn name(&self) -> &'static str {
-        match self {
-            DropReason::Malformed(e) => e.reason(),
-            DropReason::TtlExpired => "ttl_expired",
-            DropReason::KindNotConfigured => "kind_not_configured",
-            DropReason::BadIngress => "bad_ingress_port",
-            DropReason::SliceExhausted => "slice_exhausted",
-            DropReason::UpAtTop => "up_at_top",
-            DropReason::BadLabel => "bad_label",
-            DropReason::BadSideLabel => "bad_side_label",
-            DropReason::BadPhase => "bad_phase",
-            DropReason::ModeMismatch => "mode_mismatch",
-            DropReason::RouteExhausted => "route_exhausted",
-            DropReason::NoOutput => "no_output",
-            DropReason::NoRoute => "no_route",
-            DropReason::NoPort => "no_port",
-            DropReason::SliceLeftover => "slice_leftover",
-        }
+crate::reasons::drop_reasons! {
+    /// Why a frame was dropped. [`DropReason::name`] gives the stable counter label and
+    /// [`DropReason::index`] its counter's position in [`DROP_REASON_NAMES`]. The
+    /// variants are listed in counter order, the order of `docs/wire-format.md` §7: the
+    /// malformed-frame labels of [`WireError::reason`] first, then the decision's own.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DropReason {
+        /// The frame or the Canopy header is malformed (which field: see the error).
+        Malformed(WireError) => ..,
+        /// The ingress port is not a configured port of this switch (or is transmit-only).
+        BadIngress => "bad_ingress_port",
+        /// The frame arrived with hop limit 0.
+        TtlExpired => "ttl_expired",
+        /// The switch has no table for this header kind.
+        KindNotConfigured => "kind_not_configured",
+        /// The chosen group has no port (all removed) — the fabric has no path left.
+        NoPort => "no_port",
+        /// Sliced: a field extends beyond the valid bits of the SLICE word.
+        SliceExhausted => "slice_exhausted",
+        /// Sliced: ρ = 1 (or FLAT/SRCDST/DST says "up") at a switch with no up ports.
+        UpAtTop => "up_at_top",
+        /// Sliced: a down label is not a zone of this switch (label ≥ z_i or no port).
+        BadLabel => "bad_label",
+        /// Sliced: side label ≥ m, or no side link to that Znode.
+        BadSideLabel => "bad_side_label",
+        /// A frame that already turned downward arrived on a down port (would go up
+        /// again), or a frame arrived on an up/side port before its turn.
+        BadPhase => "bad_phase",
+        /// Sliced: the frame's mode is not the mode this switch is configured for.
+        /// Transit: a strict circuit-mode message (OPEN/TURN/REPLY/CLOSE/ABORT) reached
+        /// a packet-switched stage.
+        ModeMismatch => "mode_mismatch",
+        /// Sliced: a frame leaves a level-1 switch towards a processor with SLICE bits
+        /// still unconsumed (the header was built for a longer path).
+        SliceLeftover => "slice_leftover",
+        /// Transit: the head cursor ran past the last routing byte.
+        RouteExhausted => "route_exhausted",
+        /// Transit: the decoded direction has no connected output (e.g. 11 at the root).
+        NoOutput => "no_output",
+        /// Path-ID: no LPM entry matches the path ID.
+        NoRoute => "no_route",
     }
 }
+
+/// Every counter label a drop can carry, in counter order ([`DropReason::NAMES`]).
+/// The engine pre-registers one counter per label.
+pub const DROP_REASON_NAMES: &[&str] = &DropReason::NAMES;
 
 impl core::fmt::Display for DropReason {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

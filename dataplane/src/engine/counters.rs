@@ -7,21 +7,28 @@ use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// Drop reasons the engine adds to the decision's [`DROP_REASON_NAMES`].
-pub const ENGINE_DROP_NAMES: &[&str] = &[
-    // the (worker, egress port) ring was full: drop-tail
-    "ring_full",
-    // the egress port is administratively down or has no link
-    "port_down",
-    // the frame is longer than the egress port's MTU
-    "oversize",
-    // the egress port's backend refused the frame at transmit while its link was up
-    // (the backend's own counters say why)
-    "tx_error",
-];
+crate::reasons::drop_reasons! {
+    /// Drop reasons the engine adds to the decision's [`DROP_REASON_NAMES`]; their
+    /// counters follow the decision's ([`engine_reason`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EngineDrop {
+        /// The (worker, egress port) ring was full: drop-tail.
+        RingFull => "ring_full",
+        /// The egress port is administratively down or has no link.
+        PortDown => "port_down",
+        /// The frame is longer than the egress port's MTU.
+        Oversize => "oversize",
+        /// The egress port's backend refused the frame at transmit while its link was up
+        /// (the backend's own counters say why).
+        TxError => "tx_error",
+    }
+}
+
+/// Labels of the engine's own drop reasons ([`EngineDrop::NAMES`]).
+pub const ENGINE_DROP_NAMES: &[&str] = &EngineDrop::NAMES;
 
 /// Number of drop counters per port: the decision's reasons, then the engine's.
-pub const N_REASONS: usize = DROP_REASON_NAMES.len() + ENGINE_DROP_NAMES.len();
+pub const N_REASONS: usize = DropReason::COUNT + EngineDrop::COUNT;
 
 /// Counter label of drop index `i`.
 pub fn reason_name(i: usize) -> &'static str {
@@ -32,71 +39,18 @@ pub fn reason_name(i: usize) -> &'static str {
         .unwrap_or("?")
 }
 
-/// Position of `name` in [`DROP_REASON_NAMES`], at compile time (a name that is not
-/// listed fails the build).
-const fn name_index(name: &str) -> usize {
-    let mut i = 0;
-    while i < DROP_REASON_NAMES.len() {
-        let (a, b) = (DROP_REASON_NAMES[i].as_bytes(), name.as_bytes());
-        if a.len() == b.len() {
-            let mut j = 0;
-            while j < a.len() && a[j] == b[j] {
-                j += 1;
-            }
-            if j == a.len() {
-                return i;
-            }
-        }
-        i += 1;
-    }
-    panic!("drop reason name not in DROP_REASON_NAMES")
-}
-
-/// Index of a decision drop reason: a jump on the variant to an index computed at
-/// compile time from the same name [`DropReason::name`] gives (the test below checks
-/// every variant), so a drop costs no string search.
-#[inline]
-pub fn reason_index(r: &DropReason) -> usize {
-    use crate::wire::WireError as W;
-    match r {
-        DropReason::Malformed(e) => match e {
-            W::Truncated { .. } => const { name_index("truncated") },
-            W::NotCanopy(_) => const { name_index("not_canopy") },
-            W::TooManyTags => const { name_index("too_many_vlan_tags") },
-            W::BadVersion(_) => const { name_index("bad_version") },
-            W::UnknownKind(_) => const { name_index("unknown_kind") },
-            W::Reserved { .. } => const { name_index("reserved_bits_set") },
-            W::BadValue { .. } => const { name_index("bad_field_value") },
-        },
-        DropReason::TtlExpired => const { name_index("ttl_expired") },
-        DropReason::KindNotConfigured => const { name_index("kind_not_configured") },
-        DropReason::BadIngress => const { name_index("bad_ingress_port") },
-        DropReason::SliceExhausted => const { name_index("slice_exhausted") },
-        DropReason::UpAtTop => const { name_index("up_at_top") },
-        DropReason::BadLabel => const { name_index("bad_label") },
-        DropReason::BadSideLabel => const { name_index("bad_side_label") },
-        DropReason::BadPhase => const { name_index("bad_phase") },
-        DropReason::ModeMismatch => const { name_index("mode_mismatch") },
-        DropReason::RouteExhausted => const { name_index("route_exhausted") },
-        DropReason::NoOutput => const { name_index("no_output") },
-        DropReason::NoRoute => const { name_index("no_route") },
-        DropReason::NoPort => const { name_index("no_port") },
-        DropReason::SliceLeftover => const { name_index("slice_leftover") },
-    }
-}
-
-/// Index of an engine drop reason by name.
-pub const fn engine_reason(i: usize) -> usize {
-    DROP_REASON_NAMES.len() + i
+/// Counter index of an engine drop reason.
+pub const fn engine_reason(r: EngineDrop) -> usize {
+    DropReason::COUNT + r.index()
 }
 /// `ring_full`.
-pub const RING_FULL: usize = engine_reason(0);
+pub const RING_FULL: usize = engine_reason(EngineDrop::RingFull);
 /// `port_down`.
-pub const PORT_DOWN: usize = engine_reason(1);
+pub const PORT_DOWN: usize = engine_reason(EngineDrop::PortDown);
 /// `oversize`.
-pub const OVERSIZE: usize = engine_reason(2);
+pub const OVERSIZE: usize = engine_reason(EngineDrop::Oversize);
 /// `tx_error`.
-pub const TX_ERROR: usize = engine_reason(3);
+pub const TX_ERROR: usize = engine_reason(EngineDrop::TxError);
 
 /// Counters of one port in one worker.
 #[derive(Debug)]
@@ -323,15 +277,15 @@ mod tests {
         assert_eq!(reason_name(RING_FULL), "ring_full");
         assert_eq!(reason_name(PORT_DOWN), "port_down");
         assert_eq!(reason_name(OVERSIZE), "oversize");
-        assert_eq!(reason_name(reason_index(&DropReason::NoRoute)), "no_route");
+        assert_eq!(reason_name(DropReason::NoRoute.index()), "no_route");
     }
 
     #[test]
-    fn reason_index_agrees_with_the_name_of_every_variant() {
+    fn the_index_agrees_with_the_name_of_every_variant() {
         let all = crate::decide::names_tests::every_reason();
-        let mut seen: Vec<usize> = all.iter().map(reason_index).collect();
+        let mut seen: Vec<usize> = all.iter().map(DropReason::index).collect();
         for r in &all {
-            assert_eq!(reason_name(reason_index(r)), r.name(), "{r:?}");
+            assert_eq!(reason_name(r.index()), r.name(), "{r:?}");
         }
         seen.sort_unstable();
         seen.dedup();

@@ -2,9 +2,7 @@
 //! drain of the rings towards the ports it owns, in bursts, with a drain timer.
 
 use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
-use super::counters::{
-    bump, reason_index, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR,
-};
+use super::counters::{bump, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR};
 use super::pool::{Buf, Pool};
 use super::port::Port;
 use super::{PortState, BURST};
@@ -121,7 +119,7 @@ impl Worker {
                                 (p, true)
                             }
                             None if tables.group(g).is_empty() => {
-                                bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
+                                bump(&c.drops[DropReason::NoPort.index()], 1);
                                 self.pool.put(b);
                                 continue;
                             }
@@ -133,7 +131,7 @@ impl Worker {
                         }
                     }
                     Verdict::Drop(r) => {
-                        bump(&c.drops[reason_index(&r)], 1);
+                        bump(&c.drops[r.index()], 1);
                         self.pool.put(b);
                         continue;
                     }
@@ -142,7 +140,7 @@ impl Worker {
                     self.tx.get_mut(usize::from(e)),
                     self.state.get(usize::from(e)),
                 ) else {
-                    bump(&c.drops[reason_index(&DropReason::NoPort)], 1);
+                    bump(&c.drops[DropReason::NoPort.index()], 1);
                     self.pool.put(b);
                     continue;
                 };

@@ -45,64 +45,60 @@ pub const ETH_MIN_FRAME: usize = 60;
 /// Ethernet header length without tags.
 pub const ETH_HEADER_LEN: usize = 14;
 
-/// A malformed frame: which field is wrong and why. Every variant names the field so a
-/// drop counter or a log line can say exactly what was wrong.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-pub enum WireError {
-    /// The buffer ends before the named field does.
-    #[error("truncated: field `{field}` needs {need} bytes, only {have} present")]
-    Truncated {
-        /// Field that does not fit.
-        field: &'static str,
-        /// Bytes needed from the start of the structure.
-        need: usize,
-        /// Bytes present.
-        have: usize,
-    },
-    /// The EtherType (after any VLAN tags) is not Canopy's.
-    #[error("not a Canopy frame: EtherType {0:#06x}")]
-    NotCanopy(u16),
-    /// More VLAN tags than we skip.
-    #[error("more than {MAX_VLAN_TAGS} VLAN tags")]
-    TooManyTags,
-    /// Unsupported header version.
-    #[error("unsupported Canopy version {0} (this build speaks {VERSION})")]
-    BadVersion(u8),
-    /// Unknown header kind.
-    #[error("unknown header kind {0}")]
-    UnknownKind(u8),
-    /// Reserved bits are set.
-    #[error("reserved bits set in field `{field}`: {value:#x}")]
-    Reserved {
-        /// Field holding the reserved bits.
-        field: &'static str,
-        /// The offending value (masked to the reserved bits).
-        value: u64,
-    },
-    /// A field holds a value outside its legal range.
-    #[error("field `{field}` = {value} is invalid: {why}")]
-    BadValue {
-        /// Field name as in docs/wire-format.md.
-        field: &'static str,
-        /// The offending value.
-        value: u64,
-        /// Why it is invalid.
-        why: &'static str,
-    },
+crate::reasons::drop_reasons! {
+    /// A malformed frame: which field is wrong and why. Every variant names the field so
+    /// a drop counter or a log line can say exactly what was wrong; its counter label is
+    /// [`WireError::reason`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+    pub enum WireError {
+        /// The buffer ends before the named field does.
+        #[error("truncated: field `{field}` needs {need} bytes, only {have} present")]
+        Truncated {
+            /// Field that does not fit.
+            field: &'static str,
+            /// Bytes needed from the start of the structure.
+            need: usize,
+            /// Bytes present.
+            have: usize,
+        } => "truncated",
+        /// The EtherType (after any VLAN tags) is not Canopy's.
+        #[error("not a Canopy frame: EtherType {0:#06x}")]
+        NotCanopy(u16) => "not_canopy",
+        /// More VLAN tags than we skip.
+        #[error("more than {MAX_VLAN_TAGS} VLAN tags")]
+        TooManyTags => "too_many_vlan_tags",
+        /// Unsupported header version.
+        #[error("unsupported Canopy version {0} (this build speaks {VERSION})")]
+        BadVersion(u8) => "bad_version",
+        /// Unknown header kind.
+        #[error("unknown header kind {0}")]
+        UnknownKind(u8) => "unknown_kind",
+        /// Reserved bits are set.
+        #[error("reserved bits set in field `{field}`: {value:#x}")]
+        Reserved {
+            /// Field holding the reserved bits.
+            field: &'static str,
+            /// The offending value (masked to the reserved bits).
+            value: u64,
+        } => "reserved_bits_set",
+        /// A field holds a value outside its legal range.
+        #[error("field `{field}` = {value} is invalid: {why}")]
+        BadValue {
+            /// Field name as in docs/wire-format.md.
+            field: &'static str,
+            /// The offending value.
+            value: u64,
+            /// Why it is invalid.
+            why: &'static str,
+        } => "bad_field_value",
+    }
 }
 
 impl WireError {
-    /// A short, stable, human-readable name for counters (`drop_reason` label values).
+    /// A short, stable, human-readable name for counters (`drop_reason` label values):
+    /// [`WireError::name`].
     pub fn reason(&self) -> &'static str {
-        match self {
-            WireError::Truncated { .. } => "truncated",
-            WireError::NotCanopy(_) => "not_canopy",
-            WireError::TooManyTags => "too_many_vlan_tags",
-            WireError::BadVersion(_) => "bad_version",
-            WireError::UnknownKind(_) => "unknown_kind",
-            WireError::Reserved { .. } => "reserved_bits_set",
-            WireError::BadValue { .. } => "bad_field_value",
-        }
+        self.name()
     }
 }
 

@@ -27,51 +27,36 @@ use sys::{FrameLayout, RingMap, Socket, TpacketReq3};
 /// Ethernet header length: the smallest frame the kernel accepts for transmission.
 pub const ETH_HLEN: usize = 14;
 
-/// Why the port refused or lost a frame. Engine-level reasons owned by this module (not
-/// part of the decision's `DropReason` list); names in [`PORT_DROP_REASON_NAMES`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[repr(u8)]
-pub enum PortDrop {
-    /// TX: no free frame in the TX ring.
-    #[error("tx_ring_full")]
-    TxRingFull = 0,
-    /// TX: frame larger than the TX ring frame or the interface MTU + Ethernet header.
-    #[error("oversize")]
-    Oversize = 1,
-    /// TX: frame shorter than an Ethernet header.
-    #[error("runt")]
-    Runt = 2,
-    /// TX: the port is down (interface down or gone).
-    #[error("port_down")]
-    PortDown = 3,
-    /// RX: the kernel truncated the frame (larger than the RX block can hold).
-    #[error("rx_truncated")]
-    RxTruncated = 4,
-    /// TX: the kernel refused a frame it was asked to send (`TP_STATUS_WRONG_FORMAT`).
-    #[error("tx_wrong_format")]
-    TxWrongFormat = 5,
-    /// RX: a block descriptor or packet header pointed outside its block.
-    #[error("rx_bad_block")]
-    RxBadBlock = 6,
-    /// RX (engine adapter): no free buffer in the engine's pool, or the frame is
-    /// larger than a pool buffer; the frame is consumed from the ring and dropped.
-    #[error("rx_no_buffer")]
-    RxNoBuffer = 7,
+crate::reasons::drop_reasons! {
+    /// Why the port refused or lost a frame. Engine-level reasons owned by this module
+    /// (not part of the decision's `DropReason` list); labels in
+    /// [`PORT_DROP_REASON_NAMES`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum PortDrop {
+        /// TX: no free frame in the TX ring.
+        TxRingFull => "tx_ring_full",
+        /// TX: frame larger than the TX ring frame or the interface MTU + Ethernet header.
+        Oversize => "oversize",
+        /// TX: frame shorter than an Ethernet header.
+        Runt => "runt",
+        /// TX: the port is down (interface down or gone).
+        PortDown => "port_down",
+        /// RX: the kernel truncated the frame (larger than the RX block can hold).
+        RxTruncated => "rx_truncated",
+        /// TX: the kernel refused a frame it was asked to send (`TP_STATUS_WRONG_FORMAT`).
+        TxWrongFormat => "tx_wrong_format",
+        /// RX: a block descriptor or packet header pointed outside its block.
+        RxBadBlock => "rx_bad_block",
+        /// RX (engine adapter): no free buffer in the engine's pool, or the frame is
+        /// larger than a pool buffer; the frame is consumed from the ring and dropped.
+        RxNoBuffer => "rx_no_buffer",
+    }
 }
 
 /// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = 8;
-/// Names of [`PortDrop`] reasons, indexed by `reason as usize`.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
-    "tx_ring_full",
-    "oversize",
-    "runt",
-    "port_down",
-    "rx_truncated",
-    "tx_wrong_format",
-    "rx_bad_block",
-    "rx_no_buffer",
-];
+pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
+/// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
+pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 
 /// Ring geometry rejected before any syscall.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -48,48 +48,34 @@ pub const MIN_RING: u32 = 64;
 /// Largest ring (slots).
 pub const MAX_RING: u32 = 1 << 16;
 
-/// Why the port refused or lost a frame (engine-level reasons owned by this module);
-/// names in [`PORT_DROP_REASON_NAMES`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[repr(u8)]
-pub enum PortDrop {
-    /// TX: no free TX chunk (every one is in the TX ring or not yet completed).
-    #[error("tx_ring_full")]
-    TxRingFull = 0,
-    /// TX: frame larger than [`AfXdpPort::max_frame`].
-    #[error("oversize")]
-    Oversize = 1,
-    /// TX: frame shorter than an Ethernet header.
-    #[error("runt")]
-    Runt = 2,
-    /// TX: the port is down (interface down or gone).
-    #[error("port_down")]
-    PortDown = 3,
-    /// RX (engine adapter): no free buffer in the engine's pool, or the frame is larger
-    /// than a pool buffer; the frame is consumed from the ring and dropped.
-    #[error("rx_no_buffer")]
-    RxNoBuffer = 4,
-    /// RX: a descriptor pointing outside its UMEM chunk (never seen; guards the ring).
-    #[error("rx_bad_desc")]
-    RxBadDesc = 5,
-    /// TX: a completion-ring address that is not one of the port's TX chunks (never
-    /// seen; guards the free list).
-    #[error("tx_bad_completion")]
-    TxBadCompletion = 6,
+crate::reasons::drop_reasons! {
+    /// Why the port refused or lost a frame (engine-level reasons owned by this
+    /// module); labels in [`PORT_DROP_REASON_NAMES`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum PortDrop {
+        /// TX: no free TX chunk (every one is in the TX ring or not yet completed).
+        TxRingFull => "tx_ring_full",
+        /// TX: frame larger than [`AfXdpPort::max_frame`].
+        Oversize => "oversize",
+        /// TX: frame shorter than an Ethernet header.
+        Runt => "runt",
+        /// TX: the port is down (interface down or gone).
+        PortDown => "port_down",
+        /// RX (engine adapter): no free buffer in the engine's pool, or the frame is
+        /// larger than a pool buffer; the frame is consumed from the ring and dropped.
+        RxNoBuffer => "rx_no_buffer",
+        /// RX: a descriptor pointing outside its UMEM chunk (never seen; guards the ring).
+        RxBadDesc => "rx_bad_desc",
+        /// TX: a completion-ring address that is not one of the port's TX chunks (never
+        /// seen; guards the free list).
+        TxBadCompletion => "tx_bad_completion",
+    }
 }
 
 /// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = 7;
-/// Names of [`PortDrop`] reasons, indexed by `reason as usize`.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
-    "tx_ring_full",
-    "oversize",
-    "runt",
-    "port_down",
-    "rx_no_buffer",
-    "rx_bad_desc",
-    "tx_bad_completion",
-];
+pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
+/// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
+pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 
 /// Names of the kernel's `XDP_STATISTICS` counters, in [`XdpKernelStats::as_array`]
 /// order, as the engine adapter exports them after [`PORT_DROP_REASON_NAMES`].

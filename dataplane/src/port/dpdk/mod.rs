@@ -50,35 +50,29 @@ pub const MIN_FREE_HUGEPAGES: u64 = 1;
 /// How to reserve huge pages (quoted in errors).
 pub const HUGEPAGES_FIX: &str = "reserve huge pages: `echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages` (as root; and `mount -t hugetlbfs nodev /dev/hugepages` if it is not mounted), or run without them by adding \"--no-huge\", \"-m\", \"1024\" to [dpdk] eal_args";
 
-/// Why the port refused or lost a frame; names in [`PORT_DROP_REASON_NAMES`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum PortDrop {
-    /// TX: the driver took fewer frames than offered (its TX ring is full).
-    TxRingFull = 0,
-    /// TX: no free mbuf in the port's pool.
-    TxNoMbuf = 1,
-    /// TX: frame larger than an mbuf's data room.
-    Oversize = 2,
-    /// TX: the link is down.
-    PortDown = 3,
-    /// RX: no free engine buffer; the frame is dropped.
-    RxNoBuffer = 4,
-    /// RX: frame larger than an engine buffer; dropped.
-    RxTooLong = 5,
+crate::reasons::drop_reasons! {
+    /// Why the port refused or lost a frame; labels in [`PORT_DROP_REASON_NAMES`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum PortDrop {
+        /// TX: the driver took fewer frames than offered (its TX ring is full).
+        TxRingFull => "tx_ring_full",
+        /// TX: no free mbuf in the port's pool.
+        TxNoMbuf => "tx_no_mbuf",
+        /// TX: frame larger than an mbuf's data room.
+        Oversize => "oversize",
+        /// TX: the link is down.
+        PortDown => "port_down",
+        /// RX: no free engine buffer; the frame is dropped.
+        RxNoBuffer => "rx_no_buffer",
+        /// RX: frame larger than an engine buffer; dropped.
+        RxTooLong => "rx_too_long",
+    }
 }
 
 /// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = 6;
-/// [`PortDrop`] names, in discriminant order.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = [
-    "tx_ring_full",
-    "tx_no_mbuf",
-    "oversize",
-    "port_down",
-    "rx_no_buffer",
-    "rx_too_long",
-];
+pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
+/// [`PortDrop`] labels, in discriminant order.
+pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 /// The device counters exported, in [`EthStats::as_array`] order.
 pub const ETH_STAT_NAMES: [&str; 4] = [
     "dpdk_imissed",
