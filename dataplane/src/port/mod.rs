@@ -6,4 +6,6 @@ pub mod afxdp;
 #[cfg(all(target_os = "linux", feature = "dpdk"))]
 pub mod dpdk;
 #[cfg(target_os = "linux")]
+mod link;
+#[cfg(target_os = "linux")]
 mod oslib;

@@ -11,7 +11,7 @@
 //! spawned them, so spawn the engine in the namespace the ports were opened in and do
 //! not `setns` its threads (a port in another namespace stays down: `WrongNamespace`).
 
-use super::{AfPacketPort, LinkEvent, PortDrop, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES};
+use super::{AfPacketPort, PortDrop, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES};
 use crate::engine::{BackendStats, Buf, Pool, Port, PortEvent, BACKEND_DROP_SLOTS};
 
 const _: () = assert!(PORT_DROP_REASONS <= BACKEND_DROP_SLOTS);
@@ -91,16 +91,9 @@ impl Port for AfPacketPort {
     }
 
     fn maintain(&mut self) -> PortEvent {
-        // a reopen must not stall the worker's other ports: it runs on a helper thread
-        match self.poll_link_background() {
-            Ok(LinkEvent::Unchanged) => PortEvent::Unchanged,
-            Ok(LinkEvent::WentDown) => PortEvent::WentDown,
-            Ok(LinkEvent::CameUp) => PortEvent::CameUp,
-            Ok(LinkEvent::Reopened { up }) => PortEvent::Reopened { up },
-            // a failed reopen (or the wrong namespace) leaves the port down; the next
-            // upkeep tries again
-            Err(_) => PortEvent::Unchanged,
-        }
+        // a failed reopen (or the wrong namespace) leaves the port down; the next
+        // upkeep tries again
+        self.poll_link_background().unwrap_or(PortEvent::Unchanged)
     }
 
     fn tx_backlog(&mut self) -> usize {

@@ -20,6 +20,7 @@
 mod engine_port;
 mod sys;
 
+use super::link::{self, Link};
 use std::io;
 use std::os::fd::RawFd;
 use sys::{FrameLayout, RingMap, Socket, TpacketReq3};
@@ -307,22 +308,10 @@ impl AfPacketConfig {
     }
 }
 
-/// What [`AfPacketPort::poll_link`] observed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkEvent {
-    /// Same state as before.
-    Unchanged,
-    /// The port went down (interface down, no carrier, or deleted).
-    WentDown,
-    /// The port came back up on the same socket.
-    CameUp,
-    /// The interface was re-created: the port opened a new socket and rings, so
-    /// [`AfPacketPort::fd`] changed (re-register it with epoll). `up` tells the state.
-    Reopened {
-        /// Whether the new interface is up.
-        up: bool,
-    },
-}
+/// What [`AfPacketPort::poll_link`] observed: the engine's [`PortEvent`](crate::engine::PortEvent)
+/// (`Reopened`: the port opened a new socket and rings, so [`AfPacketPort::fd`]
+/// changed; re-register it with epoll).
+pub use crate::engine::PortEvent as LinkEvent;
 
 /// Counters of a port. `drops` is indexed by [`PortDrop`] (names in
 /// [`PORT_DROP_REASON_NAMES`]); every refused `tx_frame` is counted here once.
@@ -361,8 +350,16 @@ impl PortStats {
     }
 }
 
-/// What `open_socket` returns: socket, rings, ifindex, MTU, interface flags.
-type Opened = (Socket, Rings, i32, u32, u32);
+/// What `open_socket` returns: rings and socket, and the interface as read then.
+type Opened = link::Opened<Conn>;
+
+/// The rings and the socket of one open. Field order: the mapping is unmapped before
+/// the socket closes.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    rings: Rings,
+    sock: Socket,
+}
 
 /// Ring walking state.
 #[derive(Debug)]
@@ -395,31 +392,14 @@ struct Rings {
 /// An AF_PACKET port on one interface.
 #[derive(Debug)]
 pub struct AfPacketPort {
-    name: String,
     cfg: AfPacketConfig,
     // Field order: the mapping is unmapped before the socket closes.
     rings: Rings,
     sock: Socket,
-    ifindex: i32,
-    /// Inode of the network namespace the port was opened in.
-    netns: Option<u64>,
-    mtu: u32,
-    up: bool,
-    gone: bool,
-    /// A reopen running on a helper thread ([`AfPacketPort::poll_link_background`]).
-    reopening: Option<std::sync::mpsc::Receiver<Result<Opened, AfPacketError>>>,
+    /// Interface, link state and a reopen running on a helper thread.
+    link: Link<Result<Opened, AfPacketError>>,
     stats: PortStats,
 }
-
-fn netns_id() -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/thread-self/ns/net")
-        .ok()
-        .map(|m| m.ino())
-}
-
-const IFF_UP: u32 = 0x1;
-const IFF_RUNNING: u32 = 0x40;
 
 fn read_u32(b: &[u8], off: usize) -> Option<u32> {
     let s = b.get(off..off.checked_add(4)?)?;
@@ -492,18 +472,14 @@ impl AfPacketPort {
             ifname: ifname.to_string(),
             source,
         })?;
-        let (sock, rings, ifindex, mtu, flags) = Self::open_socket(ifname, &cfg)?;
+        let o = Self::open_socket(ifname, &cfg)?;
+        let link = Link::new(ifname, link::netns_id(), &o);
+        let Conn { rings, sock } = o.socket;
         Ok(AfPacketPort {
-            name: ifname.to_string(),
             cfg,
             rings,
             sock,
-            ifindex,
-            netns: netns_id(),
-            mtu,
-            up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
-            gone: false,
-            reopening: None,
+            link,
             stats: PortStats::default(),
         })
     }
@@ -597,20 +573,25 @@ impl AfPacketPort {
             tx_tail: 0,
             tx_inflight: 0,
         };
-        Ok((sock, rings, ifindex, mtu, flags))
+        Ok(Opened {
+            socket: Conn { rings, sock },
+            ifindex,
+            mtu,
+            flags,
+        })
     }
 
     /// Interface name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.link.name
     }
     /// Interface MTU (as of open or the last [`poll_link`](Self::poll_link)).
     pub fn mtu(&self) -> u32 {
-        self.mtu
+        self.link.mtu
     }
     /// Interface index the socket is bound to.
     pub fn ifindex(&self) -> i32 {
-        self.ifindex
+        self.link.ifindex
     }
     /// The socket, for poll/epoll (readable = an RX block is ready; error = link event,
     /// call [`poll_link`](Self::poll_link)). Changes after [`LinkEvent::Reopened`].
@@ -620,7 +601,7 @@ impl AfPacketPort {
     /// Link state as of open, the last [`poll_link`](Self::poll_link), or a failed send
     /// (no syscall).
     pub fn link_up(&self) -> bool {
-        self.up
+        self.link.up
     }
     /// The configuration.
     pub fn config(&self) -> &AfPacketConfig {
@@ -629,12 +610,16 @@ impl AfPacketPort {
     /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame and
     /// MTU + Ethernet header.
     pub fn max_frame(&self) -> usize {
-        self.cfg.tx_max_frame().min(self.mtu as usize + ETH_HLEN)
+        self.cfg
+            .tx_max_frame()
+            .min(self.link.mtu as usize + ETH_HLEN)
     }
 
     /// Counters, after folding in the kernel's `PACKET_STATISTICS` (one getsockopt).
     pub fn stats(&mut self) -> PortStats {
         self.fold_kernel_stats();
+        self.stats.link_down_events = self.link.link_down_events;
+        self.stats.reopens = self.link.reopens;
         self.stats
     }
 
@@ -845,7 +830,7 @@ impl AfPacketPort {
     /// flush and retry later, or drop). `Err(reason)`: refused and counted: `port_down`,
     /// `oversize` (larger than [`max_frame`](Self::max_frame)) or `runt` (< 14 bytes).
     pub fn tx_frame(&mut self, frame: &[u8]) -> Result<bool, PortDrop> {
-        if !self.up {
+        if !self.link.up {
             self.count(PortDrop::PortDown);
             return Err(PortDrop::PortDown);
         }
@@ -930,16 +915,9 @@ impl AfPacketPort {
             }
             Err(e) => {
                 self.stats.tx_send_errors += 1;
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENETDOWN) | Some(libc::ENXIO) | Some(libc::ENODEV)
-                ) && self.up
-                {
-                    self.up = false;
-                    self.stats.link_down_events += 1;
-                }
+                self.link.send_failed(&e);
                 Err(AfPacketError::Sys {
-                    ifname: self.name.clone(),
+                    ifname: self.link.name.clone(),
                     call: "send(TX ring)",
                     source: e,
                 })
@@ -957,7 +935,7 @@ impl AfPacketPort {
     /// port was opened in ([`AfPacketError::WrongNamespace`] otherwise). A failed
     /// reopen leaves the port down and is returned; the next call tries again.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
-        self.poll_link_with(false)
+        link::poll(self, false)
     }
 
     /// [`poll_link`](Self::poll_link) for a thread that must not block: a reopen (new
@@ -968,110 +946,45 @@ impl AfPacketPort {
     /// `Unchanged`. The old socket is closed on a helper thread too. Falls back to the
     /// blocking reopen if no thread can be spawned.
     pub fn poll_link_background(&mut self) -> Result<LinkEvent, AfPacketError> {
-        if let Some(rx) = &self.reopening {
-            match rx.try_recv() {
-                Ok(res) => {
-                    self.reopening = None;
-                    let was_up = self.up;
-                    return Ok(self.install(res?, was_up, true));
-                }
-                Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(LinkEvent::Unchanged),
-                // the helper died without an answer: start over
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.reopening = None,
-            }
-        }
-        self.poll_link_with(true)
+        link::poll(self, true)
     }
+}
 
-    /// Replace socket and rings with `o`; the old ones are dropped on a helper thread
-    /// when `background` (closing a packet socket waits for an RCU grace period).
-    fn install(&mut self, o: Opened, was_up: bool, background: bool) -> LinkEvent {
-        let (sock, rings, ifindex, mtu, flags) = o;
+impl link::Reopen for AfPacketPort {
+    type Socket = Conn;
+    type Error = AfPacketError;
+    const THREAD: &'static str = "canopy-afp";
+
+    fn link(&mut self) -> &mut Link<Result<Opened, AfPacketError>> {
+        &mut self.link
+    }
+    fn data_fd(&self) -> RawFd {
+        self.sock.raw()
+    }
+    fn ctl_fd(&self) -> RawFd {
+        self.sock.raw()
+    }
+    fn opener(&self) -> impl FnOnce() -> Result<Opened, AfPacketError> + Send + 'static {
+        let (name, cfg) = (self.link.name.clone(), self.cfg.clone());
+        move || Self::open_socket(&name, &cfg)
+    }
+    fn install(&mut self, new: Conn, background: bool) {
         // the old socket's kernel counters since the last read go with it
         self.fold_kernel_stats();
-        let old_rings = std::mem::replace(&mut self.rings, rings);
-        let old_sock = std::mem::replace(&mut self.sock, sock);
-        // Drop order: old rings (unmap) before the old socket closes.
-        let old = move || {
-            drop(old_rings);
-            drop(old_sock);
+        let old = Conn {
+            rings: std::mem::replace(&mut self.rings, new.rings),
+            sock: std::mem::replace(&mut self.sock, new.sock),
         };
         if background {
-            if let Err(e) = std::thread::Builder::new()
-                .name("canopy-afp-close".into())
-                .spawn(old)
-            {
-                drop(e);
-            }
+            link::close_on_helper(Self::THREAD, old);
         } else {
-            old();
+            drop(old);
         }
-        self.ifindex = ifindex;
-        self.mtu = mtu;
-        self.gone = false;
-        self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-        self.stats.reopens += 1;
-        if was_up && !self.up {
-            self.stats.link_down_events += 1;
-        }
-        LinkEvent::Reopened { up: self.up }
     }
-
-    fn poll_link_with(&mut self, background: bool) -> Result<LinkEvent, AfPacketError> {
-        let _ = self.sock.take_error();
-        let was_up = self.up;
-        match self.sock.ifindex(&self.name) {
-            Err(_) => {
-                // Gone (ENODEV) or unreadable: down.
-                self.gone = true;
-                self.up = false;
-            }
-            Ok(idx) if idx != self.ifindex || self.gone => {
-                if netns_id() != self.netns {
-                    self.up = false;
-                    return Err(AfPacketError::WrongNamespace {
-                        ifname: self.name.clone(),
-                    });
-                }
-                self.up = false;
-                if background {
-                    let (tx, rx) = std::sync::mpsc::channel();
-                    let (name, cfg) = (self.name.clone(), self.cfg.clone());
-                    let spawned = std::thread::Builder::new()
-                        .name("canopy-afp-open".into())
-                        .spawn(move || {
-                            let _ = tx.send(Self::open_socket(&name, &cfg));
-                        });
-                    if spawned.is_ok() {
-                        self.reopening = Some(rx);
-                        // down until the new socket is installed
-                        return Ok(if was_up {
-                            self.stats.link_down_events += 1;
-                            LinkEvent::WentDown
-                        } else {
-                            LinkEvent::Unchanged
-                        });
-                    }
-                }
-                let o = Self::open_socket(&self.name, &self.cfg)?;
-                return Ok(self.install(o, was_up, false));
-            }
-            Ok(_) => {
-                let flags = self.sock.if_flags(&self.name).unwrap_or(0);
-                if let Ok(m) = self.sock.mtu(&self.name) {
-                    self.mtu = m;
-                }
-                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-            }
+    fn wrong_namespace(&self) -> AfPacketError {
+        AfPacketError::WrongNamespace {
+            ifname: self.link.name.clone(),
         }
-        Ok(match (was_up, self.up) {
-            (true, false) => {
-                self.stats.link_down_events += 1;
-                LinkEvent::WentDown
-            }
-            (false, true) => LinkEvent::CameUp,
-            _ => LinkEvent::Unchanged,
-        })
     }
 }
 

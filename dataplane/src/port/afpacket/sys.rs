@@ -327,11 +327,6 @@ impl Socket {
         })
     }
 
-    /// Read and clear the socket's pending error (`SO_ERROR`); 0 when none.
-    pub fn take_error(&self) -> io::Result<i32> {
-        crate::port::oslib::take_error(self.raw())
-    }
-
     /// Kick the TX ring: one `send(fd, NULL, 0, MSG_DONTWAIT)` hands every frame marked
     /// `TP_STATUS_SEND_REQUEST` to the kernel.
     pub fn send_ring(&self) -> io::Result<usize> {

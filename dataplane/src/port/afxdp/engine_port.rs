@@ -6,9 +6,7 @@
 //! port's drop reasons followed by the kernel's `XDP_STATISTICS`
 //! ([`super::XDP_STAT_NAMES`]); `kernel_drops` = `rx_dropped` + `rx_ring_full`.
 
-use super::{
-    AfXdpPort, LinkEvent, PortDrop, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES, XDP_STAT_NAMES,
-};
+use super::{AfXdpPort, PortDrop, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES, XDP_STAT_NAMES};
 use crate::engine::{BackendStats, Buf, Pool, Port, PortEvent, BACKEND_DROP_SLOTS};
 
 const NAMES: usize = PORT_DROP_REASONS + XDP_STAT_NAMES.len();
@@ -100,14 +98,9 @@ impl Port for AfXdpPort {
     }
 
     fn maintain(&mut self) -> PortEvent {
-        match self.poll_link() {
-            Ok(LinkEvent::Unchanged) => PortEvent::Unchanged,
-            Ok(LinkEvent::WentDown) => PortEvent::WentDown,
-            Ok(LinkEvent::CameUp) => PortEvent::CameUp,
-            Ok(LinkEvent::Reopened { up }) => PortEvent::Reopened { up },
-            // a failed reopen leaves the port down; the next upkeep tries again
-            Err(_) => PortEvent::Unchanged,
-        }
+        // a failed reopen (or the wrong namespace) leaves the port down; the next
+        // upkeep tries again
+        self.poll_link().unwrap_or(PortEvent::Unchanged)
     }
 
     fn tx_backlog(&mut self) -> usize {

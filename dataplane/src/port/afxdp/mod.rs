@@ -28,6 +28,7 @@ mod engine_port;
 pub use engine_port::BACKEND_COUNTER_NAMES;
 mod sys;
 
+use super::link::{self, Link};
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, Weak};
@@ -341,22 +342,10 @@ pub enum AfXdpError {
     },
 }
 
-/// What [`AfXdpPort::poll_link`] observed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkEvent {
-    /// Same state as before.
-    Unchanged,
-    /// The port went down (interface down, no carrier, or deleted).
-    WentDown,
-    /// The port came back up on the same socket.
-    CameUp,
-    /// The interface was re-created: new program, socket, UMEM and rings;
-    /// [`AfXdpPort::fd`] changed (re-register it with epoll).
-    Reopened {
-        /// Whether the new interface is up.
-        up: bool,
-    },
-}
+/// What [`AfXdpPort::poll_link`] observed: the engine's [`PortEvent`](crate::engine::PortEvent)
+/// (`Reopened`: new program attachment, socket, UMEM and rings; [`AfXdpPort::fd`]
+/// changed, re-register it with epoll).
+pub use crate::engine::PortEvent as LinkEvent;
 
 /// The kernel's `XDP_STATISTICS` (cumulative over every socket the port had).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -571,7 +560,7 @@ fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXd
 
 /// One socket with its UMEM and rings, and the ring walking state.
 #[derive(Debug)]
-struct Xsk {
+pub(crate) struct Xsk {
     // Field order: the socket closes before the rings and the UMEM are unmapped.
     sock: XskSocket,
     fill: Ring,
@@ -595,35 +584,33 @@ struct Xsk {
     tx_chunks: u32,
     frame: u32,
     mode: BindMode,
-    ifindex: i32,
     _attached: Arc<Attached>,
 }
 
 /// An AF_XDP port on one queue of one interface.
 #[derive(Debug)]
 pub struct AfXdpPort {
-    name: String,
     cfg: AfXdpConfig,
     xsk: Xsk,
     ctl: CtlSocket,
-    netns: Option<u64>,
-    mtu: u32,
-    up: bool,
-    gone: bool,
+    /// Interface, link state and a reopen running on a helper thread.
+    link: Link<Result<Opened, AfXdpError>>,
     stats: PortStats,
     /// `XDP_STATISTICS` of the sockets closed before this one.
     kernel_base: XdpKernelStats,
 }
 
-fn netns_id() -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/thread-self/ns/net")
-        .ok()
-        .map(|m| m.ino())
-}
+/// What `open_socket` returns: the socket and the interface as read then.
+type Opened = link::Opened<Xsk>;
 
-const IFF_UP: u32 = 0x1;
-const IFF_RUNNING: u32 = 0x40;
+/// The socket for the interface queries.
+fn ctl_socket(ifname: &str) -> Result<CtlSocket, AfXdpError> {
+    CtlSocket::new().map_err(|source| AfXdpError::Sys {
+        ifname: ifname.into(),
+        call: "socket(AF_INET)",
+        source,
+    })
+}
 
 impl AfXdpPort {
     /// Open an AF_XDP socket on `cfg.queue` of `ifname`, in the calling thread's network
@@ -640,26 +627,14 @@ impl AfXdpPort {
             ifname: ifname.into(),
             source,
         })?;
-        let sys_err = |call: &'static str| {
-            let ifname = ifname.to_string();
-            move |source: io::Error| AfXdpError::Sys {
-                ifname,
-                call,
-                source,
-            }
-        };
-        let ctl = CtlSocket::new().map_err(sys_err("socket(AF_INET)"))?;
-        let netns = netns_id();
-        let (xsk, mtu, flags) = Self::open_socket(ifname, &cfg, &ctl, netns)?;
+        let ctl = ctl_socket(ifname)?;
+        let netns = link::netns_id();
+        let o = Self::open_socket(ifname, &cfg, &ctl, netns)?;
         Ok(AfXdpPort {
-            name: ifname.into(),
+            link: Link::new(ifname, netns, &o),
             cfg,
-            xsk,
+            xsk: o.socket,
             ctl,
-            netns,
-            mtu,
-            up: flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING),
-            gone: false,
             stats: PortStats::default(),
             kernel_base: XdpKernelStats::default(),
         })
@@ -670,7 +645,7 @@ impl AfXdpPort {
         cfg: &AfXdpConfig,
         ctl: &CtlSocket,
         netns: Option<u64>,
-    ) -> Result<(Xsk, u32, u32), AfXdpError> {
+    ) -> Result<Opened, AfXdpError> {
         let sys_err = |call: &'static str| {
             let ifname = ifname.to_string();
             move |source: io::Error| AfXdpError::Sys {
@@ -781,8 +756,8 @@ impl AfXdpPort {
             .prog
             .insert(cfg.queue, sock.raw())
             .map_err(sys_err("bpf(BPF_MAP_UPDATE_ELEM, XSKMAP)"))?;
-        Ok((
-            Xsk {
+        Ok(Opened {
+            socket: Xsk {
                 sock,
                 fill,
                 comp,
@@ -800,17 +775,17 @@ impl AfXdpPort {
                 tx_chunks: cfg.tx_ring,
                 frame,
                 mode,
-                ifindex,
                 _attached: attached,
             },
+            ifindex,
             mtu,
             flags,
-        ))
+        })
     }
 
     /// Interface name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.link.name
     }
     /// The queue the socket is bound to.
     pub fn queue(&self) -> u32 {
@@ -822,11 +797,11 @@ impl AfXdpPort {
     }
     /// Interface MTU (L3 bytes) at open or the last `poll_link`.
     pub fn mtu(&self) -> u32 {
-        self.mtu
+        self.link.mtu
     }
     /// Interface index.
     pub fn ifindex(&self) -> i32 {
-        self.xsk.ifindex
+        self.link.ifindex
     }
     /// The socket, for poll/epoll (readable = RX ring not empty).
     pub fn fd(&self) -> RawFd {
@@ -834,7 +809,7 @@ impl AfXdpPort {
     }
     /// Cached link state.
     pub fn link_up(&self) -> bool {
-        self.up
+        self.link.up
     }
     /// The configuration.
     pub fn config(&self) -> &AfXdpConfig {
@@ -842,7 +817,7 @@ impl AfXdpPort {
     }
     /// Largest frame `tx_frame` accepts: min(chunk, MTU + Ethernet header).
     pub fn max_frame(&self) -> usize {
-        (self.xsk.frame as usize).min(self.mtu as usize + ETH_HLEN)
+        (self.xsk.frame as usize).min(self.link.mtu as usize + ETH_HLEN)
     }
 
     fn count_drop(&mut self, d: PortDrop) {
@@ -856,6 +831,8 @@ impl AfXdpPort {
             k.add(&s);
         }
         self.stats.kernel = k;
+        self.stats.link_down_events = self.link.link_down_events;
+        self.stats.reopens = self.link.reopens;
         self.stats
     }
 
@@ -968,7 +945,7 @@ impl AfXdpPort {
             p.count_drop(d);
             Err(d)
         };
-        if !self.up {
+        if !self.link.up {
             return refuse(self, PortDrop::PortDown);
         }
         if frame.len() < ETH_HLEN {
@@ -1063,19 +1040,12 @@ impl AfXdpPort {
                 }
                 Err(e) => {
                     self.stats.tx_wakeup_errors += 1;
-                    if matches!(
-                        e.raw_os_error(),
-                        Some(libc::ENETDOWN) | Some(libc::ENXIO) | Some(libc::ENODEV)
-                    ) && self.up
-                    {
-                        self.up = false;
-                        self.stats.link_down_events += 1;
-                    }
+                    self.link.send_failed(&e);
                     // ENOBUFS, EBUSY: the frames stay in the ring; the next flush or
                     // `tx_backlog` kicks again
                     x.tx_kick_owed = true;
                     return Err(AfXdpError::Sys {
-                        ifname: self.name.clone(),
+                        ifname: self.link.name.clone(),
                         call: "sendto(AF_XDP TX wakeup)",
                         source: e,
                     });
@@ -1092,60 +1062,50 @@ impl AfXdpPort {
     /// socket, UMEM and rings, same configuration): [`LinkEvent::Reopened`]. Must run
     /// in the namespace the port was opened in.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfXdpError> {
-        let _ = self.xsk.sock.take_error();
-        let was_up = self.up;
-        match self.ctl.ifindex(&self.name) {
-            Err(_) => {
-                self.gone = true;
-                self.up = false;
-            }
-            Ok(idx) if idx != self.xsk.ifindex || self.gone => {
-                self.up = false;
-                if netns_id() != self.netns {
-                    return Err(AfXdpError::WrongNamespace {
-                        ifname: self.name.clone(),
-                    });
-                }
-                if was_up {
-                    self.stats.link_down_events += 1;
-                }
-                let (xsk, mtu, flags) =
-                    Self::open_socket(&self.name, &self.cfg, &self.ctl, self.netns)?;
-                if let Ok(s) = self.xsk.sock.statistics() {
-                    self.kernel_base.add(&s);
-                }
-                // Closing an AF_XDP socket waits for an RCU grace period
-                // (`synchronize_net` in `xsk_release`): the old one closes on a helper
-                // thread, so the caller (a worker) is not held up by it.
-                let old = std::mem::replace(&mut self.xsk, xsk);
-                if let Err(e) = std::thread::Builder::new()
-                    .name("canopy-xsk-close".into())
-                    .spawn(move || drop(old))
-                {
-                    drop(e);
-                }
-                self.mtu = mtu;
-                self.gone = false;
-                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-                self.stats.reopens += 1;
-                return Ok(LinkEvent::Reopened { up: self.up });
-            }
-            Ok(_) => {
-                let flags = self.ctl.if_flags(&self.name).unwrap_or(0);
-                if let Ok(m) = self.ctl.mtu(&self.name) {
-                    self.mtu = m;
-                }
-                self.up = flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING);
-            }
+        link::poll(self, false)
+    }
+
+    /// [`poll_link`](Self::poll_link) for a thread that must not block: the reopen runs
+    /// on a helper thread spawned from the calling one (so in its network namespace)
+    /// and a later call installs it and returns [`LinkEvent::Reopened`]; meanwhile the
+    /// port stays down and calls return `Unchanged`.
+    pub fn poll_link_background(&mut self) -> Result<LinkEvent, AfXdpError> {
+        link::poll(self, true)
+    }
+}
+
+impl link::Reopen for AfXdpPort {
+    type Socket = Xsk;
+    type Error = AfXdpError;
+    const THREAD: &'static str = "canopy-xsk";
+
+    fn link(&mut self) -> &mut Link<Result<Opened, AfXdpError>> {
+        &mut self.link
+    }
+    fn data_fd(&self) -> RawFd {
+        self.xsk.sock.raw()
+    }
+    fn ctl_fd(&self) -> RawFd {
+        self.ctl.raw()
+    }
+    fn opener(&self) -> impl FnOnce() -> Result<Opened, AfXdpError> + Send + 'static {
+        let (name, cfg, netns) = (self.link.name.clone(), self.cfg.clone(), self.link.netns);
+        move || Self::open_socket(&name, &cfg, &ctl_socket(&name)?, netns)
+    }
+    fn install(&mut self, xsk: Xsk, _background: bool) {
+        if let Ok(s) = self.xsk.sock.statistics() {
+            self.kernel_base.add(&s);
         }
-        Ok(match (was_up, self.up) {
-            (true, false) => {
-                self.stats.link_down_events += 1;
-                LinkEvent::WentDown
-            }
-            (false, true) => LinkEvent::CameUp,
-            _ => LinkEvent::Unchanged,
-        })
+        // Closing an AF_XDP socket waits for an RCU grace period (`synchronize_net` in
+        // `xsk_release`): the old one closes on a helper thread, so the caller (a
+        // worker) is not held up by it.
+        let old = std::mem::replace(&mut self.xsk, xsk);
+        link::close_on_helper(Self::THREAD, old);
+    }
+    fn wrong_namespace(&self) -> AfXdpError {
+        AfXdpError::WrongNamespace {
+            ifname: self.link.name.clone(),
+        }
     }
 }
 

@@ -484,11 +484,6 @@ impl XskSocket {
             Ok(pfd.revents)
         }
     }
-
-    /// Read and clear the socket's pending error (`SO_ERROR`); 0 when none.
-    pub fn take_error(&self) -> io::Result<i32> {
-        crate::port::oslib::take_error(self.raw())
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -506,6 +501,10 @@ impl CtlSocket {
         let fd =
             cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
         Ok(CtlSocket { fd: owned(fd) })
+    }
+
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
     }
 
     /// `SIOCGIFINDEX`.

@@ -7,9 +7,7 @@
 //! `kernel_drops` = `imissed` + `rx_nombuf` (frames the device lost before Canopy saw
 //! them).
 
-use super::{
-    DpdkPort, LinkEvent, PortDrop, ETH_STAT_NAMES, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES,
-};
+use super::{DpdkPort, PortDrop, ETH_STAT_NAMES, PORT_DROP_REASONS, PORT_DROP_REASON_NAMES};
 use crate::engine::{BackendStats, Buf, Pool, Port, PortEvent, BACKEND_DROP_SLOTS, BURST};
 
 const NAMES: usize = PORT_DROP_REASONS + ETH_STAT_NAMES.len();
@@ -95,11 +93,7 @@ impl Port for DpdkPort {
     }
 
     fn maintain(&mut self) -> PortEvent {
-        match self.poll_link() {
-            LinkEvent::Unchanged => PortEvent::Unchanged,
-            LinkEvent::WentDown => PortEvent::WentDown,
-            LinkEvent::CameUp => PortEvent::CameUp,
-        }
+        self.poll_link()
     }
 
     fn backend_drop_names(&self) -> &'static [&'static str] {

@@ -29,6 +29,7 @@ mod sys;
 
 pub use engine_port::BACKEND_COUNTER_NAMES;
 
+use crate::engine::PortEvent;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -445,17 +446,6 @@ impl Drop for Device {
     }
 }
 
-/// Link changes [`DpdkPort::poll_link`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkEvent {
-    /// No change.
-    Unchanged,
-    /// The link went down.
-    WentDown,
-    /// The link came up.
-    CameUp,
-}
-
 /// Counters of one port (cumulative).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortStats {
@@ -604,9 +594,10 @@ impl DpdkPort {
         self.dev.pool.available()
     }
 
-    /// Re-read the link (`rte_eth_link_get_nowait`); replicas also hand their drop
-    /// counts to the primary here.
-    pub fn poll_link(&mut self) -> LinkEvent {
+    /// Re-read the link (`rte_eth_link_get_nowait`): `Unchanged`, `WentDown` or
+    /// `CameUp` (a device is never reopened); replicas also hand their drop counts to
+    /// the primary here.
+    pub fn poll_link(&mut self) -> PortEvent {
         if self.queue != 0 {
             for (i, d) in self.drops.iter().enumerate() {
                 let add = d - self.flushed[i];
@@ -620,10 +611,10 @@ impl DpdkPort {
         let ev = match (self.up, up) {
             (true, false) => {
                 self.link_down_events += 1;
-                LinkEvent::WentDown
+                PortEvent::WentDown
             }
-            (false, true) => LinkEvent::CameUp,
-            _ => LinkEvent::Unchanged,
+            (false, true) => PortEvent::CameUp,
+            _ => PortEvent::Unchanged,
         };
         self.up = up;
         ev
