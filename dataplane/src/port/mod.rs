@@ -1,4 +1,6 @@
-//! Port backends: where frames enter and leave a switch.
+//! Port backends: where frames enter and leave a switch. Each is an engine `Port`
+//! through [`RingPort`] and its one generic implementation ([`adapter`]).
+pub mod adapter;
 #[cfg(target_os = "linux")]
 pub mod afpacket;
 #[cfg(target_os = "linux")]
@@ -9,3 +11,5 @@ pub mod dpdk;
 mod link;
 #[cfg(target_os = "linux")]
 mod oslib;
+
+pub use adapter::{RingPort, RxSink};

@@ -820,11 +820,6 @@ impl AfPacketPort {
         n
     }
 
-    /// Count a frame dropped for `reason` outside this module (engine adapter).
-    pub(crate) fn count_drop(&mut self, reason: PortDrop) {
-        self.count(reason);
-    }
-
     /// Queue one frame in the TX ring (copied; sent by the next [`tx_flush`](Self::tx_flush)).
     /// `Ok(true)`: queued. `Ok(false)`: the TX ring is full (counted as `tx_ring_full`;
     /// flush and retry later, or drop). `Err(reason)`: refused and counted: `port_down`,
