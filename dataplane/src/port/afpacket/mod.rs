@@ -11,14 +11,25 @@
 //!   same name comes back with a new ifindex.
 //!
 //! * TX backlog: [`AfPacketPort::tx_backlog`] counts TX-ring frames not yet sent.
-//! * Engine: `engine_port.rs` implements the engine's `Port` trait (link upkeep =
-//!   `poll_link`, backend counters = [`AfPacketPort::stats`]).
+//! * Engine: `engine_port.rs` implements [`RingPort`](crate::port::RingPort), which makes
+//!   the port an engine `Port` (link upkeep = [`AfPacketPort::poll_link_background`],
+//!   backend counters = [`AfPacketPort::stats`]).
+//!
+//! Files: this one (the port, TX and link upkeep), `config.rs` (configuration and ring
+//! geometry), `rx.rs` (the RX ring walk), `sys.rs` (the socket and the mapping, all of
+//! the backend's `unsafe`).
 //!
 //! No allocation, locking or syscall per packet: the only syscalls are one `send` per
 //! flushed burst, and whatever the caller does with [`AfPacketPort::fd`].
 
+mod config;
 mod engine_port;
+mod rx;
 mod sys;
+
+pub use config::{
+    AfPacketConfig, FanoutMode, GeometryError, RingGeometry, TpacketVersion, MAX_RING_BYTES,
+};
 
 use super::link::{self, Link};
 use std::io;
@@ -59,48 +70,6 @@ pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
 /// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
 pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 
-/// Ring geometry rejected before any syscall.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GeometryError {
-    /// Block size must be a positive multiple of the page size.
-    #[error("{ring} block size {block_size} is not a positive multiple of the page size {page}")]
-    BlockNotPageMultiple {
-        /// "rx" or "tx".
-        ring: &'static str,
-        /// The block size asked for.
-        block_size: u32,
-        /// The page size.
-        page: usize,
-    },
-    /// Frame size must be a multiple of 16 and hold a header plus an Ethernet header.
-    #[error("{ring} frame size {frame_size} must be a multiple of 16 in {min}..={max}")]
-    BadFrameSize {
-        /// "rx" or "tx".
-        ring: &'static str,
-        /// The frame size asked for.
-        frame_size: u32,
-        /// Smallest allowed.
-        min: u32,
-        /// Largest allowed (the block size).
-        max: u32,
-    },
-    /// At least one block.
-    #[error("{ring} block count must be at least 1")]
-    NoBlocks {
-        /// "rx" or "tx".
-        ring: &'static str,
-    },
-    /// Both rings together must stay under [`MAX_RING_BYTES`].
-    #[error("rings total {total} bytes, more than the limit {MAX_RING_BYTES}")]
-    TooLarge {
-        /// Bytes asked for.
-        total: u64,
-    },
-}
-
-/// Upper bound on the bytes of both rings of one port (1 GiB).
-pub const MAX_RING_BYTES: u64 = 1 << 30;
-
 /// Errors of the AF_PACKET port; each names the interface and the failing call.
 #[derive(Debug, thiserror::Error)]
 pub enum AfPacketError {
@@ -136,176 +105,6 @@ pub enum AfPacketError {
         /// Interface name.
         ifname: String,
     },
-}
-
-/// Which TPACKET version the socket uses (both rings share it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TpacketVersion {
-    /// V3: RX frames packed into blocks, a block handed over when full or when the retire
-    /// timer fires. Fewest cache misses and wakeups under load, but at low rates a
-    /// frame waits for the timer (a kernel jiffy at least: 4 ms at HZ=250).
-    #[default]
-    V3,
-    /// V2: fixed RX frame slots, each visible as soon as the kernel wrote it. For
-    /// latency-sensitive ports at low rates; frames larger than the RX frame size are
-    /// truncated (counted as `rx_truncated`).
-    V2,
-}
-
-impl TpacketVersion {
-    fn layout(self) -> FrameLayout {
-        match self {
-            TpacketVersion::V3 => sys::V3_FRAME,
-            TpacketVersion::V2 => sys::V2_FRAME,
-        }
-    }
-    fn hdrlen(self) -> usize {
-        match self {
-            TpacketVersion::V3 => sys::TPACKET3_HDRLEN,
-            TpacketVersion::V2 => sys::TPACKET2_HDRLEN,
-        }
-    }
-}
-
-/// One ring's geometry (`struct tpacket_req3`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RingGeometry {
-    /// Bytes per block; a multiple of the page size.
-    pub block_size: u32,
-    /// Number of blocks.
-    pub block_count: u32,
-    /// Bytes per frame slot; a multiple of 16. For TX it bounds the largest frame
-    /// (`frame_size - 48`); for RX (variable-length V3 frames) it only sets the
-    /// nominal frame count the kernel checks.
-    pub frame_size: u32,
-}
-
-impl RingGeometry {
-    fn frames_per_block(&self) -> u32 {
-        self.block_size / self.frame_size.max(1)
-    }
-    /// Bytes of the ring.
-    pub fn bytes(&self) -> u64 {
-        self.block_size as u64 * self.block_count as u64
-    }
-    fn validate(
-        &self,
-        ring: &'static str,
-        page: usize,
-        version: TpacketVersion,
-    ) -> Result<(), GeometryError> {
-        if self.block_size == 0 || !(self.block_size as usize).is_multiple_of(page) {
-            return Err(GeometryError::BlockNotPageMultiple {
-                ring,
-                block_size: self.block_size,
-                page,
-            });
-        }
-        let min = (version.hdrlen() + ETH_HLEN).next_multiple_of(sys::TPACKET_ALIGNMENT) as u32;
-        if self.frame_size < min
-            || self.frame_size > self.block_size
-            || !(self.frame_size as usize).is_multiple_of(sys::TPACKET_ALIGNMENT)
-        {
-            return Err(GeometryError::BadFrameSize {
-                ring,
-                frame_size: self.frame_size,
-                min,
-                max: self.block_size,
-            });
-        }
-        if self.block_count == 0 {
-            return Err(GeometryError::NoBlocks { ring });
-        }
-        Ok(())
-    }
-}
-
-/// Configuration of an [`AfPacketPort`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AfPacketConfig {
-    /// TPACKET version of both rings (default V3; see [`TpacketVersion`]).
-    pub version: TpacketVersion,
-    /// RX ring (TPACKET_V3 blocks). Default 32 blocks of 128 KiB, frame size 2048.
-    pub rx: RingGeometry,
-    /// RX block retire timeout in ms (V3 only): a partly filled block is handed to user
-    /// space after this long, rounded up to kernel jiffies. 0 lets the kernel choose
-    /// (about 8 ms). Default 1 (the minimum).
-    pub rx_retire_ms: u32,
-    /// TX ring (fixed frames). Default 8 blocks of 64 KiB, frame size 2048 (256 frames,
-    /// frames up to 2000 bytes).
-    pub tx: RingGeometry,
-    /// Promiscuous mode via `PACKET_ADD_MEMBERSHIP` (default true).
-    pub promiscuous: bool,
-    /// `PACKET_QDISC_BYPASS` (default true).
-    pub qdisc_bypass: bool,
-    /// `PACKET_IGNORE_OUTGOING`: do not see frames sent on this interface (default true).
-    pub ignore_outgoing: bool,
-    /// Join `PACKET_FANOUT` group with this id in hash mode, so several sockets (one per
-    /// worker) share the interface's RX by flow hash. None = no fanout (default).
-    pub fanout: Option<u16>,
-    /// How a fanout group spreads frames (default [`FanoutMode::EthAddrs`]).
-    pub fanout_mode: FanoutMode,
-}
-
-/// How the sockets of a `PACKET_FANOUT` group share an interface's frames. Both keep
-/// a flow on one socket, so a flow is never reordered across workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FanoutMode {
-    /// The kernel's flow hash (`PACKET_FANOUT_HASH`): addresses and ports of IP
-    /// traffic. Every Canopy frame (not IP) gets the same hash, so this does not spread
-    /// Canopy traffic.
-    Hash,
-    /// A classic-BPF program hashing the Ethernet destination and source addresses
-    /// (`PACKET_FANOUT_CBPF`): spreads Canopy traffic by host pair.
-    #[default]
-    EthAddrs,
-}
-
-impl Default for AfPacketConfig {
-    fn default() -> Self {
-        AfPacketConfig {
-            version: TpacketVersion::V3,
-            rx: RingGeometry {
-                block_size: 128 << 10,
-                block_count: 32,
-                frame_size: 2048,
-            },
-            rx_retire_ms: 1,
-            tx: RingGeometry {
-                block_size: 64 << 10,
-                block_count: 8,
-                frame_size: 2048,
-            },
-            promiscuous: true,
-            qdisc_bypass: true,
-            ignore_outgoing: true,
-            fanout: None,
-            fanout_mode: FanoutMode::default(),
-        }
-    }
-}
-
-impl AfPacketConfig {
-    /// Check both rings against the system page size.
-    pub fn validate(&self) -> Result<(), GeometryError> {
-        self.validate_with_page(sys::page_size())
-    }
-
-    /// Check both rings against `page` (for tests of other page sizes).
-    pub fn validate_with_page(&self, page: usize) -> Result<(), GeometryError> {
-        self.rx.validate("rx", page, self.version)?;
-        self.tx.validate("tx", page, self.version)?;
-        let total = self.rx.bytes() + self.tx.bytes();
-        if total > MAX_RING_BYTES {
-            return Err(GeometryError::TooLarge { total });
-        }
-        Ok(())
-    }
-
-    /// Largest frame the TX ring can hold.
-    pub fn tx_max_frame(&self) -> usize {
-        self.tx.frame_size as usize - self.version.layout().data
-    }
 }
 
 /// What [`AfPacketPort::poll_link`] observed: the engine's [`PortEvent`](crate::engine::PortEvent)
@@ -399,65 +198,6 @@ pub struct AfPacketPort {
     /// Interface, link state and a reopen running on a helper thread.
     link: Link<Result<Opened, AfPacketError>>,
     stats: PortStats,
-}
-
-fn read_u32(b: &[u8], off: usize) -> Option<u32> {
-    let s = b.get(off..off.checked_add(4)?)?;
-    Some(u32::from_ne_bytes([s[0], s[1], s[2], s[3]]))
-}
-fn read_u16(b: &[u8], off: usize) -> Option<u16> {
-    let s = b.get(off..off.checked_add(2)?)?;
-    Some(u16::from_ne_bytes([s[0], s[1]]))
-}
-
-/// The 802.1Q TPID, assumed when the kernel says a tag was taken out but not which TPID.
-const ETH_P_8021Q: u16 = 0x8100;
-
-/// Where a received frame lies in its block or slot, after giving it back the outer VLAN
-/// tag the kernel took out of it.
-///
-/// On receive the kernel always moves the outermost 802.1Q/802.1ad tag of a frame into
-/// the packet's metadata (`skb_vlan_untag`, whatever the interface's offload settings),
-/// and a packet socket sees the frame without it, the tag in `tp_vlan_tci`/`tp_vlan_tpid`
-/// and `TP_STATUS_VLAN_VALID` in the status. A switch must forward the frame as it was
-/// on the wire, so the tag goes back in place: the 12 address bytes move 4 bytes down
-/// into the gap the kernel leaves between the header and the frame (at least 14 bytes,
-/// and the `sockaddr_ll` in it is never read), and the tag is written behind them. No
-/// copy of the payload.
-///
-/// `buf[start..start + snap]` is the frame as the kernel left it, `floor` the first byte
-/// that may be overwritten (the end of the fixed frame header) and `hdr` that header.
-/// Returns the frame's new `(start, len)`, or `None` when there is no room (a kernel
-/// that laid the block out differently): the caller counts it as a bad block.
-#[inline]
-fn restore_vlan(
-    buf: &mut [u8],
-    hdr: usize,
-    start: usize,
-    snap: usize,
-    floor: usize,
-    at: sys::VlanFields,
-) -> Option<(usize, usize)> {
-    let status = read_u32(buf, hdr + at.status)?;
-    if status & sys::TP_STATUS_VLAN_VALID == 0 {
-        return Some((start, snap));
-    }
-    let tci = if at.tci_u32 {
-        read_u32(buf, hdr + at.tci)? as u16
-    } else {
-        read_u16(buf, hdr + at.tci)?
-    };
-    let tpid = if status & sys::TP_STATUS_VLAN_TPID_VALID != 0 {
-        read_u16(buf, hdr + at.tpid)?
-    } else {
-        ETH_P_8021Q
-    };
-    let new = start.checked_sub(4).filter(|&n| n >= floor && snap >= 12)?;
-    let head = buf.get_mut(new..start + 12)?;
-    head.copy_within(4..16, 0);
-    head[12..14].copy_from_slice(&tpid.to_be_bytes());
-    head[14..16].copy_from_slice(&tci.to_be_bytes());
-    Some((new, snap + 4))
 }
 
 impl AfPacketPort {
@@ -639,164 +379,6 @@ impl AfPacketPort {
     /// socket is readable or has an error pending.
     pub fn wait_readable(&self, timeout_ms: i32) -> bool {
         matches!(self.sock.poll(timeout_ms), Ok(r) if r != 0)
-    }
-
-    /// Receive up to `max` frames, calling `f` with each frame's bytes (from the MAC
-    /// header on). Walks the RX blocks user space owns in ring order, returns each block
-    /// to the kernel once all its frames are consumed (a partly consumed block is kept
-    /// for the next call). Returns the number of frames passed to `f`. Truncated frames
-    /// (larger than the block) are dropped and counted, not passed.
-    pub fn rx_burst(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> usize {
-        self.rx_burst_mut(max, |d| f(d))
-    }
-
-    /// [`rx_burst`](Self::rx_burst) with each frame mutable in place (the ring slot is
-    /// owned by user space until it is handed back), e.g. to run a decision that
-    /// rewrites the header before copying the frame into a TX ring.
-    pub fn rx_burst_mut(&mut self, max: usize, f: impl FnMut(&mut [u8])) -> usize {
-        match self.rings.version {
-            TpacketVersion::V3 => self.rx_burst_v3(max, f),
-            TpacketVersion::V2 => self.rx_burst_v2(max, f),
-        }
-    }
-
-    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
-        let fsize = self.rings.rx.frame_size as usize;
-        let bsize = self.rings.rx.block_size as usize;
-        let fpb = self.rings.rx.frames_per_block().max(1) as usize;
-        let l = self.rings.layout;
-        let mut delivered = 0;
-        for _ in 0..max {
-            let slot = self.rings.rx_slot as usize;
-            let off = (slot / fpb) * bsize + (slot % fpb) * fsize;
-            let Some(fr) = self.rings.map.rx_owned_mut(off, fsize, l.status) else {
-                break;
-            };
-            match (
-                read_u32(fr, l.len),
-                read_u32(fr, l.snaplen),
-                read_u16(fr, l.mac),
-            ) {
-                (Some(len), Some(snap), Some(mac)) if snap == len => {
-                    let at = sys::V2_VLAN;
-                    let span = restore_vlan(fr, 0, mac as usize, snap as usize, l.data, at);
-                    match span.and_then(|(s, n)| fr.get_mut(s..s.checked_add(n)?)) {
-                        Some(data) => {
-                            self.stats.rx_frames += 1;
-                            self.stats.rx_bytes += data.len() as u64;
-                            f(data);
-                            delivered += 1;
-                        }
-                        None => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
-                    }
-                }
-                (Some(_), Some(_), Some(_)) => {
-                    self.stats.drops[PortDrop::RxTruncated as usize] += 1
-                }
-                _ => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
-            }
-            self.rings.map.rx_release(off, l.status);
-            self.rings.rx_slot = (self.rings.rx_slot + 1) % self.rings.rx_slots;
-        }
-        delivered
-    }
-
-    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
-        let mut seen = 0usize;
-        let mut delivered = 0usize;
-        let bsize = self.rings.rx.block_size as usize;
-        while seen < max {
-            let off = self.rings.rx_block as usize * bsize;
-            let Some(block) = self.rings.map.rx_owned_mut(off, bsize, sys::BD_STATUS) else {
-                break;
-            };
-            let mut bad = false;
-            if !self.rings.rx_in_block {
-                match (
-                    read_u32(block, sys::BD_NUM_PKTS),
-                    read_u32(block, sys::BD_FIRST_PKT),
-                ) {
-                    (Some(n), Some(first)) => {
-                        self.rings.rx_left = n;
-                        self.rings.rx_pos = first;
-                        self.rings.rx_in_block = true;
-                    }
-                    _ => bad = true,
-                }
-            }
-            while !bad && self.rings.rx_left > 0 && seen < max {
-                let pos = self.rings.rx_pos as usize;
-                let hdr = (
-                    read_u32(block, pos + sys::H3_NEXT),
-                    read_u32(block, pos + sys::H3_SNAPLEN),
-                    read_u32(block, pos + sys::H3_LEN),
-                    read_u16(block, pos + sys::H3_MAC),
-                );
-                let (Some(next), Some(snap), Some(len), Some(mac)) = hdr else {
-                    bad = true;
-                    break;
-                };
-                let start = pos + mac as usize;
-                if block.get(start..start + snap as usize).is_none() {
-                    bad = true;
-                    break;
-                }
-                seen += 1;
-                self.rings.rx_left -= 1;
-                if snap == len {
-                    let floor = pos + sys::V3_FRAME.data;
-                    let span = restore_vlan(block, pos, start, snap as usize, floor, sys::V3_VLAN);
-                    if let Some(data) = span.and_then(|(s, n)| block.get_mut(s..s + n)) {
-                        self.stats.rx_frames += 1;
-                        self.stats.rx_bytes += data.len() as u64;
-                        f(data);
-                        delivered += 1;
-                    } else {
-                        self.stats.drops[PortDrop::RxBadBlock as usize] += 1;
-                    }
-                } else {
-                    self.stats.drops[PortDrop::RxTruncated as usize] += 1;
-                }
-                if self.rings.rx_left > 0 {
-                    if next == 0 {
-                        bad = true;
-                        break;
-                    }
-                    self.rings.rx_pos = self.rings.rx_pos.wrapping_add(next);
-                }
-            }
-            if bad {
-                self.count(PortDrop::RxBadBlock);
-                self.rings.rx_left = 0;
-            }
-            if self.rings.rx_left == 0 {
-                self.rings.map.rx_release(off, sys::BD_STATUS);
-                self.rings.rx_in_block = false;
-                self.rings.rx_block = (self.rings.rx_block + 1) % self.rings.rx.block_count;
-            }
-        }
-        delivered
-    }
-
-    /// True when the next RX block (V3) or frame (V2) is owned by user space: a frame
-    /// is waiting. One atomic load, no syscall.
-    pub fn rx_ready(&self) -> bool {
-        match self.rings.version {
-            TpacketVersion::V3 => {
-                self.rings.rx_in_block
-                    || self.rings.map.rx_is_user(
-                        self.rings.rx_block as usize * self.rings.rx.block_size as usize,
-                        sys::BD_STATUS,
-                    )
-            }
-            TpacketVersion::V2 => {
-                let slot = self.rings.rx_slot as usize;
-                let fpb = self.rings.rx.frames_per_block().max(1) as usize;
-                let off = (slot / fpb) * self.rings.rx.block_size as usize
-                    + (slot % fpb) * self.rings.rx.frame_size as usize;
-                self.rings.map.rx_is_user(off, self.rings.layout.status)
-            }
-        }
     }
 
     /// Free TX-ring frames from the head on, counting at most `max` (one atomic load
@@ -986,93 +568,6 @@ impl link::Reopen for AfPacketPort {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_geometry_is_valid_for_4k_and_64k_pages() {
-        let c = AfPacketConfig::default();
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-        assert_eq!(c.validate_with_page(65536), Ok(()));
-        assert_eq!(c.tx_max_frame(), 2000);
-        assert_eq!(c.rx.frames_per_block(), 64);
-    }
-
-    #[test]
-    fn block_size_must_be_a_page_multiple() {
-        let mut c = AfPacketConfig::default();
-        c.rx.block_size = 4096 + 2048;
-        assert!(matches!(
-            c.validate_with_page(4096),
-            Err(GeometryError::BlockNotPageMultiple { ring: "rx", .. })
-        ));
-        c.rx.block_size = 0;
-        assert!(c.validate_with_page(4096).is_err());
-        let mut c = AfPacketConfig::default();
-        c.tx.block_size = 8192;
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-        assert!(matches!(
-            c.validate_with_page(65536),
-            Err(GeometryError::BlockNotPageMultiple { ring: "tx", .. })
-        ));
-    }
-
-    #[test]
-    fn frame_size_bounds_and_alignment() {
-        let mut c = AfPacketConfig::default();
-        for bad in [0u32, 16, 80, 2050, (128 << 10) + 16] {
-            c.rx.frame_size = bad;
-            assert!(
-                matches!(
-                    c.validate_with_page(4096),
-                    Err(GeometryError::BadFrameSize { ring: "rx", .. })
-                ),
-                "{bad}"
-            );
-        }
-        // Smallest: 68-byte header + 14-byte Ethernet header, rounded up to 16.
-        c.rx.frame_size = 96;
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-        c.rx.frame_size = 128 << 10;
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-        let mut c = AfPacketConfig::default();
-        c.tx.frame_size = 1 << 20;
-        assert!(matches!(
-            c.validate_with_page(4096),
-            Err(GeometryError::BadFrameSize { ring: "tx", max, .. }) if max == 64 << 10
-        ));
-    }
-
-    #[test]
-    fn v2_has_a_smaller_header() {
-        let mut c = AfPacketConfig {
-            version: TpacketVersion::V2,
-            ..AfPacketConfig::default()
-        };
-        assert_eq!(c.tx_max_frame(), 2016);
-        // 52-byte header + 14 rounds up to 80, which V3 refuses.
-        c.rx.frame_size = 80;
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-        c.version = TpacketVersion::V3;
-        assert!(c.validate_with_page(4096).is_err());
-    }
-
-    #[test]
-    fn block_count_and_total_size() {
-        let mut c = AfPacketConfig::default();
-        c.tx.block_count = 0;
-        assert_eq!(
-            c.validate_with_page(4096),
-            Err(GeometryError::NoBlocks { ring: "tx" })
-        );
-        let mut c = AfPacketConfig::default();
-        c.rx.block_size = 1 << 20;
-        c.rx.block_count = 1024;
-        assert!(matches!(
-            c.validate_with_page(4096),
-            Err(GeometryError::TooLarge { .. })
-        ));
-        c.rx.block_count = 1023;
-        assert_eq!(c.validate_with_page(4096), Ok(()));
-    }
 
     #[test]
     fn drop_reason_names_match_the_enum() {

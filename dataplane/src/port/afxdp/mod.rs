@@ -21,18 +21,33 @@
 //!   only when the fill ring asks for it. An idle owner sleeps in `poll`/`epoll` on
 //!   [`AfXdpPort::fd`] (readable = RX ring not empty).
 //!
+//! * Engine: `engine_port.rs` implements [`RingPort`](crate::port::RingPort), which makes
+//!   the port an engine `Port` (link upkeep = [`AfXdpPort::poll_link`]).
+//!
 //! No allocation, locking or syscall per packet: the only syscalls on the data path
 //! are the wakeups the kernel asks for, at most one series per burst.
+//!
+//! Files: this one (the port: RX, TX, counters, link upkeep), `config.rs`
+//! (configuration and modes), `attach.rs` (the shared XDP program), `socket.rs`
+//! (opening a queue's socket), `sys.rs` (the syscalls and mappings, all of the
+//! backend's `unsafe`).
 
+mod attach;
+mod config;
 mod engine_port;
-pub use engine_port::BACKEND_COUNTER_NAMES;
+mod socket;
 mod sys;
 
+pub use config::{AfXdpConfig, BindMode, ConfigError, XdpMode};
+pub use engine_port::BACKEND_COUNTER_NAMES;
+
 use super::link::{self, Link};
+use attach::Attached;
+use socket::ctl_socket;
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::{Arc, Mutex, Weak};
-use sys::{BpfStep, CtlSocket, Ring, Umem, XdpProgram, XdpStatistics, XskSocket};
+use std::sync::Arc;
+use sys::{CtlSocket, Ring, Umem, XdpStatistics, XskSocket};
 
 /// Ethernet header length: the smallest frame the port transmits.
 pub const ETH_HLEN: usize = 14;
@@ -88,163 +103,6 @@ pub const XDP_STAT_NAMES: [&str; 6] = [
     "xdp_rx_fill_ring_empty_descs",
     "xdp_tx_ring_empty_descs",
 ];
-
-/// The mode asked for in the configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum XdpMode {
-    /// Native XDP if the driver has it (zero-copy if it supports that, copy otherwise),
-    /// generic (SKB) XDP if not.
-    #[default]
-    Auto,
-    /// Native XDP with zero-copy, or fail.
-    ZeroCopy,
-    /// Native XDP in copy mode, or fail.
-    Copy,
-    /// Generic (SKB) XDP, copy mode: works on every interface, slowest.
-    Skb,
-}
-
-impl XdpMode {
-    /// The configuration name.
-    pub fn name(self) -> &'static str {
-        match self {
-            XdpMode::Auto => "auto",
-            XdpMode::ZeroCopy => "zerocopy",
-            XdpMode::Copy => "copy",
-            XdpMode::Skb => "skb",
-        }
-    }
-}
-
-/// The mode the socket actually got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BindMode {
-    /// Native XDP, the driver DMAs into the UMEM.
-    ZeroCopy,
-    /// Native (driver) XDP, frames copied into the UMEM.
-    Copy,
-    /// Generic XDP on the socket buffer, frames copied into the UMEM.
-    Skb,
-}
-
-impl BindMode {
-    /// Label for counters and logs: `zerocopy`, `copy` or `skb`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BindMode::ZeroCopy => "zerocopy",
-            BindMode::Copy => "copy",
-            BindMode::Skb => "skb",
-        }
-    }
-}
-
-impl std::fmt::Display for BindMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Configuration of one AF_XDP port.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AfXdpConfig {
-    /// The interface queue to bind (one socket per queue; several ports on one
-    /// interface take different queues).
-    pub queue: u32,
-    /// The mode asked for.
-    pub mode: XdpMode,
-    /// UMEM chunk size: 2048 or 4096 (at most the page size).
-    pub frame_size: u32,
-    /// Slots of the RX ring (power of two).
-    pub rx_ring: u32,
-    /// Slots of the TX ring (power of two); also the number of TX chunks.
-    pub tx_ring: u32,
-    /// Slots of the fill ring (power of two); also the number of RX chunks.
-    pub fill_ring: u32,
-    /// Slots of the completion ring (power of two).
-    pub comp_ring: u32,
-}
-
-impl Default for AfXdpConfig {
-    fn default() -> Self {
-        AfXdpConfig {
-            queue: 0,
-            mode: XdpMode::Auto,
-            frame_size: 2048,
-            rx_ring: 2048,
-            tx_ring: 2048,
-            fill_ring: 2048,
-            comp_ring: 2048,
-        }
-    }
-}
-
-/// A configuration rejected before any syscall.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    /// A ring size is not a power of two in range.
-    #[error("{ring} ring size {size} must be a power of two in {MIN_RING}..={MAX_RING}")]
-    BadRing {
-        /// `rx`, `tx`, `fill` or `completion`.
-        ring: &'static str,
-        /// The size asked for.
-        size: u32,
-    },
-    /// The chunk size is not 2048 or 4096, or larger than the page size.
-    #[error("frame size {frame_size} must be 2048 or 4096 and at most the page size {page}")]
-    BadFrameSize {
-        /// The size asked for.
-        frame_size: u32,
-        /// The page size.
-        page: usize,
-    },
-    /// The queue is beyond the map.
-    #[error("queue {queue} is beyond the largest supported queue {}", MAX_QUEUES - 1)]
-    BadQueue {
-        /// The queue asked for.
-        queue: u32,
-    },
-}
-
-impl AfXdpConfig {
-    /// Check the configuration against this machine's page size.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.validate_with_page(sys::page_size())
-    }
-
-    /// Check the configuration against `page`.
-    pub fn validate_with_page(&self, page: usize) -> Result<(), ConfigError> {
-        for (ring, size) in [
-            ("rx", self.rx_ring),
-            ("tx", self.tx_ring),
-            ("fill", self.fill_ring),
-            ("completion", self.comp_ring),
-        ] {
-            if !size.is_power_of_two() || !(MIN_RING..=MAX_RING).contains(&size) {
-                return Err(ConfigError::BadRing { ring, size });
-            }
-        }
-        if !matches!(self.frame_size, 2048 | 4096) || self.frame_size as usize > page {
-            return Err(ConfigError::BadFrameSize {
-                frame_size: self.frame_size,
-                page,
-            });
-        }
-        if self.queue >= MAX_QUEUES {
-            return Err(ConfigError::BadQueue { queue: self.queue });
-        }
-        Ok(())
-    }
-
-    /// UMEM bytes: one chunk per fill-ring slot (RX) and per TX-ring slot (TX).
-    pub fn umem_bytes(&self) -> usize {
-        (self.fill_ring as usize + self.tx_ring as usize) * self.frame_size as usize
-    }
-
-    /// Largest frame received whole: the chunk less the kernel's headroom.
-    pub fn rx_max_frame(&self) -> usize {
-        (self.frame_size - XDP_PACKET_HEADROOM) as usize
-    }
-}
 
 /// Errors of the AF_XDP port; each names the interface, and where there is one, the fix.
 #[derive(Debug, thiserror::Error)]
@@ -425,139 +283,6 @@ impl PortStats {
     }
 }
 
-/// The interface's XDP program, shared by the ports of one interface (one per queue)
-/// in this process.
-#[derive(Debug)]
-struct Attached {
-    prog: XdpProgram,
-    native: bool,
-}
-
-/// Programs attached by this process: (namespace, ifindex) → program. Locked at open
-/// only.
-#[allow(clippy::type_complexity)]
-static ATTACHED: Mutex<Vec<(Option<u64>, i32, Weak<Attached>)>> = Mutex::new(Vec::new());
-
-fn attach_shared(
-    ifname: &str,
-    netns: Option<u64>,
-    ifindex: i32,
-    cfg: &AfXdpConfig,
-) -> Result<Arc<Attached>, AfXdpError> {
-    let mut reg = ATTACHED.lock().unwrap_or_else(|e| e.into_inner());
-    // A program this process attached to the interface and has since dropped: the kernel
-    // releases its bpf_link from a workqueue, so for a moment the interface still looks
-    // taken (EBUSY) to a new attach.
-    let ours_released = reg
-        .iter()
-        .any(|(n, i, w)| *n == netns && *i == ifindex && w.strong_count() == 0);
-    reg.retain(|(_, _, w)| w.strong_count() > 0);
-    if let Some(a) = reg
-        .iter()
-        .find(|(n, i, _)| *n == netns && *i == ifindex)
-        .and_then(|(_, _, w)| w.upgrade())
-    {
-        let ok = match cfg.mode {
-            XdpMode::Auto => true,
-            XdpMode::ZeroCopy | XdpMode::Copy => a.native,
-            XdpMode::Skb => !a.native,
-        };
-        if !ok {
-            return Err(AfXdpError::ModeConflict {
-                ifname: ifname.into(),
-                queue: cfg.queue,
-                want: cfg.mode.name(),
-                have: if a.native { "native" } else { "skb" },
-            });
-        }
-        return Ok(a);
-    }
-    let attach = |native: bool| {
-        let flags = if native {
-            sys::XDP_FLAGS_DRV_MODE
-        } else {
-            sys::XDP_FLAGS_SKB_MODE
-        };
-        let start = std::time::Instant::now();
-        loop {
-            match XdpProgram::attach(ifindex, flags, MAX_QUEUES) {
-                Err((BpfStep::LinkCreate, e))
-                    if ours_released
-                        && matches!(e.raw_os_error(), Some(libc::EBUSY) | Some(libc::EEXIST))
-                        && start.elapsed() < BIND_BUSY_WAIT =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                r => break r.map_err(|(step, e)| attach_error(ifname, native, step, e)),
-            }
-        }
-    };
-    let (prog, native) = match cfg.mode {
-        XdpMode::Skb => (attach(false)?, false),
-        XdpMode::Copy | XdpMode::ZeroCopy => (attach(true)?, true),
-        XdpMode::Auto => match attach(true) {
-            Ok(p) => (p, true),
-            // no native XDP in this driver: generic
-            Err(AfXdpError::Attach { error, .. })
-                if matches!(
-                    error.raw_os_error(),
-                    Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ERANGE)
-                ) =>
-            {
-                (attach(false)?, false)
-            }
-            Err(e) => return Err(e),
-        },
-    };
-    let a = Arc::new(Attached { prog, native });
-    reg.push((netns, ifindex, Arc::downgrade(&a)));
-    Ok(a)
-}
-
-/// The fix for a refused `XDP_UMEM_REG`: the kernel pins the UMEM's pages and counts them
-/// against `RLIMIT_MEMLOCK` unless the process has `CAP_IPC_LOCK` (ENOBUFS past the limit).
-fn umem_fix(errno: Option<i32>) -> &'static str {
-    match errno {
-        Some(libc::ENOBUFS) | Some(libc::ENOMEM) | Some(libc::EPERM) => {
-            "the UMEM is locked memory and counts against RLIMIT_MEMLOCK (`ulimit -l`): raise the limit \
-             (systemd `LimitMEMLOCK=infinity`, `prlimit --memlock=unlimited`), grant CAP_IPC_LOCK, or \
-             make the rings smaller (fill_ring, tx_ring, frame_size)"
-        }
-        _ => "check the ring and frame sizes and the kernel log",
-    }
-}
-
-fn attach_error(ifname: &str, native: bool, step: BpfStep, e: io::Error) -> AfXdpError {
-    let mode = if native { "native" } else { "generic (skb)" };
-    let fix = match (step, e.raw_os_error()) {
-        (_, Some(libc::EPERM)) => {
-            "loading XDP programs needs CAP_BPF and CAP_NET_ADMIN (run as root or grant the capabilities)"
-        }
-        (BpfStep::LinkCreate, Some(libc::EBUSY) | Some(libc::EEXIST)) => {
-            "another XDP program is attached to the interface (see `ip link show`; remove it with `ip link set dev IFACE xdp off`)"
-        }
-        (BpfStep::LinkCreate, Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) if native => {
-            "the driver has no native XDP: use mode = \"skb\" (or \"auto\")"
-        }
-        (BpfStep::LinkCreate, Some(libc::ENOSPC)) if native => {
-            "native XDP needs at least as many RX queues as the peer has TX queues (veth: create the pair with `numrxqueues`/`numtxqueues`, or `ethtool -L`), or use mode = \"skb\""
-        }
-        (BpfStep::LinkCreate, Some(libc::ERANGE)) => {
-            "the MTU is too large for XDP on this driver: lower it (e.g. `ip link set dev IFACE mtu 1500`) or use mode = \"skb\""
-        }
-        (BpfStep::MapCreate | BpfStep::ProgLoad, _) => {
-            "the kernel refused the XDP program or its XSKMAP (needs Linux >= 5.9 with CONFIG_XDP_SOCKETS and CONFIG_BPF_SYSCALL)"
-        }
-        _ => "check `ip link show IFACE` and the kernel log",
-    };
-    AfXdpError::Attach {
-        ifname: ifname.into(),
-        mode,
-        fix: fix.replace("IFACE", ifname),
-        error: e,
-    }
-}
-
 /// One socket with its UMEM and rings, and the ring walking state.
 #[derive(Debug)]
 pub(crate) struct Xsk {
@@ -603,15 +328,6 @@ pub struct AfXdpPort {
 /// What `open_socket` returns: the socket and the interface as read then.
 type Opened = link::Opened<Xsk>;
 
-/// The socket for the interface queries.
-fn ctl_socket(ifname: &str) -> Result<CtlSocket, AfXdpError> {
-    CtlSocket::new().map_err(|source| AfXdpError::Sys {
-        ifname: ifname.into(),
-        call: "socket(AF_INET)",
-        source,
-    })
-}
-
 impl AfXdpPort {
     /// Open an AF_XDP socket on `cfg.queue` of `ifname`, in the calling thread's network
     /// namespace: check the configuration, attach (or share) the XDP program, create
@@ -637,149 +353,6 @@ impl AfXdpPort {
             ctl,
             stats: PortStats::default(),
             kernel_base: XdpKernelStats::default(),
-        })
-    }
-
-    fn open_socket(
-        ifname: &str,
-        cfg: &AfXdpConfig,
-        ctl: &CtlSocket,
-        netns: Option<u64>,
-    ) -> Result<Opened, AfXdpError> {
-        let sys_err = |call: &'static str| {
-            let ifname = ifname.to_string();
-            move |source: io::Error| AfXdpError::Sys {
-                ifname,
-                call,
-                source,
-            }
-        };
-        let ifindex = match ctl.ifindex(ifname) {
-            Ok(i) => i,
-            Err(e) if e.raw_os_error() == Some(libc::ENODEV) => {
-                return Err(AfXdpError::NoInterface {
-                    ifname: ifname.into(),
-                })
-            }
-            Err(e) => return Err(sys_err("ioctl(SIOCGIFINDEX)")(e)),
-        };
-        let mtu = ctl.mtu(ifname).map_err(sys_err("ioctl(SIOCGIFMTU)"))?;
-        let flags = ctl
-            .if_flags(ifname)
-            .map_err(sys_err("ioctl(SIOCGIFFLAGS)"))?;
-        let attached = attach_shared(ifname, netns, ifindex, cfg)?;
-
-        let sock = XskSocket::new().map_err(sys_err("socket(AF_XDP)"))?;
-        let umem = Umem::new(cfg.umem_bytes()).map_err(sys_err("mmap(UMEM)"))?;
-        sock.register_umem(&umem, cfg.frame_size, 0)
-            .map_err(|error| AfXdpError::Umem {
-                ifname: ifname.into(),
-                bytes: cfg.umem_bytes(),
-                fix: umem_fix(error.raw_os_error()),
-                error,
-            })?;
-        sock.set_rings(cfg.fill_ring, cfg.comp_ring, cfg.rx_ring, cfg.tx_ring)
-            .map_err(|(call, e)| sys_err(call)(e))?;
-        let (mut fill, comp, rx, tx) = sock
-            .map_rings(cfg.fill_ring, cfg.comp_ring, cfg.rx_ring, cfg.tx_ring)
-            .map_err(sys_err("mmap(XDP rings)"))?;
-        // RX chunks 0..fill_ring, all on the fill ring from the start; TX chunks after.
-        let frame = cfg.frame_size;
-        for i in 0..cfg.fill_ring {
-            fill.write_addr(i, u64::from(i) * u64::from(frame));
-        }
-        fill.set_producer(cfg.fill_ring);
-        let tx_base = u64::from(cfg.fill_ring) * u64::from(frame);
-        let mut tx_free = Vec::with_capacity(cfg.tx_ring as usize);
-        // popped from the end: lowest address first
-        tx_free.extend(
-            (0..cfg.tx_ring)
-                .rev()
-                .map(|i| tx_base + u64::from(i) * u64::from(frame)),
-        );
-
-        let (bind_flags, mode_name) = match (cfg.mode, attached.native) {
-            (XdpMode::ZeroCopy, _) => (sys::XDP_ZEROCOPY, "zerocopy"),
-            (XdpMode::Copy, _) => (sys::XDP_COPY, "copy"),
-            (_, false) => (sys::XDP_COPY, "skb"),
-            // native, auto: the kernel tries zero-copy and falls back to copy
-            (_, true) => (0, "auto (native)"),
-        };
-        // A socket closed on this queue a moment ago (a port dropped and opened again,
-        // a switch restarted) keeps the queue until the kernel's deferred release
-        // (a workqueue item after an RCU grace period) has run: bind fails with EBUSY
-        // meanwhile. Retry for up to BIND_BUSY_WAIT before reporting it.
-        let start = std::time::Instant::now();
-        let bound = loop {
-            match sock.bind(ifindex, cfg.queue, bind_flags | sys::XDP_USE_NEED_WAKEUP) {
-                Err(e)
-                    if e.raw_os_error() == Some(libc::EBUSY)
-                        && start.elapsed() < BIND_BUSY_WAIT =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                r => break r,
-            }
-        };
-        bound
-            .map_err(|e| {
-                let fix = match e.raw_os_error() {
-                    Some(libc::EINVAL) => {
-                        "the queue does not exist on the interface (see `ethtool -l IFACE`; queues count from 0)"
-                    }
-                    Some(libc::EOPNOTSUPP) if bind_flags == sys::XDP_ZEROCOPY => {
-                        "the driver has no zero-copy AF_XDP: use mode = \"copy\" or \"auto\""
-                    }
-                    Some(libc::EBUSY) => {
-                        "another AF_XDP socket is bound to this queue (one socket per queue; is another switch running on it?)"
-                    }
-                    Some(libc::ENETDOWN) => "the interface is down: `ip link set dev IFACE up`",
-                    _ => "check the interface's XDP support and the kernel log",
-                };
-                AfXdpError::Bind {
-                    ifname: ifname.into(),
-                    queue: cfg.queue,
-                    mode: mode_name,
-                    fix: fix.replace("IFACE", ifname),
-                    error: e,
-                }
-            })?;
-        let zc = sock
-            .zero_copy()
-            .map_err(sys_err("getsockopt(XDP_OPTIONS)"))?;
-        let mode = match (zc, attached.native) {
-            (true, _) => BindMode::ZeroCopy,
-            (false, true) => BindMode::Copy,
-            (false, false) => BindMode::Skb,
-        };
-        attached
-            .prog
-            .insert(cfg.queue, sock.raw())
-            .map_err(sys_err("bpf(BPF_MAP_UPDATE_ELEM, XSKMAP)"))?;
-        Ok(Opened {
-            socket: Xsk {
-                sock,
-                fill,
-                comp,
-                rx,
-                tx,
-                umem,
-                rx_cons: 0,
-                fill_prod: cfg.fill_ring,
-                tx_prod: 0,
-                comp_cons: 0,
-                tx_unpublished: 0,
-                tx_kick_owed: false,
-                tx_free,
-                tx_base,
-                tx_chunks: cfg.tx_ring,
-                frame,
-                mode,
-                _attached: attached,
-            },
-            ifindex,
-            mtu,
-            flags,
         })
     }
 
@@ -1111,81 +684,7 @@ impl link::Reopen for AfXdpPort {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn umem_refusals_name_the_memlock_fix() {
-        for errno in [libc::ENOBUFS, libc::ENOMEM, libc::EPERM] {
-            let fix = super::umem_fix(Some(errno));
-            assert!(
-                fix.contains("RLIMIT_MEMLOCK") && fix.contains("CAP_IPC_LOCK"),
-                "{fix}"
-            );
-        }
-        assert!(!super::umem_fix(Some(libc::EINVAL)).contains("MEMLOCK"));
-    }
-
     use super::*;
-
-    #[test]
-    fn defaults_are_valid_and_size_the_umem() {
-        let c = AfXdpConfig::default();
-        c.validate_with_page(4096).unwrap();
-        assert_eq!(c.umem_bytes(), 4096 * 2048);
-        assert_eq!(c.rx_max_frame(), 1792);
-    }
-
-    #[test]
-    fn ring_sizes_must_be_powers_of_two_in_range() {
-        for (bad, ring) in [(1000, "rx"), (32, "rx"), (1 << 17, "rx")] {
-            let c = AfXdpConfig {
-                rx_ring: bad,
-                ..AfXdpConfig::default()
-            };
-            assert_eq!(
-                c.validate_with_page(4096),
-                Err(ConfigError::BadRing { ring, size: bad })
-            );
-        }
-        let c = AfXdpConfig {
-            comp_ring: 100,
-            ..AfXdpConfig::default()
-        };
-        assert!(matches!(
-            c.validate_with_page(4096),
-            Err(ConfigError::BadRing {
-                ring: "completion",
-                ..
-            })
-        ));
-    }
-
-    #[test]
-    fn frame_size_is_2048_or_4096_within_a_page() {
-        for fs in [1024, 3000, 8192] {
-            let c = AfXdpConfig {
-                frame_size: fs,
-                ..AfXdpConfig::default()
-            };
-            assert!(c.validate_with_page(65536).is_err(), "{fs}");
-        }
-        let c = AfXdpConfig {
-            frame_size: 4096,
-            ..AfXdpConfig::default()
-        };
-        c.validate_with_page(4096).unwrap();
-        assert!(c.validate_with_page(2048).is_err());
-    }
-
-    #[test]
-    fn queue_beyond_the_map_is_refused() {
-        let c = AfXdpConfig {
-            queue: MAX_QUEUES,
-            ..AfXdpConfig::default()
-        };
-        assert_eq!(
-            c.validate_with_page(4096),
-            Err(ConfigError::BadQueue { queue: MAX_QUEUES })
-        );
-    }
 
     #[test]
     fn names_match_reasons() {
