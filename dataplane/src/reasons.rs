@@ -1,4 +1,4 @@
-//! Drop reasons and their counter labels, written once.
+//! Drop reasons and device counters with their counter labels, written once.
 //!
 //! Every drop counter has a stable label (exported as a metric label, indexed by
 //! position, documented in `docs/wire-format.md` §7). [`drop_reasons!`] makes the enum
@@ -16,11 +16,16 @@
 //! * A first variant `Name(Inner) => ..` that nests another such enum: its labels come
 //!   first, in its order, then the other variants' (which have no fields). `Display`
 //!   is the enum's own.
+//!
+//! [`device_counters!`] does the same for a struct of cumulative `u64` counters a
+//! backend reads from its device (e.g. the kernel's `XDP_STATISTICS`): each field is
+//! written once with its label, and the macro derives `NAMES`, `COUNT`, `as_array`
+//! (the fields in `NAMES` order) and `add`.
 
 /// Define a drop-reason enum and its counter labels from one list (see the module
 /// documentation for the three forms).
 ///
-/// ```ignore
+/// ```text
 /// drop_reasons! {
 ///     /// Why the port refused a frame.
 ///     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -163,6 +168,53 @@ macro_rules! drop_reasons {
 }
 pub(crate) use drop_reasons;
 
+/// Define a struct of `u64` counters and their labels from one list:
+///
+/// ```text
+/// device_counters! {
+///     /// The kernel's counters.
+///     #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+///     pub struct KernelStats {
+///         /// Frames dropped.
+///         rx_dropped => "k_rx_dropped",
+///     }
+/// }
+/// ```
+///
+/// makes `pub rx_dropped: u64`, `KernelStats::NAMES == ["k_rx_dropped"]`, `COUNT`,
+/// `as_array()` (the fields in `NAMES` order) and `add(&other)` (field by field).
+macro_rules! device_counters {
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $S:ident {
+            $( $(#[$fm:meta])* $f:ident => $name:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        $vis struct $S {
+            $( $(#[$fm])* pub $f: u64, )+
+        }
+
+        impl $S {
+            /// Number of counters.
+            pub const COUNT: usize = [$($name),+].len();
+            /// The counter labels, in field order.
+            pub const NAMES: [&'static str; Self::COUNT] = [$($name),+];
+
+            /// The counters in [`Self::NAMES`] order.
+            pub fn as_array(&self) -> [u64; Self::COUNT] {
+                [$(self.$f),+]
+            }
+
+            /// Add `other`'s counters to these.
+            pub fn add(&mut self, other: &Self) {
+                $( self.$f += other.$f; )+
+            }
+        }
+    };
+}
+pub(crate) use device_counters;
+
 /// `a` then `b` as one array of `N` labels (`N` must be `A + B`: checked when the
 /// constant is evaluated, so a wrong length fails the build).
 pub(crate) const fn concat_names<const A: usize, const B: usize, const N: usize>(
@@ -269,6 +321,25 @@ mod tests {
             assert_eq!(r.index(), i, "{r:?}");
             assert_eq!(r.name(), Nest::NAMES[i]);
         }
+    }
+
+    device_counters! {
+        /// Counters.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct Stats {
+            /// x
+            x => "x_label",
+            /// y
+            y => "y_label",
+        }
+    }
+
+    #[test]
+    fn device_counters_follow_the_fields() {
+        assert_eq!(Stats::NAMES, ["x_label", "y_label"]);
+        let mut s = Stats { x: 1, y: 2 };
+        s.add(&Stats { x: 10, y: 20 });
+        assert_eq!(s.as_array(), [11, 22]);
     }
 
     #[test]

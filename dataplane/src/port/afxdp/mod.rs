@@ -47,7 +47,7 @@ use socket::ctl_socket;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
-use sys::{CtlSocket, Ring, Umem, XdpStatistics, XskSocket};
+use sys::{CtlSocket, Ring, Umem, XskSocket};
 
 /// Ethernet header length: the smallest frame the port transmits.
 pub const ETH_HLEN: usize = 14;
@@ -93,16 +93,9 @@ pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
 /// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
 pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 
-/// Names of the kernel's `XDP_STATISTICS` counters, in [`XdpKernelStats::as_array`]
-/// order, as the engine adapter exports them after [`PORT_DROP_REASON_NAMES`].
-pub const XDP_STAT_NAMES: [&str; 6] = [
-    "xdp_rx_dropped",
-    "xdp_rx_invalid_descs",
-    "xdp_tx_invalid_descs",
-    "xdp_rx_ring_full",
-    "xdp_rx_fill_ring_empty_descs",
-    "xdp_tx_ring_empty_descs",
-];
+/// Labels of the kernel's `XDP_STATISTICS` counters ([`XdpKernelStats::NAMES`]), as
+/// the engine adapter exports them after [`PORT_DROP_REASON_NAMES`].
+pub const XDP_STAT_NAMES: [&str; XdpKernelStats::COUNT] = XdpKernelStats::NAMES;
 
 /// Errors of the AF_XDP port; each names the interface, and where there is one, the fix.
 #[derive(Debug, thiserror::Error)]
@@ -205,44 +198,29 @@ pub enum AfXdpError {
 /// changed, re-register it with epoll).
 pub use crate::engine::PortEvent as LinkEvent;
 
-/// The kernel's `XDP_STATISTICS` (cumulative over every socket the port had).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct XdpKernelStats {
-    /// Frames dropped for other reasons, e.g. no chunk on the fill ring (copy mode).
-    pub rx_dropped: u64,
-    /// Invalid fill-ring descriptors.
-    pub rx_invalid_descs: u64,
-    /// Invalid TX descriptors (the frame is not sent).
-    pub tx_invalid_descs: u64,
-    /// Frames dropped because the RX ring was full.
-    pub rx_ring_full: u64,
-    /// Times the kernel found the fill ring empty (events, not frames).
-    pub rx_fill_ring_empty_descs: u64,
-    /// Times the kernel found the TX ring empty (events, not frames: every kick that
-    /// sends everything ends with one).
-    pub tx_ring_empty_descs: u64,
+crate::reasons::device_counters! {
+    /// The kernel's `XDP_STATISTICS` (cumulative over every socket the port had). Laid
+    /// out as the kernel's `struct xdp_statistics`, which `getsockopt` fills.
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct XdpKernelStats {
+        /// Frames dropped for other reasons, e.g. no chunk on the fill ring (copy mode).
+        rx_dropped => "xdp_rx_dropped",
+        /// Invalid fill-ring descriptors.
+        rx_invalid_descs => "xdp_rx_invalid_descs",
+        /// Invalid TX descriptors (the frame is not sent).
+        tx_invalid_descs => "xdp_tx_invalid_descs",
+        /// Frames dropped because the RX ring was full.
+        rx_ring_full => "xdp_rx_ring_full",
+        /// Times the kernel found the fill ring empty (events, not frames).
+        rx_fill_ring_empty_descs => "xdp_rx_fill_ring_empty_descs",
+        /// Times the kernel found the TX ring empty (events, not frames: every kick that
+        /// sends everything ends with one).
+        tx_ring_empty_descs => "xdp_tx_ring_empty_descs",
+    }
 }
 
 impl XdpKernelStats {
-    /// The counters in [`XDP_STAT_NAMES`] order.
-    pub fn as_array(&self) -> [u64; 6] {
-        [
-            self.rx_dropped,
-            self.rx_invalid_descs,
-            self.tx_invalid_descs,
-            self.rx_ring_full,
-            self.rx_fill_ring_empty_descs,
-            self.tx_ring_empty_descs,
-        ]
-    }
-    fn add(&mut self, s: &XdpStatistics) {
-        self.rx_dropped += s.rx_dropped;
-        self.rx_invalid_descs += s.rx_invalid_descs;
-        self.tx_invalid_descs += s.tx_invalid_descs;
-        self.rx_ring_full += s.rx_ring_full;
-        self.rx_fill_ring_empty_descs += s.rx_fill_ring_empty_descs;
-        self.tx_ring_empty_descs += s.tx_ring_empty_descs;
-    }
     /// Frames the kernel lost on RX before the port saw them.
     pub fn rx_lost(&self) -> u64 {
         self.rx_dropped + self.rx_ring_full

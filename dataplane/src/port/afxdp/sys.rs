@@ -62,6 +62,7 @@ const XDP_PASS: i32 = 2;
 /// `struct xdp_desc` size (RX and TX rings); fill and completion rings hold a `u64`.
 const XDP_DESC: usize = 16;
 
+use super::XdpKernelStats;
 use crate::port::oslib::cvt;
 pub(super) use crate::port::oslib::page_size;
 
@@ -283,18 +284,6 @@ struct SockaddrXdp {
     shared_umem_fd: u32,
 }
 
-/// `struct xdp_statistics`.
-#[repr(C)]
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(super) struct XdpStatistics {
-    pub rx_dropped: u64,
-    pub rx_invalid_descs: u64,
-    pub tx_invalid_descs: u64,
-    pub rx_ring_full: u64,
-    pub rx_fill_ring_empty_descs: u64,
-    pub tx_ring_empty_descs: u64,
-}
-
 /// An `AF_XDP` socket (close-on-exec).
 #[derive(Debug)]
 pub(super) struct XskSocket {
@@ -422,8 +411,8 @@ impl XskSocket {
         Ok(o & XDP_OPTIONS_ZEROCOPY != 0)
     }
 
-    /// The kernel's cumulative counters of this socket.
-    pub fn statistics(&self) -> io::Result<XdpStatistics> {
+    /// The kernel's cumulative counters of this socket (`struct xdp_statistics`).
+    pub fn statistics(&self) -> io::Result<XdpKernelStats> {
         self.getsockopt(XDP_STATISTICS)
     }
 
