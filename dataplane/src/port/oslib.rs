@@ -1,10 +1,13 @@
 //! Small OS helpers shared by the kernel port backends' `sys` modules: the syscall
-//! result check, the page size, `SO_ERROR`, and the interface queries `SIOCGIFINDEX`,
-//! `SIOCGIFFLAGS` and `SIOCGIFMTU` on any socket, in that socket's network namespace.
-#![allow(unsafe_code)] // sysconf, getsockopt and one ioctl on caller-owned sockets (SAFETY comments).
+//! result check, the page size, a new socket, `setsockopt`, `getsockopt`, `bind`,
+//! `poll`, `SO_ERROR`, and the interface queries `SIOCGIFINDEX`, `SIOCGIFFLAGS` and
+//! `SIOCGIFMTU` on any socket, in that socket's network namespace.
+#![allow(unsafe_code)] // sysconf, socket calls and one ioctl on caller-owned sockets (SAFETY comments).
 
+use std::ffi::c_void;
 use std::io;
-use std::os::fd::RawFd;
+use std::mem::size_of;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 /// A C return value as a result: negative is the thread's `errno`.
 pub(crate) fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
@@ -26,21 +29,102 @@ pub(crate) fn page_size() -> usize {
     }
 }
 
-/// Read and clear socket `fd`'s pending error (`SO_ERROR`); 0 when none.
-pub(crate) fn take_error(fd: RawFd) -> io::Result<i32> {
-    let mut err: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: err and len are valid for writes of the advertised size; a bad fd fails.
+/// A new socket (`socket(domain, ty, protocol)`), owned.
+pub(crate) fn socket(
+    domain: libc::c_int,
+    ty: libc::c_int,
+    protocol: libc::c_int,
+) -> io::Result<OwnedFd> {
+    // SAFETY: plain syscall; a non-negative return is a fresh fd nobody else owns.
+    let fd = cvt(unsafe { libc::socket(domain, ty, protocol) })?;
+    // SAFETY: fd was just returned by socket() and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `setsockopt(fd, level, opt)` with the bytes of `val` (its size as the length).
+pub(crate) fn setsockopt<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    opt: libc::c_int,
+    val: &T,
+) -> io::Result<()> {
+    // SAFETY: val points to a live, initialised T of the given size for the call, which
+    // only reads it; a bad fd fails.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            opt,
+            (val as *const T).cast::<c_void>(),
+            size_of::<T>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// `getsockopt(fd, level, opt)` into a `T` (starting from `T::default()`).
+///
+/// # Safety
+///
+/// Every value the kernel may write for this option must be a valid `T`: a plain
+/// `repr(C)` struct of integers (or one integer) of the option's layout.
+pub(crate) unsafe fn getsockopt<T: Default>(
+    fd: RawFd,
+    level: libc::c_int,
+    opt: libc::c_int,
+) -> io::Result<T> {
+    let mut v = T::default();
+    let mut len = size_of::<T>() as libc::socklen_t;
+    // SAFETY: v and len are valid for writes of the advertised size; the caller
+    // guarantees that whatever the kernel writes is a valid T; a bad fd fails.
     cvt(unsafe {
         libc::getsockopt(
             fd,
-            libc::SOL_SOCKET,
-            libc::SO_ERROR,
-            (&mut err as *mut libc::c_int).cast::<libc::c_void>(),
+            level,
+            opt,
+            (&mut v as *mut T).cast::<c_void>(),
             &mut len,
         )
     })?;
-    Ok(err)
+    Ok(v)
+}
+
+/// `bind(fd, addr)` with `addr` a socket address structure (`sockaddr_ll`,
+/// `sockaddr_xdp`, …) whose size is the length.
+pub(crate) fn bind<A>(fd: RawFd, addr: &A) -> io::Result<()> {
+    // SAFETY: addr is a live socket address of the size passed, only read by the call;
+    // a bad fd or address fails.
+    cvt(unsafe {
+        libc::bind(
+            fd,
+            (addr as *const A).cast::<libc::sockaddr>(),
+            size_of::<A>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// `poll` socket `fd` for `events` for at most `timeout_ms` (-1 = forever): the
+/// revents.
+pub(crate) fn poll(fd: RawFd, events: i16, timeout_ms: i32) -> io::Result<i16> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(pfd.revents)
+    }
+}
+
+/// Read and clear socket `fd`'s pending error (`SO_ERROR`); 0 when none.
+pub(crate) fn take_error(fd: RawFd) -> io::Result<i32> {
+    // SAFETY: SO_ERROR is a C int; every value is a valid i32.
+    unsafe { getsockopt::<libc::c_int>(fd, libc::SOL_SOCKET, libc::SO_ERROR) }
 }
 
 /// `struct ifreq` with the union as raw bytes (we read an `int` or a `short` from it).

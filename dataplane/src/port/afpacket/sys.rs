@@ -10,8 +10,8 @@
 
 use std::ffi::c_void;
 use std::io;
-use std::mem::{size_of, zeroed};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::mem::zeroed;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -182,7 +182,7 @@ pub(super) struct KernelStats {
     pub freeze_q: u32,
 }
 
-use crate::port::oslib::cvt;
+use crate::port::oslib;
 pub(super) use crate::port::oslib::page_size;
 
 /// An `AF_PACKET`/`SOCK_RAW` socket (close-on-exec, non-blocking).
@@ -195,18 +195,12 @@ impl Socket {
     /// A packet socket with protocol 0: it receives nothing until [`Socket::bind`], so no
     /// frame of another interface can land in the ring before it is bound.
     pub fn new() -> io::Result<Socket> {
-        // SAFETY: plain syscall; a non-negative return is a fresh fd we own.
-        let fd = cvt(unsafe {
-            libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
-                0,
-            )
-        })?;
-        // SAFETY: fd was just returned by socket() and is owned by nobody else.
-        Ok(Socket {
-            fd: unsafe { OwnedFd::from_raw_fd(fd) },
-        })
+        let fd = oslib::socket(
+            libc::AF_PACKET,
+            libc::SOCK_RAW | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+            0,
+        )?;
+        Ok(Socket { fd })
     }
 
     pub fn raw(&self) -> RawFd {
@@ -214,17 +208,7 @@ impl Socket {
     }
 
     fn setsockopt<T>(&self, level: libc::c_int, opt: libc::c_int, val: &T) -> io::Result<()> {
-        // SAFETY: val points to a live, initialised T of the given size for the call.
-        cvt(unsafe {
-            libc::setsockopt(
-                self.raw(),
-                level,
-                opt,
-                (val as *const T).cast::<c_void>(),
-                size_of::<T>() as libc::socklen_t,
-            )
-        })
-        .map(|_| ())
+        oslib::setsockopt(self.raw(), level, opt, val)
     }
 
     pub fn set_version(&self, v: libc::c_int) -> io::Result<()> {
@@ -282,44 +266,27 @@ impl Socket {
         sll.sll_family = libc::AF_PACKET as u16;
         sll.sll_protocol = ETH_P_ALL.to_be();
         sll.sll_ifindex = ifindex;
-        // SAFETY: sll is a valid sockaddr_ll and the length matches it.
-        cvt(unsafe {
-            libc::bind(
-                self.raw(),
-                (&sll as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })
-        .map(|_| ())
+        oslib::bind(self.raw(), &sll)
     }
 
     /// `SIOCGIFINDEX` in this socket's network namespace.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        crate::port::oslib::ifindex(self.raw(), name)
+        oslib::ifindex(self.raw(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        crate::port::oslib::if_flags(self.raw(), name)
+        oslib::if_flags(self.raw(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        crate::port::oslib::mtu(self.raw(), name)
+        oslib::mtu(self.raw(), name)
     }
 
     /// Read (and so reset) the kernel's `PACKET_STATISTICS` for this socket.
     pub fn take_stats(&self) -> io::Result<KernelStats> {
-        let mut st = TpacketStatsV3::default();
-        let mut len = size_of::<TpacketStatsV3>() as libc::socklen_t;
-        // SAFETY: st and len are valid for writes of the advertised size.
-        cvt(unsafe {
-            libc::getsockopt(
-                self.raw(),
-                SOL_PACKET,
-                PACKET_STATISTICS,
-                (&mut st as *mut TpacketStatsV3).cast::<c_void>(),
-                &mut len,
-            )
-        })?;
+        // SAFETY: `struct tpacket_stats_v3` is three unsigned ints: any bytes are valid.
+        let st: TpacketStatsV3 =
+            unsafe { oslib::getsockopt(self.raw(), SOL_PACKET, PACKET_STATISTICS) }?;
         Ok(KernelStats {
             packets: st.tp_packets,
             drops: st.tp_drops,
@@ -342,18 +309,7 @@ impl Socket {
     /// `poll` this socket for readability for at most `timeout_ms` (-1 = forever).
     /// Returns the revents.
     pub fn poll(&self, timeout_ms: i32) -> io::Result<i16> {
-        let mut pfd = libc::pollfd {
-            fd: self.raw(),
-            events: libc::POLLIN | libc::POLLERR,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
-        if r < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(pfd.revents)
-        }
+        oslib::poll(self.raw(), libc::POLLIN | libc::POLLERR, timeout_ms)
     }
 }
 

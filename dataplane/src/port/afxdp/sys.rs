@@ -63,7 +63,7 @@ const XDP_PASS: i32 = 2;
 const XDP_DESC: usize = 16;
 
 use super::XdpKernelStats;
-use crate::port::oslib::cvt;
+use crate::port::oslib;
 pub(super) use crate::port::oslib::page_size;
 
 // ---------------------------------------------------------------------------------
@@ -292,9 +292,8 @@ pub(super) struct XskSocket {
 
 impl XskSocket {
     pub fn new() -> io::Result<XskSocket> {
-        // SAFETY: plain syscall; a non-negative return is a fresh fd we own.
-        let fd = cvt(unsafe { libc::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })?;
-        Ok(XskSocket { fd: owned(fd) })
+        let fd = oslib::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0)?;
+        Ok(XskSocket { fd })
     }
 
     pub fn raw(&self) -> RawFd {
@@ -302,34 +301,15 @@ impl XskSocket {
     }
 
     fn setsockopt<T>(&self, opt: libc::c_int, val: &T) -> io::Result<()> {
-        // SAFETY: val points to a live, initialised T of the given size for the call.
-        cvt(unsafe {
-            libc::setsockopt(
-                self.raw(),
-                SOL_XDP,
-                opt,
-                (val as *const T).cast::<c_void>(),
-                size_of::<T>() as libc::socklen_t,
-            )
-        })
-        .map(|_| ())
+        oslib::setsockopt(self.raw(), SOL_XDP, opt, val)
     }
 
+    /// `getsockopt(SOL_XDP, opt)`: only into this module's option structs, `u32` and
+    /// [`XdpKernelStats`].
     fn getsockopt<T: Default>(&self, opt: libc::c_int) -> io::Result<T> {
-        let mut v = T::default();
-        let mut len = size_of::<T>() as libc::socklen_t;
-        // SAFETY: v and len are valid for writes of the advertised size; T is a plain
-        // repr(C) struct of integers, valid for any bytes the kernel writes.
-        cvt(unsafe {
-            libc::getsockopt(
-                self.raw(),
-                SOL_XDP,
-                opt,
-                (&mut v as *mut T).cast::<c_void>(),
-                &mut len,
-            )
-        })?;
-        Ok(v)
+        // SAFETY: every T read here is a plain repr(C) struct of integers (or an
+        // integer), valid for any bytes the kernel writes.
+        unsafe { oslib::getsockopt(self.raw(), SOL_XDP, opt) }
     }
 
     /// Register `umem` (all of it, chunks of `chunk` bytes, `headroom` bytes reserved
@@ -394,15 +374,7 @@ impl XskSocket {
             queue_id: queue,
             shared_umem_fd: 0,
         };
-        // SAFETY: sa is a live sockaddr_xdp of the size passed.
-        cvt(unsafe {
-            libc::bind(
-                self.raw(),
-                (&sa as *const SockaddrXdp).cast::<libc::sockaddr>(),
-                size_of::<SockaddrXdp>() as libc::socklen_t,
-            )
-        })
-        .map(|_| ())
+        oslib::bind(self.raw(), &sa)
     }
 
     /// True when the bound socket runs in zero-copy mode (`XDP_OPTIONS`).
@@ -460,18 +432,7 @@ impl XskSocket {
 
     /// `poll` this socket for readability for at most `timeout_ms`. Returns revents.
     pub fn poll(&self, timeout_ms: i32) -> io::Result<i16> {
-        let mut pfd = libc::pollfd {
-            fd: self.raw(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
-        if r < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(pfd.revents)
-        }
+        oslib::poll(self.raw(), libc::POLLIN, timeout_ms)
     }
 }
 
@@ -486,10 +447,8 @@ pub(super) struct CtlSocket {
 
 impl CtlSocket {
     pub fn new() -> io::Result<CtlSocket> {
-        // SAFETY: plain syscall; a non-negative return is a fresh fd we own.
-        let fd =
-            cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
-        Ok(CtlSocket { fd: owned(fd) })
+        let fd = oslib::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0)?;
+        Ok(CtlSocket { fd })
     }
 
     pub fn raw(&self) -> RawFd {
@@ -498,15 +457,15 @@ impl CtlSocket {
 
     /// `SIOCGIFINDEX`.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        crate::port::oslib::ifindex(self.fd.as_raw_fd(), name)
+        oslib::ifindex(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        crate::port::oslib::if_flags(self.fd.as_raw_fd(), name)
+        oslib::if_flags(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        crate::port::oslib::mtu(self.fd.as_raw_fd(), name)
+        oslib::mtu(self.fd.as_raw_fd(), name)
     }
 }
 
