@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use canopy_control::p4::tna::{self, TnaOp};
 use canopy_control::p4::{self, Op};
-use canopy_control::p4_tna::{self, TnaOp};
 use canopy_dataplane::table::pathid::Action as PidAction;
 use canopy_dataplane::table::transit::{DirTarget, Rn1Mode};
 use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
@@ -451,7 +451,7 @@ fn synth_all() -> (Value, p4::P4Info) {
     for &(spec, kind, mode) in SPECS {
         for sw in tables(spec, kind, mode) {
             ops.extend(p4::entries(&sw).unwrap());
-            tna_ops.extend(p4_tna::entries(&sw).unwrap());
+            tna_ops.extend(tna::entries(&sw).unwrap());
         }
     }
     let v = synth_p4info(&ops);
@@ -992,7 +992,7 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
     for &(spec, kind, mode) in SPECS {
         for sw in tables(spec, kind, mode) {
             ops.extend(p4::entries(&sw).unwrap());
-            tna_ops.extend(p4_tna::entries(&sw).unwrap());
+            tna_ops.extend(tna::entries(&sw).unwrap());
         }
     }
     for file in ["canopy.p4", "canopy_tna.p4"] {

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use canopy_control::p4::tna::{self, const_entries, TnaOp};
 use canopy_control::p4::{self, Match, Op};
-use canopy_control::p4_tna::{self, const_entries, TnaOp};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -56,7 +56,7 @@ fn param(c: &p4::Call, name: &str) -> u64 {
 fn tna_entries_carry_every_switch_table() {
     let mut dst_zones = 0;
     for (what, sw) in all_tables() {
-        let ops = p4_tna::entries(&sw).unwrap();
+        let ops = tna::entries(&sw).unwrap();
         // groups: member ids to ports, selector groups, fwd_group
         let mut members: BTreeMap<u32, Option<u64>> = BTreeMap::new();
         let mut sel: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
@@ -75,7 +75,7 @@ fn tna_entries_carry_every_switch_table() {
                     );
                 }
                 TnaOp::Group { id, members: m } => {
-                    assert!(m.len() <= p4_tna::MAX_GROUP_SIZE);
+                    assert!(m.len() <= tna::MAX_GROUP_SIZE);
                     assert!(
                         sel.insert(*id, m.clone()).is_none(),
                         "{what}: group {id} twice"
@@ -255,7 +255,7 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
     t.down.resize(z + 3, Some(0));
     let m = t.m as usize;
     t.side.resize(m + 2, Some(0));
-    let ops = p4_tna::entries(&sw).unwrap();
+    let ops = tna::entries(&sw).unwrap();
     let labels = |table: &str| -> BTreeSet<u64> {
         ops.iter()
             .filter_map(|op| match op {
@@ -270,14 +270,14 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
     assert!(labels("sliced_down").iter().all(|&l| l < z as u64));
     assert!(labels("sliced_side").iter().all(|&k| k < m as u64));
     sw.groups[0] = (0..17).collect();
-    let err = p4_tna::entries(&sw).unwrap_err().to_string();
+    let err = tna::entries(&sw).unwrap_err().to_string();
     assert!(
         err.contains(&sw.name) && err.contains("max_group_size") && err.contains("limit of 16"),
         "{err}"
     );
 }
 
-// ---- the constant entries (canopy_control::p4_tna::const_entries) ----
+// ---- the constant entries (canopy_control::p4::tna::const_entries) ----
 
 /// The checked-in `p4/tna_entries/` are byte for byte what the generator writes; a
 /// difference names the file, its first differing line and the command that regenerates.
@@ -508,7 +508,7 @@ fn schema_names(schema: &Value) -> Names {
 /// the table exists, an `add_with_A`/`set_default_with_A` action exists in it, and every
 /// keyword is a key field, the action's parameter, or one of the table's data fields.
 fn check_lines(text: &str, names: &Names, what: &str) -> usize {
-    let prefix = format!("bfrt.{}.pipe.CanopyIngress.", p4_tna::PROGRAM);
+    let prefix = format!("bfrt.{}.pipe.CanopyIngress.", tna::PROGRAM);
     let mut n = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let rest = line
@@ -581,7 +581,7 @@ fn compiles_for_tofino_within_the_stages_and_the_entries_name_its_schema() {
     let names = schema_names(&schema);
     let mut lines = 0;
     for (what, sw) in all_tables() {
-        let text = p4_tna::bfrt_python(&p4_tna::entries(&sw).unwrap());
+        let text = tna::bfrt_python(&tna::entries(&sw).unwrap());
         lines += check_lines(&text, &names, &what);
     }
     assert!(lines > 100, "only {lines} lines checked");

@@ -16,6 +16,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+pub mod tna;
+
 /// Name of the ingress control in `p4/canopy.p4`: the prefix of every table, action,
 /// counter and action-profile name.
 pub const INGRESS: &str = "CanopyIngress";
