@@ -81,7 +81,7 @@ pub enum Format {
     /// A P4Runtime `p4.v1.WriteRequest` (proto3 JSON); needs a [`P4Info`].
     P4Runtime,
     /// `bfrt_python` commands for the Tofino program `p4/canopy_tna.p4`
-    /// ([`crate::p4_tna`]).
+    /// ([`tna`]).
     BfrtPython,
 }
 
