@@ -1,0 +1,283 @@
+//! What each kind's tables become: [`entries`] computes the [`Op`]s of one switch.
+
+use canopy_dataplane::table::pathid::Action as PidAction;
+use canopy_dataplane::table::transit::{DirTarget, Rn1Mode};
+use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
+
+use super::model::{call, exact, v};
+use super::{Call, Match, Op, P4Error, Val, DROP_COUNTER, MAX_PORT};
+
+struct Gen<'a> {
+    sw: &'a SwitchTables,
+    ops: Vec<Op>,
+}
+
+impl Gen<'_> {
+    fn fit(&self, what: &'static str, value: u64, bits: u32) -> Result<Val, P4Error> {
+        if bits < 64 && value >> bits != 0 {
+            return Err(P4Error::TooWide {
+                switch: self.sw.name.clone(),
+                what,
+                value,
+                bits,
+            });
+        }
+        Ok(v(bits, value))
+    }
+
+    fn port(&self, p: u16) -> Result<Val, P4Error> {
+        if p > MAX_PORT {
+            return Err(P4Error::PortOutOfRange {
+                switch: self.sw.name.clone(),
+                port: p,
+            });
+        }
+        Ok(v(9, u64::from(p)))
+    }
+
+    fn group(&self, g: u16) -> Result<Val, P4Error> {
+        if usize::from(g) >= self.sw.groups.len() {
+            return Err(P4Error::UnknownGroup {
+                switch: self.sw.name.clone(),
+                group: g,
+            });
+        }
+        Ok(v(16, u64::from(g)))
+    }
+
+    fn add(&mut self, table: &'static str, key: Vec<Match>, call: Call) {
+        self.ops.push(Op::Add {
+            table,
+            key,
+            call,
+            prefix_len: None,
+        });
+    }
+}
+
+/// Every entry `p4/canopy.p4` needs to forward like `canopy-switch` with `sw`'s tables:
+/// port roles, the groups of equivalent ports (size and one entry per member), and
+/// the kind tables present in `sw` (a kind without a table keeps its `*_off` default and
+/// drops `kind_not_configured`, as the Rust switch does).
+pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
+    let mut g = Gen {
+        sw,
+        ops: Vec::new(),
+    };
+    g.ops.push(Op::Comment(format!(
+        "canopy p4 entries for switch {} ({} ports, {} groups); drop counter {DROP_COUNTER} \
+         indexed by canopy_dataplane::decide::DROP_REASON_NAMES",
+        sw.name,
+        sw.ports.len(),
+        sw.groups.len()
+    )));
+    g.ops.push(Op::Comment(
+        "groups: the flow hash modulo the fwd_group size picks the fwd_member bucket".into(),
+    ));
+
+    // ---- ports ----
+    let swallow = |i: usize| {
+        sw.transit
+            .as_ref()
+            .and_then(|t| t.config.swallow.get(i).copied())
+            .unwrap_or(false)
+    };
+    for (i, p) in sw.ports.iter().enumerate() {
+        let port = u16::try_from(i).unwrap_or(u16::MAX);
+        let pv = g.port(port)?;
+        if p.dir == PortDir::Out {
+            continue; // transmit-only: no entry, arrivals drop bad_ingress_port
+        }
+        let role = match p.role {
+            PortRole::Up => 0,
+            PortRole::Down => 1,
+            PortRole::Side => 2,
+        };
+        g.add(
+            "canopy_port",
+            vec![exact("standard_metadata.ingress_port", pv)],
+            call(
+                "set_port_info",
+                vec![
+                    ("role", v(2, role)),
+                    ("swallow", v(1, u64::from(swallow(i)))),
+                ],
+            ),
+        );
+    }
+
+    // ---- groups: size in fwd_group, one fwd_member entry per (group, bucket) ----
+    for (gid, ports) in sw.groups.iter().enumerate() {
+        let gv = v(16, gid as u64);
+        if ports.is_empty() {
+            g.add(
+                "fwd_group",
+                vec![exact("meta.group", gv)],
+                call("group_empty", vec![]),
+            );
+            continue;
+        }
+        let size = g.fit("group size", ports.len() as u64, 16)?;
+        g.add(
+            "fwd_group",
+            vec![exact("meta.group", gv)],
+            call("set_group", vec![("size", size)]),
+        );
+        for (bucket, &p) in ports.iter().enumerate() {
+            let pv = g.port(p)?;
+            g.add(
+                "fwd_member",
+                vec![
+                    exact("meta.group", gv),
+                    exact("meta.bucket", v(16, bucket as u64)),
+                ],
+                call("set_egress", vec![("port", pv)]),
+            );
+        }
+    }
+
+    // ---- sliced-flit ----
+    if let Some(t) = &sw.sliced {
+        let (has_up, up_group) = match t.up {
+            Some(u) => (1, g.group(u)?),
+            None => (0, v(16, 0)),
+        };
+        let params = vec![
+            ("mode", v(8, t.mode as u64)),
+            ("level", v(8, u64::from(t.level))),
+            ("sid", v(32, u64::from(t.sid))),
+            ("m", v(32, u64::from(t.m))),
+            ("a", v(8, u64::from(t.a))),
+            ("b", v(8, u64::from(t.b))),
+            ("z", v(32, u64::from(t.z))),
+            ("label_shift", v(8, u64::from(t.label_shift))),
+            ("zone_shift", v(8, u64::from(t.zone_shift))),
+            ("znode_shift", v(8, u64::from(t.znode_shift))),
+            ("addr_bits", v(8, u64::from(t.addr_bits))),
+            ("zone", v(64, t.zone)),
+            ("has_up", v(1, has_up)),
+            ("up_group", up_group),
+        ];
+        g.ops.push(Op::SetDefault {
+            table: "sliced_cfg",
+            call: call("set_sliced_cfg", params),
+        });
+        for (label, grp) in t.down.iter().enumerate() {
+            if let Some(grp) = grp {
+                let gv = g.group(*grp)?;
+                g.add(
+                    "sliced_down",
+                    vec![exact("meta.label", v(64, label as u64))],
+                    call("to_group", vec![("group", gv)]),
+                );
+            }
+        }
+        for (k, grp) in t.side.iter().enumerate() {
+            if let Some(grp) = grp {
+                let gv = g.group(*grp)?;
+                g.add(
+                    "sliced_side",
+                    vec![exact("meta.side_k", v(64, k as u64))],
+                    call("to_group", vec![("group", gv)]),
+                );
+            }
+        }
+    }
+
+    // ---- Transit ----
+    if let Some(t) = &sw.transit {
+        let split = t.config.mode == Rn1Mode::Split;
+        g.ops.push(Op::SetDefault {
+            table: "transit_cfg",
+            call: call("set_transit_cfg", vec![("split", v(1, u64::from(split)))]),
+        });
+        let halves = if split { 2 } else { 1 };
+        for (half, row) in t.dirs.iter().enumerate().take(halves) {
+            for (d, e) in row.iter().enumerate() {
+                let rot = g.fit("transit rotation", u64::from(e.rot), 2)?;
+                let delay = v(8, u64::from(e.delay));
+                let key = vec![
+                    exact("meta.tr_half", v(1, half as u64)),
+                    exact("meta.tr_dir", v(2, d as u64)),
+                ];
+                let c = match e.target {
+                    DirTarget::None => continue,
+                    DirTarget::Port(p) => call(
+                        "dir_port",
+                        vec![("port", g.port(p)?), ("rot", rot), ("delay", delay)],
+                    ),
+                    DirTarget::Group(grp) => call(
+                        "dir_group",
+                        vec![("group", g.group(grp)?), ("rot", rot), ("delay", delay)],
+                    ),
+                };
+                g.add("transit_dir", key, c);
+            }
+        }
+    }
+
+    // ---- path-ID ----
+    if let Some(t) = &sw.pathid {
+        g.ops.push(Op::SetDefault {
+            table: "pathid_cfg",
+            call: call("set_pathid_cfg", vec![("leaf", v(1, u64::from(t.leaf)))]),
+        });
+        for e in t.entries() {
+            let len = u32::from(e.len);
+            if len > 64 {
+                return Err(P4Error::TooWide {
+                    switch: sw.name.clone(),
+                    what: "path-ID prefix length",
+                    value: u64::from(e.len),
+                    bits: 64,
+                });
+            }
+            let value = if len == 0 { 0 } else { e.value << (64 - len) };
+            if len < 64 && e.value >> len != 0 {
+                return Err(P4Error::TooWide {
+                    switch: sw.name.clone(),
+                    what: "path-ID prefix",
+                    value: e.value,
+                    bits: len,
+                });
+            }
+            let mask = if len == 0 { 0 } else { u64::MAX << (64 - len) };
+            let down = v(1, u64::from(e.down));
+            let c = match e.action {
+                PidAction::Port(p) => call("pid_port", vec![("down", down), ("port", g.port(p)?)]),
+                PidAction::Group(grp) => {
+                    call("pid_group", vec![("down", down), ("group", g.group(grp)?)])
+                }
+            };
+            g.ops.push(Op::Add {
+                table: "pathid_lpm",
+                key: vec![
+                    Match::Ternary {
+                        field: "hdr.pathid.id",
+                        v: v(64, value),
+                        mask,
+                    },
+                    Match::Range {
+                        field: "hdr.pathid.id_len",
+                        lo: v(8, u64::from(e.len)),
+                        hi: 64,
+                    },
+                ],
+                call: c,
+                prefix_len: Some(e.len),
+            });
+        }
+        for h in t.hosts() {
+            let c = match h.action {
+                PidAction::Port(p) => call("to_port", vec![("port", g.port(p)?)]),
+                PidAction::Group(grp) => call("to_group", vec![("group", g.group(grp)?)]),
+            };
+            g.add(
+                "pathid_host",
+                vec![exact("hdr.pathid.host_label", v(32, u64::from(h.label)))],
+                c,
+            );
+        }
+    }
+    Ok(g.ops)
+}
