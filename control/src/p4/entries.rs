@@ -1,31 +1,41 @@
 //! What each kind's tables become: [`entries`] computes the [`Op`]s of one switch.
 
-use canopy_dataplane::table::pathid::Action as PidAction;
-use canopy_dataplane::table::transit::{DirTarget, Rn1Mode};
+use canopy_dataplane::table::pathid::{Action as PidAction, LpmEntry, PathIdTable};
+use canopy_dataplane::table::sliced::SlicedTable;
+use canopy_dataplane::table::transit::{DirTarget, Rn1Mode, TransitTable};
 use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
 
 use super::model::{call, exact, v};
 use super::{Call, Match, Op, P4Error, Val, DROP_COUNTER, MAX_PORT};
 
-struct Gen<'a> {
-    sw: &'a SwitchTables,
-    ops: Vec<Op>,
+/// One switch's values checked against the widths the P4 programs declare: a value that
+/// does not fit is a [`P4Error`] naming the switch. The TNA entries use the same checks.
+pub(super) struct Checks<'a> {
+    /// The switch whose values these are.
+    pub(super) sw: &'a SwitchTables,
 }
 
-impl Gen<'_> {
-    fn fit(&self, what: &'static str, value: u64, bits: u32) -> Result<Val, P4Error> {
+impl Checks<'_> {
+    /// [`P4Error::TooWide`] for this switch.
+    pub(super) fn too_wide(&self, what: &'static str, value: u64, bits: u32) -> P4Error {
+        P4Error::TooWide {
+            switch: self.sw.name.clone(),
+            what,
+            value,
+            bits,
+        }
+    }
+
+    /// `value` as a `bits`-bit value, if it fits.
+    pub(super) fn fit(&self, what: &'static str, value: u64, bits: u32) -> Result<Val, P4Error> {
         if bits < 64 && value >> bits != 0 {
-            return Err(P4Error::TooWide {
-                switch: self.sw.name.clone(),
-                what,
-                value,
-                bits,
-            });
+            return Err(self.too_wide(what, value, bits));
         }
         Ok(v(bits, value))
     }
 
-    fn port(&self, p: u16) -> Result<Val, P4Error> {
+    /// A port as a 9-bit port value, if it is at most [`MAX_PORT`].
+    pub(super) fn port(&self, p: u16) -> Result<Val, P4Error> {
         if p > MAX_PORT {
             return Err(P4Error::PortOutOfRange {
                 switch: self.sw.name.clone(),
@@ -35,7 +45,8 @@ impl Gen<'_> {
         Ok(v(9, u64::from(p)))
     }
 
-    fn group(&self, g: u16) -> Result<Val, P4Error> {
+    /// A group id as a 16-bit value, if the switch has that group.
+    pub(super) fn group(&self, g: u16) -> Result<Val, P4Error> {
         if usize::from(g) >= self.sw.groups.len() {
             return Err(P4Error::UnknownGroup {
                 switch: self.sw.name.clone(),
@@ -44,15 +55,13 @@ impl Gen<'_> {
         }
         Ok(v(16, u64::from(g)))
     }
+}
 
-    fn add(&mut self, table: &'static str, key: Vec<Match>, call: Call) {
-        self.ops.push(Op::Add {
-            table,
-            key,
-            call,
-            prefix_len: None,
-        });
-    }
+/// The entries of one switch as they are computed, in programming order.
+struct Gen<'a> {
+    sw: &'a SwitchTables,
+    check: Checks<'a>,
+    ops: Vec<Op>,
 }
 
 /// Every entry `p4/canopy.p4` needs to forward like `canopy-switch` with `sw`'s tables:
@@ -62,84 +71,121 @@ impl Gen<'_> {
 pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
     let mut g = Gen {
         sw,
+        check: Checks { sw },
         ops: Vec::new(),
     };
-    g.ops.push(Op::Comment(format!(
-        "canopy p4 entries for switch {} ({} ports, {} groups); drop counter {DROP_COUNTER} \
-         indexed by canopy_dataplane::decide::DROP_REASON_NAMES",
-        sw.name,
-        sw.ports.len(),
-        sw.groups.len()
-    )));
-    g.ops.push(Op::Comment(
-        "groups: the flow hash modulo the fwd_group size picks the fwd_member bucket".into(),
-    ));
+    g.header();
+    g.ports()?;
+    g.groups()?;
+    if let Some(t) = &sw.sliced {
+        g.sliced(t)?;
+    }
+    if let Some(t) = &sw.transit {
+        g.transit(t)?;
+    }
+    if let Some(t) = &sw.pathid {
+        g.pathid(t)?;
+    }
+    Ok(g.ops)
+}
 
-    // ---- ports ----
-    let swallow = |i: usize| {
-        sw.transit
-            .as_ref()
-            .and_then(|t| t.config.swallow.get(i).copied())
-            .unwrap_or(false)
-    };
-    for (i, p) in sw.ports.iter().enumerate() {
-        let port = u16::try_from(i).unwrap_or(u16::MAX);
-        let pv = g.port(port)?;
-        if p.dir == PortDir::Out {
-            continue; // transmit-only: no entry, arrivals drop bad_ingress_port
-        }
-        let role = match p.role {
-            PortRole::Up => 0,
-            PortRole::Down => 1,
-            PortRole::Side => 2,
-        };
-        g.add(
-            "canopy_port",
-            vec![exact("standard_metadata.ingress_port", pv)],
-            call(
-                "set_port_info",
-                vec![
-                    ("role", v(2, role)),
-                    ("swallow", v(1, u64::from(swallow(i)))),
-                ],
-            ),
-        );
+impl Gen<'_> {
+    fn add(&mut self, table: &'static str, key: Vec<Match>, call: Call) {
+        self.ops.push(Op::Add {
+            table,
+            key,
+            call,
+            prefix_len: None,
+        });
     }
 
-    // ---- groups: size in fwd_group, one fwd_member entry per (group, bucket) ----
-    for (gid, ports) in sw.groups.iter().enumerate() {
-        let gv = v(16, gid as u64);
-        if ports.is_empty() {
-            g.add(
+    /// The comments that open the entries: the switch, the drop counter, the groups.
+    fn header(&mut self) {
+        let sw = self.sw;
+        self.ops.push(Op::Comment(format!(
+            "canopy p4 entries for switch {} ({} ports, {} groups); drop counter {DROP_COUNTER} \
+             indexed by canopy_dataplane::decide::DROP_REASON_NAMES",
+            sw.name,
+            sw.ports.len(),
+            sw.groups.len()
+        )));
+        self.ops.push(Op::Comment(
+            "groups: the flow hash modulo the fwd_group size picks the fwd_member bucket".into(),
+        ));
+    }
+
+    /// `canopy_port`: the role (and Transit's swallow flag) of every port that receives.
+    fn ports(&mut self) -> Result<(), P4Error> {
+        let sw = self.sw;
+        let swallow = |i: usize| {
+            sw.transit
+                .as_ref()
+                .and_then(|t| t.config.swallow.get(i).copied())
+                .unwrap_or(false)
+        };
+        for (i, p) in sw.ports.iter().enumerate() {
+            let port = u16::try_from(i).unwrap_or(u16::MAX);
+            let pv = self.check.port(port)?;
+            if p.dir == PortDir::Out {
+                continue; // transmit-only: no entry, arrivals drop bad_ingress_port
+            }
+            let role = match p.role {
+                PortRole::Up => 0,
+                PortRole::Down => 1,
+                PortRole::Side => 2,
+            };
+            self.add(
+                "canopy_port",
+                vec![exact("standard_metadata.ingress_port", pv)],
+                call(
+                    "set_port_info",
+                    vec![
+                        ("role", v(2, role)),
+                        ("swallow", v(1, u64::from(swallow(i)))),
+                    ],
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The groups: the size in `fwd_group`, one `fwd_member` entry per (group, bucket).
+    fn groups(&mut self) -> Result<(), P4Error> {
+        for (gid, ports) in self.sw.groups.iter().enumerate() {
+            let gv = v(16, gid as u64);
+            if ports.is_empty() {
+                self.add(
+                    "fwd_group",
+                    vec![exact("meta.group", gv)],
+                    call("group_empty", vec![]),
+                );
+                continue;
+            }
+            let size = self.check.fit("group size", ports.len() as u64, 16)?;
+            self.add(
                 "fwd_group",
                 vec![exact("meta.group", gv)],
-                call("group_empty", vec![]),
+                call("set_group", vec![("size", size)]),
             );
-            continue;
+            for (bucket, &p) in ports.iter().enumerate() {
+                let pv = self.check.port(p)?;
+                self.add(
+                    "fwd_member",
+                    vec![
+                        exact("meta.group", gv),
+                        exact("meta.bucket", v(16, bucket as u64)),
+                    ],
+                    call("set_egress", vec![("port", pv)]),
+                );
+            }
         }
-        let size = g.fit("group size", ports.len() as u64, 16)?;
-        g.add(
-            "fwd_group",
-            vec![exact("meta.group", gv)],
-            call("set_group", vec![("size", size)]),
-        );
-        for (bucket, &p) in ports.iter().enumerate() {
-            let pv = g.port(p)?;
-            g.add(
-                "fwd_member",
-                vec![
-                    exact("meta.group", gv),
-                    exact("meta.bucket", v(16, bucket as u64)),
-                ],
-                call("set_egress", vec![("port", pv)]),
-            );
-        }
+        Ok(())
     }
 
-    // ---- sliced-flit ----
-    if let Some(t) = &sw.sliced {
+    /// Sliced-flit: the `sliced_cfg` default, then the down and side labels' groups.
+    fn sliced(&mut self, t: &SlicedTable) -> Result<(), P4Error> {
         let (has_up, up_group) = match t.up {
-            Some(u) => (1, g.group(u)?),
+            Some(u) => (1, self.check.group(u)?),
             None => (0, v(16, 0)),
         };
         let params = vec![
@@ -158,14 +204,14 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
             ("has_up", v(1, has_up)),
             ("up_group", up_group),
         ];
-        g.ops.push(Op::SetDefault {
+        self.ops.push(Op::SetDefault {
             table: "sliced_cfg",
             call: call("set_sliced_cfg", params),
         });
         for (label, grp) in t.down.iter().enumerate() {
             if let Some(grp) = grp {
-                let gv = g.group(*grp)?;
-                g.add(
+                let gv = self.check.group(*grp)?;
+                self.add(
                     "sliced_down",
                     vec![exact("meta.label", v(64, label as u64))],
                     call("to_group", vec![("group", gv)]),
@@ -174,27 +220,29 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
         }
         for (k, grp) in t.side.iter().enumerate() {
             if let Some(grp) = grp {
-                let gv = g.group(*grp)?;
-                g.add(
+                let gv = self.check.group(*grp)?;
+                self.add(
                     "sliced_side",
                     vec![exact("meta.side_k", v(64, k as u64))],
                     call("to_group", vec![("group", gv)]),
                 );
             }
         }
+        Ok(())
     }
 
-    // ---- Transit ----
-    if let Some(t) = &sw.transit {
+    /// Transit: the `transit_cfg` default, then one `transit_dir` entry per direction
+    /// with a target, in each half the mode uses.
+    fn transit(&mut self, t: &TransitTable) -> Result<(), P4Error> {
         let split = t.config.mode == Rn1Mode::Split;
-        g.ops.push(Op::SetDefault {
+        self.ops.push(Op::SetDefault {
             table: "transit_cfg",
             call: call("set_transit_cfg", vec![("split", v(1, u64::from(split)))]),
         });
         let halves = if split { 2 } else { 1 };
         for (half, row) in t.dirs.iter().enumerate().take(halves) {
             for (d, e) in row.iter().enumerate() {
-                let rot = g.fit("transit rotation", u64::from(e.rot), 2)?;
+                let rot = self.check.fit("transit rotation", u64::from(e.rot), 2)?;
                 let delay = v(8, u64::from(e.delay));
                 let key = vec![
                     exact("meta.tr_half", v(1, half as u64)),
@@ -204,80 +252,94 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<Op>, P4Error> {
                     DirTarget::None => continue,
                     DirTarget::Port(p) => call(
                         "dir_port",
-                        vec![("port", g.port(p)?), ("rot", rot), ("delay", delay)],
+                        vec![
+                            ("port", self.check.port(p)?),
+                            ("rot", rot),
+                            ("delay", delay),
+                        ],
                     ),
                     DirTarget::Group(grp) => call(
                         "dir_group",
-                        vec![("group", g.group(grp)?), ("rot", rot), ("delay", delay)],
+                        vec![
+                            ("group", self.check.group(grp)?),
+                            ("rot", rot),
+                            ("delay", delay),
+                        ],
                     ),
                 };
-                g.add("transit_dir", key, c);
+                self.add("transit_dir", key, c);
             }
         }
+        Ok(())
     }
 
-    // ---- path-ID ----
-    if let Some(t) = &sw.pathid {
-        g.ops.push(Op::SetDefault {
+    /// Path-ID: the `pathid_cfg` default, one `pathid_lpm` entry per prefix and one
+    /// `pathid_host` entry per host label.
+    fn pathid(&mut self, t: &PathIdTable) -> Result<(), P4Error> {
+        self.ops.push(Op::SetDefault {
             table: "pathid_cfg",
             call: call("set_pathid_cfg", vec![("leaf", v(1, u64::from(t.leaf)))]),
         });
         for e in t.entries() {
-            let len = u32::from(e.len);
-            if len > 64 {
-                return Err(P4Error::TooWide {
-                    switch: sw.name.clone(),
-                    what: "path-ID prefix length",
-                    value: u64::from(e.len),
-                    bits: 64,
-                });
-            }
-            let value = if len == 0 { 0 } else { e.value << (64 - len) };
-            if len < 64 && e.value >> len != 0 {
-                return Err(P4Error::TooWide {
-                    switch: sw.name.clone(),
-                    what: "path-ID prefix",
-                    value: e.value,
-                    bits: len,
-                });
-            }
-            let mask = if len == 0 { 0 } else { u64::MAX << (64 - len) };
-            let down = v(1, u64::from(e.down));
-            let c = match e.action {
-                PidAction::Port(p) => call("pid_port", vec![("down", down), ("port", g.port(p)?)]),
-                PidAction::Group(grp) => {
-                    call("pid_group", vec![("down", down), ("group", g.group(grp)?)])
-                }
-            };
-            g.ops.push(Op::Add {
-                table: "pathid_lpm",
-                key: vec![
-                    Match::Ternary {
-                        field: "hdr.pathid.id",
-                        v: v(64, value),
-                        mask,
-                    },
-                    Match::Range {
-                        field: "hdr.pathid.id_len",
-                        lo: v(8, u64::from(e.len)),
-                        hi: 64,
-                    },
-                ],
-                call: c,
-                prefix_len: Some(e.len),
-            });
+            let op = self.pathid_lpm(e)?;
+            self.ops.push(op);
         }
         for h in t.hosts() {
             let c = match h.action {
-                PidAction::Port(p) => call("to_port", vec![("port", g.port(p)?)]),
-                PidAction::Group(grp) => call("to_group", vec![("group", g.group(grp)?)]),
+                PidAction::Port(p) => call("to_port", vec![("port", self.check.port(p)?)]),
+                PidAction::Group(grp) => call("to_group", vec![("group", self.check.group(grp)?)]),
             };
-            g.add(
+            self.add(
                 "pathid_host",
                 vec![exact("hdr.pathid.host_label", v(32, u64::from(h.label)))],
                 c,
             );
         }
+        Ok(())
     }
-    Ok(g.ops)
+
+    /// One prefix as a `pathid_lpm` entry: the prefix left-aligned in a ternary match on
+    /// the ID, a range on the ID's length from the prefix's up, and the prefix length as
+    /// the priority.
+    fn pathid_lpm(&self, e: &LpmEntry) -> Result<Op, P4Error> {
+        let len = u32::from(e.len);
+        if len > 64 {
+            return Err(self
+                .check
+                .too_wide("path-ID prefix length", u64::from(e.len), 64));
+        }
+        let value = if len == 0 { 0 } else { e.value << (64 - len) };
+        if len < 64 && e.value >> len != 0 {
+            return Err(self.check.too_wide("path-ID prefix", e.value, len));
+        }
+        let mask = if len == 0 { 0 } else { u64::MAX << (64 - len) };
+        let down = v(1, u64::from(e.down));
+        let c = match e.action {
+            PidAction::Port(p) => call(
+                "pid_port",
+                vec![("down", down), ("port", self.check.port(p)?)],
+            ),
+            PidAction::Group(grp) => call(
+                "pid_group",
+                vec![("down", down), ("group", self.check.group(grp)?)],
+            ),
+        };
+        Ok(Op::Add {
+            table: "pathid_lpm",
+            key: vec![
+                Match::Ternary {
+                    field: "hdr.pathid.id",
+                    v: v(64, value),
+                    mask,
+                },
+                Match::Range {
+                    field: "hdr.pathid.id_len",
+                    lo: v(8, u64::from(e.len)),
+                    hi: 64,
+                },
+            ],
+            call: c,
+            prefix_len: Some(e.len),
+        })
+    }
 }
