@@ -189,11 +189,20 @@ fn defaults_are_modify_and_lpm_entries_carry_a_priority() {
     );
 }
 
-#[test]
-fn every_unresolvable_name_is_a_typed_error() {
-    let s = || "s".to_string();
-    let port_table = || "CanopyIngress.canopy_port".to_string();
-    let cases: Vec<(Op, P4InfoError)> = vec![
+/// The switch name the cases use.
+fn s() -> String {
+    "s".to_string()
+}
+
+/// The port table's full name.
+fn port_table() -> String {
+    "CanopyIngress.canopy_port".to_string()
+}
+
+/// Entries naming a table, field, action or parameter the P4Info does not have (or has
+/// but does not allow there), each with the error it must give.
+fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
+    vec![
         (
             Op::Add {
                 table: "sliced_down",
@@ -305,6 +314,13 @@ fn every_unresolvable_name_is_a_typed_error() {
                 param: "swallow".into(),
             },
         ),
+    ]
+}
+
+/// Entries whose values, keys or priority do not fit what the P4Info declares, each with
+/// the error it must give.
+fn unfitting_values() -> Vec<(Op, P4InfoError)> {
+    vec![
         (
             // the generator thinks role has 3 bits; the P4Info says 2
             port_op(
@@ -387,7 +403,12 @@ fn every_unresolvable_name_is_a_typed_error() {
                 needed: false,
             },
         ),
-    ];
+    ]
+}
+
+#[test]
+fn every_unresolvable_name_is_a_typed_error() {
+    let cases = unresolvable_names().into_iter().chain(unfitting_values());
     for (op, want) in cases {
         let got = rt(std::slice::from_ref(&op)).unwrap_err();
         assert_eq!(got, want, "{op:?}");
