@@ -17,6 +17,7 @@ use canopy_dataplane::wire::Kind;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 
+#[path = "../p4_common/mod.rs"]
 mod p4_common;
 use p4_common::{tables, SPECS};
 
