@@ -55,6 +55,40 @@ impl Checks<'_> {
         }
         Ok(v(16, u64::from(g)))
     }
+
+    /// `has_up` and `up_group` of the sliced configuration: whether the switch has an up
+    /// group, and which (0 without one).
+    pub(super) fn up_group(&self, t: &SlicedTable) -> Result<[(&'static str, Val); 2], P4Error> {
+        let (has_up, up_group) = match t.up {
+            Some(u) => (1, self.group(u)?),
+            None => (0, v(16, 0)),
+        };
+        Ok([("has_up", v(1, has_up)), ("up_group", up_group)])
+    }
+}
+
+/// The scalars of the sliced configuration both programs take first: mode, level, sid, m,
+/// a, b, z.
+pub(super) fn sliced_scalars(t: &SlicedTable) -> Vec<(&'static str, Val)> {
+    vec![
+        ("mode", v(8, t.mode as u64)),
+        ("level", v(8, u64::from(t.level))),
+        ("sid", v(32, u64::from(t.sid))),
+        ("m", v(32, u64::from(t.m))),
+        ("a", v(8, u64::from(t.a))),
+        ("b", v(8, u64::from(t.b))),
+        ("z", v(32, u64::from(t.z))),
+    ]
+}
+
+/// The address layout of the sliced configuration: where the label, zone and znode sit.
+pub(super) fn sliced_layout(t: &SlicedTable) -> [(&'static str, Val); 4] {
+    [
+        ("label_shift", v(8, u64::from(t.label_shift))),
+        ("zone_shift", v(8, u64::from(t.zone_shift))),
+        ("znode_shift", v(8, u64::from(t.znode_shift))),
+        ("addr_bits", v(8, u64::from(t.addr_bits))),
+    ]
 }
 
 /// The entries of one switch as they are computed, in programming order.
@@ -184,26 +218,11 @@ impl Gen<'_> {
 
     /// Sliced-flit: the `sliced_cfg` default, then the down and side labels' groups.
     fn sliced(&mut self, t: &SlicedTable) -> Result<(), P4Error> {
-        let (has_up, up_group) = match t.up {
-            Some(u) => (1, self.check.group(u)?),
-            None => (0, v(16, 0)),
-        };
-        let params = vec![
-            ("mode", v(8, t.mode as u64)),
-            ("level", v(8, u64::from(t.level))),
-            ("sid", v(32, u64::from(t.sid))),
-            ("m", v(32, u64::from(t.m))),
-            ("a", v(8, u64::from(t.a))),
-            ("b", v(8, u64::from(t.b))),
-            ("z", v(32, u64::from(t.z))),
-            ("label_shift", v(8, u64::from(t.label_shift))),
-            ("zone_shift", v(8, u64::from(t.zone_shift))),
-            ("znode_shift", v(8, u64::from(t.znode_shift))),
-            ("addr_bits", v(8, u64::from(t.addr_bits))),
-            ("zone", v(64, t.zone)),
-            ("has_up", v(1, has_up)),
-            ("up_group", up_group),
-        ];
+        let up = self.check.up_group(t)?;
+        let mut params = sliced_scalars(t);
+        params.extend(sliced_layout(t));
+        params.push(("zone", v(64, t.zone)));
+        params.extend(up);
         self.ops.push(Op::SetDefault {
             table: "sliced_cfg",
             call: call("set_sliced_cfg", params),

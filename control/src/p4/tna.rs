@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use canopy_dataplane::table::sliced::SlicedTable;
 use canopy_dataplane::table::SwitchTables;
 
-use super::entries::Checks;
+use super::entries::{sliced_layout, sliced_scalars, Checks};
 use super::model::v;
 use crate::p4::{self, Call, Match, Op, P4Error, Val};
 
@@ -231,41 +231,28 @@ fn groups(check: &Checks, out: &mut Vec<TnaOp>) -> Result<(), P4Error> {
 /// Sliced-flit: the `sliced_cfg` and `sliced_addr` defaults, then the groups of the down
 /// and side labels that can match.
 fn sliced(check: &Checks, t: &SlicedTable, out: &mut Vec<TnaOp>) -> Result<(), P4Error> {
-    let (has_up, up_group) = match t.up {
-        Some(u) => (1, check.group(u)?),
-        None => (0, v(16, 0)),
-    };
+    let up = check.up_group(t)?;
+    let mut cfg = sliced_scalars(t);
+    cfg.extend(up);
     out.push(TnaOp::SetDefault {
         table: "sliced_cfg",
         call: Call {
             action: "set_sliced_cfg",
-            params: vec![
-                ("mode", v(8, t.mode as u64)),
-                ("level", v(8, u64::from(t.level))),
-                ("sid", v(32, u64::from(t.sid))),
-                ("m", v(32, u64::from(t.m))),
-                ("a", v(8, u64::from(t.a))),
-                ("b", v(8, u64::from(t.b))),
-                ("z", v(32, u64::from(t.z))),
-                ("has_up", v(1, has_up)),
-                ("up_group", up_group),
-            ],
+            params: cfg,
         },
     });
     let (hi, lo, big) = zone_in_place(t.zone, t.zone_shift, t.znode_shift);
+    let mut addr = sliced_layout(t).to_vec();
+    addr.extend([
+        ("zone_hi", v(32, u64::from(hi))),
+        ("zone_lo", v(32, u64::from(lo))),
+        ("zone_big", v(1, u64::from(big))),
+    ]);
     out.push(TnaOp::SetDefault {
         table: "sliced_addr",
         call: Call {
             action: "set_sliced_addr",
-            params: vec![
-                ("label_shift", v(8, u64::from(t.label_shift))),
-                ("zone_shift", v(8, u64::from(t.zone_shift))),
-                ("znode_shift", v(8, u64::from(t.znode_shift))),
-                ("addr_bits", v(8, u64::from(t.addr_bits))),
-                ("zone_hi", v(32, u64::from(hi))),
-                ("zone_lo", v(32, u64::from(lo))),
-                ("zone_big", v(1, u64::from(big))),
-            ],
+            params: addr,
         },
     });
     // a down label >= z: canopy-switch drops it before its lookup; a side label >= m:
