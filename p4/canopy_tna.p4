@@ -35,7 +35,7 @@
  *    entries leave out labels at or above z (canopyctl p4-entries --format bfrt-python).
  * The constant entries that follow from the design (funnel shifts, masks, header checks, the
  * drop priority encoder, the Transit lookups) are generated into tna_entries/<table>.p4 by
- * `canopyctl p4-tna-entries` (control/src/p4_tna/const_entries.rs) and included by their
+ * `canopyctl p4-tna-entries` (control/src/p4/tna/const_entries.rs) and included by their
  * tables: change the generator, not the files (control/tests/p4_tna.rs fails on a difference).
  */
 #include <core.p4>

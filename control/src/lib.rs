@@ -10,7 +10,6 @@ pub mod kinds;
 pub mod mgmt;
 pub mod oracle;
 pub mod p4;
-pub mod p4_tna;
 pub mod sim;
 pub mod spec;
 pub mod sys;

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use canopy_control::p4::tna::{self, const_entries, TnaOp};
 use canopy_control::p4::{self, Match, Op};
-use canopy_control::p4_tna::{self, const_entries, TnaOp};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -56,180 +56,198 @@ fn param(c: &p4::Call, name: &str) -> u64 {
 fn tna_entries_carry_every_switch_table() {
     let mut dst_zones = 0;
     for (what, sw) in all_tables() {
-        let ops = p4_tna::entries(&sw).unwrap();
-        // groups: member ids to ports, selector groups, fwd_group
-        let mut members: BTreeMap<u32, Option<u64>> = BTreeMap::new();
-        let mut sel: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        let mut fwd: BTreeMap<u64, (u32, bool)> = BTreeMap::new();
-        for op in &ops {
-            match op {
-                TnaOp::Member { id, call } => {
-                    let port = match call.action {
-                        "set_egress" => Some(param(call, "port")),
-                        "group_empty" => None,
-                        a => panic!("{what}: member action {a}"),
-                    };
-                    assert!(
-                        members.insert(*id, port).is_none(),
-                        "{what}: member {id} twice"
-                    );
-                }
-                TnaOp::Group { id, members: m } => {
-                    assert!(m.len() <= p4_tna::MAX_GROUP_SIZE);
-                    assert!(
-                        sel.insert(*id, m.clone()).is_none(),
-                        "{what}: group {id} twice"
-                    );
-                }
-                TnaOp::Fwd {
-                    group,
-                    target,
-                    member,
-                } => {
-                    assert!(fwd.insert(group.value, (*target, *member)).is_none());
-                }
-                _ => {}
-            }
+        let ops = tna::entries(&sw).unwrap();
+        check_groups(&what, &sw, &ops);
+        if check_sliced(&what, &sw, &ops) {
+            dst_zones += 1;
         }
-        assert_eq!(
-            fwd.len(),
-            sw.groups.len(),
-            "{what}: one fwd_group entry per group"
-        );
-        for (gid, ports) in sw.groups.iter().enumerate() {
-            let (target, member) = fwd[&(gid as u64)];
-            if ports.is_empty() {
-                assert!(member, "{what}: empty group {gid} points at a member");
-                assert_eq!(members[&target], None, "{what}: group_empty member");
-            } else {
-                assert!(!member);
-                let got: Vec<u64> = sel[&target].iter().map(|m| members[m].unwrap()).collect();
-                let want: Vec<u64> = ports.iter().map(|&p| u64::from(p)).collect();
-                assert_eq!(got, want, "{what}: ports of group {gid}");
-            }
-        }
-        // sliced: the split configuration, the zone in place, the labels below z and m
-        let cfg = |table: &str| {
-            ops.iter().find_map(|op| match op {
-                TnaOp::SetDefault { table: t, call } if *t == table => Some(call.clone()),
-                _ => None,
-            })
-        };
-        if let Some(t) = &sw.sliced {
-            let c = cfg("sliced_cfg").expect("sliced_cfg");
-            assert_eq!(c.action, "set_sliced_cfg");
-            assert_eq!(param(&c, "mode"), t.mode as u64);
-            assert_eq!(param(&c, "level"), u64::from(t.level));
-            assert_eq!(param(&c, "sid"), u64::from(t.sid));
-            assert_eq!(param(&c, "m"), u64::from(t.m));
-            assert_eq!(param(&c, "a"), u64::from(t.a));
-            assert_eq!(param(&c, "b"), u64::from(t.b));
-            assert_eq!(param(&c, "z"), u64::from(t.z));
-            assert_eq!(param(&c, "has_up"), u64::from(t.up.is_some()));
-            assert_eq!(param(&c, "up_group"), u64::from(t.up.unwrap_or(0)));
-            let a = cfg("sliced_addr").expect("sliced_addr");
-            assert_eq!(param(&a, "label_shift"), u64::from(t.label_shift));
-            assert_eq!(param(&a, "zone_shift"), u64::from(t.zone_shift));
-            assert_eq!(param(&a, "znode_shift"), u64::from(t.znode_shift));
-            assert_eq!(param(&a, "addr_bits"), u64::from(t.addr_bits));
-            let placed = (param(&a, "zone_hi") << 32) | param(&a, "zone_lo");
-            if t.zone_shift < 64 {
-                assert_eq!(placed >> t.zone_shift, t.zone, "{what}: zone in place");
-                assert_eq!(placed & ((1u64 << t.zone_shift) - 1), 0);
-            }
-            // the zone must fit its digits in a valid table
-            assert_eq!(
-                param(&a, "zone_big"),
-                0,
-                "{what}: zone wider than its digits"
-            );
-            if t.zone != 0 {
-                dst_zones += 1;
-            }
-            let key_of = |table: &str| -> BTreeMap<u64, u64> {
-                ops.iter()
-                    .filter_map(|op| match op {
-                        TnaOp::Add {
-                            table: tb,
-                            key,
-                            call,
-                            ..
-                        } if *tb == table => match &key[..] {
-                            [Match::Exact { v, .. }] => {
-                                assert_eq!(v.bits, 32, "{what}: {table} key is 32 bits on TNA");
-                                Some((v.value, param(call, "group")))
-                            }
-                            k => panic!("{what}: {table} key {k:?}"),
-                        },
-                        _ => None,
-                    })
-                    .collect()
-            };
-            let want_down: BTreeMap<u64, u64> = t
-                .down
-                .iter()
-                .enumerate()
-                .filter(|(l, g)| g.is_some() && (*l as u64) < u64::from(t.z))
-                .map(|(l, g)| (l as u64, u64::from(g.unwrap())))
-                .collect();
-            assert_eq!(key_of("sliced_down"), want_down, "{what}: sliced_down");
-            let want_side: BTreeMap<u64, u64> = t
-                .side
-                .iter()
-                .enumerate()
-                .filter(|(k, g)| g.is_some() && (*k as u64) < u64::from(t.m))
-                .map(|(k, g)| (k as u64, u64::from(g.unwrap())))
-                .collect();
-            assert_eq!(key_of("sliced_side"), want_side, "{what}: sliced_side");
-        } else {
-            assert!(cfg("sliced_cfg").is_none() && cfg("sliced_addr").is_none());
-        }
-        // Transit, path-ID and ports: the v1model entries under TNA's names
-        let v1: Vec<(String, String)> = p4::entries(&sw)
-            .unwrap()
-            .into_iter()
-            .filter_map(|op| match op {
-                Op::Add {
-                    table, key, call, ..
-                } if !matches!(
-                    table,
-                    "fwd_group" | "fwd_member" | "sliced_down" | "sliced_side"
-                ) =>
-                {
-                    Some((
-                        table.to_string(),
-                        format!("{:?}{:?}", key_values(&key), call),
-                    ))
-                }
-                Op::SetDefault { table, call } if table != "sliced_cfg" => {
-                    Some((table.to_string(), format!("{call:?}")))
-                }
-                _ => None,
-            })
-            .collect();
-        let tna: Vec<(String, String)> = ops
-            .iter()
-            .filter_map(|op| match op {
-                TnaOp::Add {
-                    table, key, call, ..
-                } if !matches!(*table, "sliced_down" | "sliced_side") => Some((
-                    table.to_string(),
-                    format!("{:?}{:?}", key_values(key), call),
-                )),
-                TnaOp::SetDefault { table, call }
-                    if !matches!(*table, "sliced_cfg" | "sliced_addr") =>
-                {
-                    Some((table.to_string(), format!("{call:?}")))
-                }
-                _ => None,
-            })
-            .collect();
-        assert_eq!(tna, v1, "{what}: ports, Transit and path-ID entries");
+        check_v1model_entries(&what, &sw, &ops);
     }
     assert!(
         dst_zones > 0,
         "no DST-mode switch with a non-zero zone was checked"
     );
+}
+
+/// The selector rebuilds every group: one `fwd_group` entry per group, an empty group at
+/// the `group_empty` member, the others at a selector group of exactly their ports.
+fn check_groups(what: &str, sw: &SwitchTables, ops: &[TnaOp]) {
+    // groups: member ids to ports, selector groups, fwd_group
+    let mut members: BTreeMap<u32, Option<u64>> = BTreeMap::new();
+    let mut sel: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut fwd: BTreeMap<u64, (u32, bool)> = BTreeMap::new();
+    for op in ops {
+        match op {
+            TnaOp::Member { id, call } => {
+                let port = match call.action {
+                    "set_egress" => Some(param(call, "port")),
+                    "group_empty" => None,
+                    a => panic!("{what}: member action {a}"),
+                };
+                assert!(
+                    members.insert(*id, port).is_none(),
+                    "{what}: member {id} twice"
+                );
+            }
+            TnaOp::Group { id, members: m } => {
+                assert!(m.len() <= tna::MAX_GROUP_SIZE);
+                assert!(
+                    sel.insert(*id, m.clone()).is_none(),
+                    "{what}: group {id} twice"
+                );
+            }
+            TnaOp::Fwd {
+                group,
+                target,
+                member,
+            } => {
+                assert!(fwd.insert(group.value, (*target, *member)).is_none());
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        fwd.len(),
+        sw.groups.len(),
+        "{what}: one fwd_group entry per group"
+    );
+    for (gid, ports) in sw.groups.iter().enumerate() {
+        let (target, member) = fwd[&(gid as u64)];
+        if ports.is_empty() {
+            assert!(member, "{what}: empty group {gid} points at a member");
+            assert_eq!(members[&target], None, "{what}: group_empty member");
+        } else {
+            assert!(!member);
+            let got: Vec<u64> = sel[&target].iter().map(|m| members[m].unwrap()).collect();
+            let want: Vec<u64> = ports.iter().map(|&p| u64::from(p)).collect();
+            assert_eq!(got, want, "{what}: ports of group {gid}");
+        }
+    }
+}
+
+/// The split sliced configuration, the zone in place, and the labels below z and m;
+/// whether the switch's zone is non-zero.
+fn check_sliced(what: &str, sw: &SwitchTables, ops: &[TnaOp]) -> bool {
+    // sliced: the split configuration, the zone in place, the labels below z and m
+    let cfg = |table: &str| {
+        ops.iter().find_map(|op| match op {
+            TnaOp::SetDefault { table: t, call } if *t == table => Some(call.clone()),
+            _ => None,
+        })
+    };
+    if let Some(t) = &sw.sliced {
+        let c = cfg("sliced_cfg").expect("sliced_cfg");
+        assert_eq!(c.action, "set_sliced_cfg");
+        assert_eq!(param(&c, "mode"), t.mode as u64);
+        assert_eq!(param(&c, "level"), u64::from(t.level));
+        assert_eq!(param(&c, "sid"), u64::from(t.sid));
+        assert_eq!(param(&c, "m"), u64::from(t.m));
+        assert_eq!(param(&c, "a"), u64::from(t.a));
+        assert_eq!(param(&c, "b"), u64::from(t.b));
+        assert_eq!(param(&c, "z"), u64::from(t.z));
+        assert_eq!(param(&c, "has_up"), u64::from(t.up.is_some()));
+        assert_eq!(param(&c, "up_group"), u64::from(t.up.unwrap_or(0)));
+        let a = cfg("sliced_addr").expect("sliced_addr");
+        assert_eq!(param(&a, "label_shift"), u64::from(t.label_shift));
+        assert_eq!(param(&a, "zone_shift"), u64::from(t.zone_shift));
+        assert_eq!(param(&a, "znode_shift"), u64::from(t.znode_shift));
+        assert_eq!(param(&a, "addr_bits"), u64::from(t.addr_bits));
+        let placed = (param(&a, "zone_hi") << 32) | param(&a, "zone_lo");
+        if t.zone_shift < 64 {
+            assert_eq!(placed >> t.zone_shift, t.zone, "{what}: zone in place");
+            assert_eq!(placed & ((1u64 << t.zone_shift) - 1), 0);
+        }
+        // the zone must fit its digits in a valid table
+        assert_eq!(
+            param(&a, "zone_big"),
+            0,
+            "{what}: zone wider than its digits"
+        );
+        let key_of = |table: &str| -> BTreeMap<u64, u64> {
+            ops.iter()
+                .filter_map(|op| match op {
+                    TnaOp::Add {
+                        table: tb,
+                        key,
+                        call,
+                        ..
+                    } if *tb == table => match &key[..] {
+                        [Match::Exact { v, .. }] => {
+                            assert_eq!(v.bits, 32, "{what}: {table} key is 32 bits on TNA");
+                            Some((v.value, param(call, "group")))
+                        }
+                        k => panic!("{what}: {table} key {k:?}"),
+                    },
+                    _ => None,
+                })
+                .collect()
+        };
+        let want_down: BTreeMap<u64, u64> = t
+            .down
+            .iter()
+            .enumerate()
+            .filter(|(l, g)| g.is_some() && (*l as u64) < u64::from(t.z))
+            .map(|(l, g)| (l as u64, u64::from(g.unwrap())))
+            .collect();
+        assert_eq!(key_of("sliced_down"), want_down, "{what}: sliced_down");
+        let want_side: BTreeMap<u64, u64> = t
+            .side
+            .iter()
+            .enumerate()
+            .filter(|(k, g)| g.is_some() && (*k as u64) < u64::from(t.m))
+            .map(|(k, g)| (k as u64, u64::from(g.unwrap())))
+            .collect();
+        assert_eq!(key_of("sliced_side"), want_side, "{what}: sliced_side");
+        t.zone != 0
+    } else {
+        assert!(cfg("sliced_cfg").is_none() && cfg("sliced_addr").is_none());
+        false
+    }
+}
+
+/// Transit, path-ID and ports: the v1model entries under TNA's names.
+fn check_v1model_entries(what: &str, sw: &SwitchTables, ops: &[TnaOp]) {
+    // Transit, path-ID and ports: the v1model entries under TNA's names
+    let v1: Vec<(String, String)> = p4::entries(sw)
+        .unwrap()
+        .into_iter()
+        .filter_map(|op| match op {
+            Op::Add {
+                table, key, call, ..
+            } if !matches!(
+                table,
+                "fwd_group" | "fwd_member" | "sliced_down" | "sliced_side"
+            ) =>
+            {
+                Some((
+                    table.to_string(),
+                    format!("{:?}{:?}", key_values(&key), call),
+                ))
+            }
+            Op::SetDefault { table, call } if table != "sliced_cfg" => {
+                Some((table.to_string(), format!("{call:?}")))
+            }
+            _ => None,
+        })
+        .collect();
+    let tna: Vec<(String, String)> = ops
+        .iter()
+        .filter_map(|op| match op {
+            TnaOp::Add {
+                table, key, call, ..
+            } if !matches!(*table, "sliced_down" | "sliced_side") => Some((
+                table.to_string(),
+                format!("{:?}{:?}", key_values(key), call),
+            )),
+            TnaOp::SetDefault { table, call }
+                if !matches!(*table, "sliced_cfg" | "sliced_addr") =>
+            {
+                Some((table.to_string(), format!("{call:?}")))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tna, v1, "{what}: ports, Transit and path-ID entries");
 }
 
 fn key_values(key: &[Match]) -> Vec<(u64, u64)> {
@@ -255,7 +273,7 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
     t.down.resize(z + 3, Some(0));
     let m = t.m as usize;
     t.side.resize(m + 2, Some(0));
-    let ops = p4_tna::entries(&sw).unwrap();
+    let ops = tna::entries(&sw).unwrap();
     let labels = |table: &str| -> BTreeSet<u64> {
         ops.iter()
             .filter_map(|op| match op {
@@ -270,14 +288,14 @@ fn unmatchable_labels_are_left_out_and_oversized_groups_refused() {
     assert!(labels("sliced_down").iter().all(|&l| l < z as u64));
     assert!(labels("sliced_side").iter().all(|&k| k < m as u64));
     sw.groups[0] = (0..17).collect();
-    let err = p4_tna::entries(&sw).unwrap_err().to_string();
+    let err = tna::entries(&sw).unwrap_err().to_string();
     assert!(
         err.contains(&sw.name) && err.contains("max_group_size") && err.contains("limit of 16"),
         "{err}"
     );
 }
 
-// ---- the constant entries (canopy_control::p4_tna::const_entries) ----
+// ---- the constant entries (canopy_control::p4::tna::const_entries) ----
 
 /// The checked-in `p4/tna_entries/` are byte for byte what the generator writes; a
 /// difference names the file, its first differing line and the command that regenerates.
@@ -508,7 +526,7 @@ fn schema_names(schema: &Value) -> Names {
 /// the table exists, an `add_with_A`/`set_default_with_A` action exists in it, and every
 /// keyword is a key field, the action's parameter, or one of the table's data fields.
 fn check_lines(text: &str, names: &Names, what: &str) -> usize {
-    let prefix = format!("bfrt.{}.pipe.CanopyIngress.", p4_tna::PROGRAM);
+    let prefix = format!("bfrt.{}.pipe.CanopyIngress.", tna::PROGRAM);
     let mut n = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let rest = line
@@ -581,7 +599,7 @@ fn compiles_for_tofino_within_the_stages_and_the_entries_name_its_schema() {
     let names = schema_names(&schema);
     let mut lines = 0;
     for (what, sw) in all_tables() {
-        let text = p4_tna::bfrt_python(&p4_tna::entries(&sw).unwrap());
+        let text = tna::bfrt_python(&tna::entries(&sw).unwrap());
         lines += check_lines(&text, &names, &what);
     }
     assert!(lines > 100, "only {lines} lines checked");

@@ -4,9 +4,9 @@
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle};
+use canopy_control::p4::{self, tna as p4_tna};
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
-use canopy_control::{p4, p4_tna};
 use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;

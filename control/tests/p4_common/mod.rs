@@ -1,4 +1,4 @@
-//! The example fabrics whose switch tables the P4 entry tests (`p4_entries.rs`,
+//! The example fabrics whose switch tables the P4 entry tests (`p4_entries/`,
 //! `p4_tna.rs`) turn into entries.
 
 use canopy_control::kinds;

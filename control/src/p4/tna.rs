@@ -18,8 +18,11 @@
 
 use std::fmt::Write as _;
 
+use canopy_dataplane::table::sliced::SlicedTable;
 use canopy_dataplane::table::SwitchTables;
 
+use super::entries::{sliced_layout, sliced_scalars, Checks};
+use super::model::v;
 use crate::p4::{self, Call, Match, Op, P4Error, Val};
 
 pub mod const_entries;
@@ -83,26 +86,6 @@ pub enum TnaOp {
     },
 }
 
-fn v(bits: u32, value: u64) -> Val {
-    Val { bits, value }
-}
-
-fn too_wide(sw: &SwitchTables, what: &'static str, value: u64, bits: u32) -> P4Error {
-    P4Error::TooWide {
-        switch: sw.name.clone(),
-        what,
-        value,
-        bits,
-    }
-}
-
-fn fit(sw: &SwitchTables, what: &'static str, value: u64, bits: u32) -> Result<Val, P4Error> {
-    if bits < 64 && value >> bits != 0 {
-        return Err(too_wide(sw, what, value, bits));
-    }
-    Ok(v(bits, value))
-}
-
 /// `zone << zone_shift` as (high, low) halves and whether the zone has a bit at or above
 /// `znode_shift - zone_shift` (the width of the digits it is compared with).
 pub fn zone_in_place(zone: u64, zone_shift: u8, znode_shift: u8) -> (u32, u32, bool) {
@@ -114,6 +97,7 @@ pub fn zone_in_place(zone: u64, zone_shift: u8, znode_shift: u8) -> (u32, u32, b
 
 /// Every entry `p4/canopy_tna.p4` needs to forward like `canopy-switch` with `sw`'s tables.
 pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
+    let check = Checks { sw };
     let mut out = vec![TnaOp::Comment(format!(
         "canopy TNA entries for switch {} ({} ports, {} groups); drop counter \
          CanopyIngress.canopy_drops indexed by canopy_dataplane::decide::DROP_REASON_NAMES",
@@ -122,50 +106,63 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
         sw.groups.len()
     ))];
     // ports, Transit and path-ID are the v1model entries with TNA's names
-    for op in p4::entries(sw)? {
-        match op {
-            Op::Comment(_) => {}
-            Op::SetDefault { table, call } => {
-                if table != "sliced_cfg" {
-                    out.push(TnaOp::SetDefault { table, call });
-                }
-            }
-            Op::Add {
-                table,
-                key,
-                call,
-                prefix_len,
-            } => match table {
-                "fwd_group" | "fwd_member" | "sliced_down" | "sliced_side" => {}
-                "canopy_port" => {
-                    let key = key
-                        .into_iter()
-                        .map(|m| match m {
-                            Match::Exact { v, .. } => Match::Exact {
-                                field: "ig_intr_md.ingress_port",
-                                v,
-                            },
-                            other => other,
-                        })
-                        .collect();
-                    out.push(TnaOp::Add {
-                        table,
-                        key,
-                        call,
-                        priority: None,
-                    });
-                }
-                _ => out.push(TnaOp::Add {
+    out.extend(p4::entries(sw)?.into_iter().filter_map(from_v1model));
+    groups(&check, &mut out)?;
+    if let Some(t) = &sw.sliced {
+        sliced(&check, t, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// A v1model entry of the ports, Transit or path-ID as the TNA program takes it (the
+/// ingress port key renamed, an LPM-like entry's priority as BF-RT's lower-wins one);
+/// `None` for comments and for the groups and sliced tables, which TNA programs its own way.
+fn from_v1model(op: Op) -> Option<TnaOp> {
+    match op {
+        Op::Comment(_) => None,
+        Op::SetDefault { table, call } => {
+            (table != "sliced_cfg").then_some(TnaOp::SetDefault { table, call })
+        }
+        Op::Add {
+            table,
+            key,
+            call,
+            prefix_len,
+        } => match table {
+            "fwd_group" | "fwd_member" | "sliced_down" | "sliced_side" => None,
+            "canopy_port" => {
+                let key = key
+                    .into_iter()
+                    .map(|m| match m {
+                        Match::Exact { v, .. } => Match::Exact {
+                            field: "ig_intr_md.ingress_port",
+                            v,
+                        },
+                        other => other,
+                    })
+                    .collect();
+                Some(TnaOp::Add {
                     table,
                     key,
                     call,
-                    priority: prefix_len.map(p4::bmv2_priority),
-                }),
-            },
-        }
+                    priority: None,
+                })
+            }
+            _ => Some(TnaOp::Add {
+                table,
+                key,
+                call,
+                priority: prefix_len.map(p4::bmv2_priority),
+            }),
+        },
     }
+}
 
-    // ---- groups: members, selector groups, fwd_group ----
+/// The groups as the selector holds them: one `canopy_prof` member per (group, port), one
+/// `canopy_sel` group per non-empty group, and a `fwd_group` entry per group (an empty
+/// group points at a `group_empty` member).
+fn groups(check: &Checks, out: &mut Vec<TnaOp>) -> Result<(), P4Error> {
+    let sw = check.sw;
     let limit = |what, value: usize, max: usize| P4Error::Limit {
         switch: sw.name.clone(),
         what,
@@ -208,19 +205,14 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
         }
         let mut members = Vec::with_capacity(ports.len());
         for &p in ports {
-            if p > p4::MAX_PORT {
-                return Err(P4Error::PortOutOfRange {
-                    switch: sw.name.clone(),
-                    port: p,
-                });
-            }
+            let port = check.port(p)?;
             let id = next_member;
             next_member += 1;
             out.push(TnaOp::Member {
                 id,
                 call: Call {
                     action: "set_egress",
-                    params: vec![("port", v(9, u64::from(p)))],
+                    params: vec![("port", port)],
                 },
             });
             members.push(id);
@@ -233,82 +225,62 @@ pub fn entries(sw: &SwitchTables) -> Result<Vec<TnaOp>, P4Error> {
             member: false,
         });
     }
+    Ok(())
+}
 
-    // ---- sliced-flit ----
-    if let Some(t) = &sw.sliced {
-        let group = |g: u16| -> Result<Val, P4Error> {
-            if usize::from(g) >= sw.groups.len() {
-                return Err(P4Error::UnknownGroup {
-                    switch: sw.name.clone(),
-                    group: g,
-                });
+/// Sliced-flit: the `sliced_cfg` and `sliced_addr` defaults, then the groups of the down
+/// and side labels that can match.
+fn sliced(check: &Checks, t: &SlicedTable, out: &mut Vec<TnaOp>) -> Result<(), P4Error> {
+    let up = check.up_group(t)?;
+    let mut cfg = sliced_scalars(t);
+    cfg.extend(up);
+    out.push(TnaOp::SetDefault {
+        table: "sliced_cfg",
+        call: Call {
+            action: "set_sliced_cfg",
+            params: cfg,
+        },
+    });
+    let (hi, lo, big) = zone_in_place(t.zone, t.zone_shift, t.znode_shift);
+    let mut addr = sliced_layout(t).to_vec();
+    addr.extend([
+        ("zone_hi", v(32, u64::from(hi))),
+        ("zone_lo", v(32, u64::from(lo))),
+        ("zone_big", v(1, u64::from(big))),
+    ]);
+    out.push(TnaOp::SetDefault {
+        table: "sliced_addr",
+        call: Call {
+            action: "set_sliced_addr",
+            params: addr,
+        },
+    });
+    // a down label >= z: canopy-switch drops it before its lookup; a side label >= m:
+    // bad_side_label before any lookup. Neither can match, so neither gets an entry.
+    for (table, field, what, labels, limit) in [
+        ("sliced_down", "meta.label", "sliced label", &t.down, t.z),
+        ("sliced_side", "meta.side_k", "side label", &t.side, t.m),
+    ] {
+        for (label, grp) in labels.iter().enumerate() {
+            let Some(grp) = grp else { continue };
+            if label as u64 >= u64::from(limit) {
+                continue;
             }
-            Ok(v(16, u64::from(g)))
-        };
-        let (has_up, up_group) = match t.up {
-            Some(u) => (1, group(u)?),
-            None => (0, v(16, 0)),
-        };
-        out.push(TnaOp::SetDefault {
-            table: "sliced_cfg",
-            call: Call {
-                action: "set_sliced_cfg",
-                params: vec![
-                    ("mode", v(8, t.mode as u64)),
-                    ("level", v(8, u64::from(t.level))),
-                    ("sid", v(32, u64::from(t.sid))),
-                    ("m", v(32, u64::from(t.m))),
-                    ("a", v(8, u64::from(t.a))),
-                    ("b", v(8, u64::from(t.b))),
-                    ("z", v(32, u64::from(t.z))),
-                    ("has_up", v(1, has_up)),
-                    ("up_group", up_group),
-                ],
-            },
-        });
-        let (hi, lo, big) = zone_in_place(t.zone, t.zone_shift, t.znode_shift);
-        out.push(TnaOp::SetDefault {
-            table: "sliced_addr",
-            call: Call {
-                action: "set_sliced_addr",
-                params: vec![
-                    ("label_shift", v(8, u64::from(t.label_shift))),
-                    ("zone_shift", v(8, u64::from(t.zone_shift))),
-                    ("znode_shift", v(8, u64::from(t.znode_shift))),
-                    ("addr_bits", v(8, u64::from(t.addr_bits))),
-                    ("zone_hi", v(32, u64::from(hi))),
-                    ("zone_lo", v(32, u64::from(lo))),
-                    ("zone_big", v(1, u64::from(big))),
-                ],
-            },
-        });
-        // a down label >= z: canopy-switch drops it before its lookup; a side label >= m:
-        // bad_side_label before any lookup. Neither can match, so neither gets an entry.
-        for (table, field, what, labels, limit) in [
-            ("sliced_down", "meta.label", "sliced label", &t.down, t.z),
-            ("sliced_side", "meta.side_k", "side label", &t.side, t.m),
-        ] {
-            for (label, grp) in labels.iter().enumerate() {
-                let Some(grp) = grp else { continue };
-                if label as u64 >= u64::from(limit) {
-                    continue;
-                }
-                out.push(TnaOp::Add {
-                    table,
-                    key: vec![Match::Exact {
-                        field,
-                        v: fit(sw, what, label as u64, 32)?,
-                    }],
-                    call: Call {
-                        action: "to_group",
-                        params: vec![("group", group(*grp)?)],
-                    },
-                    priority: None,
-                });
-            }
+            out.push(TnaOp::Add {
+                table,
+                key: vec![Match::Exact {
+                    field,
+                    v: check.fit(what, label as u64, 32)?,
+                }],
+                call: Call {
+                    action: "to_group",
+                    params: vec![("group", check.group(*grp)?)],
+                },
+                priority: None,
+            });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A key field's name as `bfrt_python` spells its keyword argument (dots to underscores).

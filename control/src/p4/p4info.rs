@@ -1,0 +1,367 @@
+//! The P4Info p4c writes for `p4/canopy.p4` ([`P4Info`]), read from its proto3 JSON form,
+//! and [`P4InfoError`], why the entries do not resolve through it.
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use super::DROP_COUNTER;
+
+/// The P4Info command that writes the JSON form [`P4Info::load`] reads (p4c picks the
+/// format from the file name's extension).
+pub const P4INFO_COMMAND: &str = "p4c --target bmv2 --arch v1model \
+     --p4runtime-files OUTDIR/canopy.p4info.json -o OUTDIR p4/canopy.p4";
+
+/// Why a P4Info could not be read, or a name or value of the entries does not resolve
+/// through it. Every variant names the switch and the table (or file) it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum P4InfoError {
+    /// The file could not be read.
+    #[error("{path}: {msg}")]
+    Io {
+        /// File.
+        path: String,
+        /// The system's message.
+        msg: String,
+    },
+    /// The file is a P4Info in protobuf text (or binary) format, not JSON.
+    #[error(
+        "{path}: not a JSON P4Info (protobuf text or binary format?); ask p4c for the JSON \
+         form with a .json file name: {P4INFO_COMMAND}"
+    )]
+    NotJson {
+        /// File.
+        path: String,
+    },
+    /// The JSON does not parse as a P4Info.
+    #[error("{path}: bad P4Info JSON: {msg}")]
+    Json {
+        /// File.
+        path: String,
+        /// The parser's message.
+        msg: String,
+    },
+    /// The JSON parses but declares no table (e.g. the bmv2 `canopy.json`, not the P4Info).
+    #[error("{path}: no tables: not a P4Info (write one with {P4INFO_COMMAND})")]
+    NoTables {
+        /// File.
+        path: String,
+    },
+    /// The drop counter (indexed by drop reason) is not in the P4Info.
+    #[error("the P4Info has no counter {DROP_COUNTER}")]
+    NoDropCounter,
+    /// A table the entries write is not in the P4Info.
+    #[error("switch {switch}: table {table} is not in the P4Info")]
+    UnknownTable {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+    },
+    /// A key field the entries write is not a match field of the table.
+    #[error("switch {switch}: table {table} has no match field {field} in the P4Info")]
+    UnknownField {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Field name.
+        field: String,
+    },
+    /// An exact match field of the P4Info has no value in an entry (exact fields cannot be
+    /// "don't care").
+    #[error("switch {switch}: table {table}: exact match field {field} has no value")]
+    MissingField {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Field name.
+        field: String,
+    },
+    /// The match kind of a field differs between the P4Info and the generator.
+    #[error(
+        "switch {switch}: table {table}: field {field} is {p4info} in the P4Info, \
+         the entries match it {generator}"
+    )]
+    MatchKind {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Field name.
+        field: String,
+        /// Kind in the P4Info.
+        p4info: String,
+        /// Kind the generator writes.
+        generator: &'static str,
+    },
+    /// A key is malformed (a field twice, a ternary value outside its mask, an empty range).
+    #[error("switch {switch}: table {table}: field {field}: {what}")]
+    BadMatch {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Field name.
+        field: String,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// An action the entries use is not in the P4Info.
+    #[error("switch {switch}: table {table}: action {action} is not in the P4Info")]
+    UnknownAction {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Action (full name).
+        action: String,
+    },
+    /// An action is not among the table's action refs.
+    #[error("switch {switch}: table {table}: action {action} is not among the table's actions in the P4Info")]
+    ActionNotInTable {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Action (full name).
+        action: String,
+    },
+    /// A `@defaultonly` action in an entry, or a `@tableonly` action as the default.
+    #[error("switch {switch}: table {table}: action {action} is {scope} and cannot be {used_as}")]
+    Scope {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Action (full name).
+        action: String,
+        /// The action ref's scope in the P4Info.
+        scope: String,
+        /// How the entries use it.
+        used_as: &'static str,
+    },
+    /// A parameter the entries write is not a parameter of the action.
+    #[error(
+        "switch {switch}: table {table}: action {action} has no parameter {param} in the P4Info"
+    )]
+    UnknownParam {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Action (full name).
+        action: String,
+        /// Parameter name.
+        param: String,
+    },
+    /// A parameter of the P4Info's action has no value.
+    #[error("switch {switch}: table {table}: action {action}: parameter {param} has no value")]
+    MissingParam {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Action (full name).
+        action: String,
+        /// Parameter name.
+        param: String,
+    },
+    /// A value does not fit the bit width the P4Info gives its field or parameter.
+    #[error("switch {switch}: table {table}: {what} = {value:#x} does not fit its {bits} bits in the P4Info")]
+    TooWide {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Which field or parameter.
+        what: String,
+        /// Value.
+        value: u64,
+        /// Bit width in the P4Info.
+        bits: i32,
+    },
+    /// An entry of a table with a ternary/range/optional field has no priority, or an
+    /// entry of a table without one has a priority.
+    #[error(
+        "switch {switch}: table {table}: {}",
+        if *needed { "the P4Info has a ternary/range/optional field, the entry has no priority" }
+        else { "the P4Info has no ternary/range/optional field, the entry has a priority" }
+    )]
+    Priority {
+        /// Switch name.
+        switch: String,
+        /// Table (full name).
+        table: String,
+        /// Whether the P4Info makes the priority necessary.
+        needed: bool,
+    },
+}
+
+/// The parts of a P4Info (`p4.config.v1.P4Info` in proto3 JSON, as
+/// `p4c --p4runtime-files X.json` writes it) that [`p4runtime`](super::p4runtime()) resolves names with;
+/// other members are ignored.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct P4Info {
+    /// Tables.
+    #[serde(default)]
+    pub tables: Vec<P4Table>,
+    /// Actions.
+    #[serde(default)]
+    pub actions: Vec<P4Action>,
+    /// Counters.
+    #[serde(default)]
+    pub counters: Vec<P4Counter>,
+}
+
+/// `p4.config.v1.Preamble`: id and fully qualified name.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Preamble {
+    /// Id.
+    #[serde(default)]
+    pub id: u32,
+    /// Fully qualified name.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// `p4.config.v1.Table`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct P4Table {
+    /// Id and name.
+    #[serde(default)]
+    pub preamble: Preamble,
+    /// Key fields.
+    #[serde(default, alias = "match_fields")]
+    pub match_fields: Vec<P4MatchField>,
+    /// Actions of the table.
+    #[serde(default, alias = "action_refs")]
+    pub action_refs: Vec<P4ActionRef>,
+}
+
+/// `p4.config.v1.MatchField`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct P4MatchField {
+    /// Id within the table.
+    #[serde(default)]
+    pub id: u32,
+    /// Name (the key expression).
+    #[serde(default)]
+    pub name: String,
+    /// Width in bits.
+    #[serde(default)]
+    pub bitwidth: i32,
+    /// `EXACT`, `LPM`, `TERNARY`, `RANGE`, `OPTIONAL`.
+    #[serde(default, alias = "match_type")]
+    pub match_type: Option<String>,
+    /// Architecture-specific match kind.
+    #[serde(default, alias = "other_match_type")]
+    pub other_match_type: Option<String>,
+}
+
+impl P4MatchField {
+    /// The match kind as the P4Info names it (`EXACT`, `TERNARY`, …).
+    pub(super) fn kind(&self) -> String {
+        match (&self.match_type, &self.other_match_type) {
+            (Some(k), _) => k.clone(),
+            (None, Some(o)) => format!("other match type {o}"),
+            (None, None) => "UNSPECIFIED".into(),
+        }
+    }
+}
+
+/// `p4.config.v1.ActionRef`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct P4ActionRef {
+    /// Action id.
+    #[serde(default)]
+    pub id: u32,
+    /// `TABLE_AND_DEFAULT` (absent), `TABLE_ONLY` or `DEFAULT_ONLY`.
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+/// `p4.config.v1.Action`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct P4Action {
+    /// Id and name.
+    #[serde(default)]
+    pub preamble: Preamble,
+    /// Parameters.
+    #[serde(default)]
+    pub params: Vec<P4Param>,
+}
+
+/// `p4.config.v1.Action.Param`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct P4Param {
+    /// Id within the action.
+    #[serde(default)]
+    pub id: u32,
+    /// Name.
+    #[serde(default)]
+    pub name: String,
+    /// Width in bits.
+    #[serde(default)]
+    pub bitwidth: i32,
+}
+
+/// `p4.config.v1.Counter` (only the preamble is used).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct P4Counter {
+    /// Id and name.
+    #[serde(default)]
+    pub preamble: Preamble,
+}
+
+impl P4Info {
+    /// Parse the proto3 JSON form; `path` only names the source in errors. Text that is
+    /// not a JSON object (the protobuf text format) is [`P4InfoError::NotJson`].
+    pub fn from_json(text: &str, path: &str) -> Result<P4Info, P4InfoError> {
+        if !text.trim_start().starts_with('{') {
+            return Err(P4InfoError::NotJson { path: path.into() });
+        }
+        let info: P4Info = serde_json::from_str(text).map_err(|e| P4InfoError::Json {
+            path: path.into(),
+            msg: e.to_string(),
+        })?;
+        if info.tables.is_empty() {
+            return Err(P4InfoError::NoTables { path: path.into() });
+        }
+        Ok(info)
+    }
+
+    /// Read a P4Info file in the JSON form. A `.txt`/`.txtpb`/`.pb`/`.bin` name (the
+    /// text and binary forms p4c also writes) is refused before reading.
+    pub fn load(path: &std::path::Path) -> Result<P4Info, P4InfoError> {
+        let name = path.display().to_string();
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if matches!(ext.as_str(), "txt" | "txtpb" | "pbtxt" | "pb" | "bin") {
+            return Err(P4InfoError::NotJson { path: name });
+        }
+        let bytes = std::fs::read(path).map_err(|e| P4InfoError::Io {
+            path: name.clone(),
+            msg: e.to_string(),
+        })?;
+        match String::from_utf8(bytes) {
+            Ok(text) => P4Info::from_json(&text, &name),
+            Err(_) => Err(P4InfoError::NotJson { path: name }),
+        }
+    }
+
+    /// The P4Info id of the drop counter ([`DROP_COUNTER`]).
+    pub fn drop_counter_id(&self) -> Result<u32, P4InfoError> {
+        self.counters
+            .iter()
+            .find(|c| c.preamble.name == DROP_COUNTER)
+            .map(|c| c.preamble.id)
+            .ok_or(P4InfoError::NoDropCounter)
+    }
+}
