@@ -501,7 +501,7 @@ fn run_traffic(
     let o = canopy_testbed::run::run(&opts, Some(stop))?;
     outln!(
         "{}",
-        canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+        canopy_testbed::report::summary(&o.results, Some(&o.written))
     );
     Ok(o.correct())
 }
@@ -537,7 +537,7 @@ fn report_dir(cmd: &Cmd) -> Option<&Path> {
 
 fn run(cli: Cli) -> Result<std::process::ExitCode> {
     // under sudo, the report is the invoking user's, also when the command fails
-    let owner = report_dir(&cli.cmd).map(canopy_testbed::invoker::OutputOwner::before);
+    let owner = report_dir(&cli.cmd).map(canopy_testbed::os::invoker::OutputOwner::before);
     let r = run_cmd(cli);
     if let Some(o) = owner {
         o.give_back();
@@ -629,7 +629,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
                             if h.tables_loaded { "loaded" } else { "none" },
                             if ok { "ok" } else { "DEGRADED" },
                             h.ports.len(),
-                            canopy_testbed::results::backend_summary(
+                            canopy_testbed::run::results::backend_summary(
                                 h.ports.iter().map(|p| &p.backend)
                             ),
                             h.workers,
@@ -879,7 +879,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
             }
         }
         Cmd::Compare { runs, out } => {
-            let written = canopy_testbed::runreport::compare::compare(&runs, &out)?;
+            let written = canopy_testbed::report::compare::compare(&runs, &out)?;
             for w in written {
                 outln!("{}", w.display());
             }
@@ -911,7 +911,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
             let (o, other) = canopy_testbed::run::replay(&opts, Some(interrupt_flag()?))?;
             outln!(
                 "{}",
-                canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+                canopy_testbed::report::summary(&o.results, Some(&o.written))
             );
             outln!("{other} frame(s) of the file were not generator frames: sent, not counted");
             if !o.correct() {
@@ -1015,7 +1015,7 @@ fn demo(
         let o = canopy_testbed::run::run(&opts, Some(stop.clone()))?;
         outln!(
             "{}",
-            canopy_testbed::runreport::summary(&o.results, Some(&o.written))
+            canopy_testbed::report::summary(&o.results, Some(&o.written))
         );
         Ok(o.correct())
     })();

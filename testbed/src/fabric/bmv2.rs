@@ -5,7 +5,7 @@
 
 use super::desc::Desc;
 use crate::error::{Result, TestbedError};
-use crate::netns;
+use crate::os::netns;
 use canopy_switch::proto::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -348,7 +348,7 @@ impl Tools {
         pid: u32,
         port_names: &[String],
     ) -> std::result::Result<CountersReport, String> {
-        let uptime = crate::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
+        let uptime = crate::os::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
         let mut child = Command::new("ip")
             .args(["netns", "exec", netns])
             .arg(&self.cli)

@@ -647,7 +647,7 @@ pub fn interface_exists(netns: Option<&str>, name: &str) -> bool {
         args.extend(["-n", n]);
     }
     args.extend(["link", "show", "dev", name]);
-    crate::netns::ip(&args).is_ok()
+    crate::os::netns::ip(&args).is_ok()
 }
 
 impl Desc {

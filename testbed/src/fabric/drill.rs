@@ -8,7 +8,7 @@ use super::ops::{find_daemon_bin, find_switch_bin, spawn_daemon, spawn_switch};
 use super::procs;
 use super::state::{self, Created, State};
 use crate::error::{Result, TestbedError};
-use crate::netns::ip;
+use crate::os::netns::ip;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -48,7 +48,7 @@ fn kill_verified(name: &str, fdir: &Path, pid: u32) -> Result<bool> {
             format!("pid {pid} is not this fabric's process any more; not signalled"),
         ));
     }
-    crate::sys::signal_pid(pid, crate::sys::SIGKILL);
+    crate::os::sys::signal_pid(pid, crate::os::sys::SIGKILL);
     let deadline = Instant::now() + Duration::from_secs(5);
     while procs::alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
@@ -194,7 +194,7 @@ pub struct SlowStats {
 
 /// `tc -s -j qdisc show dev IF` of the root `tbf` qdisc: (sent, drops, qlen).
 fn tbf_stats(ns: &str, ifn: &str) -> Result<Option<(u64, u64, u64)>> {
-    let j = crate::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn])?;
+    let j = crate::os::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn])?;
     let v: serde_json::Value = serde_json::from_str(&j).map_err(|e| TestbedError::Parse {
         what: format!("`tc -s -j qdisc show dev {ifn}`"),
         detail: e.to_string(),
@@ -225,7 +225,7 @@ pub fn slow_port(
     let tc = |args: &[&str]| -> Result<String> {
         let mut a = vec!["-n", ns.as_str(), "qdisc"];
         a.extend(args);
-        crate::netns::run("tc", &a)
+        crate::os::netns::run("tc", &a)
     };
     match rate {
         Some(r) => {

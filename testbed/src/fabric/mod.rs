@@ -8,6 +8,7 @@
 //! | [`ops`] | `up` (with rollback), `down` (state file and name prefix), `status` |
 //! | [`check`] | one frame per ordered host pair, delivered to exactly the right host |
 //! | [`state`] | the state file, written as things are created |
+//! | [`mgmt`] | client of a `canopy-switch` management socket |
 //! | [`procs`] | finding and stopping the fabric's own `canopy-switch` processes |
 
 pub mod bmv2;
@@ -15,6 +16,7 @@ pub mod check;
 pub mod desc;
 pub mod dpdk;
 pub mod drill;
+pub mod mgmt;
 pub mod ops;
 pub mod procs;
 pub mod state;

@@ -4,8 +4,8 @@ use super::desc::{Desc, LinkKind, Node, LOCAL};
 use super::procs;
 use super::state::{self, Created, DaemonState, State, SwitchState};
 use crate::error::{Result, TestbedError};
-use crate::hosts::{FabricHosts, HostEndpoint};
-use crate::netns::{self, ip};
+use crate::os::netns::{self, ip};
+use crate::traffic::hosts::{FabricHosts, HostEndpoint};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -417,7 +417,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
     let name = &desc.name;
     let machine = opts.machine.as_str();
     desc.check_machine(machine)?;
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(fab_err(
             name,
             "`up` must run as root (it creates network namespaces); try sudo",
@@ -885,7 +885,7 @@ fn build(
                     ));
                 }
             }
-            let healthy = match crate::mgmt::health(&sw.socket, Duration::from_secs(2)) {
+            let healthy = match crate::fabric::mgmt::health(&sw.socket, Duration::from_secs(2)) {
                 Ok(h) => {
                     let sw_idx = desc
                         .topo
@@ -1134,7 +1134,7 @@ fn teardown(st: &State, root: &Path) -> DownSummary {
 pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
     super::desc::valid_name(name).map_err(|w| fab_err(name, w))?;
     let root = &std::path::absolute(root).map_err(|e| TestbedError::io("state root", e))?;
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(fab_err(name, "`down` must run as root; try sudo"));
     }
     let fdir = state::fabric_dir(root, name);
@@ -1301,7 +1301,7 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
                     health: if bmv2 {
                         Err("bmv2 simple_switch: no Canopy management endpoint".into())
                     } else {
-                        crate::mgmt::health(&sw.socket, Duration::from_secs(2))
+                        crate::fabric::mgmt::health(&sw.socket, Duration::from_secs(2))
                             .map_err(|e| e.to_string())
                     },
                     bmv2,

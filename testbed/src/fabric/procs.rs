@@ -3,7 +3,7 @@
 //! `ip netns exec` about to become one) whose `--config` lies in the fabric's state
 //! directory.
 
-use crate::sys;
+use crate::os::sys;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -11,11 +11,11 @@ use super::rx::RxAccount;
 use super::search::{self, Phase};
 use super::spec::TrafficSpec;
 use crate::error::{Result, TestbedError};
-use crate::frames::HostFrame;
-use crate::gen::open_port;
-use crate::hosts::FabricHosts;
-use crate::results::{SearchResult, Timeline, Trial};
-use crate::sys;
+use crate::os::sys;
+use crate::run::results::{SearchResult, Timeline, Trial};
+use crate::traffic::frame::HostFrame;
+use crate::traffic::hosts::FabricHosts;
+use crate::traffic::sender::open_port;
 use canopy_control::topology::Topology;
 use canopy_dataplane::port::afpacket::{
     AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 /// ring of one page (the socket is bound to the interface and would otherwise copy
 /// every received frame a second time into a ring nobody reads).
 pub fn open_tx_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
-    crate::gen::open_port_with(
+    crate::traffic::sender::open_port_with(
         ns,
         ifname,
         AfPacketConfig {
@@ -655,7 +655,7 @@ impl Generator {
                 };
                 wait_until(t0 + due);
                 if let Some((at, flow)) = *m {
-                    let s = (u64::from(run_id) << crate::frames::SEQ_BITS) | seq[flow];
+                    let s = (u64::from(run_id) << crate::traffic::frame::SEQ_BITS) | seq[flow];
                     bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
                     bytes[at + 8..at + 16].copy_from_slice(&sys::monotonic_ns().to_be_bytes());
                 }
@@ -748,7 +748,8 @@ impl Reflector {
     /// Reflect until `stop` (busy poll).
     pub fn run(&mut self, stop: &AtomicBool) -> Result<ReflectStats> {
         let mut st = ReflectStats::default();
-        let mut pending: Vec<(usize, usize, crate::frames::Tagged)> = Vec::with_capacity(64);
+        let mut pending: Vec<(usize, usize, crate::traffic::frame::Tagged)> =
+            Vec::with_capacity(64);
         let my_mac = self.hosts.hosts[self.me].mac;
         while !stop.load(Ordering::Relaxed) {
             pending.clear();

@@ -4,7 +4,7 @@
 
 use super::pattern::Pattern;
 use crate::error::{Result, TestbedError};
-use crate::hosts::FabricHosts;
+use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -276,7 +276,7 @@ pub fn desc_check(
         topology: topo.spec.to_string(),
         kind: kind.name().to_string(),
         hosts: (0..topo.hosts.len() as u32)
-            .map(|h| crate::hosts::HostEndpoint {
+            .map(|h| crate::traffic::hosts::HostEndpoint {
                 host: h,
                 name: topo.host_name(h),
                 netns: String::new(),
@@ -382,8 +382,15 @@ impl TrafficSpec {
         for a in &hosts.hosts {
             for b in &hosts.hosts {
                 if a.host != b.host {
-                    crate::frames::HostFrame::new(&topo, kind, a.host, b.host, self.frame_len(), 0)
-                        .map_err(|x| e("frame_size", format!("{} B: {x}", self.frame_size)))?;
+                    crate::traffic::frame::HostFrame::new(
+                        &topo,
+                        kind,
+                        a.host,
+                        b.host,
+                        self.frame_len(),
+                        0,
+                    )
+                    .map_err(|x| e("frame_size", format!("{} B: {x}", self.frame_size)))?;
                 }
             }
         }
@@ -496,7 +503,7 @@ impl TrafficSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hosts::HostEndpoint;
+    use crate::traffic::hosts::HostEndpoint;
 
     fn hosts(n: u32) -> FabricHosts {
         FabricHosts {

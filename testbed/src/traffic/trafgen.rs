@@ -3,7 +3,7 @@
 //! SIGINT after the run time.
 
 use crate::error::{Result, TestbedError};
-use crate::forwarder::Proc;
+use crate::vethbench::forwarder::Proc;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,19 +52,19 @@ pub fn run(
                 cmd: "trafgen".into(),
                 detail: format!(
                     "exited early ({st}): {}",
-                    crate::forwarder::log_tail(Some(&log))
+                    crate::vethbench::forwarder::log_tail(Some(&log))
                 ),
             });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    p.stop(crate::sys::SIGINT, Duration::from_secs(3));
+    p.stop(crate::os::sys::SIGINT, Duration::from_secs(3));
     Ok(t0.elapsed())
 }
 
 /// `trafgen` on PATH.
 pub fn find() -> Option<PathBuf> {
-    crate::netns::which("trafgen")
+    crate::os::netns::which("trafgen")
 }
 
 #[cfg(test)]

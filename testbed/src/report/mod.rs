@@ -23,7 +23,7 @@ mod doc;
 pub mod fmt;
 pub mod plots;
 
-use crate::results::{RunResults, SwitchDelta, Trial};
+use crate::run::results::{RunResults, SwitchDelta, Trial};
 use crate::{Result, TestbedError};
 use doc::{code, Block, Cell};
 use std::path::{Path, PathBuf};
@@ -291,7 +291,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         vec!["pattern".into(), code(&m.pattern)],
         vec![
             "port backends".into(),
-            dash_if_empty(&crate::results::backend_summary(
+            dash_if_empty(&crate::run::results::backend_summary(
                 r.switches.iter().flat_map(|s| &s.backends),
             ))
             .into(),
@@ -457,7 +457,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
                     }
                     .into(),
                     reasons.into(),
-                    dash_if_empty(&crate::results::backend_summary(&s.backends)).into(),
+                    dash_if_empty(&crate::run::results::backend_summary(&s.backends)).into(),
                 ]
             })
             .collect();
@@ -540,7 +540,8 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         m.machine.cpus,
         dash_if_empty(&m.machine.kernel)
     ));
-    let backends = crate::results::backend_summary(r.switches.iter().flat_map(|s| &s.backends));
+    let backends =
+        crate::run::results::backend_summary(r.switches.iter().flat_map(|s| &s.backends));
     if !backends.is_empty() {
         lines.push(format!("Port backends: {backends}"));
     }

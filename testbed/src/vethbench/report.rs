@@ -1,6 +1,6 @@
 //! The bench report as Markdown (the JSON is the [`Report`] serialized).
 
-use crate::bench::Report;
+use crate::vethbench::Report;
 use std::fmt::Write;
 
 fn us(ns: u64) -> String {

@@ -6,13 +6,22 @@
 //! (the generator waits out its grace period, so nothing is in flight), which gives the
 //! per-switch conservation check (rx = tx + drops, exactly) and the per-link loads. The
 //! results go to `results.json`, `report.md`, `report.html` and SVG plots
-//! ([`crate::runreport`]).
+//! ([`crate::report`]).
+
+//!
+//! | module | what |
+//! |---|---|
+//! | [`results`] | the results of a run (`results.json`, the report's input) |
+//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
+
+pub mod linkload;
+pub mod results;
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
-use crate::linkload::{self, Snapshot};
-use crate::results::{Machine, RunMeta, RunResults, SCHEMA_VERSION};
+use crate::run::results::{Machine, RunMeta, RunResults, SCHEMA_VERSION};
 use crate::traffic::{Generator, TrafficSpec};
+use linkload::Snapshot;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -47,7 +56,7 @@ pub struct RunOutcome {
     /// Everything measured.
     pub results: RunResults,
     /// Where the report went.
-    pub written: crate::runreport::Written,
+    pub written: crate::report::Written,
 }
 
 impl RunOutcome {
@@ -83,7 +92,7 @@ pub fn snapshot(state: &State) -> Result<Snapshot> {
         return snapshot_bmv2(state);
     }
     for s in &state.switches {
-        match crate::mgmt::counters(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::counters(&s.socket, MGMT_TIMEOUT) {
             Ok(c) => {
                 snap.insert(s.name.clone(), c);
             }
@@ -103,7 +112,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
         return m;
     }
     for s in &state.switches {
-        match crate::mgmt::health(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::health(&s.socket, MGMT_TIMEOUT) {
             Ok(h) => {
                 let mut ports = h.ports;
                 ports.sort_by_key(|p| p.port);
@@ -123,7 +132,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
 /// the result of `egress_buffers.push_front`). A switch that received more than it sent
 /// and dropped is therefore listed as unchecked, with the gap named, instead of failing
 /// conservation; one that sent more than it received still fails it.
-fn bmv2_queue_losses(deltas: &mut [crate::results::SwitchDelta]) {
+fn bmv2_queue_losses(deltas: &mut [crate::run::results::SwitchDelta]) {
     for d in deltas
         .iter_mut()
         .filter(|d| !d.conserved && d.unchecked.is_none())
@@ -219,7 +228,7 @@ pub fn machine() -> Machine {
         cpus,
         kernel,
         cpu_model,
-        load_before: crate::cpu::loadavg(),
+        load_before: crate::os::cpu::loadavg(),
     }
 }
 
@@ -253,7 +262,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
 /// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
 /// `up` started one), which exports them as `canopy_traffic_*` metrics. Best effort: a
 /// daemon that does not answer costs a warning, not the run.
-pub fn report_to_daemon(state: &State, trials: &[crate::results::Trial]) {
+pub fn report_to_daemon(state: &State, trials: &[crate::run::results::Trial]) {
     let Some(d) = &state.daemon else { return };
     let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
     for t in trials {
@@ -335,7 +344,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
 
 /// The state of a fabric that `up` finished.
 pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }
     let state = State::load(&state_dir(root, name, machine)).map_err(|e| TestbedError::Fabric {
@@ -363,7 +372,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         switches: state.switches.len(),
         pattern: String::new(),
         frame_len: 0,
-        started: crate::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+        started: crate::os::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
             .map(|s| s.trim().to_string())
             .unwrap_or_default(),
         machine: machine(),
@@ -382,8 +391,8 @@ struct Counters<'a> {
 fn finish(
     state: &State,
     meta: RunMeta,
-    trials: Vec<crate::results::Trial>,
-    search: Option<crate::results::SearchResult>,
+    trials: Vec<crate::run::results::Trial>,
+    search: Option<crate::run::results::SearchResult>,
     c: &Counters,
     out: &Path,
 ) -> Result<RunOutcome> {
@@ -407,14 +416,14 @@ fn finish(
         },
         links: linkload::link_loads(&topo, before, after),
     };
-    let written = crate::runreport::write(&results, out)?;
+    let written = crate::report::write(&results, out)?;
     Ok(RunOutcome { results, written })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::SwitchDelta;
+    use crate::run::results::SwitchDelta;
 
     #[test]
     fn bmv2_names_its_silent_queue_losses_and_nothing_else() {

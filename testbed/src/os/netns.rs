@@ -6,7 +6,7 @@
 //! nothing behind.
 
 use crate::error::{Result, TestbedError};
-use crate::sys;
+use crate::os::sys;
 use std::process::Command;
 use std::time::{Duration, Instant};
 

@@ -11,13 +11,22 @@
 //!    1/rate s and busy-polls a TPACKET_V2 ring on the receiver interface; one-way
 //!    latency into an HDR histogram.
 
-use crate::cpu::{self, SysCpu};
+//!
+//! | module | what |
+//! |---|---|
+//! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
+//! | [`report`] | the Markdown report |
+
+pub mod forwarder;
+pub mod report;
+
 use crate::error::{Result, TestbedError};
-use crate::forwarder::{self, Kind, Options, Wiring};
-use crate::frames::BenchFrame;
-use crate::gen::{self, LatencyStats, Pace};
-use crate::netns::{link_stats, LinkStats};
-use crate::trafgen;
+use crate::os::cpu::{self, SysCpu};
+use crate::os::netns::{link_stats, LinkStats};
+use crate::traffic::frame::BenchFrame;
+use crate::traffic::sender::{self, LatencyStats, Pace};
+use crate::traffic::trafgen;
+use forwarder::{Kind, Options, Wiring};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -176,14 +185,14 @@ pub struct Report {
 /// Run the bench. `progress` gets one line per step; `stop` (SIGINT) ends it early with
 /// [`TestbedError::Interrupted`] after cleaning up.
 pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<Report> {
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }
     let frame = BenchFrame::new(cfg.frame_len)?;
     std::fs::create_dir_all(&cfg.options.work_dir)
         .map_err(|e| TestbedError::io(format!("create {}", cfg.options.work_dir.display()), e))?;
     let load_before = cpu::loadavg();
-    let date = crate::netns::run("date", &["-u", "+%Y-%m-%d %H:%M:%S UTC"])
+    let date = crate::os::netns::run("date", &["-u", "+%Y-%m-%d %H:%M:%S UTC"])
         .unwrap_or_default()
         .trim()
         .to_string();
@@ -226,7 +235,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         .any(|r| r.forwarder == "bmv2" && r.skipped.is_none() && r.error.is_none());
     Ok(Report {
         date,
-        kernel: crate::netns::run("uname", &["-srm"])
+        kernel: crate::os::netns::run("uname", &["-srm"])
             .unwrap_or_default()
             .trim()
             .to_string(),
@@ -301,8 +310,8 @@ fn run_one(
     }
     // 3. latency
     if cfg.latency_pps > 0 && cfg.latency_count > 0 {
-        let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
-        let mut rx = gen::open_port(&path.rx.0, path.rx.1)?;
+        let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
+        let mut rx = sender::open_port(&path.rx.0, path.rx.1)?;
         let (pps, count, warm, core) = (
             cfg.latency_pps as f64,
             cfg.latency_count,
@@ -312,8 +321,8 @@ fn run_one(
         let frame2 = frame.clone();
         let l = std::thread::scope(|s| {
             s.spawn(|| {
-                gen::pin(core);
-                gen::latency(&mut tx, &mut rx, &frame2, pps, count, warm, stop)
+                sender::pin(core);
+                sender::latency(&mut tx, &mut rx, &frame2, pps, count, warm, stop)
             })
             .join()
         })
@@ -346,7 +355,7 @@ fn wait_forwarding(
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<()> {
-    let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
     let base = link_stats(&path.rx.0, path.rx.1)?;
     let t0 = Instant::now();
     loop {
@@ -427,12 +436,12 @@ fn max_rate(
             ("trafgen", e)
         }
         None => {
-            let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+            let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
             let (core, t, bytes) = (cfg.gen_core, cfg.max_rate_time, &frame.bytes);
             let st = std::thread::scope(|s| {
                 s.spawn(|| {
-                    gen::pin(core);
-                    gen::send(&mut tx, bytes, Pace::Max, t, stop)
+                    sender::pin(core);
+                    sender::send(&mut tx, bytes, Pace::Max, t, stop)
                 })
                 .join()
             })
@@ -476,7 +485,7 @@ fn fixed_rate(
     pid: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<Fixed> {
-    let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
     let rx0 = link_stats(&path.rx.0, path.rx.1)?;
     let p0 = pid.map(cpu::process_ns).transpose()?;
     let s0 = SysCpu::read()?;
@@ -488,8 +497,8 @@ fn fixed_rate(
     let (core, t, bytes) = (cfg.gen_core, cfg.fixed_time, &frame.bytes);
     let st = std::thread::scope(|s| {
         s.spawn(|| {
-            gen::pin(core);
-            gen::send(&mut tx, bytes, pace, t, stop)
+            sender::pin(core);
+            sender::send(&mut tx, bytes, pace, t, stop)
         })
         .join()
     })

@@ -36,9 +36,9 @@
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::{drill, state::State};
-use crate::linkload::{self, Snapshot};
-use crate::netns::LinkStats;
-use crate::results::{SearchResult, SwitchDelta, Timeline, Trial};
+use crate::os::netns::LinkStats;
+use crate::run::linkload::{self, Snapshot};
+use crate::run::results::{SearchResult, SwitchDelta, Timeline, Trial};
 use crate::run::{self, snapshot};
 use crate::traffic::progress::Progress;
 use crate::traffic::{Generator, Rate, SearchSpec, TrafficSpec};
@@ -338,7 +338,7 @@ impl SoakReport {
 pub fn interface_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, LinkStats>> {
     let mut out = BTreeMap::new();
     for ns in namespaces {
-        let j = crate::netns::ip(&["-n", ns, "-s", "-j", "link", "show"])?;
+        let j = crate::os::netns::ip(&["-n", ns, "-s", "-j", "link", "show"])?;
         let links = parse_links(&j).map_err(|e| TestbedError::Parse {
             what: format!("`ip -n {ns} -s -j link show`"),
             detail: e.to_string(),
@@ -398,7 +398,7 @@ pub fn parse_qdisc_drops(
 pub fn qdisc_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, u64>> {
     let mut out = BTreeMap::new();
     for ns in namespaces {
-        let j = crate::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show"])?;
+        let j = crate::os::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show"])?;
         let q = parse_qdisc_drops(&j).map_err(|e| TestbedError::Parse {
             what: format!("`tc -n {ns} -s -j qdisc show`"),
             detail: e.to_string(),
@@ -585,7 +585,7 @@ fn inject(
     let daemon = state.daemon.is_some();
     for round in 0..p.rounds {
         for &kind in &p.kinds {
-            let now = crate::sys::monotonic_ns;
+            let now = crate::os::sys::monotonic_ns;
             let mut ev = Injected {
                 round,
                 kind,
@@ -647,15 +647,15 @@ fn inject(
                         .iter()
                         .find(|s| &s.name == sw)
                         .map(|s| s.socket.clone());
-                    let before = sock
-                        .as_ref()
-                        .and_then(|s| crate::mgmt::counters(s, Duration::from_secs(2)).ok());
+                    let before = sock.as_ref().and_then(|s| {
+                        crate::fabric::mgmt::counters(s, Duration::from_secs(2)).ok()
+                    });
                     ev.fault_ns = now();
                     drill::slow_port(root, name, sw, *port, Some(&p.slow_rate))?;
                     nap(hold, stop);
-                    let after = sock
-                        .as_ref()
-                        .and_then(|s| crate::mgmt::counters(s, Duration::from_secs(2)).ok());
+                    let after = sock.as_ref().and_then(|s| {
+                        crate::fabric::mgmt::counters(s, Duration::from_secs(2)).ok()
+                    });
                     ev.repair_ns = now();
                     let q = drill::slow_port(root, name, sw, *port, None)?;
                     ev.qdisc_drops = q.drops;
@@ -738,7 +738,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
         command: opts.command.clone(),
         fabric: opts.name.clone(),
         topology: state.hosts.topology.clone(),
-        started: crate::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+        started: crate::os::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
             .map(|s| s.trim().to_string())
             .unwrap_or_default(),
         ..SoakReport::default()

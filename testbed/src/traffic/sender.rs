@@ -5,9 +5,9 @@
 //! thread: a socket stays in the namespace it was created in.
 
 use crate::error::{Result, TestbedError};
-use crate::frames::BenchFrame;
-use crate::netns::in_ns;
-use crate::sys;
+use crate::os::netns::in_ns;
+use crate::os::sys;
+use crate::traffic::frame::BenchFrame;
 use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -11,9 +11,9 @@
 //! (processes get SIGTERM, then SIGKILL after 3 s; the bridge is deleted).
 
 use crate::error::{Result, TestbedError};
-use crate::frames::{self, BenchFrame};
-use crate::netns::{self, ip, which, Netns};
-use crate::sys;
+use crate::os::netns::{self, ip, which, Netns};
+use crate::os::sys;
+use crate::traffic::frame::{self, BenchFrame};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -503,8 +503,8 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
          drain_us = 100\npool = 8192\n\n\
          [tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n\
          [management]\nsocket = \"{}\"\n",
-        frames::TOPOLOGY,
-        frames::SWITCH,
+        frame::TOPOLOGY,
+        frame::SWITCH,
         sock.display()
     );
     let devs: Vec<&str> = {

@@ -4,7 +4,7 @@
 
 use super::doc::{self, code, Block, Cell};
 use super::{fmt, plots};
-use crate::results::{RunResults, Trial};
+use crate::run::results::{RunResults, Trial};
 use crate::{Result, TestbedError};
 use std::path::{Path, PathBuf};
 
@@ -203,7 +203,7 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
         runs.push(r);
     }
     let labels = labels(&runs);
-    let curves: Vec<(&crate::results::Latency, String)> = runs
+    let curves: Vec<(&crate::run::results::Latency, String)> = runs
         .iter()
         .zip(&labels)
         .filter_map(|(r, l)| {
