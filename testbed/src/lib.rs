@@ -6,6 +6,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`os`] | OS helpers: commands, namespaces and veths, CPU accounting, raw syscalls, `sudo` ownership |
+//! | [`launch`] | finding and starting `canopy-switch`, `canopyd` and bmv2's `simple_switch` |
 //! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check/drill`, the switches' management client |
 //! | [`traffic`] | the generator: frames, patterns, trials, NDR/PDR search, pcap, the vethbench's senders |
 //! | [`run`] | `canopy-testbed run`/`replay`: traffic on a running fabric, counters around it, the results |
@@ -20,6 +21,7 @@
 pub mod error;
 pub mod fabric;
 pub mod fuzzing;
+pub mod launch;
 pub mod os;
 pub mod prom;
 pub mod report;

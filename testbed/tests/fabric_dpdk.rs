@@ -52,7 +52,7 @@ fn label(switch: &str) -> &'static str {
 
 fn meminfo_free() -> u64 {
     let m = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    canopy_testbed::fabric::dpdk::hugepages(&m).map_or(0, |(f, _)| f)
+    canopy_testbed::os::meminfo::hugepages(&m).map_or(0, |(f, _)| f)
 }
 
 /// Whether the switch binary next to the testbed has the `dpdk` feature (asked with

@@ -10,8 +10,8 @@ use canopy_testbed::os::sys;
 use canopy_testbed::traffic::frame::HostFrame;
 use canopy_testbed::traffic::hosts::{FabricHosts, HostEndpoint};
 use canopy_testbed::traffic::pcap;
+use canopy_testbed::traffic::port;
 use canopy_testbed::traffic::progress::Progress;
-use canopy_testbed::traffic::sender;
 use canopy_testbed::traffic::{Generator, Pattern, Rate, Reflector, SearchSpec, TrafficSpec};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -289,7 +289,7 @@ fn injected_reorder_duplicates_misdelivery_and_foreign_are_counted() {
     let topo = canopy_control::build_str(TOPO).unwrap();
     let mut g = Generator::open(&h.hosts).unwrap();
     // inject straight into h1's link from the bridge side (past the bridge's table)
-    let mut inj = sender::open_port(h.bridge_ns(), "p1").unwrap();
+    let mut inj = port::open(h.bridge_ns(), "p1").unwrap();
     let run = 0x4242;
     let done = AtomicBool::new(false);
     let acc = std::thread::scope(|sc| {

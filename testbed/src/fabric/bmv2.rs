@@ -5,15 +5,13 @@
 
 use super::desc::Desc;
 use crate::error::{Result, TestbedError};
-use crate::os::netns;
+use crate::launch::{self, THRIFT_PORT};
+use crate::os::{netns, process};
 use canopy_switch::proto::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The Thrift port of every `simple_switch` (each in its own namespace, so one port).
-pub const THRIFT_PORT: u16 = 9090;
 
 /// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
 /// per port, and drops per (ingress port, reason) at `port * DROP_STRIDE + reason`.
@@ -127,16 +125,6 @@ fn err(desc: &Desc, detail: impl Into<String>) -> TestbedError {
     }
 }
 
-/// A file next to this executable (or its parent: `target/debug/deps/..`).
-fn next_to_exe(name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .take(2)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
 /// `p4/canopy.p4` of the source tree this binary was built in (`target/<profile>/` is
 /// two or three levels below it), then of the current directory.
 fn default_program() -> Option<PathBuf> {
@@ -184,7 +172,7 @@ impl Tools {
                 &b.simple_switch,
                 "simple_switch",
                 "simple_switch",
-                netns::which("simple_switch"),
+                netns::which(launch::SIMPLE_SWITCH),
             )?,
             cli: pick(
                 &b.simple_switch_cli,
@@ -196,7 +184,7 @@ impl Tools {
                 &b.canopyctl,
                 "canopyctl",
                 "canopyctl",
-                next_to_exe("canopyctl").or_else(|| netns::which("canopyctl")),
+                launch::find_program(launch::CANOPYCTL),
             )?),
         })
     }
@@ -233,25 +221,17 @@ impl Tools {
     /// Start `simple_switch` in namespace `netns` with port i on `ifnames[i]`, output
     /// to `log`, in its own process group.
     pub fn spawn(&self, netns: &str, ifnames: &[String], json: &Path, log: &Path) -> Result<Child> {
-        // the notification socket is a file path: one per switch (the namespaces do
-        // not separate it), next to its log
+        // the notification socket is a file path: one per switch, next to its log
         let ipc = log.with_extension("notifications.ipc");
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", netns])
-            .arg(&self.simple_switch)
-            .args([
-                "--device-id",
-                "0",
-                "--thrift-port",
-                &THRIFT_PORT.to_string(),
-            ]);
-        c.arg("--notifications-addr")
-            .arg(format!("ipc://{}", ipc.display()));
-        for (i, ifn) in ifnames.iter().enumerate() {
-            c.args(["-i", &format!("{i}@{ifn}")]);
-        }
-        c.arg(json);
-        super::ops::spawn_logged(c, log, false, format!("start simple_switch in {netns}"))
+        let c =
+            launch::simple_switch_command(&self.simple_switch, netns, ifnames, json, &ipc, None);
+        process::spawn_logged(
+            c,
+            log,
+            false,
+            false,
+            &format!("start simple_switch in {netns}"),
+        )
     }
 
     /// The entries of switch `switch` (`canopyctl p4-entries ... --format bmv2-cli`).
@@ -287,8 +267,7 @@ impl Tools {
         deadline: Instant,
     ) -> Result<()> {
         loop {
-            let mut child = Command::new("ip")
-                .args(["netns", "exec", netns])
+            let mut child = netns::exec(netns, None)
                 .arg(&self.cli)
                 .args(["--thrift-port", &THRIFT_PORT.to_string()])
                 .stdin(Stdio::piped())
@@ -349,8 +328,7 @@ impl Tools {
         port_names: &[String],
     ) -> std::result::Result<CountersReport, String> {
         let uptime = crate::os::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
-        let mut child = Command::new("ip")
-            .args(["netns", "exec", netns])
+        let mut child = netns::exec(netns, None)
             .arg(&self.cli)
             .args(["--thrift-port", &THRIFT_PORT.to_string()])
             .stdin(Stdio::piped())

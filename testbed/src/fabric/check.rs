@@ -25,7 +25,7 @@ fn open_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
         block_count: 4,
         frame_size: 2048,
     };
-    crate::traffic::sender::open_port_with(
+    crate::traffic::port::open_with(
         ns,
         ifname,
         AfPacketConfig {

@@ -13,6 +13,7 @@
 //!   fix, when `HugePages_Free` in `/proc/meminfo` is below the sum over the fabric's
 //!   dpdk switches.
 
+use crate::os::meminfo::hugepages;
 use canopy_switch::config::{Config, PortSpec};
 use std::path::Path;
 use std::process::Command;
@@ -75,17 +76,6 @@ pub fn switch_hugepage_bytes(cfg: &Config) -> u64 {
     } else {
         EAL_BASE_BYTES + ports
     }
-}
-
-/// `(HugePages_Free, Hugepagesize in bytes)` of a `/proc/meminfo` text.
-pub fn hugepages(meminfo: &str) -> Option<(u64, u64)> {
-    let field = |name: &str| {
-        meminfo.lines().find_map(|l| {
-            let rest = l.strip_prefix(name)?.strip_prefix(':')?;
-            rest.split_whitespace().next()?.parse::<u64>().ok()
-        })
-    };
-    Some((field("HugePages_Free")?, field("Hugepagesize")? * 1024))
 }
 
 /// Whether the free huge pages of `meminfo` cover `need` (switch name, bytes) — each
@@ -168,16 +158,6 @@ mod tests {
     use super::*;
 
     const MEMINFO: &str = "MemTotal:        8000000 kB\nHugePages_Total:     512\nHugePages_Free:      100\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n";
-
-    #[test]
-    fn meminfo_fields() {
-        assert_eq!(hugepages(MEMINFO), Some((100, 2 << 20)));
-        assert_eq!(hugepages("MemTotal: 5 kB\n"), None);
-        assert_eq!(
-            hugepages("HugePages_Free: 3\nHugepagesize: 1048576 kB\n"),
-            Some((3, 1 << 30))
-        );
-    }
 
     #[test]
     fn pool_formula_matches_docs() {

@@ -4,7 +4,7 @@
 //! planned port drain goes through `canopyd` (`canopyctl fabric port`).
 
 use super::desc::{Desc, Node};
-use super::ops::{find_daemon_bin, find_switch_bin, spawn_daemon, spawn_switch};
+use super::ops::{find_daemon_bin, find_switch_bin};
 use super::procs;
 use super::state::{self, Created, State};
 use crate::error::{Result, TestbedError};
@@ -95,7 +95,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_switch_bin(&desc, None)?;
-    let child = spawn_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
+    let child = crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
     let pid = child.id();
     st.switches[i].pid = pid;
     st.record(Created::Process {
@@ -127,7 +127,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_daemon_bin(&desc)?;
-    let child = spawn_daemon(&bin, &d.config, &d.log, true)?;
+    let child = crate::launch::start_daemon(&bin, &d.config, &d.log, true)?;
     let pid = child.id();
     if let Some(x) = st.daemon.as_mut() {
         x.pid = pid;

@@ -4,7 +4,9 @@ use super::desc::{Desc, LinkKind, Node, LOCAL};
 use super::procs;
 use super::state::{self, Created, DaemonState, State, SwitchState};
 use crate::error::{Result, TestbedError};
+use crate::launch;
 use crate::os::netns::{self, ip};
+use crate::os::process;
 use crate::traffic::hosts::{FabricHosts, HostEndpoint};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -134,12 +136,12 @@ pub fn find_switch_bin(desc: &Desc, cli: Option<&Path>) -> Result<PathBuf> {
         (None, Some(p)) => Some((p.clone(), format!("{}: switch_bin", desc.file))),
         _ => None,
     };
-    find_bin(
-        desc,
-        "canopy-switch",
+    launch::find(
+        launch::SWITCH,
         given,
         "-p canopy-switch` or pass --switch-bin",
     )
+    .map_err(|e| fab_err(&desc.name, e.to_string()))
 }
 
 /// Find `canopyd`: the description's `[canopyd] bin`, next to the current executable,
@@ -151,44 +153,12 @@ pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
         .bin
         .clone()
         .map(|p| (p, format!("{}: canopyd.bin", desc.file)));
-    find_bin(
-        desc,
-        "canopyd",
+    launch::find(
+        launch::DAEMON,
         given,
         "-p canopy-control` or set [canopyd] bin",
     )
-}
-
-fn find_bin(
-    desc: &Desc,
-    name: &str,
-    given: Option<(PathBuf, String)>,
-    hint: &str,
-) -> Result<PathBuf> {
-    if let Some((p, from)) = given {
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(fab_err(
-                &desc.name,
-                format!("{name} binary {} (from {from}) does not exist", p.display()),
-            ))
-        };
-    }
-    if let Ok(exe) = std::env::current_exe() {
-        for d in exe.ancestors().skip(1).take(2) {
-            let p = d.join(name);
-            if p.is_file() {
-                return Ok(p);
-            }
-        }
-    }
-    netns::which(name).ok_or_else(|| {
-        fab_err(
-            &desc.name,
-            format!("{name} not found next to this executable nor on PATH; build it (`cargo build --release {hint})"),
-        )
-    })
+    .map_err(|e| fab_err(&desc.name, e.to_string()))
 }
 
 /// The generated `canopyd` configuration of a fabric whose switch sockets are
@@ -307,7 +277,7 @@ fn check_dpdk(desc: &Desc, bin: &Path, configs: &[(u32, PathBuf, PathBuf, String
         return Ok(());
     };
     super::dpdk::check_switch_binary(bin, text, &desc.name).map_err(|w| fab_err(&desc.name, w))?;
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let meminfo = crate::os::meminfo::read();
     super::dpdk::check_hugepages(&need, &meminfo).map_err(|w| fab_err(&desc.name, w))
 }
 
@@ -797,7 +767,7 @@ fn build(
             _ => {
                 std::fs::write(&cfg, text)
                     .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
-                (spawn_switch(bin, &ns, &cfg, &log, false)?, cfg)
+                (launch::start_switch(bin, &ns, &cfg, &log, false)?, cfg)
             }
         };
         let pid = child.id();
@@ -827,7 +797,7 @@ fn build(
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = b.state.dir.join("canopyd.log");
         progress(&format!("starting canopyd ({})", dbin.display()));
-        let child = spawn_daemon(&dbin, &cfg, &log, false)?;
+        let child = launch::start_daemon(&dbin, &cfg, &log, false)?;
         let pid = child.id();
         b.record(Created::Process {
             pid,
@@ -872,15 +842,13 @@ fn build(
             let sw = &b.state.switches[i];
             if let Some((_, c)) = b.children.iter_mut().find(|(j, _)| *j == i) {
                 if let Ok(Some(st)) = c.try_wait() {
-                    let tail = std::fs::read_to_string(&sw.log).unwrap_or_default();
-                    let tail: Vec<&str> = tail.lines().rev().take(5).collect();
                     return Err(fab_err(
                         &name,
                         format!(
                             "canopy-switch of {} exited during start ({st}); log {}: {}",
                             sw.name,
                             sw.log.display(),
-                            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                            process::log_tail(&sw.log, 5).join(" | ")
                         ),
                     ));
                 }
@@ -942,60 +910,6 @@ fn build(
     Ok(sum)
 }
 
-/// Open a process's log: created anew, or appended to (a restart in a drill).
-fn open_log(log: &Path, append: bool) -> Result<(std::fs::File, std::fs::File)> {
-    let lf = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(log)
-        .map_err(|e| TestbedError::io(format!("open {}", log.display()), e))?;
-    let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
-    Ok((lf, lf2))
-}
-
-/// Start `cmd` in its own process group (so a Ctrl-C on the terminal does not reach
-/// it), stdin closed, output to `log`.
-pub(crate) fn spawn_logged(
-    mut cmd: Command,
-    log: &Path,
-    append: bool,
-    what: String,
-) -> Result<Child> {
-    use std::os::unix::process::CommandExt;
-    let (out, err) = open_log(log, append)?;
-    cmd.stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| TestbedError::io(what, e))
-}
-
-/// Start `ip netns exec NS BIN run --config CFG`, output to `log`.
-pub(crate) fn spawn_switch(
-    bin: &Path,
-    netns: &str,
-    config: &Path,
-    log: &Path,
-    append: bool,
-) -> Result<Child> {
-    let mut c = Command::new("ip");
-    c.args(["netns", "exec", netns])
-        .arg(bin)
-        .args(["run", "--config"])
-        .arg(config);
-    spawn_logged(c, log, append, format!("start canopy-switch in {netns}"))
-}
-
-/// Start `BIN --config CFG` (canopyd), output to `log`.
-pub(crate) fn spawn_daemon(bin: &Path, config: &Path, log: &Path, append: bool) -> Result<Child> {
-    let mut c = Command::new(bin);
-    c.arg("--config").arg(config);
-    spawn_logged(c, log, append, "start canopyd".into())
-}
-
 /// canopyd's `status` answer (control socket `control`).
 fn daemon_status_json(control: &Path) -> std::result::Result<serde_json::Value, String> {
     canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf())
@@ -1013,11 +927,9 @@ fn wait_daemon_ready(
     loop {
         interrupted().map_err(|e| e.to_string())?;
         if let Ok(Some(st)) = child.try_wait() {
-            let tail = std::fs::read_to_string(&d.log).unwrap_or_default();
-            let tail: Vec<&str> = tail.lines().rev().take(3).collect();
             return Err(format!(
                 "exited during start ({st}): {}",
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                process::log_tail(&d.log, 3).join(" | ")
             ));
         }
         let last = match daemon_status_json(&d.control) {

@@ -41,6 +41,18 @@ pub fn ip(args: &[&str]) -> Result<String> {
     run("ip", args)
 }
 
+/// `ip netns exec NS` (and `taskset -c CORE` when `pin`): the start of a command that
+/// runs a program inside namespace `ns`. Both exec the program, so the child's pid is
+/// the program's.
+pub fn exec(ns: &str, pin: Option<usize>) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", ns]);
+    if let Some(core) = pin {
+        c.args(["taskset", "-c", &core.to_string()]);
+    }
+    c
+}
+
 /// Whether `prog` is an executable on `PATH` (or an existing path).
 pub fn which(prog: &str) -> Option<std::path::PathBuf> {
     if prog.contains('/') {

@@ -7,7 +7,6 @@
 //! per-switch conservation check (rx = tx + drops, exactly) and the per-link loads. The
 //! results go to `results.json`, `report.md`, `report.html` and SVG plots
 //! ([`crate::report`]).
-
 //!
 //! | module | what |
 //! |---|---|

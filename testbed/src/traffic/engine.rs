@@ -6,6 +6,7 @@
 
 use super::pattern::Dests;
 use super::pcap::{PcapFrame, PcapWriter};
+use super::port::{self, Wait};
 use super::progress::Progress;
 use super::rx::RxAccount;
 use super::search::{self, Phase};
@@ -15,35 +16,12 @@ use crate::os::sys;
 use crate::run::results::{SearchResult, Timeline, Trial};
 use crate::traffic::frame::HostFrame;
 use crate::traffic::hosts::FabricHosts;
-use crate::traffic::sender::open_port;
 use canopy_control::topology::Topology;
-use canopy_dataplane::port::afpacket::{
-    AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
-};
+use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::{self, Kind};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-/// Open the TX port of a host: TPACKET_V2, the default TX ring (256 frames), and an RX
-/// ring of one page (the socket is bound to the interface and would otherwise copy
-/// every received frame a second time into a ring nobody reads).
-pub fn open_tx_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
-    crate::traffic::sender::open_port_with(
-        ns,
-        ifname,
-        AfPacketConfig {
-            version: TpacketVersion::V2,
-            rx: RingGeometry {
-                block_size: 4096,
-                block_count: 1,
-                frame_size: 2048,
-            },
-            promiscuous: false,
-            ..AfPacketConfig::default()
-        },
-    )
-}
 
 /// Build the topology and kind a [`FabricHosts`] names.
 pub fn topology_of(hosts: &FabricHosts) -> Result<(Topology, Kind)> {
@@ -80,43 +58,6 @@ struct SendReport {
     sent: u64,
     elapsed: Duration,
     refused: u64,
-}
-
-/// Wait until `t`: sleep when it is far (leaving 20 µs; the sender runs with a 1 µs
-/// timer slack), then spin. Sleeping rather than spinning through the gaps leaves the
-/// CPU to the switches, which share the machine with the generator.
-fn wait_until(t: Instant) {
-    loop {
-        let now = Instant::now();
-        if now >= t {
-            return;
-        }
-        let left = t - now;
-        if left > Duration::from_micros(50) {
-            std::thread::sleep(left - Duration::from_micros(20));
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-}
-
-/// Queue `frame` on `port`, flushing and retrying while the ring is full; false when the
-/// port refused it.
-#[inline]
-fn queue(port: &mut AfPacketPort, frame: &[u8], stop: &AtomicBool) -> bool {
-    loop {
-        match port.tx_frame(frame) {
-            Ok(true) => return true,
-            Ok(false) => {
-                let _ = port.tx_flush();
-                if stop.load(Ordering::Relaxed) {
-                    return false;
-                }
-                std::hint::spin_loop();
-            }
-            Err(_) => return false,
-        }
-    }
 }
 
 /// The state the sender thread owns during a trial.
@@ -163,7 +104,7 @@ impl Sender<'_> {
                     break;
                 }
             }
-            wait_until(next);
+            port::wait_until(next, Wait::GENERATOR);
             let src = self.active[slot % self.active.len()];
             slot += 1;
             let Some(port) = self.ports[src].as_mut() else {
@@ -181,7 +122,7 @@ impl Sender<'_> {
                 };
                 let ts = sys::monotonic_ns();
                 f.set_meas(seq[flow], ts);
-                if queue(port, &f.bytes, stop) {
+                if port::queue(port, &f.bytes, stop) {
                     seq[flow] += 1;
                     queued += 1;
                     if let Some(tl) = timeline.as_deref_mut() {
@@ -262,7 +203,7 @@ fn receive(
 /// Discard whatever waits in the RX rings (frames of an earlier trial).
 fn drain(ports: &mut [(usize, AfPacketPort)]) {
     for (_, p) in ports.iter_mut() {
-        while p.rx_burst(256, |_| {}) > 0 {}
+        port::drain(p);
     }
 }
 
@@ -311,9 +252,9 @@ impl Generator {
             if rem[i] {
                 tx.push(None);
             } else {
-                tx.push(Some(open_tx_port(&h.netns, &h.ifname)?));
+                tx.push(Some(port::open_tx(&h.netns, &h.ifname)?));
                 for ifn in h.rx_ifnames() {
-                    rx.push((i, open_port(&h.netns, &ifn)?));
+                    rx.push((i, port::open(&h.netns, &ifn)?));
                 }
             }
         }
@@ -653,13 +594,13 @@ impl Generator {
                     Some(p) => Duration::from_secs_f64(k as f64 / p),
                     None => Duration::from_nanos(frames[k].ts_ns.saturating_sub(base)),
                 };
-                wait_until(t0 + due);
+                port::wait_until(t0 + due, Wait::GENERATOR);
                 if let Some((at, flow)) = *m {
                     let s = (u64::from(run_id) << crate::traffic::frame::SEQ_BITS) | seq[flow];
                     bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
                     bytes[at + 8..at + 16].copy_from_slice(&sys::monotonic_ns().to_be_bytes());
                 }
-                if queue(port, bytes, &stop) {
+                if port::queue(port, bytes, &stop) {
                     match m {
                         Some((_, flow)) => seq[*flow] += 1,
                         None => unmeasured += 1,
@@ -737,9 +678,9 @@ impl Reflector {
             rx: h
                 .rx_ifnames()
                 .iter()
-                .map(|i| open_port(&h.netns, i))
+                .map(|i| port::open(&h.netns, i))
                 .collect::<Result<_>>()?,
-            tx: open_tx_port(&h.netns, &h.ifname)?,
+            tx: port::open_tx(&h.netns, &h.ifname)?,
             hosts: hosts.clone(),
             back: HashMap::new(),
         })
@@ -780,7 +721,7 @@ impl Reflector {
                 if let Some(f) = self.back.get_mut(&key) {
                     f.run_id = t.run_id;
                     f.set_meas(t.seq, t.ts_ns);
-                    if queue(&mut self.tx, &f.bytes, stop) {
+                    if port::queue(&mut self.tx, &f.bytes, stop) {
                         st.reflected += 1;
                     }
                 }

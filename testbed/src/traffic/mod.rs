@@ -7,6 +7,7 @@
 //! | [`engine`] | [`Generator`]: ports per host, one sender and one receiver thread per trial; [`Reflector`]; pcap replay |
 //! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histogram |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search |
+//! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
 //! | [`pcap`] | classic pcap writer and reader |
 //! | [`progress`] | the progress bar |
 //! | [`frame`] | [`frame::HostFrame`] (host to host, with a measurement block); the vethbench frame and stamp |
@@ -19,6 +20,7 @@ pub mod frame;
 pub mod hosts;
 pub mod pattern;
 pub mod pcap;
+pub mod port;
 pub mod progress;
 pub mod rx;
 pub mod search;

@@ -11,14 +11,14 @@
 //! (processes get SIGTERM, then SIGKILL after 3 s; the bridge is deleted).
 
 use crate::error::{Result, TestbedError};
+use crate::launch;
 use crate::os::netns::{self, ip, which, Netns};
-use crate::os::sys;
+use crate::os::process::{self, Proc};
+use crate::os::{meminfo, sys};
 use crate::traffic::frame::{self, BenchFrame};
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Sender-side interface (namespace `-s`).
 pub const S_IF: &str = "s0";
@@ -181,30 +181,16 @@ impl Options {
     pub fn discover(fwd_core: usize, work_dir: PathBuf) -> Options {
         Options {
             fwd_core,
-            canopy_switch: find_canopy_switch(),
+            canopy_switch: launch::find_program(launch::SWITCH),
             canopy_tpacket: "v2".into(),
             canopy_backend: "afpacket".into(),
             canopy_spins: canopy_dataplane::engine::DEFAULT_SPINS,
             testpmd: which("dpdk-testpmd"),
-            bmv2: which("simple_switch"),
+            bmv2: which(launch::SIMPLE_SWITCH),
             bmv2_json: None,
             work_dir,
         }
     }
-}
-
-/// `canopy-switch` in the executable's directory, its parent (test binaries live in
-/// `target/*/deps`), or on PATH.
-pub fn find_canopy_switch() -> Option<PathBuf> {
-    if let Ok(exe) = std::env::current_exe() {
-        for dir in exe.ancestors().skip(1).take(2) {
-            let p = dir.join("canopy-switch");
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    which("canopy-switch")
 }
 
 /// Why `kind` cannot run here, if it cannot.
@@ -223,83 +209,6 @@ pub fn unavailable(kind: Kind, o: &Options) -> Option<String> {
             (Some(_), None) => Some("no P4 program given (--bmv2-json)".into()),
             _ => None,
         },
-    }
-}
-
-/// A child process in its own process group; stopped (SIGTERM to the group, SIGKILL
-/// after 3 s) on drop.
-#[derive(Debug)]
-pub struct Proc {
-    name: String,
-    child: Child,
-    // kept open: testpmd exits when its stdin reaches end of file
-    _stdin: Option<ChildStdin>,
-}
-
-impl Proc {
-    /// Spawn `cmd` in a new process group, stdout and stderr to `log`.
-    pub fn spawn(name: &str, mut cmd: Command, log: &Path, keep_stdin: bool) -> Result<Proc> {
-        let out = std::fs::File::create(log)
-            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
-        let err = out
-            .try_clone()
-            .map_err(|e| TestbedError::io("dup log", e))?;
-        cmd.stdout(out).stderr(err).process_group(0);
-        cmd.stdin(if keep_stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| TestbedError::io(format!("spawn {name}"), e))?;
-        let stdin = child.stdin.take();
-        Ok(Proc {
-            name: name.into(),
-            child,
-            _stdin: stdin,
-        })
-    }
-
-    /// Process id (also the process group id). `ip netns exec` and `taskset` exec
-    /// their command, so this is the forwarder itself.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Whether it has exited (and how).
-    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
-    }
-
-    /// Send `sig` to the group and wait up to `grace` for the process to exit, then
-    /// SIGKILL. Returns whether it exited by itself.
-    pub fn stop(&mut self, sig: i32, grace: Duration) -> bool {
-        if self.exited().is_some() {
-            return true;
-        }
-        sys::signal_group(self.pid(), sig);
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if self.exited().is_some() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        sys::signal_group(self.pid(), sys::SIGKILL);
-        let _ = self.child.wait();
-        false
-    }
-
-    /// Name given at spawn.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.stop(sys::SIGTERM, Duration::from_secs(3));
     }
 }
 
@@ -346,12 +255,10 @@ impl Drop for Running {
     }
 }
 
-/// The last lines of a log file, for error messages.
-pub fn log_tail(p: Option<&Path>) -> String {
-    let Some(p) = p else { return String::new() };
-    let s = std::fs::read_to_string(p).unwrap_or_default();
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(8)..].join(" | ")
+/// The last lines of a forwarder's log (none without a log), for error messages.
+pub fn log_tail(log: Option<&Path>) -> String {
+    log.map(|l| process::log_tail(l, 8).join(" | "))
+        .unwrap_or_default()
 }
 
 /// Start `kind` on `w`. The caller checks [`unavailable`] first.
@@ -363,7 +270,6 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         bridge_ns: None,
         log: None,
     };
-    let core = o.fwd_core.to_string();
     match kind {
         Kind::Direct => {}
         Kind::Bridge => {
@@ -398,11 +304,10 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         }
         Kind::Testpmd => {
             let bin = o.testpmd.as_ref().ok_or_else(|| missing("dpdk-testpmd"))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
+            let mut cmd = netns::exec(&f, Some(o.fwd_core));
+            cmd.arg(bin);
             // main lcore (blocked reading stdin) and the forwarding lcore share one CPU
-            cmd.arg(format!("--lcores=0@{core},1@{core}"));
+            cmd.arg(format!("--lcores=0@{c},1@{c}", c = o.fwd_core));
             cmd.args(["--no-pci", "--file-prefix"]);
             cmd.arg(format!("cvb{}", std::process::id()));
             // --in-memory needs huge pages; without them --no-huge (which implies
@@ -433,13 +338,7 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
             std::fs::File::create(&cfg)
                 .and_then(|mut fh| fh.write_all(text.as_bytes()))
                 .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
-            cmd.arg("run")
-                .arg("--config")
-                .arg(&cfg)
-                .args(["--log", "warn"]);
+            let cmd = launch::switch_command(bin, &f, &cfg, Some(o.fwd_core), Some("warn"));
             let log = o.work_dir.join(format!("{name}.log"));
             r.proc_ = Some(Proc::spawn(name, cmd, &log, false)?);
             r.log = Some(log);
@@ -447,11 +346,10 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         Kind::Bmv2 => {
             let bin = o.bmv2.as_ref().ok_or_else(|| missing("simple_switch"))?;
             let json = o.bmv2_json.as_ref().ok_or_else(|| missing("--bmv2-json"))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
-            cmd.args(["-i", &format!("0@{F_IN}"), "-i", &format!("1@{F_OUT}")]);
-            cmd.arg(json);
+            let ifnames = [F_IN.to_string(), F_OUT.to_string()];
+            let ipc = o.work_dir.join("bmv2.notifications.ipc");
+            let cmd =
+                launch::simple_switch_command(bin, &f, &ifnames, json, &ipc, Some(o.fwd_core));
             let log = o.work_dir.join("bmv2.log");
             r.proc_ = Some(Proc::spawn("bmv2", cmd, &log, false)?);
             r.log = Some(log);
@@ -469,14 +367,7 @@ fn missing(tool: &str) -> TestbedError {
 
 /// Whether the machine has free huge pages (else testpmd runs with `--no-huge`).
 fn hugepages_free() -> bool {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("HugePages_Free:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .is_some_and(|n| n >= 256)
+    meminfo::free_hugepages() >= 256
 }
 
 /// The `canopy-switch` config (the contract of `SWITCHCFG.md`): edge switch `edge-p0-e0` of

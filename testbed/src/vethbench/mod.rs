@@ -24,6 +24,7 @@ use crate::error::{Result, TestbedError};
 use crate::os::cpu::{self, SysCpu};
 use crate::os::netns::{link_stats, LinkStats};
 use crate::traffic::frame::BenchFrame;
+use crate::traffic::port;
 use crate::traffic::sender::{self, LatencyStats, Pace};
 use crate::traffic::trafgen;
 use forwarder::{Kind, Options, Wiring};
@@ -310,8 +311,8 @@ fn run_one(
     }
     // 3. latency
     if cfg.latency_pps > 0 && cfg.latency_count > 0 {
-        let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
-        let mut rx = sender::open_port(&path.rx.0, path.rx.1)?;
+        let mut tx = port::open(&path.tx.0, path.tx.1)?;
+        let mut rx = port::open(&path.rx.0, path.rx.1)?;
         let (pps, count, warm, core) = (
             cfg.latency_pps as f64,
             cfg.latency_count,
@@ -355,7 +356,7 @@ fn wait_forwarding(
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<()> {
-    let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = port::open(&path.tx.0, path.tx.1)?;
     let base = link_stats(&path.rx.0, path.rx.1)?;
     let t0 = Instant::now();
     loop {
@@ -436,7 +437,7 @@ fn max_rate(
             ("trafgen", e)
         }
         None => {
-            let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
+            let mut tx = port::open(&path.tx.0, path.tx.1)?;
             let (core, t, bytes) = (cfg.gen_core, cfg.max_rate_time, &frame.bytes);
             let st = std::thread::scope(|s| {
                 s.spawn(|| {
@@ -485,7 +486,7 @@ fn fixed_rate(
     pid: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<Fixed> {
-    let mut tx = sender::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = port::open(&path.tx.0, path.tx.1)?;
     let rx0 = link_stats(&path.rx.0, path.rx.1)?;
     let p0 = pid.map(cpu::process_ns).transpose()?;
     let s0 = SysCpu::read()?;
