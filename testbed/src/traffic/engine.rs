@@ -4,6 +4,7 @@
 //! Also the reflector (round trips across machines), pcap replay and a listen-only
 //! receiver for tests that inject frames themselves.
 
+use super::frame::{self, HostFrame};
 use super::pattern::Dests;
 use super::pcap::{PcapFrame, PcapWriter};
 use super::port::{self, Wait};
@@ -14,11 +15,10 @@ use super::spec::TrafficSpec;
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
 use crate::run::results::{SearchResult, Timeline, Trial};
-use crate::traffic::frame::HostFrame;
 use crate::traffic::hosts::FabricHosts;
 use canopy_control::topology::Topology;
 use canopy_dataplane::port::afpacket::AfPacketPort;
-use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::wire::Kind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -32,25 +32,14 @@ pub fn topology_of(hosts: &FabricHosts) -> Result<(Topology, Kind)> {
     Ok((topo, kind))
 }
 
-/// Offset of the measurement block in a Canopy frame, if it has one.
-pub fn meas_offset(frame: &[u8]) -> Option<usize> {
-    if frame.get(12..14)? != wire::ETHERTYPE_CANOPY.to_be_bytes() {
-        return None;
-    }
-    let h = wire::Header::new_checked(frame.get(wire::ETH_HEADER_LEN..)?).ok()?;
-    h.meas()?;
-    Some(wire::ETH_HEADER_LEN + h.header_len() - wire::MEAS_LEN)
-}
-
 /// Default frames per host per sender slot at `pps`: one frame per slot up to 20 k
 /// slots per second, then bursts (at most 32) so the slot rate stays near 20 k/s.
 pub fn auto_burst(pps: f64) -> usize {
     ((pps / 20_000.0).round() as usize).clamp(1, 32)
 }
 
-/// A frame to replay: its bytes and, when it is one of ours, the offset of its
-/// measurement block and its flow.
-type ReplayFrame = (Vec<u8>, Option<(usize, usize)>);
+/// A frame to replay: its bytes and, when it is one of ours, its flow.
+type ReplayFrame = (Vec<u8>, Option<usize>);
 
 /// What the sender did in one phase.
 #[derive(Debug, Clone, Copy, Default)]
@@ -559,16 +548,13 @@ impl Generator {
             .enumerate()
             .map(|(i, m)| (m, i))
             .collect();
-        // (bytes, measurement offset and flow when the frame is one of ours)
+        // (bytes, and the flow when the frame is one of ours)
         let mut out: Vec<ReplayFrame> = frames
             .iter()
             .map(|f| {
-                let m = meas_offset(&f.data).and_then(|at| {
-                    let d = macs.get(&f.data[0..6])?;
-                    let s = macs.get(&f.data[6..12])?;
-                    Some((at, s * n + d))
-                });
-                (f.data.clone(), m)
+                let flow = HostFrame::parse(&f.data)
+                    .and_then(|t| Some(macs.get(&t.src_mac)? * n + macs.get(&t.dst_mac)?));
+                (f.data.clone(), flow)
             })
             .collect();
         let mut acc = RxAccount::new(&self.macs(), run_id, run_id, 1, self.remote.clone())?;
@@ -595,14 +581,12 @@ impl Generator {
                     None => Duration::from_nanos(frames[k].ts_ns.saturating_sub(base)),
                 };
                 port::wait_until(t0 + due, Wait::GENERATOR);
-                if let Some((at, flow)) = *m {
-                    let s = (u64::from(run_id) << crate::traffic::frame::SEQ_BITS) | seq[flow];
-                    bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
-                    bytes[at + 8..at + 16].copy_from_slice(&sys::monotonic_ns().to_be_bytes());
+                if let Some(flow) = *m {
+                    frame::stamp(bytes, run_id, seq[flow], sys::monotonic_ns());
                 }
                 if port::queue(port, bytes, &stop) {
                     match m {
-                        Some((_, flow)) => seq[*flow] += 1,
+                        Some(flow) => seq[*flow] += 1,
                         None => unmeasured += 1,
                     }
                 }
@@ -689,8 +673,7 @@ impl Reflector {
     /// Reflect until `stop` (busy poll).
     pub fn run(&mut self, stop: &AtomicBool) -> Result<ReflectStats> {
         let mut st = ReflectStats::default();
-        let mut pending: Vec<(usize, usize, crate::traffic::frame::Tagged)> =
-            Vec::with_capacity(64);
+        let mut pending: Vec<(usize, usize, frame::Tagged)> = Vec::with_capacity(64);
         let my_mac = self.hosts.hosts[self.me].mac;
         while !stop.load(Ordering::Relaxed) {
             pending.clear();

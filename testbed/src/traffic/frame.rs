@@ -1,121 +1,43 @@
-//! The frames the bench sends: a real sliced-flit frame from host h0 to host h1 through
-//! the k=4 fat-tree edge switch `edge-p0-e0`, and the measurement stamp in its payload.
+//! The one frame the testbed sends: a host-to-host Canopy frame whose header carries the
+//! wire format's measurement block (`docs/wire-format.md`: sequence number and transmit
+//! timestamp, behind the prefix's MEAS flag). The fabric generator, `canopy-testbed
+//! check`, the reflector, pcap replay and the vethbench all send it; it is encoded and
+//! parsed only through [`canopy_dataplane::wire`] ([`wire::PrefixRepr`] to build,
+//! [`wire::Header::set_meas`] and [`wire::Header::meas`] to stamp and read,
+//! [`wire::canopy_offset`] and [`wire::EthernetFrame`] for the Ethernet part).
+//!
+//! The testbed's one convention on top of the wire format: the top 16 bits of the
+//! sequence field carry a run id ([`SEQ_BITS`]), so a receiver tells this run's frames
+//! from an earlier run's (or a warm-up's).
 
 use crate::error::{Result, TestbedError};
 use canopy_control::kinds;
-use canopy_dataplane::wire::{self, Kind};
-
-/// Topology of the canopy forwarder.
-pub const TOPOLOGY: &str = "fat-tree:k=4";
-/// The switch the canopy forwarder runs: the first edge switch (pod 0, edge 0; "e0_0"
-/// in the issue), with hosts h0 and h1 on ports 0 and 1 and up ports 2 and 3.
-pub const SWITCH: &str = "edge-p0-e0";
-/// First payload word of every bench frame ("CVB1").
-pub const MAGIC: u32 = 0x4356_4231;
-/// Bytes of the stamp: magic (4), sequence (4), CLOCK_MONOTONIC ns (8).
-pub const STAMP_LEN: usize = 16;
-
-/// The bench frame and where the edge switch's ports lead.
-#[derive(Debug, Clone)]
-pub struct BenchFrame {
-    /// Complete Ethernet frame (no FCS).
-    pub bytes: Vec<u8>,
-    /// Offset of the stamp (right after the Canopy header).
-    pub stamp_offset: usize,
-    /// Number of ports of the switch.
-    pub ports: usize,
-    /// Port of the switch that leads to the source host.
-    pub src_port: usize,
-    /// Port of the switch that leads to the destination host.
-    pub dst_port: usize,
-    /// Source and destination host indices.
-    pub hosts: (u32, u32),
-}
-
-impl BenchFrame {
-    /// Build the frame, `len` bytes long (at least header + stamp; 60 = a 64-byte
-    /// frame on the wire with its FCS).
-    pub fn new(len: usize) -> Result<BenchFrame> {
-        let topo =
-            canopy_control::build_str(TOPOLOGY).map_err(|e| TestbedError::Frame(e.to_string()))?;
-        let sw = topo
-            .switches
-            .iter()
-            .find(|s| s.name == SWITCH)
-            .ok_or_else(|| TestbedError::Frame(format!("{TOPOLOGY} has no switch {SWITCH}")))?;
-        let hosts = sw.host_ports();
-        let [(src_port, h0), (dst_port, h1), ..] = hosts[..] else {
-            return Err(TestbedError::Frame(format!(
-                "{SWITCH} has fewer than two host ports"
-            )));
-        };
-        let hd = kinds::header(&topo, Kind::Sliced, h0, h1)
-            .map_err(|e| TestbedError::Frame(e.to_string()))?;
-        let mac = |h| canopy_control::oracle::host_mac(&topo, h);
-        let mut bytes = wire::ethernet_frame(mac(h1), mac(h0), &hd, &[0; STAMP_LEN]);
-        let stamp_offset = wire::ETH_HEADER_LEN + hd.len();
-        if len < stamp_offset + STAMP_LEN {
-            return Err(TestbedError::Frame(format!(
-                "frame length {len} is shorter than Ethernet + Canopy header + stamp ({})",
-                stamp_offset + STAMP_LEN
-            )));
-        }
-        bytes.resize(len.max(bytes.len()), 0);
-        bytes.truncate(len);
-        let mut f = BenchFrame {
-            bytes,
-            stamp_offset,
-            ports: sw.ports.len(),
-            src_port,
-            dst_port,
-            hosts: (h0, h1),
-        };
-        f.stamp(0, 0);
-        Ok(f)
-    }
-
-    /// Write magic, `seq` and `ts_ns` into the payload.
-    pub fn stamp(&mut self, seq: u32, ts_ns: u64) {
-        write_stamp(&mut self.bytes[self.stamp_offset..], seq, ts_ns);
-    }
-
-    /// `(seq, ts_ns)` of a received frame that carries a bench stamp at the same offset.
-    pub fn read_stamp(&self, frame: &[u8]) -> Option<(u32, u64)> {
-        read_stamp(frame.get(self.stamp_offset..)?)
-    }
-}
-
-fn write_stamp(p: &mut [u8], seq: u32, ts: u64) {
-    p[..4].copy_from_slice(&MAGIC.to_be_bytes());
-    p[4..8].copy_from_slice(&seq.to_be_bytes());
-    p[8..16].copy_from_slice(&ts.to_be_bytes());
-}
-
-fn read_stamp(p: &[u8]) -> Option<(u32, u64)> {
-    if p.len() < STAMP_LEN || u32::from_be_bytes(p[..4].try_into().ok()?) != MAGIC {
-        return None;
-    }
-    Some((
-        u32::from_be_bytes(p[4..8].try_into().ok()?),
-        u64::from_be_bytes(p[8..16].try_into().ok()?),
-    ))
-}
+use canopy_dataplane::wire::{self, Kind, Measurement};
 
 /// Bits of the measurement block's sequence field that carry the sequence number; the
 /// 16 bits above them carry the run id, so a receiver ignores frames of an earlier run.
 pub const SEQ_BITS: u32 = 48;
 
+/// Longest frame the generator builds (without FCS).
+pub const MAX_LEN: usize = 9000;
+
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+
+/// The measurement block's sequence field for `seq` (low 48 bits) of run `run_id`.
+fn tagged_seq(run_id: u16, seq: u64) -> u64 {
+    (u64::from(run_id) << SEQ_BITS) | (seq & SEQ_MASK)
+}
+
 /// A frame from fabric host `src` to host `dst`, built with the shared header builder
 /// (`canopy_control::kinds::header`, the one `canopyctl header` prints) plus a
-/// measurement block: `run_id << 48 | seq` and the transmit timestamp. Source and
-/// destination are the host MACs (`canopy_control::oracle::host_mac`), so nothing has to
-/// fit in the payload and a 64-byte frame carries every kind's header.
+/// measurement block. Source and destination are the host MACs
+/// (`canopy_control::oracle::host_mac`), so nothing has to fit in the payload and a
+/// 64-byte frame carries every kind's header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostFrame {
-    /// Complete Ethernet frame (no FCS).
+    /// Complete Ethernet frame (no FCS), the Canopy header right after the Ethernet
+    /// header.
     pub bytes: Vec<u8>,
-    /// Offset of the measurement block (sequence at +0, timestamp at +8, big-endian).
-    pub meas_offset: usize,
     /// Run id written into the top 16 bits of every sequence field.
     pub run_id: u16,
 }
@@ -137,7 +59,8 @@ pub struct Tagged {
 
 impl HostFrame {
     /// Build the frame, `len` bytes long without FCS (60 = 64 on the wire). Fails when
-    /// `len` is shorter than Ethernet + Canopy header, or longer than 9000.
+    /// `len` is shorter than Ethernet + Canopy header (or the Ethernet minimum), or
+    /// longer than [`MAX_LEN`].
     pub fn new(
         topo: &canopy_control::topology::Topology,
         kind: Kind,
@@ -150,12 +73,15 @@ impl HostFrame {
         let plain = kinds::header(topo, kind, src, dst).map_err(|e| frame_err(e.to_string()))?;
         let h = wire::Header::new_checked(&plain[..]).map_err(|e| frame_err(e.to_string()))?;
         let mut p = wire::PrefixRepr::parse(&h);
-        p.meas = Some(wire::Measurement::default());
+        p.meas = Some(Measurement {
+            seq: tagged_seq(run_id, 0),
+            timestamp_ns: 0,
+        });
         let hl = p.header_len(h.body().len());
         let min = wire::ETH_HEADER_LEN + hl;
-        if len < min.max(wire::ETH_MIN_FRAME) || len > 9000 {
+        if len < min.max(wire::ETH_MIN_FRAME) || len > MAX_LEN {
             return Err(frame_err(format!(
-                "frame length {len} is outside {}..=9000 (Ethernet {} + Canopy header {hl} with measurement block, Ethernet minimum {})",
+                "frame length {len} is outside {}..={MAX_LEN} (Ethernet {} + Canopy header {hl} with measurement block, Ethernet minimum {})",
                 min.max(wire::ETH_MIN_FRAME),
                 wire::ETH_HEADER_LEN,
                 wire::ETH_MIN_FRAME
@@ -166,22 +92,19 @@ impl HostFrame {
         let mac = |x| canopy_control::oracle::host_mac(topo, x);
         let mut bytes = wire::ethernet_frame(mac(dst), mac(src), &hdr, &[]);
         bytes.resize(len, 0);
-        let mut f = HostFrame {
-            bytes,
-            meas_offset: min - wire::MEAS_LEN,
-            run_id,
-        };
-        f.set_meas(0, 0);
-        Ok(f)
+        Ok(HostFrame { bytes, run_id })
     }
 
     /// Write sequence number (low 48 bits; the run id goes above) and timestamp into
-    /// the measurement block (no allocation).
+    /// the measurement block (no allocation, no check: the frame was built with one).
+    #[inline]
     pub fn set_meas(&mut self, seq: u64, ts_ns: u64) {
-        let at = self.meas_offset;
-        let s = (u64::from(self.run_id) << SEQ_BITS) | (seq & ((1 << SEQ_BITS) - 1));
-        self.bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
-        self.bytes[at + 8..at + 16].copy_from_slice(&ts_ns.to_be_bytes());
+        wire::Header::new_unchecked(&mut self.bytes[wire::ETH_HEADER_LEN..]).set_meas(
+            Measurement {
+                seq: tagged_seq(self.run_id, seq),
+                timestamp_ns: ts_ns,
+            },
+        );
     }
 
     /// Read a received frame: Canopy EtherType and a valid prefix with a measurement
@@ -189,48 +112,56 @@ impl HostFrame {
     /// the way, never the header length, so this works on the frame as the destination
     /// sees it.
     pub fn parse(frame: &[u8]) -> Option<Tagged> {
-        if frame.get(12..14)? != wire::ETHERTYPE_CANOPY.to_be_bytes() {
-            return None;
-        }
-        let h = wire::Header::new_checked(frame.get(wire::ETH_HEADER_LEN..)?).ok()?;
-        let m = h.meas()?;
-        let mac = |at: usize| -> [u8; 6] { frame[at..at + 6].try_into().unwrap_or_default() };
+        let eth = wire::EthernetFrame::new_checked(frame).ok()?;
+        let at = wire::canopy_offset(frame).ok()?;
+        let m = wire::Header::new_checked(&frame[at..]).ok()?.meas()?;
         Some(Tagged {
-            dst_mac: mac(0),
-            src_mac: mac(6),
+            dst_mac: eth.dst(),
+            src_mac: eth.src(),
             run_id: (m.seq >> SEQ_BITS) as u16,
-            seq: m.seq & ((1 << SEQ_BITS) - 1),
+            seq: m.seq & SEQ_MASK,
             ts_ns: m.timestamp_ns,
         })
     }
+}
+
+/// Whether `frame` is a Canopy frame with a measurement block (one [`stamp`] can write).
+pub fn has_meas(frame: &[u8]) -> bool {
+    wire::canopy_offset(frame)
+        .ok()
+        .and_then(|at| wire::Header::new_checked(&frame[at..]).ok())
+        .is_some_and(|h| h.has_meas())
+}
+
+/// Write run id, sequence number and timestamp into the measurement block of any
+/// Canopy frame that has one (a frame read from a pcap file); false, and nothing
+/// written, when it has none.
+pub fn stamp(frame: &mut [u8], run_id: u16, seq: u64, ts_ns: u64) -> bool {
+    let Ok(at) = wire::canopy_offset(frame) else {
+        return false;
+    };
+    let Ok(mut h) = wire::Header::new_checked(&mut frame[at..]) else {
+        return false;
+    };
+    if !h.has_meas() {
+        return false;
+    }
+    h.set_meas(Measurement {
+        seq: tagged_seq(run_id, seq),
+        timestamp_ns: ts_ns,
+    });
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn frame_is_a_real_sliced_frame_through_e0_0() {
-        let mut f = BenchFrame::new(60).unwrap();
-        assert_eq!(f.bytes.len(), 60);
-        assert_eq!(f.ports, 4);
-        assert_ne!(f.src_port, f.dst_port);
-        assert_eq!(&f.bytes[12..14], &wire::ETHERTYPE_CANOPY.to_be_bytes());
-        // the switch's own decision sends it from the source port to the destination port
-        let topo = canopy_control::build_str(TOPOLOGY).unwrap();
-        let idx = topo.switches.iter().position(|s| s.name == SWITCH).unwrap();
-        let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
-        let mut b = f.bytes.clone();
-        let v = canopy_dataplane::decide(&tables[idx], f.src_port as u16, &mut b);
-        assert_eq!(
-            v,
-            canopy_dataplane::Verdict::Port(f.dst_port as u16),
-            "{v:?}"
-        );
-        f.stamp(7, 123_456);
-        assert_eq!(f.read_stamp(&f.bytes), Some((7, 123_456)));
-        assert_eq!(f.read_stamp(&f.bytes[..f.stamp_offset + 3]), None);
-        assert!(BenchFrame::new(20).is_err());
+    /// Length of the Canopy header (with its measurement block) of `f`.
+    fn header_len(f: &HostFrame) -> usize {
+        wire::Header::new_checked(&f.bytes[wire::ETH_HEADER_LEN..])
+            .unwrap()
+            .header_len()
     }
 
     #[test]
@@ -246,17 +177,49 @@ mod tests {
             let mac = |h| canopy_control::oracle::host_mac(&topo, h);
             assert_eq!((t.run_id, t.src_mac, t.dst_mac), (0xabcd, mac(0), mac(13)));
             assert_eq!((t.seq, t.ts_ns), (42, 1_000_000_007));
+            // the block as the wire format reads it
+            let m = wire::Header::new_checked(&f.bytes[wire::ETH_HEADER_LEN..])
+                .unwrap()
+                .meas()
+                .unwrap();
+            assert_eq!(m.seq, 0xabcd << SEQ_BITS | 42);
+            assert_eq!(m.timestamp_ns, 1_000_000_007);
             // the header (with its measurement block) still routes to host 13
-            let hdr = &f.bytes[wire::ETH_HEADER_LEN..f.meas_offset + wire::MEAS_LEN];
+            let end = wire::ETH_HEADER_LEN + header_len(&f);
+            let hdr = &f.bytes[wire::ETH_HEADER_LEN..end];
             let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(7);
             let w = o.walk_header(0, 13, hdr, &mut rng);
             assert_eq!(w.delivered_to(), Some(13), "{kind}: {w:?}");
-            assert!(HostFrame::parse(&f.bytes[..f.meas_offset + 3]).is_none());
+            assert!(HostFrame::parse(&f.bytes[..end - 13]).is_none());
         }
         let topo = canopy_control::build_str(spec).unwrap();
         assert!(HostFrame::new(&topo, Kind::Sliced, 0, 1, 30, 1).is_err());
         assert!(HostFrame::new(&topo, Kind::Sliced, 0, 1, 9001, 1).is_err());
         let f = HostFrame::new(&topo, Kind::Sliced, 0, 1, 1500, 1).unwrap();
         assert_eq!(f.bytes.len(), 1500);
+    }
+
+    #[test]
+    fn any_frame_with_a_block_can_be_restamped_and_others_are_left_alone() {
+        let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
+        let mut f = HostFrame::new(&topo, Kind::Sliced, 2, 5, 64, 3).unwrap();
+        f.set_meas(9, 9);
+        assert!(has_meas(&f.bytes));
+        assert!(stamp(&mut f.bytes, 0x77, 1 << SEQ_BITS | 5, 1234));
+        let t = HostFrame::parse(&f.bytes).unwrap();
+        assert_eq!((t.run_id, t.seq, t.ts_ns), (0x77, 5, 1234));
+        // not Canopy (IPv4), or Canopy without a block: untouched
+        let mut ip4 = f.bytes.clone();
+        ip4[wire::ETH_HEADER_LEN - 2..wire::ETH_HEADER_LEN]
+            .copy_from_slice(&0x0800u16.to_be_bytes());
+        let before = ip4.clone();
+        assert!(!has_meas(&ip4) && !stamp(&mut ip4, 1, 1, 1));
+        assert_eq!(ip4, before);
+        assert!(HostFrame::parse(&ip4).is_none());
+        let plain = kinds::header(&topo, Kind::Sliced, 2, 5).unwrap();
+        let mut no_block = wire::ethernet_frame([2; 6], [4; 6], &plain, &[]);
+        let before = no_block.clone();
+        assert!(!has_meas(&no_block) && !stamp(&mut no_block, 1, 1, 1));
+        assert_eq!(no_block, before);
     }
 }

@@ -7,7 +7,7 @@ use super::port::{self, Wait};
 use super::rx::{latency_histogram, latency_summary};
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
-use crate::traffic::frame::BenchFrame;
+use crate::traffic::frame::HostFrame;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -129,16 +129,17 @@ pub struct LatencyStats {
     pub mean_ns: f64,
 }
 
-/// Send `count` stamped frames at `pps` on `tx` and receive them on `rx`, on this one
+/// Send `count` copies of `frame` at `pps` on `tx` and receive them on `rx`, on this one
 /// thread (pinned by the caller), busy-polling `rx` between sends; the first `warmup`
-/// frames are sent but not recorded. Each frame carries a sequence number and the
-/// CLOCK_MONOTONIC time just before its `send`; the receive time is read when the
-/// frame is taken from the RX ring. Frames still missing 200 ms after the last send
+/// frames are sent but not recorded. Each copy's measurement block carries its sequence
+/// number and the CLOCK_MONOTONIC time just before its `send`; the receive time is read
+/// when the frame is taken from the RX ring. Only frames of `frame`'s run id count
+/// (give it one no other pass uses). Frames still missing 200 ms after the last send
 /// count as lost.
 pub fn latency(
     tx: &mut AfPacketPort,
     rx: &mut AfPacketPort,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     pps: f64,
     count: u64,
     warmup: u64,
@@ -160,7 +161,7 @@ pub fn latency(
         }
         let now = Instant::now();
         if seq < total && now >= next {
-            f.stamp(seq as u32, sys::monotonic_ns());
+            f.set_meas(seq, sys::monotonic_ns());
             if tx.tx_frame(&f.bytes).unwrap_or(false) {
                 let _ = tx.tx_flush();
                 seq += 1;
@@ -173,8 +174,9 @@ pub fn latency(
         }
         rx.rx_burst(32, |p| {
             let t = sys::monotonic_ns();
-            if let Some((s, ts)) = f.read_stamp(p) {
-                if u64::from(s) >= warmup && u64::from(s) < total && t >= ts {
+            if let Some(m) = HostFrame::parse(p).filter(|m| m.run_id == f.run_id) {
+                let (s, ts) = (m.seq, m.ts_ns);
+                if s >= warmup && s < total && t >= ts {
                     let _ = hist.record((t - ts).max(1));
                     received += 1;
                 }

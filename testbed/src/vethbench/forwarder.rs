@@ -15,7 +15,8 @@ use crate::launch;
 use crate::os::netns::{self, ip, which, Netns};
 use crate::os::process::{self, Proc};
 use crate::os::{meminfo, sys};
-use crate::traffic::frame::{self, BenchFrame};
+use crate::traffic::frame::HostFrame;
+use canopy_dataplane::wire::Kind as HeaderKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,6 +35,78 @@ pub const D_S: &str = "d0";
 pub const D_R: &str = "d1";
 /// Canopy's unused up ports (each a veth whose peer stays in the forwarder namespace).
 pub const UP: [(&str, &str); 2] = [("u2", "u2p"), ("u3", "u3p")];
+
+/// Topology of the canopy forwarder.
+pub const TOPOLOGY: &str = "fat-tree:k=4";
+/// The switch the canopy forwarder runs: the first edge switch (pod 0, edge 0), with
+/// hosts h0 and h1 on ports 0 and 1 and up ports 2 and 3.
+pub const SWITCH: &str = "edge-p0-e0";
+
+/// The edge switch the canopy forwarder runs, where its ports lead, and the frames the
+/// bench sends through it: the fabric generator's [`HostFrame`] (a real sliced-flit frame
+/// with a measurement block) from host h0 to host h1.
+#[derive(Debug)]
+pub struct EdgeSwitch {
+    topo: canopy_control::topology::Topology,
+    /// Number of ports of the switch.
+    pub ports: usize,
+    /// Port of the switch that leads to the source host.
+    pub src_port: usize,
+    /// Port of the switch that leads to the destination host.
+    pub dst_port: usize,
+    /// Source and destination host indices.
+    pub hosts: (u32, u32),
+}
+
+impl EdgeSwitch {
+    /// [`SWITCH`] of [`TOPOLOGY`] and its first two host ports.
+    pub fn new() -> Result<EdgeSwitch> {
+        let topo =
+            canopy_control::build_str(TOPOLOGY).map_err(|e| TestbedError::Frame(e.to_string()))?;
+        let sw = topo
+            .switches
+            .iter()
+            .find(|s| s.name == SWITCH)
+            .ok_or_else(|| TestbedError::Frame(format!("{TOPOLOGY} has no switch {SWITCH}")))?;
+        let [(src_port, h0), (dst_port, h1), ..] = sw.host_ports()[..] else {
+            return Err(TestbedError::Frame(format!(
+                "{SWITCH} has fewer than two host ports"
+            )));
+        };
+        let ports = sw.ports.len();
+        Ok(EdgeSwitch {
+            topo,
+            ports,
+            src_port,
+            dst_port,
+            hosts: (h0, h1),
+        })
+    }
+
+    /// The h0 → h1 frame, `len` bytes long (without FCS; 60 = a 64-byte frame on the
+    /// wire), its sequence numbers tagged with `run_id`.
+    pub fn frame(&self, len: usize, run_id: u16) -> Result<HostFrame> {
+        let (h0, h1) = self.hosts;
+        HostFrame::new(&self.topo, HeaderKind::Sliced, h0, h1, len, run_id)
+    }
+
+    /// The interface of each switch port, in port order: the source host's port on
+    /// [`F_IN`], the destination host's on [`F_OUT`], the others on the [`UP`] veths.
+    pub fn port_interfaces(&self) -> Vec<&'static str> {
+        let mut up = UP.iter().map(|x| x.0);
+        (0..self.ports)
+            .map(|p| {
+                if p == self.src_port {
+                    F_IN
+                } else if p == self.dst_port {
+                    F_OUT
+                } else {
+                    up.next().unwrap_or("u_missing")
+                }
+            })
+            .collect()
+    }
+}
 
 /// The forwarders the bench knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -262,7 +335,7 @@ pub fn log_tail(log: Option<&Path>) -> String {
 }
 
 /// Start `kind` on `w`. The caller checks [`unavailable`] first.
-pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<Running> {
+pub fn start(kind: Kind, w: &Wiring, o: &Options, sw: &EdgeSwitch) -> Result<Running> {
     let f = w.forwarder().to_string();
     let mut r = Running {
         kind,
@@ -334,7 +407,7 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
             let name = kind.name();
             let cfg = o.work_dir.join(format!("{name}.toml"));
             let sock = o.work_dir.join(format!("{name}.sock"));
-            let text = canopy_config(frame, kind == Kind::CanopyBusy, o, &sock);
+            let text = canopy_config(sw, kind == Kind::CanopyBusy, o, &sock);
             std::fs::File::create(&cfg)
                 .and_then(|mut fh| fh.write_all(text.as_bytes()))
                 .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
@@ -373,7 +446,7 @@ fn hugepages_free() -> bool {
 /// The `canopy-switch` config (the contract of `SWITCHCFG.md`): edge switch `edge-p0-e0` of
 /// the k=4 fat tree with sliced tables, the source host's port on `fa`, the
 /// destination host's on `fb`, the two other ports on the unused veths.
-pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -> String {
+pub fn canopy_config(sw: &EdgeSwitch, busy: bool, o: &Options, sock: &Path) -> String {
     // the parser is strict: spins/max_sleep_us only in adaptive mode, pin_cores only in busy
     let mode = if busy {
         format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
@@ -394,24 +467,11 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
          drain_us = 100\npool = 8192\n\n\
          [tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n\
          [management]\nsocket = \"{}\"\n",
-        frame::TOPOLOGY,
-        frame::SWITCH,
+        TOPOLOGY,
+        SWITCH,
         sock.display()
     );
-    let devs: Vec<&str> = {
-        let mut up = UP.iter().map(|x| x.0);
-        (0..frame.ports)
-            .map(|p| {
-                if p == frame.src_port {
-                    F_IN
-                } else if p == frame.dst_port {
-                    F_OUT
-                } else {
-                    up.next().unwrap_or("u_missing")
-                }
-            })
-            .collect()
-    };
+    let devs = sw.port_interfaces();
     if o.canopy_backend == "dpdk" {
         // DPDK's af_packet PMD on each veth (framecnt=8192: with its default ring it
         // loses frames silently under load); without huge pages, plain memory
@@ -425,15 +485,7 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
         let quoted: Vec<String> = eal.iter().map(|a| format!("\"{a}\"")).collect();
         s.push_str(&format!("\n[dpdk]\neal_args = [{}]\n", quoted.join(", ")));
     }
-    let mut up = UP.iter().map(|x| x.0);
-    for p in 0..frame.ports {
-        let dev = if p == frame.src_port {
-            F_IN
-        } else if p == frame.dst_port {
-            F_OUT
-        } else {
-            up.next().unwrap_or("u_missing")
-        };
+    for (p, dev) in devs.iter().enumerate() {
         s.push_str(&match o.canopy_backend.as_str() {
             "afxdp" => format!("\n[[port]]\nbackend = \"afxdp\"\ninterface = \"{dev}\"\n"),
             "afxdp-skb" => {
@@ -463,8 +515,36 @@ mod tests {
     }
 
     #[test]
+    fn the_frame_is_a_real_sliced_frame_through_e0_0() {
+        let sw = EdgeSwitch::new().unwrap();
+        assert_eq!(sw.ports, 4);
+        assert_ne!(sw.src_port, sw.dst_port);
+        let f = sw.frame(60, 0).unwrap();
+        assert_eq!(f.bytes.len(), 60);
+        let t = HostFrame::parse(&f.bytes).expect("a Canopy frame with a measurement block");
+        let mac = |h| canopy_control::oracle::host_mac(&sw.topo, h);
+        assert_eq!((t.src_mac, t.dst_mac), (mac(sw.hosts.0), mac(sw.hosts.1)));
+        // the switch's own decision sends it from the source port to the destination port
+        let idx = sw
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == SWITCH)
+            .unwrap();
+        let tables = canopy_control::kinds::tables(&sw.topo, HeaderKind::Sliced).unwrap();
+        let mut b = f.bytes.clone();
+        let v = canopy_dataplane::decide(&tables[idx], sw.src_port as u16, &mut b);
+        assert_eq!(
+            v,
+            canopy_dataplane::Verdict::Port(sw.dst_port as u16),
+            "{v:?}"
+        );
+        assert!(sw.frame(20, 0).is_err());
+    }
+
+    #[test]
     fn canopy_config_puts_the_hosts_on_fa_and_fb() {
-        let f = BenchFrame::new(60).unwrap();
+        let f = EdgeSwitch::new().unwrap();
         let o = Options::discover(0, std::env::temp_dir());
         let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
         let ports: Vec<&str> = text

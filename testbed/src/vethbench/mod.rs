@@ -10,7 +10,6 @@
 //! 3. **Latency.** One thread on the generator core sends a stamped frame every
 //!    1/rate s and busy-polls a TPACKET_V2 ring on the receiver interface; one-way
 //!    latency into an HDR histogram.
-
 //!
 //! | module | what |
 //! |---|---|
@@ -23,11 +22,11 @@ pub mod report;
 use crate::error::{Result, TestbedError};
 use crate::os::cpu::{self, SysCpu};
 use crate::os::netns::{link_stats, LinkStats};
-use crate::traffic::frame::BenchFrame;
+use crate::traffic::frame::HostFrame;
 use crate::traffic::port;
 use crate::traffic::sender::{self, LatencyStats, Pace};
 use crate::traffic::trafgen;
-use forwarder::{Kind, Options, Wiring};
+use forwarder::{EdgeSwitch, Kind, Options, Wiring};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -189,7 +188,12 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
     if !crate::os::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }
-    let frame = BenchFrame::new(cfg.frame_len)?;
+    let sw = EdgeSwitch::new()?;
+    let frames = Frames {
+        sw: &sw,
+        pass: sw.frame(cfg.frame_len, PASS_RUN)?,
+        probe: sw.frame(cfg.frame_len, PROBE_RUN)?,
+    };
     std::fs::create_dir_all(&cfg.options.work_dir)
         .map_err(|e| TestbedError::io(format!("create {}", cfg.options.work_dir.display()), e))?;
     let load_before = cpu::loadavg();
@@ -221,7 +225,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
             results.push(r);
             continue;
         }
-        match run_one(cfg, &wiring, kind, &frame, stop, progress, &mut r) {
+        match run_one(cfg, &wiring, kind, &frames, stop, progress, &mut r) {
             Ok(()) => {}
             Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
             Err(e) => {
@@ -258,18 +262,33 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
     })
 }
 
+/// Run id of the frames of the start probe and the max-rate and fixed-rate passes.
+const PASS_RUN: u16 = 0;
+/// Run id of the latency probe's frames (so a late frame of another pass never counts).
+const PROBE_RUN: u16 = 1;
+
+/// The edge switch the canopy forwarder runs and the frames the bench sends through it.
+struct Frames<'a> {
+    sw: &'a EdgeSwitch,
+    /// The frame of the start probe and the rate passes (its stamp stays as built).
+    pass: HostFrame,
+    /// The latency probe's frame.
+    probe: HostFrame,
+}
+
 fn run_one(
     cfg: &Config,
     w: &Wiring,
     kind: Kind,
-    frame: &BenchFrame,
+    frames: &Frames,
     stop: &AtomicBool,
     progress: &dyn Fn(&str),
     r: &mut ForwarderResult,
 ) -> Result<()> {
     let name = kind.name();
     progress(&format!("{name}: starting"));
-    let mut fwd = forwarder::start(kind, w, &cfg.options, frame)?;
+    let mut fwd = forwarder::start(kind, w, &cfg.options, frames.sw)?;
+    let frame = &frames.pass;
     let path = w.path(kind);
     let t0 = Instant::now();
     wait_forwarding(&mut fwd, &path, frame, cfg.start_timeout, stop)?;
@@ -319,11 +338,11 @@ fn run_one(
             cfg.latency_warmup,
             cfg.gen_core,
         );
-        let frame2 = frame.clone();
+        let probe = &frames.probe;
         let l = std::thread::scope(|s| {
             s.spawn(|| {
                 sender::pin(core);
-                sender::latency(&mut tx, &mut rx, &frame2, pps, count, warm, stop)
+                sender::latency(&mut tx, &mut rx, probe, pps, count, warm, stop)
             })
             .join()
         })
@@ -352,7 +371,7 @@ fn run_one(
 fn wait_forwarding(
     fwd: &mut forwarder::Running,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<()> {
@@ -388,7 +407,7 @@ fn max_rate(
     cfg: &Config,
     w: &Wiring,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     stop: &AtomicBool,
 ) -> Result<MaxRate> {
     // trafgen pins its worker i to CPU i whatever the affinity it was started with, so
@@ -482,7 +501,7 @@ fn max_rate(
 fn fixed_rate(
     cfg: &Config,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     pid: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<Fixed> {
