@@ -9,8 +9,8 @@
 //! | [`launch`] | finding and starting `canopy-switch`, `canopyd` and bmv2's `simple_switch` |
 //! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check/drill`, the switches' management client |
 //! | [`traffic`] | the generator: frames, patterns, trials, NDR/PDR search, pcap, the vethbench's senders |
-//! | [`run`] | `canopy-testbed run`/`replay`: traffic on a running fabric, counters around it, the results |
-//! | [`report`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary, `compare` |
+//! | [`run`] | `canopy-testbed run`/`replay`: traffic on a running fabric, counters around it, per-link loads |
+//! | [`report`] | every report: the result types (one header), JSON, Markdown/HTML, SVG plots, summaries; run, compare, soak, vethbench |
 //! | [`soak`] | `canopy-testbed soak`: a long run at the PDR with end-to-end accounting, faults in rounds, recovery times |
 //! | [`vethbench`] | `canopy-vethbench`: the bench wiring, the forwarders, the three passes, its report |
 //! | [`prom`] | a throwaway Prometheus server for tests and its query client |

@@ -153,7 +153,7 @@ fn spec(pattern: Pattern, pps: f64, secs: f64) -> TrafficSpec {
     }
 }
 
-fn assert_clean(what: &str, t: &canopy_testbed::run::results::Trial, expect_sent: f64) {
+fn assert_clean(what: &str, t: &canopy_testbed::report::results::Trial, expect_sent: f64) {
     assert!(t.sent > 0, "{what}: nothing sent");
     assert!(
         (t.sent as f64 - expect_sent).abs() <= expect_sent * 0.05 + 2.0,

@@ -53,6 +53,7 @@ fn every_available_forwarder_forwards_and_is_counted() {
         options,
         prefix: prefix.clone(),
         start_timeout: Duration::from_secs(30),
+        command: "vethbench test".into(),
     };
     let stop = AtomicBool::new(false);
     let report = vethbench::run(&cfg, &stop, &|l| eprintln!("{l}")).expect("bench run");
@@ -93,7 +94,7 @@ fn every_available_forwarder_forwards_and_is_counted() {
             "{l:?}"
         );
     }
-    let md = canopy_testbed::vethbench::report::markdown(&report);
+    let md = canopy_testbed::report::vethbench::markdown(&report);
     assert!(md.contains("| bridge |"), "{md}");
     // the wiring is gone
     let left = canopy_testbed::os::netns::ip(&["netns", "list"]).unwrap();

@@ -501,7 +501,7 @@ fn run_traffic(
     let o = canopy_testbed::run::run(&opts, Some(stop))?;
     outln!(
         "{}",
-        canopy_testbed::report::summary(&o.results, Some(&o.written))
+        canopy_testbed::report::run::summary(&o.results, Some(&o.written))
     );
     Ok(o.correct())
 }
@@ -629,7 +629,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
                             if h.tables_loaded { "loaded" } else { "none" },
                             if ok { "ok" } else { "DEGRADED" },
                             h.ports.len(),
-                            canopy_testbed::run::results::backend_summary(
+                            canopy_testbed::report::results::backend_summary(
                                 h.ports.iter().map(|p| &p.backend)
                             ),
                             h.workers,
@@ -872,7 +872,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
                 command: command_line(),
             };
             let r = soak::soak(&opts, Some(interrupt_flag()?))?;
-            outln!("{}", soak::summary(&r));
+            outln!("{}", canopy_testbed::report::soak::summary(&r));
             outln!("report: {}", out.join("soak.json").display());
             if !r.passed() {
                 return Ok(std::process::ExitCode::FAILURE);
@@ -911,7 +911,7 @@ fn run_cmd(cli: Cli) -> Result<std::process::ExitCode> {
             let (o, other) = canopy_testbed::run::replay(&opts, Some(interrupt_flag()?))?;
             outln!(
                 "{}",
-                canopy_testbed::report::summary(&o.results, Some(&o.written))
+                canopy_testbed::report::run::summary(&o.results, Some(&o.written))
             );
             outln!("{other} frame(s) of the file were not generator frames: sent, not counted");
             if !o.correct() {
@@ -1015,7 +1015,7 @@ fn demo(
         let o = canopy_testbed::run::run(&opts, Some(stop.clone()))?;
         outln!(
             "{}",
-            canopy_testbed::report::summary(&o.results, Some(&o.written))
+            canopy_testbed::report::run::summary(&o.results, Some(&o.written))
         );
         Ok(o.correct())
     })();

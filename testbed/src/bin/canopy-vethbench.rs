@@ -177,6 +177,7 @@ fn main() -> anyhow::Result<()> {
         options,
         prefix,
         start_timeout: secs(a.start_timeout),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
     };
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -192,22 +193,20 @@ fn main() -> anyhow::Result<()> {
         }
         Err(e) => return Err(e.into()),
     };
-    let md = canopy_testbed::vethbench::report::markdown(&report);
-    let json = serde_json::to_string_pretty(&report)?;
     if let Some(dir) = &a.out {
         let owner = canopy_testbed::os::invoker::OutputOwner::before(dir);
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-        std::fs::write(dir.join("results.md"), &md)
-            .with_context(|| format!("write {}/results.md", dir.display()))?;
-        std::fs::write(dir.join("results.json"), &json)
-            .with_context(|| format!("write {}/results.json", dir.display()))?;
-        tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
+        let written = canopy_testbed::report::vethbench::write(&report, dir);
         owner.give_back();
+        written?;
+        tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
     }
     if a.json {
-        println!("{json}");
+        print!(
+            "{}",
+            canopy_testbed::report::to_json(&report, "vethbench results")?
+        );
     } else {
-        println!("{md}");
+        println!("{}", canopy_testbed::report::vethbench::markdown(&report));
     }
     Ok(())
 }

@@ -1,661 +1,83 @@
-//! The report of a `canopy-testbed run`: from a [`RunResults`] to files and a terminal
-//! summary (`docs/reports.md`).
+//! The testbed's reports (`docs/reports.md`): one family of result types
+//! ([`results`], every one starting with the same [`results::Header`]), written as JSON
+//! and through one document model as Markdown and HTML ([`doc`]), with one set of
+//! number formats ([`fmt`]).
 //!
-//! [`write`] puts into one directory:
-//!
-//! | file | what |
-//! |---|---|
-//! | `results.json` | the [`RunResults`] as pretty JSON, the schema as is |
-//! | `report.md` | what ran, the result, a table per trial, switch counters, links; plots linked |
-//! | `report.html` | the same, one self-contained page with the SVGs inlined |
-//! | `latency_cdf.svg` | one-way latency CDF, log µs, p50/p99/p99.9 marked ([`plots::latency_cdf`]) |
-//! | `throughput.svg` | received and sent vs offered, ideal line, loss labels, NDR/PDR ([`plots::throughput`]) |
-//! | `links.svg` | per-link load by tier, both directions ([`plots::links`]) |
-//!
-//! A plot with nothing to show is not written, and the report says why. [`summary`] is
-//! the one-screen text for the terminal (at most [`SUMMARY_LINES`] lines of at most
-//! [`SUMMARY_COLS`] characters).
-//!
-//! Plots are SVG only: a PNG needs a rasteriser with a font (see `docs/DESIGN.md`).
+//! | module | report | files |
+//! |---|---|---|
+//! | [`run`] | `canopy-testbed run` / `replay` / `demo` | `results.json`, `report.md`, `report.html`, SVG plots ([`plots`]); the terminal summary |
+//! | [`compare`] | `canopy-testbed compare` | `compare.md`, `compare.html`, `compare_latency_cdf.svg` |
+//! | [`soak`] | `canopy-testbed soak` | `soak.json`, `soak.md`, `timeline.csv`; the terminal summary |
+//! | [`vethbench`] | `canopy-vethbench` | `results.json`, `results.md` |
 
 pub mod compare;
 mod doc;
 pub mod fmt;
 pub mod plots;
+pub mod results;
+pub mod run;
+pub mod soak;
+pub mod vethbench;
 
-use crate::run::results::{RunResults, SwitchDelta, Trial};
-use crate::{Result, TestbedError};
-use doc::{code, Block, Cell};
+use crate::error::{Result, TestbedError};
+use results::{Header, Machine};
 use std::path::{Path, PathBuf};
 
-/// Most lines of [`summary`].
-pub const SUMMARY_LINES: usize = 24;
-/// Most characters per line of [`summary`].
-pub const SUMMARY_COLS: usize = 100;
-
-/// The files [`write`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Written {
-    /// The directory.
-    pub dir: PathBuf,
-    /// `results.json`.
-    pub json: PathBuf,
-    /// `report.md`.
-    pub markdown: PathBuf,
-    /// `report.html`.
-    pub html: PathBuf,
-    /// The SVG plots written (a plot with nothing to show is not).
-    pub plots: Vec<PathBuf>,
+/// The header of a report of `command` starting now: the time (RFC 3339 UTC), this
+/// machine (CPUs, CPU model, kernel release, load average) and this build's version.
+pub fn header(command: &str) -> Header {
+    Header {
+        command: command.to_string(),
+        started: crate::os::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        machine: machine(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
 }
 
-/// Write `results.json`, `report.md`, `report.html` and the SVG plots into `dir`
-/// (created if missing; files of the same name are replaced).
-pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
+/// This machine, with its load average now.
+pub fn machine() -> Machine {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    });
+    Machine {
+        cpus,
+        kernel,
+        cpu_model,
+        load_before: crate::os::cpu::loadavg(),
+    }
+}
+
+/// `value` as pretty JSON with a final newline (`what` names it in an error).
+pub fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String> {
+    serde_json::to_string_pretty(value)
+        .map(|j| j + "\n")
+        .map_err(|e| TestbedError::Parse {
+            what: format!("{what} as JSON"),
+            detail: e.to_string(),
+        })
+}
+
+/// Write `files` (name, text) into `dir`, created if missing; files of the same name
+/// are replaced. Returns their paths, in order.
+pub fn write_files(dir: &Path, files: &[(&str, &str)]) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)
         .map_err(|e| TestbedError::io(format!("create report directory {}", dir.display()), e))?;
-    let put = |name: &str, text: &str| -> Result<PathBuf> {
-        let p = dir.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| TestbedError::io(format!("write {}", p.display()), e))?;
-        Ok(p)
-    };
-    let json = serde_json::to_string_pretty(results).map_err(|e| TestbedError::Parse {
-        what: "results as JSON".into(),
-        detail: e.to_string(),
-    })?;
-    let json = put("results.json", &(json + "\n"))?;
-    let svgs = Svgs {
-        cdf: plots::latency_cdf(results)?,
-        throughput: plots::throughput(results)?,
-        links: plots::links(results)?,
-    };
-    let mut written_plots = Vec::new();
-    for (name, svg) in [
-        ("latency_cdf.svg", &svgs.cdf),
-        ("throughput.svg", &svgs.throughput),
-        ("links.svg", &svgs.links),
-    ] {
-        if let Some(svg) = svg {
-            written_plots.push(put(name, svg)?);
-        }
-    }
-    let blocks = blocks(results, &svgs);
-    let markdown = put("report.md", &doc::markdown(&blocks))?;
-    let html = put("report.html", &doc::html(&title(results), &blocks))?;
-    Ok(Written {
-        dir: dir.to_path_buf(),
-        json,
-        markdown,
-        html,
-        plots: written_plots,
-    })
-}
-
-/// The report as Markdown, plots linked by file name (what `report.md` holds).
-pub fn markdown(results: &RunResults) -> Result<String> {
-    let svgs = Svgs {
-        cdf: plots::latency_cdf(results)?,
-        throughput: plots::throughput(results)?,
-        links: plots::links(results)?,
-    };
-    Ok(doc::markdown(&blocks(results, &svgs)))
-}
-
-struct Svgs {
-    cdf: Option<String>,
-    throughput: Option<String>,
-    links: Option<String>,
-}
-
-fn title(r: &RunResults) -> String {
-    format!("Canopy testbed run: {}", r.meta.fabric)
-}
-
-fn dash_if_empty(s: &str) -> String {
-    if s.is_empty() {
-        "—".into()
-    } else {
-        s.to_string()
-    }
-}
-
-/// The latency cells of a trial, µs: min, p50, p90, p99, p99.9, max (n/a when nothing
-/// was recorded).
-fn latency_cells(t: &Trial) -> Vec<Cell> {
-    let l = &t.latency;
-    [l.min_ns, l.p50_ns, l.p90_ns, l.p99_ns, l.p999_ns, l.max_ns]
-        .into_iter()
-        .map(|ns| {
-            if l.count == 0 {
-                Cell::from("n/a")
-            } else {
-                Cell::from(fmt::us(ns))
-            }
+    files
+        .iter()
+        .map(|(name, text)| {
+            let p = dir.join(name);
+            std::fs::write(&p, text)
+                .map_err(|e| TestbedError::io(format!("write {}", p.display()), e))?;
+            Ok(p)
         })
         .collect()
-}
-
-/// Whether every switch conserved frames, and the misdelivered frames over all trials.
-fn verdict(r: &RunResults) -> (Vec<&SwitchDelta>, u64) {
-    let broken: Vec<&SwitchDelta> = r
-        .switches
-        .iter()
-        .filter(|s| !s.conserved && s.unchecked.is_none())
-        .collect();
-    let misdelivered = r.trials.iter().map(|t| t.misdelivered).sum();
-    (broken, misdelivered)
-}
-
-/// The one-line verdict on conservation and misdelivery.
-pub fn verdict_line(r: &RunResults) -> String {
-    let (broken, mis) = verdict(r);
-    let cons = if r.switches.is_empty() {
-        "no switch counters recorded".to_string()
-    } else if broken.is_empty() {
-        let unchecked: Vec<&str> = r
-            .switches
-            .iter()
-            .filter(|s| s.unchecked.is_some())
-            .map(|s| s.name.as_str())
-            .collect();
-        if unchecked.is_empty() {
-            format!(
-                "all {} switches conserve frames (rx = tx + drops)",
-                r.switches.len()
-            )
-        } else {
-            format!(
-                "{} of {} switches conserve frames (rx = tx + drops), {} not checked (down or restarted: {})",
-                r.switches.len() - unchecked.len(),
-                r.switches.len(),
-                unchecked.len(),
-                unchecked.join(", ")
-            )
-        }
-    } else {
-        let names: Vec<&str> = broken.iter().map(|s| s.name.as_str()).collect();
-        format!(
-            "{} of {} switches break rx = tx + drops ({})",
-            broken.len(),
-            r.switches.len(),
-            names.join(", ")
-        )
-    };
-    let ok = broken.is_empty() && mis == 0 && !r.switches.is_empty();
-    let mark = if ok {
-        "OK"
-    } else if broken.is_empty() && mis == 0 {
-        "INCOMPLETE"
-    } else {
-        "FAIL"
-    };
-    format!("{mark}: {cons}; {mis} frames misdelivered")
-}
-
-/// The search or fixed-rate result in one sentence.
-fn result_sentence(r: &RunResults) -> String {
-    result_lines(r).join(" ")
-}
-
-/// [`result_sentence`] in lines that fit the summary's width.
-fn result_lines(r: &RunResults) -> Vec<String> {
-    match &r.search {
-        Some(s) => {
-            let ndr = match (s.ndr_pps, s.ndr_trial) {
-                (Some(p), Some(i)) => format!("NDR {} (trial {})", fmt::rate(p), i + 1),
-                (Some(p), None) => format!("NDR {}", fmt::rate(p)),
-                _ => "no NDR (no trial passed)".to_string(),
-            };
-            let pdr = match (s.pdr_pps, s.pdr_trial) {
-                (Some(p), Some(i)) => format!(
-                    "PDR {} below {} % loss (trial {})",
-                    fmt::rate(p),
-                    fmt::pct(s.pdr_loss_ratio),
-                    i + 1
-                ),
-                (Some(p), None) => format!(
-                    "PDR {} below {} % loss",
-                    fmt::rate(p),
-                    fmt::pct(s.pdr_loss_ratio)
-                ),
-                _ => format!(
-                    "no PDR (every trial lost {} % or more)",
-                    fmt::pct(s.pdr_loss_ratio)
-                ),
-            };
-            let mut v = vec![
-                format!("Search: {ndr}; {pdr};"),
-                format!(
-                    "{} trials between {} and {}, resolution {} %.",
-                    r.trials.len(),
-                    fmt::rate(s.min_pps),
-                    fmt::rate(s.max_pps),
-                    fmt::pct(s.resolution)
-                ),
-            ];
-            // a step can fail without loss: its senders fell short of the offered rate
-            let short = r
-                .trials
-                .iter()
-                .filter(|t| t.passed == Some(false) && t.lost == 0)
-                .count();
-            if short > 0 {
-                v.push(format!(
-                    "{short} failed trial(s) lost no frame: senders fell short of the offered rate (generator limit)."
-                ));
-            }
-            v
-        }
-        None => match r.trials.as_slice() {
-            [] => vec!["No trial ran.".to_string()],
-            [t] => vec![format!(
-                "Fixed rate: offered {}, sent {}, received {}, loss {} %.",
-                fmt::rate(t.offered_pps),
-                fmt::rate(t.sent_pps),
-                fmt::rate(t.received_pps),
-                fmt::pct(t.loss_ratio)
-            )],
-            ts => vec![format!("Fixed rate: {} trials (table below).", ts.len())],
-        },
-    }
-}
-
-fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
-    let m = &r.meta;
-    let mut b = vec![Block::Heading(1, title(r))];
-
-    b.push(Block::Heading(2, "What ran".into()));
-    let machine = format!(
-        "{} CPUs{}, kernel {}, load average before {}",
-        m.machine.cpus,
-        m.machine
-            .cpu_model
-            .as_deref()
-            .map(|c| format!(" ({c})"))
-            .unwrap_or_default(),
-        dash_if_empty(&m.machine.kernel),
-        m.machine
-            .load_before
-            .map_or("n/a".into(), |l| format!("{l:.2}"))
-    );
-    let rows: Vec<Vec<Cell>> = vec![
-        vec!["command".into(), code(&m.command)],
-        vec!["fabric".into(), code(&m.fabric)],
-        vec!["topology".into(), code(&m.topology)],
-        vec!["header kind".into(), code(&m.kind)],
-        vec!["target".into(), code(&m.target)],
-        vec![
-            "hosts / switches".into(),
-            format!("{} / {}", m.hosts, m.switches).into(),
-        ],
-        vec!["pattern".into(), code(&m.pattern)],
-        vec![
-            "port backends".into(),
-            dash_if_empty(&crate::run::results::backend_summary(
-                r.switches.iter().flat_map(|s| &s.backends),
-            ))
-            .into(),
-        ],
-        vec![
-            "frame size".into(),
-            format!(
-                "{} B ({} B on the wire with FCS)",
-                m.frame_len,
-                m.frame_len + 4
-            )
-            .into(),
-        ],
-        vec!["started".into(), dash_if_empty(&m.started).into()],
-        vec!["machine".into(), machine.into()],
-        vec!["version".into(), dash_if_empty(&m.version).into()],
-        vec!["results schema".into(), format!("{}", r.schema).into()],
-    ];
-    b.push(Block::Table {
-        head: vec!["what".into(), "value".into()],
-        rows,
-        numeric: false,
-    });
-
-    b.push(Block::Heading(2, "Result".into()));
-    b.push(Block::Para(result_sentence(r)));
-    b.push(Block::Para(verdict_line(r)));
-
-    b.push(Block::Heading(2, "Trials".into()));
-    if r.trials.is_empty() {
-        b.push(Block::Para("No trial ran.".into()));
-    } else {
-        let rate_max = r
-            .trials
-            .iter()
-            .flat_map(|t| [t.offered_pps, t.sent_pps, t.received_pps])
-            .fold(0.0f64, f64::max);
-        let unit = fmt::rate_unit(rate_max);
-        let mut head: Vec<String> = [
-            "#",
-            &format!("offered {}", unit.1),
-            &format!("sent {}", unit.1),
-            &format!("received {}", unit.1),
-            "sent",
-            "received",
-            "loss %",
-            "reordered",
-            "duplicates",
-            "misdelivered",
-            "foreign",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if r.search.is_some() {
-            head.push("passed".into());
-        }
-        head.extend(
-            ["min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"]
-                .iter()
-                .map(|s| s.to_string()),
-        );
-        let rows = r
-            .trials
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut row: Vec<Cell> = vec![
-                    format!("{}", i + 1).into(),
-                    fmt::rate_in(t.offered_pps, unit).into(),
-                    fmt::rate_in(t.sent_pps, unit).into(),
-                    fmt::rate_in(t.received_pps, unit).into(),
-                    t.sent.to_string().into(),
-                    t.received.to_string().into(),
-                    fmt::pct(t.loss_ratio).into(),
-                    t.reordered.to_string().into(),
-                    t.duplicates.to_string().into(),
-                    t.misdelivered.to_string().into(),
-                    t.foreign.to_string().into(),
-                ];
-                if r.search.is_some() {
-                    row.push(
-                        match t.passed {
-                            Some(true) => "yes",
-                            Some(false) => "no",
-                            None => "—",
-                        }
-                        .into(),
-                    );
-                }
-                row.extend(latency_cells(t));
-                row
-            })
-            .collect();
-        b.push(Block::Table {
-            head,
-            rows,
-            numeric: true,
-        });
-        b.push(Block::Para(format!(
-            "Rates in {}; loss % = lost / sent; latency is one-way, µs, from an HDR histogram with 3 significant digits (n/a: no frame received).",
-            unit.1
-        )));
-    }
-    match &svgs.throughput {
-        Some(svg) => b.push(Block::Plot {
-            alt: "throughput vs offered load".into(),
-            file: "throughput.svg".into(),
-            svg: svg.clone(),
-        }),
-        None => b.push(Block::Para("No throughput plot: no trial ran.".into())),
-    }
-    match &svgs.cdf {
-        Some(svg) => {
-            let chosen: Vec<String> = plots::cdf_trials(r)
-                .into_iter()
-                .map(|(i, l)| format!("trial {} ({l})", i + 1))
-                .collect();
-            b.push(Block::Para(format!(
-                "Latency CDF of {}.",
-                chosen.join(", ")
-            )));
-            b.push(Block::Plot {
-                alt: "one-way latency CDF".into(),
-                file: "latency_cdf.svg".into(),
-                svg: svg.clone(),
-            });
-        }
-        None => b.push(Block::Para(
-            "No latency CDF: no chosen trial received a frame.".into(),
-        )),
-    }
-
-    b.push(Block::Heading(2, "Switches".into()));
-    if r.switches.is_empty() {
-        b.push(Block::Para("No switch counters were recorded.".into()));
-    } else {
-        let rows = r
-            .switches
-            .iter()
-            .map(|s| {
-                let drops: u64 = s.drops.values().sum();
-                let balance = i128::from(s.rx) - i128::from(s.tx) - i128::from(drops);
-                let reasons = if s.drops.is_empty() {
-                    "—".to_string()
-                } else {
-                    s.drops
-                        .iter()
-                        .map(|(k, v)| format!("{k} {v}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                vec![
-                    code(&s.name),
-                    s.rx.to_string().into(),
-                    s.tx.to_string().into(),
-                    drops.to_string().into(),
-                    balance.to_string().into(),
-                    match (&s.unchecked, s.conserved) {
-                        (Some(why), _) => format!("not checked: {why}"),
-                        (None, true) => "yes".into(),
-                        (None, false) => "NO".into(),
-                    }
-                    .into(),
-                    reasons.into(),
-                    dash_if_empty(&crate::run::results::backend_summary(&s.backends)).into(),
-                ]
-            })
-            .collect();
-        b.push(Block::Table {
-            head: [
-                "switch",
-                "rx",
-                "tx",
-                "drops",
-                "rx − tx − drops",
-                "conserved",
-                "drops by reason",
-                "port backends",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-            rows,
-            numeric: true,
-        });
-    }
-
-    b.push(Block::Heading(2, "Links".into()));
-    match &svgs.links {
-        Some(svg) => {
-            b.push(Block::Plot {
-                alt: "per-link load".into(),
-                file: "links.svg".into(),
-                svg: svg.clone(),
-            });
-            let mut rows = Vec::new();
-            for tier in plots::tiers(r) {
-                for (i, l) in r.links.iter().filter(|l| l.tier == tier).enumerate() {
-                    rows.push(vec![
-                        code(&tier),
-                        i.to_string().into(),
-                        code(&l.a),
-                        code(&l.b),
-                        l.frames_ab.to_string().into(),
-                        l.frames_ba.to_string().into(),
-                        format!("{:.3}", l.relative).into(),
-                    ]);
-                }
-            }
-            b.push(Block::Table {
-                head: [
-                    "tier",
-                    "#",
-                    "a",
-                    "b",
-                    "frames a → b",
-                    "frames b → a",
-                    "relative",
-                ]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-                rows,
-                numeric: true,
-            });
-        }
-        None => b.push(Block::Para("No per-link counters were recorded.".into())),
-    }
-    b
-}
-
-/// The one-screen terminal summary: at most [`SUMMARY_LINES`] lines of at most
-/// [`SUMMARY_COLS`] characters. `written` adds where the report files are.
-pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
-    let m = &r.meta;
-    let mut lines: Vec<String> = Vec::new();
-    lines.push(format!(
-        "Canopy run: {} ({}, {} headers, {}), {} hosts, {} switches",
-        m.fabric, m.topology, m.kind, m.target, m.hosts, m.switches
-    ));
-    lines.push(format!(
-        "Pattern {}, {} B frames (+ FCS), {} CPUs, kernel {}",
-        m.pattern,
-        m.frame_len,
-        m.machine.cpus,
-        dash_if_empty(&m.machine.kernel)
-    ));
-    let backends =
-        crate::run::results::backend_summary(r.switches.iter().flat_map(|s| &s.backends));
-    if !backends.is_empty() {
-        lines.push(format!("Port backends: {backends}"));
-    }
-    lines.extend(result_lines(r));
-    // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.
-    let mut shown: Vec<(String, usize)> = Vec::new();
-    match &r.search {
-        Some(s) => {
-            if let Some(i) = s.ndr_trial.filter(|&i| i < r.trials.len()) {
-                shown.push(("NDR".into(), i));
-            }
-            if let Some(i) = s.pdr_trial.filter(|&i| i < r.trials.len()) {
-                if s.ndr_trial != Some(i) {
-                    shown.push(("PDR".into(), i));
-                }
-            }
-        }
-        None => {
-            for i in 0..r.trials.len().min(6) {
-                shown.push((format!("trial {}", i + 1), i));
-            }
-        }
-    }
-    if !shown.is_empty() {
-        lines.push(format!(
-            "{:<10} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            "trial",
-            "received",
-            "loss %",
-            "min µs",
-            "p50 µs",
-            "p90 µs",
-            "p99 µs",
-            "p99.9 µs",
-            "max µs"
-        ));
-        for (label, i) in &shown {
-            let t = &r.trials[*i];
-            let l = &t.latency;
-            let lat = if l.count == 0 {
-                format!(
-                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                    "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"
-                )
-            } else {
-                format!(
-                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                    fmt::us(l.min_ns),
-                    fmt::us(l.p50_ns),
-                    fmt::us(l.p90_ns),
-                    fmt::us(l.p99_ns),
-                    fmt::us(l.p999_ns),
-                    fmt::us(l.max_ns)
-                )
-            };
-            lines.push(format!(
-                "{:<10} {:>12} {:>12} {lat}",
-                label,
-                fmt::rate(t.received_pps),
-                fmt::pct(t.loss_ratio)
-            ));
-        }
-        if r.search.is_none() && r.trials.len() > shown.len() {
-            lines.push(format!(
-                "… {} more trials in the report",
-                r.trials.len() - shown.len()
-            ));
-        }
-    }
-    let sum = |f: fn(&Trial) -> u64| -> u64 { r.trials.iter().map(f).sum() };
-    lines.push(format!(
-        "All trials: sent {}, lost {}, reordered {}, duplicates {}, misdelivered {}, foreign {}",
-        sum(|t| t.sent),
-        sum(|t| t.lost),
-        sum(|t| t.reordered),
-        sum(|t| t.duplicates),
-        sum(|t| t.misdelivered),
-        sum(|t| t.foreign)
-    ));
-    let drops: u64 = r.switches.iter().flat_map(|s| s.drops.values()).sum();
-    if !r.switches.is_empty() {
-        let mut reasons: std::collections::BTreeMap<&str, u64> = Default::default();
-        for s in &r.switches {
-            for (k, v) in &s.drops {
-                *reasons.entry(k.as_str()).or_default() += v;
-            }
-        }
-        let top: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        lines.push(format!(
-            "Switch drops: {drops}{}",
-            if top.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", top.join(", "))
-            }
-        ));
-    }
-    lines.push(verdict_line(r));
-    if let Some(w) = written {
-        lines.push(format!("Report: {}", w.markdown.display()));
-        lines.push(format!("        {}", w.html.display()));
-        lines.push(format!(
-            "        {} (+ {} SVG plot{})",
-            w.json.display(),
-            w.plots.len(),
-            if w.plots.len() == 1 { "" } else { "s" }
-        ));
-    }
-    lines.truncate(SUMMARY_LINES);
-    let mut out: String = lines
-        .iter()
-        .map(|l| fmt::clip(l, SUMMARY_COLS))
-        .collect::<Vec<_>>()
-        .join("\n");
-    out.push('\n');
-    out
 }

@@ -10,15 +10,15 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`results`] | the results of a run (`results.json`, the report's input) |
 //! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 
 pub mod linkload;
-pub mod results;
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
-use crate::run::results::{Machine, RunMeta, RunResults, SCHEMA_VERSION};
+use crate::report::results::{
+    RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
+};
 use crate::traffic::{Generator, TrafficSpec};
 use linkload::Snapshot;
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ pub struct RunOutcome {
     /// Everything measured.
     pub results: RunResults,
     /// Where the report went.
-    pub written: crate::report::Written,
+    pub written: crate::report::run::Written,
 }
 
 impl RunOutcome {
@@ -131,7 +131,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
 /// the result of `egress_buffers.push_front`). A switch that received more than it sent
 /// and dropped is therefore listed as unchecked, with the gap named, instead of failing
 /// conservation; one that sent more than it received still fails it.
-fn bmv2_queue_losses(deltas: &mut [crate::run::results::SwitchDelta]) {
+fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
     for d in deltas
         .iter_mut()
         .filter(|d| !d.conserved && d.unchecked.is_none())
@@ -211,26 +211,6 @@ fn read_bmv2(
     snap
 }
 
-/// This machine, for the report.
-pub fn machine() -> Machine {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-        s.lines()
-            .find(|l| l.starts_with("model name"))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    });
-    Machine {
-        cpus,
-        kernel,
-        cpu_model,
-        load_before: crate::os::cpu::loadavg(),
-    }
-}
-
 /// Run the traffic `opts.spec` describes on the fabric's hosts, read the switches'
 /// counters around it, write the report. `stop` (SIGINT) ends a trial early; the run
 /// then fails with [`TestbedError::Interrupted`] and nothing is written.
@@ -261,7 +241,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
 /// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
 /// `up` started one), which exports them as `canopy_traffic_*` metrics. Best effort: a
 /// daemon that does not answer costs a warning, not the run.
-pub fn report_to_daemon(state: &State, trials: &[crate::run::results::Trial]) {
+pub fn report_to_daemon(state: &State, trials: &[Trial]) {
     let Some(d) = &state.daemon else { return };
     let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
     for t in trials {
@@ -362,7 +342,7 @@ pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
 /// What ran, where: everything but the pattern and the frame length.
 fn meta(state: &State, name: &str, command: &str) -> RunMeta {
     RunMeta {
-        command: command.to_string(),
+        header: crate::report::header(command),
         fabric: name.to_string(),
         topology: state.hosts.topology.clone(),
         kind: state.hosts.kind.clone(),
@@ -371,11 +351,6 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         switches: state.switches.len(),
         pattern: String::new(),
         frame_len: 0,
-        started: crate::os::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default(),
-        machine: machine(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
     }
 }
 
@@ -390,8 +365,8 @@ struct Counters<'a> {
 fn finish(
     state: &State,
     meta: RunMeta,
-    trials: Vec<crate::run::results::Trial>,
-    search: Option<crate::run::results::SearchResult>,
+    trials: Vec<Trial>,
+    search: Option<SearchResult>,
     c: &Counters,
     out: &Path,
 ) -> Result<RunOutcome> {
@@ -415,14 +390,13 @@ fn finish(
         },
         links: linkload::link_loads(&topo, before, after),
     };
-    let written = crate::report::write(&results, out)?;
+    let written = crate::report::run::write(&results, out)?;
     Ok(RunOutcome { results, written })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::results::SwitchDelta;
 
     #[test]
     fn bmv2_names_its_silent_queue_losses_and_nothing_else() {

@@ -37,15 +37,16 @@
 use crate::error::{Result, TestbedError};
 use crate::fabric::{drill, state::State};
 use crate::os::netns::LinkStats;
+use crate::report::results::soak::{Accounting, FaultEvent, PortHop, SoakReport};
+use crate::report::results::{SwitchDelta, Timeline, Trial};
 use crate::run::linkload::{self, Snapshot};
-use crate::run::results::{SearchResult, SwitchDelta, Timeline, Trial};
 use crate::run::{self, snapshot};
 use crate::traffic::progress::Progress;
 use crate::traffic::{Generator, Rate, SearchSpec, TrafficSpec};
 use canopy_control::topology::{Peer, Topology};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -196,142 +197,6 @@ pub struct SoakOptions {
     pub out: PathBuf,
     /// The command line.
     pub command: String,
-}
-
-/// Where every frame went (see the module documentation).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Accounting {
-    /// Frames the generator counted as sent (the TX ring took them).
-    pub sent: u64,
-    /// Frames received by their destination host (each once).
-    pub received: u64,
-    /// Frames received by another host.
-    pub misdelivered: u64,
-    /// Second copies received (not counted in `received`).
-    pub duplicates: u64,
-    /// Frames received that were not this soak's.
-    pub foreign: u64,
-    /// Frames the hosts' interfaces sent or dropped on transmit beyond what the
-    /// generator counted (`Σ host tx_packets + tx_dropped − sent`); 0 when the
-    /// generator's frames are the only ones and none vanished before the wire.
-    pub host_wire_extra: i64,
-    /// Switch drops by reason (the engine's).
-    pub switch_drops: BTreeMap<String, u64>,
-    /// Switch backend drops outside the engine, by reason (`kernel_drops` = tp_drops).
-    pub backend_drops: BTreeMap<String, u64>,
-    /// Interface drops (`netns/ifname rx|tx` → frames), non-zero only.
-    pub interface_drops: BTreeMap<String, u64>,
-    /// Qdisc drops (all interfaces, and slowed ports' qdiscs when they were removed).
-    pub qdisc_drops: u64,
-    /// The generator's receive sockets' tp_drops.
-    pub host_socket_drops: u64,
-    /// Frames still held in switch TX rings at the end.
-    pub in_flight: u64,
-    /// Sum of every counted drop (and `in_flight`).
-    pub counted: u64,
-    /// `sent − received − misdelivered − counted`: must be 0.
-    pub unaccounted: i64,
-    /// Whether every place could be read (no switch restarted or silent).
-    pub exact: bool,
-    /// Why not, when not.
-    pub not_exact: Vec<String>,
-    /// Places where a frame can vanish without any counter, named.
-    pub uncounted: Vec<String>,
-}
-
-/// One switch port's hop check: the kernel's interface counters against the switch's.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PortHop {
-    /// `switch:port (ifname)`.
-    pub port: String,
-    /// Interface rx_packets − rx_dropped − (engine rx + tp_drops + backend RX drops).
-    pub rx_gap: i64,
-    /// Engine tx − tx_wrong_format − (interface tx_packets + tx_dropped + qdisc drops)
-    /// − TX ring backlog growth.
-    pub tx_gap: i64,
-}
-
-/// One fault and what the traffic saw.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FaultEvent {
-    /// Round (0-based).
-    pub round: usize,
-    /// Kind.
-    pub kind: String,
-    /// What was hit (`edge-p0-e0:2`, `agg-p1-a0`, `canopyd`).
-    pub target: String,
-    /// Fault time, ms after the timeline's start.
-    pub fault_ms: f64,
-    /// Repair time, ms after the timeline's start.
-    pub repair_ms: f64,
-    /// Frames sent while the fault lasted that never arrived.
-    pub lost_during: u64,
-    /// Frames sent after the repair (until the next fault) that never arrived.
-    pub lost_after: u64,
-    /// Time from the fault to full delivery while it lasted (None: loss until the
-    /// repair, as for a slowed port whose flows have no other way).
-    pub fault_recovery_ms: Option<f64>,
-    /// Time from the repair to full delivery (None: not within the settle time).
-    pub repair_recovery_ms: Option<f64>,
-    /// Whether full delivery during the fault is expected (a fault the fabric routes
-    /// around).
-    pub expect_fault_recovery: bool,
-    /// tx-fill: the slowed switch's drops by reason while the port was slowed (the
-    /// engine's names; the backend's prefixed `backend.`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub drops: BTreeMap<String, u64>,
-    /// tx-fill: frames the slowed switch sent out of its other ports meanwhile.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub other_ports_tx: Option<u64>,
-    /// tx-fill: frames held in the slowed port's TX ring at the end of the fault.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tx_backlog: Option<u64>,
-    /// Details (drops counted at a slowed port, how long a restart took, ...).
-    pub note: String,
-}
-
-/// The result of a soak.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SoakReport {
-    /// The command line.
-    pub command: String,
-    /// Fabric name.
-    pub fabric: String,
-    /// Topology spec.
-    pub topology: String,
-    /// Start, RFC 3339.
-    pub started: String,
-    /// The PDR search, when the rate was measured.
-    pub search: Option<SearchResult>,
-    /// PDR the soak's rate came from (None when the rate was given).
-    pub pdr_pps: Option<f64>,
-    /// Offered rate of the soak.
-    pub rate_pps: f64,
-    /// Send time asked for, seconds.
-    pub duration_s: f64,
-    /// The soak trial (its timeline is in `timeline.csv`).
-    pub trial: Trial,
-    /// End-to-end accounting.
-    pub accounting: Accounting,
-    /// Per-switch counters (rx = tx + drops).
-    pub switches: Vec<SwitchDelta>,
-    /// Switch ports whose interface and switch counters disagree (empty: none).
-    pub port_gaps: Vec<PortHop>,
-    /// Switch ports checked.
-    pub ports_checked: usize,
-    /// Faults injected.
-    pub faults: Vec<FaultEvent>,
-    /// Lowest share of the frames sent in any 100 ms that arrived (1.0: no loss).
-    pub min_delivery_100ms: f64,
-    /// What failed (empty: passed).
-    pub failures: Vec<String>,
-}
-
-impl SoakReport {
-    /// No failure.
-    pub fn passed(&self) -> bool {
-        self.failures.is_empty()
-    }
 }
 
 /// Kernel counters of every interface (not `lo`) of `namespaces`, by `netns/ifname`.
@@ -735,12 +600,9 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     let stop = stop.unwrap_or_default();
     g.stop = stop.clone();
     let mut rep = SoakReport {
-        command: opts.command.clone(),
+        header: crate::report::header(&opts.command),
         fabric: opts.name.clone(),
         topology: state.hosts.topology.clone(),
-        started: crate::os::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default(),
         ..SoakReport::default()
     };
     // 1. the rate
@@ -887,7 +749,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     let mut trial = trial;
     trial.timeline = None;
     rep.trial = trial;
-    write(&rep, &tl, &opts.out)?;
+    crate::report::soak::write(&rep, &tl, &opts.out)?;
     Ok(rep)
 }
 
@@ -1146,134 +1008,6 @@ fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
         f.push("the fabric stopped forwarding for 100 ms or more".into());
     }
     f
-}
-
-/// The terminal and Markdown summary.
-pub fn summary(r: &SoakReport) -> String {
-    use std::fmt::Write as _;
-    let a = &r.accounting;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "soak of {} ({}): {:.0} pps{} for {:.0} s",
-        r.fabric,
-        r.topology,
-        r.rate_pps,
-        r.pdr_pps
-            .map_or(String::new(), |p| format!(" (PDR {p:.0} pps)")),
-        r.duration_s
-    );
-    let _ = writeln!(
-        s,
-        "  sent {} ({:.0} pps achieved)  received {}  misdelivered {}  duplicates {}  foreign {}",
-        a.sent, r.trial.sent_pps, a.received, a.misdelivered, a.duplicates, a.foreign
-    );
-    let list = |m: &BTreeMap<String, u64>| {
-        if m.is_empty() {
-            "none".to_string()
-        } else {
-            m.iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
-    let _ = writeln!(s, "  switch drops: {}", list(&a.switch_drops));
-    let _ = writeln!(s, "  backend drops: {}", list(&a.backend_drops));
-    let _ = writeln!(s, "  interface drops: {}", list(&a.interface_drops));
-    let _ = writeln!(
-        s,
-        "  qdisc drops {}  receiver socket drops {}  in switch TX rings {}",
-        a.qdisc_drops, a.host_socket_drops, a.in_flight
-    );
-    let _ = writeln!(
-        s,
-        "  counted {}  UNACCOUNTED {}{}  host wire extra {}",
-        a.counted,
-        a.unaccounted,
-        if a.exact { "" } else { " (not exact)" },
-        a.host_wire_extra
-    );
-    for w in &a.not_exact {
-        let _ = writeln!(s, "    not exact: {w}");
-    }
-    for w in &a.uncounted {
-        let _ = writeln!(s, "    uncounted: {w}");
-    }
-    let conserved = r.switches.iter().filter(|x| x.conserved).count();
-    let _ = writeln!(
-        s,
-        "  switches conserving rx = tx + drops: {conserved} of {}; ports checked against the kernel: {}, gaps: {}",
-        r.switches.len(),
-        r.ports_checked,
-        r.port_gaps.len()
-    );
-    if !r.faults.is_empty() {
-        let _ = writeln!(
-            s,
-            "  lowest delivery in any 100 ms: {:.1} %",
-            r.min_delivery_100ms * 100.0
-        );
-        let _ = writeln!(
-            s,
-            "  | round | fault | target | lost during | full delivery after fault | lost after repair | full delivery after repair | note |"
-        );
-        let _ = writeln!(s, "  |---|---|---|---|---|---|---|---|");
-        let ms = |x: Option<f64>| x.map_or("never".to_string(), |v| format!("{v:.0} ms"));
-        for e in &r.faults {
-            let _ = writeln!(
-                s,
-                "  | {} | {} | {} | {} | {}{} | {} | {} | {} |",
-                e.round,
-                e.kind,
-                e.target,
-                e.lost_during,
-                ms(e.fault_recovery_ms),
-                if e.expect_fault_recovery {
-                    ""
-                } else {
-                    " (not expected)"
-                },
-                e.lost_after,
-                ms(e.repair_recovery_ms),
-                e.note
-            );
-        }
-    }
-    if r.failures.is_empty() {
-        let _ = writeln!(s, "  PASSED");
-    } else {
-        for f in &r.failures {
-            let _ = writeln!(s, "  FAILED: {f}");
-        }
-    }
-    s
-}
-
-/// Write `soak.json`, `soak.md` and `timeline.csv` into `out`.
-fn write(r: &SoakReport, tl: &Timeline, out: &Path) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|e| TestbedError::io(out.display().to_string(), e))?;
-    let io = |p: PathBuf, e: std::io::Error| TestbedError::io(p.display().to_string(), e);
-    let j = serde_json::to_string_pretty(r).map_err(|e| TestbedError::Parse {
-        what: "soak report".into(),
-        detail: e.to_string(),
-    })?;
-    let p = out.join("soak.json");
-    std::fs::write(&p, j).map_err(|e| io(p.clone(), e))?;
-    let p = out.join("soak.md");
-    std::fs::write(&p, format!("```\n{}```\n", summary(r))).map_err(|e| io(p.clone(), e))?;
-    let mut csv = String::from("t_ms,sent,received\n");
-    for (i, (s, rcv)) in tl.sent.iter().zip(&tl.received).enumerate() {
-        if *s > 0 || *rcv > 0 {
-            csv.push_str(&format!(
-                "{:.1},{s},{rcv}\n",
-                (i as u64 * tl.bin_ns) as f64 / 1e6
-            ));
-        }
-    }
-    let p = out.join("timeline.csv");
-    std::fs::write(&p, csv).map_err(|e| io(p.clone(), e))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::search::{self, Phase};
 use super::spec::TrafficSpec;
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
-use crate::run::results::{SearchResult, Timeline, Trial};
+use crate::report::results::{SearchResult, Timeline, Trial};
 use crate::traffic::hosts::FabricHosts;
 use canopy_control::topology::Topology;
 use canopy_dataplane::port::afpacket::AfPacketPort;

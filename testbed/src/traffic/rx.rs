@@ -3,7 +3,7 @@
 //! foreign frames and the one-way (or, from a reflector, round-trip) latency.
 
 use crate::error::{Result, TestbedError};
-use crate::run::results::{Latency, Timeline, Trial};
+use crate::report::results::{Latency, Timeline, Trial};
 use crate::traffic::frame::HostFrame;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;

@@ -7,6 +7,7 @@ use super::port::{self, Wait};
 use super::rx::{latency_histogram, latency_summary};
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
+use crate::report::results::vethbench::LatencyStats;
 use crate::traffic::frame::HostFrame;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,27 +107,6 @@ pub fn send(
     st.elapsed = t0.elapsed();
     st.cpu_ns = sys::thread_cpu_ns().saturating_sub(c0);
     st
-}
-
-/// One-way latency results, in nanoseconds.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct LatencyStats {
-    /// Stamped frames sent (after the warm-up).
-    pub sent: u64,
-    /// Stamped frames received back (after the warm-up).
-    pub received: u64,
-    /// Median.
-    pub p50_ns: u64,
-    /// 90th percentile.
-    pub p90_ns: u64,
-    /// 99th percentile.
-    pub p99_ns: u64,
-    /// Largest.
-    pub max_ns: u64,
-    /// Smallest.
-    pub min_ns: u64,
-    /// Mean.
-    pub mean_ns: f64,
 }
 
 /// Send `count` copies of `frame` at `pps` on `tx` and receive them on `rx`, on this one

@@ -14,17 +14,16 @@
 //! | module | what |
 //! |---|---|
 //! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
-//! | [`report`] | the Markdown report |
 
 pub mod forwarder;
-pub mod report;
 
 use crate::error::{Result, TestbedError};
 use crate::os::cpu::{self, SysCpu};
 use crate::os::netns::{link_stats, LinkStats};
+use crate::report::results::vethbench::{Fixed, ForwarderResult, MaxRate, Report};
 use crate::traffic::frame::HostFrame;
 use crate::traffic::port;
-use crate::traffic::sender::{self, LatencyStats, Pace};
+use crate::traffic::sender::{self, Pace};
 use crate::traffic::trafgen;
 use forwarder::{EdgeSwitch, Kind, Options, Wiring};
 use serde::Serialize;
@@ -32,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// bmv2's forwarding rate on this machine as measured earlier (issue 3): `simple_switch`,
+/// bmv2's forwarding rate on this machine as measured earlier: `simple_switch`,
 /// -O3, no logging macros, a one-table program, same veth wiring, 64 B frames.
 pub const BMV2_QUOTED_KPPS: (f64, f64) = (26.0, 37.0);
 
@@ -79,107 +78,8 @@ pub struct Config {
     pub prefix: String,
     /// Wait this long at most for a forwarder to start forwarding.
     pub start_timeout: Duration,
-}
-
-/// Max-rate pass results.
-#[derive(Debug, Clone, Serialize)]
-pub struct MaxRate {
-    /// "trafgen" or "own".
-    pub generator: String,
-    /// Seconds the sender ran.
-    pub seconds: f64,
-    /// Frames the sender's veth transmitted.
-    pub offered: u64,
-    /// Frames counted on the receiver's veth.
-    pub forwarded: u64,
-    /// offered / seconds.
-    pub offered_pps: f64,
-    /// forwarded / seconds.
-    pub forwarded_pps: f64,
-    /// 100 × (offered − forwarded) / offered.
-    pub loss_pct: f64,
-    /// Drops the kernel counted on the forwarder's ingress veth.
-    pub ingress_drops: u64,
-}
-
-/// Fixed-rate pass results.
-#[derive(Debug, Clone, Serialize)]
-pub struct Fixed {
-    /// Offered rate asked for.
-    pub target_pps: u64,
-    /// Frames per burst.
-    pub burst: usize,
-    /// Seconds of the measurement window.
-    pub seconds: f64,
-    /// Frames the sender handed to the kernel.
-    pub offered: u64,
-    /// offered / sender run time.
-    pub offered_pps: f64,
-    /// Frames counted on the receiver's veth.
-    pub forwarded: u64,
-    /// forwarded / sender run time.
-    pub forwarded_pps: f64,
-    /// CPU time of the sending thread per forwarded frame, ns (its `send` calls and the
-    /// kernel work done in its context: the veth transmit, and for the bridge the whole
-    /// forwarding, which runs in the sender's softirq).
-    pub sender_ns_per_pkt: f64,
-    /// Forwarder process CPU (utime + stime, all threads) per forwarded frame, ns;
-    /// None where there is no process (direct, bridge).
-    pub process_ns_per_pkt: Option<f64>,
-    /// Share of one core the forwarder process used.
-    pub process_core_share: Option<f64>,
-    /// Machine-wide busy CPU (all CPUs, sender and forwarder and everything else) per
-    /// forwarded frame, ns.
-    pub machine_ns_per_pkt: f64,
-    /// Machine-wide softirq CPU per forwarded frame, ns.
-    pub softirq_ns_per_pkt: f64,
-}
-
-/// One forwarder's results.
-#[derive(Debug, Clone, Serialize)]
-pub struct ForwarderResult {
-    /// Forwarder name.
-    pub forwarder: String,
-    /// Why it was skipped, if it was.
-    pub skipped: Option<String>,
-    /// Error that ended its run early, if any.
-    pub error: Option<String>,
-    /// Seconds until the first frame came through.
-    pub start_seconds: Option<f64>,
-    /// Max-rate pass.
-    pub max_rate: Option<MaxRate>,
-    /// Fixed-rate pass.
-    pub fixed: Option<Fixed>,
-    /// Latency pass.
-    pub latency: Option<LatencyStats>,
-}
-
-/// A whole run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    /// UTC date and time of the start (`date -u`).
-    pub date: String,
-    /// `uname -srm`.
-    pub kernel: String,
-    /// Online CPUs.
-    pub cpus: usize,
-    /// 1-minute load average before and after.
-    pub load_before: Option<f64>,
-    /// See `load_before`.
-    pub load_after: Option<f64>,
-    /// Frame length without FCS.
-    pub frame_len: usize,
-    /// Forwarder core and generator core.
-    pub cores: (usize, usize),
-    /// Whether offloads were turned off on every veth.
-    pub offloads_off: bool,
-    /// Per forwarder.
-    pub results: Vec<ForwarderResult>,
-    /// bmv2 figure quoted from the issue (kpps range), when bmv2 did not run.
-    pub bmv2_quoted_kpps: Option<(f64, f64)>,
-    /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
-    /// adaptive spins used.
-    pub canopy: (String, u32),
+    /// The command line, for the report.
+    pub command: String,
 }
 
 /// Run the bench. `progress` gets one line per step; `stop` (SIGINT) ends it early with
@@ -196,11 +96,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
     };
     std::fs::create_dir_all(&cfg.options.work_dir)
         .map_err(|e| TestbedError::io(format!("create {}", cfg.options.work_dir.display()), e))?;
-    let load_before = cpu::loadavg();
-    let date = crate::os::netns::run("date", &["-u", "+%Y-%m-%d %H:%M:%S UTC"])
-        .unwrap_or_default()
-        .trim()
-        .to_string();
+    let header = crate::report::header(&cfg.command);
     progress(&format!("wiring namespaces {}-{{s,f,r}}", cfg.prefix));
     let wiring = Wiring::build(&cfg.prefix)?;
     if !wiring.offloads_off {
@@ -239,13 +135,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         .iter()
         .any(|r| r.forwarder == "bmv2" && r.skipped.is_none() && r.error.is_none());
     Ok(Report {
-        date,
-        kernel: crate::os::netns::run("uname", &["-srm"])
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
-        load_before,
+        header,
         load_after: cpu::loadavg(),
         frame_len: cfg.frame_len,
         cores: (cfg.options.fwd_core, cfg.gen_core),
