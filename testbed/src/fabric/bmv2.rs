@@ -56,7 +56,7 @@ fn counters_from(
     out: &str,
     names: &[String],
     uptime_s: f64,
-) -> std::result::Result<CountersReport, String> {
+) -> std::result::Result<CountersReport, NoAnswer> {
     use std::collections::BTreeMap;
     let reasons = canopy_dataplane::decide::DROP_REASON_NAMES;
     let mut got: BTreeMap<(&str, usize), (u64, u64)> = BTreeMap::new();
@@ -71,9 +71,10 @@ fn counters_from(
     };
     for (p, name) in names.iter().enumerate() {
         let read = |n: &str, i: usize| {
-            got.get(&(n, i))
-                .copied()
-                .ok_or_else(|| format!("no answer for {n}[{i}]"))
+            got.get(&(n, i)).copied().ok_or_else(|| NoAnswer {
+                counter: n.to_string(),
+                index: i,
+            })
         };
         let (rx_bytes, rx_packets) = read(PORT_RX, p)?;
         let (tx_bytes, tx_packets) = read(PORT_TX, p)?;
@@ -103,6 +104,16 @@ fn counters_from(
     Ok(rep)
 }
 
+/// A counter `simple_switch_CLI` was asked for and did not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no answer for {counter}[{index}]")]
+pub struct NoAnswer {
+    /// The counter.
+    pub counter: String,
+    /// Its index.
+    pub index: usize,
+}
+
 /// The tools the target needs, found before anything is created.
 #[derive(Debug, Clone)]
 pub struct Tools {
@@ -119,10 +130,7 @@ pub struct Tools {
 }
 
 fn err(desc: &Desc, detail: impl Into<String>) -> TestbedError {
-    TestbedError::Fabric {
-        fabric: desc.name.clone(),
-        detail: detail.into(),
-    }
+    TestbedError::fabric(&desc.name, detail)
 }
 
 /// `p4/canopy.p4` of the source tree this binary was built in (`target/<profile>/` is
@@ -321,13 +329,8 @@ impl Tools {
     /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
     /// are `port_names`, into the report `canopy-switch` gives on its management socket
     /// (uptime from the process's start time). One `simple_switch_CLI` run.
-    pub fn counters(
-        &self,
-        netns: &str,
-        pid: u32,
-        port_names: &[String],
-    ) -> std::result::Result<CountersReport, String> {
-        let uptime = crate::os::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
+    pub fn counters(&self, netns: &str, pid: u32, port_names: &[String]) -> Result<CountersReport> {
+        let uptime = crate::os::cpu::process_age_s(pid)?;
         let mut child = netns::exec(netns, None)
             .arg(&self.cli)
             .args(["--thrift-port", &THRIFT_PORT.to_string()])
@@ -335,18 +338,18 @@ impl Tools {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("run simple_switch_CLI in {netns}: {e}"))?;
+            .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
         if let Some(mut i) = child.stdin.take() {
             let _ = i.write_all(counter_commands(port_names.len()).as_bytes());
         }
         let o = child
             .wait_with_output()
-            .map_err(|e| format!("simple_switch_CLI in {netns}: {e}"))?;
+            .map_err(|e| TestbedError::io(format!("simple_switch_CLI in {netns}"), e))?;
         counters_from(&String::from_utf8_lossy(&o.stdout), port_names, uptime).map_err(|e| {
-            format!(
-                "{e} (simple_switch_CLI in {netns}: {})",
-                String::from_utf8_lossy(&o.stderr).trim()
-            )
+            TestbedError::Command {
+                cmd: format!("simple_switch_CLI in {netns}"),
+                detail: format!("{e} ({})", String::from_utf8_lossy(&o.stderr).trim()),
+            }
         })
     }
 }
@@ -418,6 +421,9 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let e = counters_from(&cut, &names, 1.0).unwrap_err();
-        assert!(e.contains("CanopyEgress.canopy_port_tx[1]"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "no answer for CanopyEgress.canopy_port_tx[1]"
+        );
     }
 }

@@ -4,19 +4,16 @@
 //! planned port drain goes through `canopyd` (`canopyctl fabric port`).
 
 use super::desc::{Desc, Node};
-use super::ops::{find_daemon_bin, find_switch_bin};
 use super::procs;
 use super::state::{self, Created, State};
+use super::up::{find_daemon_bin, find_switch_bin};
 use crate::error::{Result, TestbedError};
 use crate::os::netns::ip;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn err(name: &str, detail: impl Into<String>) -> TestbedError {
-    TestbedError::Fabric {
-        fabric: name.to_string(),
-        detail: detail.into(),
-    }
+    TestbedError::fabric(name, detail)
 }
 
 /// The state part that holds switch `switch` (or the daemon, for `None`).

@@ -81,10 +81,8 @@ impl Netns {
         for s in suffixes {
             let name = format!("{prefix}-{s}");
             let _ = Command::new("ip").args(["netns", "del", &name]).output();
-            ip(&["netns", "add", &name])?;
             ns.names.push(name.clone());
-            disable_ipv6(&name)?;
-            ip(&["-n", &name, "link", "set", "lo", "up"])?;
+            add(&name)?;
         }
         Ok(ns)
     }
@@ -106,6 +104,15 @@ impl Drop for Netns {
             let _ = Command::new("ip").args(["netns", "del", n]).output();
         }
     }
+}
+
+/// Create namespace `ns` with IPv6 off (no router solicitations or DAD frames in the
+/// counters) and loopback up.
+pub fn add(ns: &str) -> Result<()> {
+    ip(&["netns", "add", ns])?;
+    disable_ipv6(ns)?;
+    ip(&["-n", ns, "link", "set", "lo", "up"])?;
+    Ok(())
 }
 
 /// Turn IPv6 off in namespace `ns` (`all` and `default`, so veths created later have it

@@ -180,7 +180,7 @@ fn read_bmv2(
     tools: &crate::fabric::bmv2::Tools,
 ) -> Snapshot {
     use crate::fabric::{desc::Node, Desc};
-    let answers: Vec<(String, std::result::Result<_, String>)> = std::thread::scope(|sc| {
+    let answers: Vec<(String, Result<_>)> = std::thread::scope(|sc| {
         let handles: Vec<_> = state
             .switches
             .iter()
@@ -188,7 +188,8 @@ fn read_bmv2(
                 let (tools, topo) = (&tools, &desc.topo);
                 sc.spawn(move || {
                     let Some(i) = topo.switches.iter().position(|t| t.name == s.name) else {
-                        return (s.name.clone(), Err("not in the topology".to_string()));
+                        let e = TestbedError::fabric(&state.name, "not in the topology");
+                        return (s.name.clone(), Err(e));
                     };
                     let names: Vec<String> = (0..topo.switches[i].ports.len() as u16)
                         .map(|p| Desc::ifname(Node::Switch(i as u32), p))

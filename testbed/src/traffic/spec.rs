@@ -262,16 +262,13 @@ impl TrafficSpec {
 /// The fabric description's check of its `[traffic]` table
 /// ([`crate::fabric::desc::TrafficCheck`]): the table parses as a [`TrafficSpec`] and
 /// passes [`TrafficSpec::validate`] for every host of `topo` on this machine's CPUs.
-/// `Err((key, what))` names the table's key.
+/// Its [`TestbedError::Traffic`] names the table's key.
 pub fn desc_check(
     table: &toml::Table,
     topo: &canopy_control::topology::Topology,
     kind: canopy_dataplane::wire::Kind,
-) -> std::result::Result<(), (String, String)> {
-    let spec = TrafficSpec::from_table(table).map_err(|e| match e {
-        TestbedError::Traffic { key, detail } => (key, detail),
-        other => (String::new(), other.to_string()),
-    })?;
+) -> Result<()> {
+    let spec = TrafficSpec::from_table(table)?;
     let hosts = FabricHosts {
         topology: topo.spec.to_string(),
         kind: kind.name().to_string(),
@@ -287,10 +284,7 @@ pub fn desc_check(
             .collect(),
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    spec.validate(&hosts, cpus).map_err(|e| match e {
-        TestbedError::Traffic { key, detail } => (key, detail),
-        other => (String::new(), other.to_string()),
-    })
+    spec.validate(&hosts, cpus)
 }
 
 impl Default for TrafficSpec {
