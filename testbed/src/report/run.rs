@@ -251,9 +251,21 @@ fn result_lines(r: &RunResults) -> Vec<String> {
 }
 
 fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
-    let m = &r.meta;
     let mut b = vec![Block::Heading(1, title(r))];
+    b.extend(what_ran(r));
+    b.push(Block::Heading(2, "Result".into()));
+    b.push(Block::Para(result_sentence(r)));
+    b.push(Block::Para(verdict_line(r)));
+    b.extend(trials(r, svgs));
+    b.extend(switches(r));
+    b.extend(links(r, svgs));
+    b
+}
 
+/// "What ran": the command, the fabric, the traffic, the machine, the version.
+fn what_ran(r: &RunResults) -> Vec<Block> {
+    let m = &r.meta;
+    let mut b = vec![];
     b.push(Block::Heading(2, "What ran".into()));
     let machine = format!(
         "{} CPUs{}, kernel {}, load average before {}",
@@ -307,11 +319,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         rows,
         numeric: false,
     });
+    b
+}
 
-    b.push(Block::Heading(2, "Result".into()));
-    b.push(Block::Para(result_sentence(r)));
-    b.push(Block::Para(verdict_line(r)));
-
+/// "Trials": a row per trial, then the throughput plot and the latency CDF.
+fn trials(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Trials".into()));
     if r.trials.is_empty() {
         b.push(Block::Para("No trial ran.".into()));
@@ -416,7 +429,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             "No latency CDF: no chosen trial received a frame.".into(),
         )),
     }
+    b
+}
 
+/// "Switches": each switch's counters and whether it conserved frames.
+fn switches(r: &RunResults) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Switches".into()));
     if r.switches.is_empty() {
         b.push(Block::Para("No switch counters were recorded.".into()));
@@ -471,7 +489,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             numeric: true,
         });
     }
+    b
+}
 
+/// "Links": the per-link plot and table.
+fn links(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Links".into()));
     match &svgs.links {
         Some(svg) => {

@@ -196,6 +196,32 @@ fn drain(ports: &mut [(usize, AfPacketPort)]) {
     }
 }
 
+/// A pcap writer for `path` when there is one.
+fn pcap_writer(path: Option<&std::path::Path>, max: u64) -> Result<Option<PcapWriter>> {
+    path.map(|p| PcapWriter::create(p, max)).transpose()
+}
+
+/// A trial's line in the log, and a warning with a sample when frames were foreign.
+fn log_trial(t: &Trial, acc: &RxAccount, rep: &SendReport) {
+    tracing::info!(
+        offered = t.offered_pps.round(),
+        sent = t.sent,
+        received = t.received,
+        lost = t.lost,
+        refused = rep.refused,
+        warmup_rx = acc.warmup,
+        p50_ns = t.latency.p50_ns,
+        "trial"
+    );
+    if t.foreign > 0 {
+        tracing::warn!(
+            foreign = t.foreign,
+            sample = ?acc.foreign_sample.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>(),
+            "frames that are not this trial's"
+        );
+    }
+}
+
 /// The traffic generator of one fabric: ports open for every local host.
 pub struct Generator {
     hosts: FabricHosts,
@@ -352,23 +378,7 @@ impl Generator {
             ));
         }
         let (run_id, warm_id) = self.run_ids();
-        // one prebuilt frame per flow that the pattern can use
-        let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
-        for &s in &active {
-            for d in 0..n {
-                if d != s {
-                    let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
-                    frames[s * n + d] = Some(HostFrame::new(
-                        &self.topo,
-                        self.kind,
-                        hs,
-                        hd,
-                        spec.frame_len(),
-                        warm_id,
-                    )?);
-                }
-            }
-        }
+        let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id)?;
         let burst = spec.burst.unwrap_or_else(|| auto_burst(offered));
         // duration mode (the default) ends at a real-time deadline; count mode when all
         // frames are out
@@ -393,14 +403,8 @@ impl Generator {
             Timeline::new(sys::monotonic_ns(), bin, (span * 1e9) as u64)
         });
         acc.timeline = send_tl.clone();
-        let mut pcap_tx = match &spec.pcap_tx {
-            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
-            None => None,
-        };
-        let mut pcap_rx = match &spec.pcap_rx {
-            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
-            None => None,
-        };
+        let mut pcap_tx = pcap_writer(spec.pcap_tx.as_deref(), spec.pcap_max)?;
+        let mut pcap_rx = pcap_writer(spec.pcap_rx.as_deref(), spec.pcap_max)?;
         drain(&mut self.rx);
         let stop_rx = AtomicBool::new(false);
         let sent_now = AtomicU64::new(0);
@@ -485,25 +489,31 @@ impl Generator {
         let mut t = acc.trial(&seq, offered, secs);
         t.warmup_sent = warm_sent;
         self.trials_run += 1;
-        tracing::info!(
-            offered = offered.round(),
-            sent = t.sent,
-            received = t.received,
-            lost = t.lost,
-            refused = rep.refused,
-            warmup_rx = acc.warmup,
-            p50_ns = t.latency.p50_ns,
-            "trial"
-        );
-        if t.foreign > 0 {
-            tracing::warn!(
-                foreign = t.foreign,
-                sample = ?acc.foreign_sample.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>(),
-                "frames that are not this trial's"
-            );
-        }
+        log_trial(&t, &acc, &rep);
         progress.end_trial(&t);
         Ok(t)
+    }
+
+    /// One prebuilt frame per flow the pattern can use (from every sending host in
+    /// `active` to every other host), `len` bytes, of run `run_id`.
+    fn flow_frames(
+        &self,
+        active: &[usize],
+        len: usize,
+        run_id: u16,
+    ) -> Result<Vec<Option<HostFrame>>> {
+        let n = self.hosts.hosts.len();
+        let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
+        for &s in active {
+            for d in 0..n {
+                if d != s {
+                    let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
+                    frames[s * n + d] =
+                        Some(HostFrame::new(&self.topo, self.kind, hs, hd, len, run_id)?);
+                }
+            }
+        }
+        Ok(frames)
     }
 
     /// Receive only, for `window`: every frame the RX ports see, accounted for run id
