@@ -275,21 +275,7 @@ impl Tools {
         deadline: Instant,
     ) -> Result<()> {
         loop {
-            let mut child = netns::exec(netns, None)
-                .arg(&self.cli)
-                .args(["--thrift-port", &THRIFT_PORT.to_string()])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
-            if let Some(mut i) = child.stdin.take() {
-                // a CLI that exits early (no Thrift server yet) closes its stdin
-                let _ = i.write_all(entries.as_bytes());
-            }
-            let o = child
-                .wait_with_output()
-                .map_err(|e| TestbedError::io("simple_switch_CLI", e))?;
+            let o = self.run_cli(netns, entries)?;
             let out = format!(
                 "{}{}",
                 String::from_utf8_lossy(&o.stdout),
@@ -326,11 +312,11 @@ impl Tools {
         }
     }
 
-    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
-    /// are `port_names`, into the report `canopy-switch` gives on its management socket
-    /// (uptime from the process's start time). One `simple_switch_CLI` run.
-    pub fn counters(&self, netns: &str, pid: u32, port_names: &[String]) -> Result<CountersReport> {
-        let uptime = crate::os::cpu::process_age_s(pid)?;
+    /// Run the `simple_switch_CLI` of the switch in `netns` (Thrift on [`THRIFT_PORT`])
+    /// with `commands` on its stdin; its output. A CLI that exits early (no Thrift
+    /// server yet) closes its stdin: the commands are then not all written, and its
+    /// output says why.
+    fn run_cli(&self, netns: &str, commands: &str) -> Result<std::process::Output> {
         let mut child = netns::exec(netns, None)
             .arg(&self.cli)
             .args(["--thrift-port", &THRIFT_PORT.to_string()])
@@ -340,11 +326,19 @@ impl Tools {
             .spawn()
             .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
         if let Some(mut i) = child.stdin.take() {
-            let _ = i.write_all(counter_commands(port_names.len()).as_bytes());
+            let _ = i.write_all(commands.as_bytes());
         }
-        let o = child
+        child
             .wait_with_output()
-            .map_err(|e| TestbedError::io(format!("simple_switch_CLI in {netns}"), e))?;
+            .map_err(|e| TestbedError::io(format!("simple_switch_CLI in {netns}"), e))
+    }
+
+    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
+    /// are `port_names`, into the report `canopy-switch` gives on its management socket
+    /// (uptime from the process's start time). One `simple_switch_CLI` run.
+    pub fn counters(&self, netns: &str, pid: u32, port_names: &[String]) -> Result<CountersReport> {
+        let uptime = crate::os::cpu::process_age_s(pid)?;
+        let o = self.run_cli(netns, &counter_commands(port_names.len()))?;
         counters_from(&String::from_utf8_lossy(&o.stdout), port_names, uptime).map_err(|e| {
             TestbedError::Command {
                 cmd: format!("simple_switch_CLI in {netns}"),

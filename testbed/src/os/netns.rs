@@ -233,13 +233,47 @@ pub fn link_stats(ns: &str, dev: &str) -> Result<LinkStats> {
 
 fn parse_link_stats(json: &str) -> Option<LinkStats> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let s = v.get(0)?.get("stats64")?;
-    let get = |dir: &str, k: &str| s.get(dir)?.get(k)?.as_u64();
-    Some(LinkStats {
-        rx_packets: get("rx", "packets")?,
-        rx_dropped: get("rx", "dropped")?,
-        tx_packets: get("tx", "packets")?,
-        tx_dropped: get("tx", "dropped")?,
+    LinkStats::from_json(v.get(0)?)
+}
+
+impl LinkStats {
+    /// The counters of one interface of `ip -s -j link show` (its `stats64`); None when
+    /// a counter is missing.
+    fn from_json(link: &serde_json::Value) -> Option<LinkStats> {
+        let s = link.get("stats64")?;
+        let get = |dir: &str, k: &str| s.get(dir)?.get(k)?.as_u64();
+        Some(LinkStats {
+            rx_packets: get("rx", "packets")?,
+            rx_dropped: get("rx", "dropped")?,
+            tx_packets: get("tx", "packets")?,
+            tx_dropped: get("tx", "dropped")?,
+        })
+    }
+}
+
+/// Every interface but `lo` of `ip -s -j link show` with its counters (zeros for one
+/// without).
+pub fn parse_links(json: &str) -> std::result::Result<Vec<(String, LinkStats)>, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(json)?;
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            let name = l["ifname"].as_str().filter(|n| *n != "lo")?;
+            Some((
+                name.to_string(),
+                LinkStats::from_json(l).unwrap_or_default(),
+            ))
+        })
+        .collect())
+}
+
+/// Counters of every interface but `lo` in `ns`.
+pub fn links_stats(ns: &str) -> Result<Vec<(String, LinkStats)>> {
+    let j = ip(&["-n", ns, "-s", "-j", "link", "show"])?;
+    parse_links(&j).map_err(|e| TestbedError::Parse {
+        what: format!("`ip -n {ns} -s -j link show`"),
+        detail: e.to_string(),
     })
 }
 
@@ -267,6 +301,25 @@ mod tests {
         assert_eq!(later.since(&s).rx_packets, 5);
         assert!(parse_link_stats("[]").is_none());
         assert!(parse_link_stats("not json").is_none());
+        let links = r#"[{"ifindex":1,"ifname":"lo","stats64":{"rx":{"packets":9,"dropped":9},"tx":{"packets":9,"dropped":9}}},
+            {"ifindex":2,"ifname":"s0p0","stats64":{"rx":{"bytes":1,"packets":10,"errors":0,"dropped":2},"tx":{"bytes":1,"packets":7,"errors":0,"dropped":3}}},
+            {"ifindex":3,"ifname":"s0p1"}]"#;
+        let l = parse_links(links).unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!(
+            l[0],
+            (
+                "s0p0".to_string(),
+                LinkStats {
+                    rx_packets: 10,
+                    rx_dropped: 2,
+                    tx_packets: 7,
+                    tx_dropped: 3
+                }
+            )
+        );
+        assert_eq!(l[1].1, LinkStats::default());
+        assert!(parse_links("nope").is_err());
     }
 
     #[test]

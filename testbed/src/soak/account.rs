@@ -28,46 +28,23 @@ pub const BACKEND_OUTSIDE_ENGINE: [&str; 4] = [
     "tx_wrong_format",
 ];
 
-/// Kernel counters of every interface (not `lo`) of `namespaces`, by `netns/ifname`.
-pub fn interface_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, LinkStats>> {
+/// `read`'s answer for every namespace of `namespaces`, by `netns/name`.
+fn per_namespace<T>(
+    namespaces: &[String],
+    read: impl Fn(&str) -> Result<Vec<(String, T)>>,
+) -> Result<BTreeMap<String, T>> {
     let mut out = BTreeMap::new();
     for ns in namespaces {
-        let j = crate::os::netns::ip(&["-n", ns, "-s", "-j", "link", "show"])?;
-        let links = parse_links(&j).map_err(|e| TestbedError::Parse {
-            what: format!("`ip -n {ns} -s -j link show`"),
-            detail: e.to_string(),
-        })?;
-        for (name, st) in links {
-            out.insert(format!("{ns}/{name}"), st);
+        for (name, v) in read(ns)? {
+            out.insert(format!("{ns}/{name}"), v);
         }
     }
     Ok(out)
 }
 
-/// Every interface but `lo` of `ip -s -j link show` with its counters.
-pub fn parse_links(json: &str) -> std::result::Result<Vec<(String, LinkStats)>, serde_json::Error> {
-    let v: serde_json::Value = serde_json::from_str(json)?;
-    let mut out = vec![];
-    for l in v.as_array().into_iter().flatten() {
-        let Some(name) = l["ifname"].as_str() else {
-            continue;
-        };
-        if name == "lo" {
-            continue;
-        }
-        let s = &l["stats64"];
-        let g = |d: &str, k: &str| s[d][k].as_u64().unwrap_or(0);
-        out.push((
-            name.to_string(),
-            LinkStats {
-                rx_packets: g("rx", "packets"),
-                rx_dropped: g("rx", "dropped"),
-                tx_packets: g("tx", "packets"),
-                tx_dropped: g("tx", "dropped"),
-            },
-        ));
-    }
-    Ok(out)
+/// Kernel counters of every interface (not `lo`) of `namespaces`, by `netns/ifname`.
+pub fn interface_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, LinkStats>> {
+    per_namespace(namespaces, crate::os::netns::links_stats)
 }
 
 /// Drops of every qdisc but `lo`'s in `tc -s -j qdisc show`, summed per device.
@@ -90,18 +67,14 @@ pub fn parse_qdisc_drops(
 
 /// Drops of every qdisc of `namespaces`, by `netns/ifname`.
 pub fn qdisc_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, u64>> {
-    let mut out = BTreeMap::new();
-    for ns in namespaces {
+    per_namespace(namespaces, |ns| {
         let j = crate::os::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show"])?;
         let q = parse_qdisc_drops(&j).map_err(|e| TestbedError::Parse {
             what: format!("`tc -n {ns} -s -j qdisc show`"),
             detail: e.to_string(),
         })?;
-        for (dev, n) in q {
-            out.insert(format!("{ns}/{dev}"), n);
-        }
-    }
-    Ok(out)
+        Ok(q.into_iter().collect())
+    })
 }
 
 /// Everything read at one moment.
@@ -369,6 +342,24 @@ pub(super) fn port_hops(
     (gaps, checked)
 }
 
+/// The failure of a recovery after `event` (`fault`, `repair`) that never came
+/// (`never`: when it was waited for) or came later than `limit_ms`.
+fn slow_recovery(
+    what: &str,
+    event: &str,
+    never: &str,
+    ms: Option<f64>,
+    limit_ms: f64,
+) -> Option<String> {
+    match ms {
+        None => Some(format!("{what}: full delivery did not resume {never}")),
+        Some(ms) if ms > limit_ms => Some(format!(
+            "{what}: full delivery {ms:.0} ms after the {event} (limit {limit_ms:.0} ms)"
+        )),
+        _ => None,
+    }
+}
+
 /// What failed.
 pub(super) fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
     let mut f = vec![];
@@ -417,27 +408,22 @@ pub(super) fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
                 "{what}: the port's TX ring never filled and nothing was dropped: does its socket bypass the qdisc? (set `qdisc_bypass = false` on the port)"
             ));
         }
-        match e.repair_recovery_ms {
-            None => f.push(format!(
-                "{what}: full delivery did not resume after the repair"
-            )),
-            Some(ms) if ms > opts.recovery_limit_ms => f.push(format!(
-                "{what}: full delivery {ms:.0} ms after the repair (limit {:.0} ms)",
-                opts.recovery_limit_ms
-            )),
-            _ => {}
-        }
+        let limit = opts.recovery_limit_ms;
+        f.extend(slow_recovery(
+            &what,
+            "repair",
+            "after the repair",
+            e.repair_recovery_ms,
+            limit,
+        ));
         if e.expect_fault_recovery {
-            match e.fault_recovery_ms {
-                None => f.push(format!(
-                    "{what}: full delivery did not resume during the fault"
-                )),
-                Some(ms) if ms > opts.recovery_limit_ms => f.push(format!(
-                    "{what}: full delivery {ms:.0} ms after the fault (limit {:.0} ms)",
-                    opts.recovery_limit_ms
-                )),
-                _ => {}
-            }
+            f.extend(slow_recovery(
+                &what,
+                "fault",
+                "during the fault",
+                e.fault_recovery_ms,
+                limit,
+            ));
         }
     }
     if !r.faults.is_empty() && r.min_delivery_100ms <= 0.0 {
@@ -496,25 +482,7 @@ mod tests {
     }
 
     #[test]
-    fn kernel_counters_parse() {
-        let links = r#"[{"ifindex":1,"ifname":"lo","stats64":{"rx":{"packets":9,"dropped":9},"tx":{"packets":9,"dropped":9}}},
-            {"ifindex":2,"ifname":"s0p0","stats64":{"rx":{"bytes":1,"packets":10,"errors":0,"dropped":2},"tx":{"bytes":1,"packets":7,"errors":0,"dropped":3}}},
-            {"ifindex":3,"ifname":"s0p1"}]"#;
-        let l = parse_links(links).unwrap();
-        assert_eq!(l.len(), 2);
-        assert_eq!(
-            l[0],
-            (
-                "s0p0".to_string(),
-                LinkStats {
-                    rx_packets: 10,
-                    rx_dropped: 2,
-                    tx_packets: 7,
-                    tx_dropped: 3
-                }
-            )
-        );
-        assert_eq!(l[1].1, LinkStats::default());
+    fn qdisc_counters_parse() {
         let q = r#"[{"kind":"noqueue","handle":"0:","dev":"lo","root":true,"drops":5},
             {"kind":"tbf","handle":"8001:","dev":"s0p0","root":true,"bytes":600,"packets":10,"drops":4,"qlen":2},
             {"kind":"noqueue","handle":"0:","dev":"s0p1","root":true,"bytes":0,"packets":0,"drops":0}]"#;
@@ -522,7 +490,6 @@ mod tests {
         assert_eq!(d.get("s0p0"), Some(&4));
         assert_eq!(d.get("s0p1"), Some(&0));
         assert!(!d.contains_key("lo"));
-        assert!(parse_links("nope").is_err());
         assert!(parse_qdisc_drops("{").is_err());
     }
 }

@@ -32,7 +32,7 @@ pub fn up(root: &Path, a: UpArgs) -> Result<ExitCode> {
             desc.topo.hosts.len(),
             desc.links.len()
         );
-        return Ok(std::process::ExitCode::SUCCESS);
+        return Ok(ExitCode::SUCCESS);
     }
     let t0 = Instant::now();
     let progress = |m: &str| eprintln!("[{:6.2} s] {m}", t0.elapsed().as_secs_f64());
@@ -142,7 +142,7 @@ pub fn status(root: &Path, name: Option<String>) -> Result<ExitCode> {
         }
     }
     if bad > 0 {
-        return Ok(std::process::ExitCode::FAILURE);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -178,7 +178,7 @@ pub fn drill(root: &Path, a: DrillArgs) -> Result<ExitCode> {
                     ),
                     None => {
                         outln!("{switch}: canopyd did not push its tables within 10 s");
-                        return Ok(std::process::ExitCode::FAILURE);
+                        return Ok(ExitCode::FAILURE);
                     }
                 }
             }
@@ -241,7 +241,7 @@ pub fn check(root: &Path, a: CheckArgs) -> Result<ExitCode> {
         outln!("{r}");
     }
     if !r.passed() {
-        return Ok(std::process::ExitCode::FAILURE);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }

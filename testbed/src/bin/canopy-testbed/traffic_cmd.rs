@@ -13,6 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The state of fabric `name`'s part on `machine`.
+fn state_of(root: &Path, name: &str, machine: &str) -> Result<fabric::State> {
+    let dir = fabric::state::state_dir(root, name, machine);
+    fabric::State::load(&dir)
+        .with_context(|| format!("fabric {name} is not up on machine {machine}"))
+}
+
 /// `run`: traffic on a running fabric, the report and the summary.
 pub fn run(root: &Path, a: RunArgs) -> Result<ExitCode> {
     let RunArgs {
@@ -32,7 +39,7 @@ pub fn run(root: &Path, a: RunArgs) -> Result<ExitCode> {
         &traffic,
         interrupt_flag()?,
     )? {
-        return Ok(std::process::ExitCode::FAILURE);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -79,9 +86,7 @@ pub fn soak(root: &Path, a: SoakArgs) -> Result<ExitCode> {
         .iter()
         .map(|f| FaultKind::parse(f))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let dir = fabric::state::state_dir(root, &name, &machine);
-    let state = fabric::State::load(&dir)
-        .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+    let state = state_of(root, &name, &machine)?;
     let mut spec = canopy_testbed::run::spec_of(&state)?;
     if let Some(p) = &pattern {
         spec.pattern = Pattern::parse(p)?;
@@ -126,7 +131,7 @@ pub fn soak(root: &Path, a: SoakArgs) -> Result<ExitCode> {
     outln!("{}", canopy_testbed::report::soak::summary(&r));
     outln!("report: {}", out.join("soak.json").display());
     if !r.passed() {
-        return Ok(std::process::ExitCode::FAILURE);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -174,7 +179,7 @@ pub fn replay(root: &Path, a: ReplayArgs) -> Result<ExitCode> {
     );
     outln!("{other} frame(s) of the file were not generator frames: sent, not counted");
     if !o.correct() {
-        return Ok(std::process::ExitCode::FAILURE);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -187,9 +192,7 @@ pub fn agent(root: &Path, a: AgentArgs) -> Result<ExitCode> {
         host,
     } = a;
     let name = fabric::ops::resolve_name(root, name.as_deref())?;
-    let dir = fabric::state::state_dir(root, &name, &machine);
-    let state = fabric::State::load(&dir)
-        .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+    let state = state_of(root, &name, &machine)?;
     let mut r = canopy_testbed::traffic::Reflector::open(&state.hosts, host)?;
     eprintln!("reflecting for host position {host} of fabric {name}; Ctrl-C stops");
     let stop = interrupt_flag()?;
@@ -208,9 +211,7 @@ fn run_traffic(
     traffic: &TrafficArgs,
     stop: Arc<AtomicBool>,
 ) -> Result<bool> {
-    let dir = fabric::state::state_dir(root, name, machine);
-    let state = fabric::State::load(&dir)
-        .with_context(|| format!("fabric {name} is not up on machine {machine}"))?;
+    let state = state_of(root, name, machine)?;
     let spec = traffic.apply(canopy_testbed::run::spec_of(&state)?)?;
     let opts = canopy_testbed::run::RunOptions {
         state_root: root.to_path_buf(),
@@ -313,7 +314,7 @@ pub fn demo(root: &Path, a: DemoArgs) -> Result<ExitCode> {
     }
     progress("demo: done");
     match result? {
-        true => Ok(std::process::ExitCode::SUCCESS),
-        false => Ok(std::process::ExitCode::FAILURE),
+        true => Ok(ExitCode::SUCCESS),
+        false => Ok(ExitCode::FAILURE),
     }
 }
