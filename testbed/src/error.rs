@@ -126,6 +126,14 @@ impl TestbedError {
 }
 
 impl TestbedError {
+    /// A [`TestbedError::Fabric`] of fabric `fabric`.
+    pub fn fabric(fabric: impl Into<String>, detail: impl Into<String>) -> Self {
+        TestbedError::Fabric {
+            fabric: fabric.into(),
+            detail: detail.into(),
+        }
+    }
+
     /// A [`TestbedError::Traffic`] for `key`.
     pub fn traffic(key: impl Into<String>, detail: impl Into<String>) -> Self {
         TestbedError::Traffic {

@@ -5,49 +5,32 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`netns`] | namespaces with a cleanup guard, veths, offloads, kernel link counters |
-//! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
-//! | [`frames`] | `HostFrame` (host to host, with a measurement block); the vethbench frame and stamp |
-//! | [`gen`] | the own sender (paced or full speed) and the one-way latency probe |
-//! | [`trafgen`] | `trafgen` as the max-rate sender |
-//! | [`cpu`] | `/proc/PID/stat` and `/proc/stat` CPU accounting |
-//! | [`bench`] | the three passes per forwarder, the results |
-//! | [`report`] | Markdown |
-//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
-//! | [`mgmt`] | client of a `canopy-switch` management socket |
-//! | [`hosts`] | a running fabric's hosts, as the generator sees them |
-//! | [`invoker`] | reports given back to the user who ran `sudo` |
-//! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check` |
-//! | [`run`] | `canopy-testbed run`: traffic on a running fabric, counters around it, the report |
-//! | [`results`] | the results of `canopy-testbed run` (JSON, report input) |
-//! | [`runreport`] | a run's report: `results.json`, Markdown, HTML, SVG plots, the terminal summary |
+//! | [`os`] | OS helpers: commands, namespaces and veths, CPU accounting, raw syscalls, `sudo` ownership |
+//! | [`launch`] | finding and starting `canopy-switch`, `canopyd` and bmv2's `simple_switch` |
+//! | [`fabric`] | fabric descriptions, `canopy-testbed up/down/status/check/drill`, the switches' management client |
+//! | [`traffic`] | the generator: frames, patterns, trials, NDR/PDR search, pcap, the vethbench's senders |
+//! | [`run`] | `canopy-testbed run`/`replay`: traffic on a running fabric, counters around it, per-link loads |
+//! | [`report`] | every report: the result types (one header), JSON, Markdown/HTML, SVG plots, summaries; run, compare, soak, vethbench |
 //! | [`soak`] | `canopy-testbed soak`: a long run at the PDR with end-to-end accounting, faults in rounds, recovery times |
-//! | [`traffic`] | the generator of `canopy-testbed run`: patterns, trials, NDR/PDR search, pcap |
+//! | [`vethbench`] | `canopy-vethbench`: the bench wiring, the forwarders, the three passes, its report |
 //! | [`prom`] | a throwaway Prometheus server for tests and its query client |
-//! | [`sys`] | the raw syscalls (setns, kill, clock) |
+//! | [`fuzzing`] | what the fabric-description fuzz target shares with its regression test |
+//! | [`error`] | [`TestbedError`] |
 #![cfg(target_os = "linux")]
 
-pub mod bench;
-pub mod cpu;
 pub mod error;
 pub mod fabric;
-pub mod forwarder;
-pub mod frames;
 pub mod fuzzing;
-pub mod gen;
-pub mod hosts;
-pub mod invoker;
-pub mod linkload;
-pub mod mgmt;
-pub mod netns;
+pub mod launch;
+pub mod os;
 pub mod prom;
 pub mod report;
-pub mod results;
 pub mod run;
-pub mod runreport;
 pub mod soak;
-pub mod sys;
 pub mod traffic;
-pub mod trafgen;
+pub mod vethbench;
 
 pub use error::{Result, TestbedError};
+/// The namespace helpers under their old path: other crates' tests (`tests/`,
+/// `dataplane/switch/tests/`) use them as `canopy_testbed::netns`.
+pub use os::netns;

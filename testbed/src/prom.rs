@@ -56,10 +56,7 @@ pub fn find_binary() -> Option<PathBuf> {
     if fixed.is_file() {
         return Some(fixed.to_path_buf());
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("prometheus"))
-        .find(|p| p.is_file())
+    crate::os::netns::which("prometheus")
 }
 
 /// The scrape configuration [`PromServer::start`] writes: one job `canopyd`, 1 s
@@ -137,9 +134,7 @@ impl PromServer {
     }
 
     fn log_tail(&self) -> String {
-        let log = fs::read_to_string(self.dir.join("prometheus.log")).unwrap_or_default();
-        let lines: Vec<&str> = log.lines().collect();
-        lines[lines.len().saturating_sub(10)..].join("\n")
+        crate::os::process::log_tail(&self.dir.join("prometheus.log"), 10).join("\n")
     }
 
     fn wait_ready(&mut self) -> Result<()> {

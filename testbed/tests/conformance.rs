@@ -128,11 +128,11 @@ fn check(text: &str, target: &str) {
 
 #[test]
 fn conformance_suite_passes_against_canopy_switch_and_bmv2_when_present() {
-    if !canopy_testbed::sys::is_root() {
+    if !canopy_testbed::os::sys::is_root() {
         eprintln!("SKIP conformance: needs root (network namespaces and veths)");
         return;
     }
-    if canopy_testbed::netns::which("ip").is_none() {
+    if canopy_testbed::os::netns::which("ip").is_none() {
         eprintln!("SKIP conformance: `ip` (iproute2) not installed");
         return;
     }

@@ -20,7 +20,7 @@ fn repo() -> PathBuf {
 fn missing() -> Option<String> {
     let mut m: Vec<String> = ["p4c", "simple_switch", "simple_switch_CLI"]
         .iter()
-        .filter(|t| canopy_testbed::netns::which(t).is_none())
+        .filter(|t| canopy_testbed::os::netns::which(t).is_none())
         .map(|t| t.to_string())
         .collect();
     if !repo().join("p4/canopy.p4").is_file() {

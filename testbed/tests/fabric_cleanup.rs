@@ -44,9 +44,9 @@ fn sigint_during_up_rolls_everything_back() {
     let d = f.desc("fabric.toml", "");
     let up = f.spawn_up(&d, Stdio::piped());
     f.wait_state("\"netns\"", 10);
-    assert!(canopy_testbed::sys::signal_pid(
+    assert!(canopy_testbed::os::sys::signal_pid(
         up.id(),
-        canopy_testbed::sys::SIGINT
+        canopy_testbed::os::sys::SIGINT
     ));
     let out = up.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

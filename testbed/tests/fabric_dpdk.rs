@@ -52,7 +52,7 @@ fn label(switch: &str) -> &'static str {
 
 fn meminfo_free() -> u64 {
     let m = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    canopy_testbed::fabric::dpdk::hugepages(&m).map_or(0, |(f, _)| f)
+    canopy_testbed::os::meminfo::hugepages(&m).map_or(0, |(f, _)| f)
 }
 
 /// Whether the switch binary next to the testbed has the `dpdk` feature (asked with
@@ -138,7 +138,7 @@ fn dpdk_and_kernel_backends_in_one_fabric() {
     // of its own (its own runtime directory, canopy<pid>)
     let mut dpdk_pids = vec![];
     for s in &st.switches {
-        let h = canopy_testbed::mgmt::health(&s.socket, Duration::from_secs(5)).unwrap();
+        let h = canopy_testbed::fabric::mgmt::health(&s.socket, Duration::from_secs(5)).unwrap();
         assert_eq!(h.ports.len(), 2, "{}", s.name);
         for p in &h.ports {
             assert_eq!(p.backend, label(&s.name), "{} port {}", s.name, p.port);

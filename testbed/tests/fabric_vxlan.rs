@@ -11,7 +11,7 @@
 
 mod fabric_common;
 
-use canopy_testbed::netns::{ip, link_stats};
+use canopy_testbed::os::netns::{ip, link_stats};
 use fabric_common::{assert_check_passes, root_or_skip, Fab};
 use std::process::Command;
 

@@ -1,13 +1,14 @@
-//! Run reports (`canopy_testbed::runreport`): files, JSON round trip, well-formed SVGs
+//! Run reports (`canopy_testbed::report`): files, JSON round trip, well-formed SVGs
 //! with one polyline per curve, the numbers in the Markdown, a summary that fits one
 //! screen. No root needed: every `RunResults` here is built by hand, and every expected
 //! value is computed from that input.
 
-use canopy_testbed::results::{
-    Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
+use canopy_testbed::report::results::{
+    Header, Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
     SCHEMA_VERSION,
 };
-use canopy_testbed::runreport::{self, plots, SUMMARY_COLS, SUMMARY_LINES};
+use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
+use canopy_testbed::report::{self, plots};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -104,7 +105,17 @@ fn trial(
 
 fn meta() -> RunMeta {
     RunMeta {
-        command: "canopy-testbed run --pattern uniform --frame-len 60 --search".into(),
+        header: Header {
+            command: "canopy-testbed run --pattern uniform --frame-len 60 --search".into(),
+            started: "2026-11-23T16:00:00Z".into(),
+            machine: Machine {
+                cpus: 2,
+                kernel: "6.1.0-test".into(),
+                cpu_model: Some("Test CPU | with pipe".into()),
+                load_before: Some(0.42),
+            },
+            version: "0.1.0 (abc1234)".into(),
+        },
         fabric: "k4-sliced".into(),
         topology: "fat-tree:k=4".into(),
         kind: "sliced".into(),
@@ -113,14 +124,6 @@ fn meta() -> RunMeta {
         switches: 20,
         pattern: "uniform".into(),
         frame_len: 60,
-        started: "2026-11-23T16:00:00Z".into(),
-        machine: Machine {
-            cpus: 2,
-            kernel: "6.1.0-test".into(),
-            cpu_model: Some("Test CPU | with pipe".into()),
-            load_before: Some(0.42),
-        },
-        version: "0.1.0 (abc1234)".into(),
     }
 }
 
@@ -395,8 +398,8 @@ fn us(ns: u64) -> String {
 }
 
 /// Write, then check what every report must satisfy; returns the written files.
-fn write_and_check(r: &RunResults, dir: &TempDir) -> runreport::Written {
-    let w = runreport::write(r, &dir.0).expect("write report");
+fn write_and_check(r: &RunResults, dir: &TempDir) -> report::run::Written {
+    let w = report::run::write(r, &dir.0).expect("write report");
     for p in [&w.json, &w.markdown, &w.html] {
         assert!(p.is_file(), "{} missing", p.display());
     }
@@ -482,12 +485,12 @@ fn write_and_check(r: &RunResults, dir: &TempDir) -> runreport::Written {
         let want = if s.backends.is_empty() {
             "—".to_string()
         } else {
-            canopy_testbed::results::backend_summary(&s.backends)
+            canopy_testbed::report::results::backend_summary(&s.backends)
         };
         assert!(row.ends_with(&format!("| {want} |")), "{row}");
     }
     // Summary fits one screen.
-    let sum = runreport::summary(r, Some(&w));
+    let sum = report::run::summary(r, Some(&w));
     let lines: Vec<&str> = sum.lines().collect();
     assert!(
         lines.len() <= SUMMARY_LINES,
@@ -506,7 +509,7 @@ fn write_and_check(r: &RunResults, dir: &TempDir) -> runreport::Written {
     w
 }
 
-fn svg_of(w: &runreport::Written, name: &str) -> Option<String> {
+fn svg_of(w: &report::run::Written, name: &str) -> Option<String> {
     w.plots.iter().find(|p| p.ends_with(name)).map(|p| read(p))
 }
 
@@ -560,7 +563,7 @@ fn fixed_rate_report() {
     assert!(md.contains("Fixed rate: offered 250.0 kpps"));
     assert!(md.contains(&format!("loss {:.3} %", t.loss_ratio * 100.0)));
     assert!(md.starts_with("# Canopy testbed run: k4-sliced"));
-    let sum = runreport::summary(&r, Some(&w));
+    let sum = report::run::summary(&r, Some(&w));
     assert!(
         sum.contains(&us(t.latency.p99_ns)),
         "p99 in the summary:\n{sum}"
@@ -584,15 +587,16 @@ fn fixed_rate_report() {
         "a mixed switch row"
     );
     // results.json keeps them per port, and older files without them still load
-    let back: canopy_testbed::results::RunResults = serde_json::from_str(&read(&w.json)).unwrap();
+    let back: canopy_testbed::report::results::RunResults =
+        serde_json::from_str(&read(&w.json)).unwrap();
     assert_eq!(back.switches[1].backends[0], "afxdp/skb");
     let mut old: serde_json::Value = serde_json::from_str(&read(&w.json)).unwrap();
     for s in old["switches"].as_array_mut().unwrap() {
         s.as_object_mut().unwrap().remove("backends");
     }
-    let back: canopy_testbed::results::RunResults = serde_json::from_value(old).unwrap();
+    let back: canopy_testbed::report::results::RunResults = serde_json::from_value(old).unwrap();
     assert!(back.switches.iter().all(|s| s.backends.is_empty()));
-    let md = runreport::markdown(&back).unwrap();
+    let md = report::run::markdown(&back).unwrap();
     assert!(md.contains("| port backends | — |"), "unknown backends");
 }
 
@@ -603,7 +607,7 @@ fn rounding_of_microseconds_is_half_up() {
     r.trials[0].latency = latency(&[12_344, 12_345, 12_345, 12_345]);
     assert_eq!(r.trials[0].latency.p99_ns, 12_345);
     assert_eq!(r.trials[0].latency.min_ns, 12_344);
-    let md = runreport::markdown(&r).unwrap();
+    let md = report::run::markdown(&r).unwrap();
     assert!(
         md.contains("| 12.34 | 12.35 | 12.35 | 12.35 | 12.35 | 12.35 |"),
         "{md}"
@@ -656,7 +660,7 @@ fn search_with_ndr_and_pdr() {
         pdr + 1
     )));
     assert!(md.contains("| passed |"));
-    let sum = runreport::summary(&r, Some(&w));
+    let sum = report::run::summary(&r, Some(&w));
     assert!(
         !sum.lines().any(|l| l.ends_with('…')),
         "nothing clipped:\n{sum}"
@@ -682,7 +686,7 @@ fn search_with_ndr_and_pdr() {
         .iter()
         .filter(|t| t.passed == Some(false) && t.lost == 0)
         .count();
-    let sum = runreport::summary(&r2, None);
+    let sum = report::run::summary(&r2, None);
     assert!(
         sum.contains(&format!("{n} failed trial(s) lost no frame")),
         "{sum}"
@@ -751,7 +755,7 @@ fn zero_received_and_empty_links() {
     assert!(md.contains("No latency CDF") && md.contains("No per-link counters"));
     assert!(md.contains("| n/a | n/a | n/a | n/a | n/a | n/a |"));
     assert!(md.contains("loss 100.000 %"));
-    let sum = runreport::summary(&r, Some(&w));
+    let sum = report::run::summary(&r, Some(&w));
     let verdict = format!(
         "FAIL: 1 of 20 switches break rx = tx + drops (sw3); {} frames misdelivered",
         7
@@ -770,7 +774,7 @@ fn no_trials_no_switches() {
     let dir = TempDir::new("empty");
     let w = write_and_check(&r, &dir);
     assert_eq!(w.plots.len(), 1, "only the link plot");
-    let sum = runreport::summary(&r, None);
+    let sum = report::run::summary(&r, None);
     assert!(
         sum.contains("INCOMPLETE: no switch counters recorded"),
         "{sum}"
@@ -850,7 +854,7 @@ fn many_fixed_trials_summary_fits() {
             plots::MAX_CDF_CURVES
         );
     }
-    let sum = runreport::summary(&r, Some(&w));
+    let sum = report::run::summary(&r, Some(&w));
     assert!(sum.contains(&format!("… {} more trials", 40 - 6)), "{sum}");
 }
 
@@ -872,7 +876,7 @@ fn hostile_input_never_panics_and_is_escaped() {
     r.trials[2].latency.min_ns = 0;
     r.trials[3].latency.cdf.push((u64::MAX, f64::NAN));
     let dir = TempDir::new("hostile");
-    let w = runreport::write(&r, &dir.0).expect("write");
+    let w = report::run::write(&r, &dir.0).expect("write");
     for p in &w.plots {
         check_xml(&read(p));
     }
@@ -884,7 +888,7 @@ fn hostile_input_never_panics_and_is_escaped() {
         md.contains("| ``a\\|b`c`` |"),
         "code with | and ` in a table"
     );
-    let sum = runreport::summary(&r, Some(&w));
+    let sum = report::run::summary(&r, Some(&w));
     assert!(sum.lines().count() <= SUMMARY_LINES);
     // Non-finite trials are left out of the throughput plot, the others drawn.
     let tp = svg_of(&w, "throughput.svg").unwrap();
@@ -904,14 +908,14 @@ fn compare_puts_runs_side_by_side() {
     let mut bmv2 = search(40_000.0, Some(9_000.0), Some(12_000.0));
     bmv2.meta.target = "bmv2".into();
     let (a, b) = (d.0.join("a"), d.0.join("b"));
-    runreport::write(&canopy, &a).unwrap();
-    runreport::write(&bmv2, &b).unwrap();
+    report::run::write(&canopy, &a).unwrap();
+    report::run::write(&bmv2, &b).unwrap();
     let out = d.0.join("cmp");
-    let written = runreport::compare::compare(&[a.clone(), b.join("results.json")], &out).unwrap();
+    let written = report::compare::compare(&[a.clone(), b.join("results.json")], &out).unwrap();
     assert_eq!(written.len(), 3, "{written:?}");
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     // one row per run, each with its own NDR
-    let ndr = |r: &RunResults| runreport::fmt::rate(r.search.as_ref().unwrap().ndr_pps.unwrap());
+    let ndr = |r: &RunResults| report::fmt::rate(r.search.as_ref().unwrap().ndr_pps.unwrap());
     let row = |target: &str| {
         md.lines()
             .find(|l| l.starts_with(&format!("| `{target}`")))
@@ -937,9 +941,9 @@ fn compare_puts_runs_side_by_side() {
     other.meta.target = "bmv2".into();
     other.meta.pattern = "transpose".into();
     let c = d.0.join("c");
-    runreport::write(&other, &c).unwrap();
-    runreport::compare::compare(&[a.clone(), c], &out).unwrap();
+    report::run::write(&other, &c).unwrap();
+    report::compare::compare(&[a.clone(), c], &out).unwrap();
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(md.contains("differ in pattern"), "{md}");
-    assert!(runreport::compare::compare(&[a], &out).is_err());
+    assert!(report::compare::compare(&[a], &out).is_err());
 }

@@ -5,13 +5,14 @@
 //! guard, also when a test fails.
 
 use canopy_dataplane::wire::Kind;
-use canopy_testbed::frames::HostFrame;
-use canopy_testbed::hosts::{FabricHosts, HostEndpoint};
-use canopy_testbed::netns::{ip, offloads_off, wait_up, which, Netns};
+use canopy_testbed::os::netns::{ip, offloads_off, wait_up, which, Netns};
+use canopy_testbed::os::sys;
+use canopy_testbed::traffic::frame::HostFrame;
+use canopy_testbed::traffic::hosts::{FabricHosts, HostEndpoint};
 use canopy_testbed::traffic::pcap;
+use canopy_testbed::traffic::port;
 use canopy_testbed::traffic::progress::Progress;
 use canopy_testbed::traffic::{Generator, Pattern, Rate, Reflector, SearchSpec, TrafficSpec};
-use canopy_testbed::{gen, sys};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -95,7 +96,7 @@ fn harness(tag: &str, n: u32) -> Harness {
             "off",
         ])
         .unwrap();
-        canopy_testbed::netns::run(
+        canopy_testbed::os::netns::run(
             "bridge",
             &[
                 "-n", &br, "fdb", "add", &macs, "dev", &port, "master", "static",
@@ -152,7 +153,7 @@ fn spec(pattern: Pattern, pps: f64, secs: f64) -> TrafficSpec {
     }
 }
 
-fn assert_clean(what: &str, t: &canopy_testbed::results::Trial, expect_sent: f64) {
+fn assert_clean(what: &str, t: &canopy_testbed::report::results::Trial, expect_sent: f64) {
     assert!(t.sent > 0, "{what}: nothing sent");
     assert!(
         (t.sent as f64 - expect_sent).abs() <= expect_sent * 0.05 + 2.0,
@@ -245,7 +246,7 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
     assert_eq!(rx.len(), 500);
     assert!(tx.iter().all(|f| HostFrame::parse(&f.data).is_some()));
     if which("tshark").is_some() {
-        let out = canopy_testbed::netns::run(
+        let out = canopy_testbed::os::netns::run(
             "tshark",
             &[
                 "-r",
@@ -288,7 +289,7 @@ fn injected_reorder_duplicates_misdelivery_and_foreign_are_counted() {
     let topo = canopy_control::build_str(TOPO).unwrap();
     let mut g = Generator::open(&h.hosts).unwrap();
     // inject straight into h1's link from the bridge side (past the bridge's table)
-    let mut inj = gen::open_port(h.bridge_ns(), "p1").unwrap();
+    let mut inj = port::open(h.bridge_ns(), "p1").unwrap();
     let run = 0x4242;
     let done = AtomicBool::new(false);
     let acc = std::thread::scope(|sc| {

@@ -4,9 +4,9 @@
 //! counted frames. The figures themselves are not checked (shared 2-core machine).
 #![cfg(target_os = "linux")]
 
-use canopy_testbed::bench::{self, Config, Generator};
-use canopy_testbed::forwarder::{self, Kind, Options};
-use canopy_testbed::netns::which;
+use canopy_testbed::os::netns::which;
+use canopy_testbed::vethbench::forwarder::{self, Kind, Options};
+use canopy_testbed::vethbench::{self, Config, Generator};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ const SLACK: u64 = 16;
 
 #[test]
 fn every_available_forwarder_forwards_and_is_counted() {
-    if !canopy_testbed::sys::is_root() {
+    if !canopy_testbed::os::sys::is_root() {
         eprintln!("SKIP vethbench: needs root (network namespaces and veths)");
         return;
     }
@@ -24,7 +24,7 @@ fn every_available_forwarder_forwards_and_is_counted() {
         return;
     }
     let prefix = format!("cvb{}-t", std::process::id());
-    let work = bench::WorkDir::new(&prefix, false).unwrap();
+    let work = vethbench::WorkDir::new(&prefix, false).unwrap();
     let options = Options::discover(1, work.path.clone());
     let mut forwarders = vec![Kind::Direct, Kind::Bridge];
     match forwarder::unavailable(Kind::Canopy, &options) {
@@ -53,9 +53,10 @@ fn every_available_forwarder_forwards_and_is_counted() {
         options,
         prefix: prefix.clone(),
         start_timeout: Duration::from_secs(30),
+        command: "vethbench test".into(),
     };
     let stop = AtomicBool::new(false);
-    let report = bench::run(&cfg, &stop, &|l| eprintln!("{l}")).expect("bench run");
+    let report = vethbench::run(&cfg, &stop, &|l| eprintln!("{l}")).expect("bench run");
     assert_eq!(report.results.len(), forwarders.len());
     for r in &report.results {
         assert!(
@@ -93,9 +94,9 @@ fn every_available_forwarder_forwards_and_is_counted() {
             "{l:?}"
         );
     }
-    let md = canopy_testbed::report::markdown(&report);
+    let md = canopy_testbed::report::vethbench::markdown(&report);
     assert!(md.contains("| bridge |"), "{md}");
     // the wiring is gone
-    let left = canopy_testbed::netns::ip(&["netns", "list"]).unwrap();
+    let left = canopy_testbed::os::netns::ip(&["netns", "list"]).unwrap();
     assert!(!left.contains(&prefix), "namespaces left behind: {left}");
 }

@@ -2,8 +2,8 @@
 //! (and bmv2 when installed). Needs root. See `docs/vethbench.md`.
 
 use anyhow::{bail, Context};
-use canopy_testbed::bench::{self, Config, Generator, WorkDir};
-use canopy_testbed::forwarder::{Kind, Options};
+use canopy_testbed::vethbench::forwarder::{Kind, Options};
+use canopy_testbed::vethbench::{self, Config, Generator, WorkDir};
 use clap::Parser;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -109,7 +109,7 @@ fn main() -> anyhow::Result<()> {
         .with_target(false)
         .init();
     let a = Args::parse();
-    if !canopy_testbed::sys::is_root() {
+    if !canopy_testbed::os::sys::is_root() {
         bail!(canopy_testbed::TestbedError::NotRoot);
     }
     let mut forwarders = vec![];
@@ -147,7 +147,7 @@ fn main() -> anyhow::Result<()> {
             p.clone()
         }
         Some(p) => bail!("--prefix: `{p}` is not 1 to 12 letters and digits"),
-        None => bench::default_prefix(),
+        None => vethbench::default_prefix(),
     };
     let work = WorkDir::new(&prefix, a.keep_work)?;
     let mut options = Options::discover(a.fwd_core, work.path.clone());
@@ -177,12 +177,13 @@ fn main() -> anyhow::Result<()> {
         options,
         prefix,
         start_timeout: secs(a.start_timeout),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
     };
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, stop.clone()).context("install the SIGINT handler")?;
     }
-    let report = bench::run(&cfg, &stop, &|line| tracing::info!("{line}"));
+    let report = vethbench::run(&cfg, &stop, &|line| tracing::info!("{line}"));
     let report = match report {
         Ok(r) => r,
         Err(canopy_testbed::TestbedError::Interrupted) => {
@@ -192,22 +193,20 @@ fn main() -> anyhow::Result<()> {
         }
         Err(e) => return Err(e.into()),
     };
-    let md = canopy_testbed::report::markdown(&report);
-    let json = serde_json::to_string_pretty(&report)?;
     if let Some(dir) = &a.out {
-        let owner = canopy_testbed::invoker::OutputOwner::before(dir);
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-        std::fs::write(dir.join("results.md"), &md)
-            .with_context(|| format!("write {}/results.md", dir.display()))?;
-        std::fs::write(dir.join("results.json"), &json)
-            .with_context(|| format!("write {}/results.json", dir.display()))?;
-        tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
+        let owner = canopy_testbed::os::invoker::OutputOwner::before(dir);
+        let written = canopy_testbed::report::vethbench::write(&report, dir);
         owner.give_back();
+        written?;
+        tracing::info!("wrote {0}/results.md and {0}/results.json", dir.display());
     }
     if a.json {
-        println!("{json}");
+        print!(
+            "{}",
+            canopy_testbed::report::to_json(&report, "vethbench results")?
+        );
     } else {
-        println!("{md}");
+        println!("{}", canopy_testbed::report::vethbench::markdown(&report));
     }
     Ok(())
 }

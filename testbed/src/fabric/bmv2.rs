@@ -5,15 +5,13 @@
 
 use super::desc::Desc;
 use crate::error::{Result, TestbedError};
-use crate::netns;
+use crate::launch::{self, THRIFT_PORT};
+use crate::os::{netns, process};
 use canopy_switch::proto::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The Thrift port of every `simple_switch` (each in its own namespace, so one port).
-pub const THRIFT_PORT: u16 = 9090;
 
 /// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
 /// per port, and drops per (ingress port, reason) at `port * DROP_STRIDE + reason`.
@@ -58,7 +56,7 @@ fn counters_from(
     out: &str,
     names: &[String],
     uptime_s: f64,
-) -> std::result::Result<CountersReport, String> {
+) -> std::result::Result<CountersReport, NoAnswer> {
     use std::collections::BTreeMap;
     let reasons = canopy_dataplane::decide::DROP_REASON_NAMES;
     let mut got: BTreeMap<(&str, usize), (u64, u64)> = BTreeMap::new();
@@ -73,9 +71,10 @@ fn counters_from(
     };
     for (p, name) in names.iter().enumerate() {
         let read = |n: &str, i: usize| {
-            got.get(&(n, i))
-                .copied()
-                .ok_or_else(|| format!("no answer for {n}[{i}]"))
+            got.get(&(n, i)).copied().ok_or_else(|| NoAnswer {
+                counter: n.to_string(),
+                index: i,
+            })
         };
         let (rx_bytes, rx_packets) = read(PORT_RX, p)?;
         let (tx_bytes, tx_packets) = read(PORT_TX, p)?;
@@ -105,6 +104,16 @@ fn counters_from(
     Ok(rep)
 }
 
+/// A counter `simple_switch_CLI` was asked for and did not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no answer for {counter}[{index}]")]
+pub struct NoAnswer {
+    /// The counter.
+    pub counter: String,
+    /// Its index.
+    pub index: usize,
+}
+
 /// The tools the target needs, found before anything is created.
 #[derive(Debug, Clone)]
 pub struct Tools {
@@ -121,20 +130,7 @@ pub struct Tools {
 }
 
 fn err(desc: &Desc, detail: impl Into<String>) -> TestbedError {
-    TestbedError::Fabric {
-        fabric: desc.name.clone(),
-        detail: detail.into(),
-    }
-}
-
-/// A file next to this executable (or its parent: `target/debug/deps/..`).
-fn next_to_exe(name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .take(2)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    TestbedError::fabric(&desc.name, detail)
 }
 
 /// `p4/canopy.p4` of the source tree this binary was built in (`target/<profile>/` is
@@ -184,7 +180,7 @@ impl Tools {
                 &b.simple_switch,
                 "simple_switch",
                 "simple_switch",
-                netns::which("simple_switch"),
+                netns::which(launch::SIMPLE_SWITCH),
             )?,
             cli: pick(
                 &b.simple_switch_cli,
@@ -196,7 +192,7 @@ impl Tools {
                 &b.canopyctl,
                 "canopyctl",
                 "canopyctl",
-                next_to_exe("canopyctl").or_else(|| netns::which("canopyctl")),
+                launch::find_program(launch::CANOPYCTL),
             )?),
         })
     }
@@ -233,25 +229,17 @@ impl Tools {
     /// Start `simple_switch` in namespace `netns` with port i on `ifnames[i]`, output
     /// to `log`, in its own process group.
     pub fn spawn(&self, netns: &str, ifnames: &[String], json: &Path, log: &Path) -> Result<Child> {
-        // the notification socket is a file path: one per switch (the namespaces do
-        // not separate it), next to its log
+        // the notification socket is a file path: one per switch, next to its log
         let ipc = log.with_extension("notifications.ipc");
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", netns])
-            .arg(&self.simple_switch)
-            .args([
-                "--device-id",
-                "0",
-                "--thrift-port",
-                &THRIFT_PORT.to_string(),
-            ]);
-        c.arg("--notifications-addr")
-            .arg(format!("ipc://{}", ipc.display()));
-        for (i, ifn) in ifnames.iter().enumerate() {
-            c.args(["-i", &format!("{i}@{ifn}")]);
-        }
-        c.arg(json);
-        super::ops::spawn_logged(c, log, false, format!("start simple_switch in {netns}"))
+        let c =
+            launch::simple_switch_command(&self.simple_switch, netns, ifnames, json, &ipc, None);
+        process::spawn_logged(
+            c,
+            log,
+            false,
+            false,
+            &format!("start simple_switch in {netns}"),
+        )
     }
 
     /// The entries of switch `switch` (`canopyctl p4-entries ... --format bmv2-cli`).
@@ -287,22 +275,7 @@ impl Tools {
         deadline: Instant,
     ) -> Result<()> {
         loop {
-            let mut child = Command::new("ip")
-                .args(["netns", "exec", netns])
-                .arg(&self.cli)
-                .args(["--thrift-port", &THRIFT_PORT.to_string()])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
-            if let Some(mut i) = child.stdin.take() {
-                // a CLI that exits early (no Thrift server yet) closes its stdin
-                let _ = i.write_all(entries.as_bytes());
-            }
-            let o = child
-                .wait_with_output()
-                .map_err(|e| TestbedError::io("simple_switch_CLI", e))?;
+            let o = self.run_cli(netns, entries)?;
             let out = format!(
                 "{}{}",
                 String::from_utf8_lossy(&o.stdout),
@@ -339,36 +312,38 @@ impl Tools {
         }
     }
 
-    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
-    /// are `port_names`, into the report `canopy-switch` gives on its management socket
-    /// (uptime from the process's start time). One `simple_switch_CLI` run.
-    pub fn counters(
-        &self,
-        netns: &str,
-        pid: u32,
-        port_names: &[String],
-    ) -> std::result::Result<CountersReport, String> {
-        let uptime = crate::cpu::process_age_s(pid).map_err(|e| e.to_string())?;
-        let mut child = Command::new("ip")
-            .args(["netns", "exec", netns])
+    /// Run the `simple_switch_CLI` of the switch in `netns` (Thrift on [`THRIFT_PORT`])
+    /// with `commands` on its stdin; its output. A CLI that exits early (no Thrift
+    /// server yet) closes its stdin: the commands are then not all written, and its
+    /// output says why.
+    fn run_cli(&self, netns: &str, commands: &str) -> Result<std::process::Output> {
+        let mut child = netns::exec(netns, None)
             .arg(&self.cli)
             .args(["--thrift-port", &THRIFT_PORT.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("run simple_switch_CLI in {netns}: {e}"))?;
+            .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
         if let Some(mut i) = child.stdin.take() {
-            let _ = i.write_all(counter_commands(port_names.len()).as_bytes());
+            let _ = i.write_all(commands.as_bytes());
         }
-        let o = child
+        child
             .wait_with_output()
-            .map_err(|e| format!("simple_switch_CLI in {netns}: {e}"))?;
+            .map_err(|e| TestbedError::io(format!("simple_switch_CLI in {netns}"), e))
+    }
+
+    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
+    /// are `port_names`, into the report `canopy-switch` gives on its management socket
+    /// (uptime from the process's start time). One `simple_switch_CLI` run.
+    pub fn counters(&self, netns: &str, pid: u32, port_names: &[String]) -> Result<CountersReport> {
+        let uptime = crate::os::cpu::process_age_s(pid)?;
+        let o = self.run_cli(netns, &counter_commands(port_names.len()))?;
         counters_from(&String::from_utf8_lossy(&o.stdout), port_names, uptime).map_err(|e| {
-            format!(
-                "{e} (simple_switch_CLI in {netns}: {})",
-                String::from_utf8_lossy(&o.stderr).trim()
-            )
+            TestbedError::Command {
+                cmd: format!("simple_switch_CLI in {netns}"),
+                detail: format!("{e} ({})", String::from_utf8_lossy(&o.stderr).trim()),
+            }
         })
     }
 }
@@ -440,6 +415,9 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let e = counters_from(&cut, &names, 1.0).unwrap_err();
-        assert!(e.contains("CanopyEgress.canopy_port_tx[1]"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "no answer for CanopyEgress.canopy_port_tx[1]"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use super::state::State;
 use crate::error::{Result, TestbedError};
-use crate::frames::HostFrame;
+use crate::traffic::frame::HostFrame;
 use canopy_dataplane::port::afpacket::{
     AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
 };
@@ -25,7 +25,7 @@ fn open_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
         block_count: 4,
         frame_size: 2048,
     };
-    crate::gen::open_port_with(
+    crate::traffic::port::open_with(
         ns,
         ifname,
         AfPacketConfig {
@@ -156,7 +156,7 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
         .iter()
         .map(|&(h, _)| (canopy_control::oracle::host_mac(&topo, h), h))
         .collect();
-    let run_id = (crate::sys::monotonic_ns() & 0xffff) as u16;
+    let run_id = (crate::os::sys::monotonic_ns() & 0xffff) as u16;
     let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     let mut report = CheckReport {
         hosts: n,
@@ -202,7 +202,7 @@ pub fn check(root: &Path, name: &str, timeout: Duration) -> Result<CheckReport> 
                 continue;
             }
             let mut f = HostFrame::new(&topo, kind, s, d, CHECK_LEN, run_id)?;
-            f.set_meas(u64::from(d), crate::sys::monotonic_ns());
+            f.set_meas(u64::from(d), crate::os::sys::monotonic_ns());
             let mut tries = 0;
             loop {
                 match ports[ti].tx_frame(&f.bytes) {

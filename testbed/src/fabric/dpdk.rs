@@ -13,6 +13,7 @@
 //!   fix, when `HugePages_Free` in `/proc/meminfo` is below the sum over the fabric's
 //!   dpdk switches.
 
+use crate::os::meminfo::hugepages;
 use canopy_switch::config::{Config, PortSpec};
 use std::path::Path;
 use std::process::Command;
@@ -77,21 +78,10 @@ pub fn switch_hugepage_bytes(cfg: &Config) -> u64 {
     }
 }
 
-/// `(HugePages_Free, Hugepagesize in bytes)` of a `/proc/meminfo` text.
-pub fn hugepages(meminfo: &str) -> Option<(u64, u64)> {
-    let field = |name: &str| {
-        meminfo.lines().find_map(|l| {
-            let rest = l.strip_prefix(name)?.strip_prefix(':')?;
-            rest.split_whitespace().next()?.parse::<u64>().ok()
-        })
-    };
-    Some((field("HugePages_Free")?, field("Hugepagesize")? * 1024))
-}
-
 /// Whether the free huge pages of `meminfo` cover `need` (switch name, bytes) — each
 /// switch rounded up to whole pages, since every process maps its own. `Err` says how
 /// many are missing and the fix.
-pub fn check_hugepages(need: &[(String, u64)], meminfo: &str) -> Result<(), String> {
+pub fn check_hugepages(need: &[(String, u64)], meminfo: &str) -> Result<(), DpdkError> {
     let want: u64 = need.iter().map(|(_, b)| *b).sum();
     if want == 0 {
         return Ok(());
@@ -109,12 +99,61 @@ pub fn check_hugepages(need: &[(String, u64)], meminfo: &str) -> Result<(), Stri
         .collect::<Vec<_>>()
         .join(", ");
     let more = if need.len() > 4 { ", ..." } else { "" };
-    let kb = page / 1024;
-    Err(format!(
-        "{} switch(es) with dpdk ports need about {pages} huge pages of {kb} kB ({per}{more}; EAL's base and one mbuf pool per dpdk port, docs/testbed.md), but /proc/meminfo has HugePages_Free {free}: reserve more as root, e.g. `echo {} > /sys/kernel/mm/hugepages/hugepages-{kb}kB/nr_hugepages` (and `mount -t hugetlbfs nodev /dev/hugepages` if it is not mounted), or put fewer ports on dpdk",
-        need.len(),
-        pages.saturating_sub(free) + current_total(meminfo)
-    ))
+    Err(DpdkError::HugePages {
+        switches: need.len(),
+        pages,
+        kb: page / 1024,
+        per: format!("{per}{more}"),
+        free,
+        reserve: pages.saturating_sub(free) + current_total(meminfo),
+    })
+}
+
+/// Why `up` refuses a fabric's `dpdk` ports on this machine.
+#[derive(Debug, thiserror::Error)]
+pub enum DpdkError {
+    /// Fewer free huge pages than the dpdk switches need (with the fix).
+    #[error("{switches} switch(es) with dpdk ports need about {pages} huge pages of {kb} kB ({per}; EAL's base and one mbuf pool per dpdk port, docs/testbed.md), but /proc/meminfo has HugePages_Free {free}: reserve more as root, e.g. `echo {reserve} > /sys/kernel/mm/hugepages/hugepages-{kb}kB/nr_hugepages` (and `mount -t hugetlbfs nodev /dev/hugepages` if it is not mounted), or put fewer ports on dpdk")]
+    HugePages {
+        /// Switches with dpdk ports.
+        switches: usize,
+        /// Pages they need.
+        pages: u64,
+        /// Page size, kB.
+        kb: u64,
+        /// Pages per switch (the first few).
+        per: String,
+        /// Free pages.
+        free: u64,
+        /// The total to reserve.
+        reserve: u64,
+    },
+    /// The check's configuration file could not be written.
+    #[error("write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The switch binary could not be run.
+    #[error("cannot run {}: {source}", bin.display())]
+    Run {
+        /// The binary.
+        bin: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The switch binary refuses the configuration (its own message).
+    #[error("{} refuses the dpdk ports this fabric asks for ({status}): {message}", bin.display())]
+    Refused {
+        /// The binary.
+        bin: std::path::PathBuf,
+        /// Its exit status.
+        status: std::process::ExitStatus,
+        /// Its message, the temporary file's name replaced.
+        message: String,
+    },
 }
 
 fn current_total(meminfo: &str) -> u64 {
@@ -133,18 +172,24 @@ fn current_total(meminfo: &str) -> u64 {
 /// Ask the `canopy-switch` binary `bin` whether it takes the configuration `text` (one
 /// with `dpdk` ports): `check-config` on a temporary copy. `Err` is the binary's own
 /// message (exit 2: invalid for this build, e.g. built without the `dpdk` feature).
-pub fn check_switch_binary(bin: &Path, text: &str, tag: &str) -> Result<(), String> {
+pub fn check_switch_binary(bin: &Path, text: &str, tag: &str) -> Result<(), DpdkError> {
     let file = std::env::temp_dir().join(format!(
         "canopy-testbed-{tag}-{}-check.toml",
         std::process::id()
     ));
-    std::fs::write(&file, text).map_err(|e| format!("write {}: {e}", file.display()))?;
+    std::fs::write(&file, text).map_err(|source| DpdkError::Write {
+        path: file.clone(),
+        source,
+    })?;
     let out = Command::new(bin)
         .args(["check-config", "--config"])
         .arg(&file)
         .output();
     let _ = std::fs::remove_file(&file);
-    let out = out.map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    let out = out.map_err(|source| DpdkError::Run {
+        bin: bin.to_path_buf(),
+        source,
+    })?;
     if out.status.success() {
         return Ok(());
     }
@@ -155,12 +200,11 @@ pub fn check_switch_binary(bin: &Path, text: &str, tag: &str) -> Result<(), Stri
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let msg = msg.replace(&file.display().to_string(), "the generated configuration");
-    Err(format!(
-        "{} refuses the dpdk ports this fabric asks for ({}): {msg}",
-        bin.display(),
-        out.status
-    ))
+    Err(DpdkError::Refused {
+        bin: bin.to_path_buf(),
+        status: out.status,
+        message: msg.replace(&file.display().to_string(), "the generated configuration"),
+    })
 }
 
 #[cfg(test)]
@@ -168,16 +212,6 @@ mod tests {
     use super::*;
 
     const MEMINFO: &str = "MemTotal:        8000000 kB\nHugePages_Total:     512\nHugePages_Free:      100\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n";
-
-    #[test]
-    fn meminfo_fields() {
-        assert_eq!(hugepages(MEMINFO), Some((100, 2 << 20)));
-        assert_eq!(hugepages("MemTotal: 5 kB\n"), None);
-        assert_eq!(
-            hugepages("HugePages_Free: 3\nHugepagesize: 1048576 kB\n"),
-            Some((3, 1 << 30))
-        );
-    }
 
     #[test]
     fn pool_formula_matches_docs() {
@@ -253,7 +287,9 @@ mod tests {
             &dir,
             "echo \"canopy-switch: $3: port[1].backend: \\\"dpdk\\\": this canopy-switch was built without the \\`dpdk\\` feature\" >&2; exit 2",
         );
-        let e = check_switch_binary(&no, "x = 1\n", "fdkt").unwrap_err();
+        let e = check_switch_binary(&no, "x = 1\n", "fdkt")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("refuses the dpdk ports"), "{e}");
         assert!(e.contains("exit status: 2"), "{e}");
         assert!(
@@ -261,7 +297,9 @@ mod tests {
             "{e}"
         );
         // a binary that is not there
-        let e = check_switch_binary(&dir.join("nope"), "x = 1\n", "fdkt").unwrap_err();
+        let e = check_switch_binary(&dir.join("nope"), "x = 1\n", "fdkt")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cannot run"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -276,7 +314,7 @@ mod tests {
         // 28 pages needed, 100 free
         assert!(check_hugepages(&need, MEMINFO).is_ok());
         let short = MEMINFO.replace("HugePages_Free:      100", "HugePages_Free:      27");
-        let e = check_hugepages(&need, &short).unwrap_err();
+        let e = check_hugepages(&need, &short).unwrap_err().to_string();
         assert!(e.contains("need about 28 huge pages of 2048 kB"), "{e}");
         assert!(e.contains("edge-p0-e0 14, edge-p1-e0 14"), "{e}");
         assert!(e.contains("HugePages_Free 27"), "{e}");
@@ -286,7 +324,9 @@ mod tests {
             "{e}"
         );
         // no huge pages at all (no fields: a kernel without hugetlbfs)
-        let e = check_hugepages(&need, "MemTotal: 1 kB\n").unwrap_err();
+        let e = check_hugepages(&need, "MemTotal: 1 kB\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("HugePages_Free 0"), "{e}");
         // nothing on dpdk: nothing needed
         assert!(check_hugepages(&[], "").is_ok());

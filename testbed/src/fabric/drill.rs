@@ -4,19 +4,16 @@
 //! planned port drain goes through `canopyd` (`canopyctl fabric port`).
 
 use super::desc::{Desc, Node};
-use super::ops::{find_daemon_bin, find_switch_bin, spawn_daemon, spawn_switch};
 use super::procs;
 use super::state::{self, Created, State};
+use super::up::{find_daemon_bin, find_switch_bin};
 use crate::error::{Result, TestbedError};
-use crate::netns::ip;
+use crate::os::netns::ip;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn err(name: &str, detail: impl Into<String>) -> TestbedError {
-    TestbedError::Fabric {
-        fabric: name.to_string(),
-        detail: detail.into(),
-    }
+    TestbedError::fabric(name, detail)
 }
 
 /// The state part that holds switch `switch` (or the daemon, for `None`).
@@ -48,7 +45,7 @@ fn kill_verified(name: &str, fdir: &Path, pid: u32) -> Result<bool> {
             format!("pid {pid} is not this fabric's process any more; not signalled"),
         ));
     }
-    crate::sys::signal_pid(pid, crate::sys::SIGKILL);
+    crate::os::sys::signal_pid(pid, crate::os::sys::SIGKILL);
     let deadline = Instant::now() + Duration::from_secs(5);
     while procs::alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
@@ -95,7 +92,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_switch_bin(&desc, None)?;
-    let child = spawn_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
+    let child = crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
     let pid = child.id();
     st.switches[i].pid = pid;
     st.record(Created::Process {
@@ -127,7 +124,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
     }
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let bin = find_daemon_bin(&desc)?;
-    let child = spawn_daemon(&bin, &d.config, &d.log, true)?;
+    let child = crate::launch::start_daemon(&bin, &d.config, &d.log, true)?;
     let pid = child.id();
     if let Some(x) = st.daemon.as_mut() {
         x.pid = pid;
@@ -194,7 +191,7 @@ pub struct SlowStats {
 
 /// `tc -s -j qdisc show dev IF` of the root `tbf` qdisc: (sent, drops, qlen).
 fn tbf_stats(ns: &str, ifn: &str) -> Result<Option<(u64, u64, u64)>> {
-    let j = crate::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn])?;
+    let j = crate::os::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn])?;
     let v: serde_json::Value = serde_json::from_str(&j).map_err(|e| TestbedError::Parse {
         what: format!("`tc -s -j qdisc show dev {ifn}`"),
         detail: e.to_string(),
@@ -225,7 +222,7 @@ pub fn slow_port(
     let tc = |args: &[&str]| -> Result<String> {
         let mut a = vec!["-n", ns.as_str(), "qdisc"];
         a.extend(args);
-        crate::netns::run("tc", &a)
+        crate::os::netns::run("tc", &a)
     };
     match rate {
         Some(r) => {

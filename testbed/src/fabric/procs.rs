@@ -3,7 +3,8 @@
 //! `ip netns exec` about to become one) whose `--config` lies in the fabric's state
 //! directory.
 
-use crate::sys;
+use crate::launch;
+use crate::os::sys;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -32,9 +33,8 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
             .unwrap_or_default()
     };
     let Some(a0) = argv.first() else { return false };
-    let is_switch = base(a0) == "canopy-switch"
-        || base(a0) == "canopyd"
-        || base(a0) == "simple_switch"
+    let is_switch = [launch::SWITCH, launch::DAEMON, launch::SIMPLE_SWITCH]
+        .contains(&base(a0).as_str())
         || (base(a0) == "ip"
             && argv.get(1).map(String::as_str) == Some("netns")
             && argv.get(2).map(String::as_str) == Some("exec"));
@@ -42,7 +42,7 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
         .windows(2)
         .any(|w| w[0] == "--config" && Path::new(&w[1]).starts_with(dir));
     // the bmv2 target: `simple_switch ... <dir>/p4/canopy.json`, which has no --config
-    let bmv2 = argv.iter().any(|a| base(a) == "simple_switch")
+    let bmv2 = argv.iter().any(|a| base(a) == launch::SIMPLE_SWITCH)
         && argv
             .iter()
             .any(|a| a.ends_with(".json") && Path::new(a).starts_with(dir));

@@ -3,7 +3,7 @@
 //! `down` can remove it after a crash; and the [`FabricHosts`] the generator drives.
 
 use crate::error::{Result, TestbedError};
-use crate::hosts::FabricHosts;
+use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

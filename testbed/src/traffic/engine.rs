@@ -4,46 +4,24 @@
 //! Also the reflector (round trips across machines), pcap replay and a listen-only
 //! receiver for tests that inject frames themselves.
 
+use super::frame::{self, HostFrame};
 use super::pattern::Dests;
 use super::pcap::{PcapFrame, PcapWriter};
+use super::port::{self, Wait};
 use super::progress::Progress;
 use super::rx::RxAccount;
 use super::search::{self, Phase};
 use super::spec::TrafficSpec;
 use crate::error::{Result, TestbedError};
-use crate::frames::HostFrame;
-use crate::gen::open_port;
-use crate::hosts::FabricHosts;
-use crate::results::{SearchResult, Timeline, Trial};
-use crate::sys;
+use crate::os::sys;
+use crate::report::results::{SearchResult, Timeline, Trial};
+use crate::traffic::hosts::FabricHosts;
 use canopy_control::topology::Topology;
-use canopy_dataplane::port::afpacket::{
-    AfPacketConfig, AfPacketPort, RingGeometry, TpacketVersion,
-};
-use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::port::afpacket::AfPacketPort;
+use canopy_dataplane::wire::Kind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-/// Open the TX port of a host: TPACKET_V2, the default TX ring (256 frames), and an RX
-/// ring of one page (the socket is bound to the interface and would otherwise copy
-/// every received frame a second time into a ring nobody reads).
-pub fn open_tx_port(ns: &str, ifname: &str) -> Result<AfPacketPort> {
-    crate::gen::open_port_with(
-        ns,
-        ifname,
-        AfPacketConfig {
-            version: TpacketVersion::V2,
-            rx: RingGeometry {
-                block_size: 4096,
-                block_count: 1,
-                frame_size: 2048,
-            },
-            promiscuous: false,
-            ..AfPacketConfig::default()
-        },
-    )
-}
 
 /// Build the topology and kind a [`FabricHosts`] names.
 pub fn topology_of(hosts: &FabricHosts) -> Result<(Topology, Kind)> {
@@ -54,25 +32,14 @@ pub fn topology_of(hosts: &FabricHosts) -> Result<(Topology, Kind)> {
     Ok((topo, kind))
 }
 
-/// Offset of the measurement block in a Canopy frame, if it has one.
-pub fn meas_offset(frame: &[u8]) -> Option<usize> {
-    if frame.get(12..14)? != wire::ETHERTYPE_CANOPY.to_be_bytes() {
-        return None;
-    }
-    let h = wire::Header::new_checked(frame.get(wire::ETH_HEADER_LEN..)?).ok()?;
-    h.meas()?;
-    Some(wire::ETH_HEADER_LEN + h.header_len() - wire::MEAS_LEN)
-}
-
 /// Default frames per host per sender slot at `pps`: one frame per slot up to 20 k
 /// slots per second, then bursts (at most 32) so the slot rate stays near 20 k/s.
 pub fn auto_burst(pps: f64) -> usize {
     ((pps / 20_000.0).round() as usize).clamp(1, 32)
 }
 
-/// A frame to replay: its bytes and, when it is one of ours, the offset of its
-/// measurement block and its flow.
-type ReplayFrame = (Vec<u8>, Option<(usize, usize)>);
+/// A frame to replay: its bytes and, when it is one of ours, its flow.
+type ReplayFrame = (Vec<u8>, Option<usize>);
 
 /// What the sender did in one phase.
 #[derive(Debug, Clone, Copy, Default)]
@@ -80,43 +47,6 @@ struct SendReport {
     sent: u64,
     elapsed: Duration,
     refused: u64,
-}
-
-/// Wait until `t`: sleep when it is far (leaving 20 µs; the sender runs with a 1 µs
-/// timer slack), then spin. Sleeping rather than spinning through the gaps leaves the
-/// CPU to the switches, which share the machine with the generator.
-fn wait_until(t: Instant) {
-    loop {
-        let now = Instant::now();
-        if now >= t {
-            return;
-        }
-        let left = t - now;
-        if left > Duration::from_micros(50) {
-            std::thread::sleep(left - Duration::from_micros(20));
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-}
-
-/// Queue `frame` on `port`, flushing and retrying while the ring is full; false when the
-/// port refused it.
-#[inline]
-fn queue(port: &mut AfPacketPort, frame: &[u8], stop: &AtomicBool) -> bool {
-    loop {
-        match port.tx_frame(frame) {
-            Ok(true) => return true,
-            Ok(false) => {
-                let _ = port.tx_flush();
-                if stop.load(Ordering::Relaxed) {
-                    return false;
-                }
-                std::hint::spin_loop();
-            }
-            Err(_) => return false,
-        }
-    }
 }
 
 /// The state the sender thread owns during a trial.
@@ -163,7 +93,7 @@ impl Sender<'_> {
                     break;
                 }
             }
-            wait_until(next);
+            port::wait_until(next, Wait::GENERATOR);
             let src = self.active[slot % self.active.len()];
             slot += 1;
             let Some(port) = self.ports[src].as_mut() else {
@@ -181,7 +111,7 @@ impl Sender<'_> {
                 };
                 let ts = sys::monotonic_ns();
                 f.set_meas(seq[flow], ts);
-                if queue(port, &f.bytes, stop) {
+                if port::queue(port, &f.bytes, stop) {
                     seq[flow] += 1;
                     queued += 1;
                     if let Some(tl) = timeline.as_deref_mut() {
@@ -262,7 +192,33 @@ fn receive(
 /// Discard whatever waits in the RX rings (frames of an earlier trial).
 fn drain(ports: &mut [(usize, AfPacketPort)]) {
     for (_, p) in ports.iter_mut() {
-        while p.rx_burst(256, |_| {}) > 0 {}
+        port::drain(p);
+    }
+}
+
+/// A pcap writer for `path` when there is one.
+fn pcap_writer(path: Option<&std::path::Path>, max: u64) -> Result<Option<PcapWriter>> {
+    path.map(|p| PcapWriter::create(p, max)).transpose()
+}
+
+/// A trial's line in the log, and a warning with a sample when frames were foreign.
+fn log_trial(t: &Trial, acc: &RxAccount, rep: &SendReport) {
+    tracing::info!(
+        offered = t.offered_pps.round(),
+        sent = t.sent,
+        received = t.received,
+        lost = t.lost,
+        refused = rep.refused,
+        warmup_rx = acc.warmup,
+        p50_ns = t.latency.p50_ns,
+        "trial"
+    );
+    if t.foreign > 0 {
+        tracing::warn!(
+            foreign = t.foreign,
+            sample = ?acc.foreign_sample.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>(),
+            "frames that are not this trial's"
+        );
     }
 }
 
@@ -311,9 +267,9 @@ impl Generator {
             if rem[i] {
                 tx.push(None);
             } else {
-                tx.push(Some(open_tx_port(&h.netns, &h.ifname)?));
+                tx.push(Some(port::open_tx(&h.netns, &h.ifname)?));
                 for ifn in h.rx_ifnames() {
-                    rx.push((i, open_port(&h.netns, &ifn)?));
+                    rx.push((i, port::open(&h.netns, &ifn)?));
                 }
             }
         }
@@ -422,23 +378,7 @@ impl Generator {
             ));
         }
         let (run_id, warm_id) = self.run_ids();
-        // one prebuilt frame per flow that the pattern can use
-        let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
-        for &s in &active {
-            for d in 0..n {
-                if d != s {
-                    let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
-                    frames[s * n + d] = Some(HostFrame::new(
-                        &self.topo,
-                        self.kind,
-                        hs,
-                        hd,
-                        spec.frame_len(),
-                        warm_id,
-                    )?);
-                }
-            }
-        }
+        let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id)?;
         let burst = spec.burst.unwrap_or_else(|| auto_burst(offered));
         // duration mode (the default) ends at a real-time deadline; count mode when all
         // frames are out
@@ -463,14 +403,8 @@ impl Generator {
             Timeline::new(sys::monotonic_ns(), bin, (span * 1e9) as u64)
         });
         acc.timeline = send_tl.clone();
-        let mut pcap_tx = match &spec.pcap_tx {
-            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
-            None => None,
-        };
-        let mut pcap_rx = match &spec.pcap_rx {
-            Some(p) => Some(PcapWriter::create(p, spec.pcap_max)?),
-            None => None,
-        };
+        let mut pcap_tx = pcap_writer(spec.pcap_tx.as_deref(), spec.pcap_max)?;
+        let mut pcap_rx = pcap_writer(spec.pcap_rx.as_deref(), spec.pcap_max)?;
         drain(&mut self.rx);
         let stop_rx = AtomicBool::new(false);
         let sent_now = AtomicU64::new(0);
@@ -555,25 +489,31 @@ impl Generator {
         let mut t = acc.trial(&seq, offered, secs);
         t.warmup_sent = warm_sent;
         self.trials_run += 1;
-        tracing::info!(
-            offered = offered.round(),
-            sent = t.sent,
-            received = t.received,
-            lost = t.lost,
-            refused = rep.refused,
-            warmup_rx = acc.warmup,
-            p50_ns = t.latency.p50_ns,
-            "trial"
-        );
-        if t.foreign > 0 {
-            tracing::warn!(
-                foreign = t.foreign,
-                sample = ?acc.foreign_sample.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>(),
-                "frames that are not this trial's"
-            );
-        }
+        log_trial(&t, &acc, &rep);
         progress.end_trial(&t);
         Ok(t)
+    }
+
+    /// One prebuilt frame per flow the pattern can use (from every sending host in
+    /// `active` to every other host), `len` bytes, of run `run_id`.
+    fn flow_frames(
+        &self,
+        active: &[usize],
+        len: usize,
+        run_id: u16,
+    ) -> Result<Vec<Option<HostFrame>>> {
+        let n = self.hosts.hosts.len();
+        let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
+        for &s in active {
+            for d in 0..n {
+                if d != s {
+                    let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
+                    frames[s * n + d] =
+                        Some(HostFrame::new(&self.topo, self.kind, hs, hd, len, run_id)?);
+                }
+            }
+        }
+        Ok(frames)
     }
 
     /// Receive only, for `window`: every frame the RX ports see, accounted for run id
@@ -618,16 +558,13 @@ impl Generator {
             .enumerate()
             .map(|(i, m)| (m, i))
             .collect();
-        // (bytes, measurement offset and flow when the frame is one of ours)
+        // (bytes, and the flow when the frame is one of ours)
         let mut out: Vec<ReplayFrame> = frames
             .iter()
             .map(|f| {
-                let m = meas_offset(&f.data).and_then(|at| {
-                    let d = macs.get(&f.data[0..6])?;
-                    let s = macs.get(&f.data[6..12])?;
-                    Some((at, s * n + d))
-                });
-                (f.data.clone(), m)
+                let flow = HostFrame::parse(&f.data)
+                    .and_then(|t| Some(macs.get(&t.src_mac)? * n + macs.get(&t.dst_mac)?));
+                (f.data.clone(), flow)
             })
             .collect();
         let mut acc = RxAccount::new(&self.macs(), run_id, run_id, 1, self.remote.clone())?;
@@ -653,15 +590,13 @@ impl Generator {
                     Some(p) => Duration::from_secs_f64(k as f64 / p),
                     None => Duration::from_nanos(frames[k].ts_ns.saturating_sub(base)),
                 };
-                wait_until(t0 + due);
-                if let Some((at, flow)) = *m {
-                    let s = (u64::from(run_id) << crate::frames::SEQ_BITS) | seq[flow];
-                    bytes[at..at + 8].copy_from_slice(&s.to_be_bytes());
-                    bytes[at + 8..at + 16].copy_from_slice(&sys::monotonic_ns().to_be_bytes());
+                port::wait_until(t0 + due, Wait::GENERATOR);
+                if let Some(flow) = *m {
+                    frame::stamp(bytes, run_id, seq[flow], sys::monotonic_ns());
                 }
-                if queue(port, bytes, &stop) {
+                if port::queue(port, bytes, &stop) {
                     match m {
-                        Some((_, flow)) => seq[*flow] += 1,
+                        Some(flow) => seq[*flow] += 1,
                         None => unmeasured += 1,
                     }
                 }
@@ -737,9 +672,9 @@ impl Reflector {
             rx: h
                 .rx_ifnames()
                 .iter()
-                .map(|i| open_port(&h.netns, i))
+                .map(|i| port::open(&h.netns, i))
                 .collect::<Result<_>>()?,
-            tx: open_tx_port(&h.netns, &h.ifname)?,
+            tx: port::open_tx(&h.netns, &h.ifname)?,
             hosts: hosts.clone(),
             back: HashMap::new(),
         })
@@ -748,7 +683,7 @@ impl Reflector {
     /// Reflect until `stop` (busy poll).
     pub fn run(&mut self, stop: &AtomicBool) -> Result<ReflectStats> {
         let mut st = ReflectStats::default();
-        let mut pending: Vec<(usize, usize, crate::frames::Tagged)> = Vec::with_capacity(64);
+        let mut pending: Vec<(usize, usize, frame::Tagged)> = Vec::with_capacity(64);
         let my_mac = self.hosts.hosts[self.me].mac;
         while !stop.load(Ordering::Relaxed) {
             pending.clear();
@@ -779,7 +714,7 @@ impl Reflector {
                 if let Some(f) = self.back.get_mut(&key) {
                     f.run_id = t.run_id;
                     f.set_meas(t.seq, t.ts_ns);
-                    if queue(&mut self.tx, &f.bytes, stop) {
+                    if port::queue(&mut self.tx, &f.bytes, stop) {
                         st.reflected += 1;
                     }
                 }

@@ -7,16 +7,26 @@
 //! | [`engine`] | [`Generator`]: ports per host, one sender and one receiver thread per trial; [`Reflector`]; pcap replay |
 //! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histogram |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search |
+//! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
 //! | [`pcap`] | classic pcap writer and reader |
 //! | [`progress`] | the progress bar |
+//! | [`frame`] | [`frame::HostFrame`] (host to host, with a measurement block); the vethbench frame and stamp |
+//! | [`hosts`] | a running fabric's hosts, as the generator sees them |
+//! | [`sender`] | the vethbench's own sender (paced or full speed) and its one-way latency probe |
+//! | [`trafgen`] | `trafgen` (netsniff-ng) as the vethbench's max-rate sender |
 
 pub mod engine;
+pub mod frame;
+pub mod hosts;
 pub mod pattern;
 pub mod pcap;
+pub mod port;
 pub mod progress;
 pub mod rx;
 pub mod search;
+pub mod sender;
 pub mod spec;
+pub mod trafgen;
 
 pub use engine::{Generator, ReflectStats, Reflector};
 pub use pattern::Pattern;

@@ -2,7 +2,7 @@
 //! deterministic from a seed, never the source itself.
 //!
 //! Hosts are numbered by their position `0..n` in [`FabricHosts::hosts`]
-//! (`crate::hosts::FabricHosts`), not by topology index, so a pattern works on any
+//! (`crate::traffic::hosts::FabricHosts`), not by topology index, so a pattern works on any
 //! subset of a topology's hosts.
 
 use crate::error::{Result, TestbedError};

@@ -111,13 +111,40 @@ pub fn read(path: &Path) -> Result<Vec<PcapFrame>> {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(&mut buf))
         .map_err(|e| perr(path, e.to_string()))?;
-    parse(&buf).map_err(|d| perr(path, d))
+    parse(&buf).map_err(|d| perr(path, d.to_string()))
+}
+
+/// Why bytes are not a classic pcap file of Ethernet frames.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// Fewer bytes than the file header.
+    #[error("{0} bytes: shorter than a pcap header")]
+    Short(usize),
+    /// Not one of the four classic magics.
+    #[error("magic {0:08x} is not a classic pcap file (pcapng is not supported; convert with `editcap -F pcap`)")]
+    Magic(u32),
+    /// Another link type than Ethernet.
+    #[error("link type {0} is not Ethernet (1)")]
+    LinkType(u32),
+    /// A record header cut off at byte `0`.
+    #[error("truncated record header at byte {0}")]
+    RecordHeader(usize),
+    /// A record longer than what is left.
+    #[error("record at byte {at} claims {claims} bytes, only {left} left")]
+    Record {
+        /// Offset of its header.
+        at: usize,
+        /// Its captured length.
+        claims: usize,
+        /// Bytes left in the file.
+        left: usize,
+    },
 }
 
 /// Parse a classic pcap file in memory.
-pub fn parse(buf: &[u8]) -> std::result::Result<Vec<PcapFrame>, String> {
+pub fn parse(buf: &[u8]) -> std::result::Result<Vec<PcapFrame>, FormatError> {
     if buf.len() < 24 {
-        return Err(format!("{} bytes: shorter than a pcap header", buf.len()));
+        return Err(FormatError::Short(buf.len()));
     }
     let raw = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
     let (le, nano) = match raw {
@@ -125,11 +152,7 @@ pub fn parse(buf: &[u8]) -> std::result::Result<Vec<PcapFrame>, String> {
         MAGIC_US => (true, false),
         m if m.swap_bytes() == MAGIC_NS => (false, true),
         m if m.swap_bytes() == MAGIC_US => (false, false),
-        m => {
-            return Err(format!(
-                "magic {m:08x} is not a classic pcap file (pcapng is not supported; convert with `editcap -F pcap`)"
-            ))
-        }
+        m => return Err(FormatError::Magic(m)),
     };
     let u32at = |at: usize| -> u32 {
         let b = [buf[at], buf[at + 1], buf[at + 2], buf[at + 3]];
@@ -141,21 +164,22 @@ pub fn parse(buf: &[u8]) -> std::result::Result<Vec<PcapFrame>, String> {
     };
     let link = u32at(20) & 0x0fff_ffff;
     if link != LINKTYPE_ETHERNET {
-        return Err(format!("link type {link} is not Ethernet (1)"));
+        return Err(FormatError::LinkType(link));
     }
     let mut at = 24;
     let mut out = Vec::new();
     while at < buf.len() {
         if at + 16 > buf.len() {
-            return Err(format!("truncated record header at byte {at}"));
+            return Err(FormatError::RecordHeader(at));
         }
         let (s, frac, incl) = (u32at(at), u32at(at + 4), u32at(at + 8) as usize);
         let start = at + 16;
         let Some(data) = buf.get(start..start + incl) else {
-            return Err(format!(
-                "record at byte {at} claims {incl} bytes, only {} left",
-                buf.len() - start
-            ));
+            return Err(FormatError::Record {
+                at,
+                claims: incl,
+                left: buf.len() - start,
+            });
         };
         let ns = if nano {
             u64::from(frac)
@@ -203,8 +227,11 @@ mod tests {
         assert_eq!(f[0].ts_ns, 7_000_005_000);
         assert_eq!(f[0].data, vec![9, 9, 9]);
         // errors say what
-        assert!(parse(&be[..be.len() - 1]).unwrap_err().contains("claims 3"));
-        assert!(parse(&[0; 30]).unwrap_err().contains("magic"));
+        assert!(parse(&be[..be.len() - 1])
+            .unwrap_err()
+            .to_string()
+            .contains("claims 3"));
+        assert!(parse(&[0; 30]).unwrap_err().to_string().contains("magic"));
         let e = read(&dir.join("missing.pcap")).unwrap_err().to_string();
         assert!(e.contains("missing.pcap"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

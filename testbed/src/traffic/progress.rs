@@ -2,7 +2,7 @@
 //! trial, with the trial's offered rate and, in a search, the step. Hidden when `quiet`
 //! or when stdout is not a terminal (CI, pipes), so logs stay clean.
 
-use crate::results::Trial;
+use crate::report::results::Trial;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 

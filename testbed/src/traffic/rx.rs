@@ -3,8 +3,8 @@
 //! foreign frames and the one-way (or, from a reflector, round-trip) latency.
 
 use crate::error::{Result, TestbedError};
-use crate::frames::HostFrame;
-use crate::results::{Latency, Timeline, Trial};
+use crate::report::results::{Latency, Timeline, Trial};
+use crate::traffic::frame::HostFrame;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 
@@ -134,12 +134,7 @@ impl RxAccount {
         reflectors: Vec<bool>,
     ) -> Result<RxAccount> {
         let n = macs.len();
-        let hist = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).map_err(|e| {
-            TestbedError::Parse {
-                what: "histogram bounds".into(),
-                detail: e.to_string(),
-            }
-        })?;
+        let hist = latency_histogram()?;
         Ok(RxAccount {
             n,
             macs: macs.iter().enumerate().map(|(i, m)| (*m, i)).collect(),
@@ -277,6 +272,14 @@ impl RxAccount {
     }
 }
 
+/// An empty latency histogram: 1 ns to 10 s, 3 significant digits.
+pub fn latency_histogram() -> Result<Histogram<u64>> {
+    Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).map_err(|e| TestbedError::Parse {
+        what: "histogram bounds".into(),
+        detail: e.to_string(),
+    })
+}
+
 /// Summary and CDF points of a latency histogram (all zero when empty).
 pub fn latency_summary(h: &Histogram<u64>) -> Latency {
     if h.is_empty() {
@@ -350,7 +353,7 @@ mod tests {
 
     #[test]
     fn latency_summary_is_monotone() {
-        let mut h = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).unwrap();
+        let mut h = latency_histogram().unwrap();
         assert_eq!(latency_summary(&h), Latency::default());
         for v in 1..=10_000u64 {
             h.record(v * 100).unwrap();

@@ -12,7 +12,7 @@
 
 use super::spec::SearchSpec;
 use crate::error::Result;
-use crate::results::{SearchResult, Trial};
+use crate::report::results::{SearchResult, Trial};
 
 /// Which criterion a trial was run for (and judged by in [`Trial::passed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use super::pattern::Pattern;
 use crate::error::{Result, TestbedError};
-use crate::hosts::FabricHosts;
+use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -262,21 +262,18 @@ impl TrafficSpec {
 /// The fabric description's check of its `[traffic]` table
 /// ([`crate::fabric::desc::TrafficCheck`]): the table parses as a [`TrafficSpec`] and
 /// passes [`TrafficSpec::validate`] for every host of `topo` on this machine's CPUs.
-/// `Err((key, what))` names the table's key.
+/// Its [`TestbedError::Traffic`] names the table's key.
 pub fn desc_check(
     table: &toml::Table,
     topo: &canopy_control::topology::Topology,
     kind: canopy_dataplane::wire::Kind,
-) -> std::result::Result<(), (String, String)> {
-    let spec = TrafficSpec::from_table(table).map_err(|e| match e {
-        TestbedError::Traffic { key, detail } => (key, detail),
-        other => (String::new(), other.to_string()),
-    })?;
+) -> Result<()> {
+    let spec = TrafficSpec::from_table(table)?;
     let hosts = FabricHosts {
         topology: topo.spec.to_string(),
         kind: kind.name().to_string(),
         hosts: (0..topo.hosts.len() as u32)
-            .map(|h| crate::hosts::HostEndpoint {
+            .map(|h| crate::traffic::hosts::HostEndpoint {
                 host: h,
                 name: topo.host_name(h),
                 netns: String::new(),
@@ -287,10 +284,7 @@ pub fn desc_check(
             .collect(),
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    spec.validate(&hosts, cpus).map_err(|e| match e {
-        TestbedError::Traffic { key, detail } => (key, detail),
-        other => (String::new(), other.to_string()),
-    })
+    spec.validate(&hosts, cpus)
 }
 
 impl Default for TrafficSpec {
@@ -382,8 +376,15 @@ impl TrafficSpec {
         for a in &hosts.hosts {
             for b in &hosts.hosts {
                 if a.host != b.host {
-                    crate::frames::HostFrame::new(&topo, kind, a.host, b.host, self.frame_len(), 0)
-                        .map_err(|x| e("frame_size", format!("{} B: {x}", self.frame_size)))?;
+                    crate::traffic::frame::HostFrame::new(
+                        &topo,
+                        kind,
+                        a.host,
+                        b.host,
+                        self.frame_len(),
+                        0,
+                    )
+                    .map_err(|x| e("frame_size", format!("{} B: {x}", self.frame_size)))?;
                 }
             }
         }
@@ -496,7 +497,7 @@ impl TrafficSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hosts::HostEndpoint;
+    use crate::traffic::hosts::HostEndpoint;
 
     fn hosts(n: u32) -> FabricHosts {
         FabricHosts {

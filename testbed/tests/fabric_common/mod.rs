@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 /// Whether we can run (root); prints the SKIP line otherwise.
 pub fn root_or_skip(test: &str) -> bool {
-    if canopy_testbed::sys::is_root() {
+    if canopy_testbed::os::sys::is_root() {
         true
     } else {
         eprintln!("SKIP {test}: needs root (network namespaces)");
@@ -248,7 +248,7 @@ pub fn assert_check_passes(f: &Fab, hosts: u64) {
 /// (which its edge switch drops as `not_canopy`). Returns the generator frame count.
 pub fn crafted_pcap(file: &Path, rounds: u64, ipv4: usize) -> u64 {
     use canopy_dataplane::wire::Kind;
-    use canopy_testbed::frames::HostFrame;
+    use canopy_testbed::traffic::frame::HostFrame;
     use canopy_testbed::traffic::pcap::PcapWriter;
     let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
     let mut w = PcapWriter::create(file, 10_000).unwrap();

@@ -45,7 +45,7 @@ impl OutputOwner {
     pub fn before(dir: &Path) -> Self {
         Self::for_user(
             dir,
-            if crate::sys::is_root() {
+            if crate::os::sys::is_root() {
                 sudo_user()
             } else {
                 None
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn gives_back_what_was_created_and_nothing_else() {
-        if !crate::sys::is_root() {
+        if !crate::os::sys::is_root() {
             eprintln!("SKIP gives_back_what_was_created_and_nothing_else: needs root (chown)");
             return;
         }

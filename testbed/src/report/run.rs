@@ -1,5 +1,5 @@
-//! The report of a `canopy-testbed run`: from a [`RunResults`] to files and a terminal
-//! summary (`docs/reports.md`).
+//! The report of a `canopy-testbed run` (and `replay`, `demo`): from a [`RunResults`] to
+//! files and a terminal summary (`docs/reports.md`).
 //!
 //! [`write`] puts into one directory:
 //!
@@ -18,14 +18,10 @@
 //!
 //! Plots are SVG only: a PNG needs a rasteriser with a font (see `docs/DESIGN.md`).
 
-pub mod compare;
-mod doc;
-pub mod fmt;
-pub mod plots;
-
-use crate::results::{RunResults, SwitchDelta, Trial};
-use crate::{Result, TestbedError};
-use doc::{code, Block, Cell};
+use super::doc::{self, code, Block, Cell};
+use super::results::{backend_summary, RunResults, SwitchDelta, Trial};
+use super::{fmt, plots};
+use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// Most lines of [`summary`].
@@ -51,60 +47,54 @@ pub struct Written {
 /// Write `results.json`, `report.md`, `report.html` and the SVG plots into `dir`
 /// (created if missing; files of the same name are replaced).
 pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| TestbedError::io(format!("create report directory {}", dir.display()), e))?;
-    let put = |name: &str, text: &str| -> Result<PathBuf> {
-        let p = dir.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| TestbedError::io(format!("write {}", p.display()), e))?;
-        Ok(p)
-    };
-    let json = serde_json::to_string_pretty(results).map_err(|e| TestbedError::Parse {
-        what: "results as JSON".into(),
-        detail: e.to_string(),
-    })?;
-    let json = put("results.json", &(json + "\n"))?;
-    let svgs = Svgs {
-        cdf: plots::latency_cdf(results)?,
-        throughput: plots::throughput(results)?,
-        links: plots::links(results)?,
-    };
-    let mut written_plots = Vec::new();
+    let svgs = Svgs::draw(results)?;
+    let blocks = blocks(results, &svgs);
+    let mut files = vec![
+        ("results.json", super::to_json(results, "results")?),
+        ("report.md", doc::markdown(&blocks)),
+        ("report.html", doc::html(&title(results), &blocks)),
+    ];
     for (name, svg) in [
         ("latency_cdf.svg", &svgs.cdf),
         ("throughput.svg", &svgs.throughput),
         ("links.svg", &svgs.links),
     ] {
         if let Some(svg) = svg {
-            written_plots.push(put(name, svg)?);
+            files.push((name, svg.clone()));
         }
     }
-    let blocks = blocks(results, &svgs);
-    let markdown = put("report.md", &doc::markdown(&blocks))?;
-    let html = put("report.html", &doc::html(&title(results), &blocks))?;
+    let named: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let mut paths = super::write_files(dir, &named)?.into_iter();
+    let mut next = || paths.next().unwrap_or_default();
     Ok(Written {
         dir: dir.to_path_buf(),
-        json,
-        markdown,
-        html,
-        plots: written_plots,
+        json: next(),
+        markdown: next(),
+        html: next(),
+        plots: paths.collect(),
     })
 }
 
 /// The report as Markdown, plots linked by file name (what `report.md` holds).
 pub fn markdown(results: &RunResults) -> Result<String> {
-    let svgs = Svgs {
-        cdf: plots::latency_cdf(results)?,
-        throughput: plots::throughput(results)?,
-        links: plots::links(results)?,
-    };
-    Ok(doc::markdown(&blocks(results, &svgs)))
+    Ok(doc::markdown(&blocks(results, &Svgs::draw(results)?)))
 }
 
+/// The plots of a report (None: nothing to show).
 struct Svgs {
     cdf: Option<String>,
     throughput: Option<String>,
     links: Option<String>,
+}
+
+impl Svgs {
+    fn draw(results: &RunResults) -> Result<Svgs> {
+        Ok(Svgs {
+            cdf: plots::latency_cdf(results)?,
+            throughput: plots::throughput(results)?,
+            links: plots::links(results)?,
+        })
+    }
 }
 
 fn title(r: &RunResults) -> String {
@@ -261,25 +251,39 @@ fn result_lines(r: &RunResults) -> Vec<String> {
 }
 
 fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
-    let m = &r.meta;
     let mut b = vec![Block::Heading(1, title(r))];
+    b.extend(what_ran(r));
+    b.push(Block::Heading(2, "Result".into()));
+    b.push(Block::Para(result_sentence(r)));
+    b.push(Block::Para(verdict_line(r)));
+    b.extend(trials(r, svgs));
+    b.extend(switches(r));
+    b.extend(links(r, svgs));
+    b
+}
 
+/// "What ran": the command, the fabric, the traffic, the machine, the version.
+fn what_ran(r: &RunResults) -> Vec<Block> {
+    let m = &r.meta;
+    let mut b = vec![];
     b.push(Block::Heading(2, "What ran".into()));
     let machine = format!(
         "{} CPUs{}, kernel {}, load average before {}",
-        m.machine.cpus,
-        m.machine
+        m.header.machine.cpus,
+        m.header
+            .machine
             .cpu_model
             .as_deref()
             .map(|c| format!(" ({c})"))
             .unwrap_or_default(),
-        dash_if_empty(&m.machine.kernel),
-        m.machine
+        dash_if_empty(&m.header.machine.kernel),
+        m.header
+            .machine
             .load_before
             .map_or("n/a".into(), |l| format!("{l:.2}"))
     );
     let rows: Vec<Vec<Cell>> = vec![
-        vec!["command".into(), code(&m.command)],
+        vec!["command".into(), code(&m.header.command)],
         vec!["fabric".into(), code(&m.fabric)],
         vec!["topology".into(), code(&m.topology)],
         vec!["header kind".into(), code(&m.kind)],
@@ -291,7 +295,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         vec!["pattern".into(), code(&m.pattern)],
         vec![
             "port backends".into(),
-            dash_if_empty(&crate::results::backend_summary(
+            dash_if_empty(&backend_summary(
                 r.switches.iter().flat_map(|s| &s.backends),
             ))
             .into(),
@@ -305,9 +309,9 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             )
             .into(),
         ],
-        vec!["started".into(), dash_if_empty(&m.started).into()],
+        vec!["started".into(), dash_if_empty(&m.header.started).into()],
         vec!["machine".into(), machine.into()],
-        vec!["version".into(), dash_if_empty(&m.version).into()],
+        vec!["version".into(), dash_if_empty(&m.header.version).into()],
         vec!["results schema".into(), format!("{}", r.schema).into()],
     ];
     b.push(Block::Table {
@@ -315,11 +319,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         rows,
         numeric: false,
     });
+    b
+}
 
-    b.push(Block::Heading(2, "Result".into()));
-    b.push(Block::Para(result_sentence(r)));
-    b.push(Block::Para(verdict_line(r)));
-
+/// "Trials": a row per trial, then the throughput plot and the latency CDF.
+fn trials(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Trials".into()));
     if r.trials.is_empty() {
         b.push(Block::Para("No trial ran.".into()));
@@ -424,7 +429,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             "No latency CDF: no chosen trial received a frame.".into(),
         )),
     }
+    b
+}
 
+/// "Switches": each switch's counters and whether it conserved frames.
+fn switches(r: &RunResults) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Switches".into()));
     if r.switches.is_empty() {
         b.push(Block::Para("No switch counters were recorded.".into()));
@@ -457,7 +467,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
                     }
                     .into(),
                     reasons.into(),
-                    dash_if_empty(&crate::results::backend_summary(&s.backends)).into(),
+                    dash_if_empty(&backend_summary(&s.backends)).into(),
                 ]
             })
             .collect();
@@ -479,7 +489,12 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             numeric: true,
         });
     }
+    b
+}
 
+/// "Links": the per-link plot and table.
+fn links(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
+    let mut b = vec![];
     b.push(Block::Heading(2, "Links".into()));
     match &svgs.links {
         Some(svg) => {
@@ -537,10 +552,10 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         "Pattern {}, {} B frames (+ FCS), {} CPUs, kernel {}",
         m.pattern,
         m.frame_len,
-        m.machine.cpus,
-        dash_if_empty(&m.machine.kernel)
+        m.header.machine.cpus,
+        dash_if_empty(&m.header.machine.kernel)
     ));
-    let backends = crate::results::backend_summary(r.switches.iter().flat_map(|s| &s.backends));
+    let backends = backend_summary(r.switches.iter().flat_map(|s| &s.backends));
     if !backends.is_empty() {
         lines.push(format!("Port backends: {backends}"));
     }

@@ -10,7 +10,7 @@
 //! reported next to it. Resolution is one clock tick (10 ms at USER_HZ = 100).
 
 use crate::error::{Result, TestbedError};
-use crate::sys;
+use crate::os::sys;
 
 /// `utime + stime` of process `pid` (all its threads) in nanoseconds.
 pub fn process_ns(pid: u32) -> Result<u64> {

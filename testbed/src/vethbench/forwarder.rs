@@ -11,14 +11,15 @@
 //! (processes get SIGTERM, then SIGKILL after 3 s; the bridge is deleted).
 
 use crate::error::{Result, TestbedError};
-use crate::frames::{self, BenchFrame};
-use crate::netns::{self, ip, which, Netns};
-use crate::sys;
+use crate::launch;
+use crate::os::netns::{self, ip, which, Netns};
+use crate::os::process::{self, Proc};
+use crate::os::{meminfo, sys};
+use crate::traffic::frame::HostFrame;
+use canopy_dataplane::wire::Kind as HeaderKind;
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Sender-side interface (namespace `-s`).
 pub const S_IF: &str = "s0";
@@ -34,6 +35,78 @@ pub const D_S: &str = "d0";
 pub const D_R: &str = "d1";
 /// Canopy's unused up ports (each a veth whose peer stays in the forwarder namespace).
 pub const UP: [(&str, &str); 2] = [("u2", "u2p"), ("u3", "u3p")];
+
+/// Topology of the canopy forwarder.
+pub const TOPOLOGY: &str = "fat-tree:k=4";
+/// The switch the canopy forwarder runs: the first edge switch (pod 0, edge 0), with
+/// hosts h0 and h1 on ports 0 and 1 and up ports 2 and 3.
+pub const SWITCH: &str = "edge-p0-e0";
+
+/// The edge switch the canopy forwarder runs, where its ports lead, and the frames the
+/// bench sends through it: the fabric generator's [`HostFrame`] (a real sliced-flit frame
+/// with a measurement block) from host h0 to host h1.
+#[derive(Debug)]
+pub struct EdgeSwitch {
+    topo: canopy_control::topology::Topology,
+    /// Number of ports of the switch.
+    pub ports: usize,
+    /// Port of the switch that leads to the source host.
+    pub src_port: usize,
+    /// Port of the switch that leads to the destination host.
+    pub dst_port: usize,
+    /// Source and destination host indices.
+    pub hosts: (u32, u32),
+}
+
+impl EdgeSwitch {
+    /// [`SWITCH`] of [`TOPOLOGY`] and its first two host ports.
+    pub fn new() -> Result<EdgeSwitch> {
+        let topo =
+            canopy_control::build_str(TOPOLOGY).map_err(|e| TestbedError::Frame(e.to_string()))?;
+        let sw = topo
+            .switches
+            .iter()
+            .find(|s| s.name == SWITCH)
+            .ok_or_else(|| TestbedError::Frame(format!("{TOPOLOGY} has no switch {SWITCH}")))?;
+        let [(src_port, h0), (dst_port, h1), ..] = sw.host_ports()[..] else {
+            return Err(TestbedError::Frame(format!(
+                "{SWITCH} has fewer than two host ports"
+            )));
+        };
+        let ports = sw.ports.len();
+        Ok(EdgeSwitch {
+            topo,
+            ports,
+            src_port,
+            dst_port,
+            hosts: (h0, h1),
+        })
+    }
+
+    /// The h0 → h1 frame, `len` bytes long (without FCS; 60 = a 64-byte frame on the
+    /// wire), its sequence numbers tagged with `run_id`.
+    pub fn frame(&self, len: usize, run_id: u16) -> Result<HostFrame> {
+        let (h0, h1) = self.hosts;
+        HostFrame::new(&self.topo, HeaderKind::Sliced, h0, h1, len, run_id)
+    }
+
+    /// The interface of each switch port, in port order: the source host's port on
+    /// [`F_IN`], the destination host's on [`F_OUT`], the others on the [`UP`] veths.
+    pub fn port_interfaces(&self) -> Vec<&'static str> {
+        let mut up = UP.iter().map(|x| x.0);
+        (0..self.ports)
+            .map(|p| {
+                if p == self.src_port {
+                    F_IN
+                } else if p == self.dst_port {
+                    F_OUT
+                } else {
+                    up.next().unwrap_or("u_missing")
+                }
+            })
+            .collect()
+    }
+}
 
 /// The forwarders the bench knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -181,30 +254,16 @@ impl Options {
     pub fn discover(fwd_core: usize, work_dir: PathBuf) -> Options {
         Options {
             fwd_core,
-            canopy_switch: find_canopy_switch(),
+            canopy_switch: launch::find_program(launch::SWITCH),
             canopy_tpacket: "v2".into(),
             canopy_backend: "afpacket".into(),
             canopy_spins: canopy_dataplane::engine::DEFAULT_SPINS,
             testpmd: which("dpdk-testpmd"),
-            bmv2: which("simple_switch"),
+            bmv2: which(launch::SIMPLE_SWITCH),
             bmv2_json: None,
             work_dir,
         }
     }
-}
-
-/// `canopy-switch` in the executable's directory, its parent (test binaries live in
-/// `target/*/deps`), or on PATH.
-pub fn find_canopy_switch() -> Option<PathBuf> {
-    if let Ok(exe) = std::env::current_exe() {
-        for dir in exe.ancestors().skip(1).take(2) {
-            let p = dir.join("canopy-switch");
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    which("canopy-switch")
 }
 
 /// Why `kind` cannot run here, if it cannot.
@@ -223,83 +282,6 @@ pub fn unavailable(kind: Kind, o: &Options) -> Option<String> {
             (Some(_), None) => Some("no P4 program given (--bmv2-json)".into()),
             _ => None,
         },
-    }
-}
-
-/// A child process in its own process group; stopped (SIGTERM to the group, SIGKILL
-/// after 3 s) on drop.
-#[derive(Debug)]
-pub struct Proc {
-    name: String,
-    child: Child,
-    // kept open: testpmd exits when its stdin reaches end of file
-    _stdin: Option<ChildStdin>,
-}
-
-impl Proc {
-    /// Spawn `cmd` in a new process group, stdout and stderr to `log`.
-    pub fn spawn(name: &str, mut cmd: Command, log: &Path, keep_stdin: bool) -> Result<Proc> {
-        let out = std::fs::File::create(log)
-            .map_err(|e| TestbedError::io(format!("create {}", log.display()), e))?;
-        let err = out
-            .try_clone()
-            .map_err(|e| TestbedError::io("dup log", e))?;
-        cmd.stdout(out).stderr(err).process_group(0);
-        cmd.stdin(if keep_stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| TestbedError::io(format!("spawn {name}"), e))?;
-        let stdin = child.stdin.take();
-        Ok(Proc {
-            name: name.into(),
-            child,
-            _stdin: stdin,
-        })
-    }
-
-    /// Process id (also the process group id). `ip netns exec` and `taskset` exec
-    /// their command, so this is the forwarder itself.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Whether it has exited (and how).
-    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
-    }
-
-    /// Send `sig` to the group and wait up to `grace` for the process to exit, then
-    /// SIGKILL. Returns whether it exited by itself.
-    pub fn stop(&mut self, sig: i32, grace: Duration) -> bool {
-        if self.exited().is_some() {
-            return true;
-        }
-        sys::signal_group(self.pid(), sig);
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if self.exited().is_some() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        sys::signal_group(self.pid(), sys::SIGKILL);
-        let _ = self.child.wait();
-        false
-    }
-
-    /// Name given at spawn.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.stop(sys::SIGTERM, Duration::from_secs(3));
     }
 }
 
@@ -346,16 +328,14 @@ impl Drop for Running {
     }
 }
 
-/// The last lines of a log file, for error messages.
-pub fn log_tail(p: Option<&Path>) -> String {
-    let Some(p) = p else { return String::new() };
-    let s = std::fs::read_to_string(p).unwrap_or_default();
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(8)..].join(" | ")
+/// The last lines of a forwarder's log (none without a log), for error messages.
+pub fn log_tail(log: Option<&Path>) -> String {
+    log.map(|l| process::log_tail(l, 8).join(" | "))
+        .unwrap_or_default()
 }
 
 /// Start `kind` on `w`. The caller checks [`unavailable`] first.
-pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<Running> {
+pub fn start(kind: Kind, w: &Wiring, o: &Options, sw: &EdgeSwitch) -> Result<Running> {
     let f = w.forwarder().to_string();
     let mut r = Running {
         kind,
@@ -363,7 +343,6 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         bridge_ns: None,
         log: None,
     };
-    let core = o.fwd_core.to_string();
     match kind {
         Kind::Direct => {}
         Kind::Bridge => {
@@ -398,11 +377,10 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         }
         Kind::Testpmd => {
             let bin = o.testpmd.as_ref().ok_or_else(|| missing("dpdk-testpmd"))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
+            let mut cmd = netns::exec(&f, Some(o.fwd_core));
+            cmd.arg(bin);
             // main lcore (blocked reading stdin) and the forwarding lcore share one CPU
-            cmd.arg(format!("--lcores=0@{core},1@{core}"));
+            cmd.arg(format!("--lcores=0@{c},1@{c}", c = o.fwd_core));
             cmd.args(["--no-pci", "--file-prefix"]);
             cmd.arg(format!("cvb{}", std::process::id()));
             // --in-memory needs huge pages; without them --no-huge (which implies
@@ -429,17 +407,11 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
             let name = kind.name();
             let cfg = o.work_dir.join(format!("{name}.toml"));
             let sock = o.work_dir.join(format!("{name}.sock"));
-            let text = canopy_config(frame, kind == Kind::CanopyBusy, o, &sock);
+            let text = canopy_config(sw, kind == Kind::CanopyBusy, o, &sock);
             std::fs::File::create(&cfg)
                 .and_then(|mut fh| fh.write_all(text.as_bytes()))
                 .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
-            cmd.arg("run")
-                .arg("--config")
-                .arg(&cfg)
-                .args(["--log", "warn"]);
+            let cmd = launch::switch_command(bin, &f, &cfg, Some(o.fwd_core), Some("warn"));
             let log = o.work_dir.join(format!("{name}.log"));
             r.proc_ = Some(Proc::spawn(name, cmd, &log, false)?);
             r.log = Some(log);
@@ -447,11 +419,10 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, frame: &BenchFrame) -> Result<
         Kind::Bmv2 => {
             let bin = o.bmv2.as_ref().ok_or_else(|| missing("simple_switch"))?;
             let json = o.bmv2_json.as_ref().ok_or_else(|| missing("--bmv2-json"))?;
-            let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", &f, "taskset", "-c", &core])
-                .arg(bin);
-            cmd.args(["-i", &format!("0@{F_IN}"), "-i", &format!("1@{F_OUT}")]);
-            cmd.arg(json);
+            let ifnames = [F_IN.to_string(), F_OUT.to_string()];
+            let ipc = o.work_dir.join("bmv2.notifications.ipc");
+            let cmd =
+                launch::simple_switch_command(bin, &f, &ifnames, json, &ipc, Some(o.fwd_core));
             let log = o.work_dir.join("bmv2.log");
             r.proc_ = Some(Proc::spawn("bmv2", cmd, &log, false)?);
             r.log = Some(log);
@@ -469,20 +440,13 @@ fn missing(tool: &str) -> TestbedError {
 
 /// Whether the machine has free huge pages (else testpmd runs with `--no-huge`).
 fn hugepages_free() -> bool {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("HugePages_Free:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .is_some_and(|n| n >= 256)
+    meminfo::free_hugepages() >= 256
 }
 
 /// The `canopy-switch` config (the contract of `SWITCHCFG.md`): edge switch `edge-p0-e0` of
 /// the k=4 fat tree with sliced tables, the source host's port on `fa`, the
 /// destination host's on `fb`, the two other ports on the unused veths.
-pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -> String {
+pub fn canopy_config(sw: &EdgeSwitch, busy: bool, o: &Options, sock: &Path) -> String {
     // the parser is strict: spins/max_sleep_us only in adaptive mode, pin_cores only in busy
     let mode = if busy {
         format!("mode = \"busy\"\npin_cores = [{}]\n", o.fwd_core)
@@ -503,24 +467,11 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
          drain_us = 100\npool = 8192\n\n\
          [tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n\
          [management]\nsocket = \"{}\"\n",
-        frames::TOPOLOGY,
-        frames::SWITCH,
+        TOPOLOGY,
+        SWITCH,
         sock.display()
     );
-    let devs: Vec<&str> = {
-        let mut up = UP.iter().map(|x| x.0);
-        (0..frame.ports)
-            .map(|p| {
-                if p == frame.src_port {
-                    F_IN
-                } else if p == frame.dst_port {
-                    F_OUT
-                } else {
-                    up.next().unwrap_or("u_missing")
-                }
-            })
-            .collect()
-    };
+    let devs = sw.port_interfaces();
     if o.canopy_backend == "dpdk" {
         // DPDK's af_packet PMD on each veth (framecnt=8192: with its default ring it
         // loses frames silently under load); without huge pages, plain memory
@@ -534,15 +485,7 @@ pub fn canopy_config(frame: &BenchFrame, busy: bool, o: &Options, sock: &Path) -
         let quoted: Vec<String> = eal.iter().map(|a| format!("\"{a}\"")).collect();
         s.push_str(&format!("\n[dpdk]\neal_args = [{}]\n", quoted.join(", ")));
     }
-    let mut up = UP.iter().map(|x| x.0);
-    for p in 0..frame.ports {
-        let dev = if p == frame.src_port {
-            F_IN
-        } else if p == frame.dst_port {
-            F_OUT
-        } else {
-            up.next().unwrap_or("u_missing")
-        };
+    for (p, dev) in devs.iter().enumerate() {
         s.push_str(&match o.canopy_backend.as_str() {
             "afxdp" => format!("\n[[port]]\nbackend = \"afxdp\"\ninterface = \"{dev}\"\n"),
             "afxdp-skb" => {
@@ -572,8 +515,36 @@ mod tests {
     }
 
     #[test]
+    fn the_frame_is_a_real_sliced_frame_through_e0_0() {
+        let sw = EdgeSwitch::new().unwrap();
+        assert_eq!(sw.ports, 4);
+        assert_ne!(sw.src_port, sw.dst_port);
+        let f = sw.frame(60, 0).unwrap();
+        assert_eq!(f.bytes.len(), 60);
+        let t = HostFrame::parse(&f.bytes).expect("a Canopy frame with a measurement block");
+        let mac = |h| canopy_control::oracle::host_mac(&sw.topo, h);
+        assert_eq!((t.src_mac, t.dst_mac), (mac(sw.hosts.0), mac(sw.hosts.1)));
+        // the switch's own decision sends it from the source port to the destination port
+        let idx = sw
+            .topo
+            .switches
+            .iter()
+            .position(|s| s.name == SWITCH)
+            .unwrap();
+        let tables = canopy_control::kinds::tables(&sw.topo, HeaderKind::Sliced).unwrap();
+        let mut b = f.bytes.clone();
+        let v = canopy_dataplane::decide(&tables[idx], sw.src_port as u16, &mut b);
+        assert_eq!(
+            v,
+            canopy_dataplane::Verdict::Port(sw.dst_port as u16),
+            "{v:?}"
+        );
+        assert!(sw.frame(20, 0).is_err());
+    }
+
+    #[test]
     fn canopy_config_puts_the_hosts_on_fa_and_fb() {
-        let f = BenchFrame::new(60).unwrap();
+        let f = EdgeSwitch::new().unwrap();
         let o = Options::discover(0, std::env::temp_dir());
         let text = canopy_config(&f, false, &o, Path::new("/tmp/x.sock"));
         let ports: Vec<&str> = text

@@ -54,6 +54,8 @@ pub(crate) enum Block {
         file: String,
         svg: String,
     },
+    /// Preformatted text (a terminal summary), shown as it is.
+    Pre(String),
 }
 
 /// Escape text for Markdown: characters that start emphasis, code, links or HTML, the
@@ -82,17 +84,7 @@ fn md_text(s: &str) -> String {
 fn md_code(s: &str, in_table: bool) -> String {
     let s = s.replace('\n', " ");
     let s = if in_table { s.replace('|', "\\|") } else { s };
-    let mut longest = 0;
-    let mut run = 0;
-    for c in s.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let fence = "`".repeat(longest + 1);
+    let fence = "`".repeat(longest_run(&s, '`') + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
     } else {
@@ -163,9 +155,30 @@ pub(crate) fn markdown(blocks: &[Block]) -> String {
             Block::Plot { alt, file, .. } => {
                 let _ = writeln!(s, "![{}]({})\n", md_text(alt), file);
             }
+            Block::Pre(text) => {
+                // a fence longer than any run of backticks inside
+                let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+                let nl = if text.ends_with('\n') { "" } else { "\n" };
+                let _ = writeln!(s, "{fence}\n{text}{nl}{fence}");
+            }
         }
     }
     s
+}
+
+/// The longest run of `c` in `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    for x in s.chars() {
+        if x == c {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
 }
 
 /// Render as one self-contained HTML page (no external resources).
@@ -220,6 +233,9 @@ pub(crate) fn html(title: &str, blocks: &[Block]) -> String {
                     strip_prolog(svg)
                 );
             }
+            Block::Pre(text) => {
+                let _ = writeln!(s, "<pre>{}</pre>", html_text(text));
+            }
         }
     }
     s.push_str("</body>\n</html>\n");
@@ -257,5 +273,16 @@ mod tests {
         assert_eq!(md_code("a|b", true), "`a\\|b`");
         assert_eq!(html_text("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(strip_prolog("<?xml version=\"1.0\"?>\n<svg/>"), "<svg/>");
+        assert_eq!(markdown(&[Block::Pre("a\n".into())]), "```\na\n```\n");
+        assert_eq!(
+            markdown(&[Block::Pre("x ```` y".into())]),
+            "`````\nx ```` y\n`````\n"
+        );
+        assert_eq!(
+            html("t", &[Block::Pre("<b>".into())])
+                .matches("<pre>&lt;b&gt;</pre>")
+                .count(),
+            1
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! the end with the lower (switch, port). One-way channels (Transit) simply have zero
 //! in one direction.
 
-use crate::results::{LinkLoad, SwitchDelta};
+use crate::report::results::{LinkLoad, SwitchDelta};
 use canopy_control::topology::{Peer, Topology};
 use canopy_switch::proto::CountersReport;
 use std::collections::{BTreeMap, BTreeSet};

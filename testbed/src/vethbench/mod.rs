@@ -10,14 +10,22 @@
 //! 3. **Latency.** One thread on the generator core sends a stamped frame every
 //!    1/rate s and busy-polls a TPACKET_V2 ring on the receiver interface; one-way
 //!    latency into an HDR histogram.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`forwarder`] | the bench wiring and the forwarders (direct, bridge, testpmd, canopy, bmv2) |
 
-use crate::cpu::{self, SysCpu};
+pub mod forwarder;
+
 use crate::error::{Result, TestbedError};
-use crate::forwarder::{self, Kind, Options, Wiring};
-use crate::frames::BenchFrame;
-use crate::gen::{self, LatencyStats, Pace};
-use crate::netns::{link_stats, LinkStats};
-use crate::trafgen;
+use crate::os::cpu::{self, SysCpu};
+use crate::os::netns::{link_stats, LinkStats};
+use crate::report::results::vethbench::{Fixed, ForwarderResult, MaxRate, Report};
+use crate::traffic::frame::HostFrame;
+use crate::traffic::port;
+use crate::traffic::sender::{self, Pace};
+use crate::traffic::trafgen;
+use forwarder::{EdgeSwitch, Kind, Options, Wiring};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,123 +79,25 @@ pub struct Config {
     pub prefix: String,
     /// Wait this long at most for a forwarder to start forwarding.
     pub start_timeout: Duration,
-}
-
-/// Max-rate pass results.
-#[derive(Debug, Clone, Serialize)]
-pub struct MaxRate {
-    /// "trafgen" or "own".
-    pub generator: String,
-    /// Seconds the sender ran.
-    pub seconds: f64,
-    /// Frames the sender's veth transmitted.
-    pub offered: u64,
-    /// Frames counted on the receiver's veth.
-    pub forwarded: u64,
-    /// offered / seconds.
-    pub offered_pps: f64,
-    /// forwarded / seconds.
-    pub forwarded_pps: f64,
-    /// 100 × (offered − forwarded) / offered.
-    pub loss_pct: f64,
-    /// Drops the kernel counted on the forwarder's ingress veth.
-    pub ingress_drops: u64,
-}
-
-/// Fixed-rate pass results.
-#[derive(Debug, Clone, Serialize)]
-pub struct Fixed {
-    /// Offered rate asked for.
-    pub target_pps: u64,
-    /// Frames per burst.
-    pub burst: usize,
-    /// Seconds of the measurement window.
-    pub seconds: f64,
-    /// Frames the sender handed to the kernel.
-    pub offered: u64,
-    /// offered / sender run time.
-    pub offered_pps: f64,
-    /// Frames counted on the receiver's veth.
-    pub forwarded: u64,
-    /// forwarded / sender run time.
-    pub forwarded_pps: f64,
-    /// CPU time of the sending thread per forwarded frame, ns (its `send` calls and the
-    /// kernel work done in its context: the veth transmit, and for the bridge the whole
-    /// forwarding, which runs in the sender's softirq).
-    pub sender_ns_per_pkt: f64,
-    /// Forwarder process CPU (utime + stime, all threads) per forwarded frame, ns;
-    /// None where there is no process (direct, bridge).
-    pub process_ns_per_pkt: Option<f64>,
-    /// Share of one core the forwarder process used.
-    pub process_core_share: Option<f64>,
-    /// Machine-wide busy CPU (all CPUs, sender and forwarder and everything else) per
-    /// forwarded frame, ns.
-    pub machine_ns_per_pkt: f64,
-    /// Machine-wide softirq CPU per forwarded frame, ns.
-    pub softirq_ns_per_pkt: f64,
-}
-
-/// One forwarder's results.
-#[derive(Debug, Clone, Serialize)]
-pub struct ForwarderResult {
-    /// Forwarder name.
-    pub forwarder: String,
-    /// Why it was skipped, if it was.
-    pub skipped: Option<String>,
-    /// Error that ended its run early, if any.
-    pub error: Option<String>,
-    /// Seconds until the first frame came through.
-    pub start_seconds: Option<f64>,
-    /// Max-rate pass.
-    pub max_rate: Option<MaxRate>,
-    /// Fixed-rate pass.
-    pub fixed: Option<Fixed>,
-    /// Latency pass.
-    pub latency: Option<LatencyStats>,
-}
-
-/// A whole run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    /// UTC date and time of the start (`date -u`).
-    pub date: String,
-    /// `uname -srm`.
-    pub kernel: String,
-    /// Online CPUs.
-    pub cpus: usize,
-    /// 1-minute load average before and after.
-    pub load_before: Option<f64>,
-    /// See `load_before`.
-    pub load_after: Option<f64>,
-    /// Frame length without FCS.
-    pub frame_len: usize,
-    /// Forwarder core and generator core.
-    pub cores: (usize, usize),
-    /// Whether offloads were turned off on every veth.
-    pub offloads_off: bool,
-    /// Per forwarder.
-    pub results: Vec<ForwarderResult>,
-    /// bmv2's earlier measured figure (kpps range), quoted when bmv2 did not run.
-    pub bmv2_quoted_kpps: Option<(f64, f64)>,
-    /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
-    /// adaptive spins used.
-    pub canopy: (String, u32),
+    /// The command line, for the report.
+    pub command: String,
 }
 
 /// Run the bench. `progress` gets one line per step; `stop` (SIGINT) ends it early with
 /// [`TestbedError::Interrupted`] after cleaning up.
 pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<Report> {
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }
-    let frame = BenchFrame::new(cfg.frame_len)?;
+    let sw = EdgeSwitch::new()?;
+    let frames = Frames {
+        sw: &sw,
+        pass: sw.frame(cfg.frame_len, PASS_RUN)?,
+        probe: sw.frame(cfg.frame_len, PROBE_RUN)?,
+    };
     std::fs::create_dir_all(&cfg.options.work_dir)
         .map_err(|e| TestbedError::io(format!("create {}", cfg.options.work_dir.display()), e))?;
-    let load_before = cpu::loadavg();
-    let date = crate::netns::run("date", &["-u", "+%Y-%m-%d %H:%M:%S UTC"])
-        .unwrap_or_default()
-        .trim()
-        .to_string();
+    let header = crate::report::header(&cfg.command);
     progress(&format!("wiring namespaces {}-{{s,f,r}}", cfg.prefix));
     let wiring = Wiring::build(&cfg.prefix)?;
     if !wiring.offloads_off {
@@ -212,7 +122,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
             results.push(r);
             continue;
         }
-        match run_one(cfg, &wiring, kind, &frame, stop, progress, &mut r) {
+        match run_one(cfg, &wiring, kind, &frames, stop, progress, &mut r) {
             Ok(()) => {}
             Err(TestbedError::Interrupted) => return Err(TestbedError::Interrupted),
             Err(e) => {
@@ -226,13 +136,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         .iter()
         .any(|r| r.forwarder == "bmv2" && r.skipped.is_none() && r.error.is_none());
     Ok(Report {
-        date,
-        kernel: crate::netns::run("uname", &["-srm"])
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
-        load_before,
+        header,
         load_after: cpu::loadavg(),
         frame_len: cfg.frame_len,
         cores: (cfg.options.fwd_core, cfg.gen_core),
@@ -249,18 +153,33 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
     })
 }
 
+/// Run id of the frames of the start probe and the max-rate and fixed-rate passes.
+const PASS_RUN: u16 = 0;
+/// Run id of the latency probe's frames (so a late frame of another pass never counts).
+const PROBE_RUN: u16 = 1;
+
+/// The edge switch the canopy forwarder runs and the frames the bench sends through it.
+struct Frames<'a> {
+    sw: &'a EdgeSwitch,
+    /// The frame of the start probe and the rate passes (its stamp stays as built).
+    pass: HostFrame,
+    /// The latency probe's frame.
+    probe: HostFrame,
+}
+
 fn run_one(
     cfg: &Config,
     w: &Wiring,
     kind: Kind,
-    frame: &BenchFrame,
+    frames: &Frames,
     stop: &AtomicBool,
     progress: &dyn Fn(&str),
     r: &mut ForwarderResult,
 ) -> Result<()> {
     let name = kind.name();
     progress(&format!("{name}: starting"));
-    let mut fwd = forwarder::start(kind, w, &cfg.options, frame)?;
+    let mut fwd = forwarder::start(kind, w, &cfg.options, frames.sw)?;
+    let frame = &frames.pass;
     let path = w.path(kind);
     let t0 = Instant::now();
     wait_forwarding(&mut fwd, &path, frame, cfg.start_timeout, stop)?;
@@ -302,19 +221,19 @@ fn run_one(
     }
     // 3. latency
     if cfg.latency_pps > 0 && cfg.latency_count > 0 {
-        let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
-        let mut rx = gen::open_port(&path.rx.0, path.rx.1)?;
+        let mut tx = port::open(&path.tx.0, path.tx.1)?;
+        let mut rx = port::open(&path.rx.0, path.rx.1)?;
         let (pps, count, warm, core) = (
             cfg.latency_pps as f64,
             cfg.latency_count,
             cfg.latency_warmup,
             cfg.gen_core,
         );
-        let frame2 = frame.clone();
+        let probe = &frames.probe;
         let l = std::thread::scope(|s| {
             s.spawn(|| {
-                gen::pin(core);
-                gen::latency(&mut tx, &mut rx, &frame2, pps, count, warm, stop)
+                sender::pin(core);
+                sender::latency(&mut tx, &mut rx, probe, pps, count, warm, stop)
             })
             .join()
         })
@@ -343,11 +262,11 @@ fn run_one(
 fn wait_forwarding(
     fwd: &mut forwarder::Running,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<()> {
-    let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = port::open(&path.tx.0, path.tx.1)?;
     let base = link_stats(&path.rx.0, path.rx.1)?;
     let t0 = Instant::now();
     loop {
@@ -379,7 +298,7 @@ fn max_rate(
     cfg: &Config,
     w: &Wiring,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     stop: &AtomicBool,
 ) -> Result<MaxRate> {
     // trafgen pins its worker i to CPU i whatever the affinity it was started with, so
@@ -428,12 +347,12 @@ fn max_rate(
             ("trafgen", e)
         }
         None => {
-            let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+            let mut tx = port::open(&path.tx.0, path.tx.1)?;
             let (core, t, bytes) = (cfg.gen_core, cfg.max_rate_time, &frame.bytes);
             let st = std::thread::scope(|s| {
                 s.spawn(|| {
-                    gen::pin(core);
-                    gen::send(&mut tx, bytes, Pace::Max, t, stop)
+                    sender::pin(core);
+                    sender::send(&mut tx, bytes, Pace::Max, t, stop)
                 })
                 .join()
             })
@@ -473,11 +392,11 @@ fn max_rate(
 fn fixed_rate(
     cfg: &Config,
     path: &forwarder::Path2,
-    frame: &BenchFrame,
+    frame: &HostFrame,
     pid: Option<u32>,
     stop: &AtomicBool,
 ) -> Result<Fixed> {
-    let mut tx = gen::open_port(&path.tx.0, path.tx.1)?;
+    let mut tx = port::open(&path.tx.0, path.tx.1)?;
     let rx0 = link_stats(&path.rx.0, path.rx.1)?;
     let p0 = pid.map(cpu::process_ns).transpose()?;
     let s0 = SysCpu::read()?;
@@ -489,8 +408,8 @@ fn fixed_rate(
     let (core, t, bytes) = (cfg.gen_core, cfg.fixed_time, &frame.bytes);
     let st = std::thread::scope(|s| {
         s.spawn(|| {
-            gen::pin(core);
-            gen::send(&mut tx, bytes, pace, t, stop)
+            sender::pin(core);
+            sender::send(&mut tx, bytes, pace, t, stop)
         })
         .join()
     })

@@ -3,9 +3,9 @@
 //! SIGINT after the run time.
 
 use crate::error::{Result, TestbedError};
-use crate::forwarder::Proc;
+use crate::os::netns;
+use crate::os::process::{self, Proc};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -37,9 +37,8 @@ pub fn run(
     let cfg = work_dir.join("trafgen.cfg");
     std::fs::write(&cfg, config(frame))
         .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
-    let mut cmd = Command::new("ip");
-    cmd.args(["netns", "exec", ns, "taskset", "-c", &core.to_string()])
-        .arg(bin)
+    let mut cmd = netns::exec(ns, Some(core));
+    cmd.arg(bin)
         .args(["--dev", dev, "--conf"])
         .arg(&cfg)
         .args(["-P", "1", "--no-sock-mem", "-Q"]);
@@ -52,19 +51,19 @@ pub fn run(
                 cmd: "trafgen".into(),
                 detail: format!(
                     "exited early ({st}): {}",
-                    crate::forwarder::log_tail(Some(&log))
+                    process::log_tail(&log, 8).join(" | ")
                 ),
             });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    p.stop(crate::sys::SIGINT, Duration::from_secs(3));
+    p.stop(crate::os::sys::SIGINT, Duration::from_secs(3));
     Ok(t0.elapsed())
 }
 
 /// `trafgen` on PATH.
 pub fn find() -> Option<PathBuf> {
-    crate::netns::which("trafgen")
+    crate::os::netns::which("trafgen")
 }
 
 #[cfg(test)]

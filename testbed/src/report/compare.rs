@@ -3,8 +3,8 @@
 //! CDF (`canopy-testbed compare`, `docs/reports.md`).
 
 use super::doc::{self, code, Block, Cell};
+use super::results::{Latency, RunResults, Trial};
 use super::{fmt, plots};
-use crate::results::{RunResults, Trial};
 use crate::{Result, TestbedError};
 use std::path::{Path, PathBuf};
 
@@ -152,12 +152,13 @@ fn blocks(runs: &[RunResults], labels: &[String], cdf: &Option<String>) -> Vec<B
         .map(|(r, l)| {
             vec![
                 code(l.clone()),
-                code(r.meta.command.clone()),
-                r.meta.started.clone().into(),
+                code(r.meta.header.command.clone()),
+                r.meta.header.started.clone().into(),
                 format!(
                     "{} CPUs, load {}",
-                    r.meta.machine.cpus,
+                    r.meta.header.machine.cpus,
                     r.meta
+                        .header
                         .machine
                         .load_before
                         .map_or("?".into(), |l| format!("{l:.1}"))
@@ -203,7 +204,7 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
         runs.push(r);
     }
     let labels = labels(&runs);
-    let curves: Vec<(&crate::results::Latency, String)> = runs
+    let curves: Vec<(&Latency, String)> = runs
         .iter()
         .zip(&labels)
         .filter_map(|(r, l)| {
@@ -216,23 +217,11 @@ pub fn compare(inputs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     let cdf = plots::latency_cdf_of(&curves, "One-way latency CDF, runs side by side")?;
     let blocks = blocks(&runs, &labels, &cdf);
-    std::fs::create_dir_all(out)
-        .map_err(|e| TestbedError::io(format!("create {}", out.display()), e))?;
-    let mut written = vec![];
-    let mut put = |name: &str, text: &str| -> Result<()> {
-        let p = out.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| TestbedError::io(format!("write {}", p.display()), e))?;
-        written.push(p);
-        Ok(())
-    };
-    put("compare.md", &doc::markdown(&blocks))?;
-    put(
-        "compare.html",
-        &doc::html("Canopy testbed: runs side by side", &blocks),
-    )?;
+    let md = doc::markdown(&blocks);
+    let html = doc::html("Canopy testbed: runs side by side", &blocks);
+    let mut files = vec![("compare.md", md.as_str()), ("compare.html", html.as_str())];
     if let Some(svg) = &cdf {
-        put("compare_latency_cdf.svg", svg)?;
+        files.push(("compare_latency_cdf.svg", svg));
     }
-    Ok(written)
+    super::write_files(out, &files)
 }

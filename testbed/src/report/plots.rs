@@ -11,7 +11,7 @@
 //! why.
 
 use super::fmt;
-use crate::results::{Latency, RunResults, Trial};
+use crate::report::results::{Latency, RunResults, Trial};
 use crate::{Result, TestbedError};
 use plotters::coord::combinators::IntoLogRange;
 use plotters::prelude::*;
@@ -474,7 +474,7 @@ pub fn links(r: &RunResults) -> Result<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::LinkLoad;
+    use crate::report::results::LinkLoad;
 
     fn with_tiers(tiers: &[&str]) -> RunResults {
         RunResults {

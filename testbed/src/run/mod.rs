@@ -6,13 +6,21 @@
 //! (the generator waits out its grace period, so nothing is in flight), which gives the
 //! per-switch conservation check (rx = tx + drops, exactly) and the per-link loads. The
 //! results go to `results.json`, `report.md`, `report.html` and SVG plots
-//! ([`crate::runreport`]).
+//! ([`crate::report`]).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
+
+pub mod linkload;
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
-use crate::linkload::{self, Snapshot};
-use crate::results::{Machine, RunMeta, RunResults, SCHEMA_VERSION};
+use crate::report::results::{
+    RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
+};
 use crate::traffic::{Generator, TrafficSpec};
+use linkload::Snapshot;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -47,7 +55,7 @@ pub struct RunOutcome {
     /// Everything measured.
     pub results: RunResults,
     /// Where the report went.
-    pub written: crate::runreport::Written,
+    pub written: crate::report::run::Written,
 }
 
 impl RunOutcome {
@@ -83,7 +91,7 @@ pub fn snapshot(state: &State) -> Result<Snapshot> {
         return snapshot_bmv2(state);
     }
     for s in &state.switches {
-        match crate::mgmt::counters(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::counters(&s.socket, MGMT_TIMEOUT) {
             Ok(c) => {
                 snap.insert(s.name.clone(), c);
             }
@@ -103,7 +111,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
         return m;
     }
     for s in &state.switches {
-        match crate::mgmt::health(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::health(&s.socket, MGMT_TIMEOUT) {
             Ok(h) => {
                 let mut ports = h.ports;
                 ports.sort_by_key(|p| p.port);
@@ -123,7 +131,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
 /// the result of `egress_buffers.push_front`). A switch that received more than it sent
 /// and dropped is therefore listed as unchecked, with the gap named, instead of failing
 /// conservation; one that sent more than it received still fails it.
-fn bmv2_queue_losses(deltas: &mut [crate::results::SwitchDelta]) {
+fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
     for d in deltas
         .iter_mut()
         .filter(|d| !d.conserved && d.unchecked.is_none())
@@ -172,7 +180,7 @@ fn read_bmv2(
     tools: &crate::fabric::bmv2::Tools,
 ) -> Snapshot {
     use crate::fabric::{desc::Node, Desc};
-    let answers: Vec<(String, std::result::Result<_, String>)> = std::thread::scope(|sc| {
+    let answers: Vec<(String, Result<_>)> = std::thread::scope(|sc| {
         let handles: Vec<_> = state
             .switches
             .iter()
@@ -180,7 +188,8 @@ fn read_bmv2(
                 let (tools, topo) = (&tools, &desc.topo);
                 sc.spawn(move || {
                     let Some(i) = topo.switches.iter().position(|t| t.name == s.name) else {
-                        return (s.name.clone(), Err("not in the topology".to_string()));
+                        let e = TestbedError::fabric(&state.name, "not in the topology");
+                        return (s.name.clone(), Err(e));
                     };
                     let names: Vec<String> = (0..topo.switches[i].ports.len() as u16)
                         .map(|p| Desc::ifname(Node::Switch(i as u32), p))
@@ -201,26 +210,6 @@ fn read_bmv2(
         }
     }
     snap
-}
-
-/// This machine, for the report.
-pub fn machine() -> Machine {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-        s.lines()
-            .find(|l| l.starts_with("model name"))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    });
-    Machine {
-        cpus,
-        kernel,
-        cpu_model,
-        load_before: crate::cpu::loadavg(),
-    }
 }
 
 /// Run the traffic `opts.spec` describes on the fabric's hosts, read the switches'
@@ -253,7 +242,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
 /// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
 /// `up` started one), which exports them as `canopy_traffic_*` metrics. Best effort: a
 /// daemon that does not answer costs a warning, not the run.
-pub fn report_to_daemon(state: &State, trials: &[crate::results::Trial]) {
+pub fn report_to_daemon(state: &State, trials: &[Trial]) {
     let Some(d) = &state.daemon else { return };
     let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
     for t in trials {
@@ -335,7 +324,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
 
 /// The state of a fabric that `up` finished.
 pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
-    if !crate::sys::is_root() {
+    if !crate::os::sys::is_root() {
         return Err(TestbedError::NotRoot);
     }
     let state = State::load(&state_dir(root, name, machine)).map_err(|e| TestbedError::Fabric {
@@ -354,7 +343,7 @@ pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
 /// What ran, where: everything but the pattern and the frame length.
 fn meta(state: &State, name: &str, command: &str) -> RunMeta {
     RunMeta {
-        command: command.to_string(),
+        header: crate::report::header(command),
         fabric: name.to_string(),
         topology: state.hosts.topology.clone(),
         kind: state.hosts.kind.clone(),
@@ -363,11 +352,6 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         switches: state.switches.len(),
         pattern: String::new(),
         frame_len: 0,
-        started: crate::netns::run("date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default(),
-        machine: machine(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
     }
 }
 
@@ -382,8 +366,8 @@ struct Counters<'a> {
 fn finish(
     state: &State,
     meta: RunMeta,
-    trials: Vec<crate::results::Trial>,
-    search: Option<crate::results::SearchResult>,
+    trials: Vec<Trial>,
+    search: Option<SearchResult>,
     c: &Counters,
     out: &Path,
 ) -> Result<RunOutcome> {
@@ -407,14 +391,13 @@ fn finish(
         },
         links: linkload::link_loads(&topo, before, after),
     };
-    let written = crate::runreport::write(&results, out)?;
+    let written = crate::report::run::write(&results, out)?;
     Ok(RunOutcome { results, written })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::SwitchDelta;
 
     #[test]
     fn bmv2_names_its_silent_queue_losses_and_nothing_else() {

@@ -6,7 +6,7 @@
 //! nothing behind.
 
 use crate::error::{Result, TestbedError};
-use crate::sys;
+use crate::os::sys;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -41,6 +41,18 @@ pub fn ip(args: &[&str]) -> Result<String> {
     run("ip", args)
 }
 
+/// `ip netns exec NS` (and `taskset -c CORE` when `pin`): the start of a command that
+/// runs a program inside namespace `ns`. Both exec the program, so the child's pid is
+/// the program's.
+pub fn exec(ns: &str, pin: Option<usize>) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", ns]);
+    if let Some(core) = pin {
+        c.args(["taskset", "-c", &core.to_string()]);
+    }
+    c
+}
+
 /// Whether `prog` is an executable on `PATH` (or an existing path).
 pub fn which(prog: &str) -> Option<std::path::PathBuf> {
     if prog.contains('/') {
@@ -69,10 +81,8 @@ impl Netns {
         for s in suffixes {
             let name = format!("{prefix}-{s}");
             let _ = Command::new("ip").args(["netns", "del", &name]).output();
-            ip(&["netns", "add", &name])?;
             ns.names.push(name.clone());
-            disable_ipv6(&name)?;
-            ip(&["-n", &name, "link", "set", "lo", "up"])?;
+            add(&name)?;
         }
         Ok(ns)
     }
@@ -94,6 +104,15 @@ impl Drop for Netns {
             let _ = Command::new("ip").args(["netns", "del", n]).output();
         }
     }
+}
+
+/// Create namespace `ns` with IPv6 off (no router solicitations or DAD frames in the
+/// counters) and loopback up.
+pub fn add(ns: &str) -> Result<()> {
+    ip(&["netns", "add", ns])?;
+    disable_ipv6(ns)?;
+    ip(&["-n", ns, "link", "set", "lo", "up"])?;
+    Ok(())
 }
 
 /// Turn IPv6 off in namespace `ns` (`all` and `default`, so veths created later have it
@@ -214,13 +233,47 @@ pub fn link_stats(ns: &str, dev: &str) -> Result<LinkStats> {
 
 fn parse_link_stats(json: &str) -> Option<LinkStats> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let s = v.get(0)?.get("stats64")?;
-    let get = |dir: &str, k: &str| s.get(dir)?.get(k)?.as_u64();
-    Some(LinkStats {
-        rx_packets: get("rx", "packets")?,
-        rx_dropped: get("rx", "dropped")?,
-        tx_packets: get("tx", "packets")?,
-        tx_dropped: get("tx", "dropped")?,
+    LinkStats::from_json(v.get(0)?)
+}
+
+impl LinkStats {
+    /// The counters of one interface of `ip -s -j link show` (its `stats64`); None when
+    /// a counter is missing.
+    fn from_json(link: &serde_json::Value) -> Option<LinkStats> {
+        let s = link.get("stats64")?;
+        let get = |dir: &str, k: &str| s.get(dir)?.get(k)?.as_u64();
+        Some(LinkStats {
+            rx_packets: get("rx", "packets")?,
+            rx_dropped: get("rx", "dropped")?,
+            tx_packets: get("tx", "packets")?,
+            tx_dropped: get("tx", "dropped")?,
+        })
+    }
+}
+
+/// Every interface but `lo` of `ip -s -j link show` with its counters (zeros for one
+/// without).
+pub fn parse_links(json: &str) -> std::result::Result<Vec<(String, LinkStats)>, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(json)?;
+    Ok(v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            let name = l["ifname"].as_str().filter(|n| *n != "lo")?;
+            Some((
+                name.to_string(),
+                LinkStats::from_json(l).unwrap_or_default(),
+            ))
+        })
+        .collect())
+}
+
+/// Counters of every interface but `lo` in `ns`.
+pub fn links_stats(ns: &str) -> Result<Vec<(String, LinkStats)>> {
+    let j = ip(&["-n", ns, "-s", "-j", "link", "show"])?;
+    parse_links(&j).map_err(|e| TestbedError::Parse {
+        what: format!("`ip -n {ns} -s -j link show`"),
+        detail: e.to_string(),
     })
 }
 
@@ -248,6 +301,25 @@ mod tests {
         assert_eq!(later.since(&s).rx_packets, 5);
         assert!(parse_link_stats("[]").is_none());
         assert!(parse_link_stats("not json").is_none());
+        let links = r#"[{"ifindex":1,"ifname":"lo","stats64":{"rx":{"packets":9,"dropped":9},"tx":{"packets":9,"dropped":9}}},
+            {"ifindex":2,"ifname":"s0p0","stats64":{"rx":{"bytes":1,"packets":10,"errors":0,"dropped":2},"tx":{"bytes":1,"packets":7,"errors":0,"dropped":3}}},
+            {"ifindex":3,"ifname":"s0p1"}]"#;
+        let l = parse_links(links).unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!(
+            l[0],
+            (
+                "s0p0".to_string(),
+                LinkStats {
+                    rx_packets: 10,
+                    rx_dropped: 2,
+                    tx_packets: 7,
+                    tx_dropped: 3
+                }
+            )
+        );
+        assert_eq!(l[1].1, LinkStats::default());
+        assert!(parse_links("nope").is_err());
     }
 
     #[test]

@@ -1,13 +1,36 @@
-//! Results of a `canopy-testbed run`: the JSON a run writes (`results.json`) and the
-//! input of the reports (Markdown/HTML, plots, the terminal summary).
+//! What the testbed's commands measured, as they write it: one family of result types
+//! whose JSON files all start with the same [`Header`] (the command, when it started,
+//! the machine, the version), flattened into each.
 //!
-//! The generator fills [`Trial`]s (one per fixed-rate run, one per step of an NDR/PDR
-//! search); the testbed adds switch counters and per-link loads read from the switches'
-//! management endpoints before and after each trial. Every number is measured; a field
-//! that could not be measured is `None`, never a guess.
+//! | type | file | written by |
+//! |---|---|---|
+//! | [`RunResults`] | `results.json` of `canopy-testbed run` / `replay` / `demo` | [`super::run`] |
+//! | [`soak::SoakReport`] | `soak.json` of `canopy-testbed soak` | [`super::soak`] |
+//! | [`vethbench::Report`] | `results.json` of `canopy-vethbench` | [`super::vethbench`] |
+//!
+//! A run's results: the generator fills [`Trial`]s (one per fixed-rate run, one per step
+//! of an NDR/PDR search); the testbed adds switch counters and per-link loads read from
+//! the switches' management endpoints before and after each trial. Every number is
+//! measured; a field that could not be measured is `None`, never a guess.
+
+pub mod soak;
+pub mod vethbench;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// What every report starts with: what ran, when, where, which build.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// The exact command line.
+    pub command: String,
+    /// Start time, RFC 3339 UTC.
+    pub started: String,
+    /// Machine: CPUs, kernel, load average before the command.
+    pub machine: Machine,
+    /// Canopy version (`CARGO_PKG_VERSION`) and git revision when known.
+    pub version: String,
+}
 
 /// Version of this schema, written into every results file.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -32,8 +55,10 @@ pub struct RunResults {
 /// What ran, where and how.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunMeta {
-    /// The exact command line.
-    pub command: String,
+    /// Command, start, machine and version (`command`, `started`, `machine`, `version`
+    /// in the JSON, next to the fields below).
+    #[serde(flatten)]
+    pub header: Header,
     /// Fabric name (the description's `name`).
     pub fabric: String,
     /// Topology spec (e.g. `fat-tree:k=4`).
@@ -50,15 +75,9 @@ pub struct RunMeta {
     pub pattern: String,
     /// Frame length in bytes without FCS (64 B on the wire = 60 here).
     pub frame_len: usize,
-    /// Start time, RFC 3339 UTC.
-    pub started: String,
-    /// Machine: CPUs, kernel, load average before the run.
-    pub machine: Machine,
-    /// Canopy version (`CARGO_PKG_VERSION`) and git revision when known.
-    pub version: String,
 }
 
-/// The machine a run was measured on.
+/// The machine a command measured on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     /// Online CPUs.
@@ -67,7 +86,7 @@ pub struct Machine {
     pub kernel: String,
     /// CPU model name from `/proc/cpuinfo`, when present.
     pub cpu_model: Option<String>,
-    /// 1-minute load average before the run.
+    /// 1-minute load average before the command.
     pub load_before: Option<f64>,
 }
 

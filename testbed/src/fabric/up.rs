@@ -1,0 +1,937 @@
+//! `canopy-testbed up`: this machine's part of a fabric, in steps that each record what
+//! they create in the state file before they create it (so `down` finds it after a
+//! crash): namespaces, links, switch processes, `canopyd`, then health. Everything a
+//! step needs is generated and checked first ([`Plan`]); a failure rolls back what was
+//! created.
+
+use super::bmv2::Tools;
+use super::desc::{Desc, LinkKind, Node, LOCAL};
+use super::down::{fabric_namespaces, teardown};
+use super::ops::DaemonNotReady;
+use super::state::{self, Created, DaemonState, State, SwitchState};
+use crate::error::{Result, TestbedError};
+use crate::launch;
+use crate::os::netns::{self, ip};
+use crate::os::process;
+use crate::traffic::hosts::{FabricHosts, HostEndpoint};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options of `up`.
+#[derive(Debug, Clone)]
+pub struct UpOptions {
+    /// Root of the state directories (default [`state::DEFAULT_ROOT`]).
+    pub state_root: PathBuf,
+    /// The machine whose part to build (`local` = everything placed here).
+    pub machine: String,
+    /// `--switch-bin`: overrides the description and the search.
+    pub switch_bin: Option<PathBuf>,
+    /// Set (e.g. by a SIGINT handler) to stop `up` between steps; what was created is
+    /// rolled back and `up` returns [`TestbedError::Interrupted`].
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for UpOptions {
+    fn default() -> Self {
+        UpOptions {
+            state_root: PathBuf::from(state::DEFAULT_ROOT),
+            machine: LOCAL.into(),
+            switch_bin: None,
+            interrupt: None,
+        }
+    }
+}
+
+/// What `up` did.
+#[derive(Debug, Clone)]
+pub struct UpSummary {
+    /// The state (complete).
+    pub state: State,
+    /// Namespaces created.
+    pub namespaces: usize,
+    /// Veth pairs.
+    pub veths: usize,
+    /// VXLAN devices.
+    pub vxlans: usize,
+    /// Real NICs moved in.
+    pub nics: usize,
+    /// Switch processes.
+    pub processes: usize,
+    /// Whether offloads were turned off everywhere (false: ethtool missing or refused).
+    pub offloads_off: bool,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Display for UpSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.state;
+        writeln!(
+            f,
+            "fabric     {} (machine {}): {} {}",
+            s.name, s.machine, s.hosts.topology, s.hosts.kind
+        )?;
+        writeln!(
+            f,
+            "nodes      {} switches, {} hosts in {} namespaces",
+            s.switches.len(),
+            s.hosts.hosts.len(),
+            self.namespaces
+        )?;
+        writeln!(
+            f,
+            "links      {} veth, {} vxlan, {} nic (offloads {})",
+            self.veths,
+            self.vxlans,
+            self.nics,
+            if self.offloads_off {
+                "off"
+            } else {
+                "as the kernel set them"
+            }
+        )?;
+        if s.target == "bmv2" {
+            writeln!(
+                f,
+                "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
+                self.processes
+            )?;
+        } else {
+            writeln!(
+                f,
+                "processes  {} canopy-switch, all healthy (tables loaded, every port link up{})",
+                self.processes,
+                if self.nics > 0 {
+                    "; NIC links: when the far machine's part is up"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        if let Some(d) = &s.daemon {
+            writeln!(
+                f,
+                "canopyd    pid {}, every table pushed; control {}; metrics {}",
+                d.pid,
+                d.control.display(),
+                d.metrics
+                    .as_deref()
+                    .map(|m| format!("http://{m}/metrics"))
+                    .unwrap_or_else(|| "off".into())
+            )?;
+        }
+        writeln!(f, "state      {}", s.path().display())?;
+        write!(f, "time       {:.1} s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// Find `canopy-switch`: `--switch-bin`, the description's `switch_bin`, next to the
+/// current executable (and its parent: `target/debug/deps/..`), then `PATH`.
+pub fn find_switch_bin(desc: &Desc, cli: Option<&Path>) -> Result<PathBuf> {
+    let given = match (cli, &desc.raw.switch_bin) {
+        (Some(p), _) => Some((p.to_path_buf(), "--switch-bin".to_string())),
+        (None, Some(p)) => Some((p.clone(), format!("{}: switch_bin", desc.file))),
+        _ => None,
+    };
+    launch::find(
+        launch::SWITCH,
+        given,
+        "-p canopy-switch` or pass --switch-bin",
+    )
+    .map_err(|e| TestbedError::fabric(&desc.name, e.to_string()))
+}
+
+/// Find `canopyd`: the description's `[canopyd] bin`, next to the current executable,
+/// then `PATH`.
+pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
+    let given = desc
+        .raw
+        .canopyd
+        .bin
+        .clone()
+        .map(|p| (p, format!("{}: canopyd.bin", desc.file)));
+    launch::find(
+        launch::DAEMON,
+        given,
+        "-p canopy-control` or set [canopyd] bin",
+    )
+    .map_err(|e| TestbedError::fabric(&desc.name, e.to_string()))
+}
+
+/// One switch's generated configuration: switch index, management socket, config path,
+/// text.
+type SwitchConfig = (u32, PathBuf, PathBuf, String);
+
+/// Everything `up` generates and checks before it creates anything.
+struct Plan {
+    /// `canopy-switch` (empty for the bmv2 target).
+    bin: PathBuf,
+    /// bmv2's tools, for the bmv2 target.
+    bmv2: Option<Tools>,
+    /// The switches and hosts placed on this machine.
+    local_sw: Vec<u32>,
+    local_h: Vec<u32>,
+    /// Every local switch's configuration.
+    configs: Vec<SwitchConfig>,
+    /// `canopyd`: binary, config path, text.
+    daemon: Option<(PathBuf, PathBuf, String)>,
+    /// The namespace that stands in for this machine's underlay, and its address.
+    underlay: Option<String>,
+    local_addr: Option<String>,
+}
+
+/// `up`'s checks for the fabric's `dpdk` ports on this machine ([`super::dpdk`]): the
+/// switch binary takes them (built with the feature), and the free huge pages cover the
+/// estimate of every switch with dpdk ports.
+fn check_dpdk(desc: &Desc, bin: &Path, configs: &[SwitchConfig]) -> Result<()> {
+    let mut need = vec![];
+    let mut first = None;
+    for (s, _, path, text) in configs {
+        if desc.dpdk_table(*s).is_none() {
+            continue;
+        }
+        let sname = &desc.topo.switches[*s as usize].name;
+        let cfg = canopy_switch::config::Config::parse_rules(path, text).map_err(|e| {
+            TestbedError::fabric(&desc.name, format!("generated config of {sname}: {e}"))
+        })?;
+        need.push((sname.clone(), super::dpdk::switch_hugepage_bytes(&cfg)));
+        first.get_or_insert(text);
+    }
+    let Some(text) = first else {
+        return Ok(());
+    };
+    let refused = |e: super::dpdk::DpdkError| TestbedError::fabric(&desc.name, e.to_string());
+    super::dpdk::check_switch_binary(bin, text, &desc.name).map_err(refused)?;
+    let meminfo = crate::os::meminfo::read();
+    super::dpdk::check_hugepages(&need, &meminfo).map_err(refused)
+}
+
+/// What `up` needs, generated and checked before anything is created: the programs,
+/// the local nodes (whose namespaces must not exist yet), every switch's configuration
+/// (one computed against its ports), the dpdk ports' needs, and canopyd's
+/// configuration.
+fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
+    let name = &desc.name;
+    let err = |d: String| TestbedError::fabric(name, d);
+    let machine = opts.machine.as_str();
+    // the forwarders: canopy-switch, or bmv2's tools (found before anything is created)
+    let (bin, bmv2) = if desc.bmv2 {
+        (PathBuf::new(), Some(Tools::find(desc)?))
+    } else {
+        let bin = find_switch_bin(desc, opts.switch_bin.as_deref())?;
+        let bin =
+            std::path::absolute(&bin).map_err(|e| TestbedError::io("canopy-switch path", e))?;
+        (bin, None)
+    };
+    if dir.join("state.json").exists() {
+        return Err(err(format!(
+            "already up (state file {}); run `canopy-testbed down {name}` first",
+            dir.join("state.json").display()
+        )));
+    }
+    let local_sw: Vec<u32> = (0..desc.topo.switches.len() as u32)
+        .filter(|&s| desc.machine_of(Node::Switch(s)) == machine)
+        .collect();
+    let local_h: Vec<u32> = (0..desc.topo.hosts.len() as u32)
+        .filter(|&h| desc.machine_of(Node::Host(h)) == machine)
+        .collect();
+    if local_sw.is_empty() && local_h.is_empty() {
+        return Err(err(format!("no node is placed on machine {machine:?}")));
+    }
+    let wanted: Vec<String> = local_sw
+        .iter()
+        .map(|&s| desc.netns(Node::Switch(s)))
+        .chain(local_h.iter().map(|&h| desc.netns(Node::Host(h))))
+        .collect();
+    let existing = fabric_namespaces(name);
+    if let Some(n) = wanted.iter().find(|n| existing.contains(n)) {
+        return Err(err(format!("namespace {n} already exists (a fabric of this name is up or left over); run `canopy-testbed down {name}` first")));
+    }
+    // every switch config is generated and validated before anything is created
+    let mut configs = vec![];
+    for &s in &local_sw {
+        let sname = &desc.topo.switches[s as usize].name;
+        let socket = dir.join(format!("s{s}.sock"));
+        let cfg_path = dir.join(format!("s{s}.toml"));
+        let text = desc.switch_config(s, &socket);
+        if configs.is_empty() && !desc.bmv2 {
+            // one full check (tables computed against the ports) is enough: the others differ only in names
+            canopy_switch::config::Config::parse_rules(&cfg_path, &text)
+                .map_err(|e| err(format!("generated config of {sname}: {e}")))?;
+        }
+        configs.push((s, socket, cfg_path, text));
+    }
+    // dpdk ports: the switch binary's build and the huge pages, before anything is created
+    if !desc.bmv2 {
+        check_dpdk(desc, &bin, &configs)?;
+    }
+    // canopyd: its binary and its generated configuration, checked (tables computed)
+    // before anything is created
+    let daemon = if desc.daemon {
+        let dbin = find_daemon_bin(desc)?;
+        let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
+        let text = desc.daemon_config(dir);
+        let cfg_path = dir.join("canopyd.toml");
+        canopy_control::daemon::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
+            .map_err(|e| err(format!("generated canopyd config: {e}")))?;
+        Some((dbin, cfg_path, text))
+    } else {
+        None
+    };
+    Ok(Plan {
+        bin,
+        bmv2,
+        local_sw,
+        local_h,
+        configs,
+        daemon,
+        underlay: desc.machine(machine).and_then(|m| m.underlay_netns.clone()),
+        local_addr: desc.machine(machine).map(|m| m.underlay.get_ref().clone()),
+    })
+}
+
+/// The state file of a fabric part before anything is created: its hosts as the
+/// generator will drive them, nothing created yet.
+fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> State {
+    let hosts = FabricHosts {
+        topology: desc.raw.topology.get_ref().clone(),
+        kind: desc.kind.name().to_string(),
+        hosts: local_h
+            .iter()
+            .map(|&h| {
+                let (tx, rx) = desc.host_ifaces(h);
+                HostEndpoint {
+                    host: h,
+                    name: desc.topo.host_name(h),
+                    netns: desc.netns(Node::Host(h)),
+                    ifname: tx,
+                    rx_ifnames: rx,
+                    mac: canopy_control::oracle::host_mac(&desc.topo, h),
+                }
+            })
+            .collect(),
+    };
+    State {
+        name: desc.name.clone(),
+        machine: machine.to_string(),
+        desc_file: desc.file.clone(),
+        dir: dir.to_path_buf(),
+        complete: false,
+        created: vec![],
+        switches: vec![],
+        hosts,
+        daemon: None,
+        target: desc.raw.target.get_ref().clone(),
+    }
+}
+
+/// Bring fabric `desc` up (this machine's part). On failure everything created so far
+/// is removed again before the error is returned.
+pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSummary> {
+    let t0 = Instant::now();
+    let name = &desc.name;
+    let machine = opts.machine.as_str();
+    desc.check_machine(machine)?;
+    if !crate::os::sys::is_root() {
+        return Err(TestbedError::fabric(
+            name,
+            "`up` must run as root (it creates network namespaces); try sudo",
+        ));
+    }
+    let root =
+        std::path::absolute(&opts.state_root).map_err(|e| TestbedError::io("state root", e))?;
+    let dir = state::state_dir(&root, name, machine);
+    let plan = plan(desc, opts, &dir)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| TestbedError::io(format!("create state directory {}", dir.display()), e))?;
+    let state = initial_state(desc, machine, &dir, &plan.local_h);
+    state.save()?;
+    let mut b = Builder {
+        desc,
+        state: state.clone(),
+        children: vec![],
+        interrupt: opts.interrupt.clone(),
+        sum: UpSummary {
+            state,
+            namespaces: 0,
+            veths: 0,
+            vxlans: 0,
+            nics: 0,
+            processes: 0,
+            offloads_off: true,
+            elapsed: Duration::ZERO,
+        },
+    };
+    match b.build(plan, progress) {
+        Ok(()) => {
+            b.state.complete = true;
+            b.state.save()?;
+            b.sum.state = b.state.clone();
+            b.sum.elapsed = t0.elapsed();
+            Ok(b.sum)
+        }
+        Err(e) => {
+            progress(&format!("up failed: {e}; rolling back"));
+            let _ = teardown(&b.state, &root);
+            b.reap_children();
+            Err(e)
+        }
+    }
+}
+
+/// The key of canopyd's child among [`Builder::children`] (switches use their index).
+const DAEMON_CHILD: usize = usize::MAX;
+
+/// `Err(Interrupted)` once `flag` is set.
+fn check_interrupt(flag: &Option<Arc<AtomicBool>>) -> Result<()> {
+    match flag {
+        Some(f) if f.load(Ordering::Relaxed) => Err(TestbedError::Interrupted),
+        _ => Ok(()),
+    }
+}
+
+/// The links `up` creates on this machine, before they are brought up.
+#[derive(Default)]
+struct Links {
+    /// `ip link add` lines of the veth pairs (run in batches).
+    add_lines: Vec<String>,
+    /// Both ends of every veth (their offloads are turned off).
+    veth_ends: Vec<(String, String)>,
+    /// Interfaces per namespace to bring up and wait for.
+    wait: BTreeMap<String, Vec<String>>,
+    /// NICs per namespace: brought up but not waited for (their carrier comes when the
+    /// far machine's part is up).
+    nic_up: BTreeMap<String, Vec<String>>,
+}
+
+/// A fabric part being built: the state as recorded so far, the processes started and
+/// what was done.
+struct Builder<'a> {
+    desc: &'a Desc,
+    state: State,
+    children: Vec<(usize, Child)>,
+    interrupt: Option<Arc<AtomicBool>>,
+    sum: UpSummary,
+}
+
+impl Builder<'_> {
+    fn record(&mut self, c: Created) -> Result<()> {
+        self.interrupted()?;
+        self.state.record(c)
+    }
+
+    fn interrupted(&self) -> Result<()> {
+        check_interrupt(&self.interrupt)
+    }
+
+    fn err(&self, detail: String) -> TestbedError {
+        TestbedError::fabric(&self.desc.name, detail)
+    }
+
+    /// Every step of `up` after the plan.
+    fn build(&mut self, plan: Plan, progress: &dyn Fn(&str)) -> Result<()> {
+        self.namespaces(&plan, progress)?;
+        let links = self.links(&plan)?;
+        self.bring_up(links, progress)?;
+        self.switches(&plan.bin, plan.bmv2.as_ref(), plan.configs, progress)?;
+        let has_daemon = match plan.daemon {
+            Some(d) => {
+                self.daemon(d, progress)?;
+                true
+            }
+            None => false,
+        };
+        match &plan.bmv2 {
+            // bmv2: every switch accepts its entries
+            Some(t) => self.program_bmv2(t, progress),
+            None => self.wait_healthy(has_daemon, progress),
+        }
+    }
+
+    /// Step 1: one namespace per local node (recorded before it exists: a crash right after
+    /// `ip netns add` still leaves a record).
+    fn namespaces(&mut self, plan: &Plan, progress: &dyn Fn(&str)) -> Result<()> {
+        let nodes: Vec<Node> = plan
+            .local_sw
+            .iter()
+            .map(|&s| Node::Switch(s))
+            .chain(plan.local_h.iter().map(|&h| Node::Host(h)))
+            .collect();
+        progress(&format!("creating {} namespaces", nodes.len()));
+        for &n in &nodes {
+            let ns = self.desc.netns(n);
+            self.record(Created::Netns { name: ns.clone() })?;
+            netns::add(&ns)?;
+            self.sum.namespaces += 1;
+        }
+        Ok(())
+    }
+
+    /// Step 2: links: veth pairs between local ends (added later in batches), a VXLAN device
+    /// or a moved-in NIC at a local end of a cross-machine link, and a veth looped back
+    /// into the switch's namespace on every unconnected switch port.
+    fn links(&mut self, plan: &Plan) -> Result<Links> {
+        let desc = self.desc;
+        let machine = self.state.machine.clone();
+        let mtu = desc.raw.mtu.get_ref().to_string();
+        let is_local = |n: Node| desc.machine_of(n) == machine;
+        let mut out = Links::default();
+        for l in &desc.links {
+            let (la, lb) = (is_local(l.a.0), is_local(l.b.0));
+            if !la && !lb {
+                continue;
+            }
+            let (nsa, ia) = (desc.netns(l.a.0), Desc::ifname(l.a.0, l.a.1));
+            let (nsb, ib) = (desc.netns(l.b.0), Desc::ifname(l.b.0, l.b.1));
+            if la && lb {
+                out.add_lines.push(format!("link add {ia} netns {nsa} mtu {mtu} type veth peer name {ib} netns {nsb} mtu {mtu}"));
+                out.veth_ends.push((nsa.clone(), ia.clone()));
+                out.veth_ends.push((nsb.clone(), ib.clone()));
+                out.wait.entry(nsa).or_default().push(ia);
+                out.wait.entry(nsb).or_default().push(ib);
+                self.sum.veths += 1;
+                continue;
+            }
+            let end = if la { l.a } else { l.b };
+            let (ns, ifn) = (desc.netns(end.0), Desc::ifname(end.0, end.1));
+            match desc.end_kind(l, end) {
+                LinkKind::Veth => {
+                    return Err(self.err(format!(
+                        "internal: link {} has one local end but is a veth",
+                        l.id
+                    )));
+                }
+                LinkKind::Vxlan { vni, remote } => {
+                    self.vxlan(plan, &ns, &ifn, vni, &remote, &mtu)?;
+                    out.wait.entry(ns.clone()).or_default().push(ifn);
+                    self.sum.vxlans += 1;
+                }
+                LinkKind::Nic { interface } => {
+                    self.nic(plan, &ns, &ifn, &interface, &mtu)?;
+                    out.nic_up.entry(ns.clone()).or_default().push(ifn);
+                    self.sum.nics += 1;
+                }
+            }
+        }
+        // unconnected switch ports: a veth whose peer stays in the switch's namespace
+        for &s in &plan.local_sw {
+            for (p, port) in desc.topo.switches[s as usize].ports.iter().enumerate() {
+                if port.peer == canopy_control::topology::Peer::None {
+                    let ns = desc.netns(Node::Switch(s));
+                    let ifn = Desc::ifname(Node::Switch(s), p as u16);
+                    let peer = format!("s{s}u{p}");
+                    out.add_lines.push(format!("link add {ifn} netns {ns} mtu {mtu} type veth peer name {peer} netns {ns} mtu {mtu}"));
+                    out.wait.entry(ns.clone()).or_default().push(ifn.clone());
+                    out.wait.entry(ns.clone()).or_default().push(peer.clone());
+                    out.veth_ends.push((ns.clone(), ifn));
+                    out.veth_ends.push((ns, peer));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A VXLAN device `ifn` in `ns` towards machine `remote`, its sockets in the
+    /// underlay namespace when the machine has one.
+    fn vxlan(
+        &self,
+        plan: &Plan,
+        ns: &str,
+        ifn: &str,
+        vni: u32,
+        remote: &str,
+        mtu: &str,
+    ) -> Result<()> {
+        let machine = &self.state.machine;
+        let local = plan
+            .local_addr
+            .as_deref()
+            .ok_or_else(|| self.err(format!("machine {machine:?} has no underlay address")))?;
+        let r = self
+            .desc
+            .machine(remote)
+            .map(|x| x.underlay.get_ref().clone())
+            .unwrap_or_default();
+        let mut args: Vec<String> = vec![];
+        if let Some(u) = &plan.underlay {
+            args.extend(["-n".into(), u.to_string()]);
+        }
+        args.extend(
+            format!("link add {ifn} netns {ns} mtu {mtu} type vxlan id {vni} local {local} remote {r} dstport 4789 nolearning")
+                .split(' ')
+                .map(str::to_string),
+        );
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        ip(&a)?;
+        Ok(())
+    }
+
+    /// Move NIC `interface` into `ns` as `ifn` (recorded first, so `down` moves it back).
+    fn nic(&mut self, plan: &Plan, ns: &str, ifn: &str, interface: &str, mtu: &str) -> Result<()> {
+        self.record(Created::Nic {
+            netns: ns.to_string(),
+            ifname: ifn.to_string(),
+            original: interface.to_string(),
+            from_netns: plan.underlay.clone(),
+        })?;
+        let mut a: Vec<&str> = vec![];
+        if let Some(u) = &plan.underlay {
+            a.extend(["-n", u]);
+        }
+        a.extend(["link", "set", "dev", interface, "netns", ns]);
+        ip(&a)?;
+        ip(&[
+            "-n", ns, "link", "set", "dev", interface, "name", ifn, "mtu", mtu,
+        ])?;
+        Ok(())
+    }
+
+    /// Add the veths, turn their offloads off (unless `offloads = "keep"`), bring every
+    /// link up and wait until the veths and VXLAN devices are.
+    fn bring_up(&mut self, links: Links, progress: &dyn Fn(&str)) -> Result<()> {
+        let s = &self.sum;
+        progress(&format!(
+            "creating {} veth pairs, {} vxlan, {} nic",
+            s.veths, s.vxlans, s.nics
+        ));
+        for chunk in links.add_lines.chunks(64) {
+            self.interrupted()?;
+            ip_batch(None, chunk)?;
+        }
+        self.sum.offloads_off = if self.desc.raw.offloads.get_ref() == "off" {
+            progress(&format!(
+                "turning offloads off on {} veth ends",
+                links.veth_ends.len()
+            ));
+            offloads_off(&links.veth_ends)
+        } else {
+            false
+        };
+        for (ns, devs) in links.wait.iter().chain(links.nic_up.iter()) {
+            let lines: Vec<String> = devs
+                .iter()
+                .map(|d| format!("link set dev {d} up"))
+                .collect();
+            ip_batch(Some(ns), &lines)?;
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        for (ns, devs) in &links.wait {
+            loop {
+                let down = down_links(ns, devs)?;
+                if down.is_empty() {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(
+                        self.err(format!("links never came up in {ns}: {}", down.join(", ")))
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 3: one switch process per local switch: `canopy-switch` with its configuration,
+    /// or a bmv2 `simple_switch` running the compiled program.
+    fn switches(
+        &mut self,
+        bin: &Path,
+        bmv2: Option<&Tools>,
+        configs: Vec<SwitchConfig>,
+        progress: &dyn Fn(&str),
+    ) -> Result<()> {
+        let desc = self.desc;
+        let json = match bmv2 {
+            Some(t) => {
+                progress(&format!("compiling {} with p4c", t.program.display()));
+                Some(t.compile(desc, &self.state.dir)?)
+            }
+            None => None,
+        };
+        progress(&format!(
+            "starting {} {} processes ({})",
+            configs.len(),
+            if bmv2.is_some() {
+                "simple_switch"
+            } else {
+                "canopy-switch"
+            },
+            bmv2.map_or(bin, |t| t.simple_switch.as_path()).display()
+        ));
+        for (i, (s, socket, cfg, text)) in configs.into_iter().enumerate() {
+            let ns = desc.netns(Node::Switch(s));
+            let log = self.state.dir.join(format!("s{s}.log"));
+            let (child, cfg) = match (bmv2, &json) {
+                (Some(t), Some(json)) => {
+                    let ifs: Vec<String> = (0..desc.topo.switches[s as usize].ports.len() as u16)
+                        .map(|p| Desc::ifname(Node::Switch(s), p))
+                        .collect();
+                    (t.spawn(&ns, &ifs, json, &log)?, json.clone())
+                }
+                _ => {
+                    std::fs::write(&cfg, text)
+                        .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+                    (launch::start_switch(bin, &ns, &cfg, &log, false)?, cfg)
+                }
+            };
+            let pid = child.id();
+            let sname = desc.topo.switches[s as usize].name.clone();
+            self.children.push((i, child));
+            self.record(Created::Process {
+                pid,
+                switch: sname.clone(),
+                config: cfg.clone(),
+            })?;
+            self.state.switches.push(SwitchState {
+                name: sname,
+                netns: ns,
+                pid,
+                socket,
+                config: cfg,
+                log,
+            });
+            self.state.save()?;
+            self.sum.processes += 1;
+        }
+        Ok(())
+    }
+
+    /// Step 3b: canopyd, in this (the initial) namespace: it reaches the switches by their
+    /// sockets, and /metrics is on this machine's loopback.
+    fn daemon(
+        &mut self,
+        (dbin, cfg, text): (PathBuf, PathBuf, String),
+        progress: &dyn Fn(&str),
+    ) -> Result<()> {
+        std::fs::write(&cfg, text)
+            .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+        let log = self.state.dir.join("canopyd.log");
+        progress(&format!("starting canopyd ({})", dbin.display()));
+        let child = launch::start_daemon(&dbin, &cfg, &log, false)?;
+        let pid = child.id();
+        self.record(Created::Process {
+            pid,
+            switch: "canopyd".into(),
+            config: cfg.clone(),
+        })?;
+        let m = self.desc.raw.canopyd.metrics.get_ref();
+        self.state.daemon = Some(DaemonState {
+            pid,
+            config: cfg,
+            control: self.state.dir.join("canopyd.sock"),
+            metrics: (m != "off").then(|| m.clone()),
+            log,
+        });
+        self.state.save()?;
+        // with the switches: a failed `up` reaps it, or kills it if teardown could not
+        self.children.push((DAEMON_CHILD, child));
+        Ok(())
+    }
+
+    /// Step 4 (bmv2): every `simple_switch` accepts the entries `canopyctl p4-entries`
+    /// generates for it.
+    fn program_bmv2(&mut self, t: &Tools, progress: &dyn Fn(&str)) -> Result<()> {
+        progress("programming every simple_switch with canopyctl p4-entries");
+        let deadline = Instant::now() + Duration::from_secs(self.desc.raw.health_timeout_s);
+        for sw in self.state.switches.clone() {
+            self.interrupted()?;
+            let entries = t.entries(self.desc, &sw.name)?;
+            t.program(self.desc, &sw.netns, &sw.name, &entries, deadline)?;
+        }
+        Ok(())
+    }
+
+    /// Step 4: every switch reports healthy (tables loaded, every port up but NIC ports),
+    /// then canopyd (when started) has pushed every table.
+    fn wait_healthy(&mut self, has_daemon: bool, progress: &dyn Fn(&str)) -> Result<()> {
+        let desc = self.desc;
+        progress(if desc.daemon {
+            "waiting for every switch to report healthy and canopyd to push every table"
+        } else {
+            "waiting for every switch to report healthy"
+        });
+        let deadline = Instant::now() + Duration::from_secs(desc.raw.health_timeout_s);
+        let mut pending: Vec<usize> = (0..self.state.switches.len()).collect();
+        while !pending.is_empty() {
+            self.interrupted()?;
+            let mut still = vec![];
+            for i in pending {
+                if !self.switch_healthy(i)? {
+                    still.push(i);
+                }
+            }
+            pending = still;
+            if pending.is_empty() {
+                break;
+            }
+            if Instant::now() > deadline {
+                let names: Vec<String> = pending
+                    .iter()
+                    .take(5)
+                    .map(|&i| self.state.switches[i].name.clone())
+                    .collect();
+                return Err(self.err(format!(
+                    "{} switch(es) not healthy after {} s (e.g. {}); logs in {}",
+                    pending.len(),
+                    desc.raw.health_timeout_s,
+                    names.join(", "),
+                    self.state.dir.display()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if let (Some(d), true) = (self.state.daemon.clone(), has_daemon) {
+            let interrupted = self.interrupt.clone();
+            let child = self
+                .children
+                .iter_mut()
+                .find(|(j, _)| *j == DAEMON_CHILD)
+                .map(|(_, c)| c);
+            if let Some(child) = child {
+                let ready = super::ops::wait_daemon_ready(&d, child, deadline, || {
+                    check_interrupt(&interrupted).is_err()
+                });
+                ready.map_err(|e| match e {
+                    DaemonNotReady::Interrupted => TestbedError::Interrupted,
+                    e => self.err(format!("canopyd: {e}; log {}", d.log.display())),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether switch `i` answers healthy now; an error when its process has exited.
+    fn switch_healthy(&mut self, i: usize) -> Result<bool> {
+        let desc = self.desc;
+        let sw = &self.state.switches[i];
+        if let Some((_, c)) = self.children.iter_mut().find(|(j, _)| *j == i) {
+            if let Ok(Some(st)) = c.try_wait() {
+                return Err(TestbedError::fabric(
+                    &desc.name,
+                    format!(
+                        "canopy-switch of {} exited during start ({st}); log {}: {}",
+                        sw.name,
+                        sw.log.display(),
+                        process::log_tail(&sw.log, 5).join(" | ")
+                    ),
+                ));
+            }
+        }
+        Ok(
+            match crate::fabric::mgmt::health(&sw.socket, Duration::from_secs(2)) {
+                Ok(h) => {
+                    let sw_idx = desc
+                        .topo
+                        .switches
+                        .iter()
+                        .position(|x| x.name == sw.name)
+                        .unwrap_or(usize::MAX) as u32;
+                    (h.tables_loaded || desc.daemon)
+                        && h.ports.iter().all(|p| {
+                            p.admin && (p.link || desc.nics.contains_key(&(sw_idx, p.port)))
+                        })
+                }
+                Err(_) => false,
+            },
+        )
+    }
+
+    /// After a failed `up`: reap our children (teardown stopped them); one that is
+    /// somehow still running is our own unreaped child, so its pid is still ours to
+    /// kill.
+    fn reap_children(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        for (_, c) in &mut self.children {
+            while matches!(c.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if matches!(c.try_wait(), Ok(None)) {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+/// Turn the offloads off on every veth end, four threads at a time; whether every end
+/// took it (false: `ethtool` missing or refused).
+fn offloads_off(ends: &[(String, String)]) -> bool {
+    let workers = 4.min(ends.len().max(1));
+    let chunks: Vec<Vec<(String, String)>> = (0..workers)
+        .map(|w| ends.iter().skip(w).step_by(workers).cloned().collect())
+        .collect();
+    std::thread::scope(|sc| {
+        let hs: Vec<_> = chunks
+            .iter()
+            .map(|c| sc.spawn(move || c.iter().all(|(ns, d)| netns::offloads_off(ns, d))))
+            .collect();
+        hs.into_iter().all(|h| h.join().unwrap_or(false))
+    })
+}
+
+/// Run `ip -n ns -batch -` with `lines`.
+fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<()> {
+    use std::io::Write;
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let mut args: Vec<&str> = vec![];
+    if let Some(n) = ns {
+        args.extend(["-n", n]);
+    }
+    args.extend(["-batch", "-"]);
+    let mut c = Command::new("ip")
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| TestbedError::io("spawn ip -batch", e))?;
+    let text = lines.join("\n") + "\n";
+    if let Some(mut i) = c.stdin.take() {
+        i.write_all(text.as_bytes())
+            .map_err(|e| TestbedError::io("write ip -batch", e))?;
+    }
+    let out = c
+        .wait_with_output()
+        .map_err(|e| TestbedError::io("ip -batch", e))?;
+    if !out.status.success() {
+        return Err(TestbedError::Command {
+            cmd: format!(
+                "ip {} <<< {}",
+                args.join(" "),
+                lines.first().cloned().unwrap_or_default()
+            ),
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Interfaces of `want` in `ns` that are not operationally up.
+fn down_links(ns: &str, want: &[String]) -> Result<Vec<String>> {
+    let out = ip(&["-n", ns, "-j", "link", "show"])?;
+    let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| TestbedError::Parse {
+        what: format!("ip -n {ns} -j link show"),
+        detail: e.to_string(),
+    })?;
+    let mut up = std::collections::HashSet::new();
+    for l in v.as_array().into_iter().flatten() {
+        let name = l.get("ifname").and_then(|x| x.as_str()).unwrap_or("");
+        let oper = l.get("operstate").and_then(|x| x.as_str()).unwrap_or("");
+        // VXLAN devices report UNKNOWN when up
+        let flags_up = l
+            .get("flags")
+            .and_then(|f| f.as_array())
+            .is_some_and(|f| f.iter().any(|x| x == "LOWER_UP"));
+        if oper == "UP" || (oper == "UNKNOWN" && flags_up) {
+            up.insert(name.to_string());
+        }
+    }
+    Ok(want.iter().filter(|w| !up.contains(*w)).cloned().collect())
+}

@@ -1,0 +1,495 @@
+//! Where every frame of a soak went: the counters read around the trial (switches,
+//! every interface and qdisc of the fabric's namespaces, the generator's sockets), the
+//! end-to-end accounting, the per-port hop check, the recovery times read from the
+//! timeline, and the verdict.
+
+use super::faults::{FaultKind, Injected};
+use super::SoakOptions;
+use crate::error::{Result, TestbedError};
+use crate::fabric::state::State;
+use crate::os::netns::LinkStats;
+use crate::report::results::soak::{Accounting, PortHop, SoakReport};
+use crate::report::results::{SwitchDelta, Timeline, Trial};
+use crate::run::linkload::Snapshot;
+use crate::run::snapshot;
+use crate::traffic::Generator;
+use canopy_control::topology::Topology;
+use std::collections::BTreeMap;
+
+/// Backend drop reasons that happen outside the engine's rx = tx + drops: before the
+/// engine saw the frame (RX) or after it counted the frame as sent (a queued frame the
+/// kernel refused). The backend's TX refusals (`tx_ring_full`, `oversize`, `runt`,
+/// `port_down`) are also counted by the engine (`tx_error`, `port_down`) and are not
+/// added again.
+pub const BACKEND_OUTSIDE_ENGINE: [&str; 4] = [
+    "rx_truncated",
+    "rx_bad_block",
+    "rx_no_buffer",
+    "tx_wrong_format",
+];
+
+/// `read`'s answer for every namespace of `namespaces`, by `netns/name`.
+fn per_namespace<T>(
+    namespaces: &[String],
+    read: impl Fn(&str) -> Result<Vec<(String, T)>>,
+) -> Result<BTreeMap<String, T>> {
+    let mut out = BTreeMap::new();
+    for ns in namespaces {
+        for (name, v) in read(ns)? {
+            out.insert(format!("{ns}/{name}"), v);
+        }
+    }
+    Ok(out)
+}
+
+/// Kernel counters of every interface (not `lo`) of `namespaces`, by `netns/ifname`.
+pub fn interface_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, LinkStats>> {
+    per_namespace(namespaces, crate::os::netns::links_stats)
+}
+
+/// Drops of every qdisc but `lo`'s in `tc -s -j qdisc show`, summed per device.
+pub fn parse_qdisc_drops(
+    json: &str,
+) -> std::result::Result<BTreeMap<String, u64>, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(json)?;
+    let mut out = BTreeMap::new();
+    for q in v.as_array().into_iter().flatten() {
+        let Some(dev) = q["dev"].as_str() else {
+            continue;
+        };
+        if dev == "lo" {
+            continue;
+        }
+        *out.entry(dev.to_string()).or_insert(0) += q["drops"].as_u64().unwrap_or(0);
+    }
+    Ok(out)
+}
+
+/// Drops of every qdisc of `namespaces`, by `netns/ifname`.
+pub fn qdisc_snapshot(namespaces: &[String]) -> Result<BTreeMap<String, u64>> {
+    per_namespace(namespaces, |ns| {
+        let j = crate::os::netns::run("tc", &["-n", ns, "-s", "-j", "qdisc", "show"])?;
+        let q = parse_qdisc_drops(&j).map_err(|e| TestbedError::Parse {
+            what: format!("`tc -n {ns} -s -j qdisc show`"),
+            detail: e.to_string(),
+        })?;
+        Ok(q.into_iter().collect())
+    })
+}
+
+/// Everything read at one moment.
+pub(super) struct Counters {
+    pub(super) switches: Snapshot,
+    pub(super) ifaces: BTreeMap<String, LinkStats>,
+    pub(super) qdiscs: BTreeMap<String, u64>,
+    pub(super) host_socket_drops: u64,
+}
+
+fn namespaces(state: &State) -> Vec<String> {
+    let mut v: Vec<String> = state
+        .created
+        .iter()
+        .filter_map(|c| match c {
+            crate::fabric::state::Created::Netns { name } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+pub(super) fn read_counters(state: &State, g: &mut Generator) -> Result<Counters> {
+    let ns = namespaces(state);
+    Ok(Counters {
+        switches: snapshot(state)?,
+        ifaces: interface_snapshot(&ns)?,
+        qdiscs: qdisc_snapshot(&ns)?,
+        host_socket_drops: g.rx_kernel_drops(),
+    })
+}
+
+pub(super) fn delta(a: u64, b: u64) -> u64 {
+    a.saturating_sub(b)
+}
+
+/// Frames lost in `[from, until)` (bins overlapping it) and the time from `from` to the
+/// end of the last bin that lost a frame (0 when none did); None when that bin ends
+/// later than `until - clean_ns` (no clean stretch before `until`).
+pub fn recovery(tl: &Timeline, from_ns: u64, until_ns: u64, clean_ns: u64) -> (u64, Option<f64>) {
+    if until_ns <= from_ns || tl.sent.is_empty() {
+        return (0, None);
+    }
+    let first = tl.bin(from_ns);
+    let last = tl.bin(until_ns.saturating_sub(1));
+    let mut lost = 0;
+    let mut last_lossy = None;
+    for i in first..=last {
+        let l = tl.sent[i].saturating_sub(tl.received[i]);
+        if l > 0 {
+            lost += l;
+            last_lossy = Some(i);
+        }
+    }
+    let Some(i) = last_lossy else {
+        return (0, Some(0.0));
+    };
+    let end = tl.t0_ns + (i as u64 + 1) * tl.bin_ns;
+    if end + clean_ns > until_ns {
+        return (lost, None);
+    }
+    (lost, Some(end.saturating_sub(from_ns) as f64 / 1e6))
+}
+
+/// Lowest share of frames delivered in any window of `w` bins (ignoring the first
+/// and last `w` bins: ramp-up and the trial's end). 1.0 when nothing was sent.
+pub fn min_delivery(tl: &Timeline, w: usize) -> f64 {
+    let n = tl.sent.len();
+    let mut min: f64 = 1.0;
+    if w == 0 || n < 3 * w {
+        return min;
+    }
+    let last = tl.sent.iter().rposition(|&s| s > 0).unwrap_or(0);
+    let mut i = w;
+    while i + 2 * w <= last {
+        let s: u64 = tl.sent[i..i + w].iter().sum();
+        let r: u64 = tl.received[i..i + w].iter().sum();
+        if s > 0 {
+            min = min.min(r as f64 / s as f64);
+        }
+        i += w;
+    }
+    min
+}
+
+/// End-to-end accounting of the soak trial.
+pub(super) fn account(
+    state: &State,
+    t: &Trial,
+    b: &Counters,
+    a: &Counters,
+    deltas: &[SwitchDelta],
+    injected: &[Injected],
+) -> Accounting {
+    let mut acc = Accounting {
+        sent: t.sent,
+        received: t.received,
+        misdelivered: t.misdelivered,
+        duplicates: t.duplicates,
+        foreign: t.foreign,
+        exact: true,
+        ..Accounting::default()
+    };
+    for d in deltas {
+        if let Some(why) = &d.unchecked {
+            acc.exact = false;
+            acc.not_exact.push(format!("switch {}: {why}", d.name));
+            continue;
+        }
+        for (r, n) in &d.drops {
+            *acc.switch_drops.entry(r.clone()).or_insert(0) += n;
+        }
+    }
+    for (name, ca) in &a.switches {
+        let Some(cb) = b.switches.get(name) else {
+            continue;
+        };
+        if ca.restarted_since(cb) {
+            continue;
+        }
+        for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
+            let k = delta(pa.backend.kernel_drops, pb.backend.kernel_drops);
+            if k > 0 {
+                *acc.backend_drops.entry("kernel_drops".into()).or_insert(0) += k;
+            }
+            for r in BACKEND_OUTSIDE_ENGINE {
+                let n = delta(
+                    pa.backend.drops.get(r).copied().unwrap_or(0),
+                    pb.backend.drops.get(r).copied().unwrap_or(0),
+                );
+                if n > 0 {
+                    *acc.backend_drops.entry(r.into()).or_insert(0) += n;
+                }
+            }
+            acc.in_flight += pa.tx_backlog;
+            acc.in_flight = acc.in_flight.saturating_sub(pb.tx_backlog);
+        }
+    }
+    let host_ifs: Vec<String> = state
+        .hosts
+        .hosts
+        .iter()
+        .map(|h| format!("{}/{}", h.netns, h.ifname))
+        .collect();
+    let mut wire: u64 = 0;
+    for (k, sa) in &a.ifaces {
+        let Some(sb) = b.ifaces.get(k) else {
+            acc.exact = false;
+            acc.not_exact
+                .push(format!("interface {k} appeared during the soak"));
+            continue;
+        };
+        let d = sa.since(sb);
+        if host_ifs.contains(k) {
+            wire += d.tx_packets + d.tx_dropped;
+        }
+        if d.rx_dropped > 0 {
+            acc.interface_drops.insert(format!("{k} rx"), d.rx_dropped);
+        }
+        if d.tx_dropped > 0 {
+            acc.interface_drops.insert(format!("{k} tx"), d.tx_dropped);
+        }
+    }
+    acc.host_wire_extra = wire as i64 - (t.sent + t.warmup_sent) as i64;
+    for (k, qa) in &a.qdiscs {
+        acc.qdisc_drops += delta(*qa, b.qdiscs.get(k).copied().unwrap_or(0));
+    }
+    acc.qdisc_drops += injected.iter().map(|e| e.qdisc_drops).sum::<u64>();
+    acc.host_socket_drops = delta(a.host_socket_drops, b.host_socket_drops);
+    acc.counted = acc.switch_drops.values().sum::<u64>()
+        + acc.backend_drops.values().sum::<u64>()
+        + acc.interface_drops.values().sum::<u64>()
+        + acc.qdisc_drops
+        + acc.host_socket_drops
+        + acc.in_flight;
+    acc.unaccounted =
+        t.sent as i64 - t.received as i64 - t.misdelivered as i64 - acc.counted as i64;
+    if injected.iter().any(|e| e.kind == FaultKind::SwitchKill) {
+        acc.exact = false;
+        acc.uncounted.push(
+            "frames in a killed switch's RX rings, engine rings and TX ring die with the process and its counters"
+                .into(),
+        );
+    }
+    if injected.iter().any(|e| e.kind == FaultKind::LinkFlap) {
+        acc.exact = false;
+        acc.not_exact.push(
+            "link-flap: a veth whose peer is down drops the frame (tx_dropped) and AF_PACKET \
+             puts it back in the sender's TX ring (tpacket_snd resets it to SEND_REQUEST on a \
+             driver drop), so it is handed over again: tx_dropped counts attempts, and the \
+             frame may still arrive after the link is back"
+                .into(),
+        );
+    }
+    if injected.iter().any(|e| e.kind == FaultKind::TxFill) {
+        acc.uncounted.push(
+            "frames a slowed port's qdisc still held when it was removed (drained first; any left are purged uncounted by the kernel)"
+                .into(),
+        );
+    }
+    acc
+}
+
+/// Per switch port: the kernel's interface counters against the switch's own.
+pub(super) fn port_hops(
+    state: &State,
+    topo: &Topology,
+    b: &Counters,
+    a: &Counters,
+    injected: &[Injected],
+) -> (Vec<PortHop>, usize) {
+    let mut gaps = vec![];
+    let mut checked = 0;
+    for s in &state.switches {
+        let (Some(ca), Some(cb)) = (a.switches.get(&s.name), b.switches.get(&s.name)) else {
+            continue;
+        };
+        if ca.restarted_since(cb) || !topo.switches.iter().any(|t| t.name == s.name) {
+            continue;
+        }
+        for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
+            let key = format!("{}/{}", s.netns, pa.name);
+            let (Some(ia), Some(ib)) = (a.ifaces.get(&key), b.ifaces.get(&key)) else {
+                continue;
+            };
+            checked += 1;
+            let i = ia.since(ib);
+            let bd = |r: &str| {
+                delta(
+                    pa.backend.drops.get(r).copied().unwrap_or(0),
+                    pb.backend.drops.get(r).copied().unwrap_or(0),
+                )
+            };
+            let eng_rx = delta(pa.rx_packets, pb.rx_packets);
+            let eng_tx = delta(pa.tx_packets, pb.tx_packets);
+            let kd = delta(pa.backend.kernel_drops, pb.backend.kernel_drops);
+            let rx_in = eng_rx + kd + bd("rx_truncated") + bd("rx_bad_block") + bd("rx_no_buffer");
+            let rx_gap = (i.rx_packets as i64 - i.rx_dropped as i64) - rx_in as i64;
+            // a slowed port's qdisc was removed before the last read: its drops were
+            // read when it was
+            let q = delta(
+                a.qdiscs.get(&key).copied().unwrap_or(0),
+                b.qdiscs.get(&key).copied().unwrap_or(0),
+            ) + injected
+                .iter()
+                .filter(|e| e.qdisc_dev == key)
+                .map(|e| e.qdisc_drops)
+                .sum::<u64>();
+            let backlog = pa.tx_backlog as i64 - pb.tx_backlog as i64;
+            let tx_gap = eng_tx as i64
+                - bd("tx_wrong_format") as i64
+                - (i.tx_packets + i.tx_dropped + q) as i64
+                - backlog;
+            if rx_gap != 0 || tx_gap != 0 {
+                gaps.push(PortHop {
+                    port: format!("{}:{} ({})", s.name, pa.port, pa.name),
+                    rx_gap,
+                    tx_gap,
+                });
+            }
+        }
+    }
+    (gaps, checked)
+}
+
+/// The failure of a recovery after `event` (`fault`, `repair`) that never came
+/// (`never`: when it was waited for) or came later than `limit_ms`.
+fn slow_recovery(
+    what: &str,
+    event: &str,
+    never: &str,
+    ms: Option<f64>,
+    limit_ms: f64,
+) -> Option<String> {
+    match ms {
+        None => Some(format!("{what}: full delivery did not resume {never}")),
+        Some(ms) if ms > limit_ms => Some(format!(
+            "{what}: full delivery {ms:.0} ms after the {event} (limit {limit_ms:.0} ms)"
+        )),
+        _ => None,
+    }
+}
+
+/// What failed.
+pub(super) fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
+    let mut f = vec![];
+    let a = &r.accounting;
+    if a.misdelivered > 0 {
+        f.push(format!("{} frame(s) reached a wrong host", a.misdelivered));
+    }
+    if a.sent == 0 {
+        f.push("nothing was sent".into());
+    }
+    for s in &r.switches {
+        if !s.conserved && s.unchecked.is_none() {
+            f.push(format!(
+                "switch {}: rx {} ≠ tx {} + drops {}",
+                s.name,
+                s.rx,
+                s.tx,
+                s.drops.values().sum::<u64>()
+            ));
+        }
+    }
+    if a.exact {
+        if a.unaccounted != 0 {
+            f.push(format!(
+                "{} frame(s) unaccounted (sent {} − received {} − misdelivered {} − counted drops {})",
+                a.unaccounted, a.sent, a.received, a.misdelivered, a.counted
+            ));
+        }
+        if a.host_wire_extra != 0 {
+            f.push(format!(
+                "the hosts' interfaces carried {} frame(s) more than the generator sent",
+                a.host_wire_extra
+            ));
+        }
+        for p in &r.port_gaps {
+            f.push(format!(
+                "port {}: interface and switch counters differ (rx gap {}, tx gap {})",
+                p.port, p.rx_gap, p.tx_gap
+            ));
+        }
+    }
+    for e in &r.faults {
+        let what = format!("round {} {} {}", e.round, e.kind, e.target);
+        if e.kind == FaultKind::TxFill.name() && e.tx_backlog == Some(0) && e.drops.is_empty() {
+            f.push(format!(
+                "{what}: the port's TX ring never filled and nothing was dropped: does its socket bypass the qdisc? (set `qdisc_bypass = false` on the port)"
+            ));
+        }
+        let limit = opts.recovery_limit_ms;
+        f.extend(slow_recovery(
+            &what,
+            "repair",
+            "after the repair",
+            e.repair_recovery_ms,
+            limit,
+        ));
+        if e.expect_fault_recovery {
+            f.extend(slow_recovery(
+                &what,
+                "fault",
+                "during the fault",
+                e.fault_recovery_ms,
+                limit,
+            ));
+        }
+    }
+    if !r.faults.is_empty() && r.min_delivery_100ms <= 0.0 {
+        f.push("the fabric stopped forwarding for 100 ms or more".into());
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tl(sent: &[u64], received: &[u64]) -> Timeline {
+        Timeline {
+            t0_ns: 1_000_000_000,
+            bin_ns: 10_000_000,
+            sent: sent.to_vec(),
+            received: received.to_vec(),
+        }
+    }
+
+    #[test]
+    fn recovery_is_the_end_of_the_last_lossy_bin() {
+        // 20 bins of 10 ms; fault at bin 5 (t0 + 50 ms); loss in bins 5..=7
+        let t = tl(
+            &[10; 20],
+            &[
+                10, 10, 10, 10, 10, 4, 0, 9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+            ],
+        );
+        let from = t.t0_ns + 50_000_000;
+        let until = t.t0_ns + 200_000_000;
+        let (lost, r) = recovery(&t, from, until, 50_000_000);
+        assert_eq!(lost, 6 + 10 + 1);
+        assert_eq!(r, Some(30.0));
+        // no clean stretch long enough before `until`: not recovered
+        assert_eq!(recovery(&t, from, t.t0_ns + 90_000_000, 50_000_000).1, None);
+        // nothing lost: 0
+        assert_eq!(
+            recovery(&t, t.t0_ns + 100_000_000, until, 0),
+            (0, Some(0.0))
+        );
+        // an empty window
+        assert_eq!(recovery(&t, until, from, 0), (0, None));
+    }
+
+    #[test]
+    fn min_delivery_finds_the_worst_window() {
+        let mut r = vec![10u64; 40];
+        r[15] = 0;
+        r[16] = 5;
+        let t = tl(&[10; 40], &r);
+        let m = min_delivery(&t, 5);
+        assert!((m - 0.7).abs() < 1e-9, "{m}");
+        assert_eq!(min_delivery(&tl(&[10; 40], &[10; 40]), 5), 1.0);
+    }
+
+    #[test]
+    fn qdisc_counters_parse() {
+        let q = r#"[{"kind":"noqueue","handle":"0:","dev":"lo","root":true,"drops":5},
+            {"kind":"tbf","handle":"8001:","dev":"s0p0","root":true,"bytes":600,"packets":10,"drops":4,"qlen":2},
+            {"kind":"noqueue","handle":"0:","dev":"s0p1","root":true,"bytes":0,"packets":0,"drops":0}]"#;
+        let d = parse_qdisc_drops(q).unwrap();
+        assert_eq!(d.get("s0p0"), Some(&4));
+        assert_eq!(d.get("s0p1"), Some(&0));
+        assert!(!d.contains_key("lo"));
+        assert!(parse_qdisc_drops("{").is_err());
+    }
+}
