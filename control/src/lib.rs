@@ -7,13 +7,11 @@
 pub mod daemon;
 pub mod fuzzing;
 pub mod kinds;
-pub mod mgmt;
 pub mod oracle;
 pub mod p4;
 pub mod p4_tna;
 pub mod sim;
 pub mod spec;
-pub mod sys;
 pub mod topology;
 
 pub use kinds::{KindError, TableSummary};

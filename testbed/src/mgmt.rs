@@ -2,8 +2,8 @@
 //! `docs/canopy-switch.md`), with the switch's own typed responses.
 
 use crate::error::{Result, TestbedError};
-use canopy_switch::client::Endpoint;
-use canopy_switch::proto::{CountersReport, Health};
+use canopy_proto::client::Endpoint;
+use canopy_proto::mgmt::{CountersReport, Health};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
@@ -18,7 +18,7 @@ fn err(socket: &Path, detail: impl std::fmt::Display) -> TestbedError {
 
 /// Send one request object and return the response object (`"ok": true` checked; an
 /// `"ok": false` response becomes an error carrying the switch's message). The transport
-/// is the switch's own client ([`canopy_switch::client`]).
+/// is the switch's own client ([`canopy_proto::client`]).
 pub fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
     let v = Endpoint::Unix(socket.to_path_buf()).request(req, timeout)?;
     if v.get("ok") != Some(&Value::Bool(true)) {

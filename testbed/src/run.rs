@@ -255,7 +255,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
 /// daemon that does not answer costs a warning, not the run.
 pub fn report_to_daemon(state: &State, trials: &[crate::results::Trial]) {
     let Some(d) = &state.daemon else { return };
-    let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
+    let ep = canopy_proto::client::Endpoint::Unix(d.control.clone());
     for t in trials {
         let req = serde_json::json!({
             "op": "traffic",

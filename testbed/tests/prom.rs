@@ -9,9 +9,7 @@ use canopy_control::daemon::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, LATENCY_BUCKETS,
     PROBE_BUCKETS,
 };
-use canopy_control::mgmt::proto::{
-    BackendReport, CountersReport, Health, PortCounters, PortHealth,
-};
+use canopy_proto::mgmt::{BackendReport, CountersReport, Health, PortCounters, PortHealth};
 use canopy_testbed::prom::{PromServer, Sample, SKIP_HINT};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

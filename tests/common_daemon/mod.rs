@@ -7,12 +7,12 @@
 //! panics), and the scratch directory is removed.
 #![allow(dead_code)]
 
-use canopy_control::mgmt::client::Endpoint;
 use canopy_control::oracle::host_mac;
 use canopy_control::topology::{Peer, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
 use canopy_dataplane::{decide, Verdict};
+use canopy_proto::client::Endpoint;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::net::UnixStream;

@@ -764,7 +764,7 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
 fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
     use canopy_control::daemon::control::{PushResult, SwitchCounters};
     use canopy_control::daemon::snapshot::FabricSnapshot;
-    use canopy_control::mgmt::client::Endpoint;
+    use canopy_proto::client::Endpoint;
     use serde_json::{json, Value};
     let req = match &cmd {
         FabricCmd::Status => json!({"op": "status"}),
@@ -800,7 +800,7 @@ fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
                         (Some(c), true) => out!(
                             "== {}\n{}",
                             s.switch,
-                            canopy_control::mgmt::proto::format_counters(c)
+                            canopy_proto::mgmt::format_counters(c)
                         ),
                         _ => outln!("== {}\n(down: no counters)", s.switch),
                     }

@@ -3,10 +3,10 @@
 //! `deny_unknown_fields`, then checked as a whole against the topology; every error
 //! names the file, the key and, where known, the line.
 
-use crate::mgmt::client::Endpoint;
 use crate::topology::{self, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
+use canopy_proto::client::Endpoint;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,8 +20,6 @@ pub const DEFAULT_METRICS: &str = "127.0.0.1:9464";
 pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
 /// Longest fabric name.
 pub const MAX_NAME: usize = 32;
-/// Shortest token file a TCP endpoint accepts (the switch's own rule).
-pub const MIN_TOKEN: usize = crate::mgmt::token::MIN_TOKEN_BYTES;
 
 /// A configuration that cannot be used.
 #[derive(Debug, Error)]
@@ -390,7 +388,8 @@ impl Config {
                         ));
                     };
                     let tf = dir.join(tf);
-                    let token = read_token(&tf).map_err(|w| bad(&format!("{key}.token_file"), at, w))?;
+                    let token = canopy_proto::token::read_token_file(&tf)
+                        .map_err(|w| bad(&format!("{key}.token_file"), at, w.to_string()))?;
                     Endpoint::Tcp(subst(a, &sw.name, i), token)
                 }
             };
@@ -452,13 +451,6 @@ impl Config {
             self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
         )
     }
-}
-
-/// Read a token file the way the switch does ([`crate::mgmt::token::read_token_file`]):
-/// a regular file only its owner may read (0600 or 0400), of at most 4096 bytes, holding
-/// UTF-8 text of at least [`MIN_TOKEN`] bytes once trimmed.
-pub fn read_token(path: &Path) -> Result<Vec<u8>, String> {
-    crate::mgmt::token::read_token_file(path)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `canopyctl fabric ...` and `canopy-testbed run` (traffic reports) are its clients.
 
 use super::run::{reply_channel, wait, Command, DaemonHandle};
-use crate::mgmt::proto::CountersReport;
+use canopy_proto::mgmt::CountersReport;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -137,10 +137,7 @@ impl ControlServer {
             }
             std::fs::remove_file(path).map_err(|e| io("remove the stale socket", e))?;
         }
-        let old = crate::sys::umask(0o177);
-        let bound = UnixListener::bind(path);
-        crate::sys::umask(old);
-        let listener = bound.map_err(|e| io("bind", e))?;
+        let listener = canopy_proto::sys::bind_private(path).map_err(|e| io("bind", e))?;
         listener
             .set_nonblocking(true)
             .map_err(|e| io("set non-blocking", e))?;

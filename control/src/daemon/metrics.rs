@@ -16,7 +16,7 @@
 //! free text (error messages stay in the logs and in `canopyctl fabric status`).
 
 use super::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
-use crate::mgmt::proto::{PortCounters, PortHealth};
+use canopy_proto::mgmt::{PortCounters, PortHealth};
 use prometheus::core::{Collector, Desc};
 use prometheus::proto::{
     Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
@@ -391,7 +391,7 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
 pub(crate) mod tests {
     use super::*;
     use crate::daemon::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
-    use crate::mgmt::proto::{BackendReport, CountersReport, Health};
+    use canopy_proto::mgmt::{BackendReport, CountersReport, Health};
 
     /// A synthetic fabric: `edge-p0-e0` up with two ports (port 1 pruned), `core-0`
     /// down with stale counters, traffic reported. `scale` multiplies the counters.

@@ -20,9 +20,9 @@ use super::prune::{prune, Faults};
 use super::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
 };
-use crate::mgmt::client::{ClientError, Endpoint};
-use crate::mgmt::proto::{CountersReport, Health};
 use canopy_dataplane::table::SwitchTables;
+use canopy_proto::client::{ClientError, Endpoint};
+use canopy_proto::mgmt::{CountersReport, Health};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

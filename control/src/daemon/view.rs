@@ -96,7 +96,7 @@ pub fn format_status(s: &FabricSnapshot, warnings: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::daemon::snapshot::{HistogramSnapshot, SwitchSnapshot, PROBE_BUCKETS};
-    use crate::mgmt::proto::{Health, PortHealth};
+    use canopy_proto::mgmt::{Health, PortHealth};
 
     #[test]
     fn status_shows_down_switches_and_odd_ports() {

@@ -3,10 +3,10 @@
 //! `docs/canopy-switch.md`.
 
 use anyhow::{Context, Result};
-use canopy_switch::client::Endpoint;
+use canopy_proto::client::Endpoint;
+use canopy_proto::mgmt::{self, CountersReport, Health};
 use canopy_switch::config::{Config, PortSpec, TablesSource};
 use canopy_switch::privs::{self, Identity, PrivError};
-use canopy_switch::proto::{self, CountersReport, Health};
 use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
@@ -141,7 +141,7 @@ fn main() -> ExitCode {
         } => {
             let to = match (socket, tcp, token_file) {
                 (Some(s), _, _) => Ok(Endpoint::Unix(s)),
-                (None, Some(addr), Some(f)) => canopy_switch::config::read_token_file(&f)
+                (None, Some(addr), Some(f)) => canopy_proto::token::read_token_file(&f)
                     .map(|t| Endpoint::Tcp(addr, t))
                     .map_err(|e| anyhow::anyhow!("--token-file {e}")),
                 _ => Err(anyhow::anyhow!(
@@ -331,7 +331,7 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             "tcp        {} (token from {}, at most {} connections)",
             tcp.addr,
             tcp.token_file.display(),
-            proto::MAX_TCP_CONNS
+            mgmt::MAX_TCP_CONNS
         );
     }
     let _ = writeln!(
@@ -445,11 +445,11 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
         match cmd {
             CtlCmd::Health => {
                 let h: Health = serde_json::from_value(resp)?;
-                print!("{}", proto::format_health(&h));
+                print!("{}", mgmt::format_health(&h));
             }
             CtlCmd::Counters => {
                 let c: CountersReport = serde_json::from_value(resp)?;
-                print!("{}", proto::format_counters(&c));
+                print!("{}", mgmt::format_counters(&c));
             }
             CtlCmd::Port { port, state } => println!("port {port} admin {state}"),
             CtlCmd::Tables { .. } => println!(

@@ -21,10 +21,6 @@
 
 use crate::config::{Config, PortSpec};
 use crate::privs::{self, Identity};
-use crate::proto::{
-    self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
-    AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
-};
 use crate::tables;
 use anyhow::{bail, Context, Result};
 use canopy_dataplane::engine::counters::{reason_name, N_REASONS};
@@ -33,6 +29,10 @@ use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool, Port};
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, BindMode};
 use canopy_dataplane::table::SwitchTables;
+use canopy_proto::mgmt::{
+    self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
+    AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -412,10 +412,8 @@ pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
 
 /// Bind the management socket with mode 0600 (umask 0177 during `bind`).
 pub fn bind_socket(path: &Path) -> Result<UnixListener> {
-    let old = crate::sys::umask(0o177);
-    let r = UnixListener::bind(path);
-    crate::sys::umask(old);
-    r.with_context(|| format!("cannot bind management socket {}", path.display()))
+    canopy_proto::sys::bind_private(path)
+        .with_context(|| format!("cannot bind management socket {}", path.display()))
 }
 
 /// Ports opened from a configuration.
@@ -758,7 +756,7 @@ pub fn run(
             },
             report.uptime_s
         );
-        let _ = write!(out, "{}", proto::format_counters(&report));
+        let _ = write!(out, "{}", mgmt::format_counters(&report));
         let _ = out.flush();
     }
     if let Err(e) = std::fs::remove_file(&sock) {

@@ -421,7 +421,7 @@ fn tcp_requires_the_token_first() {
 #[test]
 fn tcp_connections_beyond_the_limit_are_refused() {
     let rig = Rig::start("limit", 10_000);
-    let limit = canopy_switch::proto::MAX_TCP_CONNS;
+    let limit = canopy_proto::mgmt::MAX_TCP_CONNS;
     let mut open: Vec<Conn> = (0..limit).map(|_| rig.conn(Via::Tcp)).collect();
     let mut extra = Conn::tcp(rig.tcp);
     let r = extra.read().expect("an answer");

@@ -998,7 +998,7 @@ pub(crate) fn spawn_daemon(bin: &Path, config: &Path, log: &Path, append: bool) 
 
 /// canopyd's `status` answer (control socket `control`).
 fn daemon_status_json(control: &Path) -> std::result::Result<serde_json::Value, String> {
-    canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf())
+    canopy_proto::client::Endpoint::Unix(control.to_path_buf())
         .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
         .map_err(|e| e.to_string())
 }
@@ -1221,7 +1221,7 @@ pub struct SwitchStatus {
     /// Machine part.
     pub machine: String,
     /// Health, or why it could not be read.
-    pub health: std::result::Result<canopy_switch::proto::Health, String>,
+    pub health: std::result::Result<canopy_proto::mgmt::Health, String>,
     /// A bmv2 `simple_switch` (no Canopy management endpoint: `health` is not asked).
     pub bmv2: bool,
     /// Its process is alive.
