@@ -3,9 +3,10 @@
 //! table builders, and the invariants of `canopyd`'s control-socket request decoder.
 //! Test helpers: they allocate freely and are never on the forwarding path.
 
-use crate::daemon::control::{decode_request, Request};
+use crate::daemon::control::decode_request;
 use crate::{build_str, kinds};
 use canopy_dataplane::table::SwitchTables;
+use canopy_proto::control::Request;
 
 /// The fabrics whose tables the decision targets use: every kind each supports.
 pub const FABRICS: &[&str] = &[

@@ -5,11 +5,11 @@
 //! when the binary is absent.
 
 use canopy_control::daemon::http::{HttpServer, SnapshotSource};
-use canopy_control::daemon::snapshot::{
+use canopy_proto::mgmt::{BackendReport, CountersReport, Health, PortCounters, PortHealth};
+use canopy_proto::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, LATENCY_BUCKETS,
     PROBE_BUCKETS,
 };
-use canopy_proto::mgmt::{BackendReport, CountersReport, Health, PortCounters, PortHealth};
 use canopy_testbed::prom::{PromServer, Sample, SKIP_HINT};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

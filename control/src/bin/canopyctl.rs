@@ -219,7 +219,7 @@ enum Cmd {
     /// daemon answers with an error or cannot be reached.
     Fabric {
         /// canopyd's control socket (`[daemon] control`).
-        #[arg(long, default_value = canopy_control::daemon::config::DEFAULT_CONTROL)]
+        #[arg(long, default_value = canopy_proto::control::DEFAULT_CONTROL)]
         daemon: std::path::PathBuf,
         /// Print the daemon's JSON answer instead of the text view.
         #[arg(long)]
@@ -762,9 +762,9 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
 
 /// `canopyctl fabric ...`: one request to canopyd's control socket.
 fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
-    use canopy_control::daemon::control::{PushResult, SwitchCounters};
-    use canopy_control::daemon::snapshot::FabricSnapshot;
     use canopy_proto::client::Endpoint;
+    use canopy_proto::control::{PushResult, SwitchCounters};
+    use canopy_proto::snapshot::FabricSnapshot;
     use serde_json::{json, Value};
     let req = match &cmd {
         FabricCmd::Status => json!({"op": "status"}),
@@ -790,7 +790,7 @@ fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
                     .context("status answer is malformed")?;
                 let w: Vec<String> =
                     serde_json::from_value(v["warnings"].clone()).unwrap_or_default();
-                out!("{}", canopy_control::daemon::view::format_status(&s, &w));
+                out!("{}", canopy_proto::view::format_status(&s, &w));
             }
             FabricCmd::Counters { .. } if ok => {
                 let c: Vec<SwitchCounters> = serde_json::from_value(v["switches"].clone())

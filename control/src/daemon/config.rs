@@ -16,8 +16,6 @@ use toml::Spanned;
 
 /// Default address of `/metrics`, `/healthz`, `/readyz`.
 pub const DEFAULT_METRICS: &str = "127.0.0.1:9464";
-/// Default control socket of `canopyctl fabric`.
-pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
 /// Longest fabric name.
 pub const MAX_NAME: usize = 32;
 
@@ -72,7 +70,7 @@ fn d_metrics() -> String {
     DEFAULT_METRICS.into()
 }
 fn d_control() -> PathBuf {
-    DEFAULT_CONTROL.into()
+    canopy_proto::control::DEFAULT_CONTROL.into()
 }
 fn d_verify() -> u64 {
     5000

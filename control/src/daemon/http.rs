@@ -20,7 +20,7 @@
 //! on drop.
 
 use super::metrics::{render, CONTENT_TYPE};
-use super::snapshot::FabricSnapshot;
+use canopy_proto::snapshot::FabricSnapshot;
 use std::fmt::Write as _;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};

@@ -15,8 +15,8 @@
 //! `ifname` and `backend` on the info gauge `canopy_port_info`: no pid, no endpoint, no
 //! free text (error messages stay in the logs and in `canopyctl fabric status`).
 
-use super::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
 use canopy_proto::mgmt::{PortCounters, PortHealth};
+use canopy_proto::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
 use prometheus::core::{Collector, Desc};
 use prometheus::proto::{
     Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
@@ -390,8 +390,8 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::daemon::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
     use canopy_proto::mgmt::{BackendReport, CountersReport, Health};
+    use canopy_proto::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
 
     /// A synthetic fabric: `edge-p0-e0` up with two ports (port 1 pruned), `core-0`
     /// down with stale counters, traffic reported. `scale` multiplies the counters.
@@ -454,7 +454,7 @@ pub(crate) mod tests {
         probe.observe_n(0.0002, 3);
         probe.observe(0.003);
         probe.observe(7.0);
-        let mut latency = HistogramSnapshot::new(crate::daemon::snapshot::LATENCY_BUCKETS);
+        let mut latency = HistogramSnapshot::new(canopy_proto::snapshot::LATENCY_BUCKETS);
         latency.observe_n(0.00003, 10);
         let e0 = SwitchSnapshot {
             name: "edge-p0-e0".to_string(),

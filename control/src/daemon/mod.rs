@@ -9,5 +9,3 @@ pub mod http;
 pub mod metrics;
 pub mod prune;
 pub mod run;
-pub mod snapshot;
-pub mod view;

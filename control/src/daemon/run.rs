@@ -17,12 +17,12 @@
 
 use super::config::Config;
 use super::prune::{prune, Faults};
-use super::snapshot::{
-    FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
-};
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::client::{ClientError, Endpoint};
 use canopy_proto::mgmt::{CountersReport, Health};
+use canopy_proto::snapshot::{
+    FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
+};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -11,11 +11,11 @@
 //! - `fabric_desc`: `examples/*.toml`.
 
 use anyhow::{Context, Result};
-use canopy_control::daemon::control::Request as DaemonRequest;
 use canopy_control::fuzzing::FABRICS;
 use canopy_control::oracle::{host_mac, Oracle, PAYLOAD};
 use canopy_control::{build_str, kinds};
 use canopy_dataplane::wire;
+use canopy_proto::control::Request as DaemonRequest;
 use rand::SeedableRng;
 use serde_json::json;
 use std::path::{Path, PathBuf};

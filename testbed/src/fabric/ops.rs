@@ -1264,7 +1264,7 @@ pub fn daemon_status(
     name: &str,
 ) -> Option<(
     DaemonState,
-    std::result::Result<canopy_control::daemon::snapshot::FabricSnapshot, String>,
+    std::result::Result<canopy_proto::snapshot::FabricSnapshot, String>,
 )> {
     let (states, _) = State::load_all(root, name);
     let d = states.into_iter().find_map(|s| s.daemon)?;
