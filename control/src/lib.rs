@@ -4,7 +4,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod daemon;
 pub mod fuzzing;
 pub mod kinds;
 pub mod oracle;

@@ -4,13 +4,13 @@
 //! the rules file is valid PromQL that finds data. Skips (and passes) with a message
 //! when the binary is absent.
 
-use canopy_control::daemon::http::{HttpServer, SnapshotSource};
 use canopy_proto::mgmt::{BackendReport, CountersReport, Health, PortCounters, PortHealth};
 use canopy_proto::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, LATENCY_BUCKETS,
     PROBE_BUCKETS,
 };
 use canopy_testbed::prom::{PromServer, Sample, SKIP_HINT};
+use canopyd::http::{HttpServer, SnapshotSource};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;

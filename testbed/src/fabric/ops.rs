@@ -151,12 +151,7 @@ pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
         .bin
         .clone()
         .map(|p| (p, format!("{}: canopyd.bin", desc.file)));
-    find_bin(
-        desc,
-        "canopyd",
-        given,
-        "-p canopy-control` or set [canopyd] bin",
-    )
+    find_bin(desc, "canopyd", given, "-p canopyd` or set [canopyd] bin")
 }
 
 fn find_bin(
@@ -490,7 +485,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
         let text = daemon_config(desc, &dir);
         let cfg_path = dir.join("canopyd.toml");
-        canopy_control::daemon::config::Config::parse(&cfg_path.display().to_string(), &text, &dir)
+        canopyd::config::Config::parse(&cfg_path.display().to_string(), &text, &dir)
             .map_err(|e| fab_err(name, format!("generated canopyd config: {e}")))?;
         Some((dbin, cfg_path, text))
     } else {

@@ -419,7 +419,7 @@ fn readyz(s: &FabricSnapshot) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::metrics::tests::sample;
+    use crate::metrics::tests::sample;
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::sync::atomic::AtomicU64;

@@ -3,7 +3,7 @@
 //! `deny_unknown_fields`, then checked as a whole against the topology; every error
 //! names the file, the key and, where known, the line.
 
-use crate::topology::{self, Topology};
+use canopy_control::topology::{self, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
 use canopy_proto::client::Endpoint;
@@ -259,7 +259,7 @@ impl Config {
                 format!("{:?}: one of sliced, path-id, transit", raw.kind.get_ref()),
             )
         })?;
-        let base = crate::kinds::tables(&topology, kind).map_err(|e| {
+        let base = canopy_control::kinds::tables(&topology, kind).map_err(|e| {
             bad(
                 "kind",
                 Some(raw.kind.span().start),
