@@ -32,6 +32,7 @@ pub mod error;
 pub mod fabric;
 pub mod forwarder;
 pub mod frames;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod gen;
 pub mod hosts;

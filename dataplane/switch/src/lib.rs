@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod privs;
 pub mod server;
