@@ -4,7 +4,7 @@
 //! requests and replies are `canopy_proto::control`'s.
 
 use super::run::{reply_channel, wait, Command, DaemonHandle};
-use canopy_proto::control::{PushResult, Request, SwitchCounters};
+use canopy_proto::control::{PushResult, Request, SwitchCounters, OPS};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -236,9 +236,7 @@ fn serve(mut s: UnixStream, d: &DaemonHandle) -> std::io::Result<()> {
         }
         let answer = match decode_request(&line) {
             Ok(req) => handle(req, d),
-            Err(e) => err(format!(
-                "bad request: {e} (ops: status, counters, push, set_port, traffic)"
-            )),
+            Err(e) => err(format!("bad request: {e} (ops: {})", OPS.join(", "))),
         };
         send(&mut s, &answer)?;
     }

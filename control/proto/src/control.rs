@@ -5,13 +5,20 @@
 
 use crate::mgmt::CountersReport;
 use serde::{Deserialize, Serialize};
+use strum::{IntoStaticStr, VariantNames};
 
 /// Default control socket (`[daemon] control`, `canopyctl fabric --daemon`).
 pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
 
-/// A request on the control socket.
-#[derive(Debug, Serialize, Deserialize)]
+/// Every op of the control socket, for error messages: the names of [`Request`]'s variants
+/// as they travel.
+pub const OPS: &[&str] = Request::VARIANTS;
+
+/// A request on the control socket. Its `op` is the variant's name in snake case, for
+/// serde (the wire) and for strum ([`OPS`], [`Request::op`]) alike.
+#[derive(Debug, Serialize, Deserialize, VariantNames, IntoStaticStr)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum Request {
     /// Every switch and port, the daemon's view (`FabricSnapshot`) and the pruning
     /// warnings.
@@ -54,6 +61,13 @@ pub enum Request {
     },
 }
 
+impl Request {
+    /// The request's `op`.
+    pub fn op(&self) -> &'static str {
+        self.into()
+    }
+}
+
 /// One switch's counters in a `counters` answer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SwitchCounters {
@@ -75,4 +89,43 @@ pub struct PushResult {
     /// Why not.
     #[serde(default)]
     pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_are_the_serialized_ops_of_every_variant() {
+        let all = [
+            Request::Status {},
+            Request::Counters { switch: None },
+            Request::Push {
+                switch: Some("s".into()),
+            },
+            Request::SetPort {
+                switch: "s".into(),
+                port: 1,
+                up: true,
+            },
+            Request::Traffic {
+                sent: 1,
+                received: 1,
+                lost: 0,
+                misdelivered: 0,
+                latency_ns: vec![(1, 1)],
+            },
+        ];
+        assert_eq!(all.len(), OPS.len(), "one example per variant");
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &all {
+            let v = serde_json::to_value(r).unwrap();
+            let op = v["op"].as_str().unwrap().to_string();
+            assert!(OPS.contains(&op.as_str()), "{op} not in {OPS:?}");
+            assert_eq!(r.op(), op);
+            let back: Request = serde_json::from_value(v).unwrap();
+            assert_eq!(back.op(), op);
+            assert!(seen.insert(op), "an op twice");
+        }
+    }
 }

@@ -10,21 +10,16 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use strum::{IntoStaticStr, VariantNames};
 
-/// Every op, for error messages.
-pub const OPS: &[&str] = &[
-    "health",
-    "counters",
-    "set_port",
-    "replace_tables",
-    "get_tables",
-    "inject",
-    "capture",
-];
+/// Every op, for error messages: the names of [`Request`]'s variants as they travel.
+pub const OPS: &[&str] = Request::VARIANTS;
 
-/// A request.
-#[derive(Debug, Deserialize, Serialize)]
+/// A request. Its `op` is the variant's name in snake case, for serde (the wire) and
+/// for strum ([`OPS`], [`Request::op`]) alike.
+#[derive(Debug, Deserialize, Serialize, VariantNames, IntoStaticStr)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum Request {
     /// Uptime, ports, tables (struct variants so unknown fields are refused).
     Health {},
@@ -59,6 +54,13 @@ pub enum Request {
         #[serde(default)]
         max: Option<usize>,
     },
+}
+
+impl Request {
+    /// The request's `op`.
+    pub fn op(&self) -> &'static str {
+        self.into()
+    }
 }
 
 /// The first request on a TCP connection: `{"op":"auth","token":"..."}`.
@@ -350,6 +352,43 @@ mod tests {
         assert!(serde_json::from_str::<Request>(r#"{"op":"health","x":1}"#).is_err());
         assert!(serde_json::from_str::<Request>(r#"{"op":"reboot"}"#).is_err());
         assert!(serde_json::from_str::<Request>(r#"{"op":"set_port","port":2}"#).is_err());
+    }
+
+    /// One request of every op.
+    fn every_request() -> Vec<Request> {
+        vec![
+            Request::Health {},
+            Request::Counters {},
+            Request::SetPort { port: 1, up: false },
+            Request::ReplaceTables {
+                tables: serde_json::json!({}),
+            },
+            Request::GetTables {},
+            Request::Inject {
+                port: 0,
+                frames: vec!["00".into()],
+            },
+            Request::Capture {
+                port: 0,
+                max: Some(1),
+            },
+        ]
+    }
+
+    #[test]
+    fn ops_are_the_serialized_ops_of_every_variant() {
+        let all = every_request();
+        assert_eq!(all.len(), OPS.len(), "one example per variant");
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &all {
+            let v = serde_json::to_value(r).unwrap();
+            let op = v["op"].as_str().unwrap().to_string();
+            assert!(OPS.contains(&op.as_str()), "{op} not in {OPS:?}");
+            assert_eq!(r.op(), op);
+            let back: Request = serde_json::from_value(v).unwrap();
+            assert_eq!(back.op(), op);
+            assert!(seen.insert(op), "an op twice");
+        }
     }
 
     #[test]
