@@ -2,7 +2,9 @@
 //! the TCP endpoint with its token (the `auth` exchange first). One request per
 //! connection; `canopy-switch ctl`, the testbed and controllers use it.
 
-use serde_json::{json, Value};
+use crate::mgmt::AuthRequest;
+use serde::Serialize;
+use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
@@ -79,7 +81,7 @@ fn exchange<S: Read + Write>(
     to: &Endpoint,
     w: &mut S,
     r: &mut BufReader<impl Read>,
-    req: &Value,
+    req: &(impl Serialize + ?Sized),
 ) -> Result<Value, ClientError> {
     let io = |what, source| ClientError::Io {
         to: to.to_string(),
@@ -101,9 +103,14 @@ fn exchange<S: Read + Write>(
 }
 
 impl Endpoint {
-    /// Send one request and return the response object as the switch sent it
-    /// (`"ok": false` responses included: see [`Endpoint::call`]).
-    pub fn request(&self, req: &Value, timeout: Duration) -> Result<Value, ClientError> {
+    /// Send one request (a [`crate::mgmt::Request`] to a switch, a
+    /// [`crate::control::Request`] to `canopyd`) and return the response object as the
+    /// server sent it (`"ok": false` responses included).
+    pub fn request(
+        &self,
+        req: &(impl Serialize + ?Sized),
+        timeout: Duration,
+    ) -> Result<Value, ClientError> {
         let io = |what, source| ClientError::Io {
             to: self.to_string(),
             what,
@@ -146,8 +153,10 @@ impl Endpoint {
                     .and_then(|_| s.set_write_timeout(Some(timeout)))
                     .map_err(|e| io("set timeouts", e))?;
                 let mut r = BufReader::new(s.try_clone().map_err(|e| io("clone", e))?);
-                let token = String::from_utf8_lossy(token);
-                let a = exchange(self, &mut s, &mut r, &json!({"op": "auth", "token": token}))?;
+                let auth = AuthRequest::Auth {
+                    token: String::from_utf8_lossy(token).into_owned(),
+                };
+                let a = exchange(self, &mut s, &mut r, &auth)?;
                 if a.get("ok").and_then(Value::as_bool) != Some(true) {
                     return Err(ClientError::Auth {
                         to: self.to_string(),

@@ -64,7 +64,7 @@ impl Request {
 }
 
 /// The first request on a TCP connection: `{"op":"auth","token":"..."}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AuthRequest {
     /// The shared token.

@@ -763,18 +763,26 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
 /// `canopyctl fabric ...`: one request to canopyd's control socket.
 fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
     use canopy_proto::client::Endpoint;
-    use canopy_proto::control::{PushResult, SwitchCounters};
+    use canopy_proto::control::{PushResult, Request, SwitchCounters};
     use canopy_proto::snapshot::FabricSnapshot;
-    use serde_json::{json, Value};
+    use serde_json::Value;
     let req = match &cmd {
-        FabricCmd::Status => json!({"op": "status"}),
-        FabricCmd::Counters { switch } => json!({"op": "counters", "switch": switch}),
-        FabricCmd::Push { switch } => json!({"op": "push", "switch": switch}),
+        FabricCmd::Status => Request::Status {},
+        FabricCmd::Counters { switch } => Request::Counters {
+            switch: switch.clone(),
+        },
+        FabricCmd::Push { switch } => Request::Push {
+            switch: switch.clone(),
+        },
         FabricCmd::Port {
             switch,
             port,
             state,
-        } => json!({"op": "set_port", "switch": switch, "port": port, "up": state == "up"}),
+        } => Request::SetPort {
+            switch: switch.clone(),
+            port: *port,
+            up: state == "up",
+        },
     };
     let ep = Endpoint::Unix(socket.to_path_buf());
     let v = ep

@@ -994,7 +994,10 @@ pub(crate) fn spawn_daemon(bin: &Path, config: &Path, log: &Path, append: bool) 
 /// canopyd's `status` answer (control socket `control`).
 fn daemon_status_json(control: &Path) -> std::result::Result<serde_json::Value, String> {
     canopy_proto::client::Endpoint::Unix(control.to_path_buf())
-        .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
+        .request(
+            &canopy_proto::control::Request::Status {},
+            Duration::from_secs(2),
+        )
         .map_err(|e| e.to_string())
 }
 
