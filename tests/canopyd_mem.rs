@@ -11,6 +11,7 @@ mod common_daemon;
 use canopy_control::topology::Peer;
 use canopy_proto::control::Request as ControlRequest;
 use canopy_proto::mgmt::Request;
+use canopy_proto::version::PROTOCOL_VERSION;
 use common_daemon::{expect_err, line, raw_exchange, serial, summary, tail, wait_for, Dir, Fabric};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -787,6 +788,35 @@ fn hostile_control_requests_change_nothing() {
     };
     let e = one(b"this is not json\n");
     assert!(e.contains("bad request"), "{e}");
+    // `hello`: the daemon's version is answered and the connection goes on; another
+    // version is refused, naming both and what to upgrade, and the connection closed
+    // (the `status` after it is not answered)
+    let hello = |version| line(&ControlRequest::Hello { version });
+    let status = line(&ControlRequest::Status {});
+    let v = raw_exchange(
+        &c,
+        &[hello(PROTOCOL_VERSION), status.clone()].concat(),
+        Duration::from_secs(15),
+    );
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(
+        v[0],
+        json!({"ok": true, "version": PROTOCOL_VERSION, "server": "canopyd"})
+    );
+    assert_eq!(v[1]["ok"], json!(true));
+    for (client, upgrade) in [
+        (PROTOCOL_VERSION + 1, "upgrade canopyd"),
+        (PROTOCOL_VERSION - 1, "upgrade the client"),
+    ] {
+        let e = one(&[hello(client), status.clone()].concat());
+        for want in [
+            format!("the client speaks version {client}"),
+            format!("canopyd speaks version {PROTOCOL_VERSION}"),
+            upgrade.to_string(),
+        ] {
+            assert!(e.contains(&want), "{e:?} lacks {want:?}");
+        }
+    }
     let e = one(b"{\"op\": \"reboot\"}\n");
     assert!(e.contains("bad request") && e.contains("reboot"), "{e}");
     let e = one(b"{\"op\": \"status\", \"verbose\": true}\n");

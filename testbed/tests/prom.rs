@@ -81,6 +81,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            protocol_version: 1,
         }),
         counters: Some(CountersReport {
             uptime_s: tick as f64,

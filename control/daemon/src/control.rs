@@ -5,6 +5,7 @@
 
 use super::run::{reply_channel, wait, Command, DaemonHandle};
 use canopy_proto::control::{PushResult, Request, SwitchCounters, OPS};
+use canopy_proto::version::{answer_hello, DAEMON};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -234,11 +235,23 @@ fn serve(mut s: UnixStream, d: &DaemonHandle) -> std::io::Result<()> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let answer = match decode_request(&line) {
-            Ok(req) => handle(req, d),
-            Err(e) => err(format!("bad request: {e} (ops: {})", OPS.join(", "))),
+        let (answer, close) = match decode_request(&line) {
+            Ok(req) => {
+                let hello = matches!(req, Request::Hello { .. });
+                let a = handle(req, d);
+                // a refused `hello` ends the connection
+                let close = hello && a["ok"] != json!(true);
+                (a, close)
+            }
+            Err(e) => (
+                err(format!("bad request: {e} (ops: {})", OPS.join(", "))),
+                false,
+            ),
         };
         send(&mut s, &answer)?;
+        if close {
+            return Ok(());
+        }
     }
 }
 
@@ -252,6 +265,7 @@ fn handle(req: Request, d: &DaemonHandle) -> Value {
         })
     };
     match req {
+        Request::Hello { version } => json!(answer_hello(DAEMON, version)),
         Request::Status {} => {
             json!({"ok": true, "snapshot": d.snapshot(), "warnings": d.warnings()})
         }

@@ -441,6 +441,7 @@ pub(crate) mod tests {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            protocol_version: 1,
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
             uptime_s: 12.5,

@@ -1,9 +1,12 @@
 //! A client of the management endpoint (`docs/canopy-switch.md`): the Unix socket, or
-//! the TCP endpoint with its token (the `auth` exchange first). One request per
-//! connection; `canopy-switch ctl`, the testbed and controllers use it.
+//! the TCP endpoint with its token (the `auth` exchange first), and of `canopyd`'s
+//! control socket. One request per connection, after the `hello` handshake
+//! ([`crate::version`]); `canopyd`, `canopyctl fabric`, `canopy-switch ctl`, the testbed
+//! and controllers use it.
 
-use crate::mgmt::AuthRequest;
-use serde::Serialize;
+use crate::mgmt::{AuthRequest, Request};
+use crate::version::{HelloAnswer, VersionMismatch, PROTOCOL_VERSION};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -66,6 +69,22 @@ pub enum ClientError {
         /// The parse error and the line.
         detail: String,
     },
+    /// The server speaks another protocol version (the request was not sent).
+    #[error("{to}: {mismatch}")]
+    Version {
+        /// The endpoint.
+        to: String,
+        /// Both versions.
+        mismatch: VersionMismatch,
+    },
+    /// The server refused `hello` for another reason (it is shutting down, say).
+    #[error("{to}: hello refused: {detail}")]
+    Hello {
+        /// The endpoint.
+        to: String,
+        /// The server's answer.
+        detail: String,
+    },
     /// The TCP endpoint refused the token.
     #[error("{to}: {detail} (is the token the switch's?)")]
     Auth {
@@ -102,10 +121,53 @@ fn exchange<S: Read + Write>(
     })
 }
 
+/// Say `hello` and check the server's version: `Ok` when it speaks
+/// [`PROTOCOL_VERSION`]. A server before versions answers `hello` as an unknown op
+/// (`unknown op "hello"` from a switch, ``unknown variant `hello` `` from `canopyd`).
+fn hello<S: Read + Write>(
+    to: &Endpoint,
+    w: &mut S,
+    r: &mut BufReader<impl Read>,
+) -> Result<(), ClientError> {
+    // the switch's and canopyd's `hello` are the same line
+    let req = Request::Hello {
+        version: PROTOCOL_VERSION,
+    };
+    let a = exchange(to, w, r, &req)?;
+    let mismatch = |server: String, server_version| ClientError::Version {
+        to: to.to_string(),
+        mismatch: VersionMismatch {
+            server,
+            server_version,
+            client: PROTOCOL_VERSION,
+        },
+    };
+    if let Ok(h) = HelloAnswer::deserialize(&a) {
+        return if h.ok && h.version == PROTOCOL_VERSION {
+            Ok(())
+        } else {
+            Err(mismatch(h.server, h.version))
+        };
+    }
+    let detail = a
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or("no error text")
+        .to_string();
+    if detail.contains("op \"hello\"") || detail.contains("variant `hello`") {
+        return Err(mismatch("the server".into(), 0));
+    }
+    Err(ClientError::Hello {
+        to: to.to_string(),
+        detail,
+    })
+}
+
 impl Endpoint {
-    /// Send one request (a [`crate::mgmt::Request`] to a switch, a
-    /// [`crate::control::Request`] to `canopyd`) and return the response object as the
-    /// server sent it (`"ok": false` responses included).
+    /// Say `hello` (a server of another protocol version is a [`ClientError::Version`],
+    /// and the request is not sent), then send one request (a [`crate::mgmt::Request`]
+    /// to a switch, a [`crate::control::Request`] to `canopyd`) and return the response
+    /// object as the server sent it (`"ok": false` responses included).
     pub fn request(
         &self,
         req: &(impl Serialize + ?Sized),
@@ -126,6 +188,7 @@ impl Endpoint {
                     .and_then(|_| s.set_write_timeout(Some(timeout)))
                     .map_err(|e| io("set timeouts", e))?;
                 let mut r = BufReader::new(s.try_clone().map_err(|e| io("clone", e))?);
+                hello(self, &mut s, &mut r)?;
                 exchange(self, &mut s, &mut r, req)
             }
             Endpoint::Tcp(addr, token) => {
@@ -167,8 +230,124 @@ impl Endpoint {
                             .to_string(),
                     });
                 }
+                hello(self, &mut s, &mut r)?;
                 exchange(self, &mut s, &mut r, req)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::version::SWITCH;
+    use serde_json::json;
+    use std::os::unix::net::UnixListener;
+
+    /// A server on a Unix socket in `dir` that answers its first line with `hello` and
+    /// any later one with `{"ok":true}`; joined, it returns the lines it read.
+    fn fake(
+        dir: &tempfile::TempDir,
+        hello: Value,
+    ) -> (Endpoint, std::thread::JoinHandle<Vec<Value>>) {
+        let path = dir.path().join("s.sock");
+        let l = UnixListener::bind(&path).unwrap();
+        let t = std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut w = s.try_clone().unwrap();
+            let mut lines = Vec::new();
+            for line in BufReader::new(s).lines() {
+                let line = line.unwrap();
+                let answer = if lines.is_empty() {
+                    hello.clone()
+                } else {
+                    json!({"ok": true})
+                };
+                lines.push(serde_json::from_str(&line).unwrap());
+                writeln!(w, "{answer}").unwrap();
+            }
+            lines
+        });
+        (Endpoint::Unix(path), t)
+    }
+
+    fn call(hello: Value) -> (Result<Value, ClientError>, Vec<Value>) {
+        let dir = tempfile::tempdir().unwrap();
+        let (ep, t) = fake(&dir, hello);
+        let r = ep.request(&Request::Health {}, Duration::from_secs(10));
+        (r, t.join().unwrap())
+    }
+
+    #[test]
+    fn a_server_of_the_same_version_gets_the_request_after_hello() {
+        let (r, lines) = call(json!({"ok": true, "version": PROTOCOL_VERSION, "server": SWITCH}));
+        assert_eq!(r.unwrap(), json!({"ok": true}));
+        assert_eq!(
+            lines,
+            vec![
+                json!({"op": "hello", "version": PROTOCOL_VERSION}),
+                json!({"op": "health"})
+            ]
+        );
+    }
+
+    #[test]
+    fn a_newer_server_refuses_and_the_request_is_not_sent() {
+        let newer = PROTOCOL_VERSION + 1;
+        let refusal = crate::version::VersionMismatch {
+            server: SWITCH.into(),
+            server_version: newer,
+            client: PROTOCOL_VERSION,
+        };
+        let (r, lines) = call(json!({"ok": false, "version": newer, "server": SWITCH,
+                                     "error": refusal.to_string()}));
+        let e = r.unwrap_err();
+        assert!(matches!(e, ClientError::Version { .. }), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains(&format!("canopy-switch speaks version {newer}")),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("the client speaks version {PROTOCOL_VERSION}")),
+            "{e}"
+        );
+        assert!(e.contains("upgrade the client"), "{e}");
+        assert_eq!(lines.len(), 1, "only hello was sent: {lines:?}");
+    }
+
+    #[test]
+    fn a_server_that_says_ok_for_another_version_is_refused_too() {
+        let (r, lines) = call(json!({"ok": true, "version": PROTOCOL_VERSION + 1,
+                                     "server": "canopyd"}));
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("canopyd speaks version"), "{e}");
+        assert_eq!(lines.len(), 1, "{lines:?}");
+    }
+
+    #[test]
+    fn a_server_before_versions_is_named_and_told_to_upgrade() {
+        // what a switch before versions answers (and canopyd's "unknown variant")
+        for old in [
+            "unknown op \"hello\" (ops: health, counters, set_port)",
+            "bad request: unknown variant `hello`, expected one of `status`",
+        ] {
+            let (r, lines) = call(json!({"ok": false, "error": old}));
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("speaks version 0 (it predates protocol versions)"),
+                "{e}"
+            );
+            assert!(e.contains("upgrade the server"), "{e}");
+            assert_eq!(lines.len(), 1, "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn another_refusal_of_hello_is_reported_as_such() {
+        let (r, _) = call(json!({"ok": false, "error": "the switch is shutting down"}));
+        let e = r.unwrap_err();
+        assert!(matches!(e, ClientError::Hello { .. }), "{e}");
+        assert!(e.to_string().contains("the switch is shutting down"));
     }
 }

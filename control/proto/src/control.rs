@@ -59,6 +59,11 @@ pub enum Request {
         #[serde(default)]
         latency_ns: Vec<(u64, u64)>,
     },
+    /// The handshake, as on a switch ([`crate::version`]).
+    Hello {
+        /// The client's [`crate::version::PROTOCOL_VERSION`].
+        version: u32,
+    },
 }
 
 impl Request {
@@ -115,6 +120,7 @@ mod tests {
                 misdelivered: 0,
                 latency_ns: vec![(1, 1)],
             },
+            Request::Hello { version: 1 },
         ];
         assert_eq!(all.len(), OPS.len(), "one example per variant");
         let mut seen = std::collections::BTreeSet::new();

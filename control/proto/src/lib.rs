@@ -8,6 +8,7 @@
 //!   fabric snapshot its `status` answers with, and the text views;
 //! - [`client`]: a client of either endpoint (a Unix socket, or TCP with the `auth`
 //!   exchange first);
+//! - [`version`]: the protocol version and the `hello` handshake both servers answer;
 //! - [`token`]: the rules a TCP endpoint's token file must follow, on the switch and
 //!   in every client that reads a copy;
 //! - [`sys`]: binding a Unix socket created 0600 (the switch's management socket,
@@ -24,4 +25,5 @@ pub mod mgmt;
 pub mod snapshot;
 pub mod sys;
 pub mod token;
+pub mod version;
 pub mod view;

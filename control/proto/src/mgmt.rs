@@ -54,6 +54,12 @@ pub enum Request {
         #[serde(default)]
         max: Option<usize>,
     },
+    /// The handshake: the client's protocol version, answered with the switch's
+    /// ([`crate::version`]); a mismatch is refused and the connection closed.
+    Hello {
+        /// The client's [`crate::version::PROTOCOL_VERSION`].
+        version: u32,
+    },
 }
 
 impl Request {
@@ -131,6 +137,9 @@ pub struct Health {
     /// TCP connections refused because [`MAX_TCP_CONNS`] were open.
     #[serde(default)]
     pub tcp_refused: u64,
+    /// The switch's [`crate::version::PROTOCOL_VERSION`] (0: a switch before versions).
+    #[serde(default)]
+    pub protocol_version: u32,
 }
 
 /// One port in `counters`.
@@ -313,6 +322,7 @@ pub fn format_health(h: &Health) -> String {
     let _ = writeln!(s, "tables    {tables}");
     let _ = writeln!(s, "uptime    {:.1} s", h.uptime_s);
     let _ = writeln!(s, "pid       {}", h.pid);
+    let _ = writeln!(s, "protocol  version {}", h.protocol_version);
     let _ = writeln!(s, "workers   {} ({})", h.workers, h.mode);
     if let Some(t) = &h.tcp {
         let _ = writeln!(
@@ -372,6 +382,7 @@ mod tests {
                 port: 0,
                 max: Some(1),
             },
+            Request::Hello { version: 1 },
         ]
     }
 

@@ -29,14 +29,10 @@ mod tests {
 
     #[test]
     fn the_socket_is_created_0600() {
-        let dir = std::env::temp_dir().join(format!("canopy-proto-sys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("s.sock");
-        let _ = std::fs::remove_file(&p);
-        let l = bind_private(&p).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.sock");
+        let _l = bind_private(&p).unwrap();
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        drop(l);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

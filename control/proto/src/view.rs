@@ -128,6 +128,7 @@ mod tests {
                 tcp: None,
                 auth_failures: 0,
                 tcp_refused: 0,
+                protocol_version: 1,
             }),
             counters: None,
             pruned_ports: vec![1, 3],

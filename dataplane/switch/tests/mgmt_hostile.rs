@@ -4,7 +4,8 @@
 //! Every case runs once per transport through a connection factory ([`Via`]); after
 //! each, the tables (`get_tables`), the ports' admin states (`health`) must be exactly
 //! as before, and a frame injected afterwards must still forward. TCP-only cases cover
-//! authentication (wrong token, no auth, a second auth, the connection limit).
+//! authentication (wrong token, no auth, a second auth, the connection limit); `hello`
+//! cases cover the protocol version on both.
 
 mod common;
 
@@ -12,6 +13,7 @@ use canopy_control::kinds;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::version::PROTOCOL_VERSION;
 use common::*;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -569,4 +571,94 @@ fn ctl_talks_to_the_tcp_endpoint_with_a_token_file() {
     ]);
     assert_eq!(st.code(), Some(2), "{err}");
     assert_eq!(rig.auth_failures(), 1);
+}
+
+/// `hello` on `via`: the switch's own version is answered and the connection goes on;
+/// an older or newer client's is refused, naming both versions and what to upgrade, and
+/// the connection is closed; nothing changes and no auth failure is counted.
+fn hello_checks_the_version(rig: &Rig, via: Via) {
+    let before = rig.state();
+    let fails = rig.auth_failures();
+    let mut c = rig.conn(via);
+    let r = c.req(&Request::Hello {
+        version: PROTOCOL_VERSION,
+    });
+    assert_eq!(
+        r,
+        json!({"ok": true, "version": PROTOCOL_VERSION, "server": "canopy-switch"}),
+        "{via:?}"
+    );
+    let h = c.req(&Request::Health {});
+    assert_eq!(
+        h["protocol_version"],
+        json!(PROTOCOL_VERSION),
+        "{via:?}: {h}"
+    );
+    for (client, upgrade) in [
+        (PROTOCOL_VERSION + 1, "upgrade canopy-switch"),
+        (PROTOCOL_VERSION - 1, "upgrade the client"),
+    ] {
+        let mut c = rig.conn(via);
+        let r = c.req(&Request::Hello { version: client });
+        assert_eq!(r["ok"], json!(false), "{via:?}: {r}");
+        assert_eq!(r["version"], json!(PROTOCOL_VERSION), "{via:?}: {r}");
+        let e = r["error"].as_str().unwrap();
+        for want in [
+            format!("the client speaks version {client}"),
+            format!("canopy-switch speaks version {PROTOCOL_VERSION}"),
+            upgrade.to_string(),
+        ] {
+            assert!(e.contains(&want), "{via:?}: {e:?} lacks {want:?}");
+        }
+        // a request after it is not answered: the connection is closed
+        c.send_raw(&line(&Request::Health {}));
+        assert!(c.read().is_none(), "{via:?}: closed after a refused hello");
+    }
+    assert_eq!(rig.auth_failures(), fails, "{via:?}: not an auth failure");
+    rig.unchanged(&before, &format!("{via:?}: hello"));
+}
+
+#[test]
+fn hello_of_another_protocol_version_is_refused() {
+    let rig = Rig::start("hello", 5_000);
+    for via in [Via::Unix, Via::Tcp] {
+        hello_checks_the_version(&rig, via);
+    }
+}
+
+/// `canopy-switch ctl` (the management client) talking to a server of a newer protocol
+/// version: exit 1 with both versions and what to upgrade, and no request sent after
+/// `hello`.
+#[test]
+fn ctl_refuses_a_switch_of_another_protocol_version() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = Dir::new(&format!("cmt{}-ctlver", std::process::id()));
+    let sock = dir.path("newer.sock");
+    let l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let newer = PROTOCOL_VERSION + 1;
+    let server = std::thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        let mut w = s.try_clone().unwrap();
+        let mut lines = Vec::new();
+        for line in BufReader::new(s).lines() {
+            lines.push(line.unwrap());
+            let e = format!("a newer canopy-switch (version {newer})");
+            let a = json!({"ok": false, "version": newer, "server": "canopy-switch", "error": e});
+            writeln!(w, "{a}").unwrap();
+        }
+        lines
+    });
+    let (st, _, err) = run_bin(&["ctl", "--socket", sock.to_str().unwrap(), "health"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    for want in [
+        format!("the client speaks version {PROTOCOL_VERSION}"),
+        format!("canopy-switch speaks version {newer}"),
+        "upgrade the client".to_string(),
+    ] {
+        assert!(err.contains(&want), "{err:?} lacks {want:?}");
+    }
+    let lines = server.join().unwrap();
+    assert_eq!(lines.len(), 1, "only hello was sent: {lines:?}");
+    let hello: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(hello, json!({"op": "hello", "version": PROTOCOL_VERSION}));
 }

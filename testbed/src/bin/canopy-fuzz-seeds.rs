@@ -17,6 +17,7 @@ use canopy_control::{build_str, kinds};
 use canopy_dataplane::wire;
 use canopy_proto::control::Request as DaemonRequest;
 use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::version::PROTOCOL_VERSION;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 
@@ -149,6 +150,9 @@ fn main() -> Result<()> {
             port: 2,
             max: Some(4),
         },
+        Request::Hello {
+            version: PROTOCOL_VERSION,
+        },
     ];
     for req in &requests {
         m.put(req.op(), &serde_json::to_vec(req)?)?;
@@ -182,6 +186,12 @@ fn main() -> Result<()> {
                 lost: 2,
                 misdelivered: 0,
                 latency_ns: vec![(1000, 5), (2000, 993)],
+            },
+        ),
+        (
+            "hello",
+            DaemonRequest::Hello {
+                version: PROTOCOL_VERSION,
             },
         ),
     ] {
