@@ -27,3 +27,29 @@ pub mod sys;
 pub mod token;
 pub mod version;
 pub mod view;
+
+#[cfg(test)]
+mod tests {
+    use serde::{de::DeserializeOwned, Serialize};
+
+    /// `all` holds one request of every variant of an op-tagged enum: each serializes to
+    /// an `op` that `ops` lists and `op` returns, decodes back to the same op, and no op
+    /// comes twice; so `ops` is exactly the serialized ops.
+    pub(crate) fn ops_are_the_variants<R: Serialize + DeserializeOwned>(
+        all: &[R],
+        ops: &[&str],
+        op: fn(&R) -> &'static str,
+    ) {
+        assert_eq!(all.len(), ops.len(), "one example per variant");
+        let mut seen = std::collections::BTreeSet::new();
+        for r in all {
+            let v = serde_json::to_value(r).unwrap();
+            let name = v["op"].as_str().unwrap().to_string();
+            assert!(ops.contains(&name.as_str()), "{name} not in {ops:?}");
+            assert_eq!(op(r), name);
+            let back: R = serde_json::from_value(v).unwrap();
+            assert_eq!(op(&back), name);
+            assert!(seen.insert(name), "an op twice");
+        }
+    }
+}

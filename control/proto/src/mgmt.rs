@@ -389,17 +389,7 @@ mod tests {
     #[test]
     fn ops_are_the_serialized_ops_of_every_variant() {
         let all = every_request();
-        assert_eq!(all.len(), OPS.len(), "one example per variant");
-        let mut seen = std::collections::BTreeSet::new();
-        for r in &all {
-            let v = serde_json::to_value(r).unwrap();
-            let op = v["op"].as_str().unwrap().to_string();
-            assert!(OPS.contains(&op.as_str()), "{op} not in {OPS:?}");
-            assert_eq!(r.op(), op);
-            let back: Request = serde_json::from_value(v).unwrap();
-            assert_eq!(back.op(), op);
-            assert!(seen.insert(op), "an op twice");
-        }
+        crate::tests::ops_are_the_variants(&all, OPS, Request::op);
     }
 
     #[test]
