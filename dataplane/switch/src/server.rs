@@ -166,8 +166,8 @@ impl Shared {
         }
     }
 
-    /// Answer one parsed request; a `hello` of another protocol version ends the
-    /// connection.
+    /// Answer one parsed request; a refused `hello` (another protocol version, or not a
+    /// well-formed `hello`) ends the connection.
     fn answer_value(&self, v: Value) -> Answer {
         let close = v.get("op").and_then(Value::as_str) == Some("hello");
         let value = self.handle_value(v);
