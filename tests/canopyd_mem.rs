@@ -9,7 +9,10 @@
 mod common_daemon;
 
 use canopy_control::topology::Peer;
-use common_daemon::{expect_err, raw_exchange, serial, summary, tail, wait_for, Dir, Fabric};
+use canopy_proto::control::Request as ControlRequest;
+use canopy_proto::mgmt::Request;
+use canopy_proto::version::PROTOCOL_VERSION;
+use common_daemon::{expect_err, line, raw_exchange, serial, summary, tail, wait_for, Dir, Fabric};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -163,7 +166,10 @@ fn frames_forward_through_pushed_tables() {
     // placeholder tables: dropped
     f.sw(
         e,
-        json!({"op": "inject", "port": ingress, "frames": [hex::encode(&frame)]}),
+        &Request::Inject {
+            port: ingress,
+            frames: vec![hex::encode(&frame)],
+        },
     );
     std::thread::sleep(Duration::from_millis(200));
     for p in 0..f.topo.switches[e].ports.len() as u16 {
@@ -286,7 +292,7 @@ fn switch_restart_is_pruned_around_then_reloaded_fast() {
     let started = f.switches[a].as_ref().unwrap().started;
     let sock = f.socket(a);
     let loaded = wait_for(5.0, "the restarted switch to get its tables", || {
-        let h = common_daemon::request(&sock, &json!({"op": "health"})).ok()?;
+        let h = common_daemon::request(&sock, &Request::Health {}).ok()?;
         (h["tables_loaded"] == json!(true) && h["tables"] == json!(name)).then(Instant::now)
     });
     let ms = (loaded - started).as_secs_f64() * 1e3;
@@ -331,7 +337,11 @@ fn daemon_restart_takes_over_without_pushes() {
     let (a, ap, e, ep) = agg_port_to_edge(&f);
     let an = f.name(a).to_string();
     let en = f.name(e).to_string();
-    let r = f.ctl(json!({"op": "set_port", "switch": an, "port": ap, "up": false}));
+    let r = f.ctl(&ControlRequest::SetPort {
+        switch: an.to_string(),
+        port: ap,
+        up: false,
+    });
     assert_eq!(r["ok"], json!(true), "{r}");
     let snap = f.wait_ready(5.0);
     assert!(pruned(&snap, &en).contains(&ep), "{}", summary(&snap));
@@ -547,7 +557,7 @@ fn fast_restart_and_tables_replaced_behind_the_daemon() {
     let started = f.switches[c].as_ref().unwrap().started;
     let sock = f.socket(c);
     let loaded = wait_for(5.0, "the restarted switch to get its tables", || {
-        let h = common_daemon::request(&sock, &json!({"op": "health"})).ok()?;
+        let h = common_daemon::request(&sock, &Request::Health {}).ok()?;
         (h["tables_loaded"] == json!(true)).then(Instant::now)
     });
     let ms = (loaded - started).as_secs_f64() * 1e3;
@@ -565,7 +575,8 @@ fn fast_restart_and_tables_replaced_behind_the_daemon() {
     let pushes0 = Fabric::snap_of(&f.status(), f.name(e0))["pushes_total"]
         .as_u64()
         .unwrap();
-    let r = f.sw(e0, json!({"op": "replace_tables", "tables": f.base[e1]}));
+    let tables = serde_json::to_value(&f.base[e1]).unwrap();
+    let r = f.sw(e0, &Request::ReplaceTables { tables });
     assert_eq!(r["ok"], json!(true));
     assert_eq!(f.tables(e0).as_ref(), Some(&f.base[e1]));
     let t0 = Instant::now();
@@ -691,9 +702,9 @@ fn port_drain_repushes_neighbours_before_the_port_goes_down() {
         while !st.load(std::sync::atomic::Ordering::Acquire) {
             // the port first, then the tables: tables read after the port was seen
             // down that still use the link mean the port went down first
-            let h = common_daemon::request(&sa, &json!({"op": "health"})).unwrap();
+            let h = common_daemon::request(&sa, &Request::Health {}).unwrap();
             let down = h["ports"][ap as usize]["admin"] == json!(false);
-            let t = common_daemon::request(&se, &json!({"op": "get_tables"})).unwrap();
+            let t = common_daemon::request(&se, &Request::GetTables {}).unwrap();
             let uses = t["tables"]["groups"]
                 .as_array()
                 .unwrap()
@@ -777,6 +788,35 @@ fn hostile_control_requests_change_nothing() {
     };
     let e = one(b"this is not json\n");
     assert!(e.contains("bad request"), "{e}");
+    // `hello`: the daemon's version is answered and the connection goes on; another
+    // version is refused, naming both and what to upgrade, and the connection closed
+    // (the `status` after it is not answered)
+    let hello = |version| line(&ControlRequest::Hello { version });
+    let status = line(&ControlRequest::Status {});
+    let v = raw_exchange(
+        &c,
+        &[hello(PROTOCOL_VERSION), status.clone()].concat(),
+        Duration::from_secs(15),
+    );
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(
+        v[0],
+        json!({"ok": true, "version": PROTOCOL_VERSION, "server": "canopyd"})
+    );
+    assert_eq!(v[1]["ok"], json!(true));
+    for (client, upgrade) in [
+        (PROTOCOL_VERSION + 1, "upgrade canopyd"),
+        (PROTOCOL_VERSION - 1, "upgrade the client"),
+    ] {
+        let e = one(&[hello(client), status.clone()].concat());
+        for want in [
+            format!("the client speaks version {client}"),
+            format!("canopyd speaks version {PROTOCOL_VERSION}"),
+            upgrade.to_string(),
+        ] {
+            assert!(e.contains(&want), "{e:?} lacks {want:?}");
+        }
+    }
     let e = one(b"{\"op\": \"reboot\"}\n");
     assert!(e.contains("bad request") && e.contains("reboot"), "{e}");
     let e = one(b"{\"op\": \"status\", \"verbose\": true}\n");
@@ -790,17 +830,26 @@ fn hostile_control_requests_change_nothing() {
     big.push(b'\n');
     let e = one(&big);
     assert!(e.contains("larger than"), "{e}");
-    for op in ["push", "counters"] {
-        let e = expect_err(&f.ctl(json!({"op": op, "switch": "nope-x9"})));
+    let nope = || Some("nope-x9".to_string());
+    for req in [
+        ControlRequest::Push { switch: nope() },
+        ControlRequest::Counters { switch: nope() },
+    ] {
+        let e = expect_err(&f.ctl(&req));
         assert!(e.contains("no switch named \"nope-x9\""), "{e}");
     }
-    let e =
-        expect_err(&f.ctl(json!({"op": "set_port", "switch": "nope-x9", "port": 0, "up": false})));
+    let e = expect_err(&f.ctl(&ControlRequest::SetPort {
+        switch: "nope-x9".into(),
+        port: 0,
+        up: false,
+    }));
     assert!(e.contains("no switch named"), "{e}");
     let ports = f.topo.switches[0].ports.len();
-    let e = expect_err(
-        &f.ctl(json!({"op": "set_port", "switch": f.name(0), "port": ports, "up": false})),
-    );
+    let e = expect_err(&f.ctl(&ControlRequest::SetPort {
+        switch: f.name(0).to_string(),
+        port: ports as u16,
+        up: false,
+    }));
     assert!(e.contains(&format!("ports 0..{ports}")), "{e}");
     let out = f.canopyctl(&["port", f.name(0), "99", "down"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -816,44 +865,45 @@ fn hostile_control_requests_change_nothing() {
     );
     // a traffic report with too many buckets
     let many: Vec<(u64, u64)> = (0..100_001).map(|i| (i, 1)).collect();
-    let e = one(format!(
-        "{}\n",
-        json!({"op": "traffic", "sent": 1, "received": 1, "lost": 0, "latency_ns": many})
-    )
-    .as_bytes());
+    let e = one(&line(&ControlRequest::Traffic {
+        sent: 1,
+        received: 1,
+        lost: 0,
+        misdelivered: 0,
+        latency_ns: many,
+    }));
     assert!(e.contains("latency buckets"), "{e}");
 
     // traffic reports whose numbers overflow: accepted or refused, never a dead daemon
     // (more of them than connection slots: a connection lost to a panic leaks one)
     for _ in 0..10 {
-        let v = raw_exchange(
-            &c,
-            format!(
-                "{}\n",
-                json!({"op": "traffic", "sent": u64::MAX, "received": u64::MAX, "lost": u64::MAX,
-                       "misdelivered": u64::MAX, "latency_ns": [[u64::MAX, u64::MAX], [1, u64::MAX]]})
-            )
-            .as_bytes(),
-            Duration::from_secs(15),
-        );
+        let overflowing = ControlRequest::Traffic {
+            sent: u64::MAX,
+            received: u64::MAX,
+            lost: u64::MAX,
+            misdelivered: u64::MAX,
+            latency_ns: vec![(u64::MAX, u64::MAX), (1, u64::MAX)],
+        };
+        let v = raw_exchange(&c, &line(&overflowing), Duration::from_secs(15));
         assert_eq!(
             v.len(),
             1,
             "no answer to an overflowing traffic report: {v:?}"
         );
     }
-    let r = f.ctl(json!({"op": "status"}));
+    let r = f.ctl(&ControlRequest::Status {});
     assert_eq!(r["ok"], json!(true), "{r}");
     let e = one(b"\xff\xfe\x00\n");
     assert!(e.contains("bad request"), "{e}");
 
     // pipelined requests on one connection, garbage between them: one answer each, in
     // order
-    let v = raw_exchange(
-        &c,
-        b"{\"op\":\"status\"}\n\n   \n{oops\n{\"op\":\"counters\",\"switch\":\"core-c0\"}\n",
-        Duration::from_secs(15),
-    );
+    let mut lines = line(&ControlRequest::Status {});
+    lines.extend_from_slice(b"\n   \n{oops\n");
+    lines.extend(line(&ControlRequest::Counters {
+        switch: Some("core-c0".into()),
+    }));
+    let v = raw_exchange(&c, &lines, Duration::from_secs(15));
     assert_eq!(v.len(), 3, "{v:?}");
     assert_eq!(v[0]["ok"], json!(true));
     assert!(expect_err(&v[1]).contains("bad request"));
@@ -886,7 +936,7 @@ fn hostile_control_requests_change_nothing() {
         let (mut served, mut refused) = (0, 0);
         for s in &mut conns {
             use std::io::{BufRead, Write};
-            let _ = s.write_all(b"{\"op\":\"status\"}\n");
+            let _ = s.write_all(&common_daemon::line(&ControlRequest::Status {}));
             let mut line = String::new();
             let _ = std::io::BufReader::new(&*s).read_line(&mut line);
             let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);

@@ -1,9 +1,8 @@
 //! What the fuzz targets (`fuzz/`, `docs/fuzzing.md`) share with the regression tests
 //! that replay their crash files: the tables of a few small fabrics, built by the real
-//! table builders, and the invariants of `canopyd`'s control-socket request decoder.
-//! Test helpers: they allocate freely and are never on the forwarding path.
+//! table builders. Test helpers (feature `fuzzing`): they allocate freely and are never
+//! on the forwarding path.
 
-use crate::daemon::control::{decode_request, Request};
 use crate::{build_str, kinds};
 use canopy_dataplane::table::SwitchTables;
 
@@ -26,25 +25,4 @@ pub fn fabric_tables() -> Vec<SwitchTables> {
         }
     }
     out
-}
-
-/// `canopyd`'s request decoder on one line: no panic; a request that decodes encodes
-/// to JSON that decodes to the same request (compared through its JSON encoding).
-pub fn canopyd_request(line: &[u8]) {
-    let Ok(req) = decode_request(line) else {
-        return;
-    };
-    let v = serde_json::to_value(&req).expect("a request always encodes");
-    let text = serde_json::to_vec(&v).expect("a JSON value always encodes");
-    let back: Request = decode_request(&text).unwrap_or_else(|e| {
-        panic!(
-            "{}: re-encoded request does not decode: {e}",
-            String::from_utf8_lossy(&text)
-        )
-    });
-    assert_eq!(
-        serde_json::to_value(&back).expect("a request always encodes"),
-        v,
-        "canopyd request round trip"
-    );
 }

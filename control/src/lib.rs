@@ -4,15 +4,13 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod daemon;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod kinds;
-pub mod mgmt;
 pub mod oracle;
 pub mod p4;
 pub mod sim;
 pub mod spec;
-pub mod sys;
 pub mod topology;
 
 pub use kinds::{KindError, TableSummary};

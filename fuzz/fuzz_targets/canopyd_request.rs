@@ -1,3 +1,3 @@
 //! canopyd's control-socket request decoder, with a decode → encode → decode round trip.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| canopy_control::fuzzing::canopyd_request(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| canopyd::fuzzing::canopyd_request(data));

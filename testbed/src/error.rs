@@ -57,7 +57,7 @@ pub enum TestbedError {
     },
     /// A switch's management endpoint could not be reached or answered nonsense.
     #[error("management endpoint {0}")]
-    Client(#[from] canopy_switch::client::ClientError),
+    Client(#[from] canopy_proto::client::ClientError),
     /// A switch's management socket refused or failed a request.
     #[error("management socket {socket}: {detail}")]
     Mgmt {

@@ -20,6 +20,7 @@
 
 pub mod error;
 pub mod fabric;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod launch;
 pub mod os;

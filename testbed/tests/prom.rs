@@ -4,15 +4,13 @@
 //! the rules file is valid PromQL that finds data. Skips (and passes) with a message
 //! when the binary is absent.
 
-use canopy_control::daemon::http::{HttpServer, SnapshotSource};
-use canopy_control::daemon::snapshot::{
+use canopy_proto::mgmt::{BackendReport, CountersReport, Health, PortCounters, PortHealth};
+use canopy_proto::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, LATENCY_BUCKETS,
     PROBE_BUCKETS,
 };
-use canopy_control::mgmt::proto::{
-    BackendReport, CountersReport, Health, PortCounters, PortHealth,
-};
 use canopy_testbed::prom::{PromServer, Sample, SKIP_HINT};
+use canopyd::http::{HttpServer, SnapshotSource};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -83,6 +81,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            protocol_version: 1,
         }),
         counters: Some(CountersReport {
             uptime_s: tick as f64,

@@ -7,12 +7,15 @@
 //! panics), and the scratch directory is removed.
 #![allow(dead_code)]
 
-use canopy_control::mgmt::client::Endpoint;
 use canopy_control::oracle::host_mac;
 use canopy_control::topology::{Peer, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
 use canopy_dataplane::{decide, Verdict};
+use canopy_proto::client::Endpoint;
+use canopy_proto::control::Request as ControlRequest;
+use canopy_proto::mgmt::Request;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -125,10 +128,17 @@ pub fn wait_for<T>(secs: f64, what: &str, mut f: impl FnMut() -> Option<T>) -> T
 
 /// One request on a Unix socket (a switch's management socket or canopyd's control
 /// socket); the answer as sent (`ok: false` included).
-pub fn request(socket: &Path, v: &Value) -> Result<Value, String> {
+pub fn request(socket: &Path, v: &impl Serialize) -> Result<Value, String> {
     Endpoint::Unix(socket.to_path_buf())
         .request(v, Duration::from_secs(30))
         .map_err(|e| e.to_string())
+}
+
+/// A request as one line (JSON and the newline).
+pub fn line(r: &impl Serialize) -> Vec<u8> {
+    let mut l = serde_json::to_vec(r).expect("a request encodes");
+    l.push(b'\n');
+    l
 }
 
 /// Send raw bytes on a fresh connection and read every answer line until EOF or
@@ -328,7 +338,7 @@ impl Fabric {
         let pid = self.switches[i].as_ref().unwrap().pid();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            if let Ok(h) = request(&sock, &json!({"op": "health"})) {
+            if let Ok(h) = request(&sock, &Request::Health {}) {
                 if h["pid"] == json!(pid) {
                     return;
                 }
@@ -355,20 +365,20 @@ impl Fabric {
     }
 
     /// A management request to switch `i` that must succeed.
-    pub fn sw(&self, i: usize, v: Value) -> Value {
+    pub fn sw(&self, i: usize, v: &Request) -> Value {
         let r =
-            request(&self.socket(i), &v).unwrap_or_else(|e| panic!("{} {v}: {e}", self.name(i)));
-        assert_eq!(r["ok"], json!(true), "{} {v} -> {r}", self.name(i));
+            request(&self.socket(i), v).unwrap_or_else(|e| panic!("{} {v:?}: {e}", self.name(i)));
+        assert_eq!(r["ok"], json!(true), "{} {v:?} -> {r}", self.name(i));
         r
     }
 
     pub fn health(&self, i: usize) -> Value {
-        self.sw(i, json!({"op": "health"}))
+        self.sw(i, &Request::Health {})
     }
 
     /// The tables switch `i` runs (None: placeholder tables).
     pub fn tables(&self, i: usize) -> Option<SwitchTables> {
-        serde_json::from_value(self.sw(i, json!({"op": "get_tables"}))["tables"].clone()).unwrap()
+        serde_json::from_value(self.sw(i, &Request::GetTables {})["tables"].clone()).unwrap()
     }
 
     /// Write canopyd's configuration (`extra` appended) and return its path.
@@ -405,7 +415,7 @@ impl Fabric {
         let control = self.control();
         wait_for(30.0, "canopyd's control socket", || {
             p.check_alive("canopyd");
-            request(&control, &json!({"op": "status"}))
+            request(&control, &ControlRequest::Status {})
                 .ok()
                 .filter(|v| v["ok"] == json!(true))
         });
@@ -427,13 +437,13 @@ impl Fabric {
     }
 
     /// A control request to canopyd (the answer as sent).
-    pub fn ctl(&self, v: Value) -> Value {
-        request(&self.control(), &v).unwrap_or_else(|e| panic!("canopyd {v}: {e}"))
+    pub fn ctl(&self, v: &ControlRequest) -> Value {
+        request(&self.control(), v).unwrap_or_else(|e| panic!("canopyd {v:?}: {e}"))
     }
 
     /// canopyd's `status` snapshot.
     pub fn status(&self) -> Value {
-        let r = self.ctl(json!({"op": "status"}));
+        let r = self.ctl(&ControlRequest::Status {});
         assert_eq!(r["ok"], json!(true), "{r}");
         r["snapshot"].clone()
     }
@@ -532,7 +542,10 @@ impl Fabric {
         }
         let r = self.sw(
             i,
-            json!({"op": "inject", "port": ingress, "frames": [hex::encode(frame)]}),
+            &Request::Inject {
+                port: ingress,
+                frames: vec![hex::encode(frame)],
+            },
         );
         assert_eq!(r["injected"], json!(1), "{r}");
         wait_for(5.0, "the injected frame to leave the switch", || {
@@ -558,7 +571,13 @@ impl Fabric {
     }
 
     pub fn capture(&self, i: usize, port: u16) -> Vec<Vec<u8>> {
-        let r = self.sw(i, json!({"op": "capture", "port": port, "max": 1024}));
+        let r = self.sw(
+            i,
+            &Request::Capture {
+                port,
+                max: Some(1024),
+            },
+        );
         r["frames"]
             .as_array()
             .unwrap()

@@ -231,7 +231,7 @@ enum Cmd {
     /// daemon answers with an error or cannot be reached.
     Fabric {
         /// canopyd's control socket (`[daemon] control`).
-        #[arg(long, default_value = canopy_control::daemon::config::DEFAULT_CONTROL)]
+        #[arg(long, default_value = canopy_proto::control::DEFAULT_CONTROL)]
         daemon: std::path::PathBuf,
         /// Print the daemon's JSON answer instead of the text view.
         #[arg(long)]
@@ -784,19 +784,27 @@ fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
 
 /// `canopyctl fabric ...`: one request to canopyd's control socket.
 fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
-    use canopy_control::daemon::control::{PushResult, SwitchCounters};
-    use canopy_control::daemon::snapshot::FabricSnapshot;
-    use canopy_control::mgmt::client::Endpoint;
-    use serde_json::{json, Value};
+    use canopy_proto::client::Endpoint;
+    use canopy_proto::control::{PushResult, Request, SwitchCounters};
+    use canopy_proto::snapshot::FabricSnapshot;
+    use serde_json::Value;
     let req = match &cmd {
-        FabricCmd::Status => json!({"op": "status"}),
-        FabricCmd::Counters { switch } => json!({"op": "counters", "switch": switch}),
-        FabricCmd::Push { switch } => json!({"op": "push", "switch": switch}),
+        FabricCmd::Status => Request::Status {},
+        FabricCmd::Counters { switch } => Request::Counters {
+            switch: switch.clone(),
+        },
+        FabricCmd::Push { switch } => Request::Push {
+            switch: switch.clone(),
+        },
         FabricCmd::Port {
             switch,
             port,
             state,
-        } => json!({"op": "set_port", "switch": switch, "port": port, "up": state == "up"}),
+        } => Request::SetPort {
+            switch: switch.clone(),
+            port: *port,
+            up: state == "up",
+        },
     };
     let ep = Endpoint::Unix(socket.to_path_buf());
     let v = ep
@@ -812,7 +820,7 @@ fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
                     .context("status answer is malformed")?;
                 let w: Vec<String> =
                     serde_json::from_value(v["warnings"].clone()).unwrap_or_default();
-                out!("{}", canopy_control::daemon::view::format_status(&s, &w));
+                out!("{}", canopy_proto::view::format_status(&s, &w));
             }
             FabricCmd::Counters { .. } if ok => {
                 let c: Vec<SwitchCounters> = serde_json::from_value(v["switches"].clone())
@@ -822,7 +830,7 @@ fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
                         (Some(c), true) => out!(
                             "== {}\n{}",
                             s.switch,
-                            canopy_control::mgmt::proto::format_counters(c)
+                            canopy_proto::mgmt::format_counters(c)
                         ),
                         _ => outln!("== {}\n(down: no counters)", s.switch),
                     }

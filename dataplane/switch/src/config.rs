@@ -477,9 +477,6 @@ pub struct TcpEndpoint {
     pub token_file: PathBuf,
 }
 
-/// The token file rules, shared with `canopyd` (defined in `canopy-control`).
-pub use canopy_control::mgmt::token::{read_token_file, MAX_TOKEN_FILE_BYTES, MIN_TOKEN_BYTES};
-
 /// A validated configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -958,15 +955,15 @@ impl Config {
         })
     }
 
-    /// Read the TCP endpoint's token (None without `tcp`) with [`read_token_file`];
-    /// errors name `management.token_file`.
+    /// Read the TCP endpoint's token (None without `tcp`) with
+    /// [`canopy_proto::token::read_token_file`]; errors name `management.token_file`.
     pub fn read_token(&self) -> Result<Option<Vec<u8>>, ConfigError> {
         let Some(t) = &self.management.tcp else {
             return Ok(None);
         };
-        read_token_file(&t.token_file)
+        canopy_proto::token::read_token_file(&t.token_file)
             .map(Some)
-            .map_err(|w| self.error("management.token_file", w))
+            .map_err(|w| self.error("management.token_file", w.to_string()))
     }
 
     /// Error for `key` of this file.

@@ -10,6 +10,7 @@ use crate::tables;
 use canopy_dataplane::engine::Engine;
 use canopy_dataplane::fuzzing::decide_on;
 use canopy_dataplane::table::SwitchTables;
+use canopy_proto::mgmt::Request;
 use serde_json::Value;
 use std::path::Path;
 
@@ -30,14 +31,18 @@ impl MgmtRig {
     pub fn new() -> MgmtRig {
         let t = canopy_control::fuzzing::fabric_tables().swap_remove(0);
         let ports = t.ports.len();
-        let mut reset =
-            vec![
-                serde_json::to_vec(&serde_json::json!({"op": "replace_tables", "tables": &t}))
-                    .expect("tables always encode"),
-            ];
+        let tables = serde_json::to_value(&t).expect("tables always encode");
+        let mut reset = vec![Request::ReplaceTables { tables }];
         for p in 0..ports {
-            reset.push(format!(r#"{{"op":"set_port","port":{p},"up":true}}"#).into_bytes());
+            reset.push(Request::SetPort {
+                port: p as u16,
+                up: true,
+            });
         }
+        let reset = reset
+            .iter()
+            .map(|r| serde_json::to_vec(r).expect("a request always encodes"))
+            .collect();
         let mut text = String::from(
             "[switch]\nworkers = 1\n\n[management]\nsocket = \"/nonexistent/canopy-fuzz.sock\"\n",
         );
@@ -82,7 +87,8 @@ impl MgmtRig {
             assert!(!e.is_empty(), "a refusal without an error message: {v}");
             return false;
         }
-        let now = self.shared.handle_line(br#"{"op":"get_tables"}"#);
+        let get = serde_json::to_vec(&Request::GetTables {}).expect("a request always encodes");
+        let now = self.shared.handle_line(&get);
         if let Some(t) = now.get("tables").filter(|t| !t.is_null()) {
             let t: SwitchTables = serde_json::from_value(t.clone())
                 .unwrap_or_else(|e| panic!("get_tables answer is not SwitchTables: {e}"));

@@ -3,17 +3,14 @@
 //! where the tables come from; a Unix-socket management endpoint (and optionally a TCP
 //! one with a shared token) replaces tables,
 //! sets ports up or down, reads counters and health, and injects into / captures
-//! from `mem` ports. See `docs/canopy-switch.md`.
+//! from `mem` ports. See `docs/canopy-switch.md`; the protocol's types and its client
+//! are `canopy-proto`'s.
 #![warn(missing_docs)]
 
 pub mod config;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod privs;
 pub mod server;
 pub mod sys;
 pub mod tables;
-
-/// The management client, shared with `canopyd` (defined in `canopy-control`).
-pub use canopy_control::mgmt::client;
-/// The management protocol types, shared with `canopyd` (defined in `canopy-control`).
-pub use canopy_control::mgmt::proto;

@@ -3,13 +3,13 @@
 //! `docs/canopy-switch.md`.
 
 use anyhow::{Context, Result};
-use canopy_switch::client::Endpoint;
+use canopy_proto::client::Endpoint;
+use canopy_proto::mgmt::{self, CountersReport, Health, Request};
 use canopy_switch::config::{Config, PortSpec, TablesSource};
 use canopy_switch::privs::{self, Identity, PrivError};
-use canopy_switch::proto::{self, CountersReport, Health};
 use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -141,7 +141,7 @@ fn main() -> ExitCode {
         } => {
             let to = match (socket, tcp, token_file) {
                 (Some(s), _, _) => Ok(Endpoint::Unix(s)),
-                (None, Some(addr), Some(f)) => canopy_switch::config::read_token_file(&f)
+                (None, Some(addr), Some(f)) => canopy_proto::token::read_token_file(&f)
                     .map(|t| Endpoint::Tcp(addr, t))
                     .map_err(|e| anyhow::anyhow!("--token-file {e}")),
                 _ => Err(anyhow::anyhow!(
@@ -331,7 +331,7 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             "tcp        {} (token from {}, at most {} connections)",
             tcp.addr,
             tcp.token_file.display(),
-            proto::MAX_TCP_CONNS
+            mgmt::MAX_TCP_CONNS
         );
     }
     let _ = writeln!(
@@ -407,11 +407,12 @@ fn check_config(path: &Path) -> Result<ExitCode> {
 
 fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {
     let req = match &cmd {
-        CtlCmd::Health => json!({"op": "health"}),
-        CtlCmd::Counters => json!({"op": "counters"}),
-        CtlCmd::Port { port, state } => {
-            json!({"op": "set_port", "port": port, "up": state == "up"})
-        }
+        CtlCmd::Health => Request::Health {},
+        CtlCmd::Counters => Request::Counters {},
+        CtlCmd::Port { port, state } => Request::SetPort {
+            port: *port,
+            up: state == "up",
+        },
         CtlCmd::Tables { file } => {
             let text = if file.as_os_str() == "-" {
                 let mut s = String::new();
@@ -425,11 +426,17 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
             };
             let tables: Value = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not JSON", file.display()))?;
-            json!({"op": "replace_tables", "tables": tables})
+            Request::ReplaceTables { tables }
         }
-        CtlCmd::DumpTables => json!({"op": "get_tables"}),
-        CtlCmd::Inject { port, frames } => json!({"op": "inject", "port": port, "frames": frames}),
-        CtlCmd::Capture { port, max } => json!({"op": "capture", "port": port, "max": max}),
+        CtlCmd::DumpTables => Request::GetTables {},
+        CtlCmd::Inject { port, frames } => Request::Inject {
+            port: *port,
+            frames: frames.clone(),
+        },
+        CtlCmd::Capture { port, max } => Request::Capture {
+            port: *port,
+            max: *max,
+        },
     };
     let resp = to.request(&req, timeout)?;
     let ok = resp.get("ok").and_then(Value::as_bool) == Some(true);
@@ -445,11 +452,11 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
         match cmd {
             CtlCmd::Health => {
                 let h: Health = serde_json::from_value(resp)?;
-                print!("{}", proto::format_health(&h));
+                print!("{}", mgmt::format_health(&h));
             }
             CtlCmd::Counters => {
                 let c: CountersReport = serde_json::from_value(resp)?;
-                print!("{}", proto::format_counters(&c));
+                print!("{}", mgmt::format_counters(&c));
             }
             CtlCmd::Port { port, state } => println!("port {port} admin {state}"),
             CtlCmd::Tables { .. } => println!(

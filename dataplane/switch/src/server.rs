@@ -21,10 +21,6 @@
 
 use crate::config::{Config, PortSpec};
 use crate::privs::{self, Identity};
-use crate::proto::{
-    self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
-    AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
-};
 use crate::tables;
 use anyhow::{bail, Context, Result};
 use canopy_dataplane::engine::counters::{reason_name, N_REASONS};
@@ -33,6 +29,11 @@ use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool, Port};
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, BindMode};
 use canopy_dataplane::table::SwitchTables;
+use canopy_proto::mgmt::{
+    self, AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
+    AUTH_FAILED, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_TCP_CONNS, OPS,
+};
+use canopy_proto::version::{answer_hello, PROTOCOL_VERSION, SWITCH};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -73,6 +74,21 @@ pub struct Shared {
 
 fn err(msg: impl std::fmt::Display) -> Value {
     json!({"ok": false, "error": msg.to_string()})
+}
+
+/// An answer, and whether the connection ends after it (a refused `hello`).
+struct Answer {
+    value: Value,
+    close: bool,
+}
+
+impl From<Value> for Answer {
+    fn from(value: Value) -> Answer {
+        Answer {
+            value,
+            close: false,
+        }
+    }
 }
 
 impl Shared {
@@ -139,9 +155,25 @@ impl Shared {
 
     /// Answer one request line.
     pub fn handle_line(&self, line: &[u8]) -> Value {
+        self.answer_line(line).value
+    }
+
+    /// Answer one request line, saying whether the connection ends after the answer.
+    fn answer_line(&self, line: &[u8]) -> Answer {
         match serde_json::from_slice(line) {
-            Ok(v) => self.handle_value(v),
-            Err(e) => err(format!("malformed JSON: {e}")),
+            Ok(v) => self.answer_value(v),
+            Err(e) => err(format!("malformed JSON: {e}")).into(),
+        }
+    }
+
+    /// Answer one parsed request; a refused `hello` (another protocol version, or not a
+    /// well-formed `hello`) ends the connection.
+    fn answer_value(&self, v: Value) -> Answer {
+        let close = v.get("op").and_then(Value::as_str) == Some("hello");
+        let value = self.handle_value(v);
+        Answer {
+            close: close && value["ok"] != json!(true),
+            value,
         }
     }
 
@@ -253,6 +285,7 @@ impl Shared {
                 end.notify();
                 json!({"ok": true, "injected": injected, "refused": refused})
             }
+            Request::Hello { version } => serde_json::to_value(answer_hello(SWITCH, version))?,
             Request::Capture { port, max } => {
                 let far = self.far_end(port)?;
                 let max = max.unwrap_or(DEFAULT_CAPTURE).min(MAX_CAPTURE);
@@ -310,6 +343,7 @@ impl Shared {
             tcp: self.tcp.map(|(a, _)| a.to_string()),
             auth_failures: self.auth_failures.load(Ordering::Relaxed),
             tcp_refused: self.tcp_refused.load(Ordering::Relaxed),
+            protocol_version: PROTOCOL_VERSION,
         }
     }
 
@@ -412,10 +446,8 @@ pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
 
 /// Bind the management socket with mode 0600 (umask 0177 during `bind`).
 pub fn bind_socket(path: &Path) -> Result<UnixListener> {
-    let old = crate::sys::umask(0o177);
-    let r = UnixListener::bind(path);
-    crate::sys::umask(old);
-    r.with_context(|| format!("cannot bind management socket {}", path.display()))
+    canopy_proto::sys::bind_private(path)
+        .with_context(|| format!("cannot bind management socket {}", path.display()))
 }
 
 /// Ports opened from a configuration.
@@ -758,7 +790,7 @@ pub fn run(
             },
             report.uptime_s
         );
-        let _ = write!(out, "{}", proto::format_counters(&report));
+        let _ = write!(out, "{}", mgmt::format_counters(&report));
         let _ = out.flush();
     }
     if let Err(e) = std::fs::remove_file(&sock) {
@@ -1069,17 +1101,29 @@ fn serve_conn<S: Stream>(mut s: S, shared: &Shared, via: Transport) -> std::io::
                         return auth_failed(&mut s, shared, via, "a request before auth");
                     }
                     let resp = match v {
-                        Some(v) => shared.handle_value(v),
-                        None => shared.handle_line(&line),
+                        Some(v) => shared.answer_value(v),
+                        None => shared.answer_line(&line),
                     };
-                    send(&mut s, &resp)?;
+                    if reply(&mut s, resp)? {
+                        return Ok(());
+                    }
                     continue;
                 }
-                let resp = shared.handle_line(&line);
-                send(&mut s, &resp)?;
+                if reply(&mut s, shared.answer_line(&line))? {
+                    return Ok(());
+                }
             }
         }
     }
+}
+
+/// Send `a`; true when the connection ends after it (and then it is finished).
+fn reply<S: Stream>(s: &mut S, a: Answer) -> std::io::Result<bool> {
+    send(s, &a.value)?;
+    if a.close {
+        s.finish();
+    }
+    Ok(a.close)
 }
 
 /// Count a failed authentication, answer [`AUTH_FAILED`], close the connection.

@@ -1,6 +1,5 @@
-//! The switch's own FFI: the process umask around `bind`, so the management socket is
-//! created 0600 (that one lives in `canopy_control::sys`, shared with `canopyd`), and
-//! the calls [`crate::privs`] needs to give up privileges: user and group look-ups
+//! The switch's own FFI (the management socket is created 0600 by
+//! `canopy_proto::sys::bind_private`, shared with `canopyd`): the calls [`crate::privs`] needs to give up privileges: user and group look-ups
 //! (`getpwnam_r`, `getgrnam_r`), `setgroups`/`setresgid`/`setresuid`, `capget`/`capset`
 //! and the capability and `no_new_privs` `prctl`s.
 //!
@@ -13,8 +12,6 @@
 
 use std::ffi::{CStr, CString};
 use std::io;
-
-pub use canopy_control::sys::umask;
 
 /// A user from the password database.
 #[derive(Debug, Clone, PartialEq, Eq)]

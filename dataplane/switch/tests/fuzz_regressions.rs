@@ -25,5 +25,5 @@ fn switch_mgmt_crashes_replay() {
     let n = replay_dir(&dir("switch_mgmt"), |d| rig.request(d));
     eprintln!("replayed {n} switch_mgmt crash files");
     // the rig answers a real request (so the replay above ran against a working switch)
-    rig.request(br#"{"op":"health"}"#);
+    rig.request(&serde_json::to_vec(&canopy_proto::mgmt::Request::Health {}).unwrap());
 }

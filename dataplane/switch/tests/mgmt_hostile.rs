@@ -4,13 +4,16 @@
 //! Every case runs once per transport through a connection factory ([`Via`]); after
 //! each, the tables (`get_tables`), the ports' admin states (`health`) must be exactly
 //! as before, and a frame injected afterwards must still forward. TCP-only cases cover
-//! authentication (wrong token, no auth, a second auth, the connection limit).
+//! authentication (wrong token, no auth, a second auth, the connection limit); `hello`
+//! cases cover the protocol version on both.
 
 mod common;
 
 use canopy_control::kinds;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
+use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::version::PROTOCOL_VERSION;
 use common::*;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -59,7 +62,7 @@ impl Rig {
             ),
         );
         let sw = Switch::start(&dir, &cfg);
-        let h = sw.ok(json!({"op": "health"}));
+        let h = sw.ok(&Request::Health {});
         let tcp: SocketAddr = h["tcp"]
             .as_str()
             .unwrap_or_else(|| panic!("health has no tcp address: {h}"))
@@ -81,7 +84,9 @@ impl Rig {
             Via::Unix => Conn::open(&self.sw.socket),
             Via::Tcp => {
                 let mut c = Conn::tcp(self.tcp);
-                let r = c.req(json!({"op": "auth", "token": TOKEN}));
+                let r = c.req(&AuthRequest::Auth {
+                    token: TOKEN.into(),
+                });
                 assert_eq!(r, json!({"ok": true, "auth": "ok"}));
                 c
             }
@@ -89,7 +94,7 @@ impl Rig {
     }
 
     fn health(&self) -> Value {
-        self.sw.ok(json!({"op": "health"}))
+        self.sw.ok(&Request::Health {})
     }
 
     fn auth_failures(&self) -> u64 {
@@ -98,7 +103,7 @@ impl Rig {
 
     /// What a hostile request must not change: the tables and the admin states.
     fn state(&self) -> (Value, Vec<Value>) {
-        let t = self.sw.ok(json!({"op": "get_tables"}))["tables"].clone();
+        let t = self.sw.ok(&Request::GetTables {})["tables"].clone();
         assert!(t.is_object(), "tables loaded: {t}");
         let admin = self.health()["ports"]
             .as_array()
@@ -141,6 +146,15 @@ fn bad_lines(f: &Fabric) -> Vec<(Vec<u8>, String)> {
     dangling.groups.last_mut().unwrap().push(7);
     // valid tables the switch would accept, but in a request with an extra field
     let flat = kinds::sliced::tables_mode(&f.topo, Mode::Flat).unwrap()[f.edge].clone();
+    // well-formed requests the switch refuses for what they ask
+    let req = |r: Request| serde_json::to_vec(&r).unwrap();
+    let inject = |port: u16, frame: &str| {
+        req(Request::Inject {
+            port,
+            frames: vec![frame.into()],
+        })
+    };
+    // and lines that are not a request at all
     let mut v: Vec<(Vec<u8>, &str)> = vec![
         (t("this is not json"), "malformed JSON"),
         (b"\x00\x01\x02\xfe\xff garbage".to_vec(), "malformed JSON"),
@@ -164,45 +178,31 @@ fn bad_lines(f: &Fabric) -> Vec<(Vec<u8>, String)> {
         ),
         (t(r#"{"op":"set_port","port":"a","up":true}"#), "set_port:"),
         (t(r#"{"op":"set_port","port":1}"#), "missing field `up`"),
-        (t(r#"{"op":"set_port","port":9,"up":false}"#), "no port 9"),
+        (req(Request::SetPort { port: 9, up: false }), "no port 9"),
         (
             t(r#"{"op":"set_port","port":70000,"up":false}"#),
             "set_port:",
         ),
         (t(r#"{"op":"set_port","port":-1,"up":false}"#), "set_port:"),
-        (
-            t(r#"{"op":"inject","port":0,"frames":["zz"]}"#),
-            "frames[0] is not hex",
-        ),
-        (
-            t(r#"{"op":"inject","port":0,"frames":[""]}"#),
-            "frames[0] has 0 bytes",
-        ),
-        (
-            t(r#"{"op":"inject","port":7,"frames":["00"]}"#),
-            "no port 7",
-        ),
+        (inject(0, "zz"), "frames[0] is not hex"),
+        (inject(0, ""), "frames[0] has 0 bytes"),
+        (inject(7, "00"), "no port 7"),
         (t(r#"{"op":"capture","port":70000}"#), "capture:"),
         (
-            t(r#"{"op":"replace_tables","tables":{"name":"x"}}"#),
+            req(replace_tables(&json!({"name": "x"}))),
             "not SwitchTables",
         ),
-        (
-            t(r#"{"op":"replace_tables","tables":[]}"#),
-            "not SwitchTables",
-        ),
+        (req(replace_tables(&json!([]))), "not SwitchTables"),
         (t(r#"{"op":"replace_tables"}"#), "missing field `tables`"),
     ];
     let owned = [
+        (req(replace_tables(&three)), "3 ports but the switch has 4"),
         (
-            serde_json::to_vec(&json!({"op": "replace_tables", "tables": three})).unwrap(),
-            "3 ports but the switch has 4",
-        ),
-        (
-            serde_json::to_vec(&json!({"op": "replace_tables", "tables": dangling})).unwrap(),
+            req(replace_tables(&dangling)),
             "has port 7, but ports are 0..4",
         ),
         (
+            // not a request: an unknown field
             serde_json::to_vec(&json!({"op": "replace_tables", "tables": flat, "now": true}))
                 .unwrap(),
             "unknown field `now`",
@@ -235,7 +235,7 @@ fn bad_lines_are_rejected(rig: &Rig, via: Via) {
         rig.unchanged(&before, &format!("{via:?}: {shown}"));
     }
     // still serving on the same connection
-    assert_eq!(c.req(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(c.req(&Request::Health {})["ok"], json!(true));
     assert_eq!(rig.auth_failures(), fails, "no auth failure counted");
 }
 
@@ -244,7 +244,7 @@ fn oversized_line_closes(rig: &Rig, via: Via) {
     let before = rig.state();
     let mut c = rig.conn(via);
     // a set_port down padded with spaces to max_request_bytes + 1
-    let mut line = br#"{"op":"set_port","port":1,"up":false}"#.to_vec();
+    let mut line = serde_json::to_vec(&Request::SetPort { port: 1, up: false }).unwrap();
     line.resize(MAX_REQ + 1, b' ');
     line.push(b'\n');
     c.send_raw(&line);
@@ -261,7 +261,7 @@ fn oversized_line_closes(rig: &Rig, via: Via) {
     rig.unchanged(&before, &format!("{via:?}: oversized line"));
     // exactly the limit is served
     let mut c = rig.conn(via);
-    let mut line = br#"{"op":"set_port","port":1,"up":true}"#.to_vec();
+    let mut line = serde_json::to_vec(&Request::SetPort { port: 1, up: true }).unwrap();
     line.resize(MAX_REQ, b' ');
     line.push(b'\n');
     c.send_raw(&line);
@@ -273,10 +273,10 @@ fn oversized_line_closes(rig: &Rig, via: Via) {
 fn trickled_request_times_out(rig: &Rig, via: Via) {
     let before = rig.state();
     let mut c = rig.conn(via);
-    let line = b"{\"op\":\"set_port\",\"port\":1,\"up\":false}\n";
+    let line = line(&Request::SetPort { port: 1, up: false });
     let start = Instant::now();
     let mut sent = 0;
-    for b in line {
+    for b in &line {
         // once the switch closed, writes fail; send_raw ignores that
         c.send_raw(std::slice::from_ref(b));
         sent += 1;
@@ -309,7 +309,9 @@ fn hostile_requests_change_nothing_over_both_transports() {
     // the Unix socket takes no token
     let before = rig.state();
     let mut c = rig.conn(Via::Unix);
-    let r = c.req(json!({"op": "auth", "token": TOKEN}));
+    let r = c.req(&AuthRequest::Auth {
+        token: TOKEN.into(),
+    });
     assert!(
         r["error"]
             .as_str()
@@ -317,7 +319,7 @@ fn hostile_requests_change_nothing_over_both_transports() {
             .contains("only the TCP endpoint"),
         "{r}"
     );
-    assert_eq!(c.req(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(c.req(&Request::Health {})["ok"], json!(true));
     rig.unchanged(&before, "auth on the Unix socket");
     assert_eq!(rig.auth_failures(), 0);
     assert_eq!(
@@ -356,31 +358,42 @@ fn refused(rig: &Rig, what: &str, lines: &[&[u8]]) {
 #[test]
 fn tcp_requires_the_token_first() {
     let rig = Rig::start("auth", 5_000);
-    let good = format!(r#"{{"op":"auth","token":"{TOKEN}"}}"#);
-    let good = good.as_bytes();
-    let wrong = br#"{"op":"auth","token":"cmt-test-token-0123456789abcdeX"}"#;
-    let prefix = format!(r#"{{"op":"auth","token":"{}"}}"#, &TOKEN[..TOKEN.len() - 1]);
-    let longer = format!(r#"{{"op":"auth","token":"{TOKEN}0"}}"#);
+    // well-formed `auth` requests (with wrong tokens) and other requests before `auth`
+    let auth = |token: &str| {
+        serde_json::to_vec(&AuthRequest::Auth {
+            token: token.into(),
+        })
+        .unwrap()
+    };
+    let req = |r: Request| serde_json::to_vec(&r).unwrap();
+    let good = auth(TOKEN);
+    let good = good.as_slice();
+    let wrong = auth("cmt-test-token-0123456789abcdeX");
+    let wrong = wrong.as_slice();
+    let prefix = auth(&TOKEN[..TOKEN.len() - 1]);
+    let longer = auth(&format!("{TOKEN}0"));
+    let empty = auth("");
+    let oversized = auth(&"a".repeat(MAX_REQ));
+    let set_port = req(Request::SetPort { port: 1, up: false });
+    let health = req(Request::Health {});
+    let get_tables = req(Request::GetTables {});
+    // and `auth` lines that are not an `auth` request
     let extra = format!(r#"{{"op":"auth","token":"{TOKEN}","user":"root"}}"#);
-    let oversized = format!(r#"{{"op":"auth","token":"{}"}}"#, "a".repeat(MAX_REQ));
     let cases: Vec<(&str, Vec<&[u8]>)> = vec![
         ("a wrong token", vec![wrong]),
-        ("a token one byte short", vec![prefix.as_bytes()]),
-        ("a token one byte longer", vec![longer.as_bytes()]),
-        ("an empty token", vec![br#"{"op":"auth","token":""}"#]),
+        ("a token one byte short", vec![&prefix]),
+        ("a token one byte longer", vec![&longer]),
+        ("an empty token", vec![&empty]),
         (
             "a token that is not a string",
             vec![br#"{"op":"auth","token":7}"#],
         ),
         ("auth without a token", vec![br#"{"op":"auth"}"#]),
         ("auth with an extra field", vec![extra.as_bytes()]),
-        ("auth padded oversized", vec![oversized.as_bytes()]),
-        (
-            "set_port before auth",
-            vec![br#"{"op":"set_port","port":1,"up":false}"#],
-        ),
-        ("health before auth", vec![br#"{"op":"health"}"#]),
-        ("get_tables before auth", vec![br#"{"op":"get_tables"}"#]),
+        ("auth padded oversized", vec![&oversized]),
+        ("set_port before auth", vec![&set_port]),
+        ("health before auth", vec![&health]),
+        ("get_tables before auth", vec![&get_tables]),
         ("garbage before auth", vec![b"\xff\xfe garbage"]),
         ("a JSON array before auth", vec![br#"[{"op":"auth"}]"#]),
         (
@@ -393,21 +406,18 @@ fn tcp_requires_the_token_first() {
     }
     // a good token: requests are served; a second good auth is accepted again
     let mut c = Conn::tcp(rig.tcp);
-    assert_eq!(
-        c.req(serde_json::from_slice(good).unwrap())["ok"],
-        json!(true)
-    );
-    let h = c.req(json!({"op": "health"}));
+    let good_auth = AuthRequest::Auth {
+        token: TOKEN.into(),
+    };
+    assert_eq!(c.req(&good_auth)["ok"], json!(true));
+    let h = c.req(&Request::Health {});
     assert_eq!(h["ok"], json!(true));
     assert_eq!(h["auth_failures"], json!(cases.len()), "{h}");
-    assert_eq!(
-        c.req(serde_json::from_slice(good).unwrap())["ok"],
-        json!(true)
-    );
-    let r = c.req(json!({"op": "set_port", "port": 2, "up": false}));
+    assert_eq!(c.req(&good_auth)["ok"], json!(true));
+    let r = c.req(&Request::SetPort { port: 2, up: false });
     assert_eq!(r["ok"], json!(true), "{r}");
     assert_eq!(rig.health()["ports"][2]["admin"], json!(false));
-    let r = c.req(json!({"op": "set_port", "port": 2, "up": true}));
+    let r = c.req(&Request::SetPort { port: 2, up: true });
     assert_eq!(r["ok"], json!(true), "{r}");
     // the failures are in the log with the peer
     let log = rig.sw.log();
@@ -421,7 +431,7 @@ fn tcp_requires_the_token_first() {
 #[test]
 fn tcp_connections_beyond_the_limit_are_refused() {
     let rig = Rig::start("limit", 10_000);
-    let limit = canopy_switch::proto::MAX_TCP_CONNS;
+    let limit = canopy_proto::mgmt::MAX_TCP_CONNS;
     let mut open: Vec<Conn> = (0..limit).map(|_| rig.conn(Via::Tcp)).collect();
     let mut extra = Conn::tcp(rig.tcp);
     let r = extra.read().expect("an answer");
@@ -436,17 +446,19 @@ fn tcp_connections_beyond_the_limit_are_refused() {
     let h = rig.health();
     assert_eq!(h["tcp_refused"], json!(1), "{h}");
     // the Unix socket is not limited by TCP connections
-    assert_eq!(rig.sw.ok(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(rig.sw.ok(&Request::Health {})["ok"], json!(true));
     // every open connection still serves
     for c in &mut open {
-        assert_eq!(c.req(json!({"op": "get_tables"}))["ok"], json!(true));
+        assert_eq!(c.req(&Request::GetTables {})["ok"], json!(true));
     }
     // closing one frees its slot
     drop(open.pop());
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let mut c = Conn::tcp(rig.tcp);
-        c.send_raw(format!("{}\n", json!({"op": "auth", "token": TOKEN})).as_bytes());
+        c.send_raw(&line(&AuthRequest::Auth {
+            token: TOKEN.into(),
+        }));
         let r = c.read().expect("an answer");
         if r["ok"] == json!(true) {
             break;
@@ -559,4 +571,94 @@ fn ctl_talks_to_the_tcp_endpoint_with_a_token_file() {
     ]);
     assert_eq!(st.code(), Some(2), "{err}");
     assert_eq!(rig.auth_failures(), 1);
+}
+
+/// `hello` on `via`: the switch's own version is answered and the connection goes on;
+/// an older or newer client's is refused, naming both versions and what to upgrade, and
+/// the connection is closed; nothing changes and no auth failure is counted.
+fn hello_checks_the_version(rig: &Rig, via: Via) {
+    let before = rig.state();
+    let fails = rig.auth_failures();
+    let mut c = rig.conn(via);
+    let r = c.req(&Request::Hello {
+        version: PROTOCOL_VERSION,
+    });
+    assert_eq!(
+        r,
+        json!({"ok": true, "version": PROTOCOL_VERSION, "server": "canopy-switch"}),
+        "{via:?}"
+    );
+    let h = c.req(&Request::Health {});
+    assert_eq!(
+        h["protocol_version"],
+        json!(PROTOCOL_VERSION),
+        "{via:?}: {h}"
+    );
+    for (client, upgrade) in [
+        (PROTOCOL_VERSION + 1, "upgrade canopy-switch"),
+        (PROTOCOL_VERSION - 1, "upgrade the client"),
+    ] {
+        let mut c = rig.conn(via);
+        let r = c.req(&Request::Hello { version: client });
+        assert_eq!(r["ok"], json!(false), "{via:?}: {r}");
+        assert_eq!(r["version"], json!(PROTOCOL_VERSION), "{via:?}: {r}");
+        let e = r["error"].as_str().unwrap();
+        for want in [
+            format!("the client speaks version {client}"),
+            format!("canopy-switch speaks version {PROTOCOL_VERSION}"),
+            upgrade.to_string(),
+        ] {
+            assert!(e.contains(&want), "{via:?}: {e:?} lacks {want:?}");
+        }
+        // a request after it is not answered: the connection is closed
+        c.send_raw(&line(&Request::Health {}));
+        assert!(c.read().is_none(), "{via:?}: closed after a refused hello");
+    }
+    assert_eq!(rig.auth_failures(), fails, "{via:?}: not an auth failure");
+    rig.unchanged(&before, &format!("{via:?}: hello"));
+}
+
+#[test]
+fn hello_of_another_protocol_version_is_refused() {
+    let rig = Rig::start("hello", 5_000);
+    for via in [Via::Unix, Via::Tcp] {
+        hello_checks_the_version(&rig, via);
+    }
+}
+
+/// `canopy-switch ctl` (the management client) talking to a server of a newer protocol
+/// version: exit 1 with both versions and what to upgrade, and no request sent after
+/// `hello`.
+#[test]
+fn ctl_refuses_a_switch_of_another_protocol_version() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = Dir::new(&format!("cmt{}-ctlver", std::process::id()));
+    let sock = dir.path("newer.sock");
+    let l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let newer = PROTOCOL_VERSION + 1;
+    let server = std::thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        let mut w = s.try_clone().unwrap();
+        let mut lines = Vec::new();
+        for line in BufReader::new(s).lines() {
+            lines.push(line.unwrap());
+            let e = format!("a newer canopy-switch (version {newer})");
+            let a = json!({"ok": false, "version": newer, "server": "canopy-switch", "error": e});
+            writeln!(w, "{a}").unwrap();
+        }
+        lines
+    });
+    let (st, _, err) = run_bin(&["ctl", "--socket", sock.to_str().unwrap(), "health"]);
+    assert_eq!(st.code(), Some(1), "{err}");
+    for want in [
+        format!("the client speaks version {PROTOCOL_VERSION}"),
+        format!("canopy-switch speaks version {newer}"),
+        "upgrade the client".to_string(),
+    ] {
+        assert!(err.contains(&want), "{err:?} lacks {want:?}");
+    }
+    let lines = server.join().unwrap();
+    assert_eq!(lines.len(), 1, "only hello was sent: {lines:?}");
+    let hello: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(hello, json!({"op": "hello", "version": PROTOCOL_VERSION}));
 }

@@ -11,6 +11,7 @@ mod common;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::pathid::PathIdBody;
 use canopy_dataplane::wire::{Header, Kind};
+use canopy_proto::mgmt::Request;
 use common::*;
 use serde_json::json;
 use std::process::Command;
@@ -78,7 +79,7 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
             .args(c.get_args());
         w
     });
-    let h = sw.ok(json!({"op": "health"}));
+    let h = sw.ok(&Request::Health {});
     let names: Vec<&str> = (0..4)
         .map(|i| h["ports"][i]["name"].as_str().unwrap())
         .collect();
@@ -131,7 +132,7 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     let fp = Fabric::new(Kind::PathId);
     let mut merged = f.edge_tables().clone();
     merged.merge(fp.edge_tables().clone()).unwrap();
-    let r = sw.ok(json!({"op": "replace_tables", "tables": merged}));
+    let r = sw.ok(&replace_tables(&merged));
     assert_eq!(r["kinds"], json!(["sliced", "path-id"]));
 
     // malformed frames from h0, each with its reason

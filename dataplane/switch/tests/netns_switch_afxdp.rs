@@ -10,8 +10,8 @@ mod common;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, XdpMode};
 use canopy_dataplane::wire::Kind;
+use canopy_proto::mgmt::Request;
 use common::*;
-use serde_json::json;
 use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -62,7 +62,7 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
         ],
     );
     let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
-    let h = sw.ok(json!({"op": "health"}));
+    let h = sw.ok(&Request::Health {});
     let backends: Vec<&str> = (0..4)
         .map(|i| h["ports"][i]["backend"].as_str().unwrap())
         .collect();

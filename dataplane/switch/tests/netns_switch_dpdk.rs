@@ -16,8 +16,8 @@ mod common;
 
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::Kind;
+use canopy_proto::mgmt::Request;
 use common::*;
-use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -115,7 +115,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
         ],
     );
     let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
-    let h = sw.ok(json!({"op": "health"}));
+    let h = sw.ok(&Request::Health {});
     for i in 0..4 {
         assert_eq!(h["ports"][i]["backend"].as_str(), Some("dpdk"), "{h}");
         assert_eq!(h["ports"][i]["link"].as_bool(), Some(true), "{h}");

@@ -22,6 +22,7 @@ mod common;
 
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::{Kind, ETHERTYPE_CANOPY};
+use canopy_proto::mgmt::Request;
 use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -184,7 +185,7 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     }
     let sw = Switch::start(&dir, &cfg);
     // the socket accepts (backlog) before the drop; the first answer comes after it
-    sw.ok(json!({"op": "health"}));
+    sw.ok(&Request::Health {});
     assert_dropped(sw.pid(), 0);
     let meta = std::fs::metadata(&sw.socket).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY));
@@ -197,7 +198,7 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     sw.inject(0, &[fr]);
     sw.settle();
     assert_eq!(sw.capture(1), vec![want]);
-    sw.ok(json!({"op": "replace_tables", "tables": f.edge_tables()}));
+    sw.ok(&replace_tables(f.edge_tables()));
     assert!(sw.log().contains("privileges dropped"), "{}", sw.log());
     let sock = sw.socket.clone();
     let (st, _) = sw.terminate();
@@ -267,7 +268,7 @@ fn wait_for(what: &str, t: Duration, mut f: impl FnMut() -> Option<Value>) -> Va
 }
 
 fn link(sw: &Switch, port: usize) -> bool {
-    sw.ok(json!({"op": "health"}))["ports"][port]["link"] == json!(true)
+    sw.ok(&Request::Health {})["ports"][port]["link"] == json!(true)
 }
 
 fn reopens(sw: &Switch, port: usize) -> u64 {
@@ -341,7 +342,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
         (true, _) => AFXDP_CAPS,
     };
     // the socket accepts (backlog) before the drop; the first answer comes after it
-    sw.ok(json!({"op": "health"}));
+    sw.ok(&Request::Health {});
     assert_dropped(sw.pid(), caps);
     let meta = std::fs::metadata(&sw.socket).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (NOBODY, NOBODY), "socket owner");
@@ -361,7 +362,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     assert_eq!(send_recv(&mut p1, &mut p0, &back, t), vec![want_back]);
 
     // management: the socket, the ctl command, a table replacement
-    sw.ok(json!({"op": "replace_tables", "tables": f.edge_tables()}));
+    sw.ok(&replace_tables(f.edge_tables()));
     let (st, out, err) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "health"]);
     assert!(st.success(), "{err}");
     let name1 = if backend == "dpdk" {

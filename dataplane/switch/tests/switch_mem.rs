@@ -6,6 +6,7 @@ mod common;
 use canopy_control::kinds;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
+use canopy_proto::mgmt::Request;
 use common::*;
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
@@ -87,23 +88,26 @@ fn tables_are_swapped_atomically_while_frames_flow() {
     let burst = vec![fr.clone(); 32];
 
     // deterministic: under FLAT tables a SLICED-mode frame is a mode mismatch
-    sw.ok(json!({"op": "replace_tables", "tables": flat}));
+    sw.ok(&replace_tables(&flat));
     sw.inject(0, &burst);
     let c = sw.settle();
     assert_eq!(drops(&c, 0, "mode_mismatch"), 32, "{c}");
-    sw.ok(json!({"op": "replace_tables", "tables": sliced}));
+    sw.ok(&replace_tables(&sliced));
     sw.inject(0, &burst);
     sw.settle();
     assert_eq!(sw.capture(1).len(), 32);
 
     // concurrent: one connection injects while another swaps 20 times
     let socket = sw.socket.clone();
-    let frames: Vec<String> = burst.iter().map(hex::encode).collect();
+    let inject = Request::Inject {
+        port: 0,
+        frames: burst.iter().map(hex::encode).collect(),
+    };
     let injector = std::thread::spawn(move || {
         let mut conn = Conn::open(&socket);
         let mut n = 0u64;
         for _ in 0..100 {
-            let r = conn.req(json!({"op": "inject", "port": 0, "frames": frames}));
+            let r = conn.req(&inject);
             assert_eq!(r["ok"], json!(true), "{r}");
             n += r["injected"].as_u64().unwrap();
             std::thread::sleep(Duration::from_micros(200));
@@ -113,14 +117,14 @@ fn tables_are_swapped_atomically_while_frames_flow() {
     let mut conn = Conn::open(&sw.socket);
     for i in 0..20 {
         let t = if i % 2 == 0 { &flat } else { &sliced };
-        let r = conn.req(json!({"op": "replace_tables", "tables": t}));
+        let r = conn.req(&replace_tables(t));
         assert_eq!(r["ok"], json!(true), "{r}");
         std::thread::sleep(Duration::from_millis(1));
     }
     // a table for another port count is refused and changes nothing
     let mut three = f.edge_tables().clone();
     three.ports.pop();
-    let r = conn.req(json!({"op": "replace_tables", "tables": three}));
+    let r = conn.req(&replace_tables(&three));
     assert_eq!(r["ok"], json!(false));
     assert!(
         r["error"]
@@ -143,7 +147,7 @@ fn tables_are_swapped_atomically_while_frames_flow() {
         "only mode mismatches: {c}"
     );
     // the last swap installed the sliced tables: everything is delivered now
-    let t = sw.ok(json!({"op": "get_tables"}));
+    let t = sw.ok(&Request::GetTables {});
     assert_eq!(t["tables"], sliced);
     sw.inject(0, &burst);
     sw.settle();
@@ -156,8 +160,8 @@ fn a_port_set_down_drops_as_port_down_and_comes_back() {
     let sw = Switch::start(&dir, &mem_config(&dir, 4, true, ""));
     let f = Fabric::new(Kind::Sliced);
     let fr = f.frame(Kind::Sliced, f.host_on(0), f.host_on(1), b"down");
-    sw.ok(json!({"op": "set_port", "port": 1, "up": false}));
-    let h = sw.ok(json!({"op": "health"}));
+    sw.ok(&Request::SetPort { port: 1, up: false });
+    let h = sw.ok(&Request::Health {});
     assert_eq!(h["ports"][1]["admin"], json!(false));
     assert_eq!(h["ports"][1]["link"], json!(true));
     sw.inject(0, &vec![fr.clone(); 10]);
@@ -171,7 +175,7 @@ fn a_port_set_down_drops_as_port_down_and_comes_back() {
     );
     let c = sw.settle();
     assert_eq!(drops(&c, 1, "port_down"), 1, "{c}");
-    sw.ok(json!({"op": "set_port", "port": 1, "up": true}));
+    sw.ok(&Request::SetPort { port: 1, up: true });
     sw.inject(0, &vec![fr; 10]);
     sw.settle();
     assert_eq!(sw.capture(1).len(), 10);
@@ -204,10 +208,10 @@ fn socket_is_0600_and_sigterm_prints_final_counters_and_removes_it() {
 fn without_tables_frames_are_dropped_until_tables_are_pushed() {
     let dir = Dir::new("notables");
     let sw = Switch::start(&dir, &mem_config(&dir, 4, false, ""));
-    let h = sw.ok(json!({"op": "health"}));
+    let h = sw.ok(&Request::Health {});
     assert_eq!(h["tables_loaded"], json!(false));
     assert_eq!(h["tables"], json!(null));
-    assert_eq!(sw.ok(json!({"op": "get_tables"}))["tables"], json!(null));
+    assert_eq!(sw.ok(&Request::GetTables {})["tables"], json!(null));
     let f = Fabric::new(Kind::Sliced);
     let fr = f.frame(Kind::Sliced, f.host_on(0), f.host_on(1), b"x");
     sw.inject(0, &vec![fr.clone(); 5]);
@@ -232,7 +236,7 @@ fn without_tables_frames_are_dropped_until_tables_are_pushed() {
         out.contains("tables replaced: edge-p0-e0 (sliced)"),
         "{out}"
     );
-    let h = sw.ok(json!({"op": "health"}));
+    let h = sw.ok(&Request::Health {});
     assert_eq!(h["tables_loaded"], json!(true));
     assert_eq!(h["tables"], json!(EDGE));
     sw.inject(0, &vec![fr; 5]);
@@ -283,14 +287,14 @@ fn socket_path_is_checked_before_start() {
     drop(std::os::unix::net::UnixListener::bind(dir.path("switch.sock")).unwrap());
     assert!(dir.path("switch.sock").exists());
     let sw = Switch::start(&dir, &mem_config(&dir, 4, true, ""));
-    assert_eq!(sw.ok(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(sw.ok(&Request::Health {})["ok"], json!(true));
     // a second switch on a live socket refuses
     let cfg = dir.path("second.toml");
     std::fs::write(&cfg, mem_config(&dir, 4, true, "")).unwrap();
     let (st, _, err) = run_bin(&["run", "--config", cfg.to_str().unwrap()]);
     assert_eq!(st.code(), Some(1), "{err}");
     assert!(err.contains("another process is serving"), "{err}");
-    assert_eq!(sw.ok(json!({"op": "health"}))["ok"], json!(true));
+    assert_eq!(sw.ok(&Request::Health {})["ok"], json!(true));
     // a path that is not a socket refuses
     let dir2 = Dir::new("notsock");
     std::fs::write(dir2.path("switch.sock"), "precious").unwrap();

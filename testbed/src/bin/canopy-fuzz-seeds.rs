@@ -11,13 +11,14 @@
 //! - `fabric_desc`: `examples/*.toml`.
 
 use anyhow::{Context, Result};
-use canopy_control::daemon::control::Request as DaemonRequest;
 use canopy_control::fuzzing::FABRICS;
 use canopy_control::oracle::{host_mac, Oracle, PAYLOAD};
 use canopy_control::{build_str, kinds};
 use canopy_dataplane::wire;
+use canopy_proto::control::Request as DaemonRequest;
+use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::version::PROTOCOL_VERSION;
 use rand::SeedableRng;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 
 struct Out {
@@ -132,27 +133,32 @@ fn main() -> Result<()> {
     let t = canopy_control::fuzzing::fabric_tables().swap_remove(0);
     let mut m = Out::new(&root, "switch_mgmt")?;
     let f = hops.first().map(|h| h.2.clone()).unwrap_or_default();
-    for (name, req) in [
-        ("health", json!({"op": "health"})),
-        ("counters", json!({"op": "counters"})),
-        ("get_tables", json!({"op": "get_tables"})),
-        (
-            "set_port",
-            json!({"op": "set_port", "port": 1, "up": false}),
-        ),
-        (
-            "replace_tables",
-            json!({"op": "replace_tables", "tables": t}),
-        ),
-        (
-            "inject",
-            json!({"op": "inject", "port": 0, "frames": [f.iter().map(|b| format!("{b:02x}")).collect::<String>()]}),
-        ),
-        ("capture", json!({"op": "capture", "port": 2, "max": 4})),
-        ("auth", json!({"op": "auth", "token": "x"})),
-    ] {
-        m.put(name, &serde_json::to_vec(&req)?)?;
+    let hex = f.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let requests = [
+        Request::Health {},
+        Request::Counters {},
+        Request::GetTables {},
+        Request::SetPort { port: 1, up: false },
+        Request::ReplaceTables {
+            tables: serde_json::to_value(&t)?,
+        },
+        Request::Inject {
+            port: 0,
+            frames: vec![hex],
+        },
+        Request::Capture {
+            port: 2,
+            max: Some(4),
+        },
+        Request::Hello {
+            version: PROTOCOL_VERSION,
+        },
+    ];
+    for req in &requests {
+        m.put(req.op(), &serde_json::to_vec(req)?)?;
     }
+    let auth = AuthRequest::Auth { token: "x".into() };
+    m.put("auth", &serde_json::to_vec(&auth)?)?;
 
     let mut c = Out::new(&root, "canopyd_request")?;
     for (name, req) in [
@@ -180,6 +186,12 @@ fn main() -> Result<()> {
                 lost: 2,
                 misdelivered: 0,
                 latency_ns: vec![(1000, 5), (2000, 993)],
+            },
+        ),
+        (
+            "hello",
+            DaemonRequest::Hello {
+                version: PROTOCOL_VERSION,
             },
         ),
     ] {

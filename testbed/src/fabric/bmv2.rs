@@ -7,7 +7,7 @@ use super::desc::Desc;
 use crate::error::{Result, TestbedError};
 use crate::launch::{self, THRIFT_PORT};
 use crate::os::{netns, process};
-use canopy_switch::proto::{CountersReport, PortCounters};
+use canopy_proto::mgmt::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -2,8 +2,8 @@
 //! `docs/canopy-switch.md`), with the switch's own typed responses.
 
 use crate::error::{Result, TestbedError};
-use canopy_switch::client::Endpoint;
-use canopy_switch::proto::{CountersReport, Health};
+use canopy_proto::client::Endpoint;
+use canopy_proto::mgmt::{CountersReport, Health, Request};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
@@ -18,41 +18,36 @@ fn err(socket: &Path, detail: impl std::fmt::Display) -> TestbedError {
 
 /// Send one request object and return the response object (`"ok": true` checked; an
 /// `"ok": false` response becomes an error carrying the switch's message). The transport
-/// is the switch's own client ([`canopy_switch::client`]).
-pub fn request(socket: &Path, req: &Value, timeout: Duration) -> Result<Value> {
+/// is the switch's own client ([`canopy_proto::client`]).
+pub fn request(socket: &Path, req: &Request, timeout: Duration) -> Result<Value> {
     let v = Endpoint::Unix(socket.to_path_buf()).request(req, timeout)?;
     if v.get("ok") != Some(&Value::Bool(true)) {
         let msg = v
             .get("error")
             .and_then(Value::as_str)
             .unwrap_or("no error text");
-        return Err(err(socket, format!("{} refused: {msg}", req["op"])));
+        return Err(err(socket, format!("{:?} refused: {msg}", req.op())));
     }
     Ok(v)
 }
 
 /// A request with a typed response.
-pub fn typed<T: DeserializeOwned>(socket: &Path, req: &Value, timeout: Duration) -> Result<T> {
+pub fn typed<T: DeserializeOwned>(socket: &Path, req: &Request, timeout: Duration) -> Result<T> {
     let v = request(socket, req, timeout)?;
     serde_json::from_value(v).map_err(|e| err(socket, format!("unexpected response: {e}")))
 }
 
 /// `health`.
 pub fn health(socket: &Path, timeout: Duration) -> Result<Health> {
-    typed(socket, &serde_json::json!({"op": "health"}), timeout)
+    typed(socket, &Request::Health {}, timeout)
 }
 
 /// `counters`.
 pub fn counters(socket: &Path, timeout: Duration) -> Result<CountersReport> {
-    typed(socket, &serde_json::json!({"op": "counters"}), timeout)
+    typed(socket, &Request::Counters {}, timeout)
 }
 
 /// `set_port`.
 pub fn set_port(socket: &Path, port: u16, up: bool, timeout: Duration) -> Result<()> {
-    request(
-        socket,
-        &serde_json::json!({"op": "set_port", "port": port, "up": up}),
-        timeout,
-    )
-    .map(|_| ())
+    request(socket, &Request::SetPort { port, up }, timeout).map(|_| ())
 }

@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 
 /// canopyd's `status` answer (control socket `control`).
 fn daemon_status_json(control: &Path) -> Result<serde_json::Value> {
-    canopy_control::mgmt::client::Endpoint::Unix(control.to_path_buf())
-        .request(&serde_json::json!({"op": "status"}), Duration::from_secs(2))
+    canopy_proto::client::Endpoint::Unix(control.to_path_buf())
+        .request(
+            &canopy_proto::control::Request::Status {},
+            Duration::from_secs(2),
+        )
         .map_err(TestbedError::from)
 }
 
@@ -129,7 +132,7 @@ pub struct SwitchStatus {
     /// Machine part.
     pub machine: String,
     /// Health, or why it could not be read.
-    pub health: Result<canopy_switch::proto::Health>,
+    pub health: Result<canopy_proto::mgmt::Health>,
     /// A bmv2 `simple_switch` (no Canopy management endpoint: `health` is not asked).
     pub bmv2: bool,
     /// Its process is alive.
@@ -172,7 +175,7 @@ pub fn daemon_status(
     name: &str,
 ) -> Option<(
     DaemonState,
-    Result<canopy_control::daemon::snapshot::FabricSnapshot>,
+    Result<canopy_proto::snapshot::FabricSnapshot>,
 )> {
     let (states, _) = State::load_all(root, name);
     let d = states.into_iter().find_map(|s| s.daemon)?;

@@ -157,7 +157,7 @@ pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
     launch::find(
         launch::DAEMON,
         given,
-        "-p canopy-control` or set [canopyd] bin",
+        "-p canopyd` or set [canopyd] bin",
     )
     .map_err(|e| TestbedError::fabric(&desc.name, e.to_string()))
 }
@@ -276,7 +276,7 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
         let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
         let text = desc.daemon_config(dir);
         let cfg_path = dir.join("canopyd.toml");
-        canopy_control::daemon::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
+        canopyd::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
             .map_err(|e| err(format!("generated canopyd config: {e}")))?;
         Some((dbin, cfg_path, text))
     } else {

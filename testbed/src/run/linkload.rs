@@ -9,7 +9,7 @@
 
 use crate::report::results::{LinkLoad, SwitchDelta};
 use canopy_control::topology::{Peer, Topology};
-use canopy_switch::proto::CountersReport;
+use canopy_proto::mgmt::CountersReport;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Counters of every switch at one moment, by switch name.
@@ -18,7 +18,7 @@ pub type Snapshot = BTreeMap<String, CountersReport>;
 fn port_delta(before: &CountersReport, after: &CountersReport, port: usize) -> (u64, u64) {
     let b = before.ports.get(port);
     let a = after.ports.get(port);
-    let d = |f: fn(&canopy_switch::proto::PortCounters) -> u64| {
+    let d = |f: fn(&canopy_proto::mgmt::PortCounters) -> u64| {
         a.map_or(0, f).saturating_sub(b.map_or(0, f))
     };
     (d(|p| p.rx_packets), d(|p| p.tx_packets))
@@ -183,7 +183,7 @@ pub fn link_loads(t: &Topology, before: &Snapshot, after: &Snapshot) -> Vec<Link
 #[cfg(test)]
 mod tests {
     use super::*;
-    use canopy_switch::proto::PortCounters;
+    use canopy_proto::mgmt::PortCounters;
 
     /// Counters where switch `s` port `p` sent `1000 s + p` and received `10 s + p`.
     fn snap(t: &Topology, scale: u64) -> Snapshot {

@@ -244,16 +244,15 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
 /// daemon that does not answer costs a warning, not the run.
 pub fn report_to_daemon(state: &State, trials: &[Trial]) {
     let Some(d) = &state.daemon else { return };
-    let ep = canopy_control::mgmt::client::Endpoint::Unix(d.control.clone());
+    let ep = canopy_proto::client::Endpoint::Unix(d.control.clone());
     for t in trials {
-        let req = serde_json::json!({
-            "op": "traffic",
-            "sent": t.sent,
-            "received": t.received,
-            "lost": t.lost,
-            "misdelivered": t.misdelivered,
-            "latency_ns": t.latency.counts(),
-        });
+        let req = canopy_proto::control::Request::Traffic {
+            sent: t.sent,
+            received: t.received,
+            lost: t.lost,
+            misdelivered: t.misdelivered,
+            latency_ns: t.latency.counts(),
+        };
         match ep.request(&req, Duration::from_secs(5)) {
             Ok(v) if v["ok"].as_bool() == Some(true) => {}
             Ok(v) => {

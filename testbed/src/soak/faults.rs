@@ -305,8 +305,8 @@ pub(super) fn inject(
 /// What the switch counted while its port was slowed: drops by reason (engine and
 /// backend names), its TX ring's backlog, and frames it sent on its other ports.
 fn fill_seen(
-    before: Option<&canopy_switch::proto::CountersReport>,
-    after: Option<&canopy_switch::proto::CountersReport>,
+    before: Option<&canopy_proto::mgmt::CountersReport>,
+    after: Option<&canopy_proto::mgmt::CountersReport>,
     port: u16,
 ) -> Option<FillSeen> {
     let (b, a) = (before?, after?);

@@ -9,6 +9,8 @@ use canopy_control::topology::{self, Peer, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
 use canopy_dataplane::{decide, Verdict};
+use canopy_proto::mgmt::Request;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -127,19 +129,19 @@ impl Switch {
     }
 
     /// One request on a fresh connection.
-    pub fn req(&self, v: Value) -> Value {
-        Conn::open(&self.socket).req(v)
+    pub fn req(&self, r: &Request) -> Value {
+        Conn::open(&self.socket).req(r)
     }
 
     /// `req` that must succeed.
-    pub fn ok(&self, v: Value) -> Value {
-        let r = self.req(v.clone());
-        assert_eq!(r["ok"], json!(true), "{v} -> {r}");
-        r
+    pub fn ok(&self, r: &Request) -> Value {
+        let v = self.req(r);
+        assert_eq!(v["ok"], json!(true), "{r:?} -> {v}");
+        v
     }
 
     pub fn counters(&self) -> Value {
-        self.ok(json!({"op": "counters"}))
+        self.ok(&Request::Counters {})
     }
 
     /// Wait until every injected frame was received and every received frame is
@@ -169,14 +171,17 @@ impl Switch {
 
     pub fn inject(&self, port: u16, frames: &[Vec<u8>]) {
         let hex: Vec<String> = frames.iter().map(hex::encode).collect();
-        let r = self.ok(json!({"op": "inject", "port": port, "frames": hex}));
+        let r = self.ok(&Request::Inject { port, frames: hex });
         assert_eq!(r["injected"], json!(frames.len()), "{r}");
         self.injected
             .fetch_add(frames.len() as u64, Ordering::Relaxed);
     }
 
     pub fn capture(&self, port: u16) -> Vec<Vec<u8>> {
-        let r = self.ok(json!({"op": "capture", "port": port, "max": 65536}));
+        let r = self.ok(&Request::Capture {
+            port,
+            max: Some(65536),
+        });
         r["frames"]
             .as_array()
             .unwrap()
@@ -261,11 +266,25 @@ impl Conn {
             Ok(_) => Some(serde_json::from_str(&s).expect("response is JSON")),
         }
     }
-    pub fn req(&mut self, v: Value) -> Value {
-        let mut line = serde_json::to_vec(&v).unwrap();
-        line.push(b'\n');
-        self.send_raw(&line);
+    /// Send one request (a [`Request`], an [`AuthRequest`](canopy_proto::mgmt::AuthRequest))
+    /// and read the response.
+    pub fn req(&mut self, r: &impl Serialize) -> Value {
+        self.send_raw(&line(r));
         self.read().expect("a response")
+    }
+}
+
+/// A request as one line (JSON and the newline).
+pub fn line(r: &impl Serialize) -> Vec<u8> {
+    let mut l = serde_json::to_vec(r).expect("a request encodes");
+    l.push(b'\n');
+    l
+}
+
+/// `replace_tables` with `t`.
+pub fn replace_tables(t: &impl Serialize) -> Request {
+    Request::ReplaceTables {
+        tables: serde_json::to_value(t).expect("tables encode"),
     }
 }
 

@@ -145,7 +145,7 @@ pub struct Bmv2Desc {
 }
 
 fn default_metrics() -> Spanned<String> {
-    Spanned::new(0..0, canopy_control::daemon::config::DEFAULT_METRICS.into())
+    Spanned::new(0..0, canopyd::config::DEFAULT_METRICS.into())
 }
 fn default_probe_ms() -> u64 {
     100

@@ -1,15 +1,15 @@
-//! `canopyd`'s fabric-wide pruning (`daemon::prune`, `docs/failover.md`) checked with the
+//! `canopyd`'s fabric-wide pruning (`canopyd::prune`, `docs/failover.md`) checked with the
 //! routing oracle: after single and double faults, walks between hosts that are still
 //! connected arrive at the right host without touching a dead port or switch, and the
 //! same faults without pruning (the switches skipping only their own dead ports) lose
 //! walks.
 
-use canopy_control::daemon::prune::{prune, Faults, Health};
 use canopy_control::kinds;
 use canopy_control::oracle::{Oracle, Walk};
 use canopy_control::topology::{build_str, Peer, PortRole, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::Kind;
+use canopyd::prune::{prune, Faults, Health};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;

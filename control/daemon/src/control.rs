@@ -1,10 +1,11 @@
 //! `canopyd`'s control socket (`docs/canopyd.md`): newline-delimited JSON over a Unix
 //! stream socket created 0600, the same framing as the switches' management protocol.
-//! `canopyctl fabric ...` and `canopy-testbed run` (traffic reports) are its clients.
+//! `canopyctl fabric ...` and `canopy-testbed run` (traffic reports) are its clients; the
+//! requests and replies are `canopy_proto::control`'s.
 
 use super::run::{reply_channel, wait, Command, DaemonHandle};
-use crate::mgmt::proto::CountersReport;
-use serde::{Deserialize, Serialize};
+use canopy_proto::control::{PushResult, Request, SwitchCounters, OPS};
+use canopy_proto::version::{answer_hello, DAEMON};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -25,74 +26,6 @@ pub const MAX_CONNS: usize = 8;
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a `push` or `set_port` may wait for the planner.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A request on the control socket.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Request {
-    /// Every switch and port, the daemon's view (`FabricSnapshot`) and the pruning
-    /// warnings.
-    Status {},
-    /// Counters of one switch or of all.
-    Counters {
-        /// Switch name (default: all).
-        #[serde(default)]
-        switch: Option<String>,
-    },
-    /// Push the wanted tables again to one switch or all.
-    Push {
-        /// Switch name (default: all).
-        #[serde(default)]
-        switch: Option<String>,
-    },
-    /// Set a port down (drained first) or up.
-    SetPort {
-        /// Switch name.
-        switch: String,
-        /// Port number.
-        port: u16,
-        /// Up or down.
-        up: bool,
-    },
-    /// A traffic generator's report of one trial.
-    Traffic {
-        /// Frames sent.
-        sent: u64,
-        /// Frames received.
-        received: u64,
-        /// Frames lost.
-        lost: u64,
-        /// Frames delivered to the wrong host.
-        #[serde(default)]
-        misdelivered: u64,
-        /// One-way latency histogram: (nanoseconds, count) pairs.
-        #[serde(default)]
-        latency_ns: Vec<(u64, u64)>,
-    },
-}
-
-/// One switch's counters in a `counters` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SwitchCounters {
-    /// Switch name.
-    pub switch: String,
-    /// Up (answering probes).
-    pub up: bool,
-    /// The last counters read (None while down or before the first read).
-    pub counters: Option<CountersReport>,
-}
-
-/// One switch's result in a `push` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PushResult {
-    /// Switch name.
-    pub switch: String,
-    /// Pushed.
-    pub ok: bool,
-    /// Why not.
-    #[serde(default)]
-    pub error: Option<String>,
-}
 
 /// What can go wrong starting the control socket.
 #[derive(Debug, Error)]
@@ -137,10 +70,7 @@ impl ControlServer {
             }
             std::fs::remove_file(path).map_err(|e| io("remove the stale socket", e))?;
         }
-        let old = crate::sys::umask(0o177);
-        let bound = UnixListener::bind(path);
-        crate::sys::umask(old);
-        let listener = bound.map_err(|e| io("bind", e))?;
+        let listener = canopy_proto::sys::bind_private(path).map_err(|e| io("bind", e))?;
         listener
             .set_nonblocking(true)
             .map_err(|e| io("set non-blocking", e))?;
@@ -305,13 +235,23 @@ fn serve(mut s: UnixStream, d: &DaemonHandle) -> std::io::Result<()> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let answer = match decode_request(&line) {
-            Ok(req) => handle(req, d),
-            Err(e) => err(format!(
-                "bad request: {e} (ops: status, counters, push, set_port, traffic)"
-            )),
+        let (answer, close) = match decode_request(&line) {
+            Ok(req) => {
+                let hello = matches!(req, Request::Hello { .. });
+                let a = handle(req, d);
+                // a refused `hello` ends the connection
+                let close = hello && a["ok"] != json!(true);
+                (a, close)
+            }
+            Err(e) => (
+                err(format!("bad request: {e} (ops: {})", OPS.join(", "))),
+                false,
+            ),
         };
         send(&mut s, &answer)?;
+        if close {
+            return Ok(());
+        }
     }
 }
 
@@ -325,6 +265,7 @@ fn handle(req: Request, d: &DaemonHandle) -> Value {
         })
     };
     match req {
+        Request::Hello { version } => json!(answer_hello(DAEMON, version)),
         Request::Status {} => {
             json!({"ok": true, "snapshot": d.snapshot(), "warnings": d.warnings()})
         }

@@ -2,7 +2,7 @@
 //! daemon's pollers (which fill it) and its readers (`/metrics`, `/readyz`, the
 //! `canopyctl fabric` views). Plain data, cloned out of the daemon under a short lock.
 
-use crate::mgmt::proto::{CountersReport, Health};
+use crate::mgmt::{CountersReport, Health};
 use serde::{Deserialize, Serialize};
 
 /// Upper bounds (seconds) of the management probe round-trip histogram.

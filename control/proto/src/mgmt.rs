@@ -10,21 +10,16 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use strum::{IntoStaticStr, VariantNames};
 
-/// Every op, for error messages.
-pub const OPS: &[&str] = &[
-    "health",
-    "counters",
-    "set_port",
-    "replace_tables",
-    "get_tables",
-    "inject",
-    "capture",
-];
+/// Every op, for error messages: the names of [`Request`]'s variants as they travel.
+pub const OPS: &[&str] = Request::VARIANTS;
 
-/// A request.
-#[derive(Debug, Deserialize, Serialize)]
+/// A request. Its `op` is the variant's name in snake case, for serde (the wire) and
+/// for strum ([`OPS`], [`Request::op`]) alike.
+#[derive(Debug, Deserialize, Serialize, VariantNames, IntoStaticStr)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum Request {
     /// Uptime, ports, tables (struct variants so unknown fields are refused).
     Health {},
@@ -59,10 +54,23 @@ pub enum Request {
         #[serde(default)]
         max: Option<usize>,
     },
+    /// The handshake: the client's protocol version, answered with the switch's
+    /// ([`crate::version`]); a mismatch is refused and the connection closed.
+    Hello {
+        /// The client's [`crate::version::PROTOCOL_VERSION`].
+        version: u32,
+    },
+}
+
+impl Request {
+    /// The request's `op`.
+    pub fn op(&self) -> &'static str {
+        self.into()
+    }
 }
 
 /// The first request on a TCP connection: `{"op":"auth","token":"..."}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AuthRequest {
     /// The shared token.
@@ -129,6 +137,9 @@ pub struct Health {
     /// TCP connections refused because [`MAX_TCP_CONNS`] were open.
     #[serde(default)]
     pub tcp_refused: u64,
+    /// The switch's [`crate::version::PROTOCOL_VERSION`] (0: a switch before versions).
+    #[serde(default)]
+    pub protocol_version: u32,
 }
 
 /// One port in `counters`.
@@ -311,6 +322,7 @@ pub fn format_health(h: &Health) -> String {
     let _ = writeln!(s, "tables    {tables}");
     let _ = writeln!(s, "uptime    {:.1} s", h.uptime_s);
     let _ = writeln!(s, "pid       {}", h.pid);
+    let _ = writeln!(s, "protocol  version {}", h.protocol_version);
     let _ = writeln!(s, "workers   {} ({})", h.workers, h.mode);
     if let Some(t) = &h.tcp {
         let _ = writeln!(
@@ -350,6 +362,34 @@ mod tests {
         assert!(serde_json::from_str::<Request>(r#"{"op":"health","x":1}"#).is_err());
         assert!(serde_json::from_str::<Request>(r#"{"op":"reboot"}"#).is_err());
         assert!(serde_json::from_str::<Request>(r#"{"op":"set_port","port":2}"#).is_err());
+    }
+
+    /// One request of every op.
+    fn every_request() -> Vec<Request> {
+        vec![
+            Request::Health {},
+            Request::Counters {},
+            Request::SetPort { port: 1, up: false },
+            Request::ReplaceTables {
+                tables: serde_json::json!({}),
+            },
+            Request::GetTables {},
+            Request::Inject {
+                port: 0,
+                frames: vec!["00".into()],
+            },
+            Request::Capture {
+                port: 0,
+                max: Some(1),
+            },
+            Request::Hello { version: 1 },
+        ]
+    }
+
+    #[test]
+    fn ops_are_the_serialized_ops_of_every_variant() {
+        let all = every_request();
+        crate::tests::ops_are_the_variants(&all, OPS, Request::op);
     }
 
     #[test]

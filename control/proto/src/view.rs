@@ -1,7 +1,7 @@
-//! Text views of `canopyd` answers for `canopyctl fabric` (kept here so they are
-//! tested with the daemon's types).
+//! Text views of `canopyd`'s control-socket answers for `canopyctl fabric` (beside the
+//! types they show, so they are tested with them).
 
-use super::snapshot::FabricSnapshot;
+use crate::snapshot::FabricSnapshot;
 use std::fmt::Write as _;
 
 /// `canopyctl fabric status`: one line per switch, then one per port that is not
@@ -95,8 +95,8 @@ pub fn format_status(s: &FabricSnapshot, warnings: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::snapshot::{HistogramSnapshot, SwitchSnapshot, PROBE_BUCKETS};
-    use crate::mgmt::proto::{Health, PortHealth};
+    use crate::mgmt::{Health, PortHealth};
+    use crate::snapshot::{HistogramSnapshot, SwitchSnapshot, PROBE_BUCKETS};
 
     #[test]
     fn status_shows_down_switches_and_odd_ports() {
@@ -128,6 +128,7 @@ mod tests {
                 tcp: None,
                 auth_failures: 0,
                 tcp_refused: 0,
+                protocol_version: 1,
             }),
             counters: None,
             pruned_ports: vec![1, 3],

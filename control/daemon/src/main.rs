@@ -4,10 +4,10 @@
 //! `canopyctl fabric`. See `docs/canopyd.md`.
 
 use anyhow::{Context, Result};
-use canopy_control::daemon::config::Config;
-use canopy_control::daemon::control::ControlServer;
-use canopy_control::daemon::http::HttpServer;
-use canopy_control::daemon::run::Daemon;
+use canopyd::config::Config;
+use canopyd::control::ControlServer;
+use canopyd::http::HttpServer;
+use canopyd::run::Daemon;
 use clap::Parser;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::PathBuf;

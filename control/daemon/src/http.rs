@@ -20,7 +20,7 @@
 //! on drop.
 
 use super::metrics::{render, CONTENT_TYPE};
-use super::snapshot::FabricSnapshot;
+use canopy_proto::snapshot::FabricSnapshot;
 use std::fmt::Write as _;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -419,7 +419,7 @@ fn readyz(s: &FabricSnapshot) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::metrics::tests::sample;
+    use crate::metrics::tests::sample;
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::sync::atomic::AtomicU64;

@@ -15,8 +15,8 @@
 //! `ifname` and `backend` on the info gauge `canopy_port_info`: no pid, no endpoint, no
 //! free text (error messages stay in the logs and in `canopyctl fabric status`).
 
-use super::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
-use crate::mgmt::proto::{PortCounters, PortHealth};
+use canopy_proto::mgmt::{PortCounters, PortHealth};
+use canopy_proto::snapshot::{FabricSnapshot, HistogramSnapshot, SwitchSnapshot};
 use prometheus::core::{Collector, Desc};
 use prometheus::proto::{
     Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
@@ -390,8 +390,8 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::daemon::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
-    use crate::mgmt::proto::{BackendReport, CountersReport, Health};
+    use canopy_proto::mgmt::{BackendReport, CountersReport, Health};
+    use canopy_proto::snapshot::{TrafficSnapshot, PROBE_BUCKETS};
 
     /// A synthetic fabric: `edge-p0-e0` up with two ports (port 1 pruned), `core-0`
     /// down with stale counters, traffic reported. `scale` multiplies the counters.
@@ -441,6 +441,7 @@ pub(crate) mod tests {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            protocol_version: 1,
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
             uptime_s: 12.5,
@@ -454,7 +455,7 @@ pub(crate) mod tests {
         probe.observe_n(0.0002, 3);
         probe.observe(0.003);
         probe.observe(7.0);
-        let mut latency = HistogramSnapshot::new(crate::daemon::snapshot::LATENCY_BUCKETS);
+        let mut latency = HistogramSnapshot::new(canopy_proto::snapshot::LATENCY_BUCKETS);
         latency.observe_n(0.00003, 10);
         let e0 = SwitchSnapshot {
             name: "edge-p0-e0".to_string(),
@@ -824,7 +825,7 @@ pub(crate) mod tests {
 
     fn repo_file(file: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
+            .join("../..")
             .join(file);
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }

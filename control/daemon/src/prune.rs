@@ -29,7 +29,7 @@
 //! Switches with one-way ports (Transit RN1 stages) only lose their dead members: their
 //! routes are source-chosen directions and rotations, see `docs/failover.md`.
 
-use crate::topology::{Peer, PortDir, PortRole, Topology};
+use canopy_control::topology::{Peer, PortDir, PortRole, Topology};
 use canopy_dataplane::table::SwitchTables;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -314,7 +314,7 @@ struct Classes {
 }
 
 impl Classes {
-    fn of(s: &crate::topology::Switch) -> Classes {
+    fn of(s: &canopy_control::topology::Switch) -> Classes {
         let mut c = Classes {
             down: BTreeMap::new(),
             side: BTreeMap::new(),
@@ -459,8 +459,8 @@ pub fn prune(topo: &Topology, base: &[SwitchTables], faults: &Faults) -> Pruned 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds;
-    use crate::topology::build_str;
+    use canopy_control::kinds;
+    use canopy_control::topology::build_str;
     use canopy_dataplane::wire::Kind;
 
     fn idx(t: &Topology, name: &str) -> u32 {

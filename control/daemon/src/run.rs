@@ -17,14 +17,14 @@
 
 use super::config::Config;
 use super::prune::{prune, Faults};
-use super::snapshot::{
+use canopy_dataplane::table::SwitchTables;
+use canopy_proto::client::{ClientError, Endpoint};
+use canopy_proto::mgmt::{CountersReport, Health, Request};
+use canopy_proto::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
 };
-use crate::mgmt::client::{ClientError, Endpoint};
-use crate::mgmt::proto::{CountersReport, Health};
-use canopy_dataplane::table::SwitchTables;
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -337,7 +337,7 @@ impl DaemonHandle {
     }
 }
 
-fn request(ep: &Endpoint, req: &Value, timeout: Duration) -> Result<Value, String> {
+fn request(ep: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, String> {
     let v = ep
         .request(req, timeout)
         .map_err(|e: ClientError| e.to_string())?;
@@ -369,7 +369,7 @@ fn prober(sh: Arc<Shared>, i: usize) {
     let mut next_verify = Instant::now() + cfg.verify_interval;
     while !sh.stop.load(Ordering::Acquire) {
         let t0 = Instant::now();
-        let r = request(ep, &json!({"op": "health"}), cfg.probe_timeout).and_then(|v| {
+        let r = request(ep, &Request::Health {}, cfg.probe_timeout).and_then(|v| {
             serde_json::from_value::<Health>(v).map_err(|e| format!("health is malformed: {e}"))
         });
         let rtt = t0.elapsed();
@@ -448,7 +448,7 @@ fn prober(sh: Arc<Shared>, i: usize) {
         }
         if read_counters {
             next_counters = Instant::now() + cfg.counters_interval;
-            match request(ep, &json!({"op": "counters"}), cfg.probe_timeout).and_then(|v| {
+            match request(ep, &Request::Counters {}, cfg.probe_timeout).and_then(|v| {
                 serde_json::from_value::<CountersReport>(v)
                     .map_err(|e| format!("counters are malformed: {e}"))
             }) {
@@ -490,11 +490,7 @@ fn sleep_unless_stopped(sh: &Shared, d: Duration) {
 fn verify_tables(sh: &Shared, i: usize) -> bool {
     let cfg = &sh.cfg;
     let name = &cfg.topology.switches[i].name;
-    let got = match request(
-        &cfg.endpoints[i],
-        &json!({"op": "get_tables"}),
-        PUSH_TIMEOUT,
-    ) {
+    let got = match request(&cfg.endpoints[i], &Request::GetTables {}, PUSH_TIMEOUT) {
         Ok(v) => v.get("tables").cloned().unwrap_or(Value::Null),
         Err(e) => {
             debug!(switch = %name, "get_tables: {e}");
@@ -662,7 +658,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
         for p in readmin {
             match request(
                 &ep,
-                &json!({"op": "set_port", "port": p, "up": false}),
+                &Request::SetPort { port: p, up: false },
                 cfg.probe_timeout,
             ) {
                 Ok(_) => info!(switch = %name, port = p, "port set down again after a restart"),
@@ -670,11 +666,9 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
             }
         }
         let t0 = Instant::now();
-        let r = request(
-            &ep,
-            &json!({"op": "replace_tables", "tables": tables}),
-            PUSH_TIMEOUT,
-        );
+        let r = serde_json::to_value(&tables)
+            .map_err(|e| format!("cannot encode the tables: {e}"))
+            .and_then(|tables| request(&ep, &Request::ReplaceTables { tables }, PUSH_TIMEOUT));
         let mut st = sh.lock();
         let s = &mut st.sw[i];
         match &r {
@@ -744,11 +738,7 @@ fn command(sh: &Shared, c: Command) {
             let ep = cfg.endpoints[switch].clone();
             let r = if up {
                 // up first, then the fabric uses it again
-                let r = request(
-                    &ep,
-                    &json!({"op": "set_port", "port": port, "up": true}),
-                    cfg.probe_timeout,
-                );
+                let r = request(&ep, &Request::SetPort { port, up: true }, cfg.probe_timeout);
                 if r.is_ok() {
                     {
                         let mut st = sh.lock();
@@ -774,7 +764,7 @@ fn command(sh: &Shared, c: Command) {
                     .collect();
                 let r = request(
                     &ep,
-                    &json!({"op": "set_port", "port": port, "up": false}),
+                    &Request::SetPort { port, up: false },
                     cfg.probe_timeout,
                 );
                 if r.is_err() && added {

@@ -3,10 +3,10 @@
 //! `deny_unknown_fields`, then checked as a whole against the topology; every error
 //! names the file, the key and, where known, the line.
 
-use crate::mgmt::client::Endpoint;
-use crate::topology::{self, Topology};
+use canopy_control::topology::{self, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
+use canopy_proto::client::Endpoint;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,12 +16,8 @@ use toml::Spanned;
 
 /// Default address of `/metrics`, `/healthz`, `/readyz`.
 pub const DEFAULT_METRICS: &str = "127.0.0.1:9464";
-/// Default control socket of `canopyctl fabric`.
-pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
 /// Longest fabric name.
 pub const MAX_NAME: usize = 32;
-/// Shortest token file a TCP endpoint accepts (the switch's own rule).
-pub const MIN_TOKEN: usize = crate::mgmt::token::MIN_TOKEN_BYTES;
 
 /// A configuration that cannot be used.
 #[derive(Debug, Error)]
@@ -74,7 +70,7 @@ fn d_metrics() -> String {
     DEFAULT_METRICS.into()
 }
 fn d_control() -> PathBuf {
-    DEFAULT_CONTROL.into()
+    canopy_proto::control::DEFAULT_CONTROL.into()
 }
 fn d_verify() -> u64 {
     5000
@@ -263,7 +259,7 @@ impl Config {
                 format!("{:?}: one of sliced, path-id, transit", raw.kind.get_ref()),
             )
         })?;
-        let base = crate::kinds::tables(&topology, kind).map_err(|e| {
+        let base = canopy_control::kinds::tables(&topology, kind).map_err(|e| {
             bad(
                 "kind",
                 Some(raw.kind.span().start),
@@ -390,7 +386,8 @@ impl Config {
                         ));
                     };
                     let tf = dir.join(tf);
-                    let token = read_token(&tf).map_err(|w| bad(&format!("{key}.token_file"), at, w))?;
+                    let token = canopy_proto::token::read_token_file(&tf)
+                        .map_err(|w| bad(&format!("{key}.token_file"), at, w.to_string()))?;
                     Endpoint::Tcp(subst(a, &sw.name, i), token)
                 }
             };
@@ -452,13 +449,6 @@ impl Config {
             self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
         )
     }
-}
-
-/// Read a token file the way the switch does ([`crate::mgmt::token::read_token_file`]):
-/// a regular file only its owner may read (0600 or 0400), of at most 4096 bytes, holding
-/// UTF-8 text of at least [`MIN_TOKEN`] bytes once trimmed.
-pub fn read_token(path: &Path) -> Result<Vec<u8>, String> {
-    crate::mgmt::token::read_token_file(path)
 }
 
 #[cfg(test)]

@@ -8,6 +8,6 @@ use std::path::Path;
 #[test]
 fn canopyd_request_crashes_replay() {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-crashes/canopyd_request");
-    let n = replay_dir(&d, canopy_control::fuzzing::canopyd_request);
+    let n = replay_dir(&d, canopyd::fuzzing::canopyd_request);
     eprintln!("replayed {n} canopyd_request crash files");
 }
