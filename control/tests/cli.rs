@@ -214,3 +214,19 @@ fn sim_refuses_bad_options_by_name() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn fabric_takes_daemon_before_or_after_its_command() {
+    let sock = "/nonexistent/canopyd-cli-test.sock";
+    for args in [
+        vec!["fabric", "--daemon", sock, "status"],
+        vec!["fabric", "status", "--daemon", sock],
+        vec!["fabric", "port", "--daemon", sock, "sw", "0", "down"],
+        vec!["fabric", "counters", "--json", "--daemon", sock],
+    ] {
+        let (code, _, err) = canopyctl(&args);
+        // not a usage error (2): the socket was taken, and nothing listens there
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains("is canopyd running?"), "{args:?}: {err}");
+    }
+}

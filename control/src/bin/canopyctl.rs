@@ -13,6 +13,7 @@ use canopy_dataplane::wire::Kind;
 use clap::{Parser, Subcommand};
 use rand::SeedableRng;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// `println!` for results: when stdout is closed (piped into `head`, say) the process ends
@@ -230,11 +231,13 @@ enum Cmd {
     /// tables again, set a port down or up (fault drills). Exit status 1 when the
     /// daemon answers with an error or cannot be reached.
     Fabric {
-        /// canopyd's control socket (`[daemon] control`).
-        #[arg(long, default_value = canopy_proto::control::DEFAULT_CONTROL)]
-        daemon: std::path::PathBuf,
+        /// canopyd's control socket (`[daemon] control`; before or after the fabric
+        /// command). Default: the one canopyd running here, found at
+        /// /run/canopyd/canopyd.sock or as a testbed fabric's under /run/canopy-testbed.
+        #[arg(long, global = true)]
+        daemon: Option<std::path::PathBuf>,
         /// Print the daemon's JSON answer instead of the text view.
-        #[arg(long)]
+        #[arg(long, global = true)]
         json: bool,
         #[command(subcommand)]
         cmd: FabricCmd,
@@ -336,7 +339,16 @@ fn main() -> Result<()> {
         t0: Instant::now(),
     };
     match cli.cmd {
-        Cmd::Fabric { daemon, json, cmd } => return fabric(&daemon, json, cmd),
+        Cmd::Fabric { daemon, json, cmd } => {
+            let daemon = match daemon {
+                Some(d) => d,
+                None => canopy_proto::control::find_daemon(
+                    Path::new(canopy_proto::control::DEFAULT_CONTROL),
+                    Path::new(canopy_proto::control::TESTBED_STATE_ROOT),
+                )?,
+            };
+            return fabric(&daemon, json, cmd);
+        }
         Cmd::Families => {
             for (name, what, example) in topology::FAMILIES {
                 outln!(

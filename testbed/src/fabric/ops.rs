@@ -173,10 +173,7 @@ pub fn wait_switch_current(
 pub fn daemon_status(
     root: &Path,
     name: &str,
-) -> Option<(
-    DaemonState,
-    Result<canopy_proto::snapshot::FabricSnapshot>,
-)> {
+) -> Option<(DaemonState, Result<canopy_proto::snapshot::FabricSnapshot>)> {
     let (states, _) = State::load_all(root, name);
     let d = states.into_iter().find_map(|s| s.daemon)?;
     let r = daemon_status_json(&d.control).and_then(|v| {

@@ -7,8 +7,9 @@ use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Default root of the state directories.
-pub const DEFAULT_ROOT: &str = "/run/canopy-testbed";
+/// Default root of the state directories (where `canopyctl fabric` looks for a fabric's
+/// canopyd too).
+pub const DEFAULT_ROOT: &str = canopy_proto::control::TESTBED_STATE_ROOT;
 
 /// One thing `up` created, in creation order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

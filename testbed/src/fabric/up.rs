@@ -154,12 +154,8 @@ pub fn find_daemon_bin(desc: &Desc) -> Result<PathBuf> {
         .bin
         .clone()
         .map(|p| (p, format!("{}: canopyd.bin", desc.file)));
-    launch::find(
-        launch::DAEMON,
-        given,
-        "-p canopyd` or set [canopyd] bin",
-    )
-    .map_err(|e| TestbedError::fabric(&desc.name, e.to_string()))
+    launch::find(launch::DAEMON, given, "-p canopyd` or set [canopyd] bin")
+        .map_err(|e| TestbedError::fabric(&desc.name, e.to_string()))
 }
 
 /// One switch's generated configuration: switch index, management socket, config path,
