@@ -1,6 +1,6 @@
 //! The invariants the fuzz targets check (`fuzz/`, `docs/fuzzing.md`), here so the
 //! targets and the regression tests that replay their crash files
-//! (`dataplane/tests/fuzz_regressions.rs`) run exactly the same code.
+//! (`tests/fuzz_dataplane.rs`) run exactly the same code.
 //!
 //! Each function takes arbitrary bytes and panics (with a message naming the broken
 //! invariant) only when the code under test misbehaves: a parser or a decision that

@@ -1,6 +1,6 @@
 //! Profiling driver for the engine's hot path (not a benchmark: no timing).
 //!
-//! `cargo build --release -p canopy-dataplane --example engine_profile`, then e.g.
+//! `cargo build --release -p canopy --example engine_profile`, then e.g.
 //! `valgrind --tool=callgrind target/release/examples/engine_profile switch 200000`
 //! (instruction counts are repeatable on a busy machine, unlike wall-clock time).
 //!

@@ -1,5 +1,5 @@
 //! Criterion benchmark of the forwarding decision per header kind:
-//! `cargo bench -p canopy-dataplane --bench decide`. Replays the per-hop frames of
+//! `cargo bench -p canopy --bench decide`. Replays the per-hop frames of
 //! 2,000 random oracle walks through the real tables (shuffled); each decision includes
 //! copying the frame into a scratch buffer, since `decide` rewrites it in place.
 

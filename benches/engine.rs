@@ -1,4 +1,4 @@
-//! Engine benchmarks (criterion): `cargo bench -p canopy-dataplane --bench engine`.
+//! Engine benchmarks (criterion): `cargo bench -p canopy --bench engine`.
 //!
 //! - `handoff/*`: one producer thread, one consumer thread, frame handles in bursts of
 //!   32 through a bounded SPSC ring: `rtrb` against crossbeam's `ArrayQueue`.

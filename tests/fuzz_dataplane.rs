@@ -1,5 +1,6 @@
 //! Replays the fuzz targets' crash files for the wire parsers and the decisions
-//! (`tests/fuzz-crashes/<target>/`, `docs/fuzzing.md`) through the exact checks the
+//! (`dataplane/tests/fuzz-crashes/<target>/`, `docs/fuzzing.md`; the replay is here, not
+//! in the dataplane crate, because the decisions run on tables from `canopy-control`) through the exact checks the
 //! targets run, plus every `docs/wire-format.md` vector through the same checks.
 
 use canopy_dataplane::fuzzing::{decide_frame, replay_dir, wire};
@@ -8,7 +9,7 @@ use std::path::Path;
 
 fn dir(target: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fuzz-crashes")
+        .join("dataplane/tests/fuzz-crashes")
         .join(target)
 }
 
