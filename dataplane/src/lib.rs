@@ -18,6 +18,7 @@
 pub mod build;
 pub mod decide;
 pub mod engine;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod port;
 mod reasons;
