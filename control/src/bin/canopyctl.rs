@@ -64,6 +64,130 @@ struct Cli {
     cmd: Cmd,
 }
 
+#[derive(clap::Args)]
+struct SimArgs {
+    /// Topology spec.
+    spec: String,
+    /// Header kind: sliced, transit, path-id.
+    #[arg(long, short)]
+    kind: String,
+    /// Threads the switches are spread over (whole pods per thread where the
+    /// topology has them).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// How long the sources send, in seconds (0.01 to 3600).
+    #[arg(long, default_value_t = 2.0, value_parser = parse_seconds)]
+    seconds: f64,
+    /// Frame size on the wire in bytes, FCS included (64 to 2052; frames are never
+    /// shorter than their headers).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(64..=2052))]
+    frame_size: u16,
+    /// Traffic pattern: uniform (every host sends to uniformly random other hosts).
+    #[arg(long, default_value = "uniform", value_parser = ["uniform"])]
+    pattern: String,
+    /// Frames per link and per (worker, port) ring (2 to 65536).
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(2..=65536))]
+    ring: u32,
+    /// Frames a source keeps queued on its link at most (1 to 65536).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    window: u32,
+    /// Drain timer of every switch in microseconds: partial TX bursts wait at most
+    /// this long (0 to 10000; 0 sends every poll).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=10000))]
+    drain_us: u32,
+    /// Seed for destinations and adaptive choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(clap::Args)]
+struct P4EntriesArgs {
+    /// Topology spec.
+    spec: String,
+    /// Header kind: sliced, transit, path-id.
+    #[arg(long, short)]
+    kind: String,
+    /// Switch name (as in `canopyctl topo SPEC --list`).
+    #[arg(long)]
+    switch: String,
+    /// Output format: bmv2-cli (simple_switch_CLI commands), p4runtime (a
+    /// p4.v1.WriteRequest in proto3 JSON; needs --p4info), or bfrt-python (BF Runtime
+    /// Python commands for p4/canopy_tna.p4 on Tofino or tofino-model).
+    #[arg(long, default_value = "bmv2-cli")]
+    format: String,
+    /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+    #[arg(long)]
+    mode: Option<String>,
+    /// The P4Info in JSON (`p4c --target bmv2 --arch v1model --p4runtime-files
+    /// FILE.json -o OUTDIR p4/canopy.p4`): resolves names to ids for --format p4runtime.
+    #[arg(long)]
+    p4info: Option<std::path::PathBuf>,
+    /// P4Runtime device id of the WriteRequest (--format p4runtime).
+    #[arg(long, default_value_t = 0)]
+    device_id: u64,
+}
+
+#[derive(clap::Args)]
+struct HeaderArgs {
+    /// Topology spec.
+    spec: String,
+    /// Header kind: sliced, transit, path-id.
+    #[arg(long, short)]
+    kind: String,
+    /// Source host.
+    #[arg(long)]
+    src: String,
+    /// Destination host.
+    #[arg(long)]
+    dst: String,
+    /// Also walk the frame through the fabric and print every hop.
+    #[arg(long)]
+    trace: bool,
+    /// Seed for the adaptive choices of the trace.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+    #[arg(long)]
+    mode: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Topology spec.
+    spec: String,
+    /// Header kind: sliced, transit, path-id.
+    #[arg(long, short)]
+    kind: String,
+    /// Number of random pairs, 1 to 1,000,000 (default: all ordered pairs up to
+    /// 100,000, else 10,000 random).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_PAIRS))]
+    pairs: Option<u64>,
+    /// Seed for pair sampling and adaptive choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+    #[arg(long)]
+    mode: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct TablesArgs {
+    /// Topology spec.
+    spec: String,
+    /// Header kind: sliced, transit, path-id.
+    #[arg(long, short)]
+    kind: String,
+    /// ID bits and entries per switch (max and total), by level.
+    #[arg(long)]
+    summary: bool,
+    /// Print the full table of one switch (by name) as JSON.
+    #[arg(long, conflicts_with = "summary")]
+    switch: Option<String>,
+    /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
+    #[arg(long)]
+    mode: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// List topology families with an example spec each.
@@ -89,74 +213,14 @@ enum Cmd {
         hosts: Vec<String>,
     },
     /// Print the Canopy header a source puts on a frame to a destination.
-    Header {
-        /// Topology spec.
-        spec: String,
-        /// Header kind: sliced, transit, path-id.
-        #[arg(long, short)]
-        kind: String,
-        /// Source host.
-        #[arg(long)]
-        src: String,
-        /// Destination host.
-        #[arg(long)]
-        dst: String,
-        /// Also walk the frame through the fabric and print every hop.
-        #[arg(long)]
-        trace: bool,
-        /// Seed for the adaptive choices of the trace.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
-        #[arg(long)]
-        mode: Option<String>,
-    },
+    Header(HeaderArgs),
     /// Compute per-switch forwarding tables.
-    Tables {
-        /// Topology spec.
-        spec: String,
-        /// Header kind: sliced, transit, path-id.
-        #[arg(long, short)]
-        kind: String,
-        /// ID bits and entries per switch (max and total), by level.
-        #[arg(long)]
-        summary: bool,
-        /// Print the full table of one switch (by name) as JSON.
-        #[arg(long, conflicts_with = "summary")]
-        switch: Option<String>,
-        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
-        #[arg(long)]
-        mode: Option<String>,
-    },
+    Tables(TablesArgs),
     /// Print the table entries of one switch for the P4 program `p4/canopy.p4`
     /// (`simple_switch_CLI` commands or P4Runtime JSON) or, with --format bfrt-python,
     /// for the Tofino program `p4/canopy_tna.p4`, from the same tables the Rust switch uses
     /// (docs/p4.md).
-    P4Entries {
-        /// Topology spec.
-        spec: String,
-        /// Header kind: sliced, transit, path-id.
-        #[arg(long, short)]
-        kind: String,
-        /// Switch name (as in `canopyctl topo SPEC --list`).
-        #[arg(long)]
-        switch: String,
-        /// Output format: bmv2-cli (simple_switch_CLI commands), p4runtime (a
-        /// p4.v1.WriteRequest in proto3 JSON; needs --p4info), or bfrt-python (BF Runtime
-        /// Python commands for p4/canopy_tna.p4 on Tofino or tofino-model).
-        #[arg(long, default_value = "bmv2-cli")]
-        format: String,
-        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
-        #[arg(long)]
-        mode: Option<String>,
-        /// The P4Info in JSON (`p4c --target bmv2 --arch v1model --p4runtime-files
-        /// FILE.json -o OUTDIR p4/canopy.p4`): resolves names to ids for --format p4runtime.
-        #[arg(long)]
-        p4info: Option<std::path::PathBuf>,
-        /// P4Runtime device id of the WriteRequest (--format p4runtime).
-        #[arg(long, default_value_t = 0)]
-        device_id: u64,
-    },
+    P4Entries(P4EntriesArgs),
     /// Write the constant entries of the Tofino program `p4/canopy_tna.p4` (funnel shifts,
     /// masks, header checks, the drop priority encoder, …) into `p4/tna_entries/`, one file
     /// per table, which the program includes (docs/p4.md). Run it from the repository root.
@@ -171,62 +235,13 @@ enum Cmd {
     },
     /// Run the routing oracle: walk pairs through the fabric with the dataplane's own
     /// decisions and check delivery, loop freedom and up*-down* paths.
-    Check {
-        /// Topology spec.
-        spec: String,
-        /// Header kind: sliced, transit, path-id.
-        #[arg(long, short)]
-        kind: String,
-        /// Number of random pairs, 1 to 1,000,000 (default: all ordered pairs up to
-        /// 100,000, else 10,000 random).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_PAIRS))]
-        pairs: Option<u64>,
-        /// Seed for pair sampling and adaptive choices.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Sliced-flit addressing mode: sliced, flat, srcdst, dst (kind sliced only).
-        #[arg(long)]
-        mode: Option<String>,
-    },
+    Check(CheckArgs),
     /// Simulate the fabric in one process: every switch a forwarding engine on in-process
     /// links, every host a traffic source and sink. Prints delivered Mpps, drops by
     /// reason and the per-switch conservation check (rx = tx + drops); a progress line
     /// per second goes to stderr. Fails if a frame went to the wrong host or a counter
     /// does not conserve.
-    Sim {
-        /// Topology spec.
-        spec: String,
-        /// Header kind: sliced, transit, path-id.
-        #[arg(long, short)]
-        kind: String,
-        /// Threads the switches are spread over (whole pods per thread where the
-        /// topology has them).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
-        /// How long the sources send, in seconds (0.01 to 3600).
-        #[arg(long, default_value_t = 2.0, value_parser = parse_seconds)]
-        seconds: f64,
-        /// Frame size on the wire in bytes, FCS included (64 to 2052; frames are never
-        /// shorter than their headers).
-        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(64..=2052))]
-        frame_size: u16,
-        /// Traffic pattern: uniform (every host sends to uniformly random other hosts).
-        #[arg(long, default_value = "uniform", value_parser = ["uniform"])]
-        pattern: String,
-        /// Frames per link and per (worker, port) ring (2 to 65536).
-        #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(2..=65536))]
-        ring: u32,
-        /// Frames a source keeps queued on its link at most (1 to 65536).
-        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
-        window: u32,
-        /// Drain timer of every switch in microseconds: partial TX bursts wait at most
-        /// this long (0 to 10000; 0 sends every poll).
-        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(0..=10000))]
-        drain_us: u32,
-        /// Seed for destinations and adaptive choices.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+    Sim(SimArgs),
     /// Talk to a running `canopyd`: status of every switch and port, counters, push
     /// tables again, set a port down or up (fault drills). Exit status 1 when the
     /// daemon answers with an error or cannot be reached.
@@ -382,146 +397,9 @@ fn main() -> Result<()> {
                 }
             }
         }
-        Cmd::Header {
-            spec,
-            kind,
-            src,
-            dst,
-            trace,
-            seed,
-            mode,
-        } => {
-            let kind = parse_kind(&kind)?;
-            let mode = parse_mode(kind, mode.as_deref())?;
-            let t = build(&spec, &mut clock)?;
-            let s = topology::parse_host(&t, &src)?;
-            let d = topology::parse_host(&t, &dst)?;
-            let h = match (mode, kind, transit_addr(&src), transit_addr(&dst)) {
-                (Some(m), _, _, _) => kinds::sliced::header_mode(&t, m, s, d)?,
-                // Transit addresses given as L = C·P are used verbatim (unused bits
-                // included), as in [Transit]'s example (§3.8.5).
-                (None, Kind::Transit, Some(l1), Some(l2)) => {
-                    kinds::transit::header_addr(&t, l1, l2)?
-                }
-                (None, _, _, _) => kinds::header(&t, kind, s, d)?,
-            };
-            outln!("{}", hex::encode(&h));
-            if trace {
-                let mut o = match mode {
-                    Some(m) => Oracle::new(&t, kinds::sliced::tables_mode(&t, m)?),
-                    None => Oracle::for_kind(&t, kind)?,
-                };
-                o.record_headers = true;
-                let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-                let w = o.walk_header(s, d, &h, &mut rng);
-                out!("{}", w.render(&t));
-                if let Err(e) = w.check() {
-                    bail!("walk failed: {e}");
-                }
-            }
-        }
-        Cmd::Tables {
-            spec,
-            kind,
-            summary,
-            switch,
-            mode,
-        } => {
-            let kind = parse_kind(&kind)?;
-            let mode = parse_mode(kind, mode.as_deref())?;
-            let t = build(&spec, &mut clock)?;
-            if let Some(name) = switch {
-                let idx = t
-                    .switches
-                    .iter()
-                    .position(|s| s.name == name)
-                    .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
-                clock.phase("computing tables");
-                let tables = match mode {
-                    Some(m) => kinds::sliced::tables_mode(&t, m)?,
-                    None => kinds::tables(&t, kind)?,
-                };
-                outln!("{}", serde_json::to_string_pretty(&tables[idx])?);
-            } else {
-                let _ = summary; // the summary is the default view
-                clock.phase("computing table summary");
-                let s = match mode {
-                    Some(m) => kinds::sliced::summary_mode(&t, m)?,
-                    None => kinds::summary(&t, kind)?,
-                };
-                clock.phase("summary done");
-                print_table_summary(&t, kind, &s);
-            }
-        }
-        Cmd::P4Entries {
-            spec,
-            kind,
-            switch,
-            format,
-            mode,
-            p4info,
-            device_id,
-        } => {
-            let kind = parse_kind(&kind)?;
-            let mode = parse_mode(kind, mode.as_deref())?;
-            let fmt = p4::Format::from_name(&format).with_context(|| {
-                format!("unknown format `{format}` (bmv2-cli, p4runtime, bfrt-python)")
-            })?;
-            let info = match (fmt, &p4info) {
-                (p4::Format::P4Runtime, None) => bail!(
-                    "--format p4runtime needs --p4info FILE.json, the P4Info that p4c writes: {}",
-                    p4::P4INFO_COMMAND
-                ),
-                (p4::Format::P4Runtime, Some(path)) => Some(p4::P4Info::load(path)?),
-                (p4::Format::Bmv2Cli | p4::Format::BfrtPython, Some(_)) => {
-                    bail!("--p4info is for --format p4runtime only")
-                }
-                (p4::Format::Bmv2Cli | p4::Format::BfrtPython, None) => None,
-            };
-            let t = build(&spec, &mut clock)?;
-            let idx = t
-                .switches
-                .iter()
-                .position(|s| s.name == switch)
-                .with_context(|| format!("no switch named `{switch}` in `{spec}`"))?;
-            clock.phase("computing tables");
-            let tables = match mode {
-                Some(m) => kinds::sliced::tables_mode(&t, m)?,
-                None => kinds::tables(&t, kind)?,
-            };
-            let sw = tables
-                .get(idx)
-                .with_context(|| format!("no tables for switch `{switch}`"))?;
-            let ops = p4::entries(sw)?;
-            match fmt {
-                p4::Format::Bmv2Cli => {
-                    let m = mode
-                        .map(|m| format!(" --mode {}", m.name()))
-                        .unwrap_or_default();
-                    outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
-                    out!("{}", p4::bmv2_cli(&ops));
-                }
-                p4::Format::P4Runtime => {
-                    let Some(info) = info else {
-                        bail!("--format p4runtime needs --p4info")
-                    };
-                    let req = p4::p4runtime(&switch, &ops, &info, device_id)?;
-                    // stdout is the bare WriteRequest (a proto3 JSON parser rejects extra
-                    // members); the comments go to stderr
-                    for c in p4::comments(&ops) {
-                        eprintln!("# {c}");
-                    }
-                    outln!("{}", serde_json::to_string_pretty(&req)?);
-                }
-                p4::Format::BfrtPython => {
-                    let m = mode
-                        .map(|m| format!(" --mode {}", m.name()))
-                        .unwrap_or_default();
-                    outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
-                    out!("{}", p4_tna::bfrt_python(&p4_tna::entries(sw)?));
-                }
-            }
-        }
+        Cmd::Header(a) => header(a, &mut clock)?,
+        Cmd::Tables(a) => tables(a, &mut clock)?,
+        Cmd::P4Entries(a) => p4_entries(a, &mut clock)?,
         Cmd::P4TnaEntries { dir, check } => {
             let d = dir.display();
             if check {
@@ -532,175 +410,8 @@ fn main() -> Result<()> {
                 outln!("{d}: wrote {n} files");
             }
         }
-        Cmd::Check {
-            spec,
-            kind,
-            pairs,
-            seed,
-            mode,
-        } => {
-            let kind = parse_kind(&kind)?;
-            let mode = parse_mode(kind, mode.as_deref())?;
-            let t = build(&spec, &mut clock)?;
-            clock.phase("computing tables");
-            let n = t.hosts.len() as u64;
-            let all = n * n.saturating_sub(1);
-            let list: Vec<(u32, u32)> = match pairs {
-                None if all <= 100_000 => oracle::all_pairs(&t).collect(),
-                None => oracle::random_pairs(&t, 10_000, seed),
-                Some(p) => oracle::random_pairs(&t, p as usize, seed),
-            };
-            clock.phase(&format!("walking {} pairs", list.len()));
-            // generic walk properties plus the kind's own predictions (exact traversal
-            // counts, [Transit]'s stage and swallow counts, desired paths)
-            let rep = match mode {
-                Some(m) => kinds::sliced::check_pairs(&t, m, list, seed)?,
-                None => kinds::check_pairs(&t, kind, list, seed)?,
-            };
-            outln!(
-                "{}: {} pairs, {} ok, {} failed",
-                t.spec,
-                rep.pairs,
-                rep.ok,
-                rep.failed
-            );
-            let hist: Vec<String> = rep.hops.iter().map(|(h, c)| format!("{h}:{c}")).collect();
-            outln!("switch traversals (hops:pairs): {}", hist.join(" "));
-            for f in &rep.failures {
-                outln!("FAIL {f}");
-            }
-            if rep.failed > 0 {
-                bail!("{} pairs failed", rep.failed);
-            }
-        }
-        Cmd::Sim {
-            spec,
-            kind,
-            threads,
-            seconds,
-            frame_size,
-            pattern,
-            ring,
-            window,
-            drain_us,
-            seed,
-        } => {
-            let kind = parse_kind(&kind)?;
-            let t = build(&spec, &mut clock)?;
-            clock.phase("building the fabric");
-            let cfg = EngineConfig {
-                ring_size: ring as usize,
-                drain_interval: Duration::from_micros(u64::from(drain_us)),
-                seed,
-                ..EngineConfig::default()
-            };
-            let f = Fabric::with_config(&t, kind, &cfg)?;
-            let opts = TrafficOptions {
-                threads: usize::from(threads),
-                duration: Duration::from_secs_f64(seconds),
-                seed,
-                frame_size: usize::from(frame_size),
-                window: window as usize,
-            };
-            outln!(
-                "fabric     {} ({} switches, {} hosts), kind {kind}, {threads} thread{}",
-                t.spec,
-                t.switches.len(),
-                t.hosts.len(),
-                if threads == 1 { "" } else { "s" }
-            );
-            let over = if t.hosts.len() > sim::FULL_TABLE_HOSTS {
-                format!(" (each host over {} random destinations)", sim::DEST_SAMPLE)
-            } else {
-                String::new()
-            };
-            outln!("traffic    {pattern}{over}, {frame_size} B frames, {seconds} s, window {window}, seed {seed}");
-            clock.phase("running traffic");
-            let (rep, counters) = f.run(&opts, |live| {
-                // a progress line per second while the sources send
-                let mut next = Duration::from_secs(1);
-                let (mut last_d, mut last_t) = (0u64, Duration::ZERO);
-                while next < opts.duration {
-                    std::thread::sleep(next.saturating_sub(live.elapsed()));
-                    let (sent, del) = live.progress();
-                    let now = live.elapsed();
-                    let rate = (del - last_d) as f64 / (now - last_t).as_secs_f64() / 1e6;
-                    eprintln!(
-                        "[{:>7.1} s] sent {sent}, delivered {del} ({rate:.2} Mpps over the last second)",
-                        now.as_secs_f64()
-                    );
-                    (last_d, last_t) = (del, now);
-                    next += Duration::from_secs(1);
-                }
-            })?;
-            clock.phase("traffic done");
-            outln!("sent       {}", rep.sent);
-            outln!("delivered  {}", rep.delivered);
-            outln!("misdelivered {}", rep.misdelivered);
-            outln!("dropped    {}", rep.dropped);
-            let mut by_reason = [0u64; engine::counters::N_REASONS];
-            for p in counters.iter().flatten() {
-                for (a, x) in by_reason.iter_mut().zip(&p.drops) {
-                    *a += x;
-                }
-            }
-            for (i, n) in by_reason.iter().enumerate() {
-                if *n > 0 {
-                    outln!("  drop     {:<20} {n}", engine::counters::reason_name(i));
-                }
-            }
-            outln!(
-                "elapsed    {:.3} s (sources {seconds} s, then drained)",
-                rep.elapsed.as_secs_f64()
-            );
-            outln!(
-                "throughput {:.3} Mpps delivered ({:.2} Gbit/s of {frame_size} B frames)",
-                rep.mpps(),
-                rep.mpps() * 1e6 * f64::from(frame_size) * 8.0 / 1e9
-            );
-            let mut bad = Vec::new();
-            let mut hops = 0u64;
-            for (i, c) in counters.iter().enumerate() {
-                let (rx, tx, d) = engine::counters::totals(c);
-                hops += rx;
-                if rx != tx + d {
-                    bad.push(format!(
-                        "{}: rx {rx} != tx {tx} + dropped {d}",
-                        t.switches[i].name
-                    ));
-                }
-            }
-            if rep.sent > 0 {
-                outln!(
-                    "hops       {hops} switch traversals, {:.2} per frame sent",
-                    hops as f64 / rep.sent as f64
-                );
-            }
-            let lost = rep.sent != rep.delivered + rep.misdelivered + rep.dropped;
-            if bad.is_empty() && !lost {
-                outln!(
-                    "conservation ok: {} switches with rx = tx + drops; sent = delivered + dropped",
-                    counters.len()
-                );
-            } else {
-                for b in &bad {
-                    outln!("conservation FAILED at {b}");
-                }
-                if lost {
-                    outln!(
-                        "conservation FAILED: sent {} != delivered {} + misdelivered {} + dropped {}",
-                        rep.sent,
-                        rep.delivered,
-                        rep.misdelivered,
-                        rep.dropped
-                    );
-                }
-                bail!("frames were not conserved");
-            }
-            if rep.misdelivered > 0 {
-                bail!("{} frames reached the wrong host", rep.misdelivered);
-            }
-        }
+        Cmd::Check(a) => check(a, &mut clock)?,
+        Cmd::Sim(a) => sim(a, &mut clock)?,
     }
     Ok(())
 }
@@ -876,6 +587,332 @@ fn fabric(socket: &std::path::Path, json: bool, cmd: FabricCmd) -> Result<()> {
     Ok(())
 }
 
+/// `canopyctl sim`.
+fn sim(a: SimArgs, clock: &mut Clock) -> Result<()> {
+    let SimArgs {
+        spec,
+        kind,
+        threads,
+        seconds,
+        frame_size,
+        pattern,
+        ring,
+        window,
+        drain_us,
+        seed,
+    } = a;
+    let kind = parse_kind(&kind)?;
+    let t = build(&spec, clock)?;
+    clock.phase("building the fabric");
+    let cfg = EngineConfig {
+        ring_size: ring as usize,
+        drain_interval: Duration::from_micros(u64::from(drain_us)),
+        seed,
+        ..EngineConfig::default()
+    };
+    let f = Fabric::with_config(&t, kind, &cfg)?;
+    let opts = TrafficOptions {
+        threads: usize::from(threads),
+        duration: Duration::from_secs_f64(seconds),
+        seed,
+        frame_size: usize::from(frame_size),
+        window: window as usize,
+    };
+    outln!(
+        "fabric     {} ({} switches, {} hosts), kind {kind}, {threads} thread{}",
+        t.spec,
+        t.switches.len(),
+        t.hosts.len(),
+        if threads == 1 { "" } else { "s" }
+    );
+    let over = if t.hosts.len() > sim::FULL_TABLE_HOSTS {
+        format!(" (each host over {} random destinations)", sim::DEST_SAMPLE)
+    } else {
+        String::new()
+    };
+    outln!("traffic    {pattern}{over}, {frame_size} B frames, {seconds} s, window {window}, seed {seed}");
+    clock.phase("running traffic");
+    let (rep, counters) = f.run(&opts, |live| {
+        // a progress line per second while the sources send
+        let mut next = Duration::from_secs(1);
+        let (mut last_d, mut last_t) = (0u64, Duration::ZERO);
+        while next < opts.duration {
+            std::thread::sleep(next.saturating_sub(live.elapsed()));
+            let (sent, del) = live.progress();
+            let now = live.elapsed();
+            let rate = (del - last_d) as f64 / (now - last_t).as_secs_f64() / 1e6;
+            eprintln!(
+                "[{:>7.1} s] sent {sent}, delivered {del} ({rate:.2} Mpps over the last second)",
+                now.as_secs_f64()
+            );
+            (last_d, last_t) = (del, now);
+            next += Duration::from_secs(1);
+        }
+    })?;
+    clock.phase("traffic done");
+    outln!("sent       {}", rep.sent);
+    outln!("delivered  {}", rep.delivered);
+    outln!("misdelivered {}", rep.misdelivered);
+    outln!("dropped    {}", rep.dropped);
+    let mut by_reason = [0u64; engine::counters::N_REASONS];
+    for p in counters.iter().flatten() {
+        for (a, x) in by_reason.iter_mut().zip(&p.drops) {
+            *a += x;
+        }
+    }
+    for (i, n) in by_reason.iter().enumerate() {
+        if *n > 0 {
+            outln!("  drop     {:<20} {n}", engine::counters::reason_name(i));
+        }
+    }
+    outln!(
+        "elapsed    {:.3} s (sources {seconds} s, then drained)",
+        rep.elapsed.as_secs_f64()
+    );
+    outln!(
+        "throughput {:.3} Mpps delivered ({:.2} Gbit/s of {frame_size} B frames)",
+        rep.mpps(),
+        rep.mpps() * 1e6 * f64::from(frame_size) * 8.0 / 1e9
+    );
+    let mut bad = Vec::new();
+    let mut hops = 0u64;
+    for (i, c) in counters.iter().enumerate() {
+        let (rx, tx, d) = engine::counters::totals(c);
+        hops += rx;
+        if rx != tx + d {
+            bad.push(format!(
+                "{}: rx {rx} != tx {tx} + dropped {d}",
+                t.switches[i].name
+            ));
+        }
+    }
+    if rep.sent > 0 {
+        outln!(
+            "hops       {hops} switch traversals, {:.2} per frame sent",
+            hops as f64 / rep.sent as f64
+        );
+    }
+    let lost = rep.sent != rep.delivered + rep.misdelivered + rep.dropped;
+    if bad.is_empty() && !lost {
+        outln!(
+            "conservation ok: {} switches with rx = tx + drops; sent = delivered + dropped",
+            counters.len()
+        );
+    } else {
+        for b in &bad {
+            outln!("conservation FAILED at {b}");
+        }
+        if lost {
+            outln!(
+                "conservation FAILED: sent {} != delivered {} + misdelivered {} + dropped {}",
+                rep.sent,
+                rep.delivered,
+                rep.misdelivered,
+                rep.dropped
+            );
+        }
+        bail!("frames were not conserved");
+    }
+    if rep.misdelivered > 0 {
+        bail!("{} frames reached the wrong host", rep.misdelivered);
+    }
+    Ok(())
+}
+
+/// `canopyctl p4entries`.
+fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
+    let P4EntriesArgs {
+        spec,
+        kind,
+        switch,
+        format,
+        mode,
+        p4info,
+        device_id,
+    } = a;
+    let kind = parse_kind(&kind)?;
+    let mode = parse_mode(kind, mode.as_deref())?;
+    let fmt = p4::Format::from_name(&format)
+        .with_context(|| format!("unknown format `{format}` (bmv2-cli, p4runtime, bfrt-python)"))?;
+    let info = match (fmt, &p4info) {
+        (p4::Format::P4Runtime, None) => bail!(
+            "--format p4runtime needs --p4info FILE.json, the P4Info that p4c writes: {}",
+            p4::P4INFO_COMMAND
+        ),
+        (p4::Format::P4Runtime, Some(path)) => Some(p4::P4Info::load(path)?),
+        (p4::Format::Bmv2Cli | p4::Format::BfrtPython, Some(_)) => {
+            bail!("--p4info is for --format p4runtime only")
+        }
+        (p4::Format::Bmv2Cli | p4::Format::BfrtPython, None) => None,
+    };
+    let t = build(&spec, clock)?;
+    let idx = t
+        .switches
+        .iter()
+        .position(|s| s.name == switch)
+        .with_context(|| format!("no switch named `{switch}` in `{spec}`"))?;
+    clock.phase("computing tables");
+    let tables = match mode {
+        Some(m) => kinds::sliced::tables_mode(&t, m)?,
+        None => kinds::tables(&t, kind)?,
+    };
+    let sw = tables
+        .get(idx)
+        .with_context(|| format!("no tables for switch `{switch}`"))?;
+    let ops = p4::entries(sw)?;
+    match fmt {
+        p4::Format::Bmv2Cli => {
+            let m = mode
+                .map(|m| format!(" --mode {}", m.name()))
+                .unwrap_or_default();
+            outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
+            out!("{}", p4::bmv2_cli(&ops));
+        }
+        p4::Format::P4Runtime => {
+            let Some(info) = info else {
+                bail!("--format p4runtime needs --p4info")
+            };
+            let req = p4::p4runtime(&switch, &ops, &info, device_id)?;
+            // stdout is the bare WriteRequest (a proto3 JSON parser rejects extra
+            // members); the comments go to stderr
+            for c in p4::comments(&ops) {
+                eprintln!("# {c}");
+            }
+            outln!("{}", serde_json::to_string_pretty(&req)?);
+        }
+        p4::Format::BfrtPython => {
+            let m = mode
+                .map(|m| format!(" --mode {}", m.name()))
+                .unwrap_or_default();
+            outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
+            out!("{}", p4_tna::bfrt_python(&p4_tna::entries(sw)?));
+        }
+    }
+    Ok(())
+}
+
+/// `canopyctl header`.
+fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
+    let HeaderArgs {
+        spec,
+        kind,
+        src,
+        dst,
+        trace,
+        seed,
+        mode,
+    } = a;
+    let kind = parse_kind(&kind)?;
+    let mode = parse_mode(kind, mode.as_deref())?;
+    let t = build(&spec, clock)?;
+    let s = topology::parse_host(&t, &src)?;
+    let d = topology::parse_host(&t, &dst)?;
+    let h = match (mode, kind, transit_addr(&src), transit_addr(&dst)) {
+        (Some(m), _, _, _) => kinds::sliced::header_mode(&t, m, s, d)?,
+        // Transit addresses given as L = C·P are used verbatim (unused bits
+        // included), as in [Transit]'s example (§3.8.5).
+        (None, Kind::Transit, Some(l1), Some(l2)) => kinds::transit::header_addr(&t, l1, l2)?,
+        (None, _, _, _) => kinds::header(&t, kind, s, d)?,
+    };
+    outln!("{}", hex::encode(&h));
+    if trace {
+        let mut o = match mode {
+            Some(m) => Oracle::new(&t, kinds::sliced::tables_mode(&t, m)?),
+            None => Oracle::for_kind(&t, kind)?,
+        };
+        o.record_headers = true;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let w = o.walk_header(s, d, &h, &mut rng);
+        out!("{}", w.render(&t));
+        if let Err(e) = w.check() {
+            bail!("walk failed: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// `canopyctl check`.
+fn check(a: CheckArgs, clock: &mut Clock) -> Result<()> {
+    let CheckArgs {
+        spec,
+        kind,
+        pairs,
+        seed,
+        mode,
+    } = a;
+    let kind = parse_kind(&kind)?;
+    let mode = parse_mode(kind, mode.as_deref())?;
+    let t = build(&spec, clock)?;
+    clock.phase("computing tables");
+    let n = t.hosts.len() as u64;
+    let all = n * n.saturating_sub(1);
+    let list: Vec<(u32, u32)> = match pairs {
+        None if all <= 100_000 => oracle::all_pairs(&t).collect(),
+        None => oracle::random_pairs(&t, 10_000, seed),
+        Some(p) => oracle::random_pairs(&t, p as usize, seed),
+    };
+    clock.phase(&format!("walking {} pairs", list.len()));
+    // generic walk properties plus the kind's own predictions (exact traversal
+    // counts, [Transit]'s stage and swallow counts, desired paths)
+    let rep = match mode {
+        Some(m) => kinds::sliced::check_pairs(&t, m, list, seed)?,
+        None => kinds::check_pairs(&t, kind, list, seed)?,
+    };
+    outln!(
+        "{}: {} pairs, {} ok, {} failed",
+        t.spec,
+        rep.pairs,
+        rep.ok,
+        rep.failed
+    );
+    let hist: Vec<String> = rep.hops.iter().map(|(h, c)| format!("{h}:{c}")).collect();
+    outln!("switch traversals (hops:pairs): {}", hist.join(" "));
+    for f in &rep.failures {
+        outln!("FAIL {f}");
+    }
+    if rep.failed > 0 {
+        bail!("{} pairs failed", rep.failed);
+    }
+    Ok(())
+}
+
+/// `canopyctl tables`.
+fn tables(a: TablesArgs, clock: &mut Clock) -> Result<()> {
+    let TablesArgs {
+        spec,
+        kind,
+        summary,
+        switch,
+        mode,
+    } = a;
+    let kind = parse_kind(&kind)?;
+    let mode = parse_mode(kind, mode.as_deref())?;
+    let t = build(&spec, clock)?;
+    if let Some(name) = switch {
+        let idx = t
+            .switches
+            .iter()
+            .position(|s| s.name == name)
+            .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
+        clock.phase("computing tables");
+        let tables = match mode {
+            Some(m) => kinds::sliced::tables_mode(&t, m)?,
+            None => kinds::tables(&t, kind)?,
+        };
+        outln!("{}", serde_json::to_string_pretty(&tables[idx])?);
+    } else {
+        let _ = summary; // the summary is the default view
+        clock.phase("computing table summary");
+        let s = match mode {
+            Some(m) => kinds::sliced::summary_mode(&t, m)?,
+            None => kinds::summary(&t, kind)?,
+        };
+        clock.phase("summary done");
+        print_table_summary(&t, kind, &s);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -892,7 +929,7 @@ mod tests {
         ])
         .map_err(|e| e.to_string())?;
         match cli.cmd {
-            Cmd::Check { pairs, .. } => Ok(pairs),
+            Cmd::Check(a) => Ok(a.pairs),
             _ => Err("not a check".into()),
         }
     }
