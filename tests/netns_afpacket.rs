@@ -11,23 +11,12 @@ use canopy::dataplane::port::afpacket::{
 };
 mod common;
 
+use common::frames::{frame, tagged, udp_frame};
 use common::netns::{can_run, in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
+use common::sys::{pin_to_cpu, thread_cpu_ns};
 use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A test frame of `len` bytes carrying `seq`, payload bytes derived from both.
-fn frame(seq: u32, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len.max(18)];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
-    f[14..18].copy_from_slice(&seq.to_be_bytes());
-    for (i, b) in f[18..].iter_mut().enumerate() {
-        *b = (seq as usize * 7 + i) as u8;
-    }
-    f
-}
 
 /// Collect our test frames from `port` until `n` arrived or `timeout` passed; also
 /// records every burst size.
@@ -115,16 +104,6 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
         port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
         0
     );
-}
-
-/// `frame(seq, len)` with VLAN tags (`(tpid, tci)`, outermost first) after the addresses.
-fn tagged(seq: u32, len: usize, tags: &[(u16, u16)]) -> Vec<u8> {
-    let mut f = frame(seq, len);
-    for &(tpid, tci) in tags.iter().rev() {
-        let tag = [tpid.to_be_bytes(), tci.to_be_bytes()].concat();
-        f.splice(12..12, tag);
-    }
-    f
 }
 
 /// The kernel takes the outer VLAN tag out of every frame it receives (whatever the
@@ -404,28 +383,6 @@ fn forward_loop_moves_every_frame() {
     assert_eq!(p1.stats().kernel_drops, 0);
 }
 
-/// An IPv4/UDP frame (documentation addresses, never routed: the destination MAC is not
-/// the receiver's, so the kernel stack drops it as PACKET_OTHERHOST) with source port
-/// `sport`; the sequence number is in the payload.
-fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    let ip = &mut f[14..34];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&50u16.to_be_bytes());
-    ip[8] = 1; // TTL
-    ip[9] = 17; // UDP
-    ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
-    ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&9u16.to_be_bytes()); // discard
-    f[38..40].copy_from_slice(&30u16.to_be_bytes());
-    f[42..46].copy_from_slice(&seq.to_be_bytes());
-    f
-}
-
 fn is_udp_test_frame(f: &[u8]) -> bool {
     f.len() == 64 && f[12..14] == [8, 0] && f[23] == 17 && f[26..30] == [192, 0, 2, 1]
 }
@@ -564,26 +521,6 @@ fn env_version() -> TpacketVersion {
     match std::env::var("CANOPY_TPACKET").as_deref() {
         Ok("2") => TpacketVersion::V2,
         _ => TpacketVersion::V3,
-    }
-}
-
-fn pin_to_cpu(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-/// CPU time (user + system) of the calling thread, in ns.
-fn thread_cpu_ns() -> u64 {
-    // SAFETY: a zeroed rusage filled by the kernel.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-        tv(ru.ru_utime) + tv(ru.ru_stime)
     }
 }
 

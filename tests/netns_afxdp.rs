@@ -7,18 +7,18 @@
 
 mod common;
 
-use canopy_control::oracle::host_mac;
-use canopy_control::topology::Topology;
-use canopy_control::{build_str, kinds};
-use canopy_dataplane::engine::{
-    counters, Engine, EngineConfig, PollMode, Pool, Port, PortStats, Running,
-};
+use canopy_control::kinds;
+use canopy_dataplane::engine::{Engine, EngineConfig, PollMode, Pool, Port, PortStats, Running};
 use canopy_dataplane::port::afxdp::{
     AfXdpConfig, AfXdpError, AfXdpPort, BindMode, LinkEvent, PortDrop, XdpMode,
     BACKEND_COUNTER_NAMES,
 };
-use canopy_dataplane::wire::{self, Kind};
-use common::netns::{can_run, in_ns, ip, Netns, Raw, ETHERTYPE};
+use canopy_dataplane::wire::Kind;
+use common::edge::{edge, Edge};
+use common::engine::{conserves, wait_for};
+use common::frames::{frame, ours, seq_of, tagged, udp_frame};
+use common::netns::{can_run, in_ns, ip, Netns, Raw};
+use common::sys::{pin_to_cpu, thread_cpu_ns};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -45,29 +45,6 @@ fn cfg(mode: XdpMode) -> AfXdpConfig {
 fn open_in(ns: &str, ifname: &str, c: AfXdpConfig) -> AfXdpPort {
     let name = ifname.to_string();
     in_ns(ns, move || AfXdpPort::open(&name, c)).unwrap_or_else(|e| panic!("open {ifname}: {e}"))
-}
-
-/// A test frame of `len` bytes carrying `seq`, payload bytes derived from both.
-fn frame(seq: u32, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len.max(18)];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
-    f[14..18].copy_from_slice(&seq.to_be_bytes());
-    for (i, b) in f[18..].iter_mut().enumerate() {
-        *b = (seq as usize * 7 + i) as u8;
-    }
-    f
-}
-
-/// `frame(seq, len)` with VLAN tags (`(tpid, tci)`, outermost first) after the addresses.
-fn tagged(seq: u32, len: usize, tags: &[(u16, u16)]) -> Vec<u8> {
-    let mut f = frame(seq, len);
-    for &(tpid, tci) in tags.iter().rev() {
-        let tag = [tpid.to_be_bytes(), tci.to_be_bytes()].concat();
-        f.splice(12..12, tag);
-    }
-    f
 }
 
 /// Our frames (source address of [`frame`]), received by `port` until `n` arrived or
@@ -500,70 +477,6 @@ fn deleted_interface_goes_down_and_comes_back() {
 // ---------------------------------------------------------------------------------
 // The engine: the same forwarding test as tests/netns_engine.rs, on AF_XDP ports.
 
-const MAGIC: &[u8; 4] = b"CNPY";
-
-fn payload(seq: u32) -> [u8; 8] {
-    let mut p = [0u8; 8];
-    p[..4].copy_from_slice(MAGIC);
-    p[4..8].copy_from_slice(&seq.to_be_bytes());
-    p
-}
-
-fn at(f: &[u8]) -> Option<usize> {
-    (14..f.len().saturating_sub(7))
-        .rev()
-        .find(|&i| &f[i..i + 4] == MAGIC)
-}
-
-fn ours(f: &[u8]) -> bool {
-    at(f).is_some()
-}
-
-fn seq_of(f: &[u8]) -> u32 {
-    let i = at(f).expect("our frame") + 4;
-    u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
-}
-
-struct Edge {
-    topo: Topology,
-    sw: usize,
-    hosts: Vec<(usize, u32)>,
-    ups: Vec<usize>,
-    far: u32,
-}
-
-fn edge() -> Edge {
-    let topo = build_str("fat-tree:k=4").unwrap();
-    let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
-    let hosts = is.hosts.clone();
-    let ups: Vec<usize> = (0..is.ports.len())
-        .filter(|p| hosts.iter().all(|h| h.0 != *p))
-        .collect();
-    let far = (0..topo.hosts.len() as u32)
-        .find(|d| hosts.iter().all(|x| x.1 != *d))
-        .unwrap();
-    Edge {
-        topo,
-        sw,
-        hosts,
-        ups,
-        far,
-    }
-}
-
-impl Edge {
-    fn frame(&self, src: u32, dst: u32, seq: u32) -> Vec<u8> {
-        let hd = kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
-        wire::ethernet_frame(
-            host_mac(&self.topo, dst),
-            host_mac(&self.topo, src),
-            &hd,
-            &payload(seq),
-        )
-    }
-}
-
 fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
     let tables = kinds::tables(&e.topo, Kind::Sliced).unwrap()[e.sw].clone();
     let n = tables.ports.len();
@@ -590,11 +503,6 @@ fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
             .expect("spawn");
         (run, got)
     })
-}
-
-fn conserves(s: &[PortStats]) {
-    let (rx, tx, dropped) = counters::totals(s);
-    assert_eq!(rx, tx + dropped, "rx = tx + drops: {s:#?}");
 }
 
 /// An edge switch of a k=4 fat tree on four AF_XDP ports: frames from one host port
@@ -678,14 +586,6 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
         );
         // far below max_sleep: the worker was woken through epoll on the XSK fd
         assert!(p50 < Duration::from_millis(5), "{tag}: p50 {p50:?}");
-    }
-}
-
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -780,44 +680,6 @@ fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
 
 // ---------------------------------------------------------------------------------
 // Measurement (ignored; run by hand, see docs/afxdp.md).
-
-fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    let ip = &mut f[14..34];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&50u16.to_be_bytes());
-    ip[8] = 1;
-    ip[9] = 17;
-    ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
-    ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&9u16.to_be_bytes());
-    f[38..40].copy_from_slice(&30u16.to_be_bytes());
-    f[42..46].copy_from_slice(&seq.to_be_bytes());
-    f
-}
-
-fn pin_to_cpu(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-fn thread_cpu_ns() -> u64 {
-    // SAFETY: a zeroed rusage filled by the kernel.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-        tv(ru.ru_utime) + tv(ru.ru_stime)
-    }
-}
 
 fn env_mode() -> XdpMode {
     match std::env::var("CANOPY_XDP_MODE").as_deref() {
