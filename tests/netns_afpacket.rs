@@ -11,11 +11,11 @@ use canopy::dataplane::port::afpacket::{
 };
 mod common;
 
+use common::backend::{measure_forward, recv_n};
 use common::frames::{frame, tagged, udp_frame};
 use common::netns::{can_run, in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
-use common::sys::{pin_to_cpu, thread_cpu_ns};
+use common::sys::pin_to_cpu;
 use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Collect our test frames from `port` until `n` arrived or `timeout` passed; also
@@ -26,21 +26,7 @@ fn port_recv_n(
     timeout: Duration,
     bursts: &mut Vec<usize>,
 ) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + timeout;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        let k = port.rx_burst(32, |f| {
-            if is_test_frame(f) {
-                got.push(f.to_vec())
-            }
-        });
-        if k == 0 {
-            port.wait_readable(5);
-        } else {
-            bursts.push(k);
-        }
-    }
-    got
+    recv_n(port, n, timeout, bursts, is_test_frame)
 }
 
 fn small_tx_cfg() -> AfPacketConfig {
@@ -535,94 +521,40 @@ fn measure_forward_pps_64b() {
     if !can_run() {
         return;
     }
-    let secs: u64 = std::env::var("CANOPY_MEASURE_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
     let ns = Netns::new("pps", &["s", "f", "d"]);
     ns.veth(0, "s0", 1, "fa");
     ns.veth(1, "fb", 2, "d0");
-    let mut sender = in_ns(ns.name(0), || {
+    let sender = in_ns(ns.name(0), || {
         AfPacketPort::open("s0", cfg_of(env_version())).expect("sender")
     });
-    let (mut pa, mut pb) = in_ns(ns.name(1), || {
+    let (pa, pb) = in_ns(ns.name(1), || {
         (
             AfPacketPort::open("fa", cfg_of(env_version())).expect("fa"),
             AfPacketPort::open("fb", cfg_of(env_version())).expect("fb"),
         )
     });
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop_s = stop.clone();
-    let send = std::thread::spawn(move || {
-        pin_to_cpu(1);
-        let frames: Vec<Vec<u8>> = (0..64).map(|i| udp_frame(i, 1000 + i as u16)).collect();
-        let mut sent = 0u64;
-        let mut full = 0u64;
-        while !stop_s.load(std::sync::atomic::Ordering::Relaxed) {
-            for f in frames.iter().take(32) {
-                match sender.tx_frame(f) {
-                    Ok(true) => sent += 1,
-                    _ => full += 1,
-                }
-            }
-            let _ = sender.tx_flush();
-        }
-        (sent, full)
-    });
-    let fwd = std::thread::spawn(move || {
-        pin_to_cpu(0);
-        let start = Instant::now();
-        let cpu0 = thread_cpu_ns();
-        let mut moved = 0u64;
-        let mut refused = 0u64;
-        while start.elapsed() < Duration::from_secs(secs) {
-            let k = pa.rx_burst(32, |f| match pb.tx_frame(f) {
-                Ok(true) => {}
-                _ => refused += 1,
-            });
-            moved += k as u64;
-            if k > 0 {
-                let _ = pb.tx_flush();
-            }
-        }
-        let wall = start.elapsed();
-        let cpu = thread_cpu_ns() - cpu0;
-        (moved, refused, wall, cpu, pa.stats(), pb.stats())
-    });
-    let (moved, refused, wall, cpu, sa, sb) = fwd.join().unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (sent, full) = send.join().unwrap();
-    let w = wall.as_secs_f64();
-    // What actually arrived at the far end (the kernel's counter on d0).
-    let out = Command::new("ip")
-        .args(["-j", "-s", "-n", ns.name(2), "link", "show", "d0"])
-        .output()
-        .expect("ip -s");
-    let js = String::from_utf8_lossy(&out.stdout);
-    let delivered: u64 = js
-        .split("\"rx\":{")
-        .nth(1)
-        .and_then(|r| r.split("\"packets\":").nth(1))
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let fwd_pps = (moved - refused) as f64 / w;
+    let mut m = measure_forward(&ns, "d0", sender, pa, pb);
+    let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
-        "MEASURE afpacket forward 64B, {:?}: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
-         A rx {moved} ({:.0} pps), kernel drops on A {}; B tx {} refused {refused}; forwarded {:.0} pps; \
-         d0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt",
+        "MEASURE afpacket forward 64B, {:?}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+         A rx {} ({:.0} pps), kernel drops on A {}; B tx {} refused {}; forwarded {:.0} pps; \
+         d0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt",
         env_version(),
-        sent as f64 / w,
-        moved as f64 / w,
+        m.secs,
+        m.sent,
+        m.per_sec(m.sent),
+        m.full,
+        m.moved,
+        m.per_sec(m.moved),
         sa.kernel_drops,
         sb.tx_frames,
-        fwd_pps,
-        cpu as f64 / 1e9,
-        cpu as f64 / (moved - refused).max(1) as f64,
+        m.refused,
+        m.per_sec(m.forwarded()),
+        m.delivered,
+        m.cpu as f64 / 1e9,
+        m.cpu as f64 / m.forwarded().max(1) as f64,
     );
-    assert!(moved > 0);
-    // The sink also gets the kernel's own frames (IPv6 ND/MLD), so at least `moved`.
-    assert!(delivered >= moved - refused, "{delivered} < {moved}");
+    m.check();
 }
 
 fn mono_ns() -> u64 {

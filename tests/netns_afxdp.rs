@@ -14,12 +14,11 @@ use canopy_dataplane::port::afxdp::{
     BACKEND_COUNTER_NAMES,
 };
 use canopy_dataplane::wire::Kind;
+use common::backend::{measure_forward, recv_n};
 use common::edge::{edge, Edge};
 use common::engine::{conserves, wait_for};
-use common::frames::{frame, ours, seq_of, tagged, udp_frame};
+use common::frames::{frame, ours, seq_of, tagged};
 use common::netns::{can_run, in_ns, ip, Netns, Raw};
-use common::sys::{pin_to_cpu, thread_cpu_ns};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Namespaces `axd<pid>-<test>-<suffix>`.
@@ -47,6 +46,11 @@ fn open_in(ns: &str, ifname: &str, c: AfXdpConfig) -> AfXdpPort {
     in_ns(ns, move || AfXdpPort::open(&name, c)).unwrap_or_else(|e| panic!("open {ifname}: {e}"))
 }
 
+/// Frames with the source address of [`frame`].
+fn from_aa(f: &[u8]) -> bool {
+    f.len() >= 12 && f[6..12] == [0x02, 0, 0, 0, 0, 0xaa]
+}
+
 /// Our frames (source address of [`frame`]), received by `port` until `n` arrived or
 /// `timeout` passed; records every burst size.
 fn port_recv_n(
@@ -55,21 +59,7 @@ fn port_recv_n(
     timeout: Duration,
     bursts: &mut Vec<usize>,
 ) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + timeout;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        let k = port.rx_burst(32, |f| {
-            if f.len() >= 12 && f[6..12] == [0x02, 0, 0, 0, 0, 0xaa] {
-                got.push(f.to_vec())
-            }
-        });
-        if k == 0 {
-            port.wait_readable(5);
-        } else {
-            bursts.push(k);
-        }
-    }
-    got
+    recv_n(port, n, timeout, bursts, from_aa)
 }
 
 #[test]
@@ -701,86 +691,37 @@ fn measure_forward_pps_64b() {
     if !can_run() {
         return;
     }
-    let secs: u64 = std::env::var("CANOPY_MEASURE_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
     let mode = env_mode();
     let ns = netns("pps", &["s", "f", "d"]);
     ns.veth(0, "axs0", 1, "axfa");
     ns.veth(1, "axfb", 2, "axd0");
-    let mut sender = open_in(ns.name(0), "axs0", cfg(mode));
-    let mut pa = open_in(ns.name(1), "axfa", cfg(mode));
-    let mut pb = open_in(ns.name(1), "axfb", cfg(mode));
+    let sender = open_in(ns.name(0), "axs0", cfg(mode));
+    let pa = open_in(ns.name(1), "axfa", cfg(mode));
+    let pb = open_in(ns.name(1), "axfb", cfg(mode));
     let (ma, mb) = (pa.mode(), pb.mode());
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop_s = stop.clone();
-    let send = std::thread::spawn(move || {
-        pin_to_cpu(1);
-        let frames: Vec<Vec<u8>> = (0..64).map(|i| udp_frame(i, 1000 + i as u16)).collect();
-        let (mut sent, mut full) = (0u64, 0u64);
-        while !stop_s.load(std::sync::atomic::Ordering::Relaxed) {
-            for f in frames.iter().take(32) {
-                match sender.tx_frame(f) {
-                    Ok(true) => sent += 1,
-                    _ => full += 1,
-                }
-            }
-            let _ = sender.tx_flush();
-        }
-        (sent, full)
-    });
-    let fwd = std::thread::spawn(move || {
-        pin_to_cpu(0);
-        let start = Instant::now();
-        let cpu0 = thread_cpu_ns();
-        let (mut moved, mut refused) = (0u64, 0u64);
-        while start.elapsed() < Duration::from_secs(secs) {
-            let k = pa.rx_burst(32, |f| match pb.tx_frame(f) {
-                Ok(true) => {}
-                _ => refused += 1,
-            });
-            moved += k as u64;
-            if k > 0 {
-                let _ = pb.tx_flush();
-            }
-        }
-        let wall = start.elapsed();
-        let cpu = thread_cpu_ns() - cpu0;
-        (moved, refused, wall, cpu, pa.stats(), pb.stats())
-    });
-    let (moved, refused, wall, cpu, sa, sb) = fwd.join().unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (sent, full) = send.join().unwrap();
-    let w = wall.as_secs_f64();
-    let out = Command::new("ip")
-        .args(["-j", "-s", "-n", ns.name(2), "link", "show", "axd0"])
-        .output()
-        .expect("ip -s");
-    let js = String::from_utf8_lossy(&out.stdout);
-    let delivered: u64 = js
-        .split("\"rx\":{")
-        .nth(1)
-        .and_then(|r| r.split("\"packets\":").nth(1))
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let fwd_pps = (moved - refused) as f64 / w;
+    let mut m = measure_forward(&ns, "axd0", sender, pa, pb);
+    let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
-        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
-         A rx {moved} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {refused}; \
-         forwarded {fwd_pps:.0} pps; axd0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
+        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+         A rx {} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {}; \
+         forwarded {:.0} pps; axd0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
          B tx wakeups {}",
-        sent as f64 / w,
-        moved as f64 / w,
+        m.secs,
+        m.sent,
+        m.per_sec(m.sent),
+        m.full,
+        m.moved,
+        m.per_sec(m.moved),
         sa.kernel.rx_lost(),
         sa.kernel.rx_dropped,
         sa.kernel.rx_ring_full,
         sb.tx_frames,
-        cpu as f64 / 1e9,
-        cpu as f64 / (moved - refused).max(1) as f64,
+        m.refused,
+        m.per_sec(m.forwarded()),
+        m.delivered,
+        m.cpu as f64 / 1e9,
+        m.cpu as f64 / m.forwarded().max(1) as f64,
         sb.tx_wakeups,
     );
-    assert!(moved > 0);
-    assert!(delivered >= moved - refused, "{delivered} < {moved}");
+    m.check();
 }
