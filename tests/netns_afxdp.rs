@@ -8,7 +8,7 @@
 mod common;
 
 use canopy_control::kinds;
-use canopy_dataplane::engine::{Engine, EngineConfig, PollMode, Pool, Port, PortStats, Running};
+use canopy_dataplane::engine::{Port, PortStats, Running};
 use canopy_dataplane::port::afxdp::{
     AfXdpConfig, AfXdpError, AfXdpPort, BindMode, LinkEvent, PortDrop, XdpMode,
     BACKEND_COUNTER_NAMES,
@@ -16,7 +16,7 @@ use canopy_dataplane::port::afxdp::{
 use canopy_dataplane::wire::Kind;
 use common::backend::{measure_forward, recv_n};
 use common::edge::{edge, Edge};
-use common::engine::{conserves, wait_for};
+use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
 use common::frames::{frame, ours, seq_of, tagged};
 use common::netns::{can_run, in_ns, ip, Netns, Raw};
 use std::time::{Duration, Instant};
@@ -479,19 +479,7 @@ fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn Port>)
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep: Duration::from_millis(20),
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        let run = Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn");
-        (run, got)
+        (spawn_engine(tables, ports, Duration::from_millis(20)), got)
     })
 }
 
@@ -535,33 +523,15 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
                 assert_eq!(&got[..12], &f[..12], "Ethernet addresses kept");
                 std::thread::sleep(Duration::from_millis(3));
             }
-            let mut far_ports = vec![0usize; up_rx.len()];
-            for f in &far {
-                tx.send(f);
-                let t = Instant::now();
-                'wait: while t.elapsed() < Duration::from_secs(2) {
-                    for (i, r) in up_rx.iter().enumerate() {
-                        if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                            assert_eq!(seq_of(&got), seq_of(f));
-                            far_ports[i] += 1;
-                            break 'wait;
-                        }
-                    }
-                }
-            }
+            let far_ports =
+                out_of_uplinks(&tx, &up_rx, far.iter().map(|f| &f[..]), ours, |i, got| {
+                    assert_eq!(seq_of(got), seq_of(&far[i]));
+                });
             (lat, far_ports)
         });
         run.stop();
         let s = h.counters();
-        assert_eq!(lat.len(), 100, "{tag}: frames to the local host: {s:#?}");
-        conserves(&s);
-        assert_eq!(far_ports.iter().sum::<usize>(), 40, "{tag}: {far_ports:?}");
-        assert_eq!(s[hp1].tx_packets, 100, "{tag}");
-        assert_eq!(s[e.ups[0]].tx_packets + s[e.ups[1]].tx_packets, 40, "{tag}");
-        assert_eq!(
-            s[e.ups[0]].adaptive_choices + s[e.ups[1]].adaptive_choices,
-            40
-        );
+        assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
         for p in &s {
             let names: Vec<&str> = p.backend.drops.iter().map(|(n, _)| *n).collect();
             assert_eq!(names, BACKEND_COUNTER_NAMES.to_vec(), "{tag}");

@@ -29,9 +29,10 @@ fn dpdk_ports_forward_through_the_engine_and_errors_are_typed() {
 #[cfg(feature = "dpdk")]
 mod imp {
     use super::common::edge::edge;
+    use super::common::engine::{out_of_uplinks, spawn_engine};
     use super::common::frames::{ours, seq_of, udp_frame};
     use super::common::netns::{can_run, in_ns, Netns, Raw};
-    use canopy_dataplane::engine::{counters, Engine, EngineConfig, PollMode, Pool, Port};
+    use canopy_dataplane::engine::{counters, Port};
     use canopy_dataplane::port::dpdk::{
         self, DpdkConfig, DpdkError, DpdkPort, Eal, BACKEND_COUNTER_NAMES,
     };
@@ -186,18 +187,7 @@ mod imp {
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn Port>)
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep: Duration::from_micros(200),
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        let run = Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn");
+        let run = spawn_engine(tables, ports, Duration::from_micros(200));
         let h = run.handle();
         let (hp0, h0) = e.hosts[0];
         let (hp1, h1) = e.hosts[1];
@@ -233,21 +223,12 @@ mod imp {
             };
             let got_there = one_way(&p0, &p1, &there);
             let got_back = one_way(&p1, &p0, &back);
-            let mut far_ports = vec![0usize; up_rx.len()];
-            for (f, want) in &far {
-                p0.send(f);
-                let t = Instant::now();
-                'wait: while t.elapsed() < Duration::from_secs(2) {
-                    for (i, r) in up_rx.iter().enumerate() {
-                        if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                            assert_eq!(seq_of(&got), seq_of(f));
-                            assert_eq!(got, *want, "exact bytes to an uplink");
-                            far_ports[i] += 1;
-                            break 'wait;
-                        }
-                    }
-                }
-            }
+            let sent = far.iter().map(|(f, _)| &f[..]);
+            let far_ports = out_of_uplinks(&p0, &up_rx, sent, ours, |i, got| {
+                let (f, want) = &far[i];
+                assert_eq!(seq_of(got), seq_of(f));
+                assert_eq!(got, &want[..], "exact bytes to an uplink");
+            });
             // 2000 frames in bursts of 100, each burst received before the next
             let mut got_burst = 0;
             for chunk in burst.chunks(100) {

@@ -11,18 +11,16 @@
 mod common;
 
 use canopy_control::kinds;
-use canopy_dataplane::engine::{
-    Engine, EngineConfig, EngineHandle, PollMode, Pool, Port, PortStats, Running,
-};
+use canopy_dataplane::engine::{EngineHandle, Port, PortStats, Running};
 use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
 use canopy_dataplane::wire::Kind;
 use common::edge::{edge, Edge};
-use common::engine::{conserves, wait_for};
+use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
 use common::frames::{magic_at, seq_in, MAGIC};
 use common::netns::{can_run, in_ns, ip, Netns, Raw};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Payload length: magic, sequence number, CLOCK_REALTIME send time (ns).
 const PAYLOAD: usize = 16;
@@ -92,18 +90,7 @@ fn start(ns: &Netns, e: &Edge, version: TpacketVersion, max_sleep: Duration) -> 
                     as Box<dyn Port>
             })
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep,
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn")
+        spawn_engine(tables, ports, max_sleep)
     })
 }
 
@@ -163,38 +150,16 @@ fn forward_and_latency(version: TpacketVersion, tag: &str) {
             std::thread::sleep(Duration::from_millis(3));
         }
         // towards a remote host: out of one of the uplinks
-        let mut far_ports = vec![0usize; up_rx.len()];
-        for f in &frames_far {
-            tx.send(f);
-            let t = Instant::now();
-            'wait: while t.elapsed() < Duration::from_secs(2) {
-                for (i, r) in up_rx.iter().enumerate() {
-                    if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                        assert_eq!(seq_of(&got), seq_of(f));
-                        far_ports[i] += 1;
-                        break 'wait;
-                    }
-                }
-            }
-        }
+        let far = frames_far.iter().map(|f| &f[..]);
+        let far_ports = out_of_uplinks(&tx, &up_rx, far, ours, |i, got| {
+            assert_eq!(seq_of(got), seq_of(&frames_far[i]));
+        });
         (lat, far_ports)
     });
     let workers = run.stop();
     assert_eq!(workers.len(), 1);
     let s = h.counters();
-    assert_eq!(lat.len(), 100, "{tag}: frames to the local host: {s:#?}");
-    conserves(&s);
-    assert_eq!(far_ports.iter().sum::<usize>(), 40, "{tag}: {far_ports:?}");
-    assert_eq!(s[hp1].tx_packets, 100, "{tag}");
-    assert_eq!(
-        s[e.ups[0]].tx_packets + s[e.ups[1]].tx_packets,
-        40,
-        "{tag}: {s:?}"
-    );
-    assert_eq!(
-        s[e.ups[0]].adaptive_choices + s[e.ups[1]].adaptive_choices,
-        40
-    );
+    assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
     // every backend counter was copied at stop: nothing dropped in the kernel
     for p in &s {
         assert_eq!(p.backend.drops.len(), 8);
