@@ -1,7 +1,7 @@
 //! ONE `canopy-switch` process with FOUR AF_PACKET veth ports, in its own network
 //! namespace, with one host namespace behind each port (root only; skipped with a
 //! message otherwise). The switch is a k=4 fat-tree edge switch (sliced tables
-//! computed from the topology). Namespaces are named `canopy-switchbin-<pid>-<x>`,
+//! computed from the topology). Namespaces are named `canopy-switchbin-<pid>-fwd-<x>`,
 //! IPv6 is off in them (no stray frames), the veths are created inside them, and a
 //! guard deletes them on drop, also when the test fails.
 #![cfg(target_os = "linux")]
@@ -16,37 +16,12 @@ use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The namespaces of this test (`canopy-switchbin-<pid>-<x>`, IPv6 off), deleted on
-/// drop: the testbed's namespace guard, shared with the other netns tests.
-struct Netns(canopy_testbed::netns::Netns);
-
-impl Netns {
-    fn new(suffixes: &[&str]) -> Netns {
-        let prefix = format!("canopy-switchbin-{}", std::process::id());
-        Netns(
-            canopy_testbed::netns::Netns::create(&prefix, suffixes)
-                .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}")),
-        )
-    }
-    fn name(&self, i: usize) -> &str {
-        self.0.name(i)
-    }
-    /// veth `a` in namespace `na`, peer `b` in `nb`, both up and running.
-    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
-            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
-    }
-}
-
 #[test]
 fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     if !netns_can_run("netns_switch", "network namespaces and veths") {
         return;
     }
-    let ns = Netns::new(&["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        ns.veth(0, &format!("s{i}"), i + 1, "e0");
-    }
+    let ns = four_port_netns("canopy-switchbin-", "fwd", "s", "e0");
     let dir = Dir::new("netns");
     let mut cfg = format!(
         "[switch]\nworkers = 2\nmax_sleep_us = 200\n\n[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n[management]\nsocket = \"{}\"\n",

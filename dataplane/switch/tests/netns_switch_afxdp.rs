@@ -24,11 +24,7 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
     if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
-    let ns = netns("axd", "sw", &["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        canopy_testbed::netns::veth(ns.name(0), &format!("axs{i}"), ns.name(i + 1), "axe0")
-            .unwrap();
-    }
+    let ns = four_port_netns("axd", "sw", "axs", "axe0");
     let dir = Dir::new("afxdp");
     let cfg = netns_config(
         &dir,

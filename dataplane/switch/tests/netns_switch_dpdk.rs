@@ -71,11 +71,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     if !can_run("switch_on_dpdk_ports_forwards_both_ways") {
         return;
     }
-    let ns = netns("dpk", "fw", &["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        canopy_testbed::netns::veth(ns.name(0), &format!("dps{i}"), ns.name(i + 1), "dpe0")
-            .unwrap();
-    }
+    let ns = four_port_netns("dpk", "fw", "dps", "dpe0");
     let dir = Dir::new("dpdk");
     let eal: Vec<String> = std::iter::once("--no-pci".to_string())
         .chain((0..4).map(|i| vdev(i, &format!("dps{i}"), if i == 0 { ",qpairs=2" } else { "" })))

@@ -518,3 +518,31 @@ pub fn counters_when(sw: &Switch, t: Duration, done: impl Fn(&Value) -> bool) ->
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// veth `a` in namespace `na` of `ns`, peer `b` in `nb`, both up and running.
+pub fn veth(ns: &canopy_testbed::netns::Netns, na: usize, a: &str, nb: usize, b: &str) {
+    canopy_testbed::netns::veth(ns.name(na), a, ns.name(nb), b)
+        .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
+}
+
+/// `ip -n <namespace i of ns> <args>`.
+pub fn ip_in(ns: &canopy_testbed::netns::Netns, i: usize, args: &[&str]) {
+    let mut a = vec!["-n", ns.name(i)];
+    a.extend_from_slice(args);
+    canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
+}
+
+/// The wiring of the four-port switch tests: [`netns`] `sw`, `h0`..`h3`, and veth
+/// `<sw_if><i>` in `sw` ↔ `host_if` in `h<i>` for each switch port `i`.
+pub fn four_port_netns(
+    tag: &str,
+    test: &str,
+    sw_if: &str,
+    host_if: &str,
+) -> canopy_testbed::netns::Netns {
+    let ns = netns(tag, test, &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        veth(&ns, 0, &format!("{sw_if}{i}"), i + 1, host_if);
+    }
+    ns
+}
