@@ -92,6 +92,21 @@ impl Fab {
         out
     }
 
+    /// `replay FILE <fabric> --from HOST --pps PPS --out OUT`.
+    pub fn replay(&self, file: &Path, from: &str, pps: &str, out: &Path) -> Output {
+        self.run(&[
+            "replay",
+            file.to_str().unwrap(),
+            &self.name,
+            "--from",
+            from,
+            "--pps",
+            pps,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    }
+
     /// `up FILE --switch-bin BIN [extra]`, asserting success.
     pub fn up(&self, desc: &Path, extra: &[&str]) {
         let sb = switch_bin();
@@ -308,8 +323,7 @@ pub fn run_mixed_backends(
         summary.contains("Port backends: ") && backends.iter().all(|b| summary.contains(b)),
         "{summary}"
     );
-    let res: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let res = results(&out);
     let t = &res["trials"][0];
     let sent = t["sent"].as_u64().unwrap();
     assert!(sent >= 2000, "{t}");
@@ -334,4 +348,9 @@ pub fn run_mixed_backends(
         assert!(!b.is_empty() && b.iter().all(|x| x == label(name)), "{s}");
     }
     out
+}
+
+/// The `results.json` a run or a replay wrote into `out`.
+pub fn results(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
 }
