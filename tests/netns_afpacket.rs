@@ -11,23 +11,12 @@ use canopy::dataplane::port::afpacket::{
 };
 mod common;
 
+use common::backend::{measure_forward, recv_n};
+use common::frames::{frame, tagged, udp_frame};
 use common::netns::{can_run, in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
+use common::sys::pin_to_cpu;
 use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A test frame of `len` bytes carrying `seq`, payload bytes derived from both.
-fn frame(seq: u32, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len.max(18)];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
-    f[14..18].copy_from_slice(&seq.to_be_bytes());
-    for (i, b) in f[18..].iter_mut().enumerate() {
-        *b = (seq as usize * 7 + i) as u8;
-    }
-    f
-}
 
 /// Collect our test frames from `port` until `n` arrived or `timeout` passed; also
 /// records every burst size.
@@ -37,21 +26,7 @@ fn port_recv_n(
     timeout: Duration,
     bursts: &mut Vec<usize>,
 ) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + timeout;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        let k = port.rx_burst(32, |f| {
-            if is_test_frame(f) {
-                got.push(f.to_vec())
-            }
-        });
-        if k == 0 {
-            port.wait_readable(5);
-        } else {
-            bursts.push(k);
-        }
-    }
-    got
+    recv_n(port, n, timeout, bursts, is_test_frame)
 }
 
 fn small_tx_cfg() -> AfPacketConfig {
@@ -115,16 +90,6 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
         port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
         0
     );
-}
-
-/// `frame(seq, len)` with VLAN tags (`(tpid, tci)`, outermost first) after the addresses.
-fn tagged(seq: u32, len: usize, tags: &[(u16, u16)]) -> Vec<u8> {
-    let mut f = frame(seq, len);
-    for &(tpid, tci) in tags.iter().rev() {
-        let tag = [tpid.to_be_bytes(), tci.to_be_bytes()].concat();
-        f.splice(12..12, tag);
-    }
-    f
 }
 
 /// The kernel takes the outer VLAN tag out of every frame it receives (whatever the
@@ -404,28 +369,6 @@ fn forward_loop_moves_every_frame() {
     assert_eq!(p1.stats().kernel_drops, 0);
 }
 
-/// An IPv4/UDP frame (documentation addresses, never routed: the destination MAC is not
-/// the receiver's, so the kernel stack drops it as PACKET_OTHERHOST) with source port
-/// `sport`; the sequence number is in the payload.
-fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    let ip = &mut f[14..34];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&50u16.to_be_bytes());
-    ip[8] = 1; // TTL
-    ip[9] = 17; // UDP
-    ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
-    ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&9u16.to_be_bytes()); // discard
-    f[38..40].copy_from_slice(&30u16.to_be_bytes());
-    f[42..46].copy_from_slice(&seq.to_be_bytes());
-    f
-}
-
 fn is_udp_test_frame(f: &[u8]) -> bool {
     f.len() == 64 && f[12..14] == [8, 0] && f[23] == 17 && f[26..30] == [192, 0, 2, 1]
 }
@@ -567,26 +510,6 @@ fn env_version() -> TpacketVersion {
     }
 }
 
-fn pin_to_cpu(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-/// CPU time (user + system) of the calling thread, in ns.
-fn thread_cpu_ns() -> u64 {
-    // SAFETY: a zeroed rusage filled by the kernel.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-        tv(ru.ru_utime) + tv(ru.ru_stime)
-    }
-}
-
 /// Measurement, not a check (run by hand, see docs/afpacket.md):
 /// `cargo test --release --test netns_afpacket -- --ignored --nocapture measure`.
 /// Sender (own TX ring, full speed, CPU 1) in namespace S → veth → port A in namespace
@@ -598,94 +521,40 @@ fn measure_forward_pps_64b() {
     if !can_run() {
         return;
     }
-    let secs: u64 = std::env::var("CANOPY_MEASURE_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
     let ns = Netns::new("pps", &["s", "f", "d"]);
     ns.veth(0, "s0", 1, "fa");
     ns.veth(1, "fb", 2, "d0");
-    let mut sender = in_ns(ns.name(0), || {
+    let sender = in_ns(ns.name(0), || {
         AfPacketPort::open("s0", cfg_of(env_version())).expect("sender")
     });
-    let (mut pa, mut pb) = in_ns(ns.name(1), || {
+    let (pa, pb) = in_ns(ns.name(1), || {
         (
             AfPacketPort::open("fa", cfg_of(env_version())).expect("fa"),
             AfPacketPort::open("fb", cfg_of(env_version())).expect("fb"),
         )
     });
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop_s = stop.clone();
-    let send = std::thread::spawn(move || {
-        pin_to_cpu(1);
-        let frames: Vec<Vec<u8>> = (0..64).map(|i| udp_frame(i, 1000 + i as u16)).collect();
-        let mut sent = 0u64;
-        let mut full = 0u64;
-        while !stop_s.load(std::sync::atomic::Ordering::Relaxed) {
-            for f in frames.iter().take(32) {
-                match sender.tx_frame(f) {
-                    Ok(true) => sent += 1,
-                    _ => full += 1,
-                }
-            }
-            let _ = sender.tx_flush();
-        }
-        (sent, full)
-    });
-    let fwd = std::thread::spawn(move || {
-        pin_to_cpu(0);
-        let start = Instant::now();
-        let cpu0 = thread_cpu_ns();
-        let mut moved = 0u64;
-        let mut refused = 0u64;
-        while start.elapsed() < Duration::from_secs(secs) {
-            let k = pa.rx_burst(32, |f| match pb.tx_frame(f) {
-                Ok(true) => {}
-                _ => refused += 1,
-            });
-            moved += k as u64;
-            if k > 0 {
-                let _ = pb.tx_flush();
-            }
-        }
-        let wall = start.elapsed();
-        let cpu = thread_cpu_ns() - cpu0;
-        (moved, refused, wall, cpu, pa.stats(), pb.stats())
-    });
-    let (moved, refused, wall, cpu, sa, sb) = fwd.join().unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (sent, full) = send.join().unwrap();
-    let w = wall.as_secs_f64();
-    // What actually arrived at the far end (the kernel's counter on d0).
-    let out = Command::new("ip")
-        .args(["-j", "-s", "-n", ns.name(2), "link", "show", "d0"])
-        .output()
-        .expect("ip -s");
-    let js = String::from_utf8_lossy(&out.stdout);
-    let delivered: u64 = js
-        .split("\"rx\":{")
-        .nth(1)
-        .and_then(|r| r.split("\"packets\":").nth(1))
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let fwd_pps = (moved - refused) as f64 / w;
+    let mut m = measure_forward(&ns, "d0", sender, pa, pb);
+    let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
-        "MEASURE afpacket forward 64B, {:?}: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
-         A rx {moved} ({:.0} pps), kernel drops on A {}; B tx {} refused {refused}; forwarded {:.0} pps; \
-         d0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt",
+        "MEASURE afpacket forward 64B, {:?}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+         A rx {} ({:.0} pps), kernel drops on A {}; B tx {} refused {}; forwarded {:.0} pps; \
+         d0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt",
         env_version(),
-        sent as f64 / w,
-        moved as f64 / w,
+        m.secs,
+        m.sent,
+        m.per_sec(m.sent),
+        m.full,
+        m.moved,
+        m.per_sec(m.moved),
         sa.kernel_drops,
         sb.tx_frames,
-        fwd_pps,
-        cpu as f64 / 1e9,
-        cpu as f64 / (moved - refused).max(1) as f64,
+        m.refused,
+        m.per_sec(m.forwarded()),
+        m.delivered,
+        m.cpu as f64 / 1e9,
+        m.cpu as f64 / m.forwarded().max(1) as f64,
     );
-    assert!(moved > 0);
-    // The sink also gets the kernel's own frames (IPv6 ND/MLD), so at least `moved`.
-    assert!(delivered >= moved - refused, "{delivered} < {moved}");
+    m.check();
 }
 
 fn mono_ns() -> u64 {

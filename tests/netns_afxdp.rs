@@ -7,19 +7,18 @@
 
 mod common;
 
-use canopy_control::oracle::host_mac;
-use canopy_control::topology::Topology;
-use canopy_control::{build_str, kinds};
-use canopy_dataplane::engine::{
-    counters, Engine, EngineConfig, PollMode, Pool, Port, PortStats, Running,
-};
+use canopy_control::kinds;
+use canopy_dataplane::engine::{Port, PortStats, Running};
 use canopy_dataplane::port::afxdp::{
     AfXdpConfig, AfXdpError, AfXdpPort, BindMode, LinkEvent, PortDrop, XdpMode,
     BACKEND_COUNTER_NAMES,
 };
-use canopy_dataplane::wire::{self, Kind};
-use common::netns::{can_run, in_ns, ip, Netns, Raw, ETHERTYPE};
-use std::process::Command;
+use canopy_dataplane::wire::Kind;
+use common::backend::{measure_forward, recv_n};
+use common::edge::{edge, Edge};
+use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
+use common::frames::{frame, ours, seq_of, tagged};
+use common::netns::{can_run, in_ns, ip, Netns, Raw};
 use std::time::{Duration, Instant};
 
 /// Namespaces `axd<pid>-<test>-<suffix>`.
@@ -47,27 +46,9 @@ fn open_in(ns: &str, ifname: &str, c: AfXdpConfig) -> AfXdpPort {
     in_ns(ns, move || AfXdpPort::open(&name, c)).unwrap_or_else(|e| panic!("open {ifname}: {e}"))
 }
 
-/// A test frame of `len` bytes carrying `seq`, payload bytes derived from both.
-fn frame(seq: u32, len: usize) -> Vec<u8> {
-    let mut f = vec![0u8; len.max(18)];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
-    f[14..18].copy_from_slice(&seq.to_be_bytes());
-    for (i, b) in f[18..].iter_mut().enumerate() {
-        *b = (seq as usize * 7 + i) as u8;
-    }
-    f
-}
-
-/// `frame(seq, len)` with VLAN tags (`(tpid, tci)`, outermost first) after the addresses.
-fn tagged(seq: u32, len: usize, tags: &[(u16, u16)]) -> Vec<u8> {
-    let mut f = frame(seq, len);
-    for &(tpid, tci) in tags.iter().rev() {
-        let tag = [tpid.to_be_bytes(), tci.to_be_bytes()].concat();
-        f.splice(12..12, tag);
-    }
-    f
+/// Frames with the source address of [`frame`].
+fn from_aa(f: &[u8]) -> bool {
+    f.len() >= 12 && f[6..12] == [0x02, 0, 0, 0, 0, 0xaa]
 }
 
 /// Our frames (source address of [`frame`]), received by `port` until `n` arrived or
@@ -78,21 +59,7 @@ fn port_recv_n(
     timeout: Duration,
     bursts: &mut Vec<usize>,
 ) -> Vec<Vec<u8>> {
-    let deadline = Instant::now() + timeout;
-    let mut got = vec![];
-    while got.len() < n && Instant::now() < deadline {
-        let k = port.rx_burst(32, |f| {
-            if f.len() >= 12 && f[6..12] == [0x02, 0, 0, 0, 0, 0xaa] {
-                got.push(f.to_vec())
-            }
-        });
-        if k == 0 {
-            port.wait_readable(5);
-        } else {
-            bursts.push(k);
-        }
-    }
-    got
+    recv_n(port, n, timeout, bursts, from_aa)
 }
 
 #[test]
@@ -500,70 +467,6 @@ fn deleted_interface_goes_down_and_comes_back() {
 // ---------------------------------------------------------------------------------
 // The engine: the same forwarding test as tests/netns_engine.rs, on AF_XDP ports.
 
-const MAGIC: &[u8; 4] = b"CNPY";
-
-fn payload(seq: u32) -> [u8; 8] {
-    let mut p = [0u8; 8];
-    p[..4].copy_from_slice(MAGIC);
-    p[4..8].copy_from_slice(&seq.to_be_bytes());
-    p
-}
-
-fn at(f: &[u8]) -> Option<usize> {
-    (14..f.len().saturating_sub(7))
-        .rev()
-        .find(|&i| &f[i..i + 4] == MAGIC)
-}
-
-fn ours(f: &[u8]) -> bool {
-    at(f).is_some()
-}
-
-fn seq_of(f: &[u8]) -> u32 {
-    let i = at(f).expect("our frame") + 4;
-    u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
-}
-
-struct Edge {
-    topo: Topology,
-    sw: usize,
-    hosts: Vec<(usize, u32)>,
-    ups: Vec<usize>,
-    far: u32,
-}
-
-fn edge() -> Edge {
-    let topo = build_str("fat-tree:k=4").unwrap();
-    let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
-    let hosts = is.hosts.clone();
-    let ups: Vec<usize> = (0..is.ports.len())
-        .filter(|p| hosts.iter().all(|h| h.0 != *p))
-        .collect();
-    let far = (0..topo.hosts.len() as u32)
-        .find(|d| hosts.iter().all(|x| x.1 != *d))
-        .unwrap();
-    Edge {
-        topo,
-        sw,
-        hosts,
-        ups,
-        far,
-    }
-}
-
-impl Edge {
-    fn frame(&self, src: u32, dst: u32, seq: u32) -> Vec<u8> {
-        let hd = kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
-        wire::ethernet_frame(
-            host_mac(&self.topo, dst),
-            host_mac(&self.topo, src),
-            &hd,
-            &payload(seq),
-        )
-    }
-}
-
 fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
     let tables = kinds::tables(&e.topo, Kind::Sliced).unwrap()[e.sw].clone();
     let n = tables.ports.len();
@@ -576,25 +479,8 @@ fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn Port>)
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep: Duration::from_millis(20),
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        let run = Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn");
-        (run, got)
+        (spawn_engine(tables, ports, Duration::from_millis(20)), got)
     })
-}
-
-fn conserves(s: &[PortStats]) {
-    let (rx, tx, dropped) = counters::totals(s);
-    assert_eq!(rx, tx + dropped, "rx = tx + drops: {s:#?}");
 }
 
 /// An edge switch of a k=4 fat tree on four AF_XDP ports: frames from one host port
@@ -637,33 +523,15 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
                 assert_eq!(&got[..12], &f[..12], "Ethernet addresses kept");
                 std::thread::sleep(Duration::from_millis(3));
             }
-            let mut far_ports = vec![0usize; up_rx.len()];
-            for f in &far {
-                tx.send(f);
-                let t = Instant::now();
-                'wait: while t.elapsed() < Duration::from_secs(2) {
-                    for (i, r) in up_rx.iter().enumerate() {
-                        if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                            assert_eq!(seq_of(&got), seq_of(f));
-                            far_ports[i] += 1;
-                            break 'wait;
-                        }
-                    }
-                }
-            }
+            let far_ports =
+                out_of_uplinks(&tx, &up_rx, far.iter().map(|f| &f[..]), ours, |i, got| {
+                    assert_eq!(seq_of(got), seq_of(&far[i]));
+                });
             (lat, far_ports)
         });
         run.stop();
         let s = h.counters();
-        assert_eq!(lat.len(), 100, "{tag}: frames to the local host: {s:#?}");
-        conserves(&s);
-        assert_eq!(far_ports.iter().sum::<usize>(), 40, "{tag}: {far_ports:?}");
-        assert_eq!(s[hp1].tx_packets, 100, "{tag}");
-        assert_eq!(s[e.ups[0]].tx_packets + s[e.ups[1]].tx_packets, 40, "{tag}");
-        assert_eq!(
-            s[e.ups[0]].adaptive_choices + s[e.ups[1]].adaptive_choices,
-            40
-        );
+        assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
         for p in &s {
             let names: Vec<&str> = p.backend.drops.iter().map(|(n, _)| *n).collect();
             assert_eq!(names, BACKEND_COUNTER_NAMES.to_vec(), "{tag}");
@@ -678,14 +546,6 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
         );
         // far below max_sleep: the worker was woken through epoll on the XSK fd
         assert!(p50 < Duration::from_millis(5), "{tag}: p50 {p50:?}");
-    }
-}
-
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -781,44 +641,6 @@ fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
 // ---------------------------------------------------------------------------------
 // Measurement (ignored; run by hand, see docs/afxdp.md).
 
-fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
-    let mut f = vec![0u8; 64];
-    f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-    f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-    f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    let ip = &mut f[14..34];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&50u16.to_be_bytes());
-    ip[8] = 1;
-    ip[9] = 17;
-    ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
-    ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
-    f[34..36].copy_from_slice(&sport.to_be_bytes());
-    f[36..38].copy_from_slice(&9u16.to_be_bytes());
-    f[38..40].copy_from_slice(&30u16.to_be_bytes());
-    f[42..46].copy_from_slice(&seq.to_be_bytes());
-    f
-}
-
-fn pin_to_cpu(cpu: usize) {
-    // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-fn thread_cpu_ns() -> u64 {
-    // SAFETY: a zeroed rusage filled by the kernel.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-        tv(ru.ru_utime) + tv(ru.ru_stime)
-    }
-}
-
 fn env_mode() -> XdpMode {
     match std::env::var("CANOPY_XDP_MODE").as_deref() {
         Ok("skb") => XdpMode::Skb,
@@ -839,86 +661,37 @@ fn measure_forward_pps_64b() {
     if !can_run() {
         return;
     }
-    let secs: u64 = std::env::var("CANOPY_MEASURE_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
     let mode = env_mode();
     let ns = netns("pps", &["s", "f", "d"]);
     ns.veth(0, "axs0", 1, "axfa");
     ns.veth(1, "axfb", 2, "axd0");
-    let mut sender = open_in(ns.name(0), "axs0", cfg(mode));
-    let mut pa = open_in(ns.name(1), "axfa", cfg(mode));
-    let mut pb = open_in(ns.name(1), "axfb", cfg(mode));
+    let sender = open_in(ns.name(0), "axs0", cfg(mode));
+    let pa = open_in(ns.name(1), "axfa", cfg(mode));
+    let pb = open_in(ns.name(1), "axfb", cfg(mode));
     let (ma, mb) = (pa.mode(), pb.mode());
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop_s = stop.clone();
-    let send = std::thread::spawn(move || {
-        pin_to_cpu(1);
-        let frames: Vec<Vec<u8>> = (0..64).map(|i| udp_frame(i, 1000 + i as u16)).collect();
-        let (mut sent, mut full) = (0u64, 0u64);
-        while !stop_s.load(std::sync::atomic::Ordering::Relaxed) {
-            for f in frames.iter().take(32) {
-                match sender.tx_frame(f) {
-                    Ok(true) => sent += 1,
-                    _ => full += 1,
-                }
-            }
-            let _ = sender.tx_flush();
-        }
-        (sent, full)
-    });
-    let fwd = std::thread::spawn(move || {
-        pin_to_cpu(0);
-        let start = Instant::now();
-        let cpu0 = thread_cpu_ns();
-        let (mut moved, mut refused) = (0u64, 0u64);
-        while start.elapsed() < Duration::from_secs(secs) {
-            let k = pa.rx_burst(32, |f| match pb.tx_frame(f) {
-                Ok(true) => {}
-                _ => refused += 1,
-            });
-            moved += k as u64;
-            if k > 0 {
-                let _ = pb.tx_flush();
-            }
-        }
-        let wall = start.elapsed();
-        let cpu = thread_cpu_ns() - cpu0;
-        (moved, refused, wall, cpu, pa.stats(), pb.stats())
-    });
-    let (moved, refused, wall, cpu, sa, sb) = fwd.join().unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (sent, full) = send.join().unwrap();
-    let w = wall.as_secs_f64();
-    let out = Command::new("ip")
-        .args(["-j", "-s", "-n", ns.name(2), "link", "show", "axd0"])
-        .output()
-        .expect("ip -s");
-    let js = String::from_utf8_lossy(&out.stdout);
-    let delivered: u64 = js
-        .split("\"rx\":{")
-        .nth(1)
-        .and_then(|r| r.split("\"packets\":").nth(1))
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let fwd_pps = (moved - refused) as f64 / w;
+    let mut m = measure_forward(&ns, "axd0", sender, pa, pb);
+    let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
-        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {secs} s; sender queued {sent} ({:.0} pps, ring-full {full}); \
-         A rx {moved} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {refused}; \
-         forwarded {fwd_pps:.0} pps; axd0 received {delivered}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
+        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+         A rx {} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {}; \
+         forwarded {:.0} pps; axd0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
          B tx wakeups {}",
-        sent as f64 / w,
-        moved as f64 / w,
+        m.secs,
+        m.sent,
+        m.per_sec(m.sent),
+        m.full,
+        m.moved,
+        m.per_sec(m.moved),
         sa.kernel.rx_lost(),
         sa.kernel.rx_dropped,
         sa.kernel.rx_ring_full,
         sb.tx_frames,
-        cpu as f64 / 1e9,
-        cpu as f64 / (moved - refused).max(1) as f64,
+        m.refused,
+        m.per_sec(m.forwarded()),
+        m.delivered,
+        m.cpu as f64 / 1e9,
+        m.cpu as f64 / m.forwarded().max(1) as f64,
         sb.tx_wakeups,
     );
-    assert!(moved > 0);
-    assert!(delivered >= moved - refused, "{delivered} < {moved}");
+    m.check();
 }

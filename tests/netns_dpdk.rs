@@ -28,104 +28,17 @@ fn dpdk_ports_forward_through_the_engine_and_errors_are_typed() {
 
 #[cfg(feature = "dpdk")]
 mod imp {
+    use super::common::edge::edge;
+    use super::common::engine::{out_of_uplinks, spawn_engine};
+    use super::common::frames::{ours, seq_of, udp_frame};
     use super::common::netns::{can_run, in_ns, Netns, Raw};
-    use canopy_control::oracle::host_mac;
-    use canopy_control::topology::Topology;
-    use canopy_control::{build_str, kinds};
-    use canopy_dataplane::engine::{counters, Engine, EngineConfig, PollMode, Pool, Port};
+    use canopy_dataplane::engine::{counters, Port};
     use canopy_dataplane::port::dpdk::{
         self, DpdkConfig, DpdkError, DpdkPort, Eal, BACKEND_COUNTER_NAMES,
     };
-    use canopy_dataplane::table::SwitchTables;
-    use canopy_dataplane::wire::{self, Kind};
     use canopy_dataplane::{decide, Verdict};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
-
-    const MAGIC: &[u8; 4] = b"CNPY";
-
-    fn payload(seq: u32) -> [u8; 8] {
-        let mut p = [0u8; 8];
-        p[..4].copy_from_slice(MAGIC);
-        p[4..8].copy_from_slice(&seq.to_be_bytes());
-        p
-    }
-
-    fn at(f: &[u8]) -> Option<usize> {
-        (14..f.len().saturating_sub(7))
-            .rev()
-            .find(|&i| &f[i..i + 4] == MAGIC)
-    }
-
-    fn ours(f: &[u8]) -> bool {
-        at(f).is_some()
-    }
-
-    fn seq_of(f: &[u8]) -> u32 {
-        let i = at(f).expect("our frame") + 4;
-        u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
-    }
-
-    /// An IPv4/UDP frame of 64 bytes: flow `sport`, sequence `seq` (documentation
-    /// addresses; it never leaves the test's namespaces).
-    fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
-        let mut f = vec![0u8; 64];
-        f[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xbb]);
-        f[6..12].copy_from_slice(&[0x02, 0, 0, 0, 0, 0xaa]);
-        f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-        let ip = &mut f[14..34];
-        ip[0] = 0x45;
-        ip[2..4].copy_from_slice(&50u16.to_be_bytes());
-        ip[8] = 1;
-        ip[9] = 17;
-        ip[12..16].copy_from_slice(&[192, 0, 2, 1]);
-        ip[16..20].copy_from_slice(&[192, 0, 2, 2]);
-        f[34..36].copy_from_slice(&sport.to_be_bytes());
-        f[36..38].copy_from_slice(&9u16.to_be_bytes());
-        f[38..40].copy_from_slice(&30u16.to_be_bytes());
-        f[42..46].copy_from_slice(&seq.to_be_bytes());
-        f
-    }
-
-    struct Edge {
-        topo: Topology,
-        tables: SwitchTables,
-        hosts: Vec<(usize, u32)>,
-        ups: Vec<usize>,
-        far: u32,
-    }
-
-    fn edge() -> Edge {
-        let topo = build_str("fat-tree:k=4").unwrap();
-        let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-        let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
-        let hosts = is.hosts.clone();
-        let ups: Vec<usize> = (0..is.ports.len())
-            .filter(|p| hosts.iter().all(|h| h.0 != *p))
-            .collect();
-        let far = (0..topo.hosts.len() as u32)
-            .find(|d| hosts.iter().all(|x| x.1 != *d))
-            .unwrap();
-        Edge {
-            tables: kinds::tables(&topo, Kind::Sliced).unwrap()[sw].clone(),
-            topo,
-            hosts,
-            ups,
-            far,
-        }
-    }
-
-    impl Edge {
-        fn frame(&self, src: u32, dst: u32, seq: u32) -> Vec<u8> {
-            let hd = kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
-            wire::ethernet_frame(
-                host_mac(&self.topo, dst),
-                host_mac(&self.topo, src),
-                &hd,
-                &payload(seq),
-            )
-        }
-    }
 
     fn hugepages_free() -> u64 {
         std::fs::read_to_string("/proc/meminfo")
@@ -274,18 +187,7 @@ mod imp {
             .into_iter()
             .map(|p| Box::new(p) as Box<dyn Port>)
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep: Duration::from_micros(200),
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        let run = Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn");
+        let run = spawn_engine(tables, ports, Duration::from_micros(200));
         let h = run.handle();
         let (hp0, h0) = e.hosts[0];
         let (hp1, h1) = e.hosts[1];
@@ -321,21 +223,12 @@ mod imp {
             };
             let got_there = one_way(&p0, &p1, &there);
             let got_back = one_way(&p1, &p0, &back);
-            let mut far_ports = vec![0usize; up_rx.len()];
-            for (f, want) in &far {
-                p0.send(f);
-                let t = Instant::now();
-                'wait: while t.elapsed() < Duration::from_secs(2) {
-                    for (i, r) in up_rx.iter().enumerate() {
-                        if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                            assert_eq!(seq_of(&got), seq_of(f));
-                            assert_eq!(got, *want, "exact bytes to an uplink");
-                            far_ports[i] += 1;
-                            break 'wait;
-                        }
-                    }
-                }
-            }
+            let sent = far.iter().map(|(f, _)| &f[..]);
+            let far_ports = out_of_uplinks(&p0, &up_rx, sent, ours, |i, got| {
+                let (f, want) = &far[i];
+                assert_eq!(seq_of(got), seq_of(f));
+                assert_eq!(got, &want[..], "exact bytes to an uplink");
+            });
             // 2000 frames in bursts of 100, each burst received before the next
             let mut got_burst = 0;
             for chunk in burst.chunks(100) {

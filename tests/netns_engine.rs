@@ -10,35 +10,38 @@
 
 mod common;
 
-use canopy_control::oracle::host_mac;
-use canopy_control::topology::Topology;
-use canopy_control::{build_str, kinds};
-use canopy_dataplane::engine::{
-    counters, Engine, EngineConfig, EngineHandle, PollMode, Pool, Port, PortStats, Running,
-};
+use canopy_control::kinds;
+use canopy_dataplane::engine::{EngineHandle, Port, PortStats, Running};
 use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
-use canopy_dataplane::wire::{self, Kind};
+use canopy_dataplane::wire::Kind;
+use common::edge::{edge, Edge};
+use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
+use common::frames::{magic_at, seq_in, MAGIC};
 use common::netns::{can_run, in_ns, ip, Netns, Raw};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const MAGIC: &[u8; 4] = b"CNPY";
+/// Payload length: magic, sequence number, CLOCK_REALTIME send time (ns).
+const PAYLOAD: usize = 16;
 
 /// Payload: magic, sequence number, CLOCK_REALTIME send time (ns).
-fn payload(seq: u32) -> [u8; 16] {
-    let mut p = [0u8; 16];
+fn payload(seq: u32) -> [u8; PAYLOAD] {
+    let mut p = [0u8; PAYLOAD];
     p[..4].copy_from_slice(MAGIC);
     p[4..8].copy_from_slice(&seq.to_be_bytes());
     p[8..].copy_from_slice(&realtime_ns().to_be_bytes());
     p
 }
 
+/// A frame of the edge switch from `src` to `dst` carrying the stamped [`payload`].
+fn stamped(e: &Edge, src: u32, dst: u32, seq: u32) -> Vec<u8> {
+    e.frame_with(src, dst, &payload(seq))
+}
+
 /// Where our payload starts (frames shorter than 60 bytes are padded after it).
 fn at(f: &[u8]) -> Option<usize> {
-    (14..f.len().saturating_sub(15))
-        .rev()
-        .find(|&i| &f[i..i + 4] == MAGIC)
+    magic_at(f, PAYLOAD)
 }
 
 fn ours(f: &[u8]) -> bool {
@@ -46,8 +49,7 @@ fn ours(f: &[u8]) -> bool {
 }
 
 fn seq_of(f: &[u8]) -> u32 {
-    let i = at(f).expect("our frame") + 4;
-    u32::from_be_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
+    seq_in(f, PAYLOAD)
 }
 
 fn sent_at(f: &[u8]) -> u64 {
@@ -62,50 +64,6 @@ fn realtime_ns() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
-}
-
-/// The switch under test: topology, its index, host ports and uplinks.
-struct Edge {
-    topo: Topology,
-    sw: usize,
-    /// (port, host) of the two hosts below it.
-    hosts: Vec<(usize, u32)>,
-    /// Its two uplinks.
-    ups: Vec<usize>,
-    /// A host under another edge switch.
-    far: u32,
-}
-
-fn edge() -> Edge {
-    let topo = build_str("fat-tree:k=4").unwrap();
-    let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
-    let hosts = is.hosts.clone();
-    let ups: Vec<usize> = (0..is.ports.len())
-        .filter(|p| hosts.iter().all(|h| h.0 != *p))
-        .collect();
-    let far = (0..topo.hosts.len() as u32)
-        .find(|d| hosts.iter().all(|x| x.1 != *d))
-        .unwrap();
-    Edge {
-        topo,
-        sw,
-        hosts,
-        ups,
-        far,
-    }
-}
-
-impl Edge {
-    fn frame(&self, src: u32, dst: u32, seq: u32) -> Vec<u8> {
-        let hd = kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
-        wire::ethernet_frame(
-            host_mac(&self.topo, dst),
-            host_mac(&self.topo, src),
-            &hd,
-            &payload(seq),
-        )
-    }
 }
 
 /// Namespaces `sw` (switch) and `nb` (neighbours), veth `s<i>` ↔ `p<i>` per port.
@@ -132,36 +90,12 @@ fn start(ns: &Netns, e: &Edge, version: TpacketVersion, max_sleep: Duration) -> 
                     as Box<dyn Port>
             })
             .collect();
-        let ecfg = EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 200,
-                max_sleep,
-            },
-            link_poll: Duration::from_millis(20),
-            ..EngineConfig::default()
-        };
-        Engine::new(tables, ports, Pool::new(4096), &ecfg)
-            .expect("engine")
-            .spawn()
-            .expect("spawn")
+        spawn_engine(tables, ports, max_sleep)
     })
 }
 
 fn versions() -> [(TpacketVersion, &'static str); 2] {
     [(TpacketVersion::V2, "v2"), (TpacketVersion::V3, "v3")]
-}
-
-fn conserves(s: &[PortStats]) {
-    let (rx, tx, dropped) = counters::totals(s);
-    assert_eq!(rx, tx + dropped, "rx = tx + drops: {s:#?}");
-}
-
-fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
 }
 
 /// Frames from a host port reach the other host's port and (adaptively) an uplink;
@@ -193,8 +127,8 @@ fn forward_and_latency(version: TpacketVersion, tag: &str) {
     let (hp1, h1) = e.hosts[1];
     let nb = ns.name(1).to_string();
     let ups = e.ups.clone();
-    let frames_local: Vec<Vec<u8>> = (0..100).map(|i| e.frame(h0, h1, i)).collect();
-    let frames_far: Vec<Vec<u8>> = (0..40).map(|i| e.frame(h0, e.far, 1000 + i)).collect();
+    let frames_local: Vec<Vec<u8>> = (0..100).map(|i| stamped(&e, h0, h1, i)).collect();
+    let frames_far: Vec<Vec<u8>> = (0..40).map(|i| stamped(&e, h0, e.far, 1000 + i)).collect();
     let (lat, far_ports) = in_ns(&nb, move || {
         let tx = Raw::open(&format!("p{hp0}"));
         let rx = Raw::open(&format!("p{hp1}"));
@@ -216,38 +150,16 @@ fn forward_and_latency(version: TpacketVersion, tag: &str) {
             std::thread::sleep(Duration::from_millis(3));
         }
         // towards a remote host: out of one of the uplinks
-        let mut far_ports = vec![0usize; up_rx.len()];
-        for f in &frames_far {
-            tx.send(f);
-            let t = Instant::now();
-            'wait: while t.elapsed() < Duration::from_secs(2) {
-                for (i, r) in up_rx.iter().enumerate() {
-                    if let Some((got, _)) = r.recv_stamped(Duration::from_millis(1), ours) {
-                        assert_eq!(seq_of(&got), seq_of(f));
-                        far_ports[i] += 1;
-                        break 'wait;
-                    }
-                }
-            }
-        }
+        let far = frames_far.iter().map(|f| &f[..]);
+        let far_ports = out_of_uplinks(&tx, &up_rx, far, ours, |i, got| {
+            assert_eq!(seq_of(got), seq_of(&frames_far[i]));
+        });
         (lat, far_ports)
     });
     let workers = run.stop();
     assert_eq!(workers.len(), 1);
     let s = h.counters();
-    assert_eq!(lat.len(), 100, "{tag}: frames to the local host: {s:#?}");
-    conserves(&s);
-    assert_eq!(far_ports.iter().sum::<usize>(), 40, "{tag}: {far_ports:?}");
-    assert_eq!(s[hp1].tx_packets, 100, "{tag}");
-    assert_eq!(
-        s[e.ups[0]].tx_packets + s[e.ups[1]].tx_packets,
-        40,
-        "{tag}: {s:?}"
-    );
-    assert_eq!(
-        s[e.ups[0]].adaptive_choices + s[e.ups[1]].adaptive_choices,
-        40
-    );
+    assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
     // every backend counter was copied at stop: nothing dropped in the kernel
     for p in &s {
         assert_eq!(p.backend.drops.len(), 8);
@@ -308,7 +220,7 @@ fn delete_and_recreate(version: TpacketVersion, tag: &str) {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = {
         let stop = stop.clone();
-        let frames: Vec<Vec<u8>> = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
+        let frames: Vec<Vec<u8>> = (0..20_000).map(|i| stamped(&e, h0, h1, i)).collect();
         let nb = nb.clone();
         std::thread::spawn(move || {
             in_ns(&nb, move || {

@@ -10,8 +10,7 @@
 
 mod fabric_common;
 
-use fabric_common::{assert_check_passes, root_or_skip, Fab};
-use serde_json::Value;
+use fabric_common::{root_or_skip, run_mixed_backends, Fab};
 use std::process::Command;
 
 /// The description: `[ports]` says AF_XDP (SKB) for every port, overrides give the
@@ -97,58 +96,11 @@ fn mixed_backends_forward_every_frame_and_say_which() {
     }
 
     // every pair, then traffic
-    assert_check_passes(&f, 2);
-    let out = f.dir.join("report");
-    let r = f.run(&[
-        "run",
-        &f.name,
-        "--rate",
-        "3kpps",
-        "--duration-s",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        r.status.success(),
-        "run: {}",
-        String::from_utf8_lossy(&r.stderr)
+    let out = run_mixed_backends(
+        &f,
+        &["afpacket ×4", "afxdp/skb ×4", "afxdp/copy ×2"],
+        |s| expected(s).0,
     );
-    let summary = String::from_utf8_lossy(&r.stdout).into_owned();
-    assert!(
-        summary.contains("Port backends: ")
-            && summary.contains("afpacket ×4")
-            && summary.contains("afxdp/skb ×4")
-            && summary.contains("afxdp/copy ×2"),
-        "{summary}"
-    );
-    let res: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let t = &res["trials"][0];
-    let sent = t["sent"].as_u64().unwrap();
-    assert!(sent >= 2000, "{t}");
-    assert_eq!(t["received"], sent, "full delivery: {t}");
-    assert_eq!(t["lost"], 0, "{t}");
-    assert_eq!(t["misdelivered"], 0, "{t}");
-    assert_eq!(t["duplicates"], 0, "{t}");
-    let sw = res["switches"].as_array().unwrap();
-    assert_eq!(sw.len(), 5);
-    for s in sw {
-        let name = s["name"].as_str().unwrap();
-        let (label, _) = expected(name);
-        assert_eq!(s["conserved"], true, "{s}");
-        assert!(s.get("unchecked").is_none(), "{s}");
-        assert_eq!(
-            s["drops"].as_object().map_or(0, |d| d.len()),
-            0,
-            "no drops: {s}"
-        );
-        // h0 and h1 are in different pods: every frame crosses every switch
-        assert!(s["rx"].as_u64().unwrap() >= sent, "{s}");
-        let b = s["backends"].as_array().unwrap();
-        assert!(!b.is_empty() && b.iter().all(|x| x == label), "{s}");
-    }
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
         md.contains("| port backends | afxdp/skb ×4, afxdp/copy ×2, afpacket ×4 |"),

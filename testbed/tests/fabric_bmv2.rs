@@ -81,9 +81,7 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
             o.to_str().unwrap(),
         ]);
         assert!(r.status.success(), "run ({kind}) failed");
-        let res: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(o.join("results.json")).unwrap())
-                .unwrap();
+        let res: serde_json::Value = fabric_common::results(&o);
         let t = &res["trials"][0];
         assert_eq!(t["misdelivered"], 0, "{t}");
         assert_eq!(t["lost"], 0, "{t}");
@@ -118,21 +116,9 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
             let file = f.dir.join("ipv4.pcap");
             assert_eq!(fabric_common::crafted_pcap(&file, 1, 3), 15);
             let ro = f.dir.join("replay");
-            let r = f.run(&[
-                "replay",
-                file.to_str().unwrap(),
-                &f.name,
-                "--from",
-                "0",
-                "--pps",
-                "200",
-                "--out",
-                ro.to_str().unwrap(),
-            ]);
+            let r = f.replay(&file, "0", "200", &ro);
             assert!(r.status.success(), "replay failed");
-            let res: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(ro.join("results.json")).unwrap())
-                    .unwrap();
+            let res: serde_json::Value = fabric_common::results(&ro);
             for s in res["switches"].as_array().expect("switch counters") {
                 assert_eq!(s["conserved"], true, "{s}");
                 let want = if s["name"] == "edge-p0-e0" {

@@ -19,8 +19,7 @@
 
 mod fabric_common;
 
-use fabric_common::{assert_check_passes, root_or_skip, switch_bin, Fab};
-use serde_json::Value;
+use fabric_common::{root_or_skip, run_mixed_backends, switch_bin, Fab};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -178,57 +177,7 @@ fn dpdk_and_kernel_backends_in_one_fabric() {
     );
 
     // every pair, then traffic
-    assert_check_passes(&f, 2);
-    let out = f.dir.join("report");
-    let r = f.run(&[
-        "run",
-        &f.name,
-        "--rate",
-        "3kpps",
-        "--duration-s",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        r.status.success(),
-        "run: {}",
-        String::from_utf8_lossy(&r.stderr)
-    );
-    let summary = String::from_utf8_lossy(&r.stdout).into_owned();
-    assert!(
-        summary.contains("Port backends: ")
-            && summary.contains("afpacket ×4")
-            && summary.contains("dpdk ×4")
-            && summary.contains("afxdp/skb ×2"),
-        "{summary}"
-    );
-    let res: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let t = &res["trials"][0];
-    let sent = t["sent"].as_u64().unwrap();
-    assert!(sent >= 2000, "{t}");
-    assert_eq!(t["received"], sent, "full delivery: {t}");
-    assert_eq!(t["lost"], 0, "{t}");
-    assert_eq!(t["misdelivered"], 0, "{t}");
-    assert_eq!(t["duplicates"], 0, "{t}");
-    let sw = res["switches"].as_array().unwrap();
-    assert_eq!(sw.len(), 5);
-    for s in sw {
-        let name = s["name"].as_str().unwrap();
-        assert_eq!(s["conserved"], true, "{s}");
-        assert!(s.get("unchecked").is_none(), "{s}");
-        assert_eq!(
-            s["drops"].as_object().map_or(0, |d| d.len()),
-            0,
-            "no drops: {s}"
-        );
-        // h0 and h1 are in different pods: every frame crosses every switch
-        assert!(s["rx"].as_u64().unwrap() >= sent, "{s}");
-        let b = s["backends"].as_array().unwrap();
-        assert!(!b.is_empty() && b.iter().all(|x| x == label(name)), "{s}");
-    }
+    run_mixed_backends(&f, &["afpacket ×4", "dpdk ×4", "afxdp/skb ×2"], label);
 
     // a dpdk switch killed outright cannot remove its EAL runtime directory: `down` does
     let killed = dpdk_pids[0];

@@ -122,9 +122,7 @@ impl Drill<'_> {
     /// which is asserted to be zero).
     fn finish_traffic(&self, mut c: Child, out: &Path) -> Traffic {
         let st = c.wait().unwrap();
-        let r: Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap())
-                .unwrap();
+        let r: Value = fabric_common::results(out);
         let t = &r["trials"][0];
         let tr = Traffic {
             sent: t["sent"].as_u64().unwrap(),

@@ -65,8 +65,7 @@ fn prometheus_scrapes_a_netns_fabric_after_traffic() {
         out.to_str().unwrap(),
     ]);
     assert!(r.status.success(), "run failed");
-    let res: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let res: serde_json::Value = fabric_common::results(&out);
     let sent = res["trials"][0]["sent"].as_u64().unwrap();
     let received = res["trials"][0]["received"].as_u64().unwrap();
     // what the generator manages at 10 kpps depends on the machine's load (a debug build
@@ -75,17 +74,7 @@ fn prometheus_scrapes_a_netns_fabric_after_traffic() {
 
     let file = f.dir.join("ipv4.pcap");
     assert_eq!(fabric_common::crafted_pcap(&file, 1, 3), 15);
-    let r = f.run(&[
-        "replay",
-        file.to_str().unwrap(),
-        &f.name,
-        "--from",
-        "0",
-        "--pps",
-        "1000",
-        "--out",
-        f.dir.join("replay").to_str().unwrap(),
-    ]);
+    let r = f.replay(&file, "0", "1000", &f.dir.join("replay"));
     assert!(r.status.success(), "replay failed");
 
     let f_ = format!("fabric=\"{}\"", f.name);

@@ -12,8 +12,7 @@ use fabric_common::{root_or_skip, Fab};
 use serde_json::Value;
 
 fn results(f: &Fab, out: &std::path::Path) -> Value {
-    let text = std::fs::read_to_string(out.join("results.json")).unwrap();
-    let r: Value = serde_json::from_str(&text).unwrap();
+    let r = fabric_common::results(out);
     eprintln!(
         "fabric {}: {} trial(s)",
         f.name,
@@ -121,17 +120,7 @@ fn replay_a_crafted_pcap(f: &Fab) {
     let file = f.dir.join("crafted.pcap");
     assert_eq!(fabric_common::crafted_pcap(&file, 20, 3), 300);
     let out = f.dir.join("replay");
-    let r = f.run(&[
-        "replay",
-        file.to_str().unwrap(),
-        &f.name,
-        "--from",
-        "0",
-        "--pps",
-        "3000",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let r = f.replay(&file, "0", "3000", &out);
     assert!(
         r.status.success(),
         "replay: {}",

@@ -1,7 +1,7 @@
 //! ONE `canopy-switch` process with FOUR AF_PACKET veth ports, in its own network
 //! namespace, with one host namespace behind each port (root only; skipped with a
 //! message otherwise). The switch is a k=4 fat-tree edge switch (sliced tables
-//! computed from the topology). Namespaces are named `canopy-switchbin-<pid>-<x>`,
+//! computed from the topology). Namespaces are named `canopy-switchbin-<pid>-fwd-<x>`,
 //! IPv6 is off in them (no stray frames), the veths are created inside them, and a
 //! guard deletes them on drop, also when the test fails.
 #![cfg(target_os = "linux")]
@@ -17,44 +17,12 @@ use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The namespaces of this test (`canopy-switchbin-<pid>-<x>`, IPv6 off), deleted on
-/// drop: the testbed's namespace guard, shared with the other netns tests.
-struct Netns(canopy_testbed::netns::Netns);
-
-impl Netns {
-    fn new(suffixes: &[&str]) -> Netns {
-        let prefix = format!("canopy-switchbin-{}", std::process::id());
-        Netns(
-            canopy_testbed::netns::Netns::create(&prefix, suffixes)
-                .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}")),
-        )
-    }
-    fn name(&self, i: usize) -> &str {
-        self.0.name(i)
-    }
-    /// veth `a` in namespace `na`, peer `b` in `nb`, both up and running.
-    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
-            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
-    }
-}
-
-fn send(p: &mut AfPacketPort, frames: &[Vec<u8>]) {
-    for f in frames {
-        assert_eq!(p.tx_frame(f), Ok(true), "tx_frame");
-    }
-    p.tx_flush().expect("tx_flush");
-}
-
 #[test]
 fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     if !netns_can_run("netns_switch", "network namespaces and veths") {
         return;
     }
-    let ns = Netns::new(&["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        ns.veth(0, &format!("s{i}"), i + 1, "e0");
-    }
+    let ns = four_port_netns("canopy-switchbin-", "fwd", "s", "e0");
     let dir = Dir::new("netns");
     let mut cfg = format!(
         "[switch]\nworkers = 2\nmax_sleep_us = 200\n\n[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n[management]\nsocket = \"{}\"\n",
@@ -92,27 +60,13 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
     let far = f.topo.hosts.len() as u32 - 1;
     let t = Duration::from_secs(5);
 
-    // (sender namespace = ingress port, frame as it arrives there)
-    let mut cases: Vec<(usize, Vec<u8>)> = vec![
-        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1")),
-        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0")),
-    ];
-    // from above: a far host's frames as they reach the edge switch, sent from the
-    // namespaces behind both up ports
-    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1), (2, 5, h1), (3, 6, h0)] {
-        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
-        cases.push((up, at_edge));
-    }
-    let mut forwarded = 0u64;
-    for (ing, fr) in &cases {
-        let (want, ports) = f.expect(*ing as u16, fr);
-        assert_eq!(ports.len(), 1);
-        let out = usize::from(ports[0]);
-        send(&mut hp[*ing], std::slice::from_ref(fr));
-        let got = recv(&mut hp[out], 1, t);
-        assert_eq!(got, vec![want], "port {ing} -> {out}");
-        forwarded += 1;
-    }
+    // (sender namespace = ingress port, frame as it arrives there); from above: a far
+    // host's frames as they reach the edge switch, sent from the namespaces behind both
+    // up ports
+    let mut cases = edge_cases(&f, "");
+    cases.push((2, from_above(&f, 5, h1)));
+    cases.push((3, from_above(&f, 6, h0)));
+    let mut forwarded = forward_cases(&mut hp, &f, &cases, 1, t);
     // up, adaptive: 64 frames h0 -> far leave on ports 2 and 3
     let fr = f.frame(Kind::Sliced, h0, far, b"up and away");
     let (want, ports) = f.expect(0, &fr);
@@ -180,17 +134,11 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
         forwarded += 1;
     }
     // counters: exact per reason at port 0 (IPv6 is off: nothing else is on the wire)
-    let deadline = Instant::now() + t;
-    let c = loop {
-        let c = sw.counters();
-        // the workers publish their counters on their own schedule: wait for both sums
-        let settled = c["ports"][0]["dropped"].as_u64().unwrap() >= sent
-            && c["tx_packets"].as_u64().unwrap() >= forwarded;
-        if settled || Instant::now() > deadline {
-            break c;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let c = counters_when(&sw, t, |c| {
+        // wait for both sums
+        c["ports"][0]["dropped"].as_u64().unwrap() >= sent
+            && c["tx_packets"].as_u64().unwrap() >= forwarded
+    });
     let mut want_drops = std::collections::BTreeMap::new();
     for (_, reason, n) in &bad {
         *want_drops.entry(*reason).or_insert(0) += n;

@@ -16,28 +16,6 @@ use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn config(dir: &Dir, ports: &[&str]) -> String {
-    let mut cfg = format!(
-        "[switch]\nworkers = 2\nmax_sleep_us = 200\n\n[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n[management]\nsocket = \"{}\"\n",
-        dir.path("switch.sock").display()
-    );
-    for p in ports {
-        cfg += &format!("\n[[port]]\n{p}\n");
-    }
-    cfg
-}
-
-fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
-    let ns = ns.to_string();
-    move |c: Command| {
-        let mut w = Command::new("ip");
-        w.args(["netns", "exec", &ns])
-            .arg(c.get_program())
-            .args(c.get_args());
-        w
-    }
-}
-
 /// Four AF_XDP ports (two native copy, one generic, one native with smaller rings):
 /// `health` reports each port's mode, frames reach the right host ports, the counters
 /// conserve and carry the AF_XDP backend counters by name.
@@ -46,14 +24,12 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
     if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
         return;
     }
-    let ns = netns("axd", "sw", &["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        canopy_testbed::netns::veth(ns.name(0), &format!("axs{i}"), ns.name(i + 1), "axe0")
-            .unwrap();
-    }
+    let ns = four_port_netns("axd", "sw", "axs", "axe0");
     let dir = Dir::new("afxdp");
-    let cfg = config(
+    let cfg = netns_config(
         &dir,
+        true,
+        "",
         &[
             "backend = \"afxdp\"\ninterface = \"axs0\"",
             "backend = \"afxdp\"\ninterface = \"axs1\"\nmode = \"copy\"",
@@ -75,37 +51,9 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
 
     let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "axe0")).collect();
     let f = Fabric::new(Kind::Sliced);
-    let (h0, h1) = (f.host_on(0), f.host_on(1));
-    let far = f.topo.hosts.len() as u32 - 1;
     let t = Duration::from_secs(5);
-    let mut cases: Vec<(usize, Vec<u8>)> = vec![
-        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1")),
-        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0")),
-    ];
-    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1)] {
-        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
-        cases.push((up, at_edge));
-    }
-    let mut forwarded = 0u64;
-    for (ing, fr) in &cases {
-        let (want, ports) = f.expect(*ing as u16, fr);
-        let out = usize::from(ports[0]);
-        for _ in 0..10 {
-            assert_eq!(hp[*ing].tx_frame(fr), Ok(true));
-        }
-        hp[*ing].tx_flush().unwrap();
-        let got = recv(&mut hp[out], 10, t);
-        assert_eq!(got, vec![want; 10], "port {ing} -> {out}");
-        forwarded += 10;
-    }
-    let deadline = Instant::now() + t;
-    let c = loop {
-        let c = sw.counters();
-        if c["tx_packets"].as_u64().unwrap() >= forwarded || Instant::now() > deadline {
-            break c;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let forwarded = forward_cases(&mut hp, &f, &edge_cases(&f, ""), 10, t);
+    let c = counters_when(&sw, t, |c| c["tx_packets"].as_u64().unwrap() >= forwarded);
     assert_eq!(c["tx_packets"].as_u64().unwrap(), forwarded, "{c}");
     assert_eq!(c["rx_packets"].as_u64().unwrap(), forwarded, "{c}");
     assert_eq!(c["dropped"].as_u64().unwrap(), 0, "{c}");
@@ -182,8 +130,10 @@ fn switch_port_with_two_queues_receives_on_both() {
         canopy_testbed::netns::wait_up(ns.name(i + 1), b, Duration::from_secs(5)).unwrap();
     }
     let dir = Dir::new("afxdpmq");
-    let cfg = config(
+    let cfg = netns_config(
         &dir,
+        true,
+        "",
         &[
             "backend = \"afxdp\"\ninterface = \"axs0\"\nqueues = 2",
             "backend = \"afxdp\"\ninterface = \"axs1\"",

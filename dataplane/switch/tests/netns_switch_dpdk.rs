@@ -19,7 +19,7 @@ use canopy_dataplane::wire::Kind;
 use canopy_proto::mgmt::Request;
 use common::*;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn hugepages_free() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
@@ -54,35 +54,12 @@ fn can_run(test: &str) -> bool {
 /// A config with tables (the k=4 fat-tree's edge switch, 4 ports) or without
 /// (`tables = false`: any number of ports).
 fn config(dir: &Dir, tables: bool, eal: &[String], ports: &[&str]) -> String {
-    let mut cfg = String::from("[switch]\nworkers = 2\nmax_sleep_us = 200\n\n");
-    if tables {
-        cfg +=
-            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
-    }
-    cfg += &format!(
-        "[management]\nsocket = \"{}\"\n\n[dpdk]\neal_args = {}\n",
-        dir.path("switch.sock").display(),
-        serde_json::to_string(eal).unwrap()
-    );
-    for p in ports {
-        cfg += &format!("\n[[port]]\n{p}\n");
-    }
-    cfg
+    let eal = serde_json::to_string(eal).unwrap();
+    netns_config(dir, tables, &format!("\n[dpdk]\neal_args = {eal}\n"), ports)
 }
 
 fn vdev(i: usize, iface: &str, extra: &str) -> String {
     format!("--vdev=net_af_packet{i},iface={iface},framecnt=8192{extra}")
-}
-
-fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
-    let ns = ns.to_string();
-    move |c: Command| {
-        let mut w = Command::new("ip");
-        w.args(["netns", "exec", &ns])
-            .arg(c.get_program())
-            .args(c.get_args());
-        w
-    }
 }
 
 /// Four DPDK af_packet ports (port 0 with two queues, so the second is a receive-only
@@ -94,11 +71,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     if !can_run("switch_on_dpdk_ports_forwards_both_ways") {
         return;
     }
-    let ns = netns("dpk", "fw", &["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        canopy_testbed::netns::veth(ns.name(0), &format!("dps{i}"), ns.name(i + 1), "dpe0")
-            .unwrap();
-    }
+    let ns = four_port_netns("dpk", "fw", "dps", "dpe0");
     let dir = Dir::new("dpdk");
     let eal: Vec<String> = std::iter::once("--no-pci".to_string())
         .chain((0..4).map(|i| vdev(i, &format!("dps{i}"), if i == 0 { ",qpairs=2" } else { "" })))
@@ -129,29 +102,9 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
 
     let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "dpe0")).collect();
     let f = Fabric::new(Kind::Sliced);
-    let (h0, h1) = (f.host_on(0), f.host_on(1));
-    let far = f.topo.hosts.len() as u32 - 1;
     let t = Duration::from_secs(5);
-    let mut cases: Vec<(usize, Vec<u8>)> = vec![
-        (0, f.frame(Kind::Sliced, h0, h1, b"0 to 1 through dpdk")),
-        (1, f.frame(Kind::Sliced, h1, h0, b"1 to 0 through dpdk")),
-    ];
-    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1)] {
-        let (_, at_edge) = f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src);
-        cases.push((up, at_edge));
-    }
-    let mut forwarded = 0u64;
-    for (ing, fr) in &cases {
-        let (want, ports) = f.expect(*ing as u16, fr);
-        let out = usize::from(ports[0]);
-        for _ in 0..10 {
-            assert_eq!(hp[*ing].tx_frame(fr), Ok(true));
-        }
-        hp[*ing].tx_flush().unwrap();
-        let got = recv(&mut hp[out], 10, t);
-        assert_eq!(got, vec![want; 10], "port {ing} -> {out}");
-        forwarded += 10;
-    }
+    let cases = edge_cases(&f, " through dpdk");
+    let mut forwarded = forward_cases(&mut hp, &f, &cases, 10, t);
     // a longer run one way: 2000 frames in bursts the host ring holds
     let (want, ports) = f.expect(0, &cases[0].1);
     let out = usize::from(ports[0]);
@@ -167,14 +120,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     }
     assert_eq!(got, 2000, "frames lost through the dpdk ports");
     forwarded += 2000;
-    let deadline = Instant::now() + t;
-    let c = loop {
-        let c = sw.counters();
-        if c["tx_packets"].as_u64().unwrap() >= forwarded || Instant::now() > deadline {
-            break c;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let c = counters_when(&sw, t, |c| c["tx_packets"].as_u64().unwrap() >= forwarded);
     let (rx, tx, dropped) = (
         c["rx_packets"].as_u64().unwrap(),
         c["tx_packets"].as_u64().unwrap(),

@@ -206,31 +206,6 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     assert!(!sock.exists(), "nobody removed its socket at exit");
 }
 
-/// Namespaces `hdn-<pid>-<tag>-<x>`, deleted on drop.
-struct Netns(canopy_testbed::netns::Netns);
-
-impl Netns {
-    fn new(tag: &str, suffixes: &[&str]) -> Netns {
-        let prefix = format!("hdn-{}-{tag}", std::process::id());
-        Netns(
-            canopy_testbed::netns::Netns::create(&prefix, suffixes)
-                .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}")),
-        )
-    }
-    fn name(&self, i: usize) -> &str {
-        self.0.name(i)
-    }
-    fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
-            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
-    }
-    fn ip(&self, ns: usize, args: &[&str]) {
-        let mut a = vec!["-n", self.name(ns)];
-        a.extend_from_slice(args);
-        canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
-    }
-}
-
 /// Send `fr` from `from` (ingress port `ing`) and return the Canopy frames that reach
 /// `to` within `t`.
 fn send_recv(
@@ -291,10 +266,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
         eprintln!("SKIP privdrop {tag}: needs `ip` (iproute2) and the user nobody (65534)");
         return;
     }
-    let ns = Netns::new(tag, &["sw", "h0", "h1", "h2", "h3"]);
-    for i in 0..4 {
-        ns.veth(0, &format!("s{i}"), i + 1, "e0");
-    }
+    let ns = four_port_netns("hdn-", tag, "s", "e0");
     let dir = nobody_dir(&format!("hdn-{tag}"));
     let mut cfg = format!(
         "[switch]\nworkers = 2\nmax_sleep_us = 200\nuser = \"nobody\"\nreopen_caps = {reopen_caps}\n\n\
@@ -382,9 +354,9 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     }
 
     // a flap: down and up, same ifindex, no re-open needed
-    ns.ip(0, &["link", "set", "s1", "down"]);
+    ip_in(&ns, 0, &["link", "set", "s1", "down"]);
     wait_for("port 1 down", t, || (!link(&sw, 1)).then_some(Value::Null));
-    ns.ip(0, &["link", "set", "s1", "up"]);
+    ip_in(&ns, 0, &["link", "set", "s1", "up"]);
     wait_for("port 1 up", t, || link(&sw, 1).then_some(Value::Null));
     canopy_testbed::netns::wait_up(ns.name(2), "e0", t).unwrap();
     assert_eq!(
@@ -396,9 +368,9 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
 
     // the interface deleted and re-created: a new ifindex, the port must re-open
     drop(p1);
-    ns.ip(0, &["link", "del", "s1"]);
+    ip_in(&ns, 0, &["link", "del", "s1"]);
     wait_for("port 1 gone", t, || (!link(&sw, 1)).then_some(Value::Null));
-    ns.veth(0, "s1", 2, "e0");
+    veth(&ns, 0, "s1", 2, "e0");
     let mut p1 = host_port(ns.name(2), "e0");
     if reopen_caps {
         let deadline = Instant::now() + Duration::from_secs(10);

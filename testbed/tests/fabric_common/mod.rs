@@ -92,6 +92,21 @@ impl Fab {
         out
     }
 
+    /// `replay FILE <fabric> --from HOST --pps PPS --out OUT`.
+    pub fn replay(&self, file: &Path, from: &str, pps: &str, out: &Path) -> Output {
+        self.run(&[
+            "replay",
+            file.to_str().unwrap(),
+            &self.name,
+            "--from",
+            from,
+            "--pps",
+            pps,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    }
+
     /// `up FILE --switch-bin BIN [extra]`, asserting success.
     pub fn up(&self, desc: &Path, extra: &[&str]) {
         let sb = switch_bin();
@@ -273,4 +288,69 @@ pub fn crafted_pcap(file: &Path, rounds: u64, ipv4: usize) -> u64 {
     }
     assert_eq!(w.finish().unwrap(), n + ipv4 as u64);
     n
+}
+
+/// Traffic through a two-host fabric of five switches with mixed port backends, after a
+/// passing `check`: `run` at 3 kpps for 1 s into `<dir>/report` succeeds, its summary
+/// names every entry of `backends`, every frame arrives once, and each switch conserves,
+/// drops nothing, carries every frame (the hosts are in different pods) and reports the
+/// backend `label(its name)` on all its ports. The report's directory.
+pub fn run_mixed_backends(
+    f: &Fab,
+    backends: &[&str],
+    label: impl Fn(&str) -> &'static str,
+) -> PathBuf {
+    assert_check_passes(f, 2);
+    let out = f.dir.join("report");
+    let r = f.run(&[
+        "run",
+        &f.name,
+        "--rate",
+        "3kpps",
+        "--duration-s",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        r.status.success(),
+        "run: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let summary = String::from_utf8_lossy(&r.stdout).into_owned();
+    assert!(
+        summary.contains("Port backends: ") && backends.iter().all(|b| summary.contains(b)),
+        "{summary}"
+    );
+    let res = results(&out);
+    let t = &res["trials"][0];
+    let sent = t["sent"].as_u64().unwrap();
+    assert!(sent >= 2000, "{t}");
+    assert_eq!(t["received"], sent, "full delivery: {t}");
+    assert_eq!(t["lost"], 0, "{t}");
+    assert_eq!(t["misdelivered"], 0, "{t}");
+    assert_eq!(t["duplicates"], 0, "{t}");
+    let sw = res["switches"].as_array().unwrap();
+    assert_eq!(sw.len(), 5);
+    for s in sw {
+        let name = s["name"].as_str().unwrap();
+        assert_eq!(s["conserved"], true, "{s}");
+        assert!(s.get("unchecked").is_none(), "{s}");
+        assert_eq!(
+            s["drops"].as_object().map_or(0, |d| d.len()),
+            0,
+            "no drops: {s}"
+        );
+        // h0 and h1 are in different pods: every frame crosses every switch
+        assert!(s["rx"].as_u64().unwrap() >= sent, "{s}");
+        let b = s["backends"].as_array().unwrap();
+        assert!(!b.is_empty() && b.iter().all(|x| x == label(name)), "{s}");
+    }
+    out
+}
+
+/// The `results.json` a run or a replay wrote into `out`.
+pub fn results(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
 }

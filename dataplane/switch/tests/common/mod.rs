@@ -435,3 +435,133 @@ pub fn recv(
     }
     got
 }
+
+/// Run a command inside namespace `ns` (`ip netns exec`): a `Switch::start_with` wrapper.
+pub fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
+    let ns = ns.to_string();
+    move |c: Command| {
+        let mut w = Command::new("ip");
+        w.args(["netns", "exec", &ns])
+            .arg(c.get_program())
+            .args(c.get_args());
+        w
+    }
+}
+
+/// A switch config for the netns tests: two workers, with the k=4 fat-tree's edge
+/// switch tables or none (`tables = false`: any number of ports), the management socket
+/// in `dir`, then `extra` (sections of its own) and one `[[port]]` per entry of `ports`.
+pub fn netns_config(dir: &Dir, tables: bool, extra: &str, ports: &[&str]) -> String {
+    let mut cfg = String::from("[switch]\nworkers = 2\nmax_sleep_us = 200\n\n");
+    if tables {
+        cfg +=
+            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
+    }
+    cfg += &format!(
+        "[management]\nsocket = \"{}\"\n{extra}",
+        dir.path("switch.sock").display()
+    );
+    for p in ports {
+        cfg += &format!("\n[[port]]\n{p}\n");
+    }
+    cfg
+}
+
+/// Frames to forward at the edge switch, as (ingress port, frame as it arrives there):
+/// host 0 → host 1 and back (payloads `0 to 1{via}`, `1 to 0{via}`), and from above a far
+/// host's frames to each of them, sent behind uplinks 2 and 3.
+pub fn edge_cases(f: &Fabric, via: &str) -> Vec<(usize, Vec<u8>)> {
+    let (h0, h1) = (f.host_on(0), f.host_on(1));
+    let far = f.topo.hosts.len() as u32 - 1;
+    let mut cases: Vec<(usize, Vec<u8>)> = vec![
+        (
+            0,
+            f.frame(Kind::Sliced, h0, h1, format!("0 to 1{via}").as_bytes()),
+        ),
+        (
+            1,
+            f.frame(Kind::Sliced, h1, h0, format!("1 to 0{via}").as_bytes()),
+        ),
+    ];
+    for (up, src, dst) in [(2, far, h0), (3, far - 1, h1)] {
+        cases.push((up, from_above(f, src, dst)));
+    }
+    cases
+}
+
+/// A frame from `src` (under another pod) to `dst` as it reaches the edge switch.
+pub fn from_above(f: &Fabric, src: u32, dst: u32) -> Vec<u8> {
+    f.arriving(&f.frame(Kind::Sliced, src, dst, b"from above"), src)
+        .1
+}
+
+/// Queue every frame on `p` (each accepted) and flush.
+pub fn send(p: &mut canopy_dataplane::port::afpacket::AfPacketPort, frames: &[Vec<u8>]) {
+    for f in frames {
+        assert_eq!(p.tx_frame(f), Ok(true), "tx_frame");
+    }
+    p.tx_flush().expect("tx_flush");
+}
+
+/// Send each case `n` times from the host port behind its ingress; each copy must reach
+/// the one port the reference decision names, exactly as it says. How many went through.
+pub fn forward_cases(
+    hp: &mut [canopy_dataplane::port::afpacket::AfPacketPort],
+    f: &Fabric,
+    cases: &[(usize, Vec<u8>)],
+    n: usize,
+    t: Duration,
+) -> u64 {
+    let mut forwarded = 0u64;
+    for (ing, fr) in cases {
+        let (want, ports) = f.expect(*ing as u16, fr);
+        assert_eq!(ports.len(), 1);
+        let out = usize::from(ports[0]);
+        send(&mut hp[*ing], &vec![fr.clone(); n]);
+        let got = recv(&mut hp[out], n, t);
+        assert_eq!(got, vec![want; n], "port {ing} -> {out}");
+        forwarded += n as u64;
+    }
+    forwarded
+}
+
+/// The switch's counters once `done` holds of them, or after `t`: the workers publish
+/// their counters on their own schedule.
+pub fn counters_when(sw: &Switch, t: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + t;
+    loop {
+        let c = sw.counters();
+        if done(&c) || Instant::now() > deadline {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// veth `a` in namespace `na` of `ns`, peer `b` in `nb`, both up and running.
+pub fn veth(ns: &canopy_testbed::netns::Netns, na: usize, a: &str, nb: usize, b: &str) {
+    canopy_testbed::netns::veth(ns.name(na), a, ns.name(nb), b)
+        .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
+}
+
+/// `ip -n <namespace i of ns> <args>`.
+pub fn ip_in(ns: &canopy_testbed::netns::Netns, i: usize, args: &[&str]) {
+    let mut a = vec!["-n", ns.name(i)];
+    a.extend_from_slice(args);
+    canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
+}
+
+/// The wiring of the four-port switch tests: [`netns`] `sw`, `h0`..`h3`, and veth
+/// `<sw_if><i>` in `sw` ↔ `host_if` in `h<i>` for each switch port `i`.
+pub fn four_port_netns(
+    tag: &str,
+    test: &str,
+    sw_if: &str,
+    host_if: &str,
+) -> canopy_testbed::netns::Netns {
+    let ns = netns(tag, test, &["sw", "h0", "h1", "h2", "h3"]);
+    for i in 0..4 {
+        veth(&ns, 0, &format!("{sw_if}{i}"), i + 1, host_if);
+    }
+    ns
+}
