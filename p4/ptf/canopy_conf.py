@@ -13,6 +13,7 @@ import subprocess
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WIRE_FORMAT = os.path.join(REPO, "docs", "wire-format.md")
 DECIDE_RS = os.path.join(REPO, "dataplane", "src", "decide", "mod.rs")
+WIRE_RS = os.path.join(REPO, "dataplane", "src", "wire", "mod.rs")
 
 ETHERTYPE = 0x88B5
 DST_MAC = bytes.fromhex("02434e00001a")
@@ -24,16 +25,34 @@ class PlanError(Exception):
     """The plan cannot be computed (tool output or document not as expected)."""
 
 
-def drop_reason_names(path=DECIDE_RS):
-    """DROP_REASON_NAMES, in order, read from the Rust source (the counter index contract)."""
+def _reason_list(path, enum):
+    """The `=> "label"` (or `=> ..`, a nested enum's labels) entries of `enum`'s
+    `drop_reasons!` list in the Rust source `path`, in order."""
     with open(path, encoding="utf-8") as f:
         src = f.read()
-    m = re.search(r"pub const DROP_REASON_NAMES: &\[&str\] = &\[(.*?)\];", src, re.S)
-    if not m:
-        raise PlanError(f"{path}: DROP_REASON_NAMES not found")
-    names = re.findall(r'"([a-z_]+)"', m.group(1))
-    if not names:
-        raise PlanError(f"{path}: DROP_REASON_NAMES is empty")
+    start = src.find(f"pub enum {enum} {{")
+    if start < 0:
+        raise PlanError(f"{path}: enum {enum} not found")
+    depth, end = 0, start
+    for end in range(src.index("{", start), len(src)):
+        depth += {"{": 1, "}": -1}.get(src[end], 0)
+        if depth == 0:
+            break
+    return re.findall(r'=>\s*("[a-z_]+"|\.\.)', src[start:end])
+
+
+def drop_reason_names(decide=DECIDE_RS, wire=WIRE_RS):
+    """DROP_REASON_NAMES, in order (the counter index contract), read from the Rust
+    source: the `drop_reasons!` list of `DropReason`, whose `Malformed(WireError) => ..`
+    stands for `WireError`'s labels."""
+    names = []
+    for entry in _reason_list(decide, "DropReason"):
+        if entry == "..":
+            names += [e.strip('"') for e in _reason_list(wire, "WireError")]
+        else:
+            names.append(entry.strip('"'))
+    if not names or any(n == ".." for n in names):
+        raise PlanError(f"{decide}: DropReason's labels not found")
     return names
 
 
