@@ -719,7 +719,7 @@ fn sim(a: SimArgs, clock: &mut Clock) -> Result<()> {
     Ok(())
 }
 
-/// `canopyctl p4entries`.
+/// `canopyctl p4-entries`.
 fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
     let P4EntriesArgs {
         spec,
