@@ -8,6 +8,7 @@ use canopy_control::p4::{self, tna as p4_tna};
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
 use canopy_dataplane::engine::{self, EngineConfig};
+use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use clap::{Parser, Subcommand};
@@ -288,12 +289,12 @@ enum FabricCmd {
 }
 
 /// `--seconds`: a number of seconds from 0.01 to 3600.
-fn parse_seconds(s: &str) -> Result<f64, String> {
+fn parse_seconds(s: &str) -> Result<f64> {
     let v: f64 = s
         .parse()
-        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+        .map_err(|_| anyhow::anyhow!("`{s}` is not a number of seconds"))?;
     if !(0.01..=3600.0).contains(&v) {
-        return Err(format!("{v} s is outside 0.01 to 3600"));
+        bail!("{v} s is outside 0.01 to 3600");
     }
     Ok(v)
 }
@@ -746,32 +747,21 @@ fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
         (p4::Format::Bmv2Cli | p4::Format::BfrtPython, None) => None,
     };
     let t = build(&spec, clock)?;
-    let idx = t
-        .switches
-        .iter()
-        .position(|s| s.name == switch)
-        .with_context(|| format!("no switch named `{switch}` in `{spec}`"))?;
-    clock.phase("computing tables");
-    let tables = match mode {
-        Some(m) => kinds::sliced::tables_mode(&t, m)?,
-        None => kinds::tables(&t, kind)?,
+    let sw = switch_tables(&spec, &t, kind, mode, &switch, clock)?;
+    let ops = p4::entries(&sw)?;
+    // the header line of the text formats: the command that regenerates them
+    let banner = || {
+        let m = mode
+            .map(|m| format!(" --mode {}", m.name()))
+            .unwrap_or_default();
+        format!("# {spec} --kind {}{m} --switch {switch}", kind.name())
     };
-    let sw = tables
-        .get(idx)
-        .with_context(|| format!("no tables for switch `{switch}`"))?;
-    let ops = p4::entries(sw)?;
-    match fmt {
-        p4::Format::Bmv2Cli => {
-            let m = mode
-                .map(|m| format!(" --mode {}", m.name()))
-                .unwrap_or_default();
-            outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
+    match (fmt, info) {
+        (p4::Format::Bmv2Cli, _) => {
+            outln!("{}", banner());
             out!("{}", p4::bmv2_cli(&ops));
         }
-        p4::Format::P4Runtime => {
-            let Some(info) = info else {
-                bail!("--format p4runtime needs --p4info")
-            };
+        (p4::Format::P4Runtime, Some(info)) => {
             let req = p4::p4runtime(&switch, &ops, &info, device_id)?;
             // stdout is the bare WriteRequest (a proto3 JSON parser rejects extra
             // members); the comments go to stderr
@@ -780,15 +770,39 @@ fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
             }
             outln!("{}", serde_json::to_string_pretty(&req)?);
         }
-        p4::Format::BfrtPython => {
-            let m = mode
-                .map(|m| format!(" --mode {}", m.name()))
-                .unwrap_or_default();
-            outln!("# {spec} --kind {}{m} --switch {switch}", kind.name());
-            out!("{}", p4_tna::bfrt_python(&p4_tna::entries(sw)?));
+        (p4::Format::P4Runtime, None) => bail!("--format p4runtime needs --p4info"),
+        (p4::Format::BfrtPython, _) => {
+            outln!("{}", banner());
+            out!("{}", p4_tna::bfrt_python(&p4_tna::entries(&sw)?));
         }
     }
     Ok(())
+}
+
+/// The tables of the switch named `name` in `t` (built from `spec`) for `kind`, or for the
+/// sliced `mode`.
+fn switch_tables(
+    spec: &str,
+    t: &Topology,
+    kind: Kind,
+    mode: Option<Mode>,
+    name: &str,
+    clock: &mut Clock,
+) -> Result<SwitchTables> {
+    let idx = t
+        .switches
+        .iter()
+        .position(|s| s.name == name)
+        .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
+    clock.phase("computing tables");
+    let mut all = match mode {
+        Some(m) => kinds::sliced::tables_mode(t, m)?,
+        None => kinds::tables(t, kind)?,
+    };
+    if idx >= all.len() {
+        bail!("no tables for switch `{name}`");
+    }
+    Ok(all.swap_remove(idx))
 }
 
 /// `canopyctl header`.
@@ -833,20 +847,13 @@ fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
 
 /// `canopyctl check`.
 fn check(a: CheckArgs, clock: &mut Clock) -> Result<()> {
-    let CheckArgs {
-        spec,
-        kind,
-        pairs,
-        seed,
-        mode,
-    } = a;
-    let kind = parse_kind(&kind)?;
-    let mode = parse_mode(kind, mode.as_deref())?;
-    let t = build(&spec, clock)?;
+    let (kind, mode) = (parse_kind(&a.kind)?, a.mode.as_deref());
+    let (mode, seed) = (parse_mode(kind, mode)?, a.seed);
+    let t = build(&a.spec, clock)?;
     clock.phase("computing tables");
     let n = t.hosts.len() as u64;
     let all = n * n.saturating_sub(1);
-    let list: Vec<(u32, u32)> = match pairs {
+    let list: Vec<(u32, u32)> = match a.pairs {
         None if all <= 100_000 => oracle::all_pairs(&t).collect(),
         None => oracle::random_pairs(&t, 10_000, seed),
         Some(p) => oracle::random_pairs(&t, p as usize, seed),
@@ -878,30 +885,14 @@ fn check(a: CheckArgs, clock: &mut Clock) -> Result<()> {
 
 /// `canopyctl tables`.
 fn tables(a: TablesArgs, clock: &mut Clock) -> Result<()> {
-    let TablesArgs {
-        spec,
-        kind,
-        summary,
-        switch,
-        mode,
-    } = a;
-    let kind = parse_kind(&kind)?;
-    let mode = parse_mode(kind, mode.as_deref())?;
-    let t = build(&spec, clock)?;
-    if let Some(name) = switch {
-        let idx = t
-            .switches
-            .iter()
-            .position(|s| s.name == name)
-            .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
-        clock.phase("computing tables");
-        let tables = match mode {
-            Some(m) => kinds::sliced::tables_mode(&t, m)?,
-            None => kinds::tables(&t, kind)?,
-        };
-        outln!("{}", serde_json::to_string_pretty(&tables[idx])?);
+    let kind = parse_kind(&a.kind)?;
+    let mode = parse_mode(kind, a.mode.as_deref())?;
+    let t = build(&a.spec, clock)?;
+    // the summary is the default view; --switch prints one switch's tables instead
+    if let Some(name) = &a.switch {
+        let sw = switch_tables(&a.spec, &t, kind, mode, name, clock)?;
+        outln!("{}", serde_json::to_string_pretty(&sw)?);
     } else {
-        let _ = summary; // the summary is the default view
         clock.phase("computing table summary");
         let s = match mode {
             Some(m) => kinds::sliced::summary_mode(&t, m)?,
