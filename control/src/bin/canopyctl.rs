@@ -790,9 +790,7 @@ fn switch_tables(
     clock: &mut Clock,
 ) -> Result<SwitchTables> {
     let idx = t
-        .switches
-        .iter()
-        .position(|s| s.name == name)
+        .switch_index(name)
         .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
     clock.phase("computing tables");
     let mut all = match mode {

@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn names_and_wiring() {
         let t = build_str("fat-tree:k=4").unwrap();
-        let idx = |n: &str| t.switches.iter().position(|s| s.name == n).unwrap() as u32;
+        let idx = |n: &str| t.switch_index(n).unwrap() as u32;
         let agg = &t.switches[idx("agg-p1-a1") as usize];
         // agg (1,1) up port 2+i -> core 1*2+i, port 1 (pod 1)
         assert_eq!(
@@ -350,7 +350,7 @@ mod tests {
             rows.iter().any(|(_, v)| v.contains("675 (0x2a3)")),
             "{rows:?}"
         );
-        let idx = |n: &str| t.switches.iter().position(|s| s.name == n).unwrap() as u32;
+        let idx = |n: &str| t.switch_index(n).unwrap() as u32;
         // docs/addressing.md's table: edge 2 -> host 3 = 683, edge 2 -> agg 1 = 685,
         // agg 1 -> edge 2 = 677, agg 1 -> core 3 (group 1) = 711, core 3 -> agg 1 = 733.
         let e = idx("edge-p5-e2");

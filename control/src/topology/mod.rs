@@ -469,6 +469,11 @@ impl Topology {
         self.switches.iter().map(|s| s.level).max().unwrap_or(0)
     }
 
+    /// The index in `switches` of the switch named `name`.
+    pub fn switch_index(&self, name: &str) -> Option<usize> {
+        self.switches.iter().position(|s| s.name == name)
+    }
+
     /// Conventional name of a host.
     pub fn host_name(&self, h: u32) -> String {
         format!("h{}", self.hosts[h as usize].index)

@@ -144,9 +144,7 @@ fn switch_port(root: &Path, name: &str, switch: &str, port: u16) -> Result<(Stri
     let desc = Desc::load(Path::new(&st.desc_file))?;
     let idx = desc
         .topo
-        .switches
-        .iter()
-        .position(|s| s.name == switch)
+        .switch_index(switch)
         .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
     let nports = desc.topo.switches[idx].ports.len();
     if usize::from(port) >= nports {

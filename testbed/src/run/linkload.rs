@@ -225,7 +225,7 @@ mod tests {
         );
         for x in &l {
             let (sw, port) = x.a.rsplit_once(':').unwrap();
-            let si = t.switches.iter().position(|s| s.name == sw).unwrap() as u64;
+            let si = t.switch_index(sw).unwrap() as u64;
             let pi: u64 = port.parse().unwrap();
             assert_eq!(x.frames_ab, 2 * (1000 * si + pi), "{x:?}");
             assert_eq!(x.frames_ba, 2 * (10 * si + pi), "{x:?}");

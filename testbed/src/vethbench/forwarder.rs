@@ -525,12 +525,7 @@ mod tests {
         let mac = |h| canopy_control::oracle::host_mac(&sw.topo, h);
         assert_eq!((t.src_mac, t.dst_mac), (mac(sw.hosts.0), mac(sw.hosts.1)));
         // the switch's own decision sends it from the source port to the destination port
-        let idx = sw
-            .topo
-            .switches
-            .iter()
-            .position(|s| s.name == SWITCH)
-            .unwrap();
+        let idx = sw.topo.switch_index(SWITCH).unwrap();
         let tables = canopy_control::kinds::tables(&sw.topo, HeaderKind::Sliced).unwrap();
         let mut b = f.bytes.clone();
         let v = canopy_dataplane::decide(&tables[idx], sw.src_port as u16, &mut b);

@@ -47,7 +47,7 @@ fn pathid_fattree4_entries() {
     assert_eq!(l.route_bits, vec![0, 0]);
     assert_eq!(l.dp_bits, vec![1, 2]);
     let figure_view = |name: &str| -> Vec<String> {
-        let i = t.switches.iter().position(|s| s.name == name).unwrap();
+        let i = t.switch_index(name).unwrap();
         let p = tabs[i].pathid.as_ref().unwrap();
         let mut v: Vec<String> = p
             .entries()
@@ -112,7 +112,7 @@ fn pathid_fattree4_entries() {
         ])
     );
     // and in our own 0-based numbering
-    let i = t.switches.iter().position(|s| s.name == "core-c0").unwrap();
+    let i = t.switch_index("core-c0").unwrap();
     assert_eq!(
         entry_strings(&plan, &tabs[i]),
         [

@@ -107,7 +107,7 @@ mod tests {
         )
         .unwrap();
         let parsed = |name: &str| {
-            let i = d.topo.switches.iter().position(|s| s.name == name).unwrap() as u32;
+            let i = d.topo.switch_index(name).unwrap() as u32;
             let text = d.switch_config(i, Path::new("/tmp/x.sock"));
             (
                 i,
@@ -160,7 +160,7 @@ mod tests {
              [[ports.override]]\nswitch = \"core-c0\"\nport = 1\nbackend = \"dpdk\"\nqueues = 2\n",
         )
         .unwrap();
-        let i = |n: &str| d.topo.switches.iter().position(|s| s.name == n).unwrap() as u32;
+        let i = |n: &str| d.topo.switch_index(n).unwrap() as u32;
         let (a, c, e) = (i("agg-p0-a0"), i("core-c0"), i("edge-p0-e0"));
         let text = d.switch_config(a, Path::new("/tmp/x.sock"));
         let cfg = Config::parse_rules(Path::new("s.toml"), &text)
@@ -215,12 +215,7 @@ mod tests {
         let d = Desc::load(&p).unwrap();
         let sw = d.dpdk_switches();
         assert_eq!(sw.len(), 12, "aggregation and core switches");
-        let c0 = d
-            .topo
-            .switches
-            .iter()
-            .position(|s| s.name == "core-c0")
-            .unwrap();
+        let c0 = d.topo.switch_index("core-c0").unwrap();
         assert_eq!(c0, 16, "docs/testbed.md names core-c0 switch 16");
         let need: Vec<(String, u64)> = sw
             .iter()

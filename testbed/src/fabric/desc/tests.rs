@@ -10,6 +10,47 @@ fn err(body: &str) -> String {
     parse(body).unwrap_err().to_string()
 }
 
+/// Two machines: the core switches on `b`, everything else on `a`.
+const TWO_MACHINES: &str = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+
+/// `[[nic]]` tables for both ends of the link at core-c0's port 0 in [`TWO_MACHINES`].
+fn core_c0_port0_nics() -> String {
+    let d = parse(TWO_MACHINES).unwrap();
+    let c0 = sw_index(&d, "core-c0");
+    let l = d
+        .links
+        .iter()
+        .find(|l| l.a == (Node::Switch(c0), 0) || l.b == (Node::Switch(c0), 0))
+        .unwrap();
+    let far = if l.a.0 == Node::Switch(c0) { l.b } else { l.a };
+    let far = format!("{}:{}", d.node_name(far.0), far.1);
+    format!(
+        "[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n[[nic]]\nport = \"{far}\"\ninterface = \"eth2\"\n"
+    )
+}
+
+/// Each body is refused with an error that names the key, the line (unless 0) and
+/// contains the fragment; each of `fine` parses.
+fn refused_and_fine(cases: &[(&str, &str, usize, &str)], fine: &[&str]) {
+    for (body, key, line, frag) in cases {
+        let e = err(body);
+        assert!(
+            e.starts_with(&format!("t.toml: {key}: ")),
+            "{body:?}: want key {key}: {e}"
+        );
+        if *line > 0 {
+            assert!(
+                e.ends_with(&format!("(line {line})")),
+                "{body:?}: want line {line}: {e}"
+            );
+        }
+        assert!(e.contains(frag), "{body:?}: want {frag:?}: {e}");
+    }
+    for ok in fine {
+        parse(ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+    }
+}
+
 #[test]
 fn traffic_table_is_checked_before_anything_is_created() {
     let err = |body: &str| Desc::parse("t.toml", body).unwrap_err().to_string();
@@ -116,7 +157,7 @@ fn transit_hosts_send_on_an_output_and_receive_on_both_inputs() {
 
 #[test]
 fn cross_machine_links_are_vxlan_with_stable_vnis() {
-    let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+    let two = TWO_MACHINES;
     let d = parse(two).unwrap();
     let cross: Vec<&Link> = d
         .links
@@ -149,7 +190,7 @@ fn cross_machine_links_are_vxlan_with_stable_vnis() {
 
 /// The `[[port]]` table of `sw`:`port` with `interface` left out.
 fn table(d: &Desc, sw: &str, port: u16) -> toml::Table {
-    let i = d.topo.switches.iter().position(|s| s.name == sw).unwrap();
+    let i = d.topo.switch_index(sw).unwrap();
     let mut t = d.port_table(i as u32, port);
     assert_eq!(
         t.remove("interface")
@@ -198,21 +239,11 @@ fn port_backends_per_switch_and_port() {
         table(&d, "core-c1", 3),
         tbl("backend = \"afxdp\"\nfill_ring = 4096\nmode = \"skb\"")
     );
-    let edge0 = d
-        .topo
-        .switches
-        .iter()
-        .position(|s| s.name == "edge-p0-e0")
-        .unwrap();
+    let edge0 = d.topo.switch_index("edge-p0-e0").unwrap();
     assert_eq!(d.port_backends(edge0 as u32), vec!["afpacket"; 4]);
     assert_eq!(d.port_backends(19), vec!["afxdp"; 4]);
     // where a key came from
-    let c0 = d
-        .topo
-        .switches
-        .iter()
-        .position(|s| s.name == "core-c0")
-        .unwrap();
+    let c0 = d.topo.switch_index("core-c0").unwrap();
     let k = &d.ports[c0][1].keys["rx_ring"];
     assert_eq!(k.key, "ports.override[1].rx_ring");
     assert_eq!(line_of(&d.text, k.span.clone().unwrap().start), 12);
@@ -277,54 +308,22 @@ fn port_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
         ("[switch]\nworkers = 5\n", "switch.workers", 0, "only 4 ports"),
         ("target = \"bmv2\"\n[ports]\nbackend = \"afxdp\"\n", "ports.backend", 3, "bmv2"),
     ];
-    for (body, key, line, frag) in cases {
-        let e = err(body);
-        assert!(
-            e.starts_with(&format!("t.toml: {key}: ")),
-            "{body:?}: want key {key}: {e}"
-        );
-        if *line > 0 {
-            assert!(
-                e.ends_with(&format!("(line {line})")),
-                "{body:?}: want line {line}: {e}"
-            );
-        }
-        assert!(e.contains(frag), "{body:?}: want {frag:?}: {e}");
-    }
-    // what is fine on a veth
-    for ok in [
+    // and what is fine on a veth
+    let fine = [
         "[ports]\nbackend = \"afxdp\"\n",
         "[ports]\nbackend = \"afxdp\"\nmode = \"copy\"\nqueue = 0\nqueues = 1\n",
         "mtu = 3000\n[ports]\nbackend = \"afxdp\"\nframe_size = 4096\nmode = \"skb\"\n",
         "mtu = 1778\n[ports]\nbackend = \"afxdp\"\n",
         "[switch]\nworkers = 2\n[ports]\nbackend = \"afpacket\"\nfanout = 7\n",
         "target = \"bmv2\"\n[ports]\ntpacket = \"v3\"\n",
-    ] {
-        parse(ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
-    }
+    ];
+    refused_and_fine(cases, &fine);
 }
 
 #[test]
 fn afxdp_on_vxlan_and_nic_ports() {
-    let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
-    // the far end of core-c0:0, for a NIC pair
-    let d = parse(two).unwrap();
-    let c0 = d
-        .topo
-        .switches
-        .iter()
-        .position(|s| s.name == "core-c0")
-        .unwrap() as u32;
-    let l = d
-        .links
-        .iter()
-        .find(|l| l.a == (Node::Switch(c0), 0) || l.b == (Node::Switch(c0), 0))
-        .unwrap();
-    let far = if l.a.0 == Node::Switch(c0) { l.b } else { l.a };
-    let far = format!("{}:{}", d.node_name(far.0), far.1);
-    let nics = format!(
-        "[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n[[nic]]\nport = \"{far}\"\ninterface = \"eth2\"\n"
-    );
+    let two = TWO_MACHINES;
+    let nics = core_c0_port0_nics();
     // VXLAN devices: generic XDP only (auto falls back to it)
     let e = err(&format!(
         "{two}[ports]\nbackend = \"afxdp\"\nmode = \"copy\"\n"
@@ -390,7 +389,7 @@ fn semantic_errors_name_key_and_line() {
 }
 
 fn sw_index(d: &Desc, name: &str) -> u32 {
-    d.topo.switches.iter().position(|s| s.name == name).unwrap() as u32
+    d.topo.switch_index(name).unwrap() as u32
 }
 
 #[test]
@@ -475,31 +474,18 @@ fn dpdk_settings_are_checked_by_the_switch_rules_with_fabric_keys_and_lines() {
         ("target = \"bmv2\"\n[ports]\nbackend = \"dpdk\"\n", "ports.backend", 3, "bmv2"),
         ("mtu = 1501\n[[ports.override]]\nswitch = \"core-c2\"\nport = 3\nbackend = \"dpdk\"\n", "mtu", 1, "mtu 1500 at most"),
     ];
-    for (body, key, line, frag) in cases {
-        let e = err(body);
-        assert!(
-            e.starts_with(&format!("t.toml: {key}: ")),
-            "{body:?}: want key {key}: {e}"
-        );
-        assert!(
-            e.ends_with(&format!("(line {line})")),
-            "{body:?}: want line {line}: {e}"
-        );
-        assert!(e.contains(frag), "{body:?}: want {frag:?}: {e}");
-    }
-    for ok in [
+    let fine = [
         "[ports]\nbackend = \"dpdk\"\n",
         "[ports]\nbackend = \"dpdk\"\nqueues = 4\nrx_desc = 256\ntx_desc = 4096\n",
         "[switch]\nworkers = 2\n[ports]\nbackend = \"dpdk\"\nqueues = 2\n",
         "mtu = 1500\n[[ports.override]]\nswitch = \"edge-*\"\nbackend = \"dpdk\"\n",
-    ] {
-        parse(ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
-    }
+    ];
+    refused_and_fine(cases, &fine);
 }
 
 #[test]
 fn dpdk_on_vxlan_ends_is_refused_and_on_nic_ports_allowed() {
-    let two = "[[machine]]\nname = \"a\"\nunderlay = \"10.0.0.1\"\n[[machine]]\nname = \"b\"\nunderlay = \"10.0.0.2\"\n[[place]]\nnodes = [\"core-*\"]\nmachine = \"b\"\n[[place]]\nnodes = [\"*\"]\nmachine = \"a\"\n";
+    let two = TWO_MACHINES;
     // every core port is a VXLAN end
     let e = err(&format!(
         "{two}[[ports.override]]\nswitch = \"core-c0\"\nbackend = \"dpdk\"\n"
@@ -515,18 +501,8 @@ fn dpdk_on_vxlan_ends_is_refused_and_on_nic_ports_allowed() {
     let e = err(&format!("{two}[ports]\nbackend = \"dpdk\"\n"));
     assert!(e.contains("ports.backend") && e.contains("VXLAN"), "{e}");
     // a NIC pair: an af_packet vdev over the NIC, named s<i>p<j> in the namespace
-    let d = parse(two).unwrap();
-    let c0 = sw_index(&d, "core-c0");
-    let l = d
-        .links
-        .iter()
-        .find(|l| l.a == (Node::Switch(c0), 0) || l.b == (Node::Switch(c0), 0))
-        .unwrap();
-    let far = if l.a.0 == Node::Switch(c0) { l.b } else { l.a };
-    let far_name = format!("{}:{}", d.node_name(far.0), far.1);
-    let nics = format!(
-        "[[nic]]\nport = \"core-c0:0\"\ninterface = \"eth1\"\n[[nic]]\nport = \"{far_name}\"\ninterface = \"eth2\"\n"
-    );
+    let c0 = sw_index(&parse(two).unwrap(), "core-c0");
+    let nics = core_c0_port0_nics();
     let d = parse(&format!(
         "{two}{nics}[[ports.override]]\nswitch = \"core-c0\"\nport = 0\nbackend = \"dpdk\"\nqueues = 2\n"
     ))
