@@ -475,18 +475,7 @@ mod tests {
         // wire-format.md §4.6 S1: 5 -> 26 on z=(3,2,3), m=2: `110101010`,
         // SliceLen 9, SLICE 0xD500000000000000, TTL 2n = 6, payload 4 bytes.
         let (bytes, r) = body_of("S1");
-        assert_eq!(
-            r,
-            SlicedRepr {
-                mode: Mode::Sliced,
-                phase_down: false,
-                side_taken: false,
-                slice_len: 9,
-                cursor: 0,
-                word: 0xD500_0000_0000_0000,
-                src: None,
-            }
-        );
+        assert_eq!(r, s1());
         let h = Header::new_checked(&bytes[..]).unwrap();
         assert_eq!(h.hop_limit(), 6);
         assert_eq!(h.payload_len(), 4);
@@ -540,7 +529,8 @@ mod tests {
         assert_eq!((r.mode, r.word), (Mode::Flat, 42));
     }
 
-    fn good() -> Vec<u8> {
+    /// The body of vector S1, as its document gives the fields.
+    fn s1() -> SlicedRepr {
         SlicedRepr {
             mode: Mode::Sliced,
             phase_down: false,
@@ -550,7 +540,10 @@ mod tests {
             word: 0xD500_0000_0000_0000,
             src: None,
         }
-        .to_vec()
+    }
+
+    fn good() -> Vec<u8> {
+        s1().to_vec()
     }
 
     #[test]
@@ -563,27 +556,20 @@ mod tests {
         };
         let g = good();
         assert_eq!(field_of(&g[..15]), "sliced.body");
-        let mut b = g.clone();
-        b[0] = 4;
-        assert_eq!(field_of(&b), "sliced.mode");
-        let mut b = g.clone();
-        b[1] = 0x01;
-        assert_eq!(field_of(&b), "sliced.flags");
-        let mut b = g.clone();
-        b[5] = 1;
-        assert_eq!(field_of(&b), "sliced.reserved");
-        let mut b = g.clone();
-        b[2] = 65;
-        assert_eq!(field_of(&b), "sliced.slice_len");
-        let mut b = g.clone();
-        b[3] = 10;
-        assert_eq!(field_of(&b), "sliced.cursor");
-        let mut b = g.clone();
-        b[9] = 0x40; // bit 10 of SLICE, beyond SliceLen 9
-        assert_eq!(field_of(&b), "sliced.slice");
-        let mut b = g.clone();
-        b[1] = FLAG_HAS_SRC;
-        assert_eq!(field_of(&b), "sliced.src");
+        // one byte of the good body set to a bad value, and the field it names
+        for (at, value, field) in [
+            (0, 4, "sliced.mode"),
+            (1, 0x01, "sliced.flags"),
+            (5, 1, "sliced.reserved"),
+            (2, 65, "sliced.slice_len"),
+            (3, 10, "sliced.cursor"),
+            (9, 0x40, "sliced.slice"), // bit 10 of SLICE, beyond SliceLen 9
+            (1, FLAG_HAS_SRC, "sliced.src"),
+        ] {
+            let mut b = g.clone();
+            b[at] = value;
+            assert_eq!(field_of(&b), field, "byte {at} = {value:#x}");
+        }
         let mut b = g.clone();
         b.extend_from_slice(&[0; 8]);
         assert_eq!(field_of(&b), "sliced.body");

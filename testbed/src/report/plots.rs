@@ -196,16 +196,25 @@ pub fn latency_cdf_of(curves: &[(&Latency, String)], caption: &str) -> Result<Op
                     .map_err(err(NAME))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err(NAME))?;
-        root.present().map_err(err(NAME))?;
+        legend_and_present(&mut chart, &root, NAME)?;
     }
     Ok(Some(buf))
+}
+
+/// Draw the legend (lower right, on a white box) and write the plot out.
+fn legend_and_present<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    name: &str,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err(name))?;
+    root.present().map_err(err(name))
 }
 
 /// Axis numbers: no trailing zeros, at most three decimals.
@@ -340,14 +349,7 @@ pub fn throughput(r: &RunResults) -> Result<Option<String>> {
                     .map_err(err(NAME))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err(NAME))?;
-        root.present().map_err(err(NAME))?;
+        legend_and_present(&mut chart, &root, NAME)?;
     }
     Ok(Some(buf))
 }
