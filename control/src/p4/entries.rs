@@ -5,7 +5,7 @@ use canopy_dataplane::table::sliced::SlicedTable;
 use canopy_dataplane::table::transit::{DirTarget, Rn1Mode, TransitTable};
 use canopy_dataplane::table::{PortDir, PortRole, SwitchTables};
 
-use super::model::{call, exact, v};
+use super::model::{call, exact, pathid_lpm, v};
 use super::{Call, Match, Op, P4Error, Val, DROP_COUNTER, MAX_PORT};
 
 /// One switch's values checked against the widths the P4 programs declare: a value that
@@ -343,22 +343,13 @@ impl Gen<'_> {
                 vec![("down", down), ("group", self.check.group(grp)?)],
             ),
         };
-        Ok(Op::Add {
-            table: "pathid_lpm",
-            key: vec![
-                Match::Ternary {
-                    field: "hdr.pathid.id",
-                    v: v(64, value),
-                    mask,
-                },
-                Match::Range {
-                    field: "hdr.pathid.id_len",
-                    lo: v(8, u64::from(e.len)),
-                    hi: 64,
-                },
-            ],
-            call: c,
-            prefix_len: Some(e.len),
-        })
+        Ok(pathid_lpm(
+            value,
+            mask,
+            u64::from(e.len),
+            64,
+            c,
+            Some(e.len),
+        ))
     }
 }

@@ -84,6 +84,35 @@ pub(super) fn exact(field: &'static str, v: Val) -> Match {
     Match::Exact { field, v }
 }
 
+/// A `pathid_lpm` entry: the path ID under a ternary `mask` and its length in `lo..=hi`
+/// (`lo` 8 bits wide).
+pub(super) fn pathid_lpm(
+    value: u64,
+    mask: u64,
+    lo: u64,
+    hi: u64,
+    c: Call,
+    prefix_len: Option<u8>,
+) -> Op {
+    Op::Add {
+        table: "pathid_lpm",
+        key: vec![
+            Match::Ternary {
+                field: "hdr.pathid.id",
+                v: v(64, value),
+                mask,
+            },
+            Match::Range {
+                field: "hdr.pathid.id_len",
+                lo: v(8, lo),
+                hi,
+            },
+        ],
+        call: c,
+        prefix_len,
+    }
+}
+
 /// A call of `action` with `params`.
 pub(super) fn call(action: &'static str, params: Vec<(&'static str, Val)>) -> Call {
     Call { action, params }

@@ -128,67 +128,16 @@ fn cli_prints_the_library_output() {
 
 #[test]
 fn cli_rejects_bad_input_without_panicking() {
-    for args in [
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "sliced",
-            "--switch",
-            "nope",
-        ][..],
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "sliced",
-            "--switch",
-            "edge-p0-e0",
-            "--format",
-            "yaml",
-        ],
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "path-id",
-            "--switch",
-            "edge-p0-e0",
-            "--mode",
-            "dst",
-        ],
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "bogus",
-            "--switch",
-            "x",
-        ],
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "sliced",
-            "--switch",
-            "edge-p0-e0",
-            "--format",
-            "p4runtime",
-            "--p4info",
-            "/nonexistent/canopy.p4info.json",
-        ],
-        &[
-            "p4-entries",
-            "fat-tree:k=4",
-            "--kind",
-            "sliced",
-            "--switch",
-            "edge-p0-e0",
-            "--p4info",
-            "/nonexistent/canopy.p4info.json",
-        ],
+    for line in [
+        "p4-entries fat-tree:k=4 --kind sliced --switch nope",
+        "p4-entries fat-tree:k=4 --kind sliced --switch edge-p0-e0 --format yaml",
+        "p4-entries fat-tree:k=4 --kind path-id --switch edge-p0-e0 --mode dst",
+        "p4-entries fat-tree:k=4 --kind bogus --switch x",
+        "p4-entries fat-tree:k=4 --kind sliced --switch edge-p0-e0 --format p4runtime --p4info /nonexistent/canopy.p4info.json",
+        "p4-entries fat-tree:k=4 --kind sliced --switch edge-p0-e0 --p4info /nonexistent/canopy.p4info.json",
     ] {
-        let o = canopyctl(args);
+        let args: Vec<&str> = line.split(' ').collect();
+        let o = canopyctl(&args);
         assert!(!o.status.success(), "{args:?} succeeded");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");

@@ -4,7 +4,7 @@ use canopy_dataplane::table::{PortConfig, PortDir, PortRole, SwitchTables};
 
 use super::*;
 use crate::p4::entries;
-use crate::p4::model::{call, exact, v};
+use crate::p4::model::{call, exact, pathid_lpm, v};
 
 /// A small P4Info made up for these tests (ids chosen here, not p4c's): the port,
 /// group and path-ID tables, one `@defaultonly` and one `@tableonly` action ref.
@@ -79,23 +79,8 @@ fn port_info(role: u64) -> Call {
 }
 
 fn lpm(value: u64, mask: u64, lo: u64, hi: u64, prefix_len: Option<u8>) -> Op {
-    Op::Add {
-        table: "pathid_lpm",
-        key: vec![
-            Match::Ternary {
-                field: "hdr.pathid.id",
-                v: v(64, value),
-                mask,
-            },
-            Match::Range {
-                field: "hdr.pathid.id_len",
-                lo: v(8, lo),
-                hi,
-            },
-        ],
-        call: call("pid_port", vec![("down", v(1, 1)), ("port", v(9, 3))]),
-        prefix_len,
-    }
+    let c = call("pid_port", vec![("down", v(1, 1)), ("port", v(9, 3))]);
+    pathid_lpm(value, mask, lo, hi, c, prefix_len)
 }
 
 #[test]
