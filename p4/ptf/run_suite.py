@@ -409,6 +409,16 @@ def start_bmv2(tb, bins, p4):
         inst["counter"] = {"type": "bmv2", "cmd": cli(inst), "name": counter}
 
 
+def plan_cases(ctl):
+    """The plan (instances, entries) and its cases; (None, None) after logging why not."""
+    try:
+        plan = Planner(ctl).build()
+    except cc.PlanError as e:
+        log(f"run_suite: {e}")
+        return None, None
+    return plan, cases_mod.build(plan)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", choices=["canopy", "bmv2"], help="required unless --list")
@@ -426,13 +436,9 @@ def main():
     a.p4 = os.path.abspath(a.p4)
 
     if a.list:
-        ctl = os.path.join(a.bin_dir, "canopyctl")
-        try:
-            plan = Planner(ctl).build()
-        except cc.PlanError as e:
-            log(f"run_suite: {e}")
+        plan, cases = plan_cases(os.path.join(a.bin_dir, "canopyctl"))
+        if plan is None:
             return 1
-        cases = cases_mod.build(plan)
         log("| case | kind | rule / drop reason | switch | in port |")
         log("|---|---|---|---|---|")
         for c in cases:
@@ -462,12 +468,9 @@ def main():
             log(skip)
             return 0
 
-    try:
-        plan = Planner(ctl).build()
-    except cc.PlanError as e:
-        log(f"run_suite: {e}")
+    plan, cases = plan_cases(ctl)
+    if plan is None:
         return 1
-    cases = cases_mod.build(plan)
     covered = {c["expect"]["drop"] for c in cases if "drop" in c["expect"]}
     uncovered = [r for r in plan["drop_reasons"] if r not in covered and r not in cases_mod.NOT_PRODUCIBLE]
     if uncovered:

@@ -382,15 +382,20 @@ mod tests {
         assert_eq!(l.format(v, n), "1.01.null.01");
     }
 
-    #[test]
-    fn encode_decode_and_errors() {
-        let l = fattree4();
-        let p = PathFields {
+    /// The path of vector I1 on fat-tree:k=4 (h0 -> h15 via core-c0).
+    fn i1_path() -> PathFields {
+        PathFields {
             t: 1,
             top: 0,
             route: 0,
             dps: vec![3, 1],
-        };
+        }
+    }
+
+    #[test]
+    fn encode_decode_and_errors() {
+        let l = fattree4();
+        let p = i1_path();
         let (id, len) = l.encode(&p).unwrap();
         assert_eq!((id >> 58, len), (0b100111, 6));
         assert_eq!(l.decode(id, len), Some(p.clone()));
@@ -430,12 +435,7 @@ mod tests {
         // I1: fat-tree:k=4, h0 -> h15 via core-c0 (fields 1.00.null.11.1), host label 1,
         // hop limit 5 (2L − 1), payload 4 bytes.
         let l = fattree4();
-        let p = PathFields {
-            t: 1,
-            top: 0,
-            route: 0,
-            dps: vec![3, 1],
-        };
+        let p = i1_path();
         let h = header(&l, Some(&p), 1, 5, 4, None).unwrap();
         assert_eq!(h, doc_vector("I1").unwrap().bytes);
         // I3: h0 -> h1 share edge-p0-e0: LOCAL, host label 1.
