@@ -27,8 +27,8 @@ pub use bmv2::{bmv2_cli, bmv2_priority};
 pub use entries::entries;
 pub use model::{comments, Call, Match, Op, Val};
 pub use p4info::{
-    P4Action, P4ActionRef, P4Counter, P4Info, P4InfoError, P4MatchField, P4Param, P4Table,
-    Preamble, P4INFO_COMMAND,
+    EntryProblem, P4Action, P4ActionRef, P4Counter, P4Info, P4InfoError, P4MatchField, P4Param,
+    P4Table, Preamble, P4INFO_COMMAND,
 };
 pub use p4runtime::{base64, canonical_bytes, p4runtime, p4runtime_priority};
 

@@ -1,5 +1,5 @@
 //! The P4Info p4c writes for `p4/canopy.p4` ([`P4Info`]), read from its proto3 JSON form,
-//! and [`P4InfoError`], why the entries do not resolve through it.
+//! and [`P4InfoError`], why the entries do not resolve through it ([`EntryProblem`]).
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -11,8 +11,8 @@ use super::DROP_COUNTER;
 pub const P4INFO_COMMAND: &str = "p4c --target bmv2 --arch v1model \
      --p4runtime-files OUTDIR/canopy.p4info.json -o OUTDIR p4/canopy.p4";
 
-/// Why a P4Info could not be read, or a name or value of the entries does not resolve
-/// through it. Every variant names the switch and the table (or file) it is about.
+/// Why a P4Info could not be read (naming the file), or a name or value of the entries
+/// does not resolve through it ([`P4InfoError::Entry`], naming the switch and the table).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum P4InfoError {
     /// The file could not be read.
@@ -49,45 +49,42 @@ pub enum P4InfoError {
     /// The drop counter (indexed by drop reason) is not in the P4Info.
     #[error("the P4Info has no counter {DROP_COUNTER}")]
     NoDropCounter,
-    /// A table the entries write is not in the P4Info.
-    #[error("switch {switch}: table {table} is not in the P4Info")]
-    UnknownTable {
+    /// An entry does not resolve through the P4Info: the switch, the table (its full
+    /// name, or the name the entries give when the P4Info has no such table) and why.
+    #[error("switch {switch}: table {table}{problem}")]
+    Entry {
         /// Switch name.
         switch: String,
         /// Table (full name).
         table: String,
+        /// What does not resolve.
+        problem: EntryProblem,
     },
+}
+
+/// Why an entry of one table does not resolve through the P4Info (the message follows
+/// "switch S: table T").
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EntryProblem {
+    /// The table is not in the P4Info.
+    #[error(" is not in the P4Info")]
+    UnknownTable,
     /// A key field the entries write is not a match field of the table.
-    #[error("switch {switch}: table {table} has no match field {field} in the P4Info")]
+    #[error(" has no match field {field} in the P4Info")]
     UnknownField {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Field name.
         field: String,
     },
     /// An exact match field of the P4Info has no value in an entry (exact fields cannot be
     /// "don't care").
-    #[error("switch {switch}: table {table}: exact match field {field} has no value")]
+    #[error(": exact match field {field} has no value")]
     MissingField {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Field name.
         field: String,
     },
     /// The match kind of a field differs between the P4Info and the generator.
-    #[error(
-        "switch {switch}: table {table}: field {field} is {p4info} in the P4Info, \
-         the entries match it {generator}"
-    )]
+    #[error(": field {field} is {p4info} in the P4Info, the entries match it {generator}")]
     MatchKind {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Field name.
         field: String,
         /// Kind in the P4Info.
@@ -96,44 +93,28 @@ pub enum P4InfoError {
         generator: &'static str,
     },
     /// A key is malformed (a field twice, a ternary value outside its mask, an empty range).
-    #[error("switch {switch}: table {table}: field {field}: {what}")]
+    #[error(": field {field}: {what}")]
     BadMatch {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Field name.
         field: String,
         /// What is wrong.
         what: &'static str,
     },
     /// An action the entries use is not in the P4Info.
-    #[error("switch {switch}: table {table}: action {action} is not in the P4Info")]
+    #[error(": action {action} is not in the P4Info")]
     UnknownAction {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Action (full name).
         action: String,
     },
     /// An action is not among the table's action refs.
-    #[error("switch {switch}: table {table}: action {action} is not among the table's actions in the P4Info")]
+    #[error(": action {action} is not among the table's actions in the P4Info")]
     ActionNotInTable {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Action (full name).
         action: String,
     },
     /// A `@defaultonly` action in an entry, or a `@tableonly` action as the default.
-    #[error("switch {switch}: table {table}: action {action} is {scope} and cannot be {used_as}")]
+    #[error(": action {action} is {scope} and cannot be {used_as}")]
     Scope {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Action (full name).
         action: String,
         /// The action ref's scope in the P4Info.
@@ -142,38 +123,24 @@ pub enum P4InfoError {
         used_as: &'static str,
     },
     /// A parameter the entries write is not a parameter of the action.
-    #[error(
-        "switch {switch}: table {table}: action {action} has no parameter {param} in the P4Info"
-    )]
+    #[error(": action {action} has no parameter {param} in the P4Info")]
     UnknownParam {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Action (full name).
         action: String,
         /// Parameter name.
         param: String,
     },
     /// A parameter of the P4Info's action has no value.
-    #[error("switch {switch}: table {table}: action {action}: parameter {param} has no value")]
+    #[error(": action {action}: parameter {param} has no value")]
     MissingParam {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Action (full name).
         action: String,
         /// Parameter name.
         param: String,
     },
     /// A value does not fit the bit width the P4Info gives its field or parameter.
-    #[error("switch {switch}: table {table}: {what} = {value:#x} does not fit its {bits} bits in the P4Info")]
+    #[error(": {what} = {value:#x} does not fit its {bits} bits in the P4Info")]
     TooWide {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Which field or parameter.
         what: String,
         /// Value.
@@ -184,15 +151,11 @@ pub enum P4InfoError {
     /// An entry of a table with a ternary/range/optional field has no priority, or an
     /// entry of a table without one has a priority.
     #[error(
-        "switch {switch}: table {table}: {}",
+        ": {}",
         if *needed { "the P4Info has a ternary/range/optional field, the entry has no priority" }
         else { "the P4Info has no ternary/range/optional field, the entry has a priority" }
     )]
     Priority {
-        /// Switch name.
-        switch: String,
-        /// Table (full name).
-        table: String,
         /// Whether the P4Info makes the priority necessary.
         needed: bool,
     },

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{Call, Match, Op, P4Info, P4InfoError, P4Table, INGRESS};
+use super::{Call, EntryProblem, Match, Op, P4Info, P4InfoError, P4Table, INGRESS};
 
 #[cfg(test)]
 mod tests;
@@ -77,50 +77,46 @@ impl Resolver<'_> {
             .tables
             .iter()
             .find(|t| t.preamble.name == full)
-            .ok_or_else(|| P4InfoError::UnknownTable {
-                switch: self.switch.into(),
-                table: full,
-            })
+            .ok_or_else(|| self.err_named(full.clone(), EntryProblem::UnknownTable))
+    }
+
+    /// `problem` in the entries of the table named `table`.
+    fn err_named(&self, table: String, problem: EntryProblem) -> P4InfoError {
+        P4InfoError::Entry {
+            switch: self.switch.into(),
+            table,
+            problem,
+        }
+    }
+
+    /// `problem` in the entries of `t`.
+    fn err(&self, t: &P4Table, problem: EntryProblem) -> P4InfoError {
+        self.err_named(t.preamble.name.clone(), problem)
     }
 
     fn too_wide(&self, t: &P4Table, what: String, value: u64, bits: i32) -> P4InfoError {
-        P4InfoError::TooWide {
-            switch: self.switch.into(),
-            table: t.preamble.name.clone(),
-            what,
-            value,
-            bits,
-        }
+        self.err(t, EntryProblem::TooWide { what, value, bits })
     }
 
     /// `p4.v1.Action` JSON for `c` in table `t`, used as the default or as an entry.
     fn action(&self, t: &P4Table, c: &Call, as_default: bool) -> Result<Value, P4InfoError> {
         let full = format!("{INGRESS}.{}", c.action);
-        let err_action = |e: fn(String, String, String) -> P4InfoError| {
-            e(self.switch.into(), t.preamble.name.clone(), full.clone())
-        };
         let a = self
             .info
             .actions
             .iter()
             .find(|a| a.preamble.name == full)
             .ok_or_else(|| {
-                err_action(|switch, table, action| P4InfoError::UnknownAction {
-                    switch,
-                    table,
-                    action,
-                })
+                let action = full.clone();
+                self.err(t, EntryProblem::UnknownAction { action })
             })?;
         let aref = t
             .action_refs
             .iter()
             .find(|r| r.id == a.preamble.id)
             .ok_or_else(|| {
-                err_action(|switch, table, action| P4InfoError::ActionNotInTable {
-                    switch,
-                    table,
-                    action,
-                })
+                let action = full.clone();
+                self.err(t, EntryProblem::ActionNotInTable { action })
             })?;
         let scope = aref.scope.as_deref().unwrap_or("TABLE_AND_DEFAULT");
         let misuse = match (scope, as_default) {
@@ -129,23 +125,21 @@ impl Resolver<'_> {
             _ => None,
         };
         if let Some(used_as) = misuse {
-            return Err(P4InfoError::Scope {
-                switch: self.switch.into(),
-                table: t.preamble.name.clone(),
-                action: full,
-                scope: scope.into(),
-                used_as,
-            });
+            let (action, scope) = (full, scope.into());
+            return Err(self.err(
+                t,
+                EntryProblem::Scope {
+                    action,
+                    scope,
+                    used_as,
+                },
+            ));
         }
         let mut params = Vec::new();
         for (name, val) in &c.params {
             let p = a.params.iter().find(|p| p.name == *name).ok_or_else(|| {
-                P4InfoError::UnknownParam {
-                    switch: self.switch.into(),
-                    table: t.preamble.name.clone(),
-                    action: full.clone(),
-                    param: (*name).into(),
-                }
+                let (action, param) = (full.clone(), (*name).into());
+                self.err(t, EntryProblem::UnknownParam { action, param })
             })?;
             if !fits(val.value, p.bitwidth) {
                 return Err(self.too_wide(
@@ -162,12 +156,8 @@ impl Resolver<'_> {
             .iter()
             .find(|p| !c.params.iter().any(|(n, _)| *n == p.name))
         {
-            return Err(P4InfoError::MissingParam {
-                switch: self.switch.into(),
-                table: t.preamble.name.clone(),
-                action: full,
-                param: p.name.clone(),
-            });
+            let (action, param) = (full, p.name.clone());
+            return Err(self.err(t, EntryProblem::MissingParam { action, param }));
         }
         let mut out = json!({ "actionId": a.preamble.id });
         if !params.is_empty() {
@@ -179,11 +169,9 @@ impl Resolver<'_> {
     /// `p4.v1.FieldMatch` JSON for `key` in table `t`. "Don't care" fields (a ternary
     /// mask of 0, a range over the whole field) are left out, as P4Runtime wants.
     fn key(&self, t: &P4Table, key: &[Match]) -> Result<Vec<Value>, P4InfoError> {
-        let bad = |field: &str, what: &'static str| P4InfoError::BadMatch {
-            switch: self.switch.into(),
-            table: t.preamble.name.clone(),
-            field: field.into(),
-            what,
+        let bad = |field: &str, what: &'static str| {
+            let field = field.into();
+            self.err(t, EntryProblem::BadMatch { field, what })
         };
         let mut out = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
@@ -201,19 +189,18 @@ impl Resolver<'_> {
                 .match_fields
                 .iter()
                 .find(|f| f.name == field)
-                .ok_or_else(|| P4InfoError::UnknownField {
-                    switch: self.switch.into(),
-                    table: t.preamble.name.clone(),
-                    field: field.into(),
+                .ok_or_else(|| {
+                    let field = field.into();
+                    self.err(t, EntryProblem::UnknownField { field })
                 })?;
             if f.kind() != kind {
-                return Err(P4InfoError::MatchKind {
-                    switch: self.switch.into(),
-                    table: t.preamble.name.clone(),
-                    field: field.into(),
-                    p4info: f.kind(),
-                    generator: kind,
-                });
+                let (field, p4info, generator) = (field.into(), f.kind(), kind);
+                let problem = EntryProblem::MatchKind {
+                    field,
+                    p4info,
+                    generator,
+                };
+                return Err(self.err(t, problem));
             }
             let check = |what: &str, x: u64| {
                 if fits(x, f.bitwidth) {
@@ -256,11 +243,8 @@ impl Resolver<'_> {
             .iter()
             .find(|f| f.kind() == "EXACT" && !seen.contains(&f.name.as_str()))
         {
-            return Err(P4InfoError::MissingField {
-                switch: self.switch.into(),
-                table: t.preamble.name.clone(),
-                field: f.name.clone(),
-            });
+            let field = f.name.clone();
+            return Err(self.err(t, EntryProblem::MissingField { field }));
         }
         Ok(out)
     }
@@ -313,11 +297,8 @@ pub fn p4runtime(
                 let m = r.key(t, key)?;
                 let a = r.action(t, call, false)?;
                 if needs_priority(t) != prefix_len.is_some() {
-                    return Err(P4InfoError::Priority {
-                        switch: switch.into(),
-                        table: t.preamble.name.clone(),
-                        needed: needs_priority(t),
-                    });
+                    let needed = needs_priority(t);
+                    return Err(r.err(t, EntryProblem::Priority { needed }));
                 }
                 let mut e = json!({"tableId": t.preamble.id});
                 if !m.is_empty() {

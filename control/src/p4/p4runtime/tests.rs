@@ -6,6 +6,15 @@ use super::*;
 use crate::p4::entries;
 use crate::p4::model::{call, exact, pathid_lpm, v};
 
+/// `problem` in the entries of `table` of switch `s`.
+fn entry(table: String, problem: EntryProblem) -> P4InfoError {
+    P4InfoError::Entry {
+        switch: s(),
+        table,
+        problem,
+    }
+}
+
 /// A small P4Info made up for these tests (ids chosen here, not p4c's): the port,
 /// group and path-ID tables, one `@defaultonly` and one `@tableonly` action ref.
 fn fixture() -> Value {
@@ -195,18 +204,19 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 call: call("miss", vec![]),
                 prefix_len: None,
             },
-            P4InfoError::UnknownTable {
-                switch: s(),
-                table: "CanopyIngress.sliced_down".into(),
-            },
+            entry(
+                "CanopyIngress.sliced_down".into(),
+                EntryProblem::UnknownTable,
+            ),
         ),
         (
             port_op("meta.port", 0, port_info(0)),
-            P4InfoError::UnknownField {
-                switch: s(),
-                table: port_table(),
-                field: "meta.port".into(),
-            },
+            entry(
+                port_table(),
+                EntryProblem::UnknownField {
+                    field: "meta.port".into(),
+                },
+            ),
         ),
         (
             Op::Add {
@@ -215,11 +225,12 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 call: call("set_egress", vec![("port", v(9, 0))]),
                 prefix_len: None,
             },
-            P4InfoError::MissingField {
-                switch: s(),
-                table: "CanopyIngress.fwd_member".into(),
-                field: "meta.bucket".into(),
-            },
+            entry(
+                "CanopyIngress.fwd_member".into(),
+                EntryProblem::MissingField {
+                    field: "meta.bucket".into(),
+                },
+            ),
         ),
         (
             port_op(
@@ -227,11 +238,12 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 0,
                 call("to_group", vec![]),
             ),
-            P4InfoError::UnknownAction {
-                switch: s(),
-                table: port_table(),
-                action: "CanopyIngress.to_group".into(),
-            },
+            entry(
+                port_table(),
+                EntryProblem::UnknownAction {
+                    action: "CanopyIngress.to_group".into(),
+                },
+            ),
         ),
         (
             port_op(
@@ -239,11 +251,12 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 0,
                 call("set_group", vec![("size", v(16, 1))]),
             ),
-            P4InfoError::ActionNotInTable {
-                switch: s(),
-                table: port_table(),
-                action: "CanopyIngress.set_group".into(),
-            },
+            entry(
+                port_table(),
+                EntryProblem::ActionNotInTable {
+                    action: "CanopyIngress.set_group".into(),
+                },
+            ),
         ),
         (
             port_op(
@@ -251,26 +264,28 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 0,
                 call("port_unknown", vec![]),
             ),
-            P4InfoError::Scope {
-                switch: s(),
-                table: port_table(),
-                action: "CanopyIngress.port_unknown".into(),
-                scope: "DEFAULT_ONLY".into(),
-                used_as: "used in a table entry",
-            },
+            entry(
+                port_table(),
+                EntryProblem::Scope {
+                    action: "CanopyIngress.port_unknown".into(),
+                    scope: "DEFAULT_ONLY".into(),
+                    used_as: "used in a table entry",
+                },
+            ),
         ),
         (
             Op::SetDefault {
                 table: "fwd_member",
                 call: call("set_egress", vec![("port", v(9, 0))]),
             },
-            P4InfoError::Scope {
-                switch: s(),
-                table: "CanopyIngress.fwd_member".into(),
-                action: "CanopyIngress.set_egress".into(),
-                scope: "TABLE_ONLY".into(),
-                used_as: "the default action",
-            },
+            entry(
+                "CanopyIngress.fwd_member".into(),
+                EntryProblem::Scope {
+                    action: "CanopyIngress.set_egress".into(),
+                    scope: "TABLE_ONLY".into(),
+                    used_as: "the default action",
+                },
+            ),
         ),
         (
             Op::Add {
@@ -279,12 +294,13 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 call: call("set_group", vec![("sz", v(16, 1))]),
                 prefix_len: None,
             },
-            P4InfoError::UnknownParam {
-                switch: s(),
-                table: "CanopyIngress.fwd_group".into(),
-                action: "CanopyIngress.set_group".into(),
-                param: "sz".into(),
-            },
+            entry(
+                "CanopyIngress.fwd_group".into(),
+                EntryProblem::UnknownParam {
+                    action: "CanopyIngress.set_group".into(),
+                    param: "sz".into(),
+                },
+            ),
         ),
         (
             port_op(
@@ -292,12 +308,13 @@ fn unresolvable_names() -> Vec<(Op, P4InfoError)> {
                 0,
                 call("set_port_info", vec![("role", v(2, 0))]),
             ),
-            P4InfoError::MissingParam {
-                switch: s(),
-                table: port_table(),
-                action: "CanopyIngress.set_port_info".into(),
-                param: "swallow".into(),
-            },
+            entry(
+                port_table(),
+                EntryProblem::MissingParam {
+                    action: "CanopyIngress.set_port_info".into(),
+                    param: "swallow".into(),
+                },
+            ),
         ),
     ]
 }
@@ -316,13 +333,14 @@ fn unfitting_values() -> Vec<(Op, P4InfoError)> {
                     vec![("role", v(3, 4)), ("swallow", v(1, 0))],
                 ),
             ),
-            P4InfoError::TooWide {
-                switch: s(),
-                table: port_table(),
-                what: "parameter CanopyIngress.set_port_info.role".into(),
-                value: 4,
-                bits: 2,
-            },
+            entry(
+                port_table(),
+                EntryProblem::TooWide {
+                    what: "parameter CanopyIngress.set_port_info.role".into(),
+                    value: 4,
+                    bits: 2,
+                },
+            ),
         ),
         (
             Op::Add {
@@ -331,49 +349,52 @@ fn unfitting_values() -> Vec<(Op, P4InfoError)> {
                 call: port_info(0),
                 prefix_len: None,
             },
-            P4InfoError::TooWide {
-                switch: s(),
-                table: port_table(),
-                what: "value of standard_metadata.ingress_port".into(),
-                value: 512,
-                bits: 9,
-            },
+            entry(
+                port_table(),
+                EntryProblem::TooWide {
+                    what: "value of standard_metadata.ingress_port".into(),
+                    value: 512,
+                    bits: 9,
+                },
+            ),
         ),
         (
             lpm(0x3, 0x1, 1, 64, Some(1)),
-            P4InfoError::BadMatch {
-                switch: s(),
-                table: "CanopyIngress.pathid_lpm".into(),
-                field: "hdr.pathid.id".into(),
-                what: "ternary value has bits outside its mask",
-            },
+            entry(
+                "CanopyIngress.pathid_lpm".into(),
+                EntryProblem::BadMatch {
+                    field: "hdr.pathid.id".into(),
+                    what: "ternary value has bits outside its mask",
+                },
+            ),
         ),
         (
             lpm(0, 1 << 63, 9, 8, Some(1)),
-            P4InfoError::BadMatch {
-                switch: s(),
-                table: "CanopyIngress.pathid_lpm".into(),
-                field: "hdr.pathid.id_len".into(),
-                what: "range low > high",
-            },
+            entry(
+                "CanopyIngress.pathid_lpm".into(),
+                EntryProblem::BadMatch {
+                    field: "hdr.pathid.id_len".into(),
+                    what: "range low > high",
+                },
+            ),
         ),
         (
             lpm(0, 1 << 63, 1, 300, Some(1)),
-            P4InfoError::TooWide {
-                switch: s(),
-                table: "CanopyIngress.pathid_lpm".into(),
-                what: "high of hdr.pathid.id_len".into(),
-                value: 300,
-                bits: 8,
-            },
+            entry(
+                "CanopyIngress.pathid_lpm".into(),
+                EntryProblem::TooWide {
+                    what: "high of hdr.pathid.id_len".into(),
+                    value: 300,
+                    bits: 8,
+                },
+            ),
         ),
         (
             lpm(0, 1 << 63, 1, 64, None),
-            P4InfoError::Priority {
-                switch: s(),
-                table: "CanopyIngress.pathid_lpm".into(),
-                needed: true,
-            },
+            entry(
+                "CanopyIngress.pathid_lpm".into(),
+                EntryProblem::Priority { needed: true },
+            ),
         ),
         (
             Op::Add {
@@ -382,11 +403,7 @@ fn unfitting_values() -> Vec<(Op, P4InfoError)> {
                 call: port_info(0),
                 prefix_len: Some(3),
             },
-            P4InfoError::Priority {
-                switch: s(),
-                table: port_table(),
-                needed: false,
-            },
+            entry(port_table(), EntryProblem::Priority { needed: false }),
         ),
     ]
 }
@@ -408,8 +425,11 @@ fn every_unresolvable_name_is_a_typed_error() {
     };
     assert!(matches!(
         rt(&[twice]),
-        Err(P4InfoError::BadMatch {
-            what: "given twice",
+        Err(P4InfoError::Entry {
+            problem: EntryProblem::BadMatch {
+                what: "given twice",
+                ..
+            },
             ..
         })
     ));
@@ -422,13 +442,14 @@ fn a_match_kind_the_p4info_does_not_have_is_a_typed_error() {
     let err = p4runtime("s", &[lpm(0, 1 << 63, 1, 64, Some(1))], &info(&f), 0).unwrap_err();
     assert_eq!(
         err,
-        P4InfoError::MatchKind {
-            switch: "s".into(),
-            table: "CanopyIngress.pathid_lpm".into(),
-            field: "hdr.pathid.id".into(),
-            p4info: "LPM".into(),
-            generator: "TERNARY",
-        }
+        entry(
+            "CanopyIngress.pathid_lpm".into(),
+            EntryProblem::MatchKind {
+                field: "hdr.pathid.id".into(),
+                p4info: "LPM".into(),
+                generator: "TERNARY"
+            }
+        )
     );
 }
 
