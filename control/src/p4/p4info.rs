@@ -165,63 +165,55 @@ pub enum EntryProblem {
 /// `p4c --p4runtime-files X.json` writes it) that [`p4runtime`](super::p4runtime()) resolves names with;
 /// other members are ignored.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct P4Info {
     /// Tables.
-    #[serde(default)]
     pub tables: Vec<P4Table>,
     /// Actions.
-    #[serde(default)]
     pub actions: Vec<P4Action>,
     /// Counters.
-    #[serde(default)]
     pub counters: Vec<P4Counter>,
 }
 
 /// `p4.config.v1.Preamble`: id and fully qualified name.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct Preamble {
     /// Id.
-    #[serde(default)]
     pub id: u32,
     /// Fully qualified name.
-    #[serde(default)]
     pub name: String,
 }
 
 /// `p4.config.v1.Table`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct P4Table {
     /// Id and name.
-    #[serde(default)]
     pub preamble: Preamble,
     /// Key fields.
-    #[serde(default, alias = "match_fields")]
+    #[serde(alias = "match_fields")]
     pub match_fields: Vec<P4MatchField>,
     /// Actions of the table.
-    #[serde(default, alias = "action_refs")]
+    #[serde(alias = "action_refs")]
     pub action_refs: Vec<P4ActionRef>,
 }
 
 /// `p4.config.v1.MatchField`.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct P4MatchField {
     /// Id within the table.
-    #[serde(default)]
     pub id: u32,
     /// Name (the key expression).
-    #[serde(default)]
     pub name: String,
     /// Width in bits.
-    #[serde(default)]
     pub bitwidth: i32,
     /// `EXACT`, `LPM`, `TERNARY`, `RANGE`, `OPTIONAL`.
-    #[serde(default, alias = "match_type")]
+    #[serde(alias = "match_type")]
     pub match_type: Option<String>,
     /// Architecture-specific match kind.
-    #[serde(default, alias = "other_match_type")]
+    #[serde(alias = "other_match_type")]
     pub other_match_type: Option<String>,
 }
 
@@ -238,45 +230,41 @@ impl P4MatchField {
 
 /// `p4.config.v1.ActionRef`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct P4ActionRef {
     /// Action id.
-    #[serde(default)]
     pub id: u32,
     /// `TABLE_AND_DEFAULT` (absent), `TABLE_ONLY` or `DEFAULT_ONLY`.
-    #[serde(default)]
     pub scope: Option<String>,
 }
 
 /// `p4.config.v1.Action`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct P4Action {
     /// Id and name.
-    #[serde(default)]
     pub preamble: Preamble,
     /// Parameters.
-    #[serde(default)]
     pub params: Vec<P4Param>,
 }
 
 /// `p4.config.v1.Action.Param`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct P4Param {
     /// Id within the action.
-    #[serde(default)]
     pub id: u32,
     /// Name.
-    #[serde(default)]
     pub name: String,
     /// Width in bits.
-    #[serde(default)]
     pub bitwidth: i32,
 }
 
 /// `p4.config.v1.Counter` (only the preamble is used).
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
 pub struct P4Counter {
     /// Id and name.
-    #[serde(default)]
     pub preamble: Preamble,
 }
 
