@@ -5,7 +5,7 @@
 //! | [`wire`] | typed zero-copy views of Ethernet and the Canopy headers, `Repr` parse/emit | none |
 //! | [`build`] | source-side header builders (a host's header for a destination) | none |
 //! | [`table`] | per-switch forwarding tables of every kind, validated | none |
-//! | [`decide`] | the forwarding decision: (tables, ingress port, frame) → [`Verdict`] | none |
+//! | [`decide`](mod@decide) | the forwarding decision: (tables, ingress port, frame) → [`Verdict`] | none |
 //! | [`engine`] | buffer pool, the `Port` trait, `mem` ports, run-to-completion workers, adaptive up-port choice, polling, counters | threads, epoll (`engine::sys`) |
 //! | [`port`] | port backends behind the engine's `Port`: AF_PACKET, AF_XDP and (feature `dpdk`) DPDK | sockets, rings, NICs (`port::*::sys`) |
 //!

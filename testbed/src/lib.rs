@@ -14,7 +14,7 @@
 //! | [`soak`] | `canopy-testbed soak`: a long run at the PDR with end-to-end accounting, faults in rounds, recovery times |
 //! | [`vethbench`] | `canopy-vethbench`: the bench wiring, the forwarders, the three passes, its report |
 //! | [`prom`] | a throwaway Prometheus server for tests and its query client |
-//! | [`fuzzing`] | what the fabric-description fuzz target shares with its regression test |
+//! | `fuzzing` | what the fabric-description fuzz target shares with its regression test |
 //! | [`error`] | [`TestbedError`] |
 #![cfg(target_os = "linux")]
 

@@ -147,7 +147,7 @@ pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, K
 /// choices drawn from `seed`), checking the generic walk properties
 /// ([`crate::oracle::Walk::check`]) and the kind's own predictions: exact traversal
 /// counts and header state for sliced-flit ([`sliced::check_walk`], SLICED mode),
-/// [Transit]'s stage and swallow counts for Transit ([`transit::check_walk`]), desired
+/// \[Transit\]'s stage and swallow counts for Transit ([`transit::check_walk`]), desired
 /// shortest paths for path-ID ([`pathid::check_walk`]).
 pub fn check_pairs(
     t: &Topology,

@@ -1,5 +1,5 @@
 //! Transit control logic: per-RN1 tables from the generator's chip configuration,
-//! table summaries, and source headers R = RU·RD·RC ([Transit] §3.8; docs/references.md).
+//! table summaries, and source headers R = RU·RD·RC (\[Transit\] §3.8; docs/references.md).
 //!
 //! Table size (`summary`): `id_bits` = 8 × the longest routing sequence (a crossover
 //! at the root: ⌈(U+1)/4⌉ + U + 1 bytes hybrid, ⌈U/4⌉ + U full). Entries per RN1 are
@@ -145,7 +145,7 @@ fn route(t: &Topology, p: &Params, l1: u64, l2: u64) -> Result<build::Route, Kin
 }
 
 /// Header from address `l1` to address `l2` (L = C·P) exactly as given: the C bytes of
-/// `l2` go verbatim into RD, unused bits included, as [Transit]'s own example does
+/// `l2` go verbatim into RD, unused bits included, as \[Transit\]'s own example does
 /// (0xCC0234 -> 0xD84267 gives R = 0xF4D84267).
 pub fn header_addr(t: &Topology, l1: u64, l2: u64) -> Result<Vec<u8>, KindError> {
     let p = params(t)?;
@@ -173,14 +173,14 @@ pub fn delivered_body(w: &Walk) -> Result<TransitRepr, WalkError> {
         })
 }
 
-/// Crossover level k of a pair (hosts `s`, `d`), from the addresses ([Transit] §3.8.3
+/// Crossover level k of a pair (hosts `s`, `d`), from the addresses (\[Transit\] §3.8.3
 /// steps 1-4).
 pub fn level(t: &Topology, p: &Params, s: u32, d: u32) -> Result<u32, KindError> {
     Ok(route(t, p, host_addr(t, s)?, host_addr(t, d)?)?.k)
 }
 
 /// Checks specific to Transit on a delivered walk: exactly the stages and swallows
-/// [Transit] predicts for the pair's crossover level k (Eq 4.18/4.19 full, Eq
+/// \[Transit\] predicts for the pair's crossover level k (Eq 4.18/4.19 full, Eq
 /// 4.30-4.32 hybrid), cycles = L_open, the head cursor on the last routing byte, the
 /// final rotation (docs/transit.md §3, invariant 5), and the up/side/down stage counts.
 pub fn check_walk(t: &Topology, w: &Walk) -> Result<(), WalkError> {

@@ -149,7 +149,7 @@ pub enum WalkError {
         /// Hop limit on delivery.
         hop_limit: u8,
     },
-    /// Transit: not the stage, hop and swallow counts [Transit] predicts.
+    /// Transit: not the stage, hop and swallow counts \[Transit\] predicts.
     #[error(
         "h{src}→h{dst} (k = {k}): (switches, hops, swallows) = {got:?}, seed predicts {want:?}"
     )]

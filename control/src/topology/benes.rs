@@ -1,4 +1,4 @@
-//! `benes:m=M;n=N`: [Benes-802.1au]'s bidirectional fat tree built by the Beneš
+//! `benes:m=M;n=N`: \[Benes-802.1au\]'s bidirectional fat tree built by the Beneš
 //! construction (Minkenberg & Gusat; docs/references.md), with its shuffle and
 //! `routing_lookup` repaired as `docs/benes.md` explains (fixes 1–6 there).
 //!
@@ -39,17 +39,17 @@ fn ipow(b: u32, e: u32) -> u32 {
     b.pow(e)
 }
 
-/// [Benes-802.1au]'s `perfect_shuffle(X, Y, i)` = (Y·i + i/(X/Y)) mod X.
+/// \[Benes-802.1au\]'s `perfect_shuffle(X, Y, i)` = (Y·i + i/(X/Y)) mod X.
 pub fn perfect_shuffle(x: u32, y: u32, i: u32) -> u32 {
     (y * i + i / (x / y)) % x
 }
 
-/// [Benes-802.1au]'s `inverse_perfect_shuffle(X, Y, i)` = (i/Y + i·(X/Y)) mod X.
+/// \[Benes-802.1au\]'s `inverse_perfect_shuffle(X, Y, i)` = (i/Y + i·(X/Y)) mod X.
 pub fn inverse_perfect_shuffle(x: u32, y: u32, i: u32) -> u32 {
     (i / y + i * (x / y)) % x
 }
 
-/// [Benes-802.1au]'s `benes_shuffle` with its duplicated parameter read as `(X, Y, S, s, p)`
+/// \[Benes-802.1au\]'s `benes_shuffle` with its duplicated parameter read as `(X, Y, S, s, p)`
 /// (docs/benes.md fix 1) and integer powers (fix 2): the stage-(s+1) left port that stage
 /// s's right port `p` links to.
 pub fn benes_shuffle(x: u32, y: u32, big_s: u32, s: u32, p: u32) -> u32 {
@@ -152,7 +152,7 @@ impl Benes {
         base + (i % x) * range
     }
 
-    /// [Benes-802.1au]'s `routing_lookup(s, i, m)` with fixes 4–6 of docs/benes.md: integer
+    /// \[Benes-802.1au\]'s `routing_lookup(s, i, m)` with fixes 4–6 of docs/benes.md: integer
     /// powers, `<=`/`>=`, the `(m % d)*(N/(2d))` term dropped; `last_hop()` kept (it never
     /// changes a result). Returns the output port of switch `i` of stage `s` for
     /// destination node `dst`.
@@ -174,7 +174,7 @@ impl Benes {
         }
     }
 
-    /// [Benes-802.1au]'s `last_hop(s, i, m)`.
+    /// \[Benes-802.1au\]'s `last_hop(s, i, m)`.
     pub fn last_hop(&self, s: u32, i: u32, dst: u32) -> bool {
         let (m, y) = (self.m, self.n / 2);
         if dst < m / 2 && s == 0 {
@@ -326,7 +326,7 @@ pub fn describe_host(t: &Topology, h: u32) -> Vec<(String, String)> {
     ]
 }
 
-/// `node:<m>` ([Benes-802.1au]'s node id); `None` otherwise.
+/// `node:<m>` (\[Benes-802.1au\]'s node id); `None` otherwise.
 pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     let v = s.strip_prefix("node:")?;
     let bad = |why| Some(Err(TopoError::bad_host(t, s, why)));
@@ -344,7 +344,7 @@ pub fn parse_host(t: &Topology, s: &str) -> Option<Result<u32, TopoError>> {
     }
 }
 
-/// Walk [Benes-802.1au]'s destination routing from `src` to `dst` over the built graph:
+/// Walk \[Benes-802.1au\]'s destination routing from `src` to `dst` over the built graph:
 /// the `(stage, switch, out-port)` of every hop and the host reached (`None` if the walk
 /// leaves the graph or exceeds 3S hops).
 pub fn route_walk(

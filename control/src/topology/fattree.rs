@@ -1,6 +1,6 @@
 //! `fat-tree:k=K`: the three-level fat tree of Al-Fares et al. built from identical K-port
-//! switches ([FT-addressing]'s "2N ports", N = K/2; docs/references.md), with
-//! [FT-addressing]'s 32-bit port addresses (docs/addressing.md).
+//! switches (\[FT-addressing\]'s "2N ports", N = K/2; docs/references.md), with
+//! \[FT-addressing\]'s 32-bit port addresses (docs/addressing.md).
 //!
 //! * K pods; pod p has K/2 edge switches `edge-p<p>-e<e>` (level 1) and K/2 aggregation
 //!   switches `agg-p<p>-a<a>` (level 2); (K/2)² core switches `core-c<c>` (level 3).
@@ -9,7 +9,7 @@
 //!   agg (p, a) for a = 0..K/2 (group 0).
 //! * Agg (p, a): ports 0..K/2 down to edge (p, e) (label = e), ports K/2..K up to the cores
 //!   of group a, `core-c<a·K/2 + i>` for i = 0..K/2 (group 0).
-//! * Core c = j·K/2 + i (group j, id i within the group, as [FT-addressing] numbers
+//! * Core c = j·K/2 + i (group j, id i within the group, as \[FT-addressing\] numbers
 //!   them): port p down to agg
 //!   (p, j) (label = pod p).
 //!
@@ -17,7 +17,7 @@
 //! R = (1, K/2, K²/4) (docs/sliced-flit.md §5 R5). Edge (p, e) has zone p·K/2 + e and
 //! index 0, agg (p, a) zone p and index a, core c zone 0 and index c.
 //!
-//! The port addresses use n = bit length of N − 1 ([FT-addressing]'s `n = log2(N-1)`
+//! The port addresses use n = bit length of N − 1 (\[FT-addressing\]'s `n = log2(N-1)`
 //! truncates and makes 510 of the 768 port addresses of N = 4 collide; docs/addressing.md).
 
 use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
@@ -46,7 +46,7 @@ impl FatTree {
         Ok(FatTree { k: k as u32 })
     }
 
-    /// N = K/2 ([FT-addressing]'s half port count).
+    /// N = K/2 (\[FT-addressing\]'s half port count).
     pub fn half(&self) -> u32 {
         self.k / 2
     }
@@ -78,20 +78,20 @@ impl FatTree {
     }
 }
 
-/// [FT-addressing]'s 5-segment address of a host, edge or aggregation port towards the
+/// \[FT-addressing\]'s 5-segment address of a host, edge or aggregation port towards the
 /// pod, `| pod (n+1) | tier (1) | a (n) | type (2) | b (n) |`, written as that note's own
 /// C code does (shift and add).
 pub fn pod_port_address(n: u32, pod: u32, tier: u32, a: u32, ty: u32, b: u32) -> u32 {
     (((((((pod << 1) + tier) << n) + a) << 2) + ty) << n) + b
 }
 
-/// [FT-addressing]'s address of an aggregation or core port on an agg–core link,
+/// \[FT-addressing\]'s address of an aggregation or core port on an agg–core link,
 /// `| pod (n+1) | 1 | type (2) | x (n) | y (n) |`.
 pub fn core_port_address(n: u32, pod: u32, ty: u32, x: u32, y: u32) -> u32 {
     (((((((pod << 1) + 1) << 2) + ty) << n) + x) << n) + y
 }
 
-/// [FT-addressing] address of host `h` on edge `e` of pod `p`, for switches with 2N = `k`
+/// \[FT-addressing\] address of host `h` on edge `e` of pod `p`, for switches with 2N = `k`
 /// ports.
 pub fn host_port_address(k: u32, p: u32, e: u32, h: u32) -> u32 {
     let ft = FatTree { k };
@@ -182,7 +182,7 @@ pub fn host_coords(t: &Topology, h: u32) -> Option<(u32, u32, u32)> {
     ))
 }
 
-/// [FT-addressing] address of port `port` of switch `sw` (the link end at that switch), or
+/// \[FT-addressing\] address of port `port` of switch `sw` (the link end at that switch), or
 /// `None` when the switch or port does not exist.
 pub fn port_address(t: &Topology, sw: u32, port: u16) -> Option<u32> {
     let ft = FatTree::from_spec(&t.spec).ok()?;

@@ -249,7 +249,7 @@ impl Switch {
 pub struct Host {
     /// Logical address: index in host order (Znode eq 6.1's X).
     pub index: u64,
-    /// Family address (Znode physical eq 6.3, [FT-addressing] host port address, Transit
+    /// Family address (Znode physical eq 6.3, \[FT-addressing\] host port address, Transit
     /// L = C·P, Beneš node id…), see the family's `describe_host`.
     pub addr: u64,
     /// Ports in port-number order (several for multi-homed hosts).

@@ -1,5 +1,5 @@
 //! `vl2:da=DA;di=DI;servers=S`: the VL2 Clos network (Greenberg et al., SIGCOMM 2009) as
-//! [PathID]'s "VL2(100,96,100)" uses it (docs/pathid-scalability.md explains the reading):
+//! \[PathID\]'s "VL2(100,96,100)" uses it (docs/pathid-scalability.md explains the reading):
 //!
 //! * DA = ports of an aggregation switch (half down to ToRs, half up),
 //!   DI = ports of an intermediate switch (one per aggregation switch);
@@ -8,7 +8,7 @@
 //! * each ToR is dual-homed to one aggregation pair (ToR up port 0 → agg 2g, port 1 →
 //!   agg 2g+1), each pair serving DA/2 ToRs; every aggregation switch links to every
 //!   intermediate (full mesh);
-//! * S servers per ToR (the VL2 paper uses 20; [PathID]'s third number, 100, does not
+//! * S servers per ToR (the VL2 paper uses 20; \[PathID\]'s third number, 100, does not
 //!   change any path-ID count since hosts are outside the path ID).
 //!
 //! Graph contract: VL2 is the Znode z = (S, DA/2, DI/2), m = 1, R = (1, 2, DA/2). ToR t

@@ -1,6 +1,6 @@
-//! Path-ID source-side builder ([PathID]; docs/references.md): the field layout of a
+//! Path-ID source-side builder (\[PathID\]; docs/references.md): the field layout of a
 //! fabric, the path ID `Type . Top . Route . DP_{t+2} . DP_{t+1} … DP_2` from its fields,
-//! LPM prefixes of the same layout, [PathID]'s dotted notation, and the Canopy header for
+//! LPM prefixes of the same layout, \[PathID\]'s dotted notation, and the Canopy header for
 //! a frame.
 //!
 //! The control plane computes the fields of a path (which top switch, which route, which
@@ -56,7 +56,7 @@ pub enum BuildError {
     Wire(#[from] WireError),
 }
 
-/// Field widths of a fabric's path IDs ([PathID], "block size is fixed and should be
+/// Field widths of a fabric's path IDs (\[PathID\], "block size is fixed and should be
 /// calculated beforehand"), with the ordinary ceiling ⌈log2 x⌉
 /// (docs/pathid-scalability.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,7 +251,7 @@ impl PathIdLayout {
         Some(PathFields { t, top, route, dps })
     }
 
-    /// [PathID]'s dotted notation of a prefix (right-aligned `value`, `len` bits):
+    /// \[PathID\]'s dotted notation of a prefix (right-aligned `value`, `len` bits):
     /// fields separated by `.`, 0-bit fields written `null`, e.g. `1.01.null.01.0`.
     pub fn format(&self, value: u64, len: u8) -> String {
         let len = u32::from(len);
@@ -352,7 +352,7 @@ mod tests {
     use super::*;
     use crate::wire::doc_vector;
 
-    /// [PathID]'s Fattree(4) widths ("Illustration – Fattree(4)"): Type 1 bit, Top 3 bits (type 0) and
+    /// \[PathID\]'s Fattree(4) widths ("Illustration – Fattree(4)"): Type 1 bit, Top 3 bits (type 0) and
     /// 2 bits (type 1), Route 0, DP_3 2 bits, DP_2 1 bit.
     pub(crate) fn fattree4() -> PathIdLayout {
         PathIdLayout {

@@ -1,6 +1,6 @@
 //! Source-side sliced-flit header builder (and the FLAT / SRCDST / DST headers).
 //!
-//! Implements the [Znode thesis]'s addressing (docs/references.md; reconstructed in
+//! Implements the \[Znode thesis\]'s addressing (docs/references.md; reconstructed in
 //! docs/sliced-flit.md §5 R8–R10): port labels (eq 6.1), the Znode label (eq 6.2), the
 //! physical address (eq 6.3), the common / peer level (Definitions 2 and 3) and the
 //! routing bits (eq 4.1), packed as the message of Fig. 6.6: l−1 ones, a zero, the
@@ -237,7 +237,7 @@ impl Geometry {
         Ok(((x / top) as u32, p))
     }
 
-    /// Logical address of labels `(k; p)` (p[0] = p_1); labels must be in range.
+    /// Logical address of labels `(k; p)` (`p[0]` = p_1); labels must be in range.
     pub fn logical(&self, k: u32, p: &[u32]) -> u64 {
         let top = self.weight[self.n() - 1] * u64::from(self.z[self.n() - 1]);
         p.iter()

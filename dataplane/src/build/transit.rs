@@ -1,4 +1,4 @@
-//! Transit source-side header builder: the routing sequence R = RU·RD·RC of [Transit]
+//! Transit source-side header builder: the routing sequence R = RU·RD·RC of \[Transit\]
 //! §3.8.3 (docs/references.md) from the source and destination addresses L1 = C1·P1 and
 //! L2 = C2·P2, and the Canopy header carrying it.
 //!
@@ -69,7 +69,7 @@ pub fn split_addr(l: u64, c_bytes: usize, p_bytes: usize) -> (Vec<u8>, Vec<u8>) 
     (b[..c_bytes].to_vec(), b[c_bytes..].to_vec())
 }
 
-/// R for L1 = C1·P1 → L2 = C2·P2 ([Transit] §3.8.3; `full` = full fat-tree, P empty).
+/// R for L1 = C1·P1 → L2 = C2·P2 (\[Transit\] §3.8.3; `full` = full fat-tree, P empty).
 /// Only C1, C2 and P2 matter (the source's P1 does not).
 pub fn route(c1: &[u8], c2: &[u8], p2: &[u8], full: bool) -> Result<Route, BuildError> {
     if c1.len() != c2.len() {
@@ -144,7 +144,7 @@ pub fn route(c1: &[u8], c2: &[u8], p2: &[u8], full: bool) -> Result<Route, Build
     })
 }
 
-/// Stages and swallows [Transit] predicts for a crossover at level `k`:
+/// Stages and swallows \[Transit\] predicts for a crossover at level `k`:
 /// full fat-tree Eq 4.18/4.19 (stages ⌈k/3⌉ + k, swallows ⌈k/3⌉ − 1 + ⌈k/12⌉),
 /// hybrid Eq 4.31/4.32 (stages 1 + j + k + ⌈k/3⌉, swallows ⌈k/3⌉ + ⌈(k+3)/12⌉) and
 /// Eq 4.30 inside the cluster (k = 0: j stages, no swallow). `j_leaf` = cluster

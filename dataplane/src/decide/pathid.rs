@@ -1,4 +1,4 @@
-//! Path-ID forwarding decision ([PathID]; docs/references.md): longest-prefix match of the whole path ID,
+//! Path-ID forwarding decision (\[PathID\]; docs/references.md): longest-prefix match of the whole path ID,
 //! with the phase checked against the ingress port role; the leaf switch delivers by
 //! host label. The only state changed in the frame is the PHASE_DOWN flag, set by the
 //! switch where the frame turns down (the first downward entry it matches).
@@ -89,7 +89,7 @@ mod tests {
     use crate::wire::{doc_vector, ethernet_frame, Header};
     use crate::{decide as decide_frame, WireError};
 
-    /// A switch with ports 0,1 down and 2,3 up; entries of [PathID]'s agg s_1^2 written
+    /// A switch with ports 0,1 down and 2,3 up; entries of \[PathID\]'s agg s_1^2 written
     /// with our 0-based numbering (fat-tree:k=4, agg-p0-a0).
     fn agg() -> SwitchTables {
         let role = |r| PortConfig {

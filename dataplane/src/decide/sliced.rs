@@ -1,4 +1,4 @@
-//! Sliced-flit forwarding decision ([Znode thesis] §6.3 and §4.3.1, as read in
+//! Sliced-flit forwarding decision (\[Znode thesis\] §6.3 and §4.3.1, as read in
 //! docs/sliced-flit.md §5 R11–R12; bytes and drops in wire-format.md §4.3).
 //!
 //! Mode 0 (SLICED), arrival on a down port: read ρ at the cursor. ρ = 1: up group

@@ -1,5 +1,5 @@
 //! Sliced-flit table of one switch (the thesis's per-switch "configuration phase",
-//! [Znode thesis] §6.2).
+//! \[Znode thesis\] §6.2).
 //!
 //! A sliced-flit switch needs almost no state: its level, its Znode id (SID), the
 //! label widths, and which port group leads to each child zone, to each other Znode,

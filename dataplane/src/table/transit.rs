@@ -1,14 +1,14 @@
 //! Transit forwarding table: the static configuration of one RN1-like stage.
 //!
 //! Port convention: RN1 input `i` (0..8) is switch port `i`, RN1 output `o` (0..8) is
-//! switch port [`OUT_BASE`]` + o`. RN1's two configurations ([Transit] §1.3, Fig. 1.2;
+//! switch port [`OUT_BASE`]` + o`. RN1's two configurations (\[Transit\] §1.3, Fig. 1.2;
 //! which outputs form a direction is Canopy's choice, docs/transit.md §1):
 //! * **dilated** mode: a 4×4 crossbar with two equivalent outputs per direction, all
 //!   8 inputs equivalent; direction `d` uses outputs `{d, d+4}` (an adaptive group);
 //! * **split** mode: two independent 4×4 crossbars; inputs `4h..4h+3` (half `h`) use
 //!   output `4h+d` for direction `d` (a deterministic port).
 //!
-//! Per input: swallow (drop the head routing byte before looking, [Transit] §1.3.2). Per
+//! Per input: swallow (drop the head routing byte before looking, \[Transit\] §1.3.2). Per
 //! output: the link's rotation in 2-bit units (docs/transit.md §3) and its wire delay in
 //! cycles. Both outputs of a direction must have the same rotation and delay, so the
 //! outcome never depends on the adaptive choice; [`TransitTable::new`] checks this.
@@ -22,7 +22,7 @@ pub const OUT_BASE: u16 = 8;
 /// Inputs (and outputs) per RN1.
 pub const RN1_PORTS: usize = 8;
 
-/// RN1 configuration ([Transit] §1.3, Fig. 1.2).
+/// RN1 configuration (\[Transit\] §1.3, Fig. 1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rn1Mode {

@@ -147,7 +147,7 @@ pub enum Kind {
     Sliced = 1,
     /// Transit (RN1) routing bytes.
     Transit = 2,
-    /// Path-ID label of the LPM compression scheme ([PathID]; docs/references.md).
+    /// Path-ID label of the LPM compression scheme (\[PathID\]; docs/references.md).
     PathId = 3,
 }
 

@@ -1,4 +1,4 @@
-//! Path-ID body (kind 3): [PathID]'s path ID (docs/references.md), matched whole by longest prefix at every
+//! Path-ID body (kind 3): \[PathID\]'s path ID (docs/references.md), matched whole by longest prefix at every
 //! switch, plus the destination's host label for the last hop. See
 //! `docs/wire-format.md` §6.
 //!

@@ -36,7 +36,7 @@ pub const FLAGS_DEFINED: u8 = FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN | FLAG_HAS_SRC;
 /// Capacity of the SLICE / address word in bits.
 pub const WORD_BITS: u8 = 64;
 
-/// Addressing mode (the [Znode thesis] simulator's `ADDRESSING_MODE` codes, Appendix D).
+/// Addressing mode (the \[Znode thesis\] simulator's `ADDRESSING_MODE` codes, Appendix D).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]

@@ -1,7 +1,7 @@
 //! Transit header body (kind 2): the RN1 routing bytes R = RU·RD·RC carried verbatim,
 //! with a head-byte cursor (advanced by swallowing inputs, never popped), a rotation
 //! cursor (cumulative wiring rotation in 2-bit units, mod 4), per-hop counters and room
-//! for the strict-mode status/checksum records ([Transit] §1.3; the record layout is
+//! for the strict-mode status/checksum records (\[Transit\] §1.3; the record layout is
 //! Canopy's, docs/wire-format.md §5).
 //!
 //! ```text
@@ -104,7 +104,7 @@ impl Msg {
     }
 }
 
-/// Record status codes (Canopy's; [Transit] §1.3 gives no byte format). Defined for the
+/// Record status codes (Canopy's; \[Transit\] §1.3 gives no byte format). Defined for the
 /// strict mode; packet mode never writes records.
 pub mod status {
     /// Connected / OK.

@@ -94,7 +94,7 @@ struct Args {
     /// Print the JSON results on stdout (progress goes to stderr).
     #[arg(long)]
     json: bool,
-    /// Namespace (and scratch directory) prefix instead of cvb<pid> (letters and digits,
+    /// Namespace (and scratch directory) prefix instead of `cvb<pid>` (letters and digits,
     /// at most 12 bytes).
     #[arg(long)]
     prefix: Option<String>,

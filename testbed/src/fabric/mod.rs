@@ -4,10 +4,10 @@
 //! | module | what |
 //! |---|---|
 //! | [`desc`] | the fabric description (TOML), its validation and the configurations it generates |
-//! | [`up`] | `up`: namespaces, links, switch processes, canopyd, health; rollback on failure |
-//! | [`down`] | `down`: by the state file and by the name prefix |
+//! | [`up`](mod@up) | `up`: namespaces, links, switch processes, canopyd, health; rollback on failure |
+//! | [`down`](mod@down) | `down`: by the state file and by the name prefix |
 //! | [`ops`] | `status`, which fabric a command means, waiting for canopyd |
-//! | [`check`] | one frame per ordered host pair, delivered to exactly the right host |
+//! | [`check`](mod@check) | one frame per ordered host pair, delivered to exactly the right host |
 //! | [`drill`] | fault drills: kill and restart switches and canopyd, links down and up, slowed ports |
 //! | [`state`] | the state file, written as things are created |
 //! | [`dpdk`] | what `up` checks for `dpdk` ports (the switch build, huge pages) |

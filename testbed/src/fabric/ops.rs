@@ -1,6 +1,6 @@
 //! A running fabric as it answers: `canopy-testbed status` (every switch's health,
 //! canopyd's view), naming the fabric a command means, and waiting for canopyd. `up`
-//! and `down` are in [`super::up`] and [`super::down`].
+//! and `down` are in [`super::up`](mod@super::up) and [`super::down`](mod@super::down).
 
 use super::procs;
 use super::state::{self, DaemonState, State, SwitchState};

@@ -1,7 +1,7 @@
 //! `canopy-testbed up`: this machine's part of a fabric, in steps that each record what
 //! they create in the state file before they create it (so `down` finds it after a
 //! crash): namespaces, links, switch processes, `canopyd`, then health. Everything a
-//! step needs is generated and checked first ([`Plan`]); a failure rolls back what was
+//! step needs is generated and checked first (`Plan`); a failure rolls back what was
 //! created.
 
 use super::bmv2::Tools;

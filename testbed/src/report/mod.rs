@@ -1,6 +1,6 @@
 //! The testbed's reports (`docs/reports.md`): one family of result types
 //! ([`results`], every one starting with the same [`results::Header`]), written as JSON
-//! and through one document model as Markdown and HTML ([`doc`]), with one set of
+//! and through one document model as Markdown and HTML (`doc`), with one set of
 //! number formats ([`fmt`]).
 //!
 //! | module | report | files |

@@ -1,7 +1,7 @@
 //! The report of a `canopy-testbed run` (and `replay`, `demo`): from a [`RunResults`] to
 //! files and a terminal summary (`docs/reports.md`).
 //!
-//! [`write`] puts into one directory:
+//! [`write`](fn@write) puts into one directory:
 //!
 //! | file | what |
 //! |---|---|
@@ -29,7 +29,7 @@ pub const SUMMARY_LINES: usize = 24;
 /// Most characters per line of [`summary`].
 pub const SUMMARY_COLS: usize = 100;
 
-/// The files [`write`] wrote.
+/// The files [`write`](fn@write) wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
     /// The directory.

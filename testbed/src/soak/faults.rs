@@ -1,6 +1,6 @@
 //! The faults a soak injects while its traffic flows, round after round: a link down
 //! and up unannounced, a switch and `canopyd` SIGKILLed and started again, a host port
-//! slowed until its TX ring fills. Every fault is repaired before [`inject`] returns.
+//! slowed until its TX ring fills. Every fault is repaired before `inject` returns.
 
 use super::account::delta;
 use super::SoakOptions;

@@ -31,7 +31,7 @@
 //! `canopyd` started again, and a slowed egress port (a `tbf` qdisc on a switch port
 //! whose socket does not bypass the qdisc: its TX ring fills). Recovery is read from the
 //! traffic itself: every frame carries its send time; the trial counts frames sent and
-//! received per 10 ms bin of send time ([`Timeline`]); the time from a fault (or its
+//! received per 10 ms bin of send time ([`Timeline`](crate::report::results::Timeline)); the time from a fault (or its
 //! repair) to the end of the last bin that lost a frame is the time to full delivery.
 
 //!

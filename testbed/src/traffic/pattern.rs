@@ -1,7 +1,7 @@
 //! Traffic patterns: for every source host the sequence of destinations it sends to,
 //! deterministic from a seed, never the source itself.
 //!
-//! Hosts are numbered by their position `0..n` in [`FabricHosts::hosts`]
+//! Hosts are numbered by their position `0..n` in [`FabricHosts::hosts`](crate::traffic::hosts::FabricHosts::hosts)
 //! (`crate::traffic::hosts::FabricHosts`), not by topology index, so a pattern works on any
 //! subset of a topology's hosts.
 

@@ -1,4 +1,4 @@
-//! Entry generation: the LPM entries every switch holds ([PathID] "LPM routing entry") — upward
+//! Entry generation: the LPM entries every switch holds (\[PathID\] "LPM routing entry") — upward
 //! `t.Top.Route/` on every switch below the top of a route, downward
 //! `t.Top.Route.DP_T…DP_l/` on every switch of a down path — and the leaves'
 //! host-label entries.
@@ -288,7 +288,7 @@ fn down_rec(
     Ok(())
 }
 
-/// Entries of one switch in [PathID]'s notation, `prefix/ port` (or `prefix/ g<group>`),
+/// Entries of one switch in \[PathID\]'s notation, `prefix/ port` (or `prefix/ g<group>`),
 /// upward entries first, each direction sorted by type then prefix.
 pub fn entry_strings(plan: &Plan, st: &SwitchTables) -> Vec<String> {
     let Some(p) = &st.pathid else {

@@ -1,4 +1,4 @@
-//! Path-ID control logic ([PathID]; docs/references.md, docs/pathid-scalability.md): path
+//! Path-ID control logic (\[PathID\]; docs/references.md, docs/pathid-scalability.md): path
 //! IDs `Type.Top.Route.DP_{t+2}…DP_2`
 //! for the desired (shortest up-down) paths between leaf switches of any multi-rooted
 //! tree, the LPM routing entries every switch needs, their counts, and source headers.
@@ -8,7 +8,7 @@
 //! every entry would be slow (tests cross-check the closed forms against the
 //! materialised tables).
 //!
-//! Definitions ([PathID] "Notation" and "Path ID Assignment Rule", with 0-based ranks):
+//! Definitions (\[PathID\] "Notation" and "Path ID Assignment Rule", with 0-based ranks):
 //! * S^l: switches of level l in switch order; `n_{s^l}` = rank in S^l.
 //! * DP_s: the distinct down-neighbour switches of s in port order (parallel links to the
 //!   same child are one DP whose ports form an adaptive group); n_dp = rank.
@@ -19,7 +19,7 @@
 //!   The desired paths between leaves a, b climb to the level T of their lowest common
 //!   zone (type t = T − 2), to any switch u of that zone, by any route, and go down by
 //!   any down path to b.
-//! * Entries ([PathID] "LPM routing entry"): every switch below the top on a route holds `t.Top.Route/` (up);
+//! * Entries (\[PathID\] "LPM routing entry"): every switch below the top on a route holds `t.Top.Route/` (up);
 //!   every switch on a down path holds `t.Top.Route.DP_T…DP_l/` (down). Hosts are not in
 //!   the path ID: the leaf delivers by the host label carried next to it.
 

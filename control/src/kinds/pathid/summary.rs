@@ -6,7 +6,7 @@ use crate::kinds::{KindError, TableSummary};
 use crate::topology::Topology;
 use canopy_dataplane::build::pathid::{ceil_log2, PathIdLayout};
 
-/// Table summary: ID bits and entries per switch, counted as [PathID] counts them (one
+/// Table summary: ID bits and entries per switch, counted as \[PathID\] counts them (one
 /// entry per distinct LPM prefix; the leaf's host-label map is not counted).
 pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
     if t.switches.len() > 1500 || t.hosts.len() > 300_000 {

@@ -30,7 +30,7 @@ fn fields_of(layout: &PathIdLayout, value: u64, len: u8) -> (u16, u32, u32, Vec<
     (t, top, route, dps)
 }
 
-/// [PathID]'s Fattree(4) LPM entries of s_1^1, s_1^2, s_1^3 ("Illustration –
+/// \[PathID\]'s Fattree(4) LPM entries of s_1^1, s_1^2, s_1^3 ("Illustration –
 /// Fattree(4)"), exactly. Its figure numbers switches, pods and ports from 1
 /// (docs/pathid-scalability.md); we number
 /// from 0, so the test rewrites our entries in the figure's labelling: top + 1 and

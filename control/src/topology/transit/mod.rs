@@ -1,4 +1,4 @@
-//! Transit fat-trees of RN1 chips ([Transit], DeHon 1990; docs/references.md), built at
+//! Transit fat-trees of RN1 chips (\[Transit\], DeHon 1990; docs/references.md), built at
 //! chip level: every RN1 is a switch with 8 input ports (0..8) and 8 output ports
 //! (8..16), every channel a one-way link, every chip configured (mode, per-input
 //! swallow, per-output link rotation) as docs/transit.md §2-§3 derives from the report's
@@ -67,7 +67,7 @@ mod tests;
 
 pub use gen::build;
 
-/// Most RN1 chips a spec may ask for ([Transit]'s 786,432-processor example has
+/// Most RN1 chips a spec may ask for (\[Transit\]'s 786,432-processor example has
 /// 1,118,208, Table 4.6).
 pub const MAX_CHIPS: u64 = 1_200_000;
 

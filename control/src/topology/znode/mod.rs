@@ -1,4 +1,4 @@
-//! Znode / Snode topologies of the [Znode thesis] (docs/references.md), and the k-ary
+//! Znode / Snode topologies of the \[Znode thesis\] (docs/references.md), and the k-ary
 //! n-tree and XGFT built as Znodes. The parts of the construction the thesis's text does
 //! not spell out are reconstructed in docs/sliced-flit.md §5 (R1–R7).
 //!

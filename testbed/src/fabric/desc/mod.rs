@@ -7,9 +7,9 @@
 //! | module | what |
 //! |---|---|
 //! | (here) | the description's types, names of nodes, namespaces and interfaces, placement |
-//! | [`parse`] | [`Desc::parse`]: the text to a validated description, step by step |
-//! | [`config`] | the configurations `up` generates: every switch's, `canopyd`'s |
-//! | [`ports`] | `[ports]`: every switch port's backend and keys, checked by `canopy-switch`'s rules |
+//! | `parse` | [`Desc::parse`]: the text to a validated description, step by step |
+//! | `config` | the configurations `up` generates: every switch's, `canopyd`'s |
+//! | `ports` | `[ports]`: every switch port's backend and keys, checked by `canopy-switch`'s rules |
 
 mod config;
 mod parse;

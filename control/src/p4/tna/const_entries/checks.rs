@@ -3,11 +3,11 @@
 //! `p4/canopy.p4` makes its checks one after the other, each guarded by the drop flag the
 //! one before may have set; on Tofino that chain costs a stage per check. The TNA program
 //! makes every check independently and picks the first failing one afterwards:
-//! * a check on header fields alone belongs to a header group ([`Group`]); the group's
+//! * a check on header fields alone belongs to a header group (`Group`); the group's
 //!   ternary table (`tna_hc_<group>`) has one entry per bit pattern that fails a check, in
 //!   check order, and gives the index (from 1) of the group's first failing check;
 //! * every other check sets a flag of its own (`meta.fl.fN = 1` in the apply block);
-//! * `tna_drop_pick` has one entry per check in `p4/canopy.p4`'s order ([`DROP_ORDER`]):
+//! * `tna_drop_pick` has one entry per check in `p4/canopy.p4`'s order (`DROP_ORDER`):
 //!   the first entry that matches names the drop reason.
 
 use canopy_dataplane::decide::DROP_REASON_NAMES;
