@@ -126,24 +126,27 @@ const VALUES: [u64; 16] = [
     u64::MAX,
 ];
 
+/// One step down a JSON value: an array index or an object key.
+#[derive(Debug, Clone)]
+enum Step {
+    Index(usize),
+    Key(String),
+}
+
 /// Paths to every number and boolean in `v`, in document order.
-fn leaves(
-    v: &Value,
-    path: &mut Vec<Result<usize, String>>,
-    out: &mut Vec<Vec<Result<usize, String>>>,
-) {
+fn leaves(v: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
     match v {
         Value::Number(_) | Value::Bool(_) => out.push(path.clone()),
         Value::Array(a) => {
             for (i, x) in a.iter().enumerate() {
-                path.push(Ok(i));
+                path.push(Step::Index(i));
                 leaves(x, path, out);
                 path.pop();
             }
         }
         Value::Object(o) => {
             for (k, x) in o {
-                path.push(Err(k.clone()));
+                path.push(Step::Key(k.clone()));
                 leaves(x, path, out);
                 path.pop();
             }
@@ -152,10 +155,11 @@ fn leaves(
     }
 }
 
-fn at<'a>(v: &'a mut Value, path: &[Result<usize, String>]) -> Option<&'a mut Value> {
+/// The value at `path` in `v`.
+fn at<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
     path.iter().try_fold(v, |v, p| match p {
-        Ok(i) => v.get_mut(*i),
-        Err(k) => v.get_mut(k.as_str()),
+        Step::Index(i) => v.get_mut(*i),
+        Step::Key(k) => v.get_mut(k.as_str()),
     })
 }
 

@@ -3,6 +3,8 @@
 //! `docs/canopy-switch.md`.
 
 use anyhow::{Context, Result};
+use canopy_dataplane::engine::PollMode;
+use canopy_dataplane::table::SwitchTables;
 use canopy_proto::client::Endpoint;
 use canopy_proto::mgmt::{self, CountersReport, Health, Request};
 use canopy_switch::config::{Config, PortSpec, TablesSource};
@@ -162,20 +164,16 @@ fn main() -> ExitCode {
 
 type Loaded = (
     Config,
-    Option<canopy_dataplane::table::SwitchTables>,
+    Option<SwitchTables>,
     Option<Vec<u8>>,
     Option<Identity>,
 );
 
 /// Validate the configuration (with `--user`/`--group` over `[switch] user`/`group`),
-/// look the user and group up, load its tables and read the TCP token; `Err` is a
-/// printable message.
-fn load(
-    path: &Path,
-    user: Option<String>,
-    group: Option<String>,
-) -> std::result::Result<Loaded, String> {
-    let mut cfg = Config::load(path).map_err(|e| e.to_string())?;
+/// look the user and group up, load its tables and read the TCP token; an error names
+/// the file and the key.
+fn load(path: &Path, user: Option<String>, group: Option<String>) -> Result<Loaded> {
+    let mut cfg = Config::load(path)?;
     let (ukey, gkey) = (
         if user.is_some() {
             "--user"
@@ -197,7 +195,7 @@ fn load(
     if cfg.switch.group.is_some() && cfg.switch.user.is_none() {
         return Err(cfg
             .error(gkey, "needs a user (--user or [switch] user)")
-            .to_string());
+            .into());
     }
     let id = Identity::resolve(cfg.switch.user.as_deref(), cfg.switch.group.as_deref()).map_err(
         |e| {
@@ -206,20 +204,32 @@ fn load(
             } else {
                 ukey
             };
-            cfg.error(key, e.to_string()).to_string()
+            cfg.error(key, e.to_string())
         },
     )?;
-    let token = cfg.read_token().map_err(|e| e.to_string())?;
+    let token = cfg.read_token()?;
     let t = match &cfg.tables {
         None => None,
         Some(src) => {
-            let t = tables::load(src).map_err(|(k, w)| cfg.error(&k, w).to_string())?;
+            let t = tables::load(src).map_err(|e| cfg.error(e.key(), e.to_string()))?;
             tables::validate(&t, cfg.ports.len())
-                .map_err(|w| cfg.error("tables", w).to_string())?;
+                .map_err(|e| cfg.error("tables", e.to_string()))?;
             Some(t)
         }
     };
     Ok((cfg, t, token, id))
+}
+
+/// [`load`]; `Err`: its error printed, the exit status of an invalid configuration.
+fn load_or_exit(
+    path: &Path,
+    user: Option<String>,
+    group: Option<String>,
+) -> std::result::Result<Loaded, ExitCode> {
+    load(path, user, group).map_err(|e| {
+        eprintln!("canopy-switch: {e}");
+        ExitCode::from(EXIT_CONFIG)
+    })
 }
 
 fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> Result<ExitCode> {
@@ -235,88 +245,24 @@ fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> R
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let (cfg, t, token, id) = match load(path, user, group) {
+    let (cfg, t, token, id) = match load_or_exit(path, user, group) {
         Ok(x) => x,
-        Err(e) => {
-            eprintln!("canopy-switch: {e}");
-            return Ok(ExitCode::from(EXIT_CONFIG));
-        }
+        Err(code) => return Ok(code),
     };
     server::run(cfg, t, token, id)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn check_config(path: &Path) -> Result<ExitCode> {
-    let (cfg, t, _token, id) = match load(path, None, None) {
+    let (cfg, t, _token, id) = match load_or_exit(path, None, None) {
         Ok(x) => x,
-        Err(e) => {
-            eprintln!("canopy-switch: {e}");
-            return Ok(ExitCode::from(EXIT_CONFIG));
-        }
+        Err(code) => return Ok(code),
     };
-    let s = &cfg.switch;
     let mut o = String::new();
     use std::fmt::Write as _;
     let _ = writeln!(o, "config     {} (valid)", path.display());
-    let _ = writeln!(
-        o,
-        "engine     {} worker(s), mode {}, ring {} frames, drain {} µs, pool {} buffers, flowlets {}, trace {}",
-        s.workers,
-        match cfg.engine.mode {
-            canopy_dataplane::engine::PollMode::Busy => format!(
-                "busy{}",
-                if s.pin_cores.is_empty() {
-                    String::new()
-                } else {
-                    format!(" pinned to {:?}", s.pin_cores)
-                }
-            ),
-            canopy_dataplane::engine::PollMode::Adaptive { spins, max_sleep } =>
-                format!("adaptive ({spins} spins, sleep ≤ {} µs)", max_sleep.as_micros()),
-        },
-        s.ring_size,
-        s.drain_us,
-        cfg.pool,
-        if s.flowlet_gap_us == 0 { "off".to_string() } else { format!("gap {} µs", s.flowlet_gap_us) },
-        s.trace
-    );
-    match (&cfg.tables, &t) {
-        (
-            Some(TablesSource::Topology {
-                spec,
-                kind,
-                switch,
-                mode,
-            }),
-            Some(t),
-        ) => {
-            let _ = writeln!(
-                o,
-                "tables     {switch} of {spec}, kind {}{}: {} ports, {} groups",
-                kind.name(),
-                mode.map(|m| format!(" (mode {m:?})")).unwrap_or_default(),
-                t.ports.len(),
-                t.groups.len()
-            );
-        }
-        (Some(TablesSource::File(f)), Some(t)) => {
-            let _ = writeln!(
-                o,
-                "tables     {} from {} (kinds {}): {} ports, {} groups",
-                t.name,
-                f.display(),
-                tables::kinds_of(t).join(", "),
-                t.ports.len(),
-                t.groups.len()
-            );
-        }
-        _ => {
-            let _ = writeln!(
-                o,
-                "tables     none: frames are dropped (kind_not_configured) until `ctl tables` pushes some"
-            );
-        }
-    }
+    let _ = writeln!(o, "engine     {}", engine_summary(&cfg));
+    let _ = writeln!(o, "tables     {}", tables_summary(&cfg, t.as_ref()));
     let m = &cfg.management;
     let _ = writeln!(
         o,
@@ -353,56 +299,108 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             .and_then(|t| t.ports.get(i))
             .map(|c| format!("{:?}/{:?}", c.role, c.dir).to_lowercase())
             .unwrap_or_default();
-        match p {
-            PortSpec::AfPacket { interface, cfg: c } => {
-                let _ = writeln!(
-                    o,
-                    "  {i:>3}  afpacket {interface:<15} tpacket {:?}{} {role}",
-                    c.version,
-                    c.fanout
-                        .map(|f| format!(", fanout {f}"))
-                        .unwrap_or_default()
-                );
-            }
-            PortSpec::AfXdp {
-                interface,
-                cfg: c,
-                queues,
-            } => {
-                let qs = if *queues == 1 {
-                    format!("queue {}", c.queue)
-                } else {
-                    format!("queues {}..={}", c.queue, c.queue + queues - 1)
-                };
-                let _ = writeln!(
-                    o,
-                    "  {i:>3}  afxdp    {interface:<15} {qs}, mode {}, rings rx {} tx {} fill {} comp {}, frame {} {role}",
-                    c.mode.name(),
-                    c.rx_ring,
-                    c.tx_ring,
-                    c.fill_ring,
-                    c.comp_ring,
-                    c.frame_size
-                );
-            }
-            PortSpec::Dpdk {
-                device,
-                queues,
-                rx_desc,
-                tx_desc,
-            } => {
-                let _ = writeln!(
-                    o,
-                    "  {i:>3}  dpdk     {device:<15} {queues} queue(s), rx_desc {rx_desc} tx_desc {tx_desc} {role}"
-                );
-            }
-            PortSpec::Mem { name, capacity } => {
-                let _ = writeln!(o, "  {i:>3}  mem      {name:<15} ring {capacity} {role}");
-            }
-        }
+        let _ = writeln!(
+            o,
+            "  {i:>3}  {:<8} {:<15} {} {role}",
+            p.backend(),
+            p.name(),
+            port_settings(p)
+        );
     }
     print!("{o}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `check-config`'s engine line: workers, polling, ring, drain, pool, flowlets, trace.
+fn engine_summary(cfg: &Config) -> String {
+    let s = &cfg.switch;
+    format!(
+        "{} worker(s), mode {}, ring {} frames, drain {} µs, pool {} buffers, flowlets {}, trace {}",
+        s.workers,
+        match cfg.engine.mode {
+            PollMode::Busy => format!(
+                "busy{}",
+                if s.pin_cores.is_empty() {
+                    String::new()
+                } else {
+                    format!(" pinned to {:?}", s.pin_cores)
+                }
+            ),
+            PollMode::Adaptive { spins, max_sleep } =>
+                format!("adaptive ({spins} spins, sleep ≤ {} µs)", max_sleep.as_micros()),
+        },
+        s.ring_size,
+        s.drain_us,
+        cfg.pool,
+        if s.flowlet_gap_us == 0 { "off".to_string() } else { format!("gap {} µs", s.flowlet_gap_us) },
+        s.trace
+    )
+}
+
+/// `check-config`'s tables line: where they come from and their size.
+fn tables_summary(cfg: &Config, t: Option<&SwitchTables>) -> String {
+    match (&cfg.tables, t) {
+        (
+            Some(TablesSource::Topology {
+                spec,
+                kind,
+                switch,
+                mode,
+            }),
+            Some(t),
+        ) => format!(
+            "{switch} of {spec}, kind {}{}: {} ports, {} groups",
+            kind.name(),
+            mode.map(|m| format!(" (mode {m:?})")).unwrap_or_default(),
+            t.ports.len(),
+            t.groups.len()
+        ),
+        (Some(TablesSource::File(f)), Some(t)) => format!(
+            "{} from {} (kinds {}): {} ports, {} groups",
+            t.name,
+            f.display(),
+            tables::kinds_of(t).join(", "),
+            t.ports.len(),
+            t.groups.len()
+        ),
+        _ => "none: frames are dropped (kind_not_configured) until `ctl tables` pushes some".into(),
+    }
+}
+
+/// `check-config`'s settings of a port, after its backend and name.
+fn port_settings(p: &PortSpec) -> String {
+    match p {
+        PortSpec::AfPacket { cfg: c, .. } => format!(
+            "tpacket {:?}{}",
+            c.version,
+            c.fanout
+                .map(|f| format!(", fanout {f}"))
+                .unwrap_or_default()
+        ),
+        PortSpec::AfXdp { cfg: c, queues, .. } => {
+            let qs = if *queues == 1 {
+                format!("queue {}", c.queue)
+            } else {
+                format!("queues {}..={}", c.queue, c.queue + queues - 1)
+            };
+            format!(
+                "{qs}, mode {}, rings rx {} tx {} fill {} comp {}, frame {}",
+                c.mode.name(),
+                c.rx_ring,
+                c.tx_ring,
+                c.fill_ring,
+                c.comp_ring,
+                c.frame_size
+            )
+        }
+        PortSpec::Dpdk {
+            queues,
+            rx_desc,
+            tx_desc,
+            ..
+        } => format!("{queues} queue(s), rx_desc {rx_desc} tx_desc {tx_desc}"),
+        PortSpec::Mem { capacity, .. } => format!("ring {capacity}"),
+    }
 }
 
 fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<ExitCode> {

@@ -1,0 +1,328 @@
+//! The running switch: ports, engine, management socket, signals.
+//!
+//! Start-up order: the configuration is validated and the tables loaded and checked
+//! (by the caller); SIGTERM/SIGINT are registered; the socket path is checked (a stale
+//! socket is removed, anything else refuses to start); ports are opened; the engine is
+//! built; the socket is bound with umask 0177 (so it is created 0600, with no window);
+//! the TCP endpoint, when configured, is bound; privileges are given up ([`harden`]:
+//! with `[switch] user` the process changes to that user, and every capability the
+//! ports do not need to re-open leaves the permitted, effective and bounding sets,
+//! with `no_new_privs` set); the workers start; [`MGMT_THREADS`]
+//! threads serve the socket and one thread accepts TCP connections, each then served
+//! by its own thread (at most [`MAX_TCP_CONNS`]; the first line must be a good `auth`,
+//! checked by comparing SHA-256 digests in constant time). On SIGTERM or SIGINT
+//! the management threads are fenced (requests in progress finish, later ones are
+//! refused), the workers stop and drain, the final counters are printed on stdout, the
+//! socket is removed.
+//!
+//! Management threads touch the fast path only through [`EngineHandle`]
+//! (`swap_tables`, `set_admin`, `counters`) and, for `mem` ports, the far end of the
+//! port's link (its own SPSC ring ends, behind a mutex that only management takes).
+//!
+//! Files: this one (start-up, shutdown), `ports.rs` (opening the ports), `conn.rs` (the
+//! accept loops and a connection served), `line.rs` (its request lines), `dispatch.rs`
+//! (a request answered).
+
+mod conn;
+mod dispatch;
+mod line;
+mod ports;
+
+pub use conn::PRE_AUTH_MAX;
+pub use ports::{afxdp_label, open_ports, OpenPorts};
+
+use crate::config::Config;
+use crate::privs::{self, Identity};
+use crate::tables;
+use anyhow::{bail, Context, Result};
+use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool};
+use canopy_dataplane::table::SwitchTables;
+use canopy_proto::mgmt::{self, MAX_TCP_CONNS};
+use conn::{bind_tcp, serve, serve_tcp};
+use std::io::{ErrorKind, Write};
+use std::net::SocketAddr;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tracing::{info, warn};
+
+/// Threads serving the management socket (each serves one connection at a time).
+pub const MGMT_THREADS: usize = 4;
+
+/// State shared by the management threads.
+pub struct Shared {
+    handle: EngineHandle,
+    ports: Vec<(String, &'static str)>,
+    far: Vec<Option<Mutex<mem::MemPort>>>,
+    pool: Pool,
+    loaded: AtomicBool,
+    start: Instant,
+    /// `true` once shutdown began; requests hold it for reading while they run.
+    stopping: RwLock<bool>,
+    workers: usize,
+    mode: &'static str,
+    max_request: usize,
+    read_timeout: Duration,
+    /// The TCP endpoint's bound address and the SHA-256 of its token.
+    tcp: Option<(SocketAddr, [u8; 32])>,
+    auth_failures: AtomicU64,
+    tcp_refused: AtomicU64,
+    tcp_open: AtomicUsize,
+}
+
+/// What [`Shared`] keeps of a switch [`build`] made.
+struct Parts {
+    handle: EngineHandle,
+    /// Name and backend label of each port.
+    ports: Vec<(String, &'static str)>,
+    far: Vec<Option<Mutex<mem::MemPort>>>,
+    pool: Pool,
+    /// Whether the engine runs real tables (not the placeholder ones).
+    loaded: bool,
+}
+
+/// Open the ports of `cfg` and build its engine, not started, over `initial` (None: the
+/// placeholder tables until `replace_tables`).
+fn build(cfg: &Config, initial: Option<SwitchTables>) -> Result<(Engine, Parts)> {
+    let OpenPorts {
+        ports,
+        replicas,
+        far,
+        labels,
+    } = open_ports(cfg)?;
+    let loaded = initial.is_some();
+    let t = initial.unwrap_or_else(|| tables::placeholder(ports.len()));
+    let names = cfg
+        .ports
+        .iter()
+        .zip(labels)
+        .map(|(p, l)| (p.name().to_string(), l))
+        .collect();
+    let pool = Pool::new(cfg.pool);
+    let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)
+        .context("cannot build the engine")?;
+    let parts = Parts {
+        handle: engine.handle(),
+        ports: names,
+        far,
+        pool,
+        loaded,
+    };
+    Ok((engine, parts))
+}
+
+impl Shared {
+    /// A `Shared` answering requests in this process over an engine built from `cfg`
+    /// but not running, with no socket bound: what the request decoder's fuzz target and
+    /// its regression replay use (`docs/fuzzing.md`). Every port must be a `mem` port
+    /// (nothing outside the process is opened). Keep the returned engine alive while the
+    /// `Shared` is used.
+    pub fn in_process(cfg: &Config, initial: Option<SwitchTables>) -> Result<(Shared, Engine)> {
+        if let Some(i) = cfg.ports.iter().position(|p| p.backend() != "mem") {
+            bail!("port[{i}] is not a mem port: an in-process switch opens no interface");
+        }
+        if let Some(t) = &initial {
+            tables::validate(t, cfg.ports.len())?;
+        }
+        let (engine, parts) = build(cfg, initial)?;
+        Ok((Shared::new(parts, cfg, None), engine))
+    }
+
+    /// The state of a switch built from `cfg`, started now, with no request served yet;
+    /// `tcp`: the TCP endpoint's bound address and token hash, if it has one.
+    fn new(parts: Parts, cfg: &Config, tcp: Option<(SocketAddr, [u8; 32])>) -> Shared {
+        Shared {
+            handle: parts.handle,
+            ports: parts.ports,
+            far: parts.far,
+            pool: parts.pool,
+            loaded: AtomicBool::new(parts.loaded),
+            start: Instant::now(),
+            stopping: RwLock::new(false),
+            workers: cfg.engine.workers,
+            mode: cfg.switch.mode.name(),
+            max_request: cfg.management.max_request,
+            read_timeout: cfg.management.read_timeout,
+            tcp,
+            auth_failures: AtomicU64::new(0),
+            tcp_refused: AtomicU64::new(0),
+            tcp_open: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// Check the socket path before start: a live socket (another switch answers) or a
+/// path that is not a socket refuses to start; a stale socket (nobody listening) is
+/// removed. A missing parent directory is created with mode 0700 and returned (so a
+/// switch that runs as another user can be given it).
+pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !dir.exists() {
+                    std::fs::DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(dir)
+                        .with_context(|| format!("cannot create directory {}", dir.display()))?;
+                    return Ok(Some(dir.to_path_buf()));
+                }
+            }
+            Ok(None)
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+        Ok(m) if m.file_type().is_socket() => match UnixStream::connect(path) {
+            Ok(_) => bail!(
+                "{}: another process is serving on this socket (is a switch already running?)",
+                path.display()
+            ),
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
+                warn!(socket = %path.display(), "removing stale socket");
+                std::fs::remove_file(path)
+                    .with_context(|| format!("cannot remove stale socket {}", path.display()))?;
+                Ok(None)
+            }
+            Err(e) => Err(e).with_context(|| format!("cannot probe socket {}", path.display())),
+        },
+        Ok(_) => bail!(
+            "{} exists and is not a socket; refusing to replace it",
+            path.display()
+        ),
+    }
+}
+
+/// Bind the management socket with mode 0600 (umask 0177 during `bind`).
+pub fn bind_socket(path: &Path) -> Result<UnixListener> {
+    canopy_proto::sys::bind_private(path)
+        .with_context(|| format!("cannot bind management socket {}", path.display()))
+}
+
+/// Give up privileges once everything privileged is done (ports open, socket and TCP
+/// endpoint bound) and before any other thread starts: with `id`, the socket (and the
+/// directory [`prepare_socket`] created for it) is given to that user and group, then
+/// [`privs::drop_privileges`] keeps only what the ports need to re-open.
+pub fn harden(
+    cfg: &Config,
+    id: Option<&Identity>,
+    sock: &Path,
+    created_dir: Option<&Path>,
+) -> Result<privs::Dropped> {
+    if let Some(i) = id {
+        for p in std::iter::once(sock).chain(created_dir) {
+            std::os::unix::fs::chown(p, Some(i.uid), Some(i.gid))
+                .with_context(|| format!("cannot give {} to {i}", p.display()))?;
+        }
+    }
+    let keep = privs::needed(&cfg.ports, cfg.switch.reopen_caps);
+    let d = privs::drop_privileges(id, keep).context("cannot drop privileges")?;
+    info!(
+        uid = d.uid,
+        gid = d.gid,
+        kept = %d.kept,
+        bounding = if d.bounding_dropped { "reduced to the kept set" } else { "unchanged (no CAP_SETPCAP)" },
+        no_new_privs = true,
+        "privileges dropped"
+    );
+    if d.missing != privs::CapSet::EMPTY {
+        warn!(
+            missing = %d.missing,
+            "the process did not have these capabilities: a port whose interface is re-created cannot re-open"
+        );
+    }
+    if d.threads > 1 && id.is_none() {
+        warn!(
+            threads = d.threads - 1,
+            "threads started while the ports opened (DPDK's EAL) keep their capabilities; set `user` to drop theirs too"
+        );
+    }
+    Ok(d)
+}
+
+/// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
+/// the configuration (None: placeholder tables until `replace_tables`); `token` is the
+/// TCP endpoint's token ([`Config::read_token`]), required when `[management] tcp` is
+/// set; `id` the user to run as once the ports are open ([`harden`]).
+pub fn run(
+    cfg: Config,
+    initial: Option<SwitchTables>,
+    token: Option<Vec<u8>>,
+    id: Option<Identity>,
+) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
+        .context("cannot install signal handlers")?;
+    let sock = cfg.management.socket.clone();
+    let created_dir = prepare_socket(&sock)?;
+    let name = initial.as_ref().map(|t| t.name.clone());
+    let (engine, parts) = build(&cfg, initial)?;
+    let listener = bind_socket(&sock)?;
+    // from here on, a failure removes the socket
+    let unbind = |e| {
+        let _ = std::fs::remove_file(&sock);
+        e
+    };
+    let tcp = bind_tcp(&cfg, token).map_err(unbind)?;
+    harden(&cfg, id.as_ref(), &sock, created_dir.as_deref()).map_err(unbind)?;
+    let running = engine
+        .spawn()
+        .context("cannot start the workers")
+        .map_err(unbind)?;
+    let shared = Arc::new(Shared::new(
+        parts,
+        &cfg,
+        tcp.as_ref().map(|(_, a, d)| (*a, *d)),
+    ));
+    if let Some((l, addr, _)) = tcp {
+        let sh = shared.clone();
+        std::thread::Builder::new()
+            .name("canopy-mgmt-tcp".into())
+            .spawn(move || serve_tcp(l, sh))
+            .context("cannot start the TCP management thread")?;
+        info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (token required)");
+    }
+    for i in 0..MGMT_THREADS {
+        let l = listener.try_clone().context("cannot clone the listener")?;
+        let sh = shared.clone();
+        std::thread::Builder::new()
+            .name(format!("canopy-mgmt{i}"))
+            .spawn(move || serve(l, sh))
+            .context("cannot start a management thread")?;
+    }
+    match name {
+        Some(name) => info!(tables = %name, socket = %sock.display(), "switch running"),
+        None => {
+            info!(socket = %sock.display(), "switch running without tables: frames are dropped (kind_not_configured) until replace_tables")
+        }
+    }
+    let sig = signals.forever().next().unwrap_or(SIGTERM);
+    info!(signal = sig, "stopping");
+    *shared.stopping.write().unwrap_or_else(|p| p.into_inner()) = true;
+    drop(running.stop());
+    print_final_counters(&shared);
+    if let Err(e) = std::fs::remove_file(&sock) {
+        warn!(socket = %sock.display(), "cannot remove socket: {e}");
+    }
+    info!("stopped");
+    Ok(())
+}
+
+/// The counters of a stopped switch, on stdout.
+fn print_final_counters(shared: &Shared) {
+    let report = shared.counters();
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "canopy-switch: final counters ({}, uptime {:.1} s)",
+        if shared.loaded.load(Ordering::Acquire) {
+            shared.handle.tables().name.clone()
+        } else {
+            "no tables".into()
+        },
+        report.uptime_s
+    );
+    let _ = write!(out, "{}", mgmt::format_counters(&report));
+    let _ = out.flush();
+}
