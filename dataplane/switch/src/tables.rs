@@ -103,20 +103,15 @@ pub fn load(src: &TablesSource) -> Result<SwitchTables, LoadError> {
                 spec: spec.clone(),
                 error,
             })?;
-            let idx = t
-                .switches
-                .iter()
-                .position(|s| &s.name == switch)
-                .ok_or_else(|| {
-                    let some: Vec<&str> =
-                        t.switches.iter().take(6).map(|s| s.name.as_str()).collect();
-                    LoadError::NoSwitch {
-                        switch: switch.clone(),
-                        spec: spec.clone(),
-                        count: t.switches.len(),
-                        examples: some.join(", "),
-                    }
-                })?;
+            let idx = t.switch_index(switch).ok_or_else(|| {
+                let some: Vec<&str> = t.switches.iter().take(6).map(|s| s.name.as_str()).collect();
+                LoadError::NoSwitch {
+                    switch: switch.clone(),
+                    spec: spec.clone(),
+                    count: t.switches.len(),
+                    examples: some.join(", "),
+                }
+            })?;
             let all = match mode {
                 Some(m) => kinds::sliced::tables_mode(&t, *m),
                 None => kinds::tables(&t, *kind),
