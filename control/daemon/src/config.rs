@@ -208,6 +208,47 @@ fn subst(s: &str, name: &str, index: usize) -> String {
         .replace("{index}", &index.to_string())
 }
 
+/// The file being parsed, for errors that name it and a line of it.
+struct Src<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Src<'_> {
+    /// A [`ConfigError::Invalid`] for `key`, with the line of byte offset `at`.
+    fn bad(&self, key: &str, at: Option<usize>, what: String) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.file.into(),
+            key: key.into(),
+            line: at.map(|a| line_of(self.text, a)),
+            what,
+        }
+    }
+}
+
+/// The fabric itself: name, topology, header kind and the fault-free tables.
+struct Fabric {
+    name: String,
+    spec: String,
+    kind: Kind,
+    topology: Topology,
+    base: Vec<SwitchTables>,
+}
+
+/// The checked `[daemon]` section.
+struct Daemon {
+    metrics: Option<String>,
+    control: PathBuf,
+    probe_interval: Duration,
+    probe_timeout: Duration,
+    missed_probes: u32,
+    counters_interval: Duration,
+    verify_interval: Duration,
+}
+
+/// A switch's endpoint as written, with the key and line its errors name.
+type Written = (RawEndpoint, String, Option<usize>);
+
 impl Config {
     /// Read and validate a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -225,192 +266,18 @@ impl Config {
             file: file.into(),
             detail: e.to_string().trim_end().replace('\n', " "),
         })?;
-        let bad = |key: &str, at: Option<usize>, what: String| ConfigError::Invalid {
-            file: file.into(),
-            key: key.into(),
-            line: at.map(|a| line_of(text, a)),
-            what,
-        };
-        let name = raw.name.get_ref().clone();
-        if name.is_empty()
-            || name.len() > MAX_NAME
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        {
-            return Err(bad(
-                "name",
-                Some(raw.name.span().start),
-                format!("{name:?}: 1 to {MAX_NAME} characters of a-z, 0-9 and -"),
-            ));
-        }
-        let spec = raw.topology.get_ref().clone();
-        let topology = topology::build_str(&spec).map_err(|e| {
-            bad(
-                "topology",
-                Some(raw.topology.span().start),
-                format!("{spec:?}: {e}"),
-            )
-        })?;
-        let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
-            bad(
-                "kind",
-                Some(raw.kind.span().start),
-                format!("{:?}: one of sliced, path-id, transit", raw.kind.get_ref()),
-            )
-        })?;
-        let base = canopy_control::kinds::tables(&topology, kind).map_err(|e| {
-            bad(
-                "kind",
-                Some(raw.kind.span().start),
-                format!("{} tables for {spec:?}: {e}", kind.name()),
-            )
-        })?;
-        let d = &raw.daemon;
-        let ms = |key: &str, v: u64, lo: u64, hi: u64| -> Result<Duration, ConfigError> {
-            if !(lo..=hi).contains(&v) {
-                return Err(bad(
-                    &format!("daemon.{key}"),
-                    None,
-                    format!("{v} is outside {lo}..={hi}"),
-                ));
-            }
-            Ok(Duration::from_millis(v))
-        };
-        let probe_interval = ms("probe_interval_ms", d.probe_interval_ms, 10, 60_000)?;
-        let probe_timeout = ms("probe_timeout_ms", d.probe_timeout_ms, 10, 60_000)?;
-        let counters_interval = ms("counters_interval_ms", d.counters_interval_ms, 100, 600_000)?;
-        let verify_interval = ms("verify_interval_ms", d.verify_interval_ms, 100, 3_600_000)?;
-        if !(1..=100).contains(&d.missed_probes) {
-            return Err(bad(
-                "daemon.missed_probes",
-                None,
-                format!("{} is outside 1..=100", d.missed_probes),
-            ));
-        }
-        let metrics = match d.metrics.as_str() {
-            "off" => None,
-            a => {
-                if a.parse::<std::net::SocketAddr>().is_err() {
-                    return Err(bad(
-                        "daemon.metrics",
-                        None,
-                        format!("{a:?}: an IP:PORT address (e.g. {DEFAULT_METRICS}) or \"off\""),
-                    ));
-                }
-                Some(a.to_string())
-            }
-        };
-        if d.control.as_os_str().is_empty() {
-            return Err(bad("daemon.control", None, "an empty path".into()));
-        }
-        let control = dir.join(&d.control);
-
-        // endpoints: per-switch entries over the default
-        let index: BTreeMap<&str, usize> = topology
-            .switches
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.name.as_str(), i))
-            .collect();
-        let mut per: Vec<Option<(RawEndpoint, String, Option<usize>)>> =
-            vec![None; topology.switches.len()];
-        for (k, s) in raw.switch.iter().enumerate() {
-            let key = format!("switch[{k}]");
-            let at = Some(s.name.span().start);
-            let n = s.name.get_ref();
-            let i = *index.get(n.as_str()).ok_or_else(|| {
-                let some: Vec<&str> = index.keys().take(6).copied().collect();
-                bad(
-                    &format!("{key}.name"),
-                    at,
-                    format!(
-                        "no switch named {n:?} in {spec:?} (e.g. {}; `canopyctl topo '{spec}' --list` lists them)",
-                        some.join(", ")
-                    ),
-                )
-            })?;
-            if per[i].is_some() {
-                return Err(bad(
-                    &format!("{key}.name"),
-                    at,
-                    format!("{n:?} is listed twice"),
-                ));
-            }
-            per[i] = Some((
-                RawEndpoint {
-                    socket: s.socket.clone(),
-                    tcp: s.tcp.clone(),
-                    token_file: s.token_file.clone(),
-                },
-                key,
-                at,
-            ));
-        }
-        let mut endpoints = Vec::with_capacity(topology.switches.len());
-        for (i, sw) in topology.switches.iter().enumerate() {
-            // a [[switch]] entry's errors give the line of its name
-            let (ep, key, at) = per[i]
-                .clone()
-                .unwrap_or_else(|| (raw.switches.clone(), "switches".to_string(), None));
-            let e = match (&ep.socket, &ep.tcp) {
-                (Some(_), Some(_)) => {
-                    return Err(bad(&key, at, "give either socket or tcp, not both".into()))
-                }
-                (None, None) => {
-                    return Err(bad(
-                        &key,
-                        at,
-                        format!(
-                            "no endpoint for switch {:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file), or a [[switch]] entry",
-                            sw.name
-                        ),
-                    ))
-                }
-                (Some(p), None) => {
-                    if ep.token_file.is_some() {
-                        return Err(bad(
-                            &format!("{key}.token_file"),
-                            at,
-                            "a token is for tcp endpoints; the Unix socket is private by its mode".into(),
-                        ));
-                    }
-                    Endpoint::Unix(dir.join(subst(p, &sw.name, i)))
-                }
-                (None, Some(a)) => {
-                    let Some(tf) = &ep.token_file else {
-                        return Err(bad(
-                            &format!("{key}.token_file"),
-                            at,
-                            "a tcp endpoint needs token_file (the switch's [management] token_file)".into(),
-                        ));
-                    };
-                    let tf = dir.join(tf);
-                    let token = canopy_proto::token::read_token_file(&tf)
-                        .map_err(|w| bad(&format!("{key}.token_file"), at, w.to_string()))?;
-                    Endpoint::Tcp(subst(a, &sw.name, i), token)
-                }
-            };
-            // two switches on one endpoint: the daemon would push both tables to one
-            // switch in turn, forever
-            let same = |x: &Endpoint| match (x, &e) {
-                (Endpoint::Unix(a), Endpoint::Unix(b)) => a == b,
-                (Endpoint::Tcp(a, _), Endpoint::Tcp(b, _)) => a == b,
-                _ => false,
-            };
-            if let Some(j) = endpoints.iter().position(same) {
-                let field = if ep.socket.is_some() { "socket" } else { "tcp" };
-                return Err(bad(
-                    &format!("{key}.{field}"),
-                    at,
-                    format!(
-                        "{e} is the endpoint of both {:?} and {:?}: every switch needs its own (put {{name}} or {{index}} in [switches] {field})",
-                        topology.switches[j].name, sw.name
-                    ),
-                ));
-            }
-            endpoints.push(e);
-        }
+        let src = Src { file, text };
+        let fabric = Fabric::check(&src, &raw)?;
+        let daemon = Daemon::check(&src, &raw.daemon, dir)?;
+        let per = per_switch(&src, &raw, &fabric)?;
+        let endpoints = endpoints(&src, &raw, &fabric.topology, per, dir)?;
+        let Fabric {
+            name,
+            spec,
+            kind,
+            topology,
+            base,
+        } = fabric;
         Ok(Config {
             file: file.into(),
             name,
@@ -419,13 +286,13 @@ impl Config {
             topology,
             base,
             endpoints,
-            metrics,
-            control,
-            probe_interval,
-            probe_timeout,
-            missed_probes: d.missed_probes,
-            counters_interval,
-            verify_interval,
+            metrics: daemon.metrics,
+            control: daemon.control,
+            probe_interval: daemon.probe_interval,
+            probe_timeout: daemon.probe_timeout,
+            missed_probes: daemon.missed_probes,
+            counters_interval: daemon.counters_interval,
+            verify_interval: daemon.verify_interval,
         })
     }
 
@@ -448,6 +315,236 @@ impl Config {
             self.counters_interval.as_millis(),
             self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
         )
+    }
+}
+
+impl Fabric {
+    /// `name`, `topology` and `kind`, and the tables they give.
+    fn check(src: &Src, raw: &RawConfig) -> Result<Fabric, ConfigError> {
+        let name = raw.name.get_ref().clone();
+        if name.is_empty()
+            || name.len() > MAX_NAME
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(src.bad(
+                "name",
+                Some(raw.name.span().start),
+                format!("{name:?}: 1 to {MAX_NAME} characters of a-z, 0-9 and -"),
+            ));
+        }
+        let spec = raw.topology.get_ref().clone();
+        let topology = topology::build_str(&spec).map_err(|e| {
+            src.bad(
+                "topology",
+                Some(raw.topology.span().start),
+                format!("{spec:?}: {e}"),
+            )
+        })?;
+        let kind = Kind::from_name(raw.kind.get_ref()).ok_or_else(|| {
+            src.bad(
+                "kind",
+                Some(raw.kind.span().start),
+                format!("{:?}: one of sliced, path-id, transit", raw.kind.get_ref()),
+            )
+        })?;
+        let base = canopy_control::kinds::tables(&topology, kind).map_err(|e| {
+            src.bad(
+                "kind",
+                Some(raw.kind.span().start),
+                format!("{} tables for {spec:?}: {e}", kind.name()),
+            )
+        })?;
+        Ok(Fabric {
+            name,
+            spec,
+            kind,
+            topology,
+            base,
+        })
+    }
+}
+
+impl Daemon {
+    /// `[daemon]`: every interval in its range, the metrics address, the control path.
+    fn check(src: &Src, d: &RawDaemon, dir: &Path) -> Result<Daemon, ConfigError> {
+        let ms = |key: &str, v: u64, lo: u64, hi: u64| -> Result<Duration, ConfigError> {
+            if !(lo..=hi).contains(&v) {
+                return Err(src.bad(
+                    &format!("daemon.{key}"),
+                    None,
+                    format!("{v} is outside {lo}..={hi}"),
+                ));
+            }
+            Ok(Duration::from_millis(v))
+        };
+        let probe_interval = ms("probe_interval_ms", d.probe_interval_ms, 10, 60_000)?;
+        let probe_timeout = ms("probe_timeout_ms", d.probe_timeout_ms, 10, 60_000)?;
+        let counters_interval = ms("counters_interval_ms", d.counters_interval_ms, 100, 600_000)?;
+        let verify_interval = ms("verify_interval_ms", d.verify_interval_ms, 100, 3_600_000)?;
+        if !(1..=100).contains(&d.missed_probes) {
+            return Err(src.bad(
+                "daemon.missed_probes",
+                None,
+                format!("{} is outside 1..=100", d.missed_probes),
+            ));
+        }
+        let metrics = match d.metrics.as_str() {
+            "off" => None,
+            a => {
+                if a.parse::<std::net::SocketAddr>().is_err() {
+                    return Err(src.bad(
+                        "daemon.metrics",
+                        None,
+                        format!("{a:?}: an IP:PORT address (e.g. {DEFAULT_METRICS}) or \"off\""),
+                    ));
+                }
+                Some(a.to_string())
+            }
+        };
+        if d.control.as_os_str().is_empty() {
+            return Err(src.bad("daemon.control", None, "an empty path".into()));
+        }
+        Ok(Daemon {
+            metrics,
+            control: dir.join(&d.control),
+            probe_interval,
+            probe_timeout,
+            missed_probes: d.missed_probes,
+            counters_interval,
+            verify_interval,
+        })
+    }
+}
+
+/// The `[[switch]]` entries by switch index: each names a switch of the topology, once.
+fn per_switch(
+    src: &Src,
+    raw: &RawConfig,
+    fabric: &Fabric,
+) -> Result<Vec<Option<Written>>, ConfigError> {
+    let spec = &fabric.spec;
+    let index: BTreeMap<&str, usize> = fabric
+        .topology
+        .switches
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
+    let mut per: Vec<Option<Written>> = vec![None; fabric.topology.switches.len()];
+    for (k, s) in raw.switch.iter().enumerate() {
+        let key = format!("switch[{k}]");
+        let at = Some(s.name.span().start);
+        let n = s.name.get_ref();
+        let i = *index.get(n.as_str()).ok_or_else(|| {
+            let some: Vec<&str> = index.keys().take(6).copied().collect();
+            src.bad(
+                &format!("{key}.name"),
+                at,
+                format!(
+                    "no switch named {n:?} in {spec:?} (e.g. {}; `canopyctl topo '{spec}' --list` lists them)",
+                    some.join(", ")
+                ),
+            )
+        })?;
+        if per[i].is_some() {
+            return Err(src.bad(&format!("{key}.name"), at, format!("{n:?} is listed twice")));
+        }
+        per[i] = Some((
+            RawEndpoint {
+                socket: s.socket.clone(),
+                tcp: s.tcp.clone(),
+                token_file: s.token_file.clone(),
+            },
+            key,
+            at,
+        ));
+    }
+    Ok(per)
+}
+
+/// Every switch's endpoint: its `[[switch]]` entry, or `[switches]` otherwise; no two
+/// switches may share one.
+fn endpoints(
+    src: &Src,
+    raw: &RawConfig,
+    topology: &Topology,
+    per: Vec<Option<Written>>,
+    dir: &Path,
+) -> Result<Vec<Endpoint>, ConfigError> {
+    let mut endpoints = Vec::with_capacity(topology.switches.len());
+    for (i, (sw, written)) in topology.switches.iter().zip(per).enumerate() {
+        // a [[switch]] entry's errors give the line of its name
+        let written =
+            written.unwrap_or_else(|| (raw.switches.clone(), "switches".to_string(), None));
+        let e = endpoint(src, &written, &sw.name, i, dir)?;
+        let (ep, key, at) = written;
+        // two switches on one endpoint: the daemon would push both tables to one
+        // switch in turn, forever
+        let same = |x: &Endpoint| match (x, &e) {
+            (Endpoint::Unix(a), Endpoint::Unix(b)) => a == b,
+            (Endpoint::Tcp(a, _), Endpoint::Tcp(b, _)) => a == b,
+            _ => false,
+        };
+        if let Some(j) = endpoints.iter().position(same) {
+            let field = if ep.socket.is_some() { "socket" } else { "tcp" };
+            return Err(src.bad(
+                &format!("{key}.{field}"),
+                at,
+                format!(
+                    "{e} is the endpoint of both {:?} and {:?}: every switch needs its own (put {{name}} or {{index}} in [switches] {field})",
+                    topology.switches[j].name, sw.name
+                ),
+            ));
+        }
+        endpoints.push(e);
+    }
+    Ok(endpoints)
+}
+
+/// The endpoint `ep` (written under `key`, line `at`) gives switch `name`, index `i`:
+/// a socket, or tcp with its token read.
+fn endpoint(
+    src: &Src,
+    (ep, key, at): &Written,
+    name: &str,
+    i: usize,
+    dir: &Path,
+) -> Result<Endpoint, ConfigError> {
+    let at = *at;
+    match (&ep.socket, &ep.tcp) {
+        (Some(_), Some(_)) => Err(src.bad(key, at, "give either socket or tcp, not both".into())),
+        (None, None) => Err(src.bad(
+            key,
+            at,
+            format!(
+                "no endpoint for switch {name:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file), or a [[switch]] entry",
+            ),
+        )),
+        (Some(p), None) => {
+            if ep.token_file.is_some() {
+                return Err(src.bad(
+                    &format!("{key}.token_file"),
+                    at,
+                    "a token is for tcp endpoints; the Unix socket is private by its mode".into(),
+                ));
+            }
+            Ok(Endpoint::Unix(dir.join(subst(p, name, i))))
+        }
+        (None, Some(a)) => {
+            let Some(tf) = &ep.token_file else {
+                return Err(src.bad(
+                    &format!("{key}.token_file"),
+                    at,
+                    "a tcp endpoint needs token_file (the switch's [management] token_file)".into(),
+                ));
+            };
+            let tf = dir.join(tf);
+            let token = canopy_proto::token::read_token_file(&tf)
+                .map_err(|w| src.bad(&format!("{key}.token_file"), at, w.to_string()))?;
+            Ok(Endpoint::Tcp(subst(a, name, i), token))
+        }
     }
 }
 

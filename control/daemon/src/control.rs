@@ -308,7 +308,7 @@ fn handle(req: Request, d: &DaemonHandle) -> Value {
                         .map(|(switch, r)| PushResult {
                             switch,
                             ok: r.is_ok(),
-                            error: r.err(),
+                            error: r.err().map(|e| e.to_string()),
                         })
                         .collect();
                     if all_ok {
@@ -336,7 +336,7 @@ fn handle(req: Request, d: &DaemonHandle) -> Value {
             }
             match wait(rx, COMMAND_TIMEOUT) {
                 Some(Ok(m)) => json!({"ok": true, "message": m}),
-                Some(Err(e)) => err(e),
+                Some(Err(e)) => err(e.to_string()),
                 None => err("no answer from the planner in time".into()),
             }
         }

@@ -84,29 +84,8 @@ impl Health {
     /// ignored).
     pub fn new(topo: &Topology, faults: &Faults) -> Health {
         let n = topo.switches.len();
-        let sw_dead = |s: u32| faults.dead_switches.contains(&s);
-        let dead: Vec<Vec<bool>> = topo
-            .switches
-            .iter()
-            .enumerate()
-            .map(|(si, s)| {
-                let si = si as u32;
-                s.ports
-                    .iter()
-                    .enumerate()
-                    .map(|(pi, p)| {
-                        sw_dead(si)
-                            || faults.dead_ports.contains(&(si, pi as u16))
-                            || match p.peer {
-                                Peer::Switch { sw, port } => {
-                                    sw_dead(sw) || faults.dead_ports.contains(&(sw, port))
-                                }
-                                Peer::Host { .. } | Peer::None => false,
-                            }
-                    })
-                    .collect()
-            })
-            .collect();
+        let alive = |i: usize| !faults.dead_switches.contains(&(i as u32));
+        let dead = dead_ports(topo, faults);
         let directional: Vec<bool> = topo
             .switches
             .iter()
@@ -117,118 +96,33 @@ impl Health {
         let mut up_order: Vec<usize> = (0..n).collect();
         up_order.sort_by_key(|&i| (topo.switches[i].level, i));
         let down_order: Vec<usize> = up_order.iter().rev().copied().collect();
-        let alive = |i: usize| !sw_dead(i as u32);
 
-        // Hosts the fabric can still reach at all: by live down links from a live top
-        // switch (one without up links). A class whose hosts are all unreachable has
-        // nothing left to deliver, so it does not count against its switch.
-        let mut host_live = vec![false; topo.hosts.len()];
-        let mut seen = vec![false; n];
-        let mut stack: Vec<usize> = (0..n)
-            .filter(|&i| alive(i) && !directional[i] && classes[i].up.is_empty())
-            .collect();
-        for &i in &stack {
-            seen[i] = true;
-        }
-        while let Some(i) = stack.pop() {
-            for m in classes[i].down.values().flatten() {
-                if dead[i][usize::from(*m)] {
-                    continue;
-                }
-                match topo.switches[i].ports[usize::from(*m)].peer {
-                    Peer::Switch { sw, .. } if !seen[sw as usize] => {
-                        seen[sw as usize] = true;
-                        stack.push(sw as usize);
-                    }
-                    Peer::Host { host, .. } => {
-                        if let Some(h) = host_live.get_mut(host as usize) {
-                            *h = true;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        // Hosts of one-way (Transit) stages are not judged.
-        for (hi, h) in topo.hosts.iter().enumerate() {
-            if h.ports.iter().any(|p| {
-                matches!(p.peer, Peer::Switch { sw, .. }
-                    if directional.get(sw as usize) == Some(&true))
-            }) {
-                host_live[hi] = true;
-            }
-        }
+        let host_live = host_live(topo, &dead, &directional, &classes, alive);
         // live_below[x]: some host of x's fault-free subtree is still reachable.
-        let mut live_below = vec![false; n];
-        loop {
-            let mut changed = false;
-            for &i in &up_order {
-                if live_below[i] {
-                    continue;
+        let live_below = least_fixed_point(n, &up_order, |i, live_below| {
+            classes[i].down.values().flatten().any(|m| {
+                match topo.switches[i].ports[usize::from(*m)].peer {
+                    Peer::Switch { sw, .. } => live_below[sw as usize],
+                    Peer::Host { host, .. } => host_live.get(host as usize) == Some(&true),
+                    Peer::None => false,
                 }
-                let any = classes[i].down.values().flatten().any(|m| {
-                    match topo.switches[i].ports[usize::from(*m)].peer {
-                        Peer::Switch { sw, .. } => live_below[sw as usize],
-                        Peer::Host { host, .. } => host_live.get(host as usize) == Some(&true),
-                        Peer::None => false,
-                    }
-                });
-                if any {
-                    live_below[i] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-
-        // A class is fine when a member is live and leads to a host or to a switch `ok`
-        // says yes to, or when nothing reachable is left behind it.
-        let class_ok = |i: usize, members: &[u16], ok: &dyn Fn(usize) -> bool| -> bool {
-            let mut vacuous = true;
-            for &p in members {
-                let live = !dead[i][usize::from(p)];
-                match topo.switches[i].ports[usize::from(p)].peer {
-                    Peer::Switch { sw, .. } => {
-                        if live && ok(sw as usize) {
-                            return true;
-                        }
-                        vacuous &= !live_below[sw as usize];
-                    }
-                    Peer::Host { host, .. } => {
-                        if live {
-                            return true;
-                        }
-                        vacuous &= host_live.get(host as usize) != Some(&true);
-                    }
-                    Peer::None => {}
-                }
-            }
-            vacuous
+            })
+        });
+        let reach = Reach {
+            topo,
+            dead: &dead,
+            host_live: &host_live,
+            live_below: &live_below,
         };
 
-        let mut down_whole = vec![false; n];
-        loop {
-            let mut changed = false;
-            for &i in &up_order {
-                if down_whole[i] || !alive(i) {
-                    continue;
-                }
-                let ok = directional[i]
+        let down_whole = least_fixed_point(n, &up_order, |i, down_whole| {
+            alive(i)
+                && (directional[i]
                     || classes[i]
                         .down
                         .values()
-                        .all(|m| class_ok(i, m, &|o| down_whole[o]));
-                if ok {
-                    down_whole[i] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+                        .all(|m| reach.class_ok(i, m, &|o| down_whole[o])))
+        });
         let whole: Vec<bool> = (0..n)
             .map(|i| {
                 down_whole[i]
@@ -236,33 +130,20 @@ impl Health {
                         || classes[i]
                             .side
                             .values()
-                            .all(|m| class_ok(i, m, &|o| down_whole[o])))
+                            .all(|m| reach.class_ok(i, m, &|o| down_whole[o])))
             })
             .collect();
-        let mut good = vec![false; n];
-        loop {
-            let mut changed = false;
-            for &i in &down_order {
-                if good[i] || !whole[i] {
-                    continue;
-                }
-                let ups = &classes[i].up;
-                let ok = directional[i]
+        let good = least_fixed_point(n, &down_order, |i, good| {
+            let ups = &classes[i].up;
+            whole[i]
+                && (directional[i]
                     || ups.is_empty()
                     || ups.iter().any(|&p| {
                         !dead[i][usize::from(p)]
                             && matches!(topo.switches[i].ports[usize::from(p)].peer,
                                 Peer::Switch { sw, .. } if good[sw as usize])
-                    });
-                if ok {
-                    good[i] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+                    }))
+        });
         Health {
             dead,
             host_live,
@@ -336,6 +217,140 @@ impl Classes {
             }
         }
         c
+    }
+}
+
+/// Per switch, per port: the port, its peer port, its switch or its peer switch is dead.
+fn dead_ports(topo: &Topology, faults: &Faults) -> Vec<Vec<bool>> {
+    let sw_dead = |s: u32| faults.dead_switches.contains(&s);
+    topo.switches
+        .iter()
+        .enumerate()
+        .map(|(si, s)| {
+            let si = si as u32;
+            s.ports
+                .iter()
+                .enumerate()
+                .map(|(pi, p)| {
+                    sw_dead(si)
+                        || faults.dead_ports.contains(&(si, pi as u16))
+                        || match p.peer {
+                            Peer::Switch { sw, port } => {
+                                sw_dead(sw) || faults.dead_ports.contains(&(sw, port))
+                            }
+                            Peer::Host { .. } | Peer::None => false,
+                        }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Hosts the fabric can still reach at all: by live down links from a live top switch
+/// (one without up links). A class whose hosts are all unreachable has nothing left to
+/// deliver, so it does not count against its switch. Hosts of one-way (Transit) stages
+/// are not judged (always live).
+fn host_live(
+    topo: &Topology,
+    dead: &[Vec<bool>],
+    directional: &[bool],
+    classes: &[Classes],
+    alive: impl Fn(usize) -> bool,
+) -> Vec<bool> {
+    let n = topo.switches.len();
+    let mut host_live = vec![false; topo.hosts.len()];
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = (0..n)
+        .filter(|&i| alive(i) && !directional[i] && classes[i].up.is_empty())
+        .collect();
+    for &i in &stack {
+        seen[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        for m in classes[i].down.values().flatten() {
+            if dead[i][usize::from(*m)] {
+                continue;
+            }
+            match topo.switches[i].ports[usize::from(*m)].peer {
+                Peer::Switch { sw, .. } if !seen[sw as usize] => {
+                    seen[sw as usize] = true;
+                    stack.push(sw as usize);
+                }
+                Peer::Host { host, .. } => {
+                    if let Some(h) = host_live.get_mut(host as usize) {
+                        *h = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (hi, h) in topo.hosts.iter().enumerate() {
+        if h.ports.iter().any(|p| {
+            matches!(p.peer, Peer::Switch { sw, .. }
+                if directional.get(sw as usize) == Some(&true))
+        }) {
+            host_live[hi] = true;
+        }
+    }
+    host_live
+}
+
+/// The least set of switches (out of `n`) for which `holds` is true, by repeated passes
+/// in `order` until nothing changes: `holds(i, so_far)` sees the switches found so far,
+/// including those found earlier in the same pass.
+fn least_fixed_point(
+    n: usize,
+    order: &[usize],
+    mut holds: impl FnMut(usize, &[bool]) -> bool,
+) -> Vec<bool> {
+    let mut set = vec![false; n];
+    loop {
+        let mut changed = false;
+        for &i in order {
+            if !set[i] && holds(i, &set) {
+                set[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return set;
+        }
+    }
+}
+
+/// What the class predicates read: dead ports and what is still reachable below.
+struct Reach<'a> {
+    topo: &'a Topology,
+    dead: &'a [Vec<bool>],
+    host_live: &'a [bool],
+    live_below: &'a [bool],
+}
+
+impl Reach<'_> {
+    /// A class is fine when a member is live and leads to a host or to a switch `ok`
+    /// says yes to, or when nothing reachable is left behind it.
+    fn class_ok(&self, i: usize, members: &[u16], ok: &dyn Fn(usize) -> bool) -> bool {
+        let mut vacuous = true;
+        for &p in members {
+            let live = !self.dead[i][usize::from(p)];
+            match self.topo.switches[i].ports[usize::from(p)].peer {
+                Peer::Switch { sw, .. } => {
+                    if live && ok(sw as usize) {
+                        return true;
+                    }
+                    vacuous &= !self.live_below[sw as usize];
+                }
+                Peer::Host { host, .. } => {
+                    if live {
+                        return true;
+                    }
+                    vacuous &= self.host_live.get(host as usize) != Some(&true);
+                }
+                Peer::None => {}
+            }
+        }
+        vacuous
     }
 }
 

@@ -30,12 +30,50 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use thiserror::Error;
 use tracing::{debug, info, warn};
 
 /// Longest a table push may take (large tables over TCP).
 const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// The planner re-checks at least this often.
 const PLAN_TICK: Duration = Duration::from_millis(500);
+
+/// Why the daemon could not do something to a switch: a request, a push, a port
+/// command.
+#[derive(Debug, Error)]
+pub enum SwitchError {
+    /// No readable answer (cannot connect, timeout, framing, protocol version).
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The switch answered with an error; its message.
+    #[error("{0}")]
+    Refused(String),
+    /// The `health` answer does not decode.
+    #[error("health is malformed: {0}")]
+    MalformedHealth(#[source] serde_json::Error),
+    /// The `counters` answer does not decode.
+    #[error("counters are malformed: {0}")]
+    MalformedCounters(#[source] serde_json::Error),
+    /// The tables to push do not encode.
+    #[error("cannot encode the tables: {0}")]
+    Encode(#[source] serde_json::Error),
+    /// The switch is down, so nothing was pushed.
+    #[error("down: {}", last_error.as_deref().unwrap_or("does not answer"))]
+    Down {
+        /// Why its last probe failed, if known.
+        last_error: Option<String>,
+    },
+    /// A port the switch does not have.
+    #[error("{name} has ports 0..{ports}, not {port}")]
+    NoPort {
+        /// The switch.
+        name: String,
+        /// How many ports it has.
+        ports: usize,
+        /// The port asked for.
+        port: u16,
+    },
+}
 
 /// A request to the planner (from the control socket).
 pub enum Command {
@@ -44,7 +82,7 @@ pub enum Command {
         /// Switch index, or every switch.
         switch: Option<usize>,
         /// Where the answer goes.
-        reply: Sender<Vec<(String, Result<(), String>)>>,
+        reply: Sender<Vec<(String, Result<(), SwitchError>)>>,
     },
     /// Set a port down (drained first: the fabric is pruned around it, then the port
     /// goes down) or up (up first, then restored).
@@ -56,7 +94,7 @@ pub enum Command {
         /// Up or down.
         up: bool,
         /// Where the answer goes.
-        reply: Sender<Result<String, String>>,
+        reply: Sender<Result<String, SwitchError>>,
     },
 }
 
@@ -337,18 +375,17 @@ impl DaemonHandle {
     }
 }
 
-fn request(ep: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, String> {
-    let v = ep
-        .request(req, timeout)
-        .map_err(|e: ClientError| e.to_string())?;
+fn request(ep: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, SwitchError> {
+    let v = ep.request(req, timeout)?;
     if v.get("ok").and_then(Value::as_bool) == Some(true) {
         Ok(v)
     } else {
-        Err(v
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("error without a message")
-            .to_string())
+        Err(SwitchError::Refused(
+            v.get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("error without a message")
+                .to_string(),
+        ))
     }
 }
 
@@ -370,7 +407,7 @@ fn prober(sh: Arc<Shared>, i: usize) {
     while !sh.stop.load(Ordering::Acquire) {
         let t0 = Instant::now();
         let r = request(ep, &Request::Health {}, cfg.probe_timeout).and_then(|v| {
-            serde_json::from_value::<Health>(v).map_err(|e| format!("health is malformed: {e}"))
+            serde_json::from_value::<Health>(v).map_err(SwitchError::MalformedHealth)
         });
         let rtt = t0.elapsed();
         let mut changed = false;
@@ -442,15 +479,14 @@ fn prober(sh: Arc<Shared>, i: usize) {
                             changed = true;
                         }
                     }
-                    s.last_error = Some(e);
+                    s.last_error = Some(e.to_string());
                 }
             }
         }
         if read_counters {
             next_counters = Instant::now() + cfg.counters_interval;
             match request(ep, &Request::Counters {}, cfg.probe_timeout).and_then(|v| {
-                serde_json::from_value::<CountersReport>(v)
-                    .map_err(|e| format!("counters are malformed: {e}"))
+                serde_json::from_value::<CountersReport>(v).map_err(SwitchError::MalformedCounters)
             }) {
                 Ok(c) => sh.lock().sw[i].counters = Some(c),
                 Err(e) => debug!(switch = %name, "counters: {e}"),
@@ -565,7 +601,7 @@ struct PushJob {
 
 /// Compute the wanted tables from the faults and push where needed. Returns the
 /// results of the pushes made.
-fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
+fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
     let cfg = &sh.cfg;
     let work: Vec<PushJob> = {
         let mut st = sh.lock();
@@ -667,7 +703,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), String>)> {
         }
         let t0 = Instant::now();
         let r = serde_json::to_value(&tables)
-            .map_err(|e| format!("cannot encode the tables: {e}"))
+            .map_err(SwitchError::Encode)
             .and_then(|tables| request(&ep, &Request::ReplaceTables { tables }, PUSH_TIMEOUT));
         let mut st = sh.lock();
         let s = &mut st.sw[i];
@@ -703,7 +739,7 @@ fn command(sh: &Shared, c: Command) {
             }
             let done = plan(sh);
             // the plan may also push other stale switches; answer for the ones asked
-            let mut answer: Vec<(String, Result<(), String>)> = done
+            let mut answer: Vec<(String, Result<(), SwitchError>)> = done
                 .into_iter()
                 .filter(|(i, _)| switch.is_none_or(|w| w == *i))
                 .map(|(i, r)| (cfg.topology.switches[i].name.clone(), r))
@@ -714,10 +750,9 @@ fn command(sh: &Shared, c: Command) {
                 if switch.is_none_or(|w| w == i) && !s.up {
                     answer.push((
                         cfg.topology.switches[i].name.clone(),
-                        Err(format!(
-                            "down: {}",
-                            s.last_error.as_deref().unwrap_or("does not answer")
-                        )),
+                        Err(SwitchError::Down {
+                            last_error: s.last_error.clone(),
+                        }),
                     ));
                 }
             }
@@ -732,7 +767,11 @@ fn command(sh: &Shared, c: Command) {
             let name = cfg.topology.switches[switch].name.clone();
             let nports = cfg.base[switch].ports.len();
             if usize::from(port) >= nports {
-                let _ = reply.send(Err(format!("{name} has ports 0..{nports}, not {port}")));
+                let _ = reply.send(Err(SwitchError::NoPort {
+                    name,
+                    ports: nports,
+                    port,
+                }));
                 return;
             }
             let ep = cfg.endpoints[switch].clone();

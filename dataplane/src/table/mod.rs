@@ -10,6 +10,18 @@ pub mod sliced;
 pub mod transit;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Two switches' tables that cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MergeError {
+    /// The tables are for different port configurations.
+    #[error("switch {switch}: port configurations differ")]
+    PortsDiffer {
+        /// The switch merged into.
+        switch: String,
+    },
+}
 
 /// Role of a switch port in the fabric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -96,9 +108,11 @@ impl SwitchTables {
 
     /// Merge the kind tables of `other` (same switch, same ports) into `self`,
     /// renumbering `other`'s group ids.
-    pub fn merge(&mut self, other: SwitchTables) -> Result<(), String> {
+    pub fn merge(&mut self, other: SwitchTables) -> Result<(), MergeError> {
         if self.ports != other.ports {
-            return Err(format!("switch {}: port configurations differ", self.name));
+            return Err(MergeError::PortsDiffer {
+                switch: self.name.clone(),
+            });
         }
         let remap: Vec<u16> = other
             .groups
@@ -118,5 +132,30 @@ impl SwitchTables {
             self.pathid = Some(p);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_renumbers_groups_and_refuses_other_ports() {
+        let port = |role| PortConfig {
+            role,
+            dir: PortDir::Duplex,
+        };
+        let ports = vec![port(PortRole::Up), port(PortRole::Down)];
+        let mut a = SwitchTables::new("s", ports.clone());
+        a.intern_group(vec![1]);
+        let mut b = SwitchTables::new("s", ports);
+        b.intern_group(vec![0, 1]);
+        a.merge(b).unwrap();
+        assert_eq!(a.groups, vec![vec![1], vec![0, 1]]);
+        let c = SwitchTables::new("s", vec![port(PortRole::Down)]);
+        assert_eq!(
+            a.merge(c).unwrap_err().to_string(),
+            "switch s: port configurations differ"
+        );
     }
 }

@@ -75,10 +75,14 @@ impl From<LpmEntry> for LpmEntryText {
 }
 
 impl TryFrom<LpmEntryText> for LpmEntry {
-    type Error = String;
-    fn try_from(t: LpmEntryText) -> Result<Self, String> {
+    type Error = TableError;
+    fn try_from(t: LpmEntryText) -> Result<Self, TableError> {
+        let bad = |why| TableError::BadPrefix {
+            prefix: t.prefix.clone(),
+            why,
+        };
         if t.prefix.len() > usize::from(MAX_ID_BITS) {
-            return Err(format!("prefix `{}` longer than 64 bits", t.prefix));
+            return Err(bad("longer than 64 bits"));
         }
         let mut value = 0u64;
         for c in t.prefix.chars() {
@@ -86,7 +90,7 @@ impl TryFrom<LpmEntryText> for LpmEntry {
                 | match c {
                     '0' => 0,
                     '1' => 1,
-                    _ => return Err(format!("prefix `{}` is not a bit string", t.prefix)),
+                    _ => return Err(bad("is not a bit string")),
                 };
         }
         Ok(LpmEntry {
@@ -139,6 +143,14 @@ pub enum TableError {
     /// The same host label twice with different actions.
     #[error("host label {0} given twice")]
     HostConflict(u32),
+    /// A serialised prefix that is not a bit string of at most 64 bits.
+    #[error("prefix `{prefix}` {why}")]
+    BadPrefix {
+        /// The prefix as written.
+        prefix: String,
+        /// Why.
+        why: &'static str,
+    },
 }
 
 /// Path-ID table of one switch. Serialised without the derived spans; deserialising
@@ -397,9 +409,20 @@ mod tests {
         assert_eq!(LpmEntry::try_from(t.clone()).unwrap(), e);
         let bad = LpmEntryText {
             prefix: "10x".into(),
+            ..t.clone()
+        };
+        assert_eq!(
+            LpmEntry::try_from(bad).unwrap_err().to_string(),
+            "prefix `10x` is not a bit string"
+        );
+        let long = LpmEntryText {
+            prefix: "1".repeat(65),
             ..t
         };
-        assert!(LpmEntry::try_from(bad).is_err());
+        assert_eq!(
+            LpmEntry::try_from(long).unwrap_err().to_string(),
+            format!("prefix `{}` longer than 64 bits", "1".repeat(65))
+        );
     }
 
     #[test]

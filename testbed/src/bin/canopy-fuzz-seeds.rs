@@ -51,6 +51,11 @@ fn vlan(frame: &[u8]) -> Vec<u8> {
     v
 }
 
+/// A doc vector's header in an Ethernet frame between two fixed MACs.
+fn doc_frame(h: &[u8]) -> Vec<u8> {
+    wire::ethernet_frame([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2], h, &PAYLOAD)
+}
+
 fn main() -> Result<()> {
     let root = PathBuf::from(
         std::env::args()
@@ -59,17 +64,32 @@ fn main() -> Result<()> {
     );
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let vectors = wire::doc_vectors().map_err(anyhow::Error::msg)?;
-    let frame =
-        |h: &[u8]| wire::ethernet_frame([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2], h, &PAYLOAD);
-
-    let mut w = Out::new(&root, "wire")?;
-    for v in &vectors {
-        w.put(&v.id, &v.bytes)?;
-        w.put(&format!("{}-eth", v.id), &frame(&v.bytes))?;
-        w.put(&format!("{}-vlan", v.id), &vlan(&frame(&v.bytes)))?;
+    let w = wire_seeds(&root, &vectors)?;
+    let hops = walk_hops()?;
+    let (d, dt) = decide_seeds(&root, &hops, &vectors)?;
+    let m = mgmt_seeds(&root, &hops)?;
+    let c = daemon_seeds(&root)?;
+    let fd = desc_seeds(&root, &repo)?;
+    for o in [&w, &d, &dt, &m, &c, &fd] {
+        println!("{} seeds in {}", o.n, o.dir.display());
     }
+    Ok(())
+}
 
-    // (switch index in fabric_tables, ingress, frame) of real walks
+/// `wire`: every doc vector as a header, as a frame and VLAN-tagged.
+fn wire_seeds(root: &Path, vectors: &[wire::DocVector]) -> Result<Out> {
+    let mut w = Out::new(root, "wire")?;
+    for v in vectors {
+        w.put(&v.id, &v.bytes)?;
+        w.put(&format!("{}-eth", v.id), &doc_frame(&v.bytes))?;
+        w.put(&format!("{}-vlan", v.id), &vlan(&doc_frame(&v.bytes)))?;
+    }
+    Ok(w)
+}
+
+/// (switch index in `fabric_tables`, ingress, frame) of real walks: the frame as it
+/// arrives at each hop, for every fabric and kind the fuzz targets use.
+fn walk_hops() -> Result<Vec<(usize, u16, Vec<u8>)>> {
     let mut hops: Vec<(usize, u16, Vec<u8>)> = Vec::new();
     let mut base = 0usize;
     for spec in FABRICS {
@@ -104,8 +124,18 @@ fn main() -> Result<()> {
             base += n_sw;
         }
     }
-    let mut d = Out::new(&root, "decide")?;
-    let mut dt = Out::new(&root, "decide_tables")?;
+    Ok(hops)
+}
+
+/// `decide` and `decide_tables`: the walks' hops with their switch and ingress bytes,
+/// and the doc vectors at a few switches.
+fn decide_seeds(
+    root: &Path,
+    hops: &[(usize, u16, Vec<u8>)],
+    vectors: &[wire::DocVector],
+) -> Result<(Out, Out)> {
+    let mut d = Out::new(root, "decide")?;
+    let mut dt = Out::new(root, "decide_tables")?;
     for (i, (sw, ingress, f)) in hops.iter().enumerate() {
         // The targets take the switch and ingress bytes modulo their ranges.
         let (s, p) = ((*sw % 256) as u8, (*ingress % 256) as u8);
@@ -122,16 +152,20 @@ fn main() -> Result<()> {
             dt.put("walk-edit", &b)?;
         }
     }
-    for v in &vectors {
+    for v in vectors {
         for s in [0u8, 7, 25, 41] {
             let mut b = vec![s, 1];
-            b.extend_from_slice(&frame(&v.bytes));
+            b.extend_from_slice(&doc_frame(&v.bytes));
             d.put(&v.id, &b)?;
         }
     }
+    Ok((d, dt))
+}
 
+/// `switch_mgmt`: one request of every op, with real tables and a real frame.
+fn mgmt_seeds(root: &Path, hops: &[(usize, u16, Vec<u8>)]) -> Result<Out> {
     let t = canopy_control::fuzzing::fabric_tables().swap_remove(0);
-    let mut m = Out::new(&root, "switch_mgmt")?;
+    let mut m = Out::new(root, "switch_mgmt")?;
     let f = hops.first().map(|h| h.2.clone()).unwrap_or_default();
     let hex = f.iter().map(|b| format!("{b:02x}")).collect::<String>();
     let requests = [
@@ -159,8 +193,12 @@ fn main() -> Result<()> {
     }
     let auth = AuthRequest::Auth { token: "x".into() };
     m.put("auth", &serde_json::to_vec(&auth)?)?;
+    Ok(m)
+}
 
-    let mut c = Out::new(&root, "canopyd_request")?;
+/// `canopyd_request`: one request of every op, as canopyd reads them (a line each).
+fn daemon_seeds(root: &Path) -> Result<Out> {
+    let mut c = Out::new(root, "canopyd_request")?;
     for (name, req) in [
         ("status", DaemonRequest::Status {}),
         (
@@ -199,8 +237,12 @@ fn main() -> Result<()> {
         line.push(b'\n');
         c.put(name, &line)?;
     }
+    Ok(c)
+}
 
-    let mut fd = Out::new(&root, "fabric_desc")?;
+/// `fabric_desc`: `examples/*.toml`.
+fn desc_seeds(root: &Path, repo: &Path) -> Result<Out> {
+    let mut fd = Out::new(root, "fabric_desc")?;
     let ex = repo.join("examples");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&ex)
         .with_context(|| format!("cannot read {}", ex.display()))?
@@ -216,9 +258,5 @@ fn main() -> Result<()> {
             .to_string();
         fd.put(&name, &std::fs::read(&p)?)?;
     }
-
-    for o in [&w, &d, &dt, &m, &c, &fd] {
-        println!("{} seeds in {}", o.n, o.dir.display());
-    }
-    Ok(())
+    Ok(fd)
 }
