@@ -1,7 +1,7 @@
 //! Per-switch forwarding tables, one sub-table per header kind.
 //!
 //! Tables are plain data (serde), computed by `canopy-control` and consumed by the
-//! decision functions in [`crate::decide`]. Port numbers are the switch's own port
+//! decision functions in [`crate::decide`](mod@crate::decide). Port numbers are the switch's own port
 //! indices (`u16`); a *group* is a set of equivalent egress ports among which the
 //! engine chooses adaptively (least-occupied live port), the oracle at random.
 

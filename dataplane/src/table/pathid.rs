@@ -1,4 +1,4 @@
-//! Path-ID forwarding table: [PathID]'s LPM routing entries of one switch, plus the host
+//! Path-ID forwarding table: \[PathID\]'s LPM routing entries of one switch, plus the host
 //! label map of a leaf switch (the last hop, which the path ID does not cover).
 //!
 //! Lookup structure: entries sorted by (prefix length descending, value ascending), with
@@ -30,7 +30,7 @@ impl Action {
     }
 }
 
-/// One LPM routing entry ([PathID]'s `Path_ID_Prefix/ Physical_Port`). Serialised with
+/// One LPM routing entry (\[PathID\]'s `Path_ID_Prefix/ Physical_Port`). Serialised with
 /// the prefix as a bit string (`"prefix": "101000"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "LpmEntryText", try_from = "LpmEntryText")]

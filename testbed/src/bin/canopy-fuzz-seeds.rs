@@ -63,7 +63,7 @@ fn main() -> Result<()> {
             .context("usage: canopy-fuzz-seeds OUT (writes OUT/<target>/seed-*)")?,
     );
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let vectors = wire::doc_vectors().map_err(anyhow::Error::msg)?;
+    let vectors = wire::doc_vectors()?;
     let w = wire_seeds(&root, &vectors)?;
     let hops = walk_hops()?;
     let (d, dt) = decide_seeds(&root, &hops, &vectors)?;
