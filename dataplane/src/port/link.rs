@@ -16,6 +16,58 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 const IFF_UP: u32 = 0x1;
 const IFF_RUNNING: u32 = 0x40;
 
+/// What every kernel backend can fail with; each names the interface.
+#[derive(Debug, thiserror::Error)]
+pub enum IfError {
+    /// The interface name is empty, too long (max 15 bytes) or contains NUL.
+    #[error("{ifname:?}: invalid interface name")]
+    BadName {
+        /// The name given.
+        ifname: String,
+    },
+    /// A syscall failed.
+    #[error("{ifname}: {call} failed: {source}")]
+    Sys {
+        /// Interface name.
+        ifname: String,
+        /// The call, e.g. `setsockopt(PACKET_RX_RING)`.
+        call: &'static str,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// `reopen` was called from a thread in another network namespace than `open`.
+    #[error("{ifname}: reopen from another network namespace than the one the port was opened in")]
+    WrongNamespace {
+        /// Interface name.
+        ifname: String,
+    },
+}
+
+impl IfError {
+    /// `ifname` as the kernel takes an interface name: 1 to 15 bytes, no NUL.
+    pub(crate) fn check_name(ifname: &str) -> Result<(), IfError> {
+        if ifname.is_empty() || ifname.len() > 15 || ifname.contains('\0') {
+            return Err(IfError::BadName {
+                ifname: ifname.into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A failed `call` on `ifname`, for `map_err`.
+    pub(crate) fn sys<'a>(
+        ifname: &'a str,
+        call: &'static str,
+    ) -> impl FnOnce(io::Error) -> IfError + 'a {
+        move |source| IfError::Sys {
+            ifname: ifname.into(),
+            call,
+            source,
+        }
+    }
+}
+
 /// Up = the interface has `IFF_UP` and `IFF_RUNNING` (carrier).
 fn is_up(flags: u32) -> bool {
     flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING)
@@ -98,7 +150,7 @@ pub(crate) trait Reopen {
     /// The new socket, rings and whatever else a reopen makes.
     type Socket: Send + 'static;
     /// The backend's error.
-    type Error: Send + 'static;
+    type Error: From<IfError> + Send + 'static;
     /// Name of the helper threads (`…-open`, `…-close`).
     const THREAD: &'static str;
 
@@ -116,8 +168,6 @@ pub(crate) trait Reopen {
     /// `background`: the caller must not block (close the old socket on a helper
     /// thread, [`close_on_helper`]).
     fn install(&mut self, socket: Self::Socket, background: bool);
-    /// [`poll`] was called from another network namespace than the port was opened in.
-    fn wrong_namespace(&self) -> Self::Error;
 }
 
 /// Drop `old` (a socket and its mappings) on a helper thread: closing a packet or
@@ -201,7 +251,8 @@ fn reopen<P: Reopen>(p: &mut P, was_up: bool, background: bool) -> Result<PortEv
     let l = p.link();
     l.up = false;
     if netns_id() != l.netns {
-        return Err(p.wrong_namespace());
+        let ifname = l.name.clone();
+        return Err(IfError::WrongNamespace { ifname }.into());
     }
     if was_up {
         l.link_down_events += 1;

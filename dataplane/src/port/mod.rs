@@ -13,3 +13,5 @@ mod link;
 mod oslib;
 
 pub use adapter::{RingPort, RxSink};
+#[cfg(target_os = "linux")]
+pub use link::IfError;

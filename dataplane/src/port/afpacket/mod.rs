@@ -31,8 +31,7 @@ pub use config::{
     AfPacketConfig, FanoutMode, GeometryError, RingGeometry, TpacketVersion, MAX_RING_BYTES,
 };
 
-use super::link::{self, Link};
-use std::io;
+use super::link::{self, IfError, Link};
 use std::os::fd::RawFd;
 use sys::{FrameLayout, RingMap, Socket, TpacketReq3};
 
@@ -82,29 +81,9 @@ pub enum AfPacketError {
         #[source]
         source: GeometryError,
     },
-    /// The interface name is empty, too long (max 15 bytes) or contains NUL.
-    #[error("{ifname:?}: invalid interface name")]
-    BadName {
-        /// The name given.
-        ifname: String,
-    },
-    /// A syscall failed.
-    #[error("{ifname}: {call} failed: {source}")]
-    Sys {
-        /// Interface name.
-        ifname: String,
-        /// The call, e.g. `setsockopt(PACKET_RX_RING)`.
-        call: &'static str,
-        /// The OS error.
-        #[source]
-        source: io::Error,
-    },
-    /// `reopen` was called from a thread in another network namespace than `open`.
-    #[error("{ifname}: reopen from another network namespace than the one the port was opened in")]
-    WrongNamespace {
-        /// Interface name.
-        ifname: String,
-    },
+    /// A bad interface name, a failed call, a reopen from the wrong namespace.
+    #[error(transparent)]
+    If(#[from] IfError),
 }
 
 /// What [`AfPacketPort::poll_link`] observed: the engine's [`PortEvent`](crate::engine::PortEvent)
@@ -203,11 +182,7 @@ pub struct AfPacketPort {
 impl AfPacketPort {
     /// Open a port on `ifname` in the calling thread's network namespace.
     pub fn open(ifname: &str, cfg: AfPacketConfig) -> Result<AfPacketPort, AfPacketError> {
-        if ifname.is_empty() || ifname.len() >= 16 || ifname.contains('\0') {
-            return Err(AfPacketError::BadName {
-                ifname: ifname.to_string(),
-            });
-        }
+        IfError::check_name(ifname)?;
         cfg.validate().map_err(|source| AfPacketError::Geometry {
             ifname: ifname.to_string(),
             source,
@@ -225,13 +200,7 @@ impl AfPacketPort {
     }
 
     fn open_socket(ifname: &str, cfg: &AfPacketConfig) -> Result<Opened, AfPacketError> {
-        let err = |call: &'static str| {
-            move |source: io::Error| AfPacketError::Sys {
-                ifname: ifname.to_string(),
-                call,
-                source,
-            }
-        };
+        let err = |call| IfError::sys(ifname, call);
         let sock = Socket::new().map_err(err("socket(AF_PACKET)"))?;
         let ifindex = sock.ifindex(ifname).map_err(err("ioctl(SIOCGIFINDEX)"))?;
         let mtu = sock.mtu(ifname).map_err(err("ioctl(SIOCGIFMTU)"))?;
@@ -493,11 +462,7 @@ impl AfPacketPort {
             Err(e) => {
                 self.stats.tx_send_errors += 1;
                 self.link.send_failed(&e);
-                Err(AfPacketError::Sys {
-                    ifname: self.link.name.clone(),
-                    call: "send(TX ring)",
-                    source: e,
-                })
+                Err(IfError::sys(&self.link.name, "send(TX ring)")(e).into())
             }
         }
     }
@@ -509,7 +474,7 @@ impl AfPacketPort {
     /// appears again (a new ifindex), the port reopens: new socket, new rings, same
     /// configuration ([`LinkEvent::Reopened`]). Reopening creates the socket in the
     /// calling thread's network namespace, so it must be called from the namespace the
-    /// port was opened in ([`AfPacketError::WrongNamespace`] otherwise). A failed
+    /// port was opened in ([`IfError::WrongNamespace`] otherwise). A failed
     /// reopen leaves the port down and is returned; the next call tries again.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
         link::poll(self, false)
@@ -558,11 +523,6 @@ impl link::Reopen for AfPacketPort {
             drop(old);
         }
     }
-    fn wrong_namespace(&self) -> AfPacketError {
-        AfPacketError::WrongNamespace {
-            ifname: self.link.name.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -594,7 +554,7 @@ mod tests {
         for name in ["", "0123456789abcdef", "a\0b"] {
             assert!(matches!(
                 AfPacketPort::open(name, AfPacketConfig::default()),
-                Err(AfPacketError::BadName { .. })
+                Err(AfPacketError::If(IfError::BadName { .. }))
             ));
         }
         let mut c = AfPacketConfig::default();

@@ -41,7 +41,7 @@ mod sys;
 pub use config::{AfXdpConfig, BindMode, ConfigError, XdpMode};
 pub use engine_port::BACKEND_COUNTER_NAMES;
 
-use super::link::{self, Link};
+use super::link::{self, IfError, Link};
 use attach::Attached;
 use socket::ctl_socket;
 use std::io;
@@ -109,12 +109,9 @@ pub enum AfXdpError {
         #[source]
         source: ConfigError,
     },
-    /// The interface name is empty, too long (max 15 bytes) or contains NUL.
-    #[error("{ifname:?}: invalid interface name")]
-    BadName {
-        /// The name given.
-        ifname: String,
-    },
+    /// A bad interface name, a failed call, a reopen from the wrong namespace.
+    #[error(transparent)]
+    If(#[from] IfError),
     /// No interface of that name in this network namespace.
     #[error("{ifname}: no such interface in this network namespace (check `ip link show {ifname}`, or run the switch in the interface's namespace)")]
     NoInterface {
@@ -173,23 +170,6 @@ pub enum AfXdpError {
         fix: &'static str,
         /// The OS error (in the message, not a `source`: the message is complete).
         error: io::Error,
-    },
-    /// A syscall failed.
-    #[error("{ifname}: {call} failed: {source}")]
-    Sys {
-        /// Interface name.
-        ifname: String,
-        /// The call, e.g. `setsockopt(XDP_UMEM_REG)`.
-        call: &'static str,
-        /// The OS error.
-        #[source]
-        source: io::Error,
-    },
-    /// `reopen` was called from a thread in another network namespace than `open`.
-    #[error("{ifname}: reopen from another network namespace than the one the port was opened in")]
-    WrongNamespace {
-        /// Interface name.
-        ifname: String,
     },
 }
 
@@ -312,11 +292,7 @@ impl AfXdpPort {
     /// the socket, UMEM and rings, fill the fill ring, bind, and put the socket in the
     /// program's map. Every failure names the interface and, where there is one, the fix.
     pub fn open(ifname: &str, cfg: AfXdpConfig) -> Result<AfXdpPort, AfXdpError> {
-        if ifname.is_empty() || ifname.len() > 15 || ifname.as_bytes().contains(&0) {
-            return Err(AfXdpError::BadName {
-                ifname: ifname.into(),
-            });
-        }
+        IfError::check_name(ifname)?;
         cfg.validate().map_err(|source| AfXdpError::Config {
             ifname: ifname.into(),
             source,
@@ -595,11 +571,7 @@ impl AfXdpPort {
                     // ENOBUFS, EBUSY: the frames stay in the ring; the next flush or
                     // `tx_backlog` kicks again
                     x.tx_kick_owed = true;
-                    return Err(AfXdpError::Sys {
-                        ifname: self.link.name.clone(),
-                        call: "sendto(AF_XDP TX wakeup)",
-                        source: e,
-                    });
+                    return Err(IfError::sys(&self.link.name, "sendto(AF_XDP TX wakeup)")(e).into());
                 }
             }
         }
@@ -653,11 +625,6 @@ impl link::Reopen for AfXdpPort {
         let old = std::mem::replace(&mut self.xsk, xsk);
         link::close_on_helper(Self::THREAD, old);
     }
-    fn wrong_namespace(&self) -> AfXdpError {
-        AfXdpError::WrongNamespace {
-            ifname: self.link.name.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -696,11 +663,11 @@ mod tests {
     fn bad_names_and_config_are_refused_before_any_syscall() {
         assert!(matches!(
             AfXdpPort::open("", AfXdpConfig::default()),
-            Err(AfXdpError::BadName { .. })
+            Err(AfXdpError::If(IfError::BadName { .. }))
         ));
         assert!(matches!(
             AfXdpPort::open("a-very-long-interface-name", AfXdpConfig::default()),
-            Err(AfXdpError::BadName { .. })
+            Err(AfXdpError::If(IfError::BadName { .. }))
         ));
         let c = AfXdpConfig {
             tx_ring: 3,

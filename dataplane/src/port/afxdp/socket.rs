@@ -5,15 +5,12 @@
 use super::attach::{attach_shared, umem_fix};
 use super::sys::{self, CtlSocket, Umem, XskSocket};
 use super::{AfXdpConfig, AfXdpError, AfXdpPort, BindMode, Opened, XdpMode, Xsk, BIND_BUSY_WAIT};
+use crate::port::link::IfError;
 use std::io;
 
-/// A failed call as an [`AfXdpError::Sys`] naming the interface and the call.
+/// A failed call as an [`IfError::Sys`] naming the interface and the call.
 fn sys_err<'a>(ifname: &'a str, call: &'static str) -> impl FnOnce(io::Error) -> AfXdpError + 'a {
-    move |source| AfXdpError::Sys {
-        ifname: ifname.into(),
-        call,
-        source,
-    }
+    move |source| IfError::sys(ifname, call)(source).into()
 }
 
 /// The socket for the interface queries.
