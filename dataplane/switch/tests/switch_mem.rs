@@ -311,6 +311,7 @@ fn socket_path_is_checked_before_start() {
 
 #[test]
 fn bad_configs_are_rejected_naming_the_key() {
+    // Long for its table of cases only: one (bad config, key it must name) row each.
     let dir = Dir::new("badcfg");
     let good = mem_config(&dir, 4, true, "");
     let cfg = dir.path("c.toml");
