@@ -11,7 +11,7 @@ use canopy::dataplane::port::afpacket::{
 };
 mod common;
 
-use common::backend::{measure_forward, recv_n};
+use common::backend::{self, measure_on_veths, recv_n};
 use common::frames::{frame, tagged, udp_frame};
 use common::netns::{can_run, in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
 use common::sys::pin_to_cpu;
@@ -70,26 +70,10 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
     assert_eq!(port.mtu(), 1500);
     assert!(port.link_up());
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
-    let sent: Vec<Vec<u8>> = (0..200u32)
-        .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
-        .collect();
-    for f in &sent {
-        raw.send(f);
-    }
-    let mut bursts = vec![];
-    let got = port_recv_n(&mut port, sent.len(), Duration::from_secs(5), &mut bursts);
-    assert_eq!(got.len(), sent.len());
-    assert_eq!(got, sent, "bytes and order preserved");
-    assert!(bursts.iter().all(|&b| b <= 32));
-    assert!(bursts.contains(&32), "bursts {bursts:?}");
+    backend::rx_exact(tag, &mut port, &raw, is_test_frame);
     let st = port.stats();
     assert!(st.rx_frames >= 200);
     assert_eq!(st.kernel_drops, 0);
-    // Nothing more: the ring is empty and hands nothing back.
-    assert_eq!(
-        port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
-        0
-    );
 }
 
 /// The kernel takes the outer VLAN tag out of every frame it receives (whatever the
@@ -159,19 +143,7 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
     ns.veth(0, "pa", 1, "pb");
     let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).expect("open pa");
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
-    let mut sent = vec![];
-    for burst in 0..4u32 {
-        for i in 0..32u32 {
-            let f = frame(burst * 32 + i, 60 + (i as usize * 45) % 1455);
-            assert_eq!(port.tx_frame(&f), Ok(true));
-            sent.push(f);
-        }
-        assert_eq!(port.tx_pending(), 32);
-        port.tx_flush().expect("flush");
-        assert_eq!(port.tx_pending(), 0);
-    }
-    let got = raw.recv_n(sent.len(), Duration::from_secs(5));
-    assert_eq!(got, sent);
+    backend::tx_exact(tag, &mut port, &raw, 4, 32);
     let st = port.stats();
     assert_eq!(st.tx_frames, 128);
     assert_eq!(st.tx_sends, 4);
@@ -522,18 +494,9 @@ fn measure_forward_pps_64b() {
         return;
     }
     let ns = Netns::new("pps", &["s", "f", "d"]);
-    ns.veth(0, "s0", 1, "fa");
-    ns.veth(1, "fb", 2, "d0");
-    let sender = in_ns(ns.name(0), || {
-        AfPacketPort::open("s0", cfg_of(env_version())).expect("sender")
+    let mut m = measure_on_veths(&ns, ["s0", "fa", "fb", "d0"], |i| {
+        AfPacketPort::open(i, cfg_of(env_version())).unwrap_or_else(|e| panic!("{i}: {e}"))
     });
-    let (pa, pb) = in_ns(ns.name(1), || {
-        (
-            AfPacketPort::open("fa", cfg_of(env_version())).expect("fa"),
-            AfPacketPort::open("fb", cfg_of(env_version())).expect("fb"),
-        )
-    });
-    let mut m = measure_forward(&ns, "d0", sender, pa, pb);
     let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
         "MEASURE afpacket forward 64B, {:?}: {} s; sender queued {} ({:.0} pps, ring-full {}); \

@@ -8,22 +8,22 @@
 mod common;
 
 use canopy_control::kinds;
-use canopy_dataplane::engine::{Port, PortStats, Running};
+use canopy_dataplane::engine::{Port, Running};
 use canopy_dataplane::port::afxdp::{
     AfXdpConfig, AfXdpError, AfXdpPort, BindMode, LinkEvent, PortDrop, XdpMode,
     BACKEND_COUNTER_NAMES,
 };
 use canopy_dataplane::wire::Kind;
-use common::backend::{measure_forward, recv_n};
+use common::backend::{self, measure_on_veths, recv_n};
 use common::edge::{edge, Edge};
-use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
+use common::engine::{delete_under_traffic, forward_low_rate, spawn_engine, Traffic, Wiring};
 use common::frames::{frame, ours, seq_of, tagged};
 use common::netns::{can_run, in_ns, ip, Netns, Raw};
 use std::time::{Duration, Instant};
 
 /// Namespaces `axd<pid>-<test>-<suffix>`.
 fn netns(test: &str, suffixes: &[&str]) -> Netns {
-    Netns::with_prefix(&format!("axd{}-{test}", std::process::id()), suffixes)
+    Netns::tagged("axd", test, suffixes)
 }
 
 /// The modes every data test runs in: (mode asked, label, mode expected on veth).
@@ -78,28 +78,12 @@ fn rx_delivers_exact_bytes_in_bursts_of_32() {
         assert_eq!(port.max_frame(), 1514);
         assert!(port.link_up());
         let raw = in_ns(ns.name(1), || Raw::open("axb"));
-        let sent: Vec<Vec<u8>> = (0..200u32)
-            .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
-            .collect();
-        for f in &sent {
-            raw.send(f);
-        }
-        let mut bursts = vec![];
-        let got = port_recv_n(&mut port, sent.len(), Duration::from_secs(5), &mut bursts);
-        assert_eq!(got.len(), sent.len(), "{tag}");
-        assert_eq!(got, sent, "{tag}: bytes and order preserved");
-        assert!(bursts.iter().all(|&b| b <= 32), "{tag}");
-        assert!(bursts.contains(&32), "{tag}: bursts {bursts:?}");
+        backend::rx_exact(tag, &mut port, &raw, from_aa);
         let st = port.stats();
         assert!(st.rx_frames >= 200, "{tag}");
         assert_eq!(st.kernel.rx_lost(), 0, "{tag}: {st:?}");
         assert_eq!(st.drop_count(PortDrop::RxBadDesc), 0, "{tag}");
-        // the ring is empty now
-        assert_eq!(
-            port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
-            0,
-            "{tag}"
-        );
+        let mut bursts = vec![];
         // more frames than the fill ring holds: chunks go back to the fill ring
         let more: Vec<Vec<u8>> = (0..5000u32).map(|i| frame(1000 + i, 64)).collect();
         let mut got = vec![];
@@ -128,21 +112,7 @@ fn tx_frames_arrive_exactly() {
         ns.veth(0, "axa", 1, "axb");
         let mut port = open_in(ns.name(0), "axa", cfg(mode));
         let raw = in_ns(ns.name(1), || Raw::open("axb"));
-        let mut sent = vec![];
-        for burst in 0..8u32 {
-            for i in 0..64u32 {
-                let f = frame(burst * 64 + i, 60 + (i as usize * 45) % 1455);
-                assert_eq!(port.tx_frame(&f), Ok(true), "{tag}");
-                sent.push(f);
-            }
-            assert_eq!(port.tx_pending(), 64);
-            port.tx_flush()
-                .unwrap_or_else(|e| panic!("{tag}: flush: {e}"));
-            assert_eq!(port.tx_pending(), 0);
-        }
-        let got = raw.recv_n(sent.len(), Duration::from_secs(5));
-        assert_eq!(got.len(), sent.len(), "{tag}");
-        assert_eq!(got, sent, "{tag}: bytes and order preserved");
+        backend::tx_exact(tag, &mut port, &raw, 8, 64);
         let t = Instant::now();
         while port.tx_backlog() > 0 && t.elapsed() < Duration::from_secs(2) {
             std::thread::sleep(Duration::from_millis(1));
@@ -467,12 +437,13 @@ fn deleted_interface_goes_down_and_comes_back() {
 // ---------------------------------------------------------------------------------
 // The engine: the same forwarding test as tests/netns_engine.rs, on AF_XDP ports.
 
-fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
+fn start(w: &Wiring, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
     let tables = kinds::tables(&e.topo, Kind::Sliced).unwrap()[e.sw].clone();
-    let n = tables.ports.len();
-    in_ns(ns.name(0), move || {
-        let ports: Vec<AfXdpPort> = (0..n)
-            .map(|i| AfXdpPort::open(&format!("axs{i}"), cfg(mode)).expect("open port"))
+    let names: Vec<String> = (0..tables.ports.len()).map(|i| w.sw(i)).collect();
+    in_ns(w.ns.name(0), move || {
+        let ports: Vec<AfXdpPort> = names
+            .iter()
+            .map(|n| AfXdpPort::open(n, cfg(mode)).expect("open port"))
             .collect();
         let got = ports.iter().map(|p| p.mode()).collect();
         let ports: Vec<Box<dyn Port>> = ports
@@ -481,6 +452,11 @@ fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
             .collect();
         (spawn_engine(tables, ports, Duration::from_millis(20)), got)
     })
+}
+
+/// Namespaces `sw` and `nb` of test `test`, veth `axs<i>` ↔ `axp<i>` per port.
+fn wire_up(test: &str) -> Wiring {
+    Wiring::new(netns(test, &["sw", "nb"]), "axs", "axp", 4)
 }
 
 /// An edge switch of a k=4 fat tree on four AF_XDP ports: frames from one host port
@@ -494,50 +470,25 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
     }
     for (mode, tag, want) in modes() {
         let e = edge();
-        let ns = netns(&format!("fwd{tag}"), &["sw", "nb"]);
-        for i in 0..4 {
-            ns.veth(0, &format!("axs{i}"), 1, &format!("axp{i}"));
-        }
-        let (run, got) = start(&ns, &e, mode);
+        let w = wire_up(&format!("fwd{tag}"));
+        let (run, got) = start(&w, &e, mode);
         assert!(got.iter().all(|m| *m == want), "{tag}: {got:?}");
-        let h = run.handle();
-        let (hp0, h0) = e.hosts[0];
-        let (hp1, h1) = e.hosts[1];
-        let ups = e.ups.clone();
-        let local: Vec<Vec<u8>> = (0..100).map(|i| e.frame(h0, h1, i)).collect();
-        let far: Vec<Vec<u8>> = (0..40).map(|i| e.frame(h0, e.far, 1000 + i)).collect();
-        let (lat, far_ports) = in_ns(ns.name(1), move || {
-            let tx = Raw::open(&format!("axp{hp0}"));
-            let rx = Raw::open(&format!("axp{hp1}"));
-            let up_rx: Vec<Raw> = ups.iter().map(|u| Raw::open(&format!("axp{u}"))).collect();
-            let mut lat = vec![];
-            for f in &local {
-                let t = Instant::now();
-                tx.send(f);
-                let Some((got, _)) = rx.recv_stamped(Duration::from_secs(2), ours) else {
-                    break;
-                };
-                lat.push(t.elapsed());
-                assert_eq!(seq_of(&got), seq_of(f), "in order, none lost");
-                assert_eq!(got.len(), f.len());
-                assert_eq!(&got[..12], &f[..12], "Ethernet addresses kept");
-                std::thread::sleep(Duration::from_millis(3));
-            }
-            let far_ports =
-                out_of_uplinks(&tx, &up_rx, far.iter().map(|f| &f[..]), ours, |i, got| {
-                    assert_eq!(seq_of(got), seq_of(&far[i]));
-                });
-            (lat, far_ports)
-        });
-        run.stop();
-        let s = h.counters();
-        assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
+        let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
+        let traffic = Traffic {
+            local: (0..100).map(|i| e.frame(h0, h1, i)).collect(),
+            far: (0..40).map(|i| e.frame(h0, e.far, 1000 + i)).collect(),
+            prepare: <[u8]>::to_vec,
+            ours,
+            seq_of,
+        };
+        let (arrivals, s) = forward_low_rate(tag, &e, &w, run, traffic, false);
         for p in &s {
             let names: Vec<&str> = p.backend.drops.iter().map(|(n, _)| *n).collect();
             assert_eq!(names, BACKEND_COUNTER_NAMES.to_vec(), "{tag}");
             assert_eq!(p.backend.kernel_drops, 0, "{tag}: {p:?}");
         }
-        let mut sorted = lat.clone();
+        // round trip: from the send to the receipt
+        let mut sorted: Vec<Duration> = arrivals.iter().map(|a| a.elapsed).collect();
         sorted.sort_unstable();
         let p50 = sorted[sorted.len() / 2];
         eprintln!(
@@ -562,79 +513,11 @@ fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
     }
     for (mode, tag, _) in modes() {
         let e = edge();
-        let ns = netns(&format!("edel{tag}"), &["sw", "nb"]);
-        for i in 0..4 {
-            ns.veth(0, &format!("axs{i}"), 1, &format!("axp{i}"));
-        }
-        let (run, _) = start(&ns, &e, mode);
-        let h = run.handle();
-        let (hp0, h0) = e.hosts[0];
-        let (hp1, h1) = e.hosts[1];
-        let nb = ns.name(1).to_string();
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let sent = {
-            let stop = stop.clone();
-            let frames: Vec<Vec<u8>> = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
-            let nb = nb.clone();
-            std::thread::spawn(move || {
-                in_ns(&nb, move || {
-                    let tx = Raw::open(&format!("axp{hp0}"));
-                    let mut n = 0usize;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < frames.len() {
-                        tx.send(&frames[n]);
-                        n += 1;
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    n
-                })
-            })
-        };
-        let recv_some = |n: usize| {
-            in_ns(&nb, move || {
-                let rx = Raw::open(&format!("axp{hp1}"));
-                (0..n)
-                    .filter_map(|_| rx.recv_stamped(Duration::from_secs(3), ours))
-                    .count()
-            })
-        };
-        assert_eq!(recv_some(20), 20, "{tag}: forwarding before the delete");
-
-        ip(&["-n", ns.name(0), "link", "del", &format!("axs{hp1}")]);
-        let hh = h.clone();
-        wait_for("the port to go down", Duration::from_secs(5), || {
-            !hh.port_state(hp1 as u16).unwrap().link_up()
-        });
-        let down_at = h.counters()[hp0].drops_named("port_down");
-        wait_for(
-            "frames towards the deleted port dropped as port_down",
-            Duration::from_secs(5),
-            || hh.counters()[hp0].drops_named("port_down") >= down_at + 20,
-        );
-        wait_for("the backend's counters", Duration::from_secs(5), || {
-            hh.counters()[hp1].backend.link_down_events >= 1
-        });
-
-        ns.veth(0, &format!("axs{hp1}"), 1, &format!("axp{hp1}"));
-        wait_for("the port to reopen", Duration::from_secs(5), || {
-            let s = hh.counters();
-            s[hp1].backend.reopens >= 1 && hh.port_state(hp1 as u16).unwrap().link_up()
-        });
-        assert_eq!(recv_some(20), 20, "{tag}: forwarding after the re-create");
-
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let n_sent = sent.join().expect("sender") as u64;
-        let seen = |s: &PortStats| s.rx_packets + s.backend.kernel_drops;
-        wait_for("the last frames", Duration::from_secs(5), || {
-            seen(&hh.counters()[hp0]) >= n_sent
-        });
-        let workers = run.stop();
-        assert_eq!(workers.len(), 1, "{tag}: the worker survived");
-        let s = h.counters();
-        conserves(&s);
-        assert_eq!(seen(&s[hp0]), n_sent, "{tag}: {:?}", s[hp0]);
-        assert!(s[hp0].drops_named("port_down") >= 20, "{tag}");
-        assert!(s[hp1].link_downs >= 1, "{tag}: {:?}", s[hp1]);
-        assert_eq!(s[hp1].backend.reopens, 1, "{tag}: {:?}", s[hp1].backend);
+        let w = wire_up(&format!("edel{tag}"));
+        let (run, _) = start(&w, &e, mode);
+        let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
+        let frames = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
+        delete_under_traffic(&format!("netns_afxdp {tag}"), &e, &w, run, frames, ours);
     }
 }
 
@@ -661,15 +544,11 @@ fn measure_forward_pps_64b() {
     if !can_run() {
         return;
     }
-    let mode = env_mode();
     let ns = netns("pps", &["s", "f", "d"]);
-    ns.veth(0, "axs0", 1, "axfa");
-    ns.veth(1, "axfb", 2, "axd0");
-    let sender = open_in(ns.name(0), "axs0", cfg(mode));
-    let pa = open_in(ns.name(1), "axfa", cfg(mode));
-    let pb = open_in(ns.name(1), "axfb", cfg(mode));
-    let (ma, mb) = (pa.mode(), pb.mode());
-    let mut m = measure_forward(&ns, "axd0", sender, pa, pb);
+    let mut m = measure_on_veths(&ns, ["axs0", "axfa", "axfb", "axd0"], |i| {
+        AfXdpPort::open(i, cfg(env_mode())).unwrap_or_else(|e| panic!("open {i}: {e}"))
+    });
+    let (ma, mb) = (m.pa.mode(), m.pb.mode());
     let (sa, sb) = (m.pa.stats(), m.pb.stats());
     println!(
         "MEASURE afxdp forward 64B, ports {ma}/{mb}: {} s; sender queued {} ({:.0} pps, ring-full {}); \

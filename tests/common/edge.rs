@@ -4,6 +4,7 @@
 
 use super::frames::payload;
 use canopy_control::oracle::host_mac;
+use canopy_control::sim::{isolated_switch, IsolatedSwitch};
 use canopy_control::topology::Topology;
 use canopy_control::{build_str, kinds};
 use canopy_dataplane::table::SwitchTables;
@@ -23,9 +24,15 @@ pub struct Edge {
 }
 
 pub fn edge() -> Edge {
+    edge_on_mem(1).0
+}
+
+/// [`edge`] with its ports as `mem` links of `capacity` frames each, their far ends in
+/// `outer` (the engine tests without sockets).
+pub fn edge_on_mem(capacity: usize) -> (Edge, IsolatedSwitch) {
     let topo = build_str("fat-tree:k=4").unwrap();
     let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let is = canopy_control::sim::isolated_switch(&topo, sw, 1);
+    let is = isolated_switch(&topo, sw, capacity);
     let hosts = is.hosts.clone();
     let ups: Vec<usize> = (0..is.ports.len())
         .filter(|p| hosts.iter().all(|h| h.0 != *p))
@@ -33,14 +40,15 @@ pub fn edge() -> Edge {
     let far = (0..topo.hosts.len() as u32)
         .find(|d| hosts.iter().all(|x| x.1 != *d))
         .unwrap();
-    Edge {
+    let e = Edge {
         tables: kinds::tables(&topo, Kind::Sliced).unwrap()[sw].clone(),
         topo,
         sw,
         hosts,
         ups,
         far,
-    }
+    };
+    (e, is)
 }
 
 impl Edge {
