@@ -17,8 +17,8 @@ use canopy_dataplane::wire::Kind;
 use common::backend::{self, measure_on_veths, recv_n};
 use common::edge::{edge, Edge};
 use common::engine::{delete_under_traffic, forward_low_rate, spawn_engine, Traffic, Wiring};
-use common::frames::{frame, ours, seq_of, tagged};
-use common::netns::{can_run, in_ns, ip, Netns, Raw};
+use common::frames::{frame, ours, seq_of, vlan_frames};
+use common::netns::{in_ns, ip, Netns, Raw};
 use std::time::{Duration, Instant};
 
 /// Namespaces `axd<pid>-<test>-<suffix>`.
@@ -64,9 +64,7 @@ fn port_recv_n(
 
 #[test]
 fn rx_delivers_exact_bytes_in_bursts_of_32() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let ns = netns(&format!("rx{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
@@ -104,9 +102,7 @@ fn rx_delivers_exact_bytes_in_bursts_of_32() {
 
 #[test]
 fn tx_frames_arrive_exactly() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let ns = netns(&format!("tx{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
@@ -131,24 +127,13 @@ fn tx_frames_arrive_exactly() {
 /// the wire, both ways (port → veth → port, both AF_XDP).
 #[test]
 fn tagged_frames_cross_intact_both_ways() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let ns = netns(&format!("vl{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
         let mut a = open_in(ns.name(0), "axa", cfg(mode));
         let mut b = open_in(ns.name(1), "axb", cfg(mode));
-        let sent = vec![
-            frame(0, 60),
-            tagged(1, 60, &[(0x8100, 0x0064)]),
-            tagged(2, 1400, &[(0x8100, 0xe00a)]),
-            tagged(3, 64, &[(0x8100, 0x0000)]),
-            tagged(4, 64, &[(0x88a8, 0x0123)]),
-            tagged(5, 80, &[(0x88a8, 0x0fff), (0x8100, 0x2005)]),
-            tagged(6, 90, &[(0x8100, 1), (0x8100, 2), (0x8100, 3)]),
-            frame(7, 61),
-        ];
+        let sent = vlan_frames();
         // a → b and b → a
         let cross = |from: &mut AfXdpPort, to: &mut AfXdpPort, dir: &str| {
             for f in &sent {
@@ -177,9 +162,7 @@ fn tagged_frames_cross_intact_both_ways() {
 /// generic XDP.
 #[test]
 fn mode_is_reported_and_unsupported_modes_fail_with_the_fix() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("mode", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let p = open_in(ns.name(0), "axa", cfg(XdpMode::Auto));
@@ -213,9 +196,7 @@ fn mode_is_reported_and_unsupported_modes_fail_with_the_fix() {
 
 #[test]
 fn bad_interface_and_queue_are_named_errors() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("bad", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let e = in_ns(ns.name(0), || {
@@ -248,9 +229,7 @@ fn bad_interface_and_queue_are_named_errors() {
 /// each receives the frames of its own queue, and closing one leaves the other working.
 #[test]
 fn two_queues_of_one_interface_share_the_program() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("mq", &["a", "b"]);
     ip(&[
         "-n",
@@ -340,9 +319,7 @@ fn two_queues_of_one_interface_share_the_program() {
 
 #[test]
 fn full_tx_ring_reports_false_and_oversize_runt_down_are_counted() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("txfull", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let c = AfXdpConfig {
@@ -397,9 +374,7 @@ fn full_tx_ring_reports_false_and_oversize_runt_down_are_counted() {
 /// port reopens (new program, socket, UMEM) and moves frames again.
 #[test]
 fn deleted_interface_goes_down_and_comes_back() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let ns = netns(&format!("del{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
@@ -465,9 +440,7 @@ fn wire_up(test: &str) -> Wiring {
 /// and the counters conserve rx = tx + drops.
 #[test]
 fn engine_forwards_to_the_right_ports_and_counters_conserve() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let e = edge();
         let w = wire_up(&format!("fwd{tag}"));
@@ -508,9 +481,7 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
 /// counters conserve.
 #[test]
 fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let e = edge();
         let w = wire_up(&format!("edel{tag}"));
@@ -541,36 +512,23 @@ fn env_mode() -> XdpMode {
 #[test]
 #[ignore]
 fn measure_forward_pps_64b() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("pps", &["s", "f", "d"]);
     let mut m = measure_on_veths(&ns, ["axs0", "axfa", "axfb", "axd0"], |i| {
         AfXdpPort::open(i, cfg(env_mode())).unwrap_or_else(|e| panic!("open {i}: {e}"))
     });
     let (ma, mb) = (m.pa.mode(), m.pb.mode());
     let (sa, sb) = (m.pa.stats(), m.pb.stats());
-    println!(
-        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
-         A rx {} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {}; \
-         forwarded {:.0} pps; axd0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
-         B tx wakeups {}",
-        m.secs,
-        m.sent,
-        m.per_sec(m.sent),
-        m.full,
-        m.moved,
-        m.per_sec(m.moved),
-        sa.kernel.rx_lost(),
-        sa.kernel.rx_dropped,
-        sa.kernel.rx_ring_full,
+    m.print(
+        &format!("afxdp forward 64B, ports {ma}/{mb}"),
+        &format!(
+            "kernel RX lost on A {} (rx_dropped {}, rx_ring_full {})",
+            sa.kernel.rx_lost(),
+            sa.kernel.rx_dropped,
+            sa.kernel.rx_ring_full
+        ),
         sb.tx_frames,
-        m.refused,
-        m.per_sec(m.forwarded()),
-        m.delivered,
-        m.cpu as f64 / 1e9,
-        m.cpu as f64 / m.forwarded().max(1) as f64,
-        sb.tx_wakeups,
+        &format!("; B tx wakeups {}", sb.tx_wakeups),
     );
     m.check();
 }

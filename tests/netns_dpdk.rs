@@ -31,7 +31,7 @@ mod imp {
     use super::common::edge::edge;
     use super::common::engine::{out_of_uplinks, spawn_engine};
     use super::common::frames::{ours, seq_of, udp_frame};
-    use super::common::netns::{can_run, in_ns, Netns, Raw};
+    use super::common::netns::{in_ns, Netns, Raw};
     use canopy_dataplane::engine::{counters, Port};
     use canopy_dataplane::port::dpdk::{
         self, DpdkConfig, DpdkError, DpdkPort, Eal, BACKEND_COUNTER_NAMES,
@@ -48,9 +48,7 @@ mod imp {
     }
 
     pub fn run() {
-        if !can_run() {
-            return;
-        }
+        canopy_test_utils::netns_or_return!();
         if hugepages_free() < 64 {
             eprintln!(
                 "SKIP netns_dpdk: fewer than 64 free huge pages (echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; .ci/run does it)"

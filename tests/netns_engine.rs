@@ -17,7 +17,7 @@ use canopy_dataplane::wire::Kind;
 use common::edge::{edge, Edge};
 use common::engine::{delete_under_traffic, forward_low_rate, spawn_engine, Traffic, Wiring};
 use common::frames::{magic_at, seq_in, MAGIC};
-use common::netns::{can_run, in_ns, Netns};
+use common::netns::{in_ns, Netns};
 use std::time::Duration;
 
 /// Payload length: magic, sequence number, CLOCK_REALTIME send time (ns).
@@ -98,9 +98,7 @@ fn versions() -> [(TpacketVersion, &'static str); 2] {
 /// latency asserted), and each frame is forwarded within a fraction of max_sleep.
 #[test]
 fn frames_reach_the_right_port_and_a_sleeping_worker_wakes_per_frame() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (v, tag) in versions() {
         forward_and_latency(v, tag);
     }
@@ -175,9 +173,7 @@ fn payload_restamped(f: &[u8]) -> Vec<u8> {
 /// resumes. Counters conserve throughout.
 #[test]
 fn deleted_interface_goes_down_under_traffic_and_forwarding_resumes() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (v, tag) in versions() {
         let e = edge();
         let w = wire_up(&format!("del{tag}"), 4);

@@ -117,8 +117,9 @@ pub struct Forward<P> {
     pub wall: Duration,
     /// CPU time of the forward loop, ns.
     pub cpu: u64,
-    /// What arrived at the sink (the kernel's counter).
+    /// What arrived at the sink (the kernel's counter), and its interface.
     pub delivered: u64,
+    pub sink: String,
     pub pa: P,
     pub pb: P,
 }
@@ -130,6 +131,28 @@ impl<P> Forward<P> {
     pub fn forwarded(&self) -> u64 {
         self.moved - self.refused
     }
+    /// Print the measurement: `MEASURE <what>: ...`, with what the backend says of port
+    /// A's kernel losses (`a_lost`), port B's frames sent (`b_tx`) and anything more.
+    pub fn print(&self, what: &str, a_lost: &str, b_tx: u64, more: &str) {
+        println!(
+            "MEASURE {what}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+             A rx {} ({:.0} pps), {a_lost}; B tx {b_tx} refused {}; forwarded {:.0} pps; \
+             {} received {}; forwarder CPU {:.2} s = {:.0} ns/pkt{more}",
+            self.secs,
+            self.sent,
+            self.per_sec(self.sent),
+            self.full,
+            self.moved,
+            self.per_sec(self.moved),
+            self.refused,
+            self.per_sec(self.forwarded()),
+            self.sink,
+            self.delivered,
+            self.cpu as f64 / 1e9,
+            self.cpu as f64 / self.forwarded().max(1) as f64,
+        );
+    }
+
     /// The measurement's checks: something moved, and all it forwarded arrived (the
     /// sink also gets the kernel's own frames, IPv6 ND/MLD, so at least that many).
     pub fn check(&self) {
@@ -203,6 +226,7 @@ pub fn measure_forward<P: RawPort>(
         wall,
         cpu,
         delivered: rx_packets(ns.name(2), sink),
+        sink: sink.to_string(),
         pa,
         pb,
     }

@@ -10,11 +10,6 @@ pub use canopy_test_utils::netns::{in_ns, ip, Netns};
 
 pub const ETHERTYPE: u16 = 0x88b5; // IEEE local experimental: never sent by the kernel itself.
 
-/// Root and `ip` present; otherwise say why the test is skipped.
-pub fn can_run() -> bool {
-    canopy_test_utils::netns_or_skip(env!("CARGO_CRATE_NAME"), "network namespaces and veths")
-}
-
 /// A plain AF_PACKET/SOCK_RAW socket (no rings): the independent sender/receiver.
 pub struct Raw {
     /// The socket.

@@ -17,9 +17,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
-    if !netns_or_skip("netns_switch", "network namespaces and veths") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch", "network namespaces and veths");
     let ns = four_port_netns("canopy-switchbin-", "fwd", "s", "e0");
     let dir = Dir::new("netns");
     let mut cfg = format!(

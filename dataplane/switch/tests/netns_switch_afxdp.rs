@@ -19,9 +19,7 @@ use std::time::Duration;
 /// conserve and carry the AF_XDP backend counters by name.
 #[test]
 fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
-    if !netns_or_skip("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     let ns = four_port_netns("axd", "sw", "axs", "axe0");
     let dir = Dir::new("afxdp");
     let sw = start_in_ns(
@@ -80,9 +78,7 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
 /// are forwarded, and the engine counts them all at the port.
 #[test]
 fn switch_port_with_two_queues_receives_on_both() {
-    if !netns_or_skip("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     let ns = Netns::tagged("axd", "swmq", &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
         let (a, b) = (format!("axs{i}"), "axe0");
@@ -178,9 +174,7 @@ fn switch_port_with_two_queues_receives_on_both() {
 /// interface and the fix; nothing crashes.
 #[test]
 fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
-    if !netns_or_skip("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     let ns = Netns::tagged("axd", "swbad", &["sw", "h0"]);
     ns.veth(0, "axs0", 1, "axe0");
     for (second, want) in [
@@ -215,9 +209,7 @@ fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
 /// the kernel refuses `XDP_UMEM_REG`, and the switch must say so with the fix.
 #[test]
 fn switch_under_a_small_memlock_limit_names_the_limit_and_the_fix() {
-    if !netns_or_skip("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     for tool in ["setpriv", "prlimit"] {
         if Command::new(tool).arg("--version").output().is_err() {
             eprintln!("SKIP: `{tool}` (util-linux) is not installed");

@@ -254,9 +254,7 @@ const AFXDP_CAPS: u64 = 1 << 12 | 1 << 13 | 1 << 14 | 1 << 39;
 /// `reopen_caps` as given.
 fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     let test = format!("privdrop {tag}");
-    if !netns_or_skip(&test, "network namespaces, veths, setuid") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!(&test, "network namespaces, veths, setuid");
     if !nobody_exists() {
         eprintln!("SKIP {test}: needs the user nobody (65534)");
         return;

@@ -23,6 +23,21 @@ pub use skip::{is_root, netns_or_skip, root_or_skip};
 
 use std::path::{Path, PathBuf};
 
+/// Return from the test unless it runs as root with `ip` (iproute2); [`netns_or_skip`]
+/// prints the `SKIP` line. `netns_or_return!()` names the test binary and needs
+/// "network namespaces and veths"; `netns_or_return!(test, needs)` says what it is given.
+#[macro_export]
+macro_rules! netns_or_return {
+    () => {
+        $crate::netns_or_return!(env!("CARGO_CRATE_NAME"), "network namespaces and veths")
+    };
+    ($test:expr, $needs:expr) => {
+        if !$crate::netns_or_skip($test, $needs) {
+            return;
+        }
+    };
+}
+
 /// A binary of this build: the test executable sits in `target/<profile>/deps/`, the
 /// binaries one level up (what `CARGO_BIN_EXE_<name>` names for the test's own package,
 /// and where `cargo test --workspace` builds every other package's). Panics with what to
