@@ -15,7 +15,7 @@ use canopy_dataplane::port::afxdp::{
 };
 use canopy_dataplane::wire::Kind;
 use common::backend::{self, measure_on_veths, recv_n};
-use common::edge::{edge, Edge};
+use common::edge::{edge, Edge, Numbered};
 use common::engine::{delete_under_traffic, forward_low_rate, spawn_engine, Traffic, Wiring};
 use common::frames::{frame, ours, seq_of, vlan_frames};
 use common::netns::{in_ns, ip, Netns, Raw};
@@ -448,8 +448,8 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
         assert!(got.iter().all(|m| *m == want), "{tag}: {got:?}");
         let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
         let traffic = Traffic {
-            local: (0..100).map(|i| e.frame(h0, h1, i)).collect(),
-            far: (0..40).map(|i| e.frame(h0, e.far, 1000 + i)).collect(),
+            local: (0..100).map(|i| e.numbered(h0, h1, i)).collect(),
+            far: (0..40).map(|i| e.numbered(h0, e.far, 1000 + i)).collect(),
             prepare: <[u8]>::to_vec,
             ours,
             seq_of,
@@ -487,7 +487,7 @@ fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
         let w = wire_up(&format!("edel{tag}"));
         let (run, _) = start(&w, &e, mode);
         let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
-        let frames = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
+        let frames = (0..20_000).map(|i| e.numbered(h0, h1, i)).collect();
         delete_under_traffic(&format!("netns_afxdp {tag}"), &e, &w, run, frames, ours);
     }
 }

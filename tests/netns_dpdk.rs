@@ -28,7 +28,7 @@ fn dpdk_ports_forward_through_the_engine_and_errors_are_typed() {
 
 #[cfg(feature = "dpdk")]
 mod imp {
-    use super::common::edge::edge;
+    use super::common::edge::{edge, Numbered};
     use super::common::engine::{out_of_uplinks, spawn_engine};
     use super::common::frames::{ours, seq_of, udp_frame};
     use super::common::netns::{in_ns, Netns, Raw};
@@ -210,7 +210,7 @@ mod imp {
         let ups = e.ups.clone();
         // (frame sent, frame the reference decision says leaves the switch)
         let pair = |ing: usize, src: u32, dst: u32, seq: u32| {
-            let f = e.frame(src, dst, seq);
+            let f = e.numbered(src, dst, seq);
             let mut want = f.clone();
             match decide(&e.tables, ing as u16, &mut want) {
                 Verdict::Port(_) | Verdict::Group(_) => (f, want),

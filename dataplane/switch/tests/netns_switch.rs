@@ -73,8 +73,8 @@ fn one_switch_four_veth_ports_forwards_and_drops_malformed_frames() {
 
     // add path-ID tables (merged with the sliced ones) while running
     let fp = Fabric::new(Kind::PathId);
-    let mut merged = f.edge_tables().clone();
-    merged.merge(fp.edge_tables().clone()).unwrap();
+    let mut merged = f.tables.clone();
+    merged.merge(fp.tables.clone()).unwrap();
     let r = sw.ok(&replace_tables(&merged));
     assert_eq!(r["kinds"], json!(["sliced", "path-id"]));
 

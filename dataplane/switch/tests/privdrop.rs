@@ -193,7 +193,7 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     sw.inject(0, &[fr]);
     sw.settle();
     assert_eq!(sw.capture(1), vec![want]);
-    sw.ok(&replace_tables(f.edge_tables()));
+    sw.ok(&replace_tables(&f.tables));
     assert!(sw.log().contains("privileges dropped"), "{}", sw.log());
     let sock = sw.socket.clone();
     let (st, _) = sw.terminate();
@@ -320,7 +320,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     assert_eq!(send_recv(&mut p1, &mut p0, &back, t), vec![want_back]);
 
     // management: the socket, the ctl command, a table replacement
-    sw.ok(&replace_tables(f.edge_tables()));
+    sw.ok(&replace_tables(&f.tables));
     let (st, out, err) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "health"]);
     assert!(st.success(), "{err}");
     let name1 = if backend == "dpdk" {

@@ -1,16 +1,12 @@
 //! Helpers of the `canopy-switch` integration tests: the real binary as a child
-//! process, management requests, and frames built with `canopy-control` for a k=4
-//! fat-tree (the scratch directory, processes, configs and namespaces are
-//! `canopy-test-utils`'s).
+//! process, management requests, and the frames of the k=4 fat-tree's edge switch on
+//! host ports (the scratch directory, processes, configs, namespaces and the edge
+//! switch fixture are `canopy-test-utils`'s).
 #![allow(dead_code)]
 
-use canopy_control::topology::{self, Peer, Topology};
-use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
-use canopy_dataplane::{decide, Verdict};
 use canopy_proto::mgmt::Request;
-
-use canopy_test_utils::switch::{captured, config, decision, host_frame, inject, mem_ports};
+use canopy_test_utils::switch::{captured, config, inject, mem_ports};
 use canopy_test_utils::Proc;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -27,8 +23,7 @@ pub use canopy_test_utils::switch::line;
 #[allow(unused_imports)] // the netns tests use it, the others do not
 pub use canopy_test_utils::{netns_or_skip, Dir};
 
-pub const SPEC: &str = "fat-tree:k=4";
-pub const EDGE: &str = "edge-p0-e0";
+pub use canopy_test_utils::switch::{EDGE, SPEC};
 
 /// The `canopy-switch` binary of this build.
 pub fn switch_bin() -> PathBuf {
@@ -219,70 +214,8 @@ pub fn replace_tables(t: &impl Serialize) -> Request {
     }
 }
 
-/// The k=4 fat-tree, its sliced tables, and the edge switch's index.
-pub struct Fabric {
-    pub topo: Topology,
-    pub tables: Vec<SwitchTables>,
-    pub edge: usize,
-}
-
-impl Fabric {
-    pub fn new(kind: Kind) -> Fabric {
-        let topo = topology::build_str(SPEC).unwrap();
-        let tables = canopy_control::kinds::tables(&topo, kind).unwrap();
-        let edge = topo.switches.iter().position(|s| s.name == EDGE).unwrap();
-        Fabric { topo, tables, edge }
-    }
-
-    pub fn edge_tables(&self) -> &SwitchTables {
-        &self.tables[self.edge]
-    }
-
-    /// Host on port `p` of the edge switch.
-    pub fn host_on(&self, p: usize) -> u32 {
-        match self.topo.switches[self.edge].ports[p].peer {
-            Peer::Host { host, .. } => host,
-            x => panic!("port {p} leads to {x:?}"),
-        }
-    }
-
-    /// The frame host `src` sends to `dst`.
-    pub fn frame(&self, kind: Kind, src: u32, dst: u32, payload: &[u8]) -> Vec<u8> {
-        host_frame(&self.topo, kind, src, dst, payload)
-    }
-
-    /// The frame as it reaches the edge switch (ingress port, bytes): walked from host
-    /// `src` through the model fabric with the dataplane's decisions (first port of a
-    /// group), so a frame from a far host arrives from above with its header advanced.
-    pub fn arriving(&self, frame: &[u8], src: u32) -> (u16, Vec<u8>) {
-        let mut f = frame.to_vec();
-        let (mut sw, mut port) = match self.topo.hosts[src as usize].ports[0].peer {
-            Peer::Switch { sw, port } => (sw as usize, port),
-            x => panic!("host {src} on {x:?}"),
-        };
-        for _ in 0..16 {
-            if sw == self.edge {
-                return (port, f);
-            }
-            let out = match decide(&self.tables[sw], port, &mut f) {
-                Verdict::Port(p) => p,
-                Verdict::Group(g) => self.tables[sw].group(g)[0],
-                Verdict::Drop(r) => panic!("model drops at {}: {}", sw, r.name()),
-            };
-            match self.topo.switches[sw].ports[usize::from(out)].peer {
-                Peer::Switch { sw: s, port: p } => (sw, port) = (s as usize, p),
-                x => panic!("walk left the fabric at {x:?}"),
-            }
-        }
-        panic!("frame never reached the edge switch");
-    }
-
-    /// The edge switch's decision on `frame` from `ingress`: the bytes it sends and the
-    /// ports it may send them on.
-    pub fn expect(&self, ingress: u16, frame: &[u8]) -> (Vec<u8>, Vec<u16>) {
-        decision(self.edge_tables(), ingress, frame)
-    }
-}
+/// The k=4 fat-tree's edge switch the tests run (`canopy-test-utils`'s fixture).
+pub type Fabric = canopy_test_utils::switch::Edge;
 
 /// Drops of `reason` at `port` in a counters response.
 pub fn drops(c: &Value, port: usize, reason: &str) -> u64 {
