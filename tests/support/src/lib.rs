@@ -2,8 +2,8 @@
 //! directory ([`Dir`]), this build's binaries ([`bin`]), the skip when a test needs root
 //! ([`root_or_skip`], [`netns_or_skip`]), child processes killed on drop ([`Proc`]) and
 //! polling ([`wait_for`]); with the `switch` feature, switch configs, management
-//! requests and the model's frames and decisions ([`switch`]); with the `netns` feature,
-//! test namespaces over the testbed's ([`netns`]).
+//! requests, the model's frames and decisions and the k=4 edge-switch fixture
+//! ([`switch`]); with the `netns` feature, test namespaces over the testbed's ([`netns`]).
 //!
 //! A dev-dependency only: no library or binary of the workspace links it.
 
