@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use canopy_control::p4::tna::{self, TnaOp};
+use canopy_control::p4::tna::TnaOp;
 use canopy_control::p4::{self, Op};
 
-use crate::p4_common::{tables, SPECS};
+use crate::synth::every_entry;
 
 /// A table of the P4 source: its key fields (name, match kind) in order.
 type P4Tables = BTreeMap<String, Vec<(String, String)>>;
@@ -83,14 +83,7 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
     }
     assert!(headers.contains("const bit<32> CANOPY_DROPS_SIZE       = 32;"));
 
-    let mut ops = Vec::new();
-    let mut tna_ops = Vec::new();
-    for &(spec, kind, mode) in SPECS {
-        for sw in tables(spec, kind, mode) {
-            ops.extend(p4::entries(&sw).unwrap());
-            tna_ops.extend(tna::entries(&sw).unwrap());
-        }
-    }
+    let (ops, tna_ops) = every_entry();
     for file in ["canopy.p4", "canopy_tna.p4"] {
         let src = p4_source(file);
         let tna = file.contains("tna");

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use canopy_control::p4::tna;
+use canopy_control::p4::tna::{self, TnaOp};
 use canopy_control::p4::{self, Op};
 use serde_json::{json, Value};
 
@@ -81,8 +81,8 @@ fn synth_p4info(ops: &[Op]) -> Value {
     })
 }
 
-/// The made-up P4Info of every switch of SPECS.
-pub(crate) fn synth_all() -> (Value, p4::P4Info) {
+/// The bmv2 and the Tofino entries of every switch of SPECS.
+pub(crate) fn every_entry() -> (Vec<Op>, Vec<TnaOp>) {
     let mut ops = Vec::new();
     let mut tna_ops = Vec::new();
     for &(spec, kind, mode) in SPECS {
@@ -91,6 +91,12 @@ pub(crate) fn synth_all() -> (Value, p4::P4Info) {
             tna_ops.extend(tna::entries(&sw).unwrap());
         }
     }
+    (ops, tna_ops)
+}
+
+/// The made-up P4Info of every switch of SPECS.
+pub(crate) fn synth_all() -> (Value, p4::P4Info) {
+    let (ops, _) = every_entry();
     let v = synth_p4info(&ops);
     let info = p4::P4Info::from_json(&v.to_string(), "synth").unwrap();
     (v, info)
