@@ -12,20 +12,19 @@ use canopy_dataplane::wire;
 use rand::SeedableRng;
 
 /// Compare on one frame; returns the number of comparisons (1) or the difference.
-fn same(t: &SwitchTables, ingress: u16, frame: &[u8]) -> Result<(), String> {
+fn same(t: &SwitchTables, ingress: u16, frame: &[u8]) -> anyhow::Result<()> {
     let (mut a, mut b) = (frame.to_vec(), frame.to_vec());
     let (va, vb) = (
         decide(t, ingress, &mut a),
         decide_general(t, ingress, &mut b),
     );
-    if va != vb || a != b {
-        return Err(format!(
-            "{}: ingress {ingress}, frame {}: fast {va:?}, general {vb:?}, bytes {}",
-            t.name,
-            hex::encode(frame),
-            if a == b { "equal" } else { "differ" }
-        ));
-    }
+    anyhow::ensure!(
+        va == vb && a == b,
+        "{}: ingress {ingress}, frame {}: fast {va:?}, general {vb:?}, bytes {}",
+        t.name,
+        hex::encode(frame),
+        if a == b { "equal" } else { "differ" }
+    );
     Ok(())
 }
 

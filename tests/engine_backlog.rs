@@ -4,40 +4,32 @@
 //! round, one uplink's peer never reading. Without the backlog both uplinks look empty
 //! after every drain and split the traffic evenly (the control run shows it).
 
-use canopy_control::oracle::host_mac;
-use canopy_control::sim::{isolated_switch, IsolatedSwitch};
-use canopy_control::{build_str, kinds};
+mod common;
+
+use canopy_control::sim::IsolatedSwitch;
 use canopy_dataplane::engine::{Engine, EngineConfig, Pool, BURST};
-use canopy_dataplane::wire::{self, Kind};
+use common::edge::edge_on_mem;
 
 /// Per uplink, frames it carried after the warm-up; and uplink A's backlog gauge.
 fn run(read_a: bool) -> ([u64; 2], u64) {
-    let topo = build_str("fat-tree:k=4").unwrap();
-    let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
-    let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
     // mem links hold 4096 frames: an unread uplink never fills during the test, so the
     // engine's ring towards it empties every round and only the backlog tells them apart
-    let IsolatedSwitch {
-        ports,
-        mut outer,
-        hosts,
-    } = isolated_switch(&topo, sw, 4096);
-    let ups: Vec<usize> = (0..ports.len())
-        .filter(|p| hosts.iter().all(|h| h.0 != *p))
-        .collect();
+    let (
+        e,
+        IsolatedSwitch {
+            ports, mut outer, ..
+        },
+    ) = edge_on_mem(4096);
+    let ups = &e.ups;
     assert_eq!(ups.len(), 2, "a k=4 edge switch has two uplinks");
-    let (hp, h) = hosts[0];
-    let far = (0..topo.hosts.len() as u32)
-        .find(|d| hosts.iter().all(|x| x.1 != *d))
-        .unwrap();
-    let hd = kinds::header(&topo, Kind::Sliced, h, far).unwrap();
-    let fr = wire::ethernet_frame(host_mac(&topo, far), host_mac(&topo, h), &hd, &[0; 4]);
+    let (hp, h) = e.hosts[0];
+    let fr = e.frame_with(h, e.far, &[0; 4]);
     let pool = Pool::new(8192);
     let cfg = EngineConfig {
         ring_size: 1024,
         ..EngineConfig::default()
     };
-    let eng = Engine::new(tables[sw].clone(), ports, pool.clone(), &cfg).unwrap();
+    let eng = Engine::new(e.tables.clone(), ports, pool.clone(), &cfg).unwrap();
     let handle = eng.handle();
     let mut w = eng.workers;
     let mut carried = [0u64; 2];

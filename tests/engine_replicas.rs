@@ -4,28 +4,29 @@
 //! which worker 1 polls. Frames arriving on the replica are received by worker 1 only,
 //! counted at port 0, and forwarded exactly like frames on the primary.
 
+mod common;
+
 use canopy_control::oracle::host_mac;
 use canopy_control::sim::{isolated_switch, IsolatedSwitch};
-use canopy_control::{build_str, kinds};
 use canopy_dataplane::engine::counters::totals;
 use canopy_dataplane::engine::{mem, Engine, EngineConfig, Pool, Port};
-use canopy_dataplane::wire::{self, Kind};
+use common::edge::edge_on_mem;
 
 #[test]
 fn a_replica_is_received_by_another_worker_and_counted_at_its_port() {
-    let topo = build_str("fat-tree:k=4").unwrap();
-    let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
-    let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
-    let IsolatedSwitch {
-        ports,
-        mut outer,
-        hosts,
-    } = isolated_switch(&topo, sw, 256);
+    let (
+        e,
+        IsolatedSwitch {
+            ports,
+            mut outer,
+            hosts,
+        },
+    ) = edge_on_mem(256);
+    let (topo, sw) = (&e.topo, e.sw);
     let (pa, ha) = hosts[0];
     let (pb, hb) = hosts[1];
     assert_eq!((pa, pb), (0, 1), "host ports first");
-    let hd = kinds::header(&topo, Kind::Sliced, ha, hb).unwrap();
-    let fr = wire::ethernet_frame(host_mac(&topo, hb), host_mac(&topo, ha), &hd, &[0; 4]);
+    let fr = e.frame_with(ha, hb, &[0; 4]);
     let (mut rep_far, rep) = mem::pair("h0-replica-far", "p0-replica", 256);
     let replicas: Vec<(u16, Box<dyn Port>)> = vec![(0, Box::new(rep))];
     let pool = Pool::new(1024);
@@ -34,7 +35,7 @@ fn a_replica_is_received_by_another_worker_and_counted_at_its_port() {
         ..EngineConfig::default()
     };
     let eng =
-        Engine::with_rx_replicas(tables[sw].clone(), ports, replicas, pool.clone(), &cfg).unwrap();
+        Engine::with_rx_replicas(e.tables.clone(), ports, replicas, pool.clone(), &cfg).unwrap();
     let h = eng.handle();
     let mut w = eng.workers;
     let send = |port: &mut mem::MemPort, n: usize| {
@@ -61,7 +62,7 @@ fn a_replica_is_received_by_another_worker_and_counted_at_its_port() {
     }
     let mut got = 0;
     while let Some(b) = outer[pb].recv() {
-        assert_eq!(b.bytes()[..6], host_mac(&topo, hb));
+        assert_eq!(b.bytes()[..6], host_mac(topo, hb));
         got += 1;
         pool.put(b);
     }
@@ -71,9 +72,9 @@ fn a_replica_is_received_by_another_worker_and_counted_at_its_port() {
     assert_eq!(totals(&c), (20, 20, 0));
     // a replica of a port the switch does not have is refused
     let (_x, bad) = mem::pair("x", "y", 4);
-    let IsolatedSwitch { ports, .. } = isolated_switch(&topo, sw, 4);
+    let IsolatedSwitch { ports, .. } = isolated_switch(topo, sw, 4);
     assert!(Engine::with_rx_replicas(
-        tables[sw].clone(),
+        e.tables.clone(),
         ports,
         vec![(9, Box::new(bad) as Box<dyn Port>)],
         pool.clone(),

@@ -11,9 +11,9 @@ use canopy::dataplane::port::afpacket::{
 };
 mod common;
 
-use common::backend::{measure_forward, recv_n};
-use common::frames::{frame, tagged, udp_frame};
-use common::netns::{can_run, in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
+use common::backend::{self, measure_on_veths, recv_n};
+use common::frames::{frame, udp_frame, vlan_frames};
+use common::netns::{in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
 use common::sys::pin_to_cpu;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
@@ -54,9 +54,7 @@ fn cfg_of(version: TpacketVersion) -> AfPacketConfig {
 
 #[test]
 fn rx_delivers_exact_bytes_in_bursts_of_32() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (v, tag) in versions() {
         rx_exact(v, tag);
     }
@@ -70,26 +68,10 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
     assert_eq!(port.mtu(), 1500);
     assert!(port.link_up());
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
-    let sent: Vec<Vec<u8>> = (0..200u32)
-        .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
-        .collect();
-    for f in &sent {
-        raw.send(f);
-    }
-    let mut bursts = vec![];
-    let got = port_recv_n(&mut port, sent.len(), Duration::from_secs(5), &mut bursts);
-    assert_eq!(got.len(), sent.len());
-    assert_eq!(got, sent, "bytes and order preserved");
-    assert!(bursts.iter().all(|&b| b <= 32));
-    assert!(bursts.contains(&32), "bursts {bursts:?}");
+    backend::rx_exact(tag, &mut port, &raw, is_test_frame);
     let st = port.stats();
     assert!(st.rx_frames >= 200);
     assert_eq!(st.kernel_drops, 0);
-    // Nothing more: the ring is empty and hands nothing back.
-    assert_eq!(
-        port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
-        0
-    );
 }
 
 /// The kernel takes the outer VLAN tag out of every frame it receives (whatever the
@@ -99,24 +81,13 @@ fn rx_exact(v: TpacketVersion, tag: &str) {
 /// drop, three of them. The byte count includes the tag.
 #[test]
 fn rx_restores_the_vlan_tag_the_kernel_took_out() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (v, tag) in versions() {
         let ns = Netns::new(&format!("vlan{tag}"), &["a", "b"]);
         ns.veth(0, "pa", 1, "pb");
         let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).unwrap();
         let raw = in_ns(ns.name(1), || Raw::open("pb"));
-        let sent = vec![
-            frame(0, 60),
-            tagged(1, 60, &[(0x8100, 0x0064)]),
-            tagged(2, 1400, &[(0x8100, 0xe00a)]),
-            tagged(3, 64, &[(0x8100, 0x0000)]),
-            tagged(4, 64, &[(0x88a8, 0x0123)]),
-            tagged(5, 80, &[(0x88a8, 0x0fff), (0x8100, 0x2005)]),
-            tagged(6, 90, &[(0x8100, 1), (0x8100, 2), (0x8100, 3)]),
-            frame(7, 61),
-        ];
+        let sent = vlan_frames();
         for f in &sent {
             raw.send(f);
         }
@@ -146,9 +117,7 @@ fn rx_restores_the_vlan_tag_the_kernel_took_out() {
 
 #[test]
 fn tx_frames_arrive_exactly() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (v, tag) in versions() {
         tx_exact(v, tag);
     }
@@ -159,19 +128,7 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
     ns.veth(0, "pa", 1, "pb");
     let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg_of(v))).expect("open pa");
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
-    let mut sent = vec![];
-    for burst in 0..4u32 {
-        for i in 0..32u32 {
-            let f = frame(burst * 32 + i, 60 + (i as usize * 45) % 1455);
-            assert_eq!(port.tx_frame(&f), Ok(true));
-            sent.push(f);
-        }
-        assert_eq!(port.tx_pending(), 32);
-        port.tx_flush().expect("flush");
-        assert_eq!(port.tx_pending(), 0);
-    }
-    let got = raw.recv_n(sent.len(), Duration::from_secs(5));
-    assert_eq!(got, sent);
+    backend::tx_exact(tag, &mut port, &raw, 4, 32);
     let st = port.stats();
     assert_eq!(st.tx_frames, 128);
     assert_eq!(st.tx_sends, 4);
@@ -180,9 +137,7 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
 
 #[test]
 fn full_tx_ring_reports_false_and_recovers_after_flush() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("full", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let cfg = small_tx_cfg();
@@ -215,9 +170,7 @@ fn full_tx_ring_reports_false_and_recovers_after_flush() {
 
 #[test]
 fn oversize_and_runt_frames_are_refused_and_counted() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("size", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let mut port = in_ns(ns.name(0), || AfPacketPort::open("pa", small_tx_cfg())).expect("open");
@@ -242,9 +195,7 @@ fn oversize_and_runt_frames_are_refused_and_counted() {
 
 #[test]
 fn deleted_interface_goes_down_and_comes_back() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("link", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let port = in_ns(ns.name(0), || {
@@ -316,9 +267,7 @@ fn deleted_interface_goes_down_and_comes_back() {
 /// Two ports in one namespace; a loop moves frames from one to the other in bursts.
 #[test]
 fn forward_loop_moves_every_frame() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("fwd", &["s", "b", "c"]);
     ns.veth(0, "p1", 1, "hb");
     ns.veth(0, "p2", 2, "hc");
@@ -377,9 +326,7 @@ fn is_udp_test_frame(f: &[u8]) -> bool {
 /// one of them, and flows spread over both.
 #[test]
 fn fanout_group_splits_flows_between_sockets() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("fan", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let cfg = AfPacketConfig {
@@ -440,9 +387,7 @@ fn fanout_group_splits_flows_between_sockets() {
 /// always reaches the same socket.
 #[test]
 fn eth_address_fanout_spreads_canopy_frames_by_host_pair() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("fanmac", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let cfg = AfPacketConfig {
@@ -518,41 +463,17 @@ fn env_version() -> TpacketVersion {
 #[test]
 #[ignore]
 fn measure_forward_pps_64b() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("pps", &["s", "f", "d"]);
-    ns.veth(0, "s0", 1, "fa");
-    ns.veth(1, "fb", 2, "d0");
-    let sender = in_ns(ns.name(0), || {
-        AfPacketPort::open("s0", cfg_of(env_version())).expect("sender")
+    let mut m = measure_on_veths(&ns, ["s0", "fa", "fb", "d0"], |i| {
+        AfPacketPort::open(i, cfg_of(env_version())).unwrap_or_else(|e| panic!("{i}: {e}"))
     });
-    let (pa, pb) = in_ns(ns.name(1), || {
-        (
-            AfPacketPort::open("fa", cfg_of(env_version())).expect("fa"),
-            AfPacketPort::open("fb", cfg_of(env_version())).expect("fb"),
-        )
-    });
-    let mut m = measure_forward(&ns, "d0", sender, pa, pb);
     let (sa, sb) = (m.pa.stats(), m.pb.stats());
-    println!(
-        "MEASURE afpacket forward 64B, {:?}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
-         A rx {} ({:.0} pps), kernel drops on A {}; B tx {} refused {}; forwarded {:.0} pps; \
-         d0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt",
-        env_version(),
-        m.secs,
-        m.sent,
-        m.per_sec(m.sent),
-        m.full,
-        m.moved,
-        m.per_sec(m.moved),
-        sa.kernel_drops,
+    m.print(
+        &format!("afpacket forward 64B, {:?}", env_version()),
+        &format!("kernel drops on A {}", sa.kernel_drops),
         sb.tx_frames,
-        m.refused,
-        m.per_sec(m.forwarded()),
-        m.delivered,
-        m.cpu as f64 / 1e9,
-        m.cpu as f64 / m.forwarded().max(1) as f64,
+        "",
     );
     m.check();
 }
@@ -573,9 +494,7 @@ fn mono_ns() -> u64 {
 #[test]
 #[ignore]
 fn measure_latency_1000pps() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let retire: u32 = std::env::var("CANOPY_RETIRE_MS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -652,9 +571,7 @@ fn measure_latency_1000pps() {
 /// the port drops it as `rx_truncated` instead of passing a partial frame on.
 #[test]
 fn rx_oversize_frame_is_dropped_as_truncated() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = Netns::new("trunc", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let cfg = AfPacketConfig {

@@ -8,22 +8,22 @@
 mod common;
 
 use canopy_control::kinds;
-use canopy_dataplane::engine::{Port, PortStats, Running};
+use canopy_dataplane::engine::{Port, Running};
 use canopy_dataplane::port::afxdp::{
     AfXdpConfig, AfXdpError, AfXdpPort, BindMode, LinkEvent, PortDrop, XdpMode,
     BACKEND_COUNTER_NAMES,
 };
 use canopy_dataplane::wire::Kind;
-use common::backend::{measure_forward, recv_n};
-use common::edge::{edge, Edge};
-use common::engine::{assert_forwarded, conserves, out_of_uplinks, spawn_engine, wait_for};
-use common::frames::{frame, ours, seq_of, tagged};
-use common::netns::{can_run, in_ns, ip, Netns, Raw};
+use common::backend::{self, measure_on_veths, recv_n};
+use common::edge::{edge, Edge, Numbered};
+use common::engine::{delete_under_traffic, forward_low_rate, spawn_engine, Traffic, Wiring};
+use common::frames::{frame, ours, seq_of, vlan_frames};
+use common::netns::{in_ns, ip, Netns, Raw};
 use std::time::{Duration, Instant};
 
 /// Namespaces `axd<pid>-<test>-<suffix>`.
 fn netns(test: &str, suffixes: &[&str]) -> Netns {
-    Netns::with_prefix(&format!("axd{}-{test}", std::process::id()), suffixes)
+    Netns::tagged("axd", test, suffixes)
 }
 
 /// The modes every data test runs in: (mode asked, label, mode expected on veth).
@@ -64,9 +64,7 @@ fn port_recv_n(
 
 #[test]
 fn rx_delivers_exact_bytes_in_bursts_of_32() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let ns = netns(&format!("rx{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
@@ -78,28 +76,12 @@ fn rx_delivers_exact_bytes_in_bursts_of_32() {
         assert_eq!(port.max_frame(), 1514);
         assert!(port.link_up());
         let raw = in_ns(ns.name(1), || Raw::open("axb"));
-        let sent: Vec<Vec<u8>> = (0..200u32)
-            .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
-            .collect();
-        for f in &sent {
-            raw.send(f);
-        }
-        let mut bursts = vec![];
-        let got = port_recv_n(&mut port, sent.len(), Duration::from_secs(5), &mut bursts);
-        assert_eq!(got.len(), sent.len(), "{tag}");
-        assert_eq!(got, sent, "{tag}: bytes and order preserved");
-        assert!(bursts.iter().all(|&b| b <= 32), "{tag}");
-        assert!(bursts.contains(&32), "{tag}: bursts {bursts:?}");
+        backend::rx_exact(tag, &mut port, &raw, from_aa);
         let st = port.stats();
         assert!(st.rx_frames >= 200, "{tag}");
         assert_eq!(st.kernel.rx_lost(), 0, "{tag}: {st:?}");
         assert_eq!(st.drop_count(PortDrop::RxBadDesc), 0, "{tag}");
-        // the ring is empty now
-        assert_eq!(
-            port_recv_n(&mut port, 1, Duration::from_millis(50), &mut bursts).len(),
-            0,
-            "{tag}"
-        );
+        let mut bursts = vec![];
         // more frames than the fill ring holds: chunks go back to the fill ring
         let more: Vec<Vec<u8>> = (0..5000u32).map(|i| frame(1000 + i, 64)).collect();
         let mut got = vec![];
@@ -120,29 +102,13 @@ fn rx_delivers_exact_bytes_in_bursts_of_32() {
 
 #[test]
 fn tx_frames_arrive_exactly() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let ns = netns(&format!("tx{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
         let mut port = open_in(ns.name(0), "axa", cfg(mode));
         let raw = in_ns(ns.name(1), || Raw::open("axb"));
-        let mut sent = vec![];
-        for burst in 0..8u32 {
-            for i in 0..64u32 {
-                let f = frame(burst * 64 + i, 60 + (i as usize * 45) % 1455);
-                assert_eq!(port.tx_frame(&f), Ok(true), "{tag}");
-                sent.push(f);
-            }
-            assert_eq!(port.tx_pending(), 64);
-            port.tx_flush()
-                .unwrap_or_else(|e| panic!("{tag}: flush: {e}"));
-            assert_eq!(port.tx_pending(), 0);
-        }
-        let got = raw.recv_n(sent.len(), Duration::from_secs(5));
-        assert_eq!(got.len(), sent.len(), "{tag}");
-        assert_eq!(got, sent, "{tag}: bytes and order preserved");
+        backend::tx_exact(tag, &mut port, &raw, 8, 64);
         let t = Instant::now();
         while port.tx_backlog() > 0 && t.elapsed() < Duration::from_secs(2) {
             std::thread::sleep(Duration::from_millis(1));
@@ -161,24 +127,13 @@ fn tx_frames_arrive_exactly() {
 /// the wire, both ways (port → veth → port, both AF_XDP).
 #[test]
 fn tagged_frames_cross_intact_both_ways() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let ns = netns(&format!("vl{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
         let mut a = open_in(ns.name(0), "axa", cfg(mode));
         let mut b = open_in(ns.name(1), "axb", cfg(mode));
-        let sent = vec![
-            frame(0, 60),
-            tagged(1, 60, &[(0x8100, 0x0064)]),
-            tagged(2, 1400, &[(0x8100, 0xe00a)]),
-            tagged(3, 64, &[(0x8100, 0x0000)]),
-            tagged(4, 64, &[(0x88a8, 0x0123)]),
-            tagged(5, 80, &[(0x88a8, 0x0fff), (0x8100, 0x2005)]),
-            tagged(6, 90, &[(0x8100, 1), (0x8100, 2), (0x8100, 3)]),
-            frame(7, 61),
-        ];
+        let sent = vlan_frames();
         // a → b and b → a
         let cross = |from: &mut AfXdpPort, to: &mut AfXdpPort, dir: &str| {
             for f in &sent {
@@ -207,9 +162,7 @@ fn tagged_frames_cross_intact_both_ways() {
 /// generic XDP.
 #[test]
 fn mode_is_reported_and_unsupported_modes_fail_with_the_fix() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("mode", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let p = open_in(ns.name(0), "axa", cfg(XdpMode::Auto));
@@ -243,9 +196,7 @@ fn mode_is_reported_and_unsupported_modes_fail_with_the_fix() {
 
 #[test]
 fn bad_interface_and_queue_are_named_errors() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("bad", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let e = in_ns(ns.name(0), || {
@@ -278,9 +229,7 @@ fn bad_interface_and_queue_are_named_errors() {
 /// each receives the frames of its own queue, and closing one leaves the other working.
 #[test]
 fn two_queues_of_one_interface_share_the_program() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("mq", &["a", "b"]);
     ip(&[
         "-n",
@@ -370,9 +319,7 @@ fn two_queues_of_one_interface_share_the_program() {
 
 #[test]
 fn full_tx_ring_reports_false_and_oversize_runt_down_are_counted() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     let ns = netns("txfull", &["a", "b"]);
     ns.veth(0, "axa", 1, "axb");
     let c = AfXdpConfig {
@@ -427,9 +374,7 @@ fn full_tx_ring_reports_false_and_oversize_runt_down_are_counted() {
 /// port reopens (new program, socket, UMEM) and moves frames again.
 #[test]
 fn deleted_interface_goes_down_and_comes_back() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let ns = netns(&format!("del{tag}"), &["a", "b"]);
         ns.veth(0, "axa", 1, "axb");
@@ -467,12 +412,13 @@ fn deleted_interface_goes_down_and_comes_back() {
 // ---------------------------------------------------------------------------------
 // The engine: the same forwarding test as tests/netns_engine.rs, on AF_XDP ports.
 
-fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
+fn start(w: &Wiring, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
     let tables = kinds::tables(&e.topo, Kind::Sliced).unwrap()[e.sw].clone();
-    let n = tables.ports.len();
-    in_ns(ns.name(0), move || {
-        let ports: Vec<AfXdpPort> = (0..n)
-            .map(|i| AfXdpPort::open(&format!("axs{i}"), cfg(mode)).expect("open port"))
+    let names: Vec<String> = (0..tables.ports.len()).map(|i| w.sw(i)).collect();
+    in_ns(w.ns.name(0), move || {
+        let ports: Vec<AfXdpPort> = names
+            .iter()
+            .map(|n| AfXdpPort::open(n, cfg(mode)).expect("open port"))
             .collect();
         let got = ports.iter().map(|p| p.mode()).collect();
         let ports: Vec<Box<dyn Port>> = ports
@@ -483,61 +429,39 @@ fn start(ns: &Netns, e: &Edge, mode: XdpMode) -> (Running, Vec<BindMode>) {
     })
 }
 
+/// Namespaces `sw` and `nb` of test `test`, veth `axs<i>` ↔ `axp<i>` per port.
+fn wire_up(test: &str) -> Wiring {
+    Wiring::new(netns(test, &["sw", "nb"]), "axs", "axp", 4)
+}
+
 /// An edge switch of a k=4 fat tree on four AF_XDP ports: frames from one host port
 /// reach the other host's port in order, frames to a remote host leave by the uplinks
 /// (chosen adaptively), the worker sleeps in epoll between frames and wakes for each,
 /// and the counters conserve rx = tx + drops.
 #[test]
 fn engine_forwards_to_the_right_ports_and_counters_conserve() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, want) in modes() {
         let e = edge();
-        let ns = netns(&format!("fwd{tag}"), &["sw", "nb"]);
-        for i in 0..4 {
-            ns.veth(0, &format!("axs{i}"), 1, &format!("axp{i}"));
-        }
-        let (run, got) = start(&ns, &e, mode);
+        let w = wire_up(&format!("fwd{tag}"));
+        let (run, got) = start(&w, &e, mode);
         assert!(got.iter().all(|m| *m == want), "{tag}: {got:?}");
-        let h = run.handle();
-        let (hp0, h0) = e.hosts[0];
-        let (hp1, h1) = e.hosts[1];
-        let ups = e.ups.clone();
-        let local: Vec<Vec<u8>> = (0..100).map(|i| e.frame(h0, h1, i)).collect();
-        let far: Vec<Vec<u8>> = (0..40).map(|i| e.frame(h0, e.far, 1000 + i)).collect();
-        let (lat, far_ports) = in_ns(ns.name(1), move || {
-            let tx = Raw::open(&format!("axp{hp0}"));
-            let rx = Raw::open(&format!("axp{hp1}"));
-            let up_rx: Vec<Raw> = ups.iter().map(|u| Raw::open(&format!("axp{u}"))).collect();
-            let mut lat = vec![];
-            for f in &local {
-                let t = Instant::now();
-                tx.send(f);
-                let Some((got, _)) = rx.recv_stamped(Duration::from_secs(2), ours) else {
-                    break;
-                };
-                lat.push(t.elapsed());
-                assert_eq!(seq_of(&got), seq_of(f), "in order, none lost");
-                assert_eq!(got.len(), f.len());
-                assert_eq!(&got[..12], &f[..12], "Ethernet addresses kept");
-                std::thread::sleep(Duration::from_millis(3));
-            }
-            let far_ports =
-                out_of_uplinks(&tx, &up_rx, far.iter().map(|f| &f[..]), ours, |i, got| {
-                    assert_eq!(seq_of(got), seq_of(&far[i]));
-                });
-            (lat, far_ports)
-        });
-        run.stop();
-        let s = h.counters();
-        assert_forwarded(tag, &e, &s, lat.len(), &far_ports);
+        let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
+        let traffic = Traffic {
+            local: (0..100).map(|i| e.numbered(h0, h1, i)).collect(),
+            far: (0..40).map(|i| e.numbered(h0, e.far, 1000 + i)).collect(),
+            prepare: <[u8]>::to_vec,
+            ours,
+            seq_of,
+        };
+        let (arrivals, s) = forward_low_rate(tag, &e, &w, run, traffic, false);
         for p in &s {
             let names: Vec<&str> = p.backend.drops.iter().map(|(n, _)| *n).collect();
             assert_eq!(names, BACKEND_COUNTER_NAMES.to_vec(), "{tag}");
             assert_eq!(p.backend.kernel_drops, 0, "{tag}: {p:?}");
         }
-        let mut sorted = lat.clone();
+        // round trip: from the send to the receipt
+        let mut sorted: Vec<Duration> = arrivals.iter().map(|a| a.elapsed).collect();
         sorted.sort_unstable();
         let p50 = sorted[sorted.len() / 2];
         eprintln!(
@@ -557,84 +481,14 @@ fn engine_forwards_to_the_right_ports_and_counters_conserve() {
 /// counters conserve.
 #[test]
 fn engine_port_deleted_under_traffic_goes_down_and_forwarding_resumes() {
-    if !can_run() {
-        return;
-    }
+    canopy_test_utils::netns_or_return!();
     for (mode, tag, _) in modes() {
         let e = edge();
-        let ns = netns(&format!("edel{tag}"), &["sw", "nb"]);
-        for i in 0..4 {
-            ns.veth(0, &format!("axs{i}"), 1, &format!("axp{i}"));
-        }
-        let (run, _) = start(&ns, &e, mode);
-        let h = run.handle();
-        let (hp0, h0) = e.hosts[0];
-        let (hp1, h1) = e.hosts[1];
-        let nb = ns.name(1).to_string();
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let sent = {
-            let stop = stop.clone();
-            let frames: Vec<Vec<u8>> = (0..20_000).map(|i| e.frame(h0, h1, i)).collect();
-            let nb = nb.clone();
-            std::thread::spawn(move || {
-                in_ns(&nb, move || {
-                    let tx = Raw::open(&format!("axp{hp0}"));
-                    let mut n = 0usize;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < frames.len() {
-                        tx.send(&frames[n]);
-                        n += 1;
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    n
-                })
-            })
-        };
-        let recv_some = |n: usize| {
-            in_ns(&nb, move || {
-                let rx = Raw::open(&format!("axp{hp1}"));
-                (0..n)
-                    .filter_map(|_| rx.recv_stamped(Duration::from_secs(3), ours))
-                    .count()
-            })
-        };
-        assert_eq!(recv_some(20), 20, "{tag}: forwarding before the delete");
-
-        ip(&["-n", ns.name(0), "link", "del", &format!("axs{hp1}")]);
-        let hh = h.clone();
-        wait_for("the port to go down", Duration::from_secs(5), || {
-            !hh.port_state(hp1 as u16).unwrap().link_up()
-        });
-        let down_at = h.counters()[hp0].drops_named("port_down");
-        wait_for(
-            "frames towards the deleted port dropped as port_down",
-            Duration::from_secs(5),
-            || hh.counters()[hp0].drops_named("port_down") >= down_at + 20,
-        );
-        wait_for("the backend's counters", Duration::from_secs(5), || {
-            hh.counters()[hp1].backend.link_down_events >= 1
-        });
-
-        ns.veth(0, &format!("axs{hp1}"), 1, &format!("axp{hp1}"));
-        wait_for("the port to reopen", Duration::from_secs(5), || {
-            let s = hh.counters();
-            s[hp1].backend.reopens >= 1 && hh.port_state(hp1 as u16).unwrap().link_up()
-        });
-        assert_eq!(recv_some(20), 20, "{tag}: forwarding after the re-create");
-
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let n_sent = sent.join().expect("sender") as u64;
-        let seen = |s: &PortStats| s.rx_packets + s.backend.kernel_drops;
-        wait_for("the last frames", Duration::from_secs(5), || {
-            seen(&hh.counters()[hp0]) >= n_sent
-        });
-        let workers = run.stop();
-        assert_eq!(workers.len(), 1, "{tag}: the worker survived");
-        let s = h.counters();
-        conserves(&s);
-        assert_eq!(seen(&s[hp0]), n_sent, "{tag}: {:?}", s[hp0]);
-        assert!(s[hp0].drops_named("port_down") >= 20, "{tag}");
-        assert!(s[hp1].link_downs >= 1, "{tag}: {:?}", s[hp1]);
-        assert_eq!(s[hp1].backend.reopens, 1, "{tag}: {:?}", s[hp1].backend);
+        let w = wire_up(&format!("edel{tag}"));
+        let (run, _) = start(&w, &e, mode);
+        let (h0, h1) = (e.hosts[0].1, e.hosts[1].1);
+        let frames = (0..20_000).map(|i| e.numbered(h0, h1, i)).collect();
+        delete_under_traffic(&format!("netns_afxdp {tag}"), &e, &w, run, frames, ours);
     }
 }
 
@@ -658,40 +512,23 @@ fn env_mode() -> XdpMode {
 #[test]
 #[ignore]
 fn measure_forward_pps_64b() {
-    if !can_run() {
-        return;
-    }
-    let mode = env_mode();
+    canopy_test_utils::netns_or_return!();
     let ns = netns("pps", &["s", "f", "d"]);
-    ns.veth(0, "axs0", 1, "axfa");
-    ns.veth(1, "axfb", 2, "axd0");
-    let sender = open_in(ns.name(0), "axs0", cfg(mode));
-    let pa = open_in(ns.name(1), "axfa", cfg(mode));
-    let pb = open_in(ns.name(1), "axfb", cfg(mode));
-    let (ma, mb) = (pa.mode(), pb.mode());
-    let mut m = measure_forward(&ns, "axd0", sender, pa, pb);
+    let mut m = measure_on_veths(&ns, ["axs0", "axfa", "axfb", "axd0"], |i| {
+        AfXdpPort::open(i, cfg(env_mode())).unwrap_or_else(|e| panic!("open {i}: {e}"))
+    });
+    let (ma, mb) = (m.pa.mode(), m.pb.mode());
     let (sa, sb) = (m.pa.stats(), m.pb.stats());
-    println!(
-        "MEASURE afxdp forward 64B, ports {ma}/{mb}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
-         A rx {} ({:.0} pps), kernel RX lost on A {} (rx_dropped {}, rx_ring_full {}); B tx {} refused {}; \
-         forwarded {:.0} pps; axd0 received {}; forwarder CPU {:.2} s = {:.0} ns/pkt; \
-         B tx wakeups {}",
-        m.secs,
-        m.sent,
-        m.per_sec(m.sent),
-        m.full,
-        m.moved,
-        m.per_sec(m.moved),
-        sa.kernel.rx_lost(),
-        sa.kernel.rx_dropped,
-        sa.kernel.rx_ring_full,
+    m.print(
+        &format!("afxdp forward 64B, ports {ma}/{mb}"),
+        &format!(
+            "kernel RX lost on A {} (rx_dropped {}, rx_ring_full {})",
+            sa.kernel.rx_lost(),
+            sa.kernel.rx_dropped,
+            sa.kernel.rx_ring_full
+        ),
         sb.tx_frames,
-        m.refused,
-        m.per_sec(m.forwarded()),
-        m.delivered,
-        m.cpu as f64 / 1e9,
-        m.cpu as f64 / m.forwarded().max(1) as f64,
-        sb.tx_wakeups,
+        &format!("; B tx wakeups {}", sb.tx_wakeups),
     );
     m.check();
 }

@@ -28,10 +28,10 @@ fn dpdk_ports_forward_through_the_engine_and_errors_are_typed() {
 
 #[cfg(feature = "dpdk")]
 mod imp {
-    use super::common::edge::edge;
+    use super::common::edge::{edge, Numbered};
     use super::common::engine::{out_of_uplinks, spawn_engine};
     use super::common::frames::{ours, seq_of, udp_frame};
-    use super::common::netns::{can_run, in_ns, Netns, Raw};
+    use super::common::netns::{in_ns, Netns, Raw};
     use canopy_dataplane::engine::{counters, Port};
     use canopy_dataplane::port::dpdk::{
         self, DpdkConfig, DpdkError, DpdkPort, Eal, BACKEND_COUNTER_NAMES,
@@ -48,17 +48,23 @@ mod imp {
     }
 
     pub fn run() {
-        if !can_run() {
-            return;
-        }
+        canopy_test_utils::netns_or_return!();
         if hugepages_free() < 64 {
             eprintln!(
                 "SKIP netns_dpdk: fewer than 64 free huge pages (echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; .ci/run does it)"
             );
             return;
         }
-        let e = edge();
-        let ns = Netns::with_prefix(&format!("dpk{}-eng", std::process::id()), &["sw", "nb"]);
+        let (ns, eal) = eal_on_veths();
+        typed_errors(&eal);
+        two_queues_spread_flows(&ns, &eal);
+        engine_on_four_ports(&ns, &eal);
+    }
+
+    /// Namespaces `sw` and `nb` with veths `dps<i>` ↔ `dpp<i>` (i < 5), and EAL
+    /// initialised in `sw` with the vdevs of the checks.
+    fn eal_on_veths() -> (Netns, Arc<Eal>) {
+        let ns = Netns::tagged("dpk", "eng", &["sw", "nb"]);
         for i in 0..5 {
             ns.veth(0, &format!("dps{i}"), 1, &format!("dpp{i}"));
         }
@@ -87,21 +93,25 @@ mod imp {
                 "net_af_packet5"
             ]
         );
+        (ns, eal)
+    }
 
-        // typed errors
+    /// A second EAL initialisation, a device EAL did not probe, a vdev that did not
+    /// probe, too many queues.
+    fn typed_errors(eal: &Arc<Eal>) {
         match Eal::init(&["--no-pci".into()]) {
             Err(DpdkError::EalAlreadyInitialized) => {}
             r => panic!("second EAL init: {r:?}"),
         }
         let c = DpdkConfig::default();
-        match dpdk::open(&eal, "net_af_packet9", &c) {
+        match dpdk::open(eal, "net_af_packet9", &c) {
             Err(DpdkError::NoDevice { device, probed }) => {
                 assert_eq!(device, "net_af_packet9");
                 assert_eq!(probed.len(), 5);
             }
             r => panic!("{r:?}"),
         }
-        match dpdk::open(&eal, "net_af_packet4", &c) {
+        match dpdk::open(eal, "net_af_packet4", &c) {
             Err(e @ DpdkError::VdevNotProbed { .. }) => {
                 assert!(e.to_string().contains("ip link show dpgone"), "{e}")
             }
@@ -111,14 +121,16 @@ mod imp {
             queues: 2,
             ..DpdkConfig::default()
         };
-        match dpdk::open(&eal, "net_af_packet0", &many) {
+        match dpdk::open(eal, "net_af_packet0", &many) {
             Err(e @ DpdkError::TooManyQueues { max: 1, .. }) => {
                 assert!(e.to_string().contains("qpairs"), "{e}")
             }
             r => panic!("{r:?}"),
         }
+    }
 
-        // two queues: one handle per queue, flows spread over both, every frame exact
+    /// Two queues: one handle per queue, flows spread over both, every frame exact.
+    fn two_queues_spread_flows(ns: &Netns, eal: &Arc<Eal>) {
         let two = DpdkConfig {
             queues: 2,
             ..DpdkConfig::default()
@@ -161,9 +173,13 @@ mod imp {
         // the second handle is receive-only: the engine never gives it frames to send
         assert_eq!(Port::tx_space(&qs[1]), 0);
         assert!(Port::tx_space(&qs[0]) > 0);
-        drop(qs);
+    }
 
-        // the engine on four dpdk ports
+    /// The engine on four dpdk ports: exact bytes, in order, both directions, counters
+    /// conserve, link status and the backend counters by name.
+    fn engine_on_four_ports(ns: &Netns, eal: &Arc<Eal>) {
+        let e = edge();
+        let c = DpdkConfig::default();
         let tables = e.tables.clone();
         let n = tables.ports.len();
         // the af_packet PMD's start and MTU query are ioctls on the interface name:
@@ -194,7 +210,7 @@ mod imp {
         let ups = e.ups.clone();
         // (frame sent, frame the reference decision says leaves the switch)
         let pair = |ing: usize, src: u32, dst: u32, seq: u32| {
-            let f = e.frame(src, dst, seq);
+            let f = e.numbered(src, dst, seq);
             let mut want = f.clone();
             match decide(&e.tables, ing as u16, &mut want) {
                 Verdict::Port(_) | Verdict::Group(_) => (f, want),

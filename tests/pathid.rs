@@ -275,11 +275,12 @@ fn lockstep(
     src: u32,
     dst: u32,
     header: &[u8],
-) -> Result<usize, String> {
+) -> anyhow::Result<usize> {
+    use anyhow::bail;
     use canopy::dataplane::{decide, wire, Verdict};
     let mut frame = wire::ethernet_frame([2; 6], [4; 6], header, &oracle::PAYLOAD);
     let Peer::Switch { mut sw, port } = t.hosts[src as usize].ports[0].peer else {
-        return Err("source not on a switch".into());
+        bail!("source not on a switch");
     };
     let mut ingress = port;
     for hop in 1..=2 * b.stages() as usize {
@@ -288,13 +289,13 @@ fn lockstep(
         let allowed: Vec<u16> = match decide(&tables[sw as usize], ingress, &mut frame) {
             Verdict::Port(p) => vec![p],
             Verdict::Group(g) => tables[sw as usize].group(g).to_vec(),
-            Verdict::Drop(r) => return Err(format!("{src}->{dst}: dropped at hop {hop}: {r}")),
+            Verdict::Drop(r) => bail!("{src}->{dst}: dropped at hop {hop}: {r}"),
         };
         if !allowed.contains(&want) {
-            return Err(format!(
+            bail!(
                 "{src}->{dst}: {} allows {allowed:?}, routing_lookup says {want}",
                 t.switches[sw as usize].name
-            ));
+            );
         }
         match t.switches[sw as usize].ports[usize::from(want)].peer {
             Peer::Switch { sw: n, port } => {
@@ -302,10 +303,10 @@ fn lockstep(
                 ingress = port;
             }
             Peer::Host { host, .. } if host == dst => return Ok(hop),
-            other => return Err(format!("{src}->{dst}: reached {other:?}")),
+            other => bail!("{src}->{dst}: reached {other:?}"),
         }
     }
-    Err(format!("{src}->{dst}: no delivery"))
+    bail!("{src}->{dst}: no delivery")
 }
 
 /// The same agreement checked in lockstep for every kind whose tables apply to the Beneš
@@ -332,14 +333,16 @@ fn benes_routing_lookup_lockstep_all_kinds() {
                     .unwrap()
             });
             let h = pathid::header_with_choice(&t, s, d, choice as u64).unwrap();
-            assert_eq!(lockstep(&t, &b, &tabs, s, d, &h), Ok(hops.len()));
+            let n = lockstep(&t, &b, &tabs, s, d, &h).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(n, hops.len());
         }
         if kinds::supports(&t, Kind::Sliced).is_ok() {
             let tabs = kinds::tables(&t, Kind::Sliced).unwrap();
             for (s, d) in oracle::all_pairs(&t) {
                 let h = kinds::header(&t, Kind::Sliced, s, d).unwrap();
                 let (hops, _) = benes::route_walk(&t, &b, s, d);
-                assert_eq!(lockstep(&t, &b, &tabs, s, d, &h), Ok(hops.len()), "sliced");
+                let n = lockstep(&t, &b, &tabs, s, d, &h).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(n, hops.len(), "sliced");
             }
         }
     }

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 fn canopyctl(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_canopyctl"))
+    let out = Command::new(canopy_test_utils::bin("canopyctl"))
         .args(args)
         .output()
         .expect("run canopyctl");
@@ -96,7 +96,7 @@ fn bad_input_is_an_error_message_not_a_panic() {
 
 #[test]
 fn closed_stdout_ends_quietly_like_sigpipe() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_canopyctl"))
+    let mut child = Command::new(canopy_test_utils::bin("canopyctl"))
         .args(["topo", "transit-full:layers=2", "--list"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -17,6 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use canopy_test_utils::Dir;
+
 use canopy_control::p4::tna::{self, const_entries, TnaOp};
 use canopy_control::p4::{self, Match, Op};
 use canopy_dataplane::table::SwitchTables;
@@ -307,17 +309,12 @@ fn tna_constant_entries_are_the_generated_ones() {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("canopy-tna-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 /// The check fails on a changed line (naming the file, the line and the command), on a
 /// missing file and on a stray one; `write` makes a directory the check accepts.
 #[test]
 fn the_entries_check_finds_any_difference() {
-    let dir = scratch("entries");
+    let scratch = Dir::new("tna-entries");
+    let dir = scratch.path("entries");
     assert_eq!(
         const_entries::write(&dir).unwrap(),
         const_entries::files().len()
@@ -361,7 +358,6 @@ fn the_entries_check_finds_any_difference() {
     std::fs::remove_file(dir.join("tna_dir.p4")).unwrap();
     let err = const_entries::check(&dir).unwrap_err().to_string();
     assert!(err.contains("tna_dir.p4"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `canopyctl p4-tna-entries --check` accepts the repository's files and exits 1 with the
@@ -369,7 +365,7 @@ fn the_entries_check_finds_any_difference() {
 #[test]
 fn canopyctl_writes_and_checks_the_entries() {
     let run = |args: &[&std::ffi::OsStr]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_canopyctl"))
+        let o = Command::new(canopy_test_utils::bin("canopyctl"))
             .arg("p4-tna-entries")
             .args(args)
             .output()
@@ -380,7 +376,8 @@ fn canopyctl_writes_and_checks_the_entries() {
     let repo_dir = repo(const_entries::DIR);
     let (code, err) = run(&["--check".as_ref(), "--dir".as_ref(), repo_dir.as_os_str()]);
     assert_eq!(code, Some(0), "{err}");
-    let dir = scratch("cli");
+    let scratch = Dir::new("tna-cli");
+    let dir = scratch.path("cli");
     let (code, err) = run(&["--dir".as_ref(), dir.as_os_str()]);
     assert_eq!(code, Some(0), "{err}");
     let file = dir.join("tna_hl.p4");
@@ -393,7 +390,6 @@ fn canopyctl_writes_and_checks_the_entries() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- with the Tofino compiler ----
@@ -587,8 +583,8 @@ fn compiles_for_tofino_within_the_stages_and_the_entries_name_its_schema() {
         );
         return;
     };
-    let dir = std::env::temp_dir().join(format!("canopy-tna-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = Dir::new("tna");
+    let dir = scratch.root();
     let t1 = dir.join("tofino");
     let t2 = dir.join("tofino2");
     let (s1, schema) = compile(&p4c, "tofino", "tna", &[], &t1);
@@ -603,5 +599,4 @@ fn compiles_for_tofino_within_the_stages_and_the_entries_name_its_schema() {
         lines += check_lines(&text, &names, &what);
     }
     assert!(lines > 100, "only {lines} lines checked");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,38 +22,24 @@ fn repo() -> PathBuf {
 /// The directory of this build's binaries (canopy-switch and canopyctl are built there by
 /// `cargo test --workspace`).
 fn bin_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_BIN_EXE_canopy-testbed"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf();
-    for b in ["canopy-switch", "canopyctl"] {
-        assert!(
-            dir.join(b).is_file(),
-            "{} is missing: build it first with `cargo build -p canopy-switch -p canopy-control` \
-             (same profile and CARGO_TARGET_DIR), or run `cargo test --workspace`",
-            dir.join(b).display()
-        );
-    }
-    dir
+    let switch = canopy_test_utils::bin("canopy-switch");
+    canopy_test_utils::bin("canopyctl");
+    switch.parent().expect("bin dir").to_path_buf()
 }
 
-fn python_ready() -> Result<(), String> {
+fn python_ready() -> anyhow::Result<()> {
     let out = Command::new("python3")
         .args(["-c", "import ptf, scapy, ptf.testutils"])
         .output()
-        .map_err(|e| format!("python3: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        // the exception line, e.g. `ModuleNotFoundError: No module named 'ptf'`
-        let err = String::from_utf8_lossy(&out.stderr);
-        Err(err
-            .trim()
-            .lines()
-            .last()
-            .unwrap_or("import failed")
-            .to_string())
-    }
+        .map_err(|e| anyhow::anyhow!("python3: {e}"))?;
+    // the exception line, e.g. `ModuleNotFoundError: No module named 'ptf'`
+    let err = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(
+        out.status.success(),
+        "{}",
+        err.trim().lines().last().unwrap_or("import failed")
+    );
+    Ok(())
 }
 
 /// Run the suite against one target; returns its whole output after checking the exit status.
@@ -128,12 +114,7 @@ fn check(text: &str, target: &str) {
 
 #[test]
 fn conformance_suite_passes_against_canopy_switch_and_bmv2_when_present() {
-    if !canopy_testbed::os::sys::is_root() {
-        eprintln!("SKIP conformance: needs root (network namespaces and veths)");
-        return;
-    }
-    if canopy_testbed::os::netns::which("ip").is_none() {
-        eprintln!("SKIP conformance: `ip` (iproute2) not installed");
+    if !canopy_test_utils::netns_or_skip("conformance", "network namespaces and veths") {
         return;
     }
     if let Err(e) = python_ready() {

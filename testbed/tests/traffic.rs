@@ -34,11 +34,7 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn root() -> bool {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
-    if !sys::is_root() {
-        eprintln!("SKIP traffic bridge harness: needs root (network namespaces)");
-        return false;
-    }
-    true
+    canopy_test_utils::root_or_skip("traffic bridge harness", "network namespaces")
 }
 
 /// `n` hosts (topology hosts 0..n of the k=4 fat-tree) on one bridge.

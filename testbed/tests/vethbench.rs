@@ -15,12 +15,7 @@ const SLACK: u64 = 16;
 
 #[test]
 fn every_available_forwarder_forwards_and_is_counted() {
-    if !canopy_testbed::os::sys::is_root() {
-        eprintln!("SKIP vethbench: needs root (network namespaces and veths)");
-        return;
-    }
-    if which("ip").is_none() {
-        eprintln!("SKIP vethbench: `ip` (iproute2) not installed");
+    if !canopy_test_utils::netns_or_skip("vethbench", "network namespaces and veths") {
         return;
     }
     let prefix = format!("cvb{}-t", std::process::id());

@@ -3,8 +3,8 @@
 //! full speed → port A → a forward loop → port B → a sink namespace), over [`RawPort`].
 #![allow(dead_code)] // each test binary uses a subset
 
-use super::frames::udp_frame;
-use super::netns::Netns;
+use super::frames::{frame, udp_frame};
+use super::netns::{in_ns, Netns, Raw};
 use super::sys::{pin_to_cpu, thread_cpu_ns};
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::AfXdpPort;
@@ -21,6 +21,10 @@ pub trait RawPort: Send + 'static {
     fn tx(&mut self, frame: &[u8]) -> bool;
     /// Hand the queued frames to the kernel (errors count as nothing sent).
     fn flush(&mut self);
+    /// Hand the queued frames to the kernel, or the error.
+    fn try_flush(&mut self) -> anyhow::Result<()>;
+    /// Frames queued and not yet handed to the kernel.
+    fn pending(&self) -> usize;
     /// Wait up to `ms` for frames.
     fn wait(&self, ms: i32);
 }
@@ -36,6 +40,12 @@ macro_rules! raw_port {
             }
             fn flush(&mut self) {
                 let _ = self.tx_flush();
+            }
+            fn try_flush(&mut self) -> anyhow::Result<()> {
+                Ok(self.tx_flush()?)
+            }
+            fn pending(&self) -> usize {
+                self.tx_pending()
             }
             fn wait(&self, ms: i32) {
                 self.wait_readable(ms);
@@ -107,8 +117,9 @@ pub struct Forward<P> {
     pub wall: Duration,
     /// CPU time of the forward loop, ns.
     pub cpu: u64,
-    /// What arrived at the sink (the kernel's counter).
+    /// What arrived at the sink (the kernel's counter), and its interface.
     pub delivered: u64,
+    pub sink: String,
     pub pa: P,
     pub pb: P,
 }
@@ -120,6 +131,28 @@ impl<P> Forward<P> {
     pub fn forwarded(&self) -> u64 {
         self.moved - self.refused
     }
+    /// Print the measurement: `MEASURE <what>: ...`, with what the backend says of port
+    /// A's kernel losses (`a_lost`), port B's frames sent (`b_tx`) and anything more.
+    pub fn print(&self, what: &str, a_lost: &str, b_tx: u64, more: &str) {
+        println!(
+            "MEASURE {what}: {} s; sender queued {} ({:.0} pps, ring-full {}); \
+             A rx {} ({:.0} pps), {a_lost}; B tx {b_tx} refused {}; forwarded {:.0} pps; \
+             {} received {}; forwarder CPU {:.2} s = {:.0} ns/pkt{more}",
+            self.secs,
+            self.sent,
+            self.per_sec(self.sent),
+            self.full,
+            self.moved,
+            self.per_sec(self.moved),
+            self.refused,
+            self.per_sec(self.forwarded()),
+            self.sink,
+            self.delivered,
+            self.cpu as f64 / 1e9,
+            self.cpu as f64 / self.forwarded().max(1) as f64,
+        );
+    }
+
     /// The measurement's checks: something moved, and all it forwarded arrived (the
     /// sink also gets the kernel's own frames, IPv6 ND/MLD, so at least that many).
     pub fn check(&self) {
@@ -193,7 +226,66 @@ pub fn measure_forward<P: RawPort>(
         wall,
         cpu,
         delivered: rx_packets(ns.name(2), sink),
+        sink: sink.to_string(),
         pa,
         pb,
     }
+}
+
+/// The forward-loop measurement on veths: namespaces S, F, D of `ns`, veth `ifs[0]` (S)
+/// ↔ `ifs[1]` (F, port A) and `ifs[2]` (F, port B) ↔ `ifs[3]` (D, the sink); `open`
+/// opens a port on an interface inside the namespace it is in.
+pub fn measure_on_veths<P: RawPort>(
+    ns: &Netns,
+    ifs: [&'static str; 4],
+    open: fn(&str) -> P,
+) -> Forward<P> {
+    ns.veth(0, ifs[0], 1, ifs[1]);
+    ns.veth(1, ifs[2], 2, ifs[3]);
+    let sender = in_ns(ns.name(0), move || open(ifs[0]));
+    let pa = in_ns(ns.name(1), move || open(ifs[1]));
+    let pb = in_ns(ns.name(1), move || open(ifs[2]));
+    measure_forward(ns, ifs[3], sender, pa, pb)
+}
+
+/// 200 frames of lengths 60 to 1514 bytes sent by `raw` (on the port's peer) reach
+/// `port` exactly and in order, in bursts of at most 32 (some full); then nothing more.
+/// `keep` picks the test frames out of what arrives.
+pub fn rx_exact(tag: &str, port: &mut impl RawPort, raw: &Raw, keep: fn(&[u8]) -> bool) {
+    let sent: Vec<Vec<u8>> = (0..200u32)
+        .map(|i| frame(i, 60 + (i as usize * 37) % 1455))
+        .collect();
+    for f in &sent {
+        raw.send(f);
+    }
+    let mut bursts = vec![];
+    let got = recv_n(port, sent.len(), Duration::from_secs(5), &mut bursts, keep);
+    assert_eq!(got.len(), sent.len(), "{tag}");
+    assert_eq!(got, sent, "{tag}: bytes and order preserved");
+    assert!(bursts.iter().all(|&b| b <= 32), "{tag}");
+    assert!(bursts.contains(&32), "{tag}: bursts {bursts:?}");
+    // Nothing more: the ring is empty and hands nothing back.
+    let more = recv_n(port, 1, Duration::from_millis(50), &mut bursts, keep);
+    assert_eq!(more.len(), 0, "{tag}");
+}
+
+/// `bursts` bursts of `per` frames of lengths 60 to 1514 bytes, each queued on `port`
+/// (accepted, pending until the flush) and flushed, reach `raw` (on the port's peer)
+/// exactly and in order.
+pub fn tx_exact(tag: &str, port: &mut impl RawPort, raw: &Raw, bursts: u32, per: u32) {
+    let mut sent = vec![];
+    for burst in 0..bursts {
+        for i in 0..per {
+            let f = frame(burst * per + i, 60 + (i as usize * 45) % 1455);
+            assert!(port.tx(&f), "{tag}: frame {i} of burst {burst} refused");
+            sent.push(f);
+        }
+        assert_eq!(port.pending(), per as usize, "{tag}");
+        port.try_flush()
+            .unwrap_or_else(|e| panic!("{tag}: flush: {e}"));
+        assert_eq!(port.pending(), 0, "{tag}");
+    }
+    let got = raw.recv_n(sent.len(), Duration::from_secs(5));
+    assert_eq!(got.len(), sent.len(), "{tag}");
+    assert_eq!(got, sent, "{tag}: bytes and order preserved");
 }

@@ -50,6 +50,21 @@ pub fn udp_frame(seq: u32, sport: u16) -> Vec<u8> {
     f
 }
 
+/// Frames with VLAN tags as they are on the wire, between two untagged ones: 802.1Q and
+/// 802.1ad outer tags, a priority/DEI/VID 0 tag, stacked tags and three of them.
+pub fn vlan_frames() -> Vec<Vec<u8>> {
+    vec![
+        frame(0, 60),
+        tagged(1, 60, &[(0x8100, 0x0064)]),
+        tagged(2, 1400, &[(0x8100, 0xe00a)]),
+        tagged(3, 64, &[(0x8100, 0x0000)]),
+        tagged(4, 64, &[(0x88a8, 0x0123)]),
+        tagged(5, 80, &[(0x88a8, 0x0fff), (0x8100, 0x2005)]),
+        tagged(6, 90, &[(0x8100, 1), (0x8100, 2), (0x8100, 3)]),
+        frame(7, 61),
+    ]
+}
+
 pub const MAGIC: &[u8; 4] = b"CNPY";
 
 /// Payload of the engine tests' frames: magic and sequence number.

@@ -1,80 +1,14 @@
-//! Network-namespace helpers shared by the root-only netns tests: namespaces with a
-//! Drop guard, veths created inside them, running code inside a namespace, and a plain
-//! `AF_PACKET` socket as the independent sender/receiver.
+//! Network-namespace helpers shared by the root-only netns tests: the skip, the test
+//! namespaces of `canopy-test-utils`, and a plain `AF_PACKET` socket as the independent
+//! sender/receiver.
 #![allow(dead_code)] // each test binary uses a subset
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+pub use canopy_test_utils::netns::{in_ns, ip, Netns};
+
 pub const ETHERTYPE: u16 = 0x88b5; // IEEE local experimental: never sent by the kernel itself.
-
-/// Root and `ip` present; otherwise say why the test is skipped.
-pub fn can_run() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!(
-            "SKIP {}: needs root (network namespaces and veths)",
-            env!("CARGO_CRATE_NAME")
-        );
-        return false;
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!(
-            "SKIP {}: `ip` (iproute2) not installed",
-            env!("CARGO_CRATE_NAME")
-        );
-        return false;
-    }
-    true
-}
-
-pub fn ip(args: &[&str]) {
-    if let Err(e) = canopy_testbed::netns::ip(args) {
-        panic!("{e}");
-    }
-}
-
-/// Namespaces of one test; deleted on drop. A thin wrapper over the testbed's
-/// [`canopy_testbed::netns::Netns`] (one implementation of namespace handling for the
-/// tests, the bench and the testbed): IPv6 is off and loopback up in each.
-pub struct Netns {
-    inner: canopy_testbed::netns::Netns,
-}
-
-impl Netns {
-    /// Namespaces `canopy-t<pid>-<test>-<suffix>`.
-    pub fn new(test: &str, suffixes: &[&str]) -> Netns {
-        Self::with_prefix(&format!("canopy-t{}-{test}", std::process::id()), suffixes)
-    }
-
-    /// Namespaces `canopy-<helper>-<pid>-<test>-<suffix>`.
-    pub fn for_helper(helper: &str, test: &str, suffixes: &[&str]) -> Netns {
-        let prefix = format!("canopy-{helper}-{}-{test}", std::process::id());
-        Self::with_prefix(&prefix, suffixes)
-    }
-
-    /// Namespaces `<prefix>-<suffix>`.
-    pub fn with_prefix(prefix: &str, suffixes: &[&str]) -> Netns {
-        let inner = canopy_testbed::netns::Netns::create(prefix, suffixes)
-            .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"));
-        Netns { inner }
-    }
-    pub fn name(&self, i: usize) -> &str {
-        self.inner.name(i)
-    }
-    /// veth `a` in namespace `na`, peer `b` in namespace `nb`, offloads off when
-    /// `ethtool` exists, both up and operationally up (carrier published).
-    pub fn veth(&self, na: usize, a: &str, nb: usize, b: &str) {
-        canopy_testbed::netns::veth(self.name(na), a, self.name(nb), b)
-            .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
-    }
-}
-
-/// Run `f` on a thread that has entered namespace `ns`; sockets it creates belong there.
-pub fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    canopy_testbed::netns::in_ns(ns, f).unwrap_or_else(|e| panic!("in namespace {ns}: {e}"))
-}
 
 /// A plain AF_PACKET/SOCK_RAW socket (no rings): the independent sender/receiver.
 pub struct Raw {

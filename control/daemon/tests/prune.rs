@@ -147,24 +147,23 @@ fn connected(t: &Topology, h: &Health) -> Vec<Vec<bool>> {
 
 /// The walk is delivered to its destination (generic checks) and never enters a dead
 /// switch or leaves by a dead port.
-fn clean(faults: &Faults, h: &Health, w: &Walk) -> Result<(), String> {
+fn clean(faults: &Faults, h: &Health, w: &Walk) -> anyhow::Result<()> {
     for hop in &w.hops {
         if faults.dead_switches.contains(&hop.switch) {
-            return Err(format!(
-                "h{}→h{}: enters dead switch {}",
-                w.src, w.dst, hop.switch
-            ));
+            anyhow::bail!("h{}→h{}: enters dead switch {}", w.src, w.dst, hop.switch);
         }
         if let Some(e) = hop.egress {
             if h.port_dead(hop.switch, e) {
-                return Err(format!(
+                anyhow::bail!(
                     "h{}→h{}: leaves switch {} by dead port {e}",
-                    w.src, w.dst, hop.switch
-                ));
+                    w.src,
+                    w.dst,
+                    hop.switch
+                );
             }
         }
     }
-    w.check().map_err(|e| e.to_string())
+    Ok(w.check()?)
 }
 
 /// Leaf switches of a host.
@@ -339,33 +338,33 @@ fn fat_tree_k4_single_faults_deliver_and_without_pruning_lose_walks() {
     );
 }
 
-#[test]
-fn fat_tree_k4_fault_classes_with_and_without_pruning() {
-    let t = build_str("fat-tree:k=4").unwrap();
+/// The single faults of a three-level fat tree by class: every edge-agg link, every
+/// agg-core link, every agg switch, every core switch.
+fn fault_classes(t: &Topology) -> Vec<(&'static str, Vec<Faults>)> {
     let by = |lv: u16| -> Vec<Faults> {
         (0..t.switches.len() as u32)
-            .filter(|&s| level(&t, s) == lv)
+            .filter(|&s| level(t, s) == lv)
             .map(switch_fault)
             .collect()
     };
-    let classes: Vec<(&str, Vec<Faults>)> = vec![
+    vec![
         (
             "edge-agg link",
-            links_between(&t, 1, 2)
-                .into_iter()
-                .map(link_fault)
-                .collect(),
+            links_between(t, 1, 2).into_iter().map(link_fault).collect(),
         ),
         (
             "agg-core link",
-            links_between(&t, 2, 3)
-                .into_iter()
-                .map(link_fault)
-                .collect(),
+            links_between(t, 2, 3).into_iter().map(link_fault).collect(),
         ),
         ("dead agg", by(2)),
         ("dead core", by(3)),
-    ];
+    ]
+}
+
+#[test]
+fn fat_tree_k4_fault_classes_with_and_without_pruning() {
+    let t = build_str("fat-tree:k=4").unwrap();
+    let classes = fault_classes(&t);
     for (what, f) in classes {
         let with = run("fat-tree:k=4", &f, None, 4, true);
         let without = run("fat-tree:k=4", &f, None, 4, false);
@@ -487,7 +486,7 @@ fn path_id_sources_can_fail_over_to_a_live_path() {
                         }
                         Err(e) => {
                             assert!(
-                                e.contains("dead"),
+                                e.to_string().contains("dead"),
                                 "{f:?} choice {c}: lost without touching a dead port: {e}"
                             );
                             dead_n += 1;
@@ -557,30 +556,7 @@ fn capacity(k: u32) -> Vec<(&'static str, usize, usize)> {
     let spec = format!("fat-tree:k={k}");
     let t = build_str(&spec).unwrap();
     let base = kinds::tables(&t, Kind::Sliced).unwrap();
-    let by = |lv: u16| -> Vec<Faults> {
-        (0..t.switches.len() as u32)
-            .filter(|&s| level(&t, s) == lv)
-            .map(switch_fault)
-            .collect()
-    };
-    let classes: Vec<(&'static str, Vec<Faults>)> = vec![
-        (
-            "edge-agg link",
-            links_between(&t, 1, 2)
-                .into_iter()
-                .map(link_fault)
-                .collect(),
-        ),
-        (
-            "agg-core link",
-            links_between(&t, 2, 3)
-                .into_iter()
-                .map(link_fault)
-                .collect(),
-        ),
-        ("dead agg", by(2)),
-        ("dead core", by(3)),
-    ];
+    let classes = fault_classes(&t);
     // edge up ports: the capacity that carries traffic out of a leaf
     let edge_up: usize = t
         .switches

@@ -12,7 +12,7 @@ use crate::p4_common::tables;
 use crate::synth::synth_all;
 
 pub(crate) fn canopyctl(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_canopyctl"))
+    Command::new(canopy_test_utils::bin("canopyctl"))
         .args(args)
         .output()
         .unwrap()

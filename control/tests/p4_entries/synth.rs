@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use canopy_control::p4::tna;
+use canopy_control::p4::tna::{self, TnaOp};
 use canopy_control::p4::{self, Op};
 use serde_json::{json, Value};
 
@@ -81,8 +81,8 @@ fn synth_p4info(ops: &[Op]) -> Value {
     })
 }
 
-/// The v1model and the TNA entries of every switch of SPECS.
-pub(crate) fn all_ops() -> (Vec<Op>, Vec<tna::TnaOp>) {
+/// The bmv2 and the Tofino entries of every switch of SPECS.
+pub(crate) fn every_entry() -> (Vec<Op>, Vec<TnaOp>) {
     let mut ops = Vec::new();
     let mut tna_ops = Vec::new();
     for &(spec, kind, mode) in SPECS {
@@ -96,7 +96,7 @@ pub(crate) fn all_ops() -> (Vec<Op>, Vec<tna::TnaOp>) {
 
 /// The made-up P4Info of every switch of SPECS.
 pub(crate) fn synth_all() -> (Value, p4::P4Info) {
-    let (ops, _) = all_ops();
+    let (ops, _) = every_entry();
     let v = synth_p4info(&ops);
     let info = p4::P4Info::from_json(&v.to_string(), "synth").unwrap();
     (v, info)

@@ -136,16 +136,16 @@ impl Rig {
 /// given text, on a connection that stays open.
 fn bad_lines(f: &Fabric) -> Vec<(Vec<u8>, String)> {
     let t = |s: &str| s.as_bytes().to_vec();
-    let mut three = f.edge_tables().clone();
+    let mut three = f.tables.clone();
     three.ports.pop();
-    let mut dangling = f.edge_tables().clone();
+    let mut dangling = f.tables.clone();
     assert!(
         !dangling.groups.is_empty(),
         "the edge switch has an up group"
     );
     dangling.groups.last_mut().unwrap().push(7);
     // valid tables the switch would accept, but in a request with an extra field
-    let flat = kinds::sliced::tables_mode(&f.topo, Mode::Flat).unwrap()[f.edge].clone();
+    let flat = kinds::sliced::tables_mode(&f.topo, Mode::Flat).unwrap()[f.sw].clone();
     // well-formed requests the switch refuses for what they ask
     let req = |r: Request| serde_json::to_vec(&r).unwrap();
     let inject = |port: u16, frame: &str| {

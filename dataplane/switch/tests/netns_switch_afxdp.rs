@@ -7,26 +7,23 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::port::afxdp::{AfXdpConfig, AfXdpPort, XdpMode};
 use canopy_dataplane::wire::Kind;
 use canopy_proto::mgmt::Request;
 use common::*;
-use std::os::fd::AsRawFd;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Four AF_XDP ports (two native copy, one generic, one native with smaller rings):
 /// `health` reports each port's mode, frames reach the right host ports, the counters
 /// conserve and carry the AF_XDP backend counters by name.
 #[test]
 fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
-    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     let ns = four_port_netns("axd", "sw", "axs", "axe0");
     let dir = Dir::new("afxdp");
-    let cfg = netns_config(
+    let sw = start_in_ns(
+        &ns,
         &dir,
         true,
         "",
@@ -37,7 +34,6 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
             "backend = \"afxdp\"\ninterface = \"axs3\"\nqueue = 0\nrx_ring = 512\ntx_ring = 256\nfill_ring = 1024\ncompletion_ring = 256\nframe_size = 4096",
         ],
     );
-    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
     let h = sw.ok(&Request::Health {});
     let backends: Vec<&str> = (0..4)
         .map(|i| h["ports"][i]["backend"].as_str().unwrap())
@@ -49,7 +45,7 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
     );
     assert!(sw.log().contains("afxdp port open"), "{}", sw.log());
 
-    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "axe0")).collect();
+    let mut hp = host_ports(&ns, "axe0");
     let f = Fabric::new(Kind::Sliced);
     let t = Duration::from_secs(5);
     let forwarded = forward_cases(&mut hp, &f, &edge_cases(&f, ""), 10, t);
@@ -57,18 +53,15 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
     assert_eq!(c["tx_packets"].as_u64().unwrap(), forwarded, "{c}");
     assert_eq!(c["rx_packets"].as_u64().unwrap(), forwarded, "{c}");
     assert_eq!(c["dropped"].as_u64().unwrap(), 0, "{c}");
-    for p in c["ports"].as_array().unwrap() {
-        let b = &p["backend"];
-        for name in [
+    assert_no_backend_drops(
+        &c,
+        &[
             "tx_ring_full",
             "rx_no_buffer",
             "xdp_rx_dropped",
             "xdp_rx_ring_full",
-        ] {
-            assert_eq!(b["drops"][name].as_u64(), Some(0), "{name}: {c}");
-        }
-        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
-    }
+        ],
+    );
     let (status, _) = sw.terminate();
     assert!(status.success(), "{status}");
     // the switch detached its XDP programs when it exited
@@ -85,10 +78,8 @@ fn switch_on_afxdp_ports_forwards_and_reports_the_mode() {
 /// are forwarded, and the engine counts them all at the port.
 #[test]
 fn switch_port_with_two_queues_receives_on_both() {
-    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
-    let ns = netns("axd", "swmq", &["sw", "h0", "h1", "h2", "h3"]);
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
+    let ns = Netns::tagged("axd", "swmq", &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
         let (a, b) = (format!("axs{i}"), "axe0");
         let q = if i == 0 { "2" } else { "1" };
@@ -130,26 +121,18 @@ fn switch_port_with_two_queues_receives_on_both() {
         canopy_testbed::netns::wait_up(ns.name(i + 1), b, Duration::from_secs(5)).unwrap();
     }
     let dir = Dir::new("afxdpmq");
-    let cfg = netns_config(
-        &dir,
-        true,
-        "",
-        &[
-            "backend = \"afxdp\"\ninterface = \"axs0\"\nqueues = 2",
-            "backend = \"afxdp\"\ninterface = \"axs1\"",
-            "backend = \"afxdp\"\ninterface = \"axs2\"",
-            "backend = \"afxdp\"\ninterface = \"axs3\"",
-        ],
-    );
-    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
+    let ports: Vec<String> = (0..4)
+        .map(|i| {
+            let queues = if i == 0 { "\nqueues = 2" } else { "" };
+            format!("backend = \"afxdp\"\ninterface = \"axs{i}\"{queues}")
+        })
+        .collect();
+    let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+    let sw = start_in_ns(&ns, &dir, true, "", &ports);
     // the host sends with AF_XDP on its queues 0 and 1: veth delivers each to the
     // switch's RX queue of the same number
     let host = |queue: u32| {
-        let path = format!("/run/netns/{}", ns.name(1));
-        std::thread::spawn(move || {
-            let f = std::fs::File::open(&path).unwrap();
-            // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-            assert_eq!(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) }, 0);
+        in_ns(ns.name(1), move || {
             AfXdpPort::open(
                 "axe0",
                 AfXdpConfig {
@@ -160,8 +143,6 @@ fn switch_port_with_two_queues_receives_on_both() {
             )
             .expect("host AF_XDP port")
         })
-        .join()
-        .unwrap()
     };
     let mut hq = [host(0), host(1)];
     let mut rx1 = host_port(ns.name(2), "axe0");
@@ -178,17 +159,10 @@ fn switch_port_with_two_queues_receives_on_both() {
     }
     let got = recv(&mut rx1, 40, Duration::from_secs(5));
     assert_eq!(got, vec![want; 40]);
-    // the two workers publish their counters on their own schedule
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let c = loop {
-        let c = sw.counters();
-        let done = c["ports"][0]["rx_packets"].as_u64() >= Some(40)
-            && c["ports"][1]["tx_packets"].as_u64() >= Some(40);
-        if done || Instant::now() > deadline {
-            break c;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let c = counters_when(&sw, Duration::from_secs(5), |c| {
+        c["ports"][0]["rx_packets"].as_u64() >= Some(40)
+            && c["ports"][1]["tx_packets"].as_u64() >= Some(40)
+    });
     assert_eq!(c["ports"][0]["rx_packets"].as_u64(), Some(40), "{c}");
     assert_eq!(c["ports"][1]["tx_packets"].as_u64(), Some(40), "{c}");
     let (status, _) = sw.terminate();
@@ -200,11 +174,9 @@ fn switch_port_with_two_queues_receives_on_both() {
 /// interface and the fix; nothing crashes.
 #[test]
 fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
-    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
-    let ns = netns("axd", "swbad", &["sw", "h0"]);
-    canopy_testbed::netns::veth(ns.name(0), "axs0", ns.name(1), "axe0").unwrap();
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
+    let ns = Netns::tagged("axd", "swbad", &["sw", "h0"]);
+    ns.veth(0, "axs0", 1, "axe0");
     for (second, want) in [
         (
             "backend = \"afxdp\"\ninterface = \"axgone\"",
@@ -228,24 +200,8 @@ fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
     ] {
         let dir = Dir::new("afxdpbad");
         // tables-less switch: any number of ports
-        let mut cfg = format!(
-            "[management]\nsocket = \"{}\"\n\n[[port]]\nbackend = \"mem\"\n",
-            dir.path("switch.sock").display()
-        );
-        cfg += &format!("\n[[port]]\n{second}\n");
-        let path = dir.path("switch.toml");
-        std::fs::write(&path, &cfg).unwrap();
-        let out = Command::new("ip")
-            .args(["netns", "exec", ns.name(0), BIN, "run", "--config"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{err}");
-        assert_ne!(out.status.code(), None, "killed by a signal: {err}");
-        for w in want {
-            assert!(err.contains(w), "{w:?} not in: {err}");
-        }
+        let cfg = netns_config(&dir, false, "", &["backend = \"mem\"", second]);
+        start_fails_naming(ns.name(0), &[], &dir, &cfg, &want);
     }
 }
 
@@ -253,48 +209,45 @@ fn switch_with_a_bad_afxdp_port_fails_at_start_naming_port_and_fix() {
 /// the kernel refuses `XDP_UMEM_REG`, and the switch must say so with the fix.
 #[test]
 fn switch_under_a_small_memlock_limit_names_the_limit_and_the_fix() {
-    if !netns_can_run("netns_switch_afxdp", "network namespaces, veths, XDP") {
-        return;
-    }
+    canopy_test_utils::netns_or_return!("netns_switch_afxdp", "network namespaces, veths, XDP");
     for tool in ["setpriv", "prlimit"] {
         if Command::new(tool).arg("--version").output().is_err() {
             eprintln!("SKIP: `{tool}` (util-linux) is not installed");
             return;
         }
     }
-    let ns = netns("axd", "swmlk", &["sw", "h0"]);
-    canopy_testbed::netns::veth(ns.name(0), "axm0", ns.name(1), "axn0").unwrap();
+    let ns = Netns::tagged("axd", "swmlk", &["sw", "h0"]);
+    ns.veth(0, "axm0", 1, "axn0");
     let dir = Dir::new("afxdpmlk");
-    let cfg = format!(
-        "[management]\nsocket = \"{}\"\n\n[[port]]\nbackend = \"mem\"\n\n[[port]]\nbackend = \"afxdp\"\ninterface = \"axm0\"\nmode = \"skb\"\n",
-        dir.path("switch.sock").display()
+    let cfg = netns_config(
+        &dir,
+        false,
+        "",
+        &[
+            "backend = \"mem\"",
+            "backend = \"afxdp\"\ninterface = \"axm0\"\nmode = \"skb\"",
+        ],
     );
-    let path = dir.path("switch.toml");
-    std::fs::write(&path, &cfg).unwrap();
     // without CAP_IPC_LOCK (also out of the bounding set, so root loses it at exec) and
     // with 64 KiB of locked memory, far less than the port's UMEM
-    let out = Command::new("ip")
-        .args(["netns", "exec", ns.name(0)])
-        .args([
+    start_fails_naming(
+        ns.name(0),
+        &[
             "setpriv",
             "--inh-caps=-ipc_lock",
             "--bounding-set=-ipc_lock",
-        ])
-        .args(["prlimit", "--memlock=65536", BIN, "run", "--config"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert_ne!(out.status.code(), None, "killed by a signal: {err}");
-    for w in [
-        "port[1]",
-        "axm0",
-        "XDP_UMEM_REG",
-        "RLIMIT_MEMLOCK",
-        "LimitMEMLOCK",
-        "CAP_IPC_LOCK",
-    ] {
-        assert!(err.contains(w), "{w:?} not in: {err}");
-    }
+            "prlimit",
+            "--memlock=65536",
+        ],
+        &dir,
+        &cfg,
+        &[
+            "port[1]",
+            "axm0",
+            "XDP_UMEM_REG",
+            "RLIMIT_MEMLOCK",
+            "LimitMEMLOCK",
+            "CAP_IPC_LOCK",
+        ],
+    );
 }

@@ -14,7 +14,6 @@
 
 mod common;
 
-use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::Kind;
 use canopy_proto::mgmt::Request;
 use common::*;
@@ -39,7 +38,7 @@ fn can_run(test: &str) -> bool {
         );
         return false;
     }
-    if !netns_can_run(test, "network namespaces, veths, AF_PACKET") {
+    if !netns_or_skip(test, "network namespaces, veths, AF_PACKET") {
         return false;
     }
     if hugepages_free() < 64 {
@@ -100,7 +99,7 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     }
     assert!(sw.log().contains("dpdk port open"), "{}", sw.log());
 
-    let mut hp: Vec<AfPacketPort> = (0..4).map(|i| host_port(ns.name(i + 1), "dpe0")).collect();
+    let mut hp = host_ports(&ns, "dpe0");
     let f = Fabric::new(Kind::Sliced);
     let t = Duration::from_secs(5);
     let cases = edge_cases(&f, " through dpdk");
@@ -133,9 +132,9 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
     // the backend counters, by name, after the workers' upkeep published them
     std::thread::sleep(Duration::from_millis(300));
     let c = sw.counters();
-    for (i, p) in c["ports"].as_array().unwrap().iter().enumerate() {
-        let b = &p["backend"];
-        for name in [
+    assert_no_backend_drops(
+        &c,
+        &[
             "tx_ring_full",
             "tx_no_mbuf",
             "oversize",
@@ -146,11 +145,8 @@ fn switch_on_dpdk_ports_forwards_both_ways() {
             "dpdk_ierrors",
             "dpdk_rx_nombuf",
             "dpdk_oerrors",
-        ] {
-            assert_eq!(b["drops"][name].as_u64(), Some(0), "port {i} {name}: {c}");
-        }
-        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
-    }
+        ],
+    );
     let pid = sw.pid();
     let (status, _) = sw.terminate();
     assert!(status.success(), "{status}");
@@ -168,8 +164,8 @@ fn switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix() {
     if !can_run("switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix") {
         return;
     }
-    let ns = netns("dpk", "bad", &["sw", "h0"]);
-    canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
+    let ns = Netns::tagged("dpk", "bad", &["sw", "h0"]);
+    ns.veth(0, "dps0", 1, "dpe0");
     let good = vdev(0, "dps0", "");
     let cases: Vec<(Vec<String>, &str, Vec<&str>)> = vec![
         (
@@ -217,19 +213,7 @@ fn switch_with_a_bad_dpdk_port_fails_at_start_naming_port_and_fix() {
     for (eal, second, want) in cases {
         let dir = Dir::new("dpdkbad");
         let cfg = config(&dir, false, &eal, &["backend = \"mem\"", second]);
-        let path = dir.path("switch.toml");
-        std::fs::write(&path, &cfg).unwrap();
-        let out = Command::new("ip")
-            .args(["netns", "exec", ns.name(0), BIN, "run", "--config"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{err}");
-        assert_ne!(out.status.code(), None, "killed by a signal: {err}");
-        for w in want {
-            assert!(err.contains(w), "{w:?} not in: {err}");
-        }
+        start_fails_naming(ns.name(0), &[], &dir, &cfg, &want);
     }
 }
 
@@ -248,8 +232,8 @@ fn switch_without_free_hugepages_fails_naming_port_and_fix() {
         );
         return;
     }
-    let ns = netns("dpk", "nohp", &["sw", "h0"]);
-    canopy_testbed::netns::veth(ns.name(0), "dps0", ns.name(1), "dpe0").unwrap();
+    let ns = Netns::tagged("dpk", "nohp", &["sw", "h0"]);
+    ns.veth(0, "dps0", 1, "dpe0");
     let dir = Dir::new("dpdknohp");
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
     let fake: String = meminfo
@@ -278,8 +262,9 @@ fn switch_without_free_hugepages_fails_naming_port_and_fix() {
         let path = dir.path("switch.toml");
         std::fs::write(&path, &cfg).unwrap();
         let script = format!(
-            "mount --bind {} /proc/meminfo && exec timeout -s INT 3 {BIN} run --config {}",
+            "mount --bind {} /proc/meminfo && exec timeout -s INT 3 {} run --config {}",
             fake_path.display(),
+            switch_bin().display(),
             path.display()
         );
         Command::new("ip")

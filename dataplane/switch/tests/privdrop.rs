@@ -33,11 +33,6 @@ use std::time::{Duration, Instant};
 const NOBODY: u32 = 65534;
 const CAP_NET_RAW: u64 = 1 << 13;
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 fn nobody_exists() -> bool {
     Command::new("getent")
         .args(["passwd", "nobody"])
@@ -167,14 +162,14 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
         eprintln!("SKIP mem_switch_runs_as_nobody: no user nobody (65534)");
         return;
     }
-    let dir = if is_root() {
+    let dir = if canopy_test_utils::is_root() {
         nobody_dir("hdn-memnobody")
     } else {
         Dir::new("hdn-memnobody")
     };
     let cfg =
         mem_config(&dir, 4, true, "").replacen("[switch]\n", "[switch]\nuser = \"nobody\"\n", 1);
-    if !is_root() {
+    if !canopy_test_utils::is_root() {
         // not root: cannot become nobody, and says so
         let p = dir.path("switch.toml");
         std::fs::write(&p, &cfg).unwrap();
@@ -198,7 +193,7 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     sw.inject(0, &[fr]);
     sw.settle();
     assert_eq!(sw.capture(1), vec![want]);
-    sw.ok(&replace_tables(f.edge_tables()));
+    sw.ok(&replace_tables(&f.tables));
     assert!(sw.log().contains("privileges dropped"), "{}", sw.log());
     let sock = sw.socket.clone();
     let (st, _) = sw.terminate();
@@ -258,12 +253,10 @@ const AFXDP_CAPS: u64 = 1 << 12 | 1 << 13 | 1 << 14 | 1 << 39;
 /// The rig: a switch as nobody with four `backend` ports (`afpacket` or `afxdp`),
 /// `reopen_caps` as given.
 fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
-    if !is_root() {
-        eprintln!("SKIP privdrop {tag}: needs root (network namespaces, veths, setuid)");
-        return;
-    }
-    if Command::new("ip").arg("-V").output().is_err() || !nobody_exists() {
-        eprintln!("SKIP privdrop {tag}: needs `ip` (iproute2) and the user nobody (65534)");
+    let test = format!("privdrop {tag}");
+    canopy_test_utils::netns_or_return!(&test, "network namespaces, veths, setuid");
+    if !nobody_exists() {
+        eprintln!("SKIP {test}: needs the user nobody (65534)");
         return;
     }
     let ns = four_port_netns("hdn-", tag, "s", "e0");
@@ -300,14 +293,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
             cfg += "fanout = 60\n";
         }
     }
-    let sw_ns = ns.name(0).to_string();
-    let sw = Switch::start_with(&dir, &cfg, move |c| {
-        let mut w = Command::new("ip");
-        w.args(["netns", "exec", &sw_ns])
-            .arg(c.get_program())
-            .args(c.get_args());
-        w
-    });
+    let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));
     let caps = match (reopen_caps, backend) {
         (false, _) | (_, "dpdk") => 0,
         (true, "afpacket") => CAP_NET_RAW,
@@ -334,7 +320,7 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     assert_eq!(send_recv(&mut p1, &mut p0, &back, t), vec![want_back]);
 
     // management: the socket, the ctl command, a table replacement
-    sw.ok(&replace_tables(f.edge_tables()));
+    sw.ok(&replace_tables(&f.tables));
     let (st, out, err) = run_bin(&["ctl", "--socket", sw.socket.to_str().unwrap(), "health"]);
     assert!(st.success(), "{err}");
     let name1 = if backend == "dpdk" {
@@ -354,9 +340,9 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
     }
 
     // a flap: down and up, same ifindex, no re-open needed
-    ip_in(&ns, 0, &["link", "set", "s1", "down"]);
+    ns.ip(0, &["link", "set", "s1", "down"]);
     wait_for("port 1 down", t, || (!link(&sw, 1)).then_some(Value::Null));
-    ip_in(&ns, 0, &["link", "set", "s1", "up"]);
+    ns.ip(0, &["link", "set", "s1", "up"]);
     wait_for("port 1 up", t, || link(&sw, 1).then_some(Value::Null));
     canopy_testbed::netns::wait_up(ns.name(2), "e0", t).unwrap();
     assert_eq!(
@@ -368,9 +354,9 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
 
     // the interface deleted and re-created: a new ifindex, the port must re-open
     drop(p1);
-    ip_in(&ns, 0, &["link", "del", "s1"]);
+    ns.ip(0, &["link", "del", "s1"]);
     wait_for("port 1 gone", t, || (!link(&sw, 1)).then_some(Value::Null));
-    veth(&ns, 0, "s1", 2, "e0");
+    ns.veth(0, "s1", 2, "e0");
     let mut p1 = host_port(ns.name(2), "e0");
     if reopen_caps {
         let deadline = Instant::now() + Duration::from_secs(10);

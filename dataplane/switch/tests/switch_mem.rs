@@ -81,9 +81,9 @@ fn tables_are_swapped_atomically_while_frames_flow() {
     let dir = Dir::new("swap");
     let sw = Switch::start(&dir, &mem_config(&dir, 4, true, ""));
     let f = Fabric::new(Kind::Sliced);
-    let sliced = serde_json::to_value(f.edge_tables()).unwrap();
+    let sliced = serde_json::to_value(&f.tables).unwrap();
     let flat_all = kinds::sliced::tables_mode(&f.topo, Mode::Flat).unwrap();
-    let flat = serde_json::to_value(&flat_all[f.edge]).unwrap();
+    let flat = serde_json::to_value(&flat_all[f.sw]).unwrap();
     let fr = f.frame(Kind::Sliced, f.host_on(0), f.host_on(1), b"swap");
     let burst = vec![fr.clone(); 32];
 
@@ -122,7 +122,7 @@ fn tables_are_swapped_atomically_while_frames_flow() {
         std::thread::sleep(Duration::from_millis(1));
     }
     // a table for another port count is refused and changes nothing
-    let mut three = f.edge_tables().clone();
+    let mut three = f.tables.clone();
     three.ports.pop();
     let r = conn.req(&replace_tables(&three));
     assert_eq!(r["ok"], json!(false));
@@ -219,11 +219,7 @@ fn without_tables_frames_are_dropped_until_tables_are_pushed() {
     assert_eq!(drops(&c, 0, "kind_not_configured"), 5, "{c}");
     // ctl pushes the tables from a file, as canopyctl prints them
     let file = dir.path("edge.json");
-    std::fs::write(
-        &file,
-        serde_json::to_string_pretty(f.edge_tables()).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(&file, serde_json::to_string_pretty(&f.tables).unwrap()).unwrap();
     let (st, out, err) = run_bin(&[
         "ctl",
         "--socket",
@@ -311,6 +307,7 @@ fn socket_path_is_checked_before_start() {
 
 #[test]
 fn bad_configs_are_rejected_naming_the_key() {
+    // Long for its table of cases only: one (bad config, key it must name) row each.
     let dir = Dir::new("badcfg");
     let good = mem_config(&dir, 4, true, "");
     let cfg = dir.path("c.toml");

@@ -8,29 +8,18 @@ use std::process::{Command, Output};
 
 /// Whether we can run (root); prints the SKIP line otherwise.
 pub fn root_or_skip(test: &str) -> bool {
-    if canopy_testbed::os::sys::is_root() {
-        true
-    } else {
-        eprintln!("SKIP {test}: needs root (network namespaces)");
-        false
-    }
+    canopy_test_utils::root_or_skip(test, "network namespaces")
 }
 
 /// `canopy-testbed` of this build.
 pub fn testbed_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_canopy-testbed"))
+    canopy_test_utils::bin("canopy-testbed")
 }
 
 /// `canopy-switch` next to it (built by `cargo test --workspace` or `cargo build -p
 /// canopy-switch`); panics with what to do when it is missing.
 pub fn switch_bin() -> PathBuf {
-    let p = testbed_bin().parent().unwrap().join("canopy-switch");
-    assert!(
-        p.is_file(),
-        "{} is missing: build it first with `cargo build -p canopy-switch` (same profile and CARGO_TARGET_DIR), or run `cargo test --workspace`",
-        p.display()
-    );
-    p
+    canopy_test_utils::bin("canopy-switch")
 }
 
 /// A fabric under test: unique name `cfab<pid><tag>`, its own state root, cleaned up

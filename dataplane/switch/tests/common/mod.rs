@@ -1,74 +1,58 @@
-//! Helpers of the `canopy-switch` integration tests: a scratch directory, the real
-//! binary as a child process, management requests, and frames built with
-//! `canopy-control` for a k=4 fat-tree.
+//! Helpers of the `canopy-switch` integration tests: the real binary as a child
+//! process, management requests, and the frames of the k=4 fat-tree's edge switch on
+//! host ports (the scratch directory, processes, configs, namespaces and the edge
+//! switch fixture are `canopy-test-utils`'s).
 #![allow(dead_code)]
 
-use canopy_control::kinds;
-use canopy_control::oracle::host_mac;
-use canopy_control::topology::{self, Peer, Topology};
-use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::{self, Kind};
-use canopy_dataplane::{decide, Verdict};
 use canopy_proto::mgmt::Request;
+use canopy_test_utils::switch::{captured, config, inject, mem_ports};
+use canopy_test_utils::Proc;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_canopy-switch");
-pub const SPEC: &str = "fat-tree:k=4";
-pub const EDGE: &str = "edge-p0-e0";
+pub use canopy_test_utils::netns::{in_ns, Netns};
+pub use canopy_test_utils::switch::line;
+#[allow(unused_imports)] // the netns tests use it, the others do not
+pub use canopy_test_utils::{netns_or_skip, Dir};
 
-/// A scratch directory under /tmp (`tempfile`), removed on drop.
-pub struct Dir(pub tempfile::TempDir);
+pub use canopy_test_utils::switch::{EDGE, SPEC};
 
-impl Dir {
-    pub fn new(tag: &str) -> Dir {
-        Dir(tempfile::Builder::new()
-            .prefix(&format!("canopy-switchbin-{tag}-"))
-            .tempdir()
-            .expect("a scratch directory under /tmp"))
-    }
-    pub fn path(&self, f: &str) -> PathBuf {
-        self.0.path().join(f)
-    }
+/// The `canopy-switch` binary of this build.
+pub fn switch_bin() -> PathBuf {
+    canopy_test_utils::bin("canopy-switch")
 }
 
 /// A config of `ports` mem ports with the edge switch's computed sliced tables (or
 /// none), socket in `dir`, plus `extra_mgmt` lines in [management].
 pub fn mem_config(dir: &Dir, ports: usize, tables: bool, extra_mgmt: &str) -> String {
-    let mut s = String::from("[switch]\nworkers = 1\nmax_sleep_us = 200\n\n");
-    if tables {
-        s +=
-            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
-    }
-    s += &format!(
-        "[management]\nsocket = \"{}\"\n{extra_mgmt}\n",
-        dir.path("switch.sock").display()
-    );
-    for i in 0..ports {
-        s += &format!("\n[[port]]\nbackend = \"mem\"\nname = \"p{i}\"\ncapacity = 4096\n");
-    }
-    s
+    config(
+        "workers = 1\nmax_sleep_us = 200",
+        tables.then_some((SPEC, EDGE)),
+        &dir.path("switch.sock"),
+        extra_mgmt,
+        &mem_ports(ports, 4096),
+    )
 }
 
 /// The real binary running a config; killed on drop if still running.
 pub struct Switch {
-    pub child: Option<Child>,
+    pub proc: Proc,
     pub socket: PathBuf,
-    pub stderr: PathBuf,
     /// Frames injected so far (what `settle` waits to see received).
     pub injected: AtomicU64,
 }
 
 /// Run the binary with `args` to completion: (status, stdout, stderr).
 pub fn run_bin(args: &[&str]) -> (ExitStatus, String, String) {
-    let out = Command::new(BIN)
+    let out = Command::new(switch_bin())
         .args(args)
         .output()
         .expect("run canopy-switch");
@@ -89,43 +73,28 @@ impl Switch {
     pub fn start_with(dir: &Dir, config: &str, wrap: impl FnOnce(Command) -> Command) -> Switch {
         let cfg = dir.path("switch.toml");
         std::fs::write(&cfg, config).unwrap();
-        let stderr = dir.path("stderr.log");
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(switch_bin());
         cmd.args(["run", "--config", cfg.to_str().unwrap(), "--log", "debug"]);
         let mut cmd = wrap(cmd);
-        cmd.stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).unwrap());
-        let child = cmd.spawn().expect("spawn canopy-switch");
-        let mut sw = Switch {
-            child: Some(child),
-            socket: dir.path("switch.sock"),
-            stderr,
+        cmd.stdout(Stdio::piped());
+        let mut proc = Proc::spawn_cmd(cmd, dir.path("stderr.log"));
+        let socket = dir.path("switch.sock");
+        proc.wait_alive(60.0, "canopy-switch's socket appeared", || {
+            UnixStream::connect(&socket).ok()
+        });
+        Switch {
+            proc,
+            socket,
             injected: AtomicU64::new(0),
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if UnixStream::connect(&sw.socket).is_ok() {
-                break;
-            }
-            if let Some(st) = sw.child.as_mut().unwrap().try_wait().unwrap() {
-                panic!("canopy-switch exited early ({st}): {}", sw.log());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "socket never appeared: {}",
-                sw.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
-        sw
     }
 
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        self.proc.log_text()
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.as_ref().unwrap().id()
+        self.proc.pid()
     }
 
     /// One request on a fresh connection.
@@ -170,8 +139,7 @@ impl Switch {
     }
 
     pub fn inject(&self, port: u16, frames: &[Vec<u8>]) {
-        let hex: Vec<String> = frames.iter().map(hex::encode).collect();
-        let r = self.ok(&Request::Inject { port, frames: hex });
+        let r = self.ok(&inject(port, frames));
         assert_eq!(r["injected"], json!(frames.len()), "{r}");
         self.injected
             .fetch_add(frames.len() as u64, Ordering::Relaxed);
@@ -182,47 +150,12 @@ impl Switch {
             port,
             max: Some(65536),
         });
-        r["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| hex::decode(f.as_str().unwrap()).unwrap())
-            .collect()
+        captured(&r)
     }
 
     /// SIGTERM and wait: (status, stdout).
-    pub fn terminate(mut self) -> (ExitStatus, String) {
-        let mut child = self.child.take().unwrap();
-        let st = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(st.success());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(Instant::now() < deadline, "no exit after SIGTERM");
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        (status, out)
-    }
-}
-
-impl Drop for Switch {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+    pub fn terminate(self) -> (ExitStatus, String) {
+        self.proc.terminate()
     }
 }
 
@@ -274,13 +207,6 @@ impl Conn {
     }
 }
 
-/// A request as one line (JSON and the newline).
-pub fn line(r: &impl Serialize) -> Vec<u8> {
-    let mut l = serde_json::to_vec(r).expect("a request encodes");
-    l.push(b'\n');
-    l
-}
-
 /// `replace_tables` with `t`.
 pub fn replace_tables(t: &impl Serialize) -> Request {
     Request::ReplaceTables {
@@ -288,82 +214,8 @@ pub fn replace_tables(t: &impl Serialize) -> Request {
     }
 }
 
-/// The k=4 fat-tree, its sliced tables, and the edge switch's index.
-pub struct Fabric {
-    pub topo: Topology,
-    pub tables: Vec<SwitchTables>,
-    pub edge: usize,
-}
-
-impl Fabric {
-    pub fn new(kind: Kind) -> Fabric {
-        let topo = topology::build_str(SPEC).unwrap();
-        let tables = kinds::tables(&topo, kind).unwrap();
-        let edge = topo.switches.iter().position(|s| s.name == EDGE).unwrap();
-        Fabric { topo, tables, edge }
-    }
-
-    pub fn edge_tables(&self) -> &SwitchTables {
-        &self.tables[self.edge]
-    }
-
-    /// Host on port `p` of the edge switch.
-    pub fn host_on(&self, p: usize) -> u32 {
-        match self.topo.switches[self.edge].ports[p].peer {
-            Peer::Host { host, .. } => host,
-            x => panic!("port {p} leads to {x:?}"),
-        }
-    }
-
-    /// The frame host `src` sends to `dst`.
-    pub fn frame(&self, kind: Kind, src: u32, dst: u32, payload: &[u8]) -> Vec<u8> {
-        let h = kinds::header(&self.topo, kind, src, dst).unwrap();
-        wire::ethernet_frame(
-            host_mac(&self.topo, dst),
-            host_mac(&self.topo, src),
-            &h,
-            payload,
-        )
-    }
-
-    /// The frame as it reaches the edge switch (ingress port, bytes): walked from host
-    /// `src` through the model fabric with the dataplane's decisions (first port of a
-    /// group), so a frame from a far host arrives from above with its header advanced.
-    pub fn arriving(&self, frame: &[u8], src: u32) -> (u16, Vec<u8>) {
-        let mut f = frame.to_vec();
-        let (mut sw, mut port) = match self.topo.hosts[src as usize].ports[0].peer {
-            Peer::Switch { sw, port } => (sw as usize, port),
-            x => panic!("host {src} on {x:?}"),
-        };
-        for _ in 0..16 {
-            if sw == self.edge {
-                return (port, f);
-            }
-            let out = match decide(&self.tables[sw], port, &mut f) {
-                Verdict::Port(p) => p,
-                Verdict::Group(g) => self.tables[sw].group(g)[0],
-                Verdict::Drop(r) => panic!("model drops at {}: {}", sw, r.name()),
-            };
-            match self.topo.switches[sw].ports[usize::from(out)].peer {
-                Peer::Switch { sw: s, port: p } => (sw, port) = (s as usize, p),
-                x => panic!("walk left the fabric at {x:?}"),
-            }
-        }
-        panic!("frame never reached the edge switch");
-    }
-
-    /// The edge switch's decision on `frame` from `ingress`: the bytes it sends and the
-    /// ports it may send them on.
-    pub fn expect(&self, ingress: u16, frame: &[u8]) -> (Vec<u8>, Vec<u16>) {
-        let mut f = frame.to_vec();
-        let t = self.edge_tables();
-        match decide(t, ingress, &mut f) {
-            Verdict::Port(p) => (f, vec![p]),
-            Verdict::Group(g) => (f, t.group(g).to_vec()),
-            Verdict::Drop(r) => panic!("model drops: {}", r.name()),
-        }
-    }
-}
+/// The k=4 fat-tree's edge switch the tests run (`canopy-test-utils`'s fixture).
+pub type Fabric = canopy_test_utils::switch::Edge;
 
 /// Drops of `reason` at `port` in a counters response.
 pub fn drops(c: &Value, port: usize, reason: &str) -> u64 {
@@ -372,47 +224,17 @@ pub fn drops(c: &Value, port: usize, reason: &str) -> u64 {
 
 // ---- network namespaces (the netns_switch* tests) ----
 
-/// Root and `ip` (iproute2): what every namespace test needs; prints why not.
-pub fn netns_can_run(test: &str, needs: &str) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("SKIP {test}: needs root ({needs})");
-        return false;
-    }
-    if Command::new("ip").arg("-V").output().is_err() {
-        eprintln!("SKIP {test}: `ip` (iproute2) not installed");
-        return false;
-    }
-    true
-}
-
-/// Namespaces `<tag><pid>-<test>-<suffix>` (the testbed's guard: deleted on drop, also
-/// when the test fails).
-pub fn netns(tag: &str, test: &str, suffixes: &[&str]) -> canopy_testbed::netns::Netns {
-    let prefix = format!("{tag}{}-{test}", std::process::id());
-    canopy_testbed::netns::Netns::create(&prefix, suffixes)
-        .unwrap_or_else(|e| panic!("namespaces {prefix}-*: {e}"))
-}
-
 /// An AF_PACKET port (TPACKET_V2) on `ifname` inside namespace `ns`, the host side of a
 /// switch port; the socket stays in that namespace.
 pub fn host_port(ns: &str, ifname: &'static str) -> canopy_dataplane::port::afpacket::AfPacketPort {
     use canopy_dataplane::port::afpacket::{AfPacketConfig, AfPacketPort, TpacketVersion};
-    use std::os::fd::AsRawFd;
-    let path = format!("/run/netns/{ns}");
-    std::thread::spawn(move || {
-        let f = std::fs::File::open(&path).expect("open netns");
-        // SAFETY: a valid namespace fd; this changes only the calling (fresh) thread.
-        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+    in_ns(ns, move || {
         let cfg = AfPacketConfig {
             version: TpacketVersion::V2,
             ..AfPacketConfig::default()
         };
         AfPacketPort::open(ifname, cfg).expect("open host port")
     })
-    .join()
-    .expect("netns thread")
 }
 
 /// Canopy frames arriving on `p` until `n` arrived or `t` passed.
@@ -452,19 +274,14 @@ pub fn in_ns_cmd(ns: &str) -> impl FnOnce(Command) -> Command {
 /// switch tables or none (`tables = false`: any number of ports), the management socket
 /// in `dir`, then `extra` (sections of its own) and one `[[port]]` per entry of `ports`.
 pub fn netns_config(dir: &Dir, tables: bool, extra: &str, ports: &[&str]) -> String {
-    let mut cfg = String::from("[switch]\nworkers = 2\nmax_sleep_us = 200\n\n");
-    if tables {
-        cfg +=
-            &format!("[tables]\ntopology = \"{SPEC}\"\nkind = \"sliced\"\nswitch = \"{EDGE}\"\n\n");
-    }
-    cfg += &format!(
-        "[management]\nsocket = \"{}\"\n{extra}",
-        dir.path("switch.sock").display()
-    );
-    for p in ports {
-        cfg += &format!("\n[[port]]\n{p}\n");
-    }
-    cfg
+    let ports: Vec<String> = ports.iter().map(|p| p.to_string()).collect();
+    config(
+        "workers = 2\nmax_sleep_us = 200",
+        tables.then_some((SPEC, EDGE)),
+        &dir.path("switch.sock"),
+        extra,
+        &ports,
+    )
 }
 
 /// Frames to forward at the edge switch, as (ingress port, frame as it arrives there):
@@ -538,30 +355,61 @@ pub fn counters_when(sw: &Switch, t: Duration, done: impl Fn(&Value) -> bool) ->
     }
 }
 
-/// veth `a` in namespace `na` of `ns`, peer `b` in `nb`, both up and running.
-pub fn veth(ns: &canopy_testbed::netns::Netns, na: usize, a: &str, nb: usize, b: &str) {
-    canopy_testbed::netns::veth(ns.name(na), a, ns.name(nb), b)
-        .unwrap_or_else(|e| panic!("veth {a}/{b}: {e}"));
-}
-
-/// `ip -n <namespace i of ns> <args>`.
-pub fn ip_in(ns: &canopy_testbed::netns::Netns, i: usize, args: &[&str]) {
-    let mut a = vec!["-n", ns.name(i)];
-    a.extend_from_slice(args);
-    canopy_testbed::netns::ip(&a).unwrap_or_else(|e| panic!("ip {a:?}: {e}"));
-}
-
-/// The wiring of the four-port switch tests: [`netns`] `sw`, `h0`..`h3`, and veth
-/// `<sw_if><i>` in `sw` ↔ `host_if` in `h<i>` for each switch port `i`.
-pub fn four_port_netns(
-    tag: &str,
-    test: &str,
-    sw_if: &str,
-    host_if: &str,
-) -> canopy_testbed::netns::Netns {
-    let ns = netns(tag, test, &["sw", "h0", "h1", "h2", "h3"]);
+/// The wiring of the four-port switch tests: namespaces `<tag><pid>-<test>-` `sw`,
+/// `h0`..`h3`, and veth `<sw_if><i>` in `sw` ↔ `host_if` in `h<i>` for each switch port `i`.
+pub fn four_port_netns(tag: &str, test: &str, sw_if: &str, host_if: &str) -> Netns {
+    let ns = Netns::tagged(tag, test, &["sw", "h0", "h1", "h2", "h3"]);
     for i in 0..4 {
-        veth(&ns, 0, &format!("{sw_if}{i}"), i + 1, host_if);
+        ns.veth(0, &format!("{sw_if}{i}"), i + 1, host_if);
     }
     ns
+}
+
+/// [`netns_config`] started inside namespace 0 of `ns` (the switch's).
+pub fn start_in_ns(ns: &Netns, dir: &Dir, tables: bool, extra: &str, ports: &[&str]) -> Switch {
+    let cfg = netns_config(dir, tables, extra, ports);
+    Switch::start_with(dir, &cfg, in_ns_cmd(ns.name(0)))
+}
+
+/// `canopy-switch run --config <dir>/switch.toml` with `config`, inside namespace `ns`
+/// behind the command words `pre` (e.g. `prlimit ...`): the start must fail with an exit
+/// code (not a signal) and a message with each of `want` in it.
+pub fn start_fails_naming(ns: &str, pre: &[&str], dir: &Dir, config: &str, want: &[&str]) {
+    let path = dir.path("switch.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns])
+        .args(pre)
+        .arg(switch_bin())
+        .args(["run", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_ne!(out.status.code(), None, "killed by a signal: {err}");
+    for w in want {
+        assert!(err.contains(w), "{w:?} not in: {err}");
+    }
+}
+
+/// The host side of the four-port switch tests: an AF_PACKET port on `host_if` in each
+/// of `h0`..`h3` (namespaces 1 to 4 of `ns`).
+pub fn host_ports(
+    ns: &Netns,
+    host_if: &'static str,
+) -> Vec<canopy_dataplane::port::afpacket::AfPacketPort> {
+    (0..4).map(|i| host_port(ns.name(i + 1), host_if)).collect()
+}
+
+/// Every port of a counters response has its backend counters `names` and its kernel
+/// drops at zero.
+pub fn assert_no_backend_drops(c: &Value, names: &[&str]) {
+    for (i, p) in c["ports"].as_array().unwrap().iter().enumerate() {
+        let b = &p["backend"];
+        for name in names {
+            assert_eq!(b["drops"][name].as_u64(), Some(0), "port {i} {name}: {c}");
+        }
+        assert_eq!(b["kernel_drops"].as_u64(), Some(0), "{c}");
+    }
 }

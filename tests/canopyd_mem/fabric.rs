@@ -7,138 +7,28 @@
 //! panics), and the scratch directory is removed.
 #![allow(dead_code)]
 
-use canopy_control::oracle::host_mac;
 use canopy_control::topology::{Peer, Topology};
 use canopy_dataplane::table::SwitchTables;
-use canopy_dataplane::wire::{self, Kind};
-use canopy_dataplane::{decide, Verdict};
-use canopy_proto::client::Endpoint;
+use canopy_dataplane::wire::Kind;
 use canopy_proto::control::Request as ControlRequest;
 use canopy_proto::mgmt::Request;
-use serde::Serialize;
+use canopy_test_utils::switch::{
+    captured, config, decision, host_frame, inject, mem_ports, request,
+};
+use canopy_test_utils::{bin, tail, wait_for, Dir, Proc};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-/// The binaries live next to the test executable's parent directory
-/// (`target/<profile>/deps/canopyd_mem-*` → `target/<profile>/`).
-pub fn bin(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test executable is in target/<profile>/deps");
-    let p = dir.join(name);
-    assert!(
-        p.is_file(),
-        "{} is missing: build the binaries first (`cargo build --workspace --bins`, or run \
-         `cargo test --workspace`, which builds them)",
-        p.display()
-    );
-    p
-}
 
 /// Fabric tests run one at a time: they start dozens of processes and measure times.
 pub fn serial() -> MutexGuard<'static, ()> {
     static M: Mutex<()> = Mutex::new(());
     M.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A scratch directory under /tmp (`tempfile`), removed on drop.
-pub struct Dir(pub tempfile::TempDir);
-
-impl Dir {
-    pub fn new(tag: &str) -> Dir {
-        Dir(tempfile::Builder::new()
-            .prefix(&format!("canopyd-mem-{tag}-"))
-            .tempdir()
-            .expect("a scratch directory under /tmp"))
-    }
-    pub fn path(&self, f: &str) -> PathBuf {
-        self.0.path().join(f)
-    }
-}
-
-/// A child process, SIGKILLed and reaped on drop.
-pub struct Proc {
-    pub child: Child,
-    pub log: PathBuf,
-    /// When it was spawned.
-    pub started: Instant,
-}
-
-impl Proc {
-    pub fn spawn(program: &Path, args: &[&str], log: PathBuf) -> Proc {
-        let mut cmd = Command::new(program);
-        cmd.args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap());
-        let started = Instant::now();
-        let child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
-        Proc {
-            child,
-            log,
-            started,
-        }
-    }
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-    pub fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-    /// Panic with the log if the process has exited.
-    pub fn check_alive(&mut self, what: &str) {
-        if let Some(st) = self.child.try_wait().unwrap() {
-            panic!("{what} exited ({st}): {}", self.log_text());
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Poll `f` every `every` until it returns `Some`, or panic after `secs` with `what`
-/// and the last value `last` describes.
-pub fn wait_for<T>(secs: f64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs_f64(secs);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {secs} s: {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// One request on a Unix socket (a switch's management socket or canopyd's control
-/// socket); the answer as sent (`ok: false` included).
-pub fn request(socket: &Path, v: &impl Serialize) -> Result<Value, String> {
-    Endpoint::Unix(socket.to_path_buf())
-        .request(v, Duration::from_secs(30))
-        .map_err(|e| e.to_string())
-}
-
-/// A request as one line (JSON and the newline).
-pub fn line(r: &impl Serialize) -> Vec<u8> {
-    let mut l = serde_json::to_vec(r).expect("a request encodes");
-    l.push(b'\n');
-    l
 }
 
 /// Send raw bytes on a fresh connection and read every answer line until EOF or
@@ -220,7 +110,7 @@ impl Fabric {
         let base = canopy_control::kinds::tables(&topo, Kind::Sliced).unwrap();
         let n = topo.switches.len();
         let mut f = Fabric {
-            dir: Dir::new(tag),
+            dir: Dir::new(&format!("canopyd-mem-{tag}")),
             spec: spec.into(),
             topo,
             base,
@@ -256,12 +146,10 @@ impl Fabric {
 
     /// Send `sig` (e.g. "STOP", "CONT", "TERM") to switch `i`.
     pub fn signal_switch(&self, i: usize, sig: &str) {
-        let pid = self.switches[i].as_ref().expect("switch running").pid();
-        let st = Command::new("kill")
-            .args([&format!("-{sig}"), &pid.to_string()])
-            .status()
-            .unwrap();
-        assert!(st.success(), "kill -{sig} {pid}");
+        self.switches[i]
+            .as_ref()
+            .expect("switch running")
+            .signal(sig);
     }
 
     pub fn index(&self, name: &str) -> usize {
@@ -287,23 +175,14 @@ impl Fabric {
     fn switch_config(&self, i: usize) -> String {
         let o = &self.opts[i];
         let ports = o.ports.unwrap_or(self.topo.switches[i].ports.len());
-        let mut s = String::from("[switch]\nworkers = 1\nmode = \"adaptive\"\n\n");
-        if o.static_tables {
-            s += &format!(
-                "[tables]\ntopology = \"{}\"\nkind = \"sliced\"\nswitch = \"{}\"\n\n",
-                self.spec,
-                self.name(i)
-            );
-        }
-        s += &format!(
-            "[management]\nsocket = \"{}\"\n{}\n",
-            self.socket(i).display(),
-            o.extra_mgmt
-        );
-        for p in 0..ports {
-            s += &format!("\n[[port]]\nbackend = \"mem\"\nname = \"p{p}\"\ncapacity = 1024\n");
-        }
-        s
+        config(
+            "workers = 1\nmode = \"adaptive\"",
+            o.static_tables
+                .then_some((self.spec.as_str(), self.name(i))),
+            &self.socket(i),
+            &o.extra_mgmt,
+            &mem_ports(ports, 1024),
+        )
     }
 
     /// Spawn switch `i` (does not wait for its socket).
@@ -335,33 +214,19 @@ impl Fabric {
     /// Wait until switch `i` answers `health` (its new process, when restarted).
     pub fn wait_switch_socket(&mut self, i: usize) {
         let sock = self.socket(i);
-        let pid = self.switches[i].as_ref().unwrap().pid();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(h) = request(&sock, &Request::Health {}) {
-                if h["pid"] == json!(pid) {
-                    return;
-                }
-            }
-            let name = self.name(i).to_string();
-            self.switches[i]
-                .as_mut()
-                .unwrap()
-                .check_alive(&format!("canopy-switch {name}"));
-            assert!(
-                Instant::now() < deadline,
-                "switch {name} never answered: {}",
-                self.switches[i].as_ref().unwrap().log_text()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let what = format!("canopy-switch {} answered", self.name(i));
+        let p = self.switches[i].as_mut().unwrap();
+        let pid = json!(p.pid());
+        p.wait_alive(30.0, &what, || {
+            request(&sock, &Request::Health {})
+                .ok()
+                .filter(|h| h["pid"] == pid)
+        });
     }
 
     /// SIGKILL switch `i` and reap it.
     pub fn kill_switch(&mut self, i: usize) {
-        let mut p = self.switches[i].take().expect("switch running");
-        p.child.kill().unwrap();
-        p.child.wait().unwrap();
+        self.switches[i].take().expect("switch running").kill();
     }
 
     /// A management request to switch `i` that must succeed.
@@ -413,8 +278,7 @@ impl Fabric {
             log,
         );
         let control = self.control();
-        wait_for(30.0, "canopyd's control socket", || {
-            p.check_alive("canopyd");
+        p.wait_alive(30.0, "canopyd's control socket answered", || {
             request(&control, &ControlRequest::Status {})
                 .ok()
                 .filter(|v| v["ok"] == json!(true))
@@ -424,9 +288,7 @@ impl Fabric {
 
     /// SIGKILL canopyd.
     pub fn kill_daemon(&mut self) {
-        let mut p = self.daemon.take().expect("daemon running");
-        p.child.kill().unwrap();
-        p.child.wait().unwrap();
+        self.daemon.take().expect("daemon running").kill();
     }
 
     pub fn daemon_log(&self) -> String {
@@ -513,24 +375,13 @@ impl Fabric {
 
     /// The frame host `src` sends to `dst` (sliced-flit header).
     pub fn frame(&self, src: u32, dst: u32, payload: &[u8]) -> Vec<u8> {
-        let h = canopy_control::kinds::header(&self.topo, Kind::Sliced, src, dst).unwrap();
-        wire::ethernet_frame(
-            host_mac(&self.topo, dst),
-            host_mac(&self.topo, src),
-            &h,
-            payload,
-        )
+        host_frame(&self.topo, Kind::Sliced, src, dst, payload)
     }
 
     /// The model's decision for `frame` entering switch `i` on `ingress` with `tables`:
     /// the bytes sent and the ports they may leave on.
     pub fn expect(tables: &SwitchTables, ingress: u16, frame: &[u8]) -> (Vec<u8>, Vec<u16>) {
-        let mut f = frame.to_vec();
-        match decide(tables, ingress, &mut f) {
-            Verdict::Port(p) => (f, vec![p]),
-            Verdict::Group(g) => (f, tables.group(g).to_vec()),
-            Verdict::Drop(r) => panic!("the model drops: {}", r.name()),
-        }
+        decision(tables, ingress, frame)
     }
 
     /// Inject `frame` on switch `i` port `ingress` and wait until it leaves on one of
@@ -540,13 +391,7 @@ impl Fabric {
         for p in 0..nports {
             self.capture(i, p as u16);
         }
-        let r = self.sw(
-            i,
-            &Request::Inject {
-                port: ingress,
-                frames: vec![hex::encode(frame)],
-            },
-        );
+        let r = self.sw(i, &inject(ingress, &[frame.to_vec()]));
         assert_eq!(r["injected"], json!(1), "{r}");
         wait_for(5.0, "the injected frame to leave the switch", || {
             let mut got = vec![];
@@ -578,12 +423,7 @@ impl Fabric {
                 max: Some(1024),
             },
         );
-        r["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| hex::decode(f.as_str().unwrap()).unwrap())
-            .collect()
+        captured(&r)
     }
 }
 
@@ -603,9 +443,4 @@ pub fn summary(snap: &Value) -> String {
         );
     }
     o
-}
-
-pub fn tail(s: &str, n: usize) -> String {
-    let v: Vec<&str> = s.lines().collect();
-    v[v.len().saturating_sub(n)..].join("\n")
 }
