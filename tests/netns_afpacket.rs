@@ -7,7 +7,6 @@
 
 use canopy::dataplane::port::afpacket::{
     AfPacketConfig, AfPacketPort, FanoutMode, LinkEvent, PortDrop, RingGeometry, TpacketVersion,
-    PORT_DROP_REASONS,
 };
 mod common;
 
@@ -132,7 +131,7 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
     let st = port.stats();
     assert_eq!(st.tx_frames, 128);
     assert_eq!(st.tx_sends, 4);
-    assert_eq!(st.drops, [0; PORT_DROP_REASONS]);
+    assert_eq!(st.drops, [0; PortDrop::COUNT]);
 }
 
 #[test]

@@ -303,7 +303,7 @@ pub(crate) mod names_tests {
             );
         }
         #[cfg(target_os = "linux")]
-        for n in crate::port::afpacket::PORT_DROP_REASON_NAMES {
+        for n in crate::port::afpacket::PortDrop::NAMES {
             assert!(
                 port.contains(&format!("| `{n}` |")),
                 "`{n}` missing from the AF_PACKET table of wire-format.md §7.1"

@@ -145,7 +145,7 @@ pub struct BackendCounters {
     /// Times the backend reopened after its interface was re-created.
     pub reopens: u64,
     /// The backend's drop counters under its own names (AF_PACKET:
-    /// `PORT_DROP_REASON_NAMES`), in its order; empty for backends without any.
+    /// `PortDrop::NAMES`), in its order; empty for backends without any.
     pub drops: Vec<(&'static str, u64)>,
 }
 

@@ -41,7 +41,7 @@ pub const ETH_HLEN: usize = 14;
 crate::reasons::drop_reasons! {
     /// Why the port refused or lost a frame. Engine-level reasons owned by this module
     /// (not part of the decision's `DropReason` list); labels in
-    /// [`PORT_DROP_REASON_NAMES`].
+    /// [`PortDrop::NAMES`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum PortDrop {
         /// TX: no free frame in the TX ring.
@@ -63,11 +63,6 @@ crate::reasons::drop_reasons! {
         RxNoBuffer => "rx_no_buffer",
     }
 }
-
-/// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
-/// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 
 /// Errors of the AF_PACKET port; each names the interface and the failing call.
 #[derive(Debug, thiserror::Error)]
@@ -92,7 +87,7 @@ pub enum AfPacketError {
 pub use crate::engine::PortEvent as LinkEvent;
 
 /// Counters of a port. `drops` is indexed by [`PortDrop`] (names in
-/// [`PORT_DROP_REASON_NAMES`]); every refused `tx_frame` is counted here once.
+/// [`PortDrop::NAMES`]); every refused `tx_frame` is counted here once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortStats {
     /// Frames handed to `rx_burst` callbacks.
@@ -118,7 +113,7 @@ pub struct PortStats {
     /// Times the port reopened its socket after the interface was re-created.
     pub reopens: u64,
     /// Drops by [`PortDrop`] reason.
-    pub drops: [u64; PORT_DROP_REASONS],
+    pub drops: [u64; PortDrop::COUNT],
 }
 
 impl PortStats {
@@ -545,7 +540,7 @@ mod tests {
         .enumerate()
         {
             assert_eq!(r as usize, i);
-            assert_eq!(PORT_DROP_REASON_NAMES[i], r.to_string());
+            assert_eq!(PortDrop::NAMES[i], r.to_string());
         }
     }
 

@@ -66,7 +66,7 @@ pub const MAX_RING: u32 = 1 << 16;
 
 crate::reasons::drop_reasons! {
     /// Why the port refused or lost a frame (engine-level reasons owned by this
-    /// module); labels in [`PORT_DROP_REASON_NAMES`].
+    /// module); labels in [`PortDrop::NAMES`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum PortDrop {
         /// TX: no free TX chunk (every one is in the TX ring or not yet completed).
@@ -88,13 +88,8 @@ crate::reasons::drop_reasons! {
     }
 }
 
-/// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
-/// Labels of [`PortDrop`] reasons, indexed by `reason as usize`.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
-
 /// Labels of the kernel's `XDP_STATISTICS` counters ([`XdpKernelStats::NAMES`]), as
-/// the engine adapter exports them after [`PORT_DROP_REASON_NAMES`].
+/// the engine adapter exports them after [`PortDrop::NAMES`].
 pub const XDP_STAT_NAMES: [&str; XdpKernelStats::COUNT] = XdpKernelStats::NAMES;
 
 /// Errors of the AF_XDP port; each names the interface, and where there is one, the fix.
@@ -231,7 +226,7 @@ pub struct PortStats {
     /// Times the port reopened after the interface was re-created.
     pub reopens: u64,
     /// Drops by [`PortDrop`] reason.
-    pub drops: [u64; PORT_DROP_REASONS],
+    pub drops: [u64; PortDrop::COUNT],
 }
 
 impl PortStats {
@@ -634,18 +629,18 @@ mod tests {
     #[test]
     fn names_match_reasons() {
         assert_eq!(
-            PORT_DROP_REASON_NAMES[PortDrop::TxRingFull as usize],
+            PortDrop::NAMES[PortDrop::TxRingFull as usize],
             "tx_ring_full"
         );
         assert_eq!(
-            PORT_DROP_REASON_NAMES[PortDrop::RxNoBuffer as usize],
+            PortDrop::NAMES[PortDrop::RxNoBuffer as usize],
             "rx_no_buffer"
         );
         assert_eq!(
-            PORT_DROP_REASON_NAMES[PortDrop::TxBadCompletion as usize],
+            PortDrop::NAMES[PortDrop::TxBadCompletion as usize],
             "tx_bad_completion"
         );
-        for (i, n) in PORT_DROP_REASON_NAMES.iter().enumerate() {
+        for (i, n) in PortDrop::NAMES.iter().enumerate() {
             let d = [
                 PortDrop::TxRingFull,
                 PortDrop::Oversize,

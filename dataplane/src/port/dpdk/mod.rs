@@ -52,7 +52,7 @@ pub const MIN_FREE_HUGEPAGES: u64 = 1;
 pub const HUGEPAGES_FIX: &str = "reserve huge pages: `echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages` (as root; and `mount -t hugetlbfs nodev /dev/hugepages` if it is not mounted), or run without them by adding \"--no-huge\", \"-m\", \"1024\" to [dpdk] eal_args";
 
 crate::reasons::drop_reasons! {
-    /// Why the port refused or lost a frame; labels in [`PORT_DROP_REASON_NAMES`].
+    /// Why the port refused or lost a frame; labels in [`PortDrop::NAMES`].
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum PortDrop {
         /// TX: the driver took fewer frames than offered (its TX ring is full).
@@ -70,10 +70,6 @@ crate::reasons::drop_reasons! {
     }
 }
 
-/// Number of [`PortDrop`] reasons.
-pub const PORT_DROP_REASONS: usize = PortDrop::COUNT;
-/// [`PortDrop`] labels, in discriminant order.
-pub const PORT_DROP_REASON_NAMES: [&str; PORT_DROP_REASONS] = PortDrop::NAMES;
 /// The device counters exported, in [`EthStats::as_array`] order.
 pub const ETH_STAT_NAMES: [&str; 4] = [
     "dpdk_imissed",
@@ -425,7 +421,7 @@ fn runtime_dir(args: &[String]) -> Option<std::path::PathBuf> {
 /// Drop counters of one device, shared by its queue handles: the replicas add theirs
 /// during upkeep, the primary reports the sum.
 #[derive(Debug, Default)]
-struct SharedDrops([AtomicU64; PORT_DROP_REASONS]);
+struct SharedDrops([AtomicU64; PortDrop::COUNT]);
 
 /// A started device; stopped and closed with its last queue handle.
 #[derive(Debug)]
@@ -450,7 +446,7 @@ impl Drop for Device {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortStats {
     /// Drops by [`PortDrop`] (the device's queues together, as of the replicas' last upkeep).
-    pub drops: [u64; PORT_DROP_REASONS],
+    pub drops: [u64; PortDrop::COUNT],
     /// Device counters (`rte_eth_stats`).
     pub eth: EthStats,
     /// Times the link went down.
@@ -464,8 +460,8 @@ pub struct DpdkPort {
     dev: Arc<Device>,
     queue: u16,
     up: bool,
-    drops: [u64; PORT_DROP_REASONS],
-    flushed: [u64; PORT_DROP_REASONS],
+    drops: [u64; PortDrop::COUNT],
+    flushed: [u64; PortDrop::COUNT],
     link_down_events: u64,
     burst: sys::Burst,
 }
@@ -550,8 +546,8 @@ pub fn open(eal: &Arc<Eal>, device: &str, cfg: &DpdkConfig) -> Result<Vec<DpdkPo
             dev: dev.clone(),
             queue,
             up,
-            drops: [0; PORT_DROP_REASONS],
-            flushed: [0; PORT_DROP_REASONS],
+            drops: [0; PortDrop::COUNT],
+            flushed: [0; PortDrop::COUNT],
             link_down_events: 0,
             burst: sys::Burst::default(),
         })
