@@ -13,8 +13,7 @@ mod common;
 use common::backend::{self, measure_on_veths, recv_n};
 use common::frames::{frame, udp_frame, vlan_frames};
 use common::netns::{in_ns, ip, is_test_frame, Netns, Raw, ETHERTYPE};
-use common::sys::pin_to_cpu;
-use std::os::fd::AsRawFd;
+use common::sys::{mono_ns, pin_to_cpu};
 use std::time::{Duration, Instant};
 
 /// Collect our test frames from `port` until `n` arrived or `timeout` passed; also
@@ -477,15 +476,6 @@ fn measure_forward_pps_64b() {
     m.check();
 }
 
-fn mono_ns() -> u64 {
-    // SAFETY: a valid timespec for the kernel to fill.
-    unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    }
-}
-
 /// Measurement, not a check: one-way latency through a busy forward loop at 1000 pps
 /// (raw socket sender in S stamps CLOCK_MONOTONIC into each frame, raw receiver in D).
 /// `cargo test --release --test netns_afpacket -- --ignored --nocapture latency`.
@@ -532,10 +522,9 @@ fn measure_latency_1000pps() {
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut buf = vec![0u8; 2048];
         while lat.len() < N && Instant::now() < deadline {
-            // SAFETY: valid buffer.
-            let r = unsafe { libc::recv(rx.fd.as_raw_fd(), buf.as_mut_ptr().cast(), 2048, 0) };
+            let r = rx.recv_once(&mut buf);
             let now = mono_ns();
-            if r >= 26 && is_test_frame(&buf[..r as usize]) {
+            if let Some(r) = r.filter(|&r| r >= 26 && is_test_frame(&buf[..r])) {
                 let t = u64::from_be_bytes(buf[18..26].try_into().unwrap());
                 lat.push(now - t);
             }

@@ -7,7 +7,7 @@
 //! What a poll reports is the engine's [`PortEvent`]: `Unchanged`, `WentDown`,
 //! `CameUp`, or `Reopened { up }` (new socket: re-register its fd).
 
-use super::oslib;
+use super::sys;
 use crate::engine::PortEvent;
 use std::io;
 use std::os::fd::RawFd;
@@ -198,11 +198,11 @@ pub(crate) fn poll<P: Reopen>(p: &mut P, background: bool) -> Result<PortEvent, 
             return Ok(ev);
         }
     }
-    let _ = oslib::take_error(p.data_fd());
+    let _ = sys::take_error(p.data_fd());
     let ctl = p.ctl_fd();
     let l = p.link();
     let was_up = l.up;
-    match oslib::ifindex(ctl, &l.name) {
+    match sys::ifindex(ctl, &l.name) {
         // gone (ENODEV) or unreadable: down
         Err(_) => {
             l.gone = true;
@@ -210,8 +210,8 @@ pub(crate) fn poll<P: Reopen>(p: &mut P, background: bool) -> Result<PortEvent, 
         }
         Ok(idx) if idx != l.ifindex || l.gone => return reopen(p, was_up, background),
         Ok(_) => {
-            let flags = oslib::if_flags(ctl, &l.name).unwrap_or(0);
-            if let Ok(m) = oslib::mtu(ctl, &l.name) {
+            let flags = sys::if_flags(ctl, &l.name).unwrap_or(0);
+            if let Ok(m) = sys::mtu(ctl, &l.name) {
                 l.mtu = m;
             }
             l.up = is_up(flags);

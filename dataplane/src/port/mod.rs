@@ -10,7 +10,7 @@ pub mod dpdk;
 #[cfg(target_os = "linux")]
 mod link;
 #[cfg(target_os = "linux")]
-mod oslib;
+mod sys;
 
 pub use adapter::{RingPort, RxSink};
 #[cfg(target_os = "linux")]

@@ -182,8 +182,8 @@ pub(super) struct KernelStats {
     pub freeze_q: u32,
 }
 
-use crate::port::oslib;
-pub(super) use crate::port::oslib::page_size;
+use crate::port::sys;
+pub(super) use crate::port::sys::page_size;
 
 /// An `AF_PACKET`/`SOCK_RAW` socket (close-on-exec, non-blocking).
 #[derive(Debug)]
@@ -195,7 +195,7 @@ impl Socket {
     /// A packet socket with protocol 0: it receives nothing until [`Socket::bind`], so no
     /// frame of another interface can land in the ring before it is bound.
     pub fn new() -> io::Result<Socket> {
-        let fd = oslib::socket(
+        let fd = sys::socket(
             libc::AF_PACKET,
             libc::SOCK_RAW | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
             0,
@@ -208,7 +208,7 @@ impl Socket {
     }
 
     fn setsockopt<T>(&self, level: libc::c_int, opt: libc::c_int, val: &T) -> io::Result<()> {
-        oslib::setsockopt(self.raw(), level, opt, val)
+        sys::setsockopt(self.raw(), level, opt, val)
     }
 
     pub fn set_version(&self, v: libc::c_int) -> io::Result<()> {
@@ -266,27 +266,27 @@ impl Socket {
         sll.sll_family = libc::AF_PACKET as u16;
         sll.sll_protocol = ETH_P_ALL.to_be();
         sll.sll_ifindex = ifindex;
-        oslib::bind(self.raw(), &sll)
+        sys::bind(self.raw(), &sll)
     }
 
     /// `SIOCGIFINDEX` in this socket's network namespace.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        oslib::ifindex(self.raw(), name)
+        sys::ifindex(self.raw(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        oslib::if_flags(self.raw(), name)
+        sys::if_flags(self.raw(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        oslib::mtu(self.raw(), name)
+        sys::mtu(self.raw(), name)
     }
 
     /// Read (and so reset) the kernel's `PACKET_STATISTICS` for this socket.
     pub fn take_stats(&self) -> io::Result<KernelStats> {
         // SAFETY: `struct tpacket_stats_v3` is three unsigned ints: any bytes are valid.
         let st: TpacketStatsV3 =
-            unsafe { oslib::getsockopt(self.raw(), SOL_PACKET, PACKET_STATISTICS) }?;
+            unsafe { sys::getsockopt(self.raw(), SOL_PACKET, PACKET_STATISTICS) }?;
         Ok(KernelStats {
             packets: st.tp_packets,
             drops: st.tp_drops,
@@ -309,7 +309,7 @@ impl Socket {
     /// `poll` this socket for readability for at most `timeout_ms` (-1 = forever).
     /// Returns the revents.
     pub fn poll(&self, timeout_ms: i32) -> io::Result<i16> {
-        oslib::poll(self.raw(), libc::POLLIN | libc::POLLERR, timeout_ms)
+        sys::poll(self.raw(), libc::POLLIN | libc::POLLERR, timeout_ms)
     }
 }
 

@@ -63,8 +63,8 @@ const XDP_PASS: i32 = 2;
 const XDP_DESC: usize = 16;
 
 use super::XdpKernelStats;
-use crate::port::oslib;
-pub(super) use crate::port::oslib::page_size;
+use crate::port::sys;
+pub(super) use crate::port::sys::page_size;
 
 // ---------------------------------------------------------------------------------
 // bpf(2): the XSKMAP, the redirect program, the XDP link.
@@ -292,7 +292,7 @@ pub(super) struct XskSocket {
 
 impl XskSocket {
     pub fn new() -> io::Result<XskSocket> {
-        let fd = oslib::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0)?;
+        let fd = sys::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0)?;
         Ok(XskSocket { fd })
     }
 
@@ -301,7 +301,7 @@ impl XskSocket {
     }
 
     fn setsockopt<T>(&self, opt: libc::c_int, val: &T) -> io::Result<()> {
-        oslib::setsockopt(self.raw(), SOL_XDP, opt, val)
+        sys::setsockopt(self.raw(), SOL_XDP, opt, val)
     }
 
     /// `getsockopt(SOL_XDP, opt)`: only into this module's option structs, `u32` and
@@ -309,7 +309,7 @@ impl XskSocket {
     fn getsockopt<T: Default>(&self, opt: libc::c_int) -> io::Result<T> {
         // SAFETY: every T read here is a plain repr(C) struct of integers (or an
         // integer), valid for any bytes the kernel writes.
-        unsafe { oslib::getsockopt(self.raw(), SOL_XDP, opt) }
+        unsafe { sys::getsockopt(self.raw(), SOL_XDP, opt) }
     }
 
     /// Register `umem` (all of it, chunks of `chunk` bytes, `headroom` bytes reserved
@@ -374,7 +374,7 @@ impl XskSocket {
             queue_id: queue,
             shared_umem_fd: 0,
         };
-        oslib::bind(self.raw(), &sa)
+        sys::bind(self.raw(), &sa)
     }
 
     /// True when the bound socket runs in zero-copy mode (`XDP_OPTIONS`).
@@ -432,7 +432,7 @@ impl XskSocket {
 
     /// `poll` this socket for readability for at most `timeout_ms`. Returns revents.
     pub fn poll(&self, timeout_ms: i32) -> io::Result<i16> {
-        oslib::poll(self.raw(), libc::POLLIN, timeout_ms)
+        sys::poll(self.raw(), libc::POLLIN, timeout_ms)
     }
 }
 
@@ -447,7 +447,7 @@ pub(super) struct CtlSocket {
 
 impl CtlSocket {
     pub fn new() -> io::Result<CtlSocket> {
-        let fd = oslib::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0)?;
+        let fd = sys::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0)?;
         Ok(CtlSocket { fd })
     }
 
@@ -457,15 +457,15 @@ impl CtlSocket {
 
     /// `SIOCGIFINDEX`.
     pub fn ifindex(&self, name: &str) -> io::Result<i32> {
-        oslib::ifindex(self.fd.as_raw_fd(), name)
+        sys::ifindex(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFFLAGS`.
     pub fn if_flags(&self, name: &str) -> io::Result<u32> {
-        oslib::if_flags(self.fd.as_raw_fd(), name)
+        sys::if_flags(self.fd.as_raw_fd(), name)
     }
     /// `SIOCGIFMTU`.
     pub fn mtu(&self, name: &str) -> io::Result<u32> {
-        oslib::mtu(self.fd.as_raw_fd(), name)
+        sys::mtu(self.fd.as_raw_fd(), name)
     }
 }
 
