@@ -524,7 +524,7 @@ fn measure_latency_1000pps() {
         while lat.len() < N && Instant::now() < deadline {
             let r = rx.recv_once(&mut buf);
             let now = mono_ns();
-            if let Some(r) = r.filter(|&r| r >= 26 && is_test_frame(&buf[..r])) {
+            if r.is_some_and(|r| r >= 26 && is_test_frame(&buf[..r])) {
                 let t = u64::from_be_bytes(buf[18..26].try_into().unwrap());
                 lat.push(now - t);
             }

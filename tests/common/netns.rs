@@ -3,7 +3,6 @@
 //! sender/receiver (its syscalls in `sys`).
 #![allow(dead_code)] // each test binary uses a subset
 
-
 pub use super::sys::Raw;
 pub use canopy_test_utils::netns::{in_ns, ip, Netns};
 
