@@ -429,20 +429,19 @@ fn token_file_must_be_private_and_long_enough() {
         assert!(e.to_string().contains(want), "{e} lacks {want:?}");
     };
     fails("cannot read");
-    put(b"0123456789abcdef0123\n", 0o644);
-    fails("mode 0644");
-    put(b"0123456789abcdef0123\n", 0o640);
-    fails("mode 0640");
-    put(b"0123456789abcdef0123\n", 0o602);
-    fails("mode 0602");
-    put(b"  \n", 0o600);
-    fails("is empty");
-    put(b"short-token\n", 0o600);
-    fails("11 bytes");
-    put(b"\xff\xfe0123456789abcdef", 0o600);
-    fails("not UTF-8");
-    put(&vec![b'a'; 5000], 0o600);
-    fails("5000 bytes");
+    let long = vec![b'a'; 5000];
+    for (content, mode, want) in [
+        (&b"0123456789abcdef0123\n"[..], 0o644, "mode 0644"),
+        (b"0123456789abcdef0123\n", 0o640, "mode 0640"),
+        (b"0123456789abcdef0123\n", 0o602, "mode 0602"),
+        (b"  \n", 0o600, "is empty"),
+        (b"short-token\n", 0o600, "11 bytes"),
+        (b"\xff\xfe0123456789abcdef", 0o600, "not UTF-8"),
+        (&long, 0o600, "5000 bytes"),
+    ] {
+        put(content, mode);
+        fails(want);
+    }
     put(b"  0123456789abcdef0123\n", 0o400);
     assert_eq!(
         c.read_token().unwrap().as_deref(),
