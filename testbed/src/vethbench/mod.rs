@@ -31,11 +31,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// bmv2's forwarding rate from an earlier measurement (docs/BENCHMARKS.md, "One switch on
-/// veth"): `simple_switch`, -O3, no logging macros, a one-table program, same veth wiring,
-/// 64 B frames.
-pub const BMV2_QUOTED_KPPS: (f64, f64) = (26.0, 37.0);
-
 /// Which sender the max-rate pass uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -132,9 +127,6 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         }
         results.push(r);
     }
-    let bmv2_ran = results
-        .iter()
-        .any(|r| r.forwarder == "bmv2" && r.skipped.is_none() && r.error.is_none());
     Ok(Report {
         header,
         load_after: cpu::loadavg(),
@@ -142,7 +134,6 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
         cores: (cfg.options.fwd_core, cfg.gen_core),
         offloads_off: wiring.offloads_off,
         results,
-        bmv2_quoted_kpps: (!bmv2_ran).then_some(BMV2_QUOTED_KPPS),
         canopy: (
             match cfg.options.canopy_backend.as_str() {
                 "afpacket" => format!("afpacket {}", cfg.options.canopy_tpacket),

@@ -113,9 +113,6 @@ pub struct Report {
     pub offloads_off: bool,
     /// Per forwarder.
     pub results: Vec<ForwarderResult>,
-    /// bmv2's forwarding rate measured earlier on this machine (kpps range), when bmv2 did
-    /// not run.
-    pub bmv2_quoted_kpps: Option<(f64, f64)>,
     /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
     /// adaptive spins used.
     pub canopy: (String, u32),
