@@ -182,6 +182,19 @@ fn notes(r: &Report) -> Vec<Block> {
         if let Some(e) = &x.error {
             b.push(Block::Para(format!("{}: error: {e}.", x.forwarder)));
         }
+        // a backlog worth naming: the next pass waited for it
+        if x.drained_seconds.iter().any(|&d| d > 1.0) {
+            let d: Vec<String> = x
+                .drained_seconds
+                .iter()
+                .map(|d| format!("{d:.1} s"))
+                .collect();
+            b.push(Block::Para(format!(
+                "{}: the path took {} to go idle after its passes (each pass started after it did).",
+                x.forwarder,
+                d.join(", ")
+            )));
+        }
     }
     b.push(Block::Para(format!(
         "Method: docs/vethbench.md. Process CPU = utime+stime of the forwarder process (all threads) from /proc/PID/stat; \
@@ -254,6 +267,7 @@ mod tests {
                 min_ns: 1,
                 mean_ns: 1.0,
             }),
+            drained_seconds: vec![0.2, 0.21],
         }
     }
 
@@ -317,6 +331,17 @@ mod tests {
         );
         assert!(md.contains("canopy adds +5.0 µs at p50 and +15.0 µs at p99 over the bridge."));
         assert!(md.contains("testpmd: skipped (dpdk-testpmd not installed)."));
+        // drains under a second are not worth a line
+        assert!(!md.contains("to go idle"), "{md}");
+        let slow = {
+            let mut slow = r.clone();
+            slow.results[2].drained_seconds = vec![4.2, 0.2];
+            markdown(&slow)
+        };
+        assert!(
+            slow.contains("canopy: the path took 4.2 s, 0.2 s to go idle"),
+            "{slow}"
+        );
         // nothing the run did not measure: no figure of a forwarder that was not in it
         assert!(!md.contains("bmv2"), "{md}");
         assert!(md.contains("canopy ports: afpacket v2, adaptive spins 64."));

@@ -31,6 +31,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// How long the receiver must see no frame before the next pass starts.
+pub const DRAIN_QUIET: Duration = Duration::from_millis(200);
+/// How long a drain may take before the run fails: a forwarder still emitting frames this
+/// long after its sender stopped would spoil every pass after it.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Which sender the max-rate pass uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -111,6 +117,7 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
             max_rate: None,
             fixed: None,
             latency: None,
+            drained_seconds: vec![],
         };
         if let Some(why) = &r.skipped {
             progress(&format!("{}: skipped: {why}", kind.name()));
@@ -194,7 +201,7 @@ fn run_one(
         ));
         r.max_rate = Some(m);
         fwd.check_alive()?;
-        std::thread::sleep(Duration::from_millis(300));
+        r.drained_seconds.push(drain(&fwd, &path, stop)?);
     }
     // 2. fixed rate, CPU per packet
     if cfg.fixed_pps > 0 {
@@ -209,6 +216,7 @@ fn run_one(
         ));
         r.fixed = Some(f);
         fwd.check_alive()?;
+        r.drained_seconds.push(drain(&fwd, &path, stop)?);
     }
     // 3. latency
     if cfg.latency_pps > 0 && cfg.latency_count > 0 {
@@ -247,6 +255,35 @@ fn run_one(
     }
     drop(fwd);
     Ok(())
+}
+
+/// Wait until the receiver has seen no frame for [`DRAIN_QUIET`]: the forwarder's backlog
+/// from the pass before is gone and the path is idle. Returns the seconds it took; fails
+/// after [`DRAIN_TIMEOUT`].
+fn drain(fwd: &forwarder::Running, path: &forwarder::Path2, stop: &AtomicBool) -> Result<f64> {
+    let t0 = Instant::now();
+    let mut last = link_stats(&path.rx.0, path.rx.1)?.rx_packets;
+    let mut quiet_since = Instant::now();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(TestbedError::Interrupted);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        let now = link_stats(&path.rx.0, path.rx.1)?.rx_packets;
+        if now != last {
+            (last, quiet_since) = (now, Instant::now());
+        } else if quiet_since.elapsed() >= DRAIN_QUIET {
+            return Ok(t0.elapsed().as_secs_f64());
+        }
+        if t0.elapsed() > DRAIN_TIMEOUT {
+            return Err(TestbedError::Forwarder {
+                forwarder: fwd.kind.name().into(),
+                detail: format!(
+                    "still forwarding {DRAIN_TIMEOUT:?} after the pass ended (a backlog that would spoil the next pass)"
+                ),
+            });
+        }
+    }
 }
 
 /// Send a probe frame every 20 ms until the receiver's RX counter moves.

@@ -95,6 +95,11 @@ pub struct ForwarderResult {
     pub fixed: Option<Fixed>,
     /// Latency pass.
     pub latency: Option<LatencyStats>,
+    /// Seconds each pass after the first took to drain: until the receiver saw no frame for
+    /// [`DRAIN_QUIET`](crate::vethbench::DRAIN_QUIET), so a pass never measures the backlog
+    /// of the one before (a slow forwarder can take seconds).
+    #[serde(default)]
+    pub drained_seconds: Vec<f64>,
 }
 
 /// A whole run.
