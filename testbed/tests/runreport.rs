@@ -674,6 +674,7 @@ fn search_with_ndr_and_pdr() {
         .filter(|t| t.passed == Some(false) && t.lost == 0)
         .count();
     assert_eq!(short > 0, sum.contains("lost no frame"), "{sum}");
+    assert_eq!(short > 0, sum.contains("Generator-limited:"), "{sum}");
     let mut r2 = r.clone();
     let failed = r2
         .trials
@@ -691,6 +692,9 @@ fn search_with_ndr_and_pdr() {
         sum.contains(&format!("{n} failed trial(s) lost no frame")),
         "{sum}"
     );
+    // and the headline says so before the rates
+    let head = sum.find("Generator-limited:").expect("headline");
+    assert!(head < sum.find("Search: ").unwrap(), "{sum}");
     assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
 }
 

@@ -213,7 +213,21 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                     fmt::pct(s.pdr_loss_ratio)
                 ),
             };
-            let mut v = vec![
+            // a step can fail without loss: its senders fell short of the offered rate, so
+            // the rates above the NDR were never offered and the NDR is the generator's
+            let short = r
+                .trials
+                .iter()
+                .filter(|t| t.passed == Some(false) && t.lost == 0)
+                .count();
+            let mut v = vec![];
+            if short > 0 {
+                v.push(
+                    "Generator-limited: the NDR is the generator's ceiling, not the fabric's."
+                        .to_string(),
+                );
+            }
+            v.extend([
                 format!("Search: {ndr}; {pdr};"),
                 format!(
                     "{} trials between {} and {}, resolution {} %.",
@@ -222,13 +236,7 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                     fmt::rate(s.max_pps),
                     fmt::pct(s.resolution)
                 ),
-            ];
-            // a step can fail without loss: its senders fell short of the offered rate
-            let short = r
-                .trials
-                .iter()
-                .filter(|t| t.passed == Some(false) && t.lost == 0)
-                .count();
+            ]);
             if short > 0 {
                 v.push(format!(
                     "{short} failed trial(s) lost no frame: senders fell short of the offered rate (generator limit)."
