@@ -99,6 +99,7 @@ fn trial(
         foreign: 3,
         latency: lat,
         passed,
+        drained_s: 0.0,
         timeline: None,
     }
 }

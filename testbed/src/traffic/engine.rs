@@ -189,10 +189,27 @@ fn receive(
     }
 }
 
-/// Discard whatever waits in the RX rings (frames of an earlier trial).
-fn drain(ports: &mut [(usize, AfPacketPort)]) {
-    for (_, p) in ports.iter_mut() {
-        port::drain(p);
+/// How long the receive side must see no frame before a trial starts.
+pub const QUIET: Duration = Duration::from_millis(100);
+/// The longest a trial waits for [`QUIET`]: a target still delivering after it starts the
+/// trial anyway, and the late frames of the earlier trial count as `foreign`.
+pub const QUIET_MAX: Duration = Duration::from_secs(10);
+
+/// Discard what arrives on the RX rings until none has for [`QUIET`] (frames of an earlier
+/// trial, which a slow target such as bmv2 may still be emptying from its queues), at most
+/// [`QUIET_MAX`]. Returns the seconds it took.
+fn drain(ports: &mut [(usize, AfPacketPort)]) -> f64 {
+    let t0 = Instant::now();
+    let mut quiet_since = t0;
+    loop {
+        let got: usize = ports.iter_mut().map(|(_, p)| p.rx_burst(256, |_| {})).sum();
+        if got > 0 {
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() >= QUIET || t0.elapsed() >= QUIET_MAX {
+            return t0.elapsed().as_secs_f64();
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -405,7 +422,7 @@ impl Generator {
         acc.timeline = send_tl.clone();
         let mut pcap_tx = pcap_writer(spec.pcap_tx.as_deref(), spec.pcap_max)?;
         let mut pcap_rx = pcap_writer(spec.pcap_rx.as_deref(), spec.pcap_max)?;
-        drain(&mut self.rx);
+        let drained_s = drain(&mut self.rx);
         let stop_rx = AtomicBool::new(false);
         let sent_now = AtomicU64::new(0);
         let sending = AtomicBool::new(true);
@@ -488,6 +505,7 @@ impl Generator {
         }
         let mut t = acc.trial(&seq, offered, secs);
         t.warmup_sent = warm_sent;
+        t.drained_s = drained_s;
         self.trials_run += 1;
         log_trial(&t, &acc, &rep);
         progress.end_trial(&t);

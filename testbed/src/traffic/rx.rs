@@ -267,6 +267,7 @@ impl RxAccount {
             foreign: self.foreign,
             latency: latency_summary(&self.hist),
             passed: None,
+            drained_s: 0.0,
             timeline: self.timeline.clone(),
         }
     }

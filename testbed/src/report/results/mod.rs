@@ -130,6 +130,10 @@ pub struct Trial {
     pub latency: Latency,
     /// Whether the trial passed the search's loss criterion (None outside a search).
     pub passed: Option<bool>,
+    /// Seconds the receivers waited, before the trial, for the frames of the one before to
+    /// stop arriving (at least 0.1 s of quiet; a slow target can take seconds).
+    #[serde(default)]
+    pub drained_s: f64,
     /// Frames sent and received per time bin (by each frame's send stamp), when the
     /// trial was asked for one (`canopy-testbed soak`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
