@@ -6,16 +6,10 @@ use super::attach::{attach_shared, umem_fix};
 use super::sys::{self, CtlSocket, Umem, XskSocket};
 use super::{AfXdpConfig, AfXdpError, AfXdpPort, BindMode, Opened, XdpMode, Xsk, BIND_BUSY_WAIT};
 use crate::port::link::IfError;
-use std::io;
-
-/// A failed call as an [`IfError::Sys`] naming the interface and the call.
-fn sys_err<'a>(ifname: &'a str, call: &'static str) -> impl FnOnce(io::Error) -> AfXdpError + 'a {
-    move |source| IfError::sys(ifname, call)(source).into()
-}
 
 /// The socket for the interface queries.
 pub(super) fn ctl_socket(ifname: &str) -> Result<CtlSocket, AfXdpError> {
-    CtlSocket::new().map_err(sys_err(ifname, "socket(AF_INET)"))
+    Ok(CtlSocket::new().map_err(IfError::sys(ifname, "socket(AF_INET)"))?)
 }
 
 impl AfXdpPort {
@@ -27,7 +21,7 @@ impl AfXdpPort {
         ctl: &CtlSocket,
         netns: Option<u64>,
     ) -> Result<Opened, AfXdpError> {
-        let sys_err = |call| sys_err(ifname, call);
+        let sys_err = |call| IfError::sys(ifname, call);
         let ifindex = match ctl.ifindex(ifname) {
             Ok(i) => i,
             Err(e) if e.raw_os_error() == Some(libc::ENODEV) => {
@@ -35,7 +29,7 @@ impl AfXdpPort {
                     ifname: ifname.into(),
                 })
             }
-            Err(e) => return Err(sys_err("ioctl(SIOCGIFINDEX)")(e)),
+            Err(e) => return Err(sys_err("ioctl(SIOCGIFINDEX)")(e).into()),
         };
         let mtu = ctl.mtu(ifname).map_err(sys_err("ioctl(SIOCGIFMTU)"))?;
         let flags = ctl
