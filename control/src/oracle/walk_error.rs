@@ -151,7 +151,7 @@ pub enum WalkError {
     },
     /// Transit: not the stage, hop and swallow counts \[Transit\] predicts.
     #[error(
-        "h{src}→h{dst} (k = {k}): (switches, hops, swallows) = {got:?}, seed predicts {want:?}"
+        "h{src}→h{dst} (k = {k}): (switches, hops, swallows) = {got:?}, [Transit] predicts {want:?}"
     )]
     Stages {
         /// Source host.
