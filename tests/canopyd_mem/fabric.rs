@@ -154,9 +154,7 @@ impl Fabric {
 
     pub fn index(&self, name: &str) -> usize {
         self.topo
-            .switches
-            .iter()
-            .position(|s| s.name == name)
+            .switch_index(name)
             .unwrap_or_else(|| panic!("no switch {name} in {}", self.spec))
     }
 

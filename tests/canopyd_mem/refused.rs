@@ -102,7 +102,7 @@ fn tcp_endpoint_with_token() {
     std::fs::set_permissions(&wrong, std::fs::Permissions::from_mode(0o600)).unwrap();
     let tcp_sw = "core-c0";
     let topo = canopy_control::build_str(K2).unwrap();
-    let ti = topo.switches.iter().position(|s| s.name == tcp_sw).unwrap();
+    let ti = topo.switch_index(tcp_sw).unwrap();
     let mut f = Fabric::start_with("tcp", K2, |i, o| {
         if i == ti {
             o.extra_mgmt = format!(

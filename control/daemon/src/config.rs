@@ -599,12 +599,7 @@ mod tests {
             dir.join("tok").display()
         );
         let c = parse(&t).unwrap();
-        let i = c
-            .topology
-            .switches
-            .iter()
-            .position(|s| s.name == "core-c0")
-            .unwrap();
+        let i = c.topology.switch_index("core-c0").unwrap();
         assert_eq!(
             c.endpoints[i],
             Endpoint::Tcp("10.0.0.9:7000".into(), b"0123456789abcdef0123".to_vec())

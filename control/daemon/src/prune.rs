@@ -479,9 +479,7 @@ mod tests {
     use canopy_dataplane::wire::Kind;
 
     fn idx(t: &Topology, name: &str) -> u32 {
-        t.switches
-            .iter()
-            .position(|s| s.name == name)
+        t.switch_index(name)
             .unwrap_or_else(|| panic!("no switch {name}")) as u32
     }
 

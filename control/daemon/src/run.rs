@@ -338,12 +338,7 @@ impl DaemonHandle {
 
     /// Index of a switch by name.
     pub fn switch_index(&self, name: &str) -> Option<usize> {
-        self.shared
-            .cfg
-            .topology
-            .switches
-            .iter()
-            .position(|s| s.name == name)
+        self.shared.cfg.topology.switch_index(name)
     }
 
     /// Send a command to the planner.

@@ -127,7 +127,7 @@ impl Edge {
     /// ends in `outer` (the engine tests without sockets).
     pub fn on_mem(kind: Kind, capacity: usize) -> (Edge, IsolatedSwitch) {
         let topo = canopy_control::build_str(SPEC).unwrap();
-        let sw = topo.switches.iter().position(|s| s.name == EDGE).unwrap();
+        let sw = topo.switch_index(EDGE).unwrap();
         let is = isolated_switch(&topo, sw, capacity);
         let hosts = is.hosts.clone();
         let ups: Vec<usize> = (0..is.ports.len())
