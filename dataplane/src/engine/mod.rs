@@ -20,6 +20,7 @@
 
 pub mod adaptive;
 pub mod counters;
+pub mod host;
 pub mod mem;
 pub mod pool;
 pub mod port;
@@ -79,6 +80,12 @@ pub enum EngineError {
     /// A worker thread could not be started.
     #[error("cannot start worker thread: {0}")]
     Spawn(#[from] std::io::Error),
+    /// A host thread did not answer (it stopped or panicked).
+    #[error("a host thread is gone (stopped or panicked)")]
+    HostGone,
+    /// The engine is not placed on this host.
+    #[error("the engine is not placed on this host")]
+    NotPlaced,
 }
 
 /// How workers wait for work.
@@ -403,42 +410,22 @@ impl Engine {
     pub fn spawn(self) -> Result<Running, EngineError> {
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
-        let cores = if self.pin_cores.is_empty() {
-            Vec::new()
-        } else {
-            core_affinity::get_core_ids().unwrap_or_default()
-        };
-        let mut pins = Vec::new();
-        for c in &self.pin_cores {
-            pins.push(
-                cores
-                    .iter()
-                    .find(|x| x.id == *c)
-                    .copied()
-                    .ok_or(EngineError::NoCpu(*c))?,
-            );
-        }
+        let pins = resolve_pins(&self.pin_cores)?;
         let mut wakes = Vec::new();
         for (i, w) in self.workers.into_iter().enumerate() {
-            let stop = stop.clone();
-            let mode = self.mode;
             let pin = (!pins.is_empty()).then(|| pins[i % pins.len()]);
             let wake = Arc::new(Wake::default());
             wakes.push(wake.clone());
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("canopy-w{i}"))
-                    .spawn(move || {
-                        if let Some(c) = pin {
-                            // best effort: the worker still runs if the kernel refuses
-                            let _ = core_affinity::set_for_current(c);
-                        }
-                        wake.bind_current();
-                        let mut ws = vec![w];
-                        run_with(&mut ws, mode, &stop, &wake);
-                        ws
-                    })?,
-            );
+            let name = format!("canopy-w{i}");
+            threads.push(spawn_thread(
+                name,
+                pin,
+                self.mode,
+                &stop,
+                wake,
+                vec![w],
+                None,
+            )?);
         }
         Ok(Running {
             stop,
@@ -449,9 +436,50 @@ impl Engine {
     }
 }
 
+/// Start a polling thread named `name` (pinned to `pin`, best effort: it still runs if
+/// the kernel refuses) that runs [`run_loop`] over `workers` and returns them when it
+/// stops.
+fn spawn_thread(
+    name: String,
+    pin: Option<core_affinity::CoreId>,
+    mode: PollMode,
+    stop: &Arc<AtomicBool>,
+    wake: Arc<Wake>,
+    mut workers: Vec<Worker>,
+    inbox: Option<host::Inbox>,
+) -> std::io::Result<JoinHandle<Vec<Worker>>> {
+    let stop = stop.clone();
+    std::thread::Builder::new().name(name).spawn(move || {
+        if let Some(c) = pin {
+            let _ = core_affinity::set_for_current(c);
+        }
+        wake.bind_current();
+        run_loop(&mut workers, mode, &stop, &wake, inbox.as_ref());
+        workers
+    })
+}
+
+/// The CPUs `pin_cores` names, each checked to exist ([`EngineError::NoCpu`]).
+fn resolve_pins(pin_cores: &[usize]) -> Result<Vec<core_affinity::CoreId>, EngineError> {
+    if pin_cores.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    pin_cores
+        .iter()
+        .map(|c| {
+            cores
+                .iter()
+                .find(|x| x.id == *c)
+                .copied()
+                .ok_or(EngineError::NoCpu(*c))
+        })
+        .collect()
+}
+
 /// Drive `workers` on the calling thread until `stop` is set, then drain: keep polling
 /// until no frame is left in any owned port or ring (so counters conserve).
-pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
+pub fn run(workers: &mut Vec<Worker>, mode: PollMode, stop: &AtomicBool) {
     run_with(workers, mode, stop, &Wake::for_current());
 }
 
@@ -464,7 +492,20 @@ pub fn run(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool) {
 /// and `stop`, and sleeps in `epoll` on the `rx_fd`s of its ports and the eventfd that
 /// `wake` writes, for at most `max_sleep`; an fd reporting an error (a link event)
 /// triggers upkeep at once; an fd that changed (a reopened port) is registered again.
-pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake: &Arc<Wake>) {
+pub fn run_with(workers: &mut Vec<Worker>, mode: PollMode, stop: &AtomicBool, wake: &Arc<Wake>) {
+    run_loop(workers, mode, stop, wake, None);
+}
+
+/// The polling loop of [`run_with`] and of a [`host::Host`]'s threads, which also
+/// take workers in and give them back between rounds (`inbox`: checked with one load
+/// per round, and before sleeping).
+fn run_loop(
+    workers: &mut Vec<Worker>,
+    mode: PollMode,
+    stop: &AtomicBool,
+    wake: &Arc<Wake>,
+    inbox: Option<&host::Inbox>,
+) {
     for w in workers.iter_mut() {
         for p in w.ports() {
             p.set_waker(wake.clone());
@@ -487,6 +528,9 @@ pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake:
             }
         }
         force_upkeep = false;
+        if let Some(inbox) = inbox.filter(|i| !i.is_empty()) {
+            inbox.serve(workers, wake, sleeper.as_ref());
+        }
         if work > 0 {
             idle = 0;
             continue;
@@ -496,8 +540,12 @@ pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake:
             if idle > spins {
                 wake.prepare();
                 // SeqCst pairs with Running::stop's store and wake(): either we see
-                // `stop` here or the stopper sees `sleeping` and writes the eventfd.
-                if stop.load(Ordering::SeqCst) || workers.iter().any(Worker::has_pending) {
+                // `stop` (or the inbox's command) here or the stopper (the sender)
+                // sees `sleeping` and writes the eventfd.
+                if stop.load(Ordering::SeqCst)
+                    || inbox.is_some_and(|i| !i.is_empty())
+                    || workers.iter().any(Worker::has_pending)
+                {
                     wake.cancel();
                     continue;
                 }
@@ -513,8 +561,17 @@ pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake:
             std::hint::spin_loop();
         }
     }
-    // drain what this thread can still move
-    loop {
+    drain(workers);
+}
+
+/// Most rounds [`drain`] polls: frames that keep arriving cannot hold it.
+const DRAIN_ROUNDS: usize = 10_000;
+
+/// After `stop`: poll until nothing moves (so what this thread can still send is
+/// sent and counters conserve; at most [`DRAIN_ROUNDS`]), then publish the final
+/// backend counters, so a counter dump after stop is complete.
+fn drain(workers: &mut [Worker]) {
+    for _ in 0..DRAIN_ROUNDS {
         let mut work = 0;
         for w in workers.iter_mut() {
             work += w.poll();
@@ -523,7 +580,6 @@ pub fn run_with(workers: &mut [Worker], mode: PollMode, stop: &AtomicBool, wake:
             break;
         }
     }
-    // final backend counters, so a counter dump after stop is complete
     for w in workers.iter_mut() {
         w.publish_backend_stats();
     }
@@ -568,6 +624,17 @@ impl Sleeper {
         Some(s)
     }
 
+    /// Stop watching the port fds of `workers` (given back to a host's controller).
+    fn unregister(&self, workers: &mut [Worker]) {
+        for w in workers.iter_mut() {
+            for p in w.ports() {
+                if let Some(fd) = p.rx_fd() {
+                    self.ep.del(fd);
+                }
+            }
+        }
+    }
+
     /// (Re-)register every port fd (level-triggered). A port whose fd cannot be added
     /// is still polled every `max_sleep`.
     fn register(&self, workers: &mut [Worker]) {
@@ -610,6 +677,7 @@ impl Sleeper {
         None
     }
     fn register(&self, _: &mut [Worker]) {}
+    fn unregister(&self, _: &mut [Worker]) {}
     fn sleep(&self, max: Duration) -> bool {
         std::thread::park_timeout(max);
         false

@@ -108,6 +108,20 @@ impl Epoll {
             .map(|_| ())
     }
 
+    /// Stop watching `fd` (an fd not in the set is not an error).
+    pub(crate) fn del(&self, fd: RawFd) {
+        // SAFETY: EPOLL_CTL_DEL ignores the event argument (NULL is allowed since
+        // Linux 2.6.9); the kernel checks the fds.
+        let _ = unsafe {
+            libc::epoll_ctl(
+                self.fd.as_raw_fd(),
+                libc::EPOLL_CTL_DEL,
+                fd,
+                std::ptr::null_mut(),
+            )
+        };
+    }
+
     /// Sleep until a registered fd is ready or `timeout` passed (nanosecond timeout
     /// with glibc's `epoll_pwait2`, else rounded up to whole milliseconds). `EINTR`
     /// counts as a wake-up with nothing ready.
