@@ -580,3 +580,43 @@ fn rx_oversize_frame_is_dropped_as_truncated() {
     assert_eq!(got, vec![small]);
     assert_eq!(port.stats().drop_count(PortDrop::RxTruncated), 1);
 }
+
+/// A shared host's threads live in the host's namespace, not the ports': a port whose
+/// interface was re-created reopens in its own namespace when polled from another.
+#[test]
+fn a_port_polled_from_another_namespace_reopens_in_its_own() {
+    canopy_test_utils::netns_or_return!();
+    let ns = Netns::new("xns", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let mut port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open");
+    // polled from this thread (the test's namespace) from here on
+    let poll = |p: &mut AfPacketPort, want: fn(&LinkEvent) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let ev = p.poll_link().expect("poll from another namespace");
+            if want(&ev) || Instant::now() > deadline {
+                return ev;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    ip(&["-n", ns.name(0), "link", "del", "pa"]);
+    assert_eq!(
+        poll(&mut port, |e| *e != LinkEvent::Unchanged),
+        LinkEvent::WentDown
+    );
+    ns.veth(0, "pa", 1, "pb");
+    assert_eq!(
+        poll(&mut port, |e| matches!(e, LinkEvent::Reopened { .. })),
+        LinkEvent::Reopened { up: true }
+    );
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    let f = frame(9, 100);
+    raw.send(&f);
+    let got = port_recv_n(&mut port, 1, Duration::from_secs(5), &mut vec![]);
+    assert_eq!(got, vec![f], "the new socket is in the port's namespace");
+    assert_eq!(port.stats().reopens, 1);
+}

@@ -12,11 +12,12 @@
 //! down, counters summed from per-worker cache-padded blocks. See `docs/engine.md`.
 //!
 //! Link upkeep ([`Port::maintain`]) runs on the owning worker's thread every
-//! [`EngineConfig::link_poll`]. For the AF_PACKET port it re-reads the interface and
-//! may reopen the socket, which creates it in the calling thread's network namespace:
-//! the worker threads are spawned by the thread that calls [`Engine::spawn`] and
-//! inherit its namespace, so spawn from the namespace the ports were opened in and
-//! never `setns` a worker thread.
+//! [`EngineConfig::link_poll`]. For the kernel ports it re-reads the interface and may
+//! reopen the socket, in the namespace the port was opened in (from a thread elsewhere,
+//! a [`host::Host`]'s, through a helper thread that enters it).
+//!
+//! A [`host::Host`] polls the workers of many engines (one per switch) on a fixed set
+//! of threads; see `docs/shared-host.md`.
 
 pub mod adaptive;
 pub mod counters;

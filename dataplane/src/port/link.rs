@@ -10,8 +10,9 @@
 use super::sys;
 use crate::engine::PortEvent;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::Arc;
 
 const IFF_UP: u32 = 0x1;
 const IFF_RUNNING: u32 = 0x40;
@@ -73,6 +74,14 @@ fn is_up(flags: u32) -> bool {
     flags & (IFF_UP | IFF_RUNNING) == (IFF_UP | IFF_RUNNING)
 }
 
+/// The calling thread's network namespace, held open (`/proc/thread-self/ns/net`), so
+/// a reopen from a thread elsewhere (a shared host's) can create its socket there.
+fn netns_handle() -> Option<Arc<OwnedFd>> {
+    std::fs::File::open("/proc/thread-self/ns/net")
+        .ok()
+        .map(|f| Arc::new(OwnedFd::from(f)))
+}
+
 /// Inode of the calling thread's network namespace.
 pub(crate) fn netns_id() -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
@@ -91,6 +100,8 @@ pub(crate) struct Link<R> {
     pub ifindex: i32,
     /// Network namespace the port was opened in ([`netns_id`] then).
     pub netns: Option<u64>,
+    /// That namespace, held open: a reopen from a thread in another one enters it.
+    netns_fd: Option<Arc<OwnedFd>>,
     /// Interface MTU (L3 bytes).
     pub mtu: u32,
     /// Link state as of open, the last poll, or a failed send.
@@ -112,6 +123,7 @@ impl<R> Link<R> {
             name: name.to_string(),
             ifindex: o.ifindex,
             netns,
+            netns_fd: netns.and_then(|_| netns_handle()),
             mtu: o.mtu,
             up: is_up(o.flags),
             gone: false,
@@ -183,8 +195,8 @@ pub(crate) fn close_on_helper<T: Send + 'static>(thread: &str, old: T) {
 /// Re-read the interface (a few ioctls): up = it exists and has `IFF_UP` and
 /// `IFF_RUNNING`. Deleted: down. Back with a new ifindex: reopen (new socket, same
 /// configuration) and report [`PortEvent::Reopened`], which must happen in the
-/// namespace the port was opened in (the backend's `WrongNamespace` error otherwise,
-/// the port down).
+/// namespace the port was opened in: from a thread in another one (a shared host's),
+/// on a helper thread that enters it first (which needs `CAP_SYS_ADMIN`).
 ///
 /// `background`: the reopen runs on a helper thread spawned from the calling one (so
 /// in its network namespace), the port stays down meanwhile (polls return
@@ -250,29 +262,63 @@ fn collect<P: Reopen>(p: &mut P) -> Result<Option<PortEvent>, P::Error> {
 fn reopen<P: Reopen>(p: &mut P, was_up: bool, background: bool) -> Result<PortEvent, P::Error> {
     let l = p.link();
     l.up = false;
-    if netns_id() != l.netns {
-        let ifname = l.name.clone();
-        return Err(IfError::WrongNamespace { ifname }.into());
-    }
+    // a thread in another namespace (a shared host's) reopens on a helper that enters
+    // the port's; without a handle on it, the port stays down
+    let elsewhere = match (netns_id() != l.netns, &l.netns_fd) {
+        (false, _) => None,
+        (true, Some(fd)) => Some(fd.clone()),
+        (true, None) => {
+            let ifname = l.name.clone();
+            return Err(IfError::WrongNamespace { ifname }.into());
+        }
+    };
     if was_up {
         l.link_down_events += 1;
     }
-    if background {
+    let foreign = elsewhere.is_some();
+    if background || foreign {
         let (tx, rx) = mpsc::channel();
         let open = p.opener();
+        let ifname = p.link().name.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("{}-open", P::THREAD))
             .spawn(move || {
+                if let Some(ns) = elsewhere {
+                    if let Err(e) = sys::enter_netns(&ns) {
+                        let _ =
+                            tx.send(Err(IfError::sys(&ifname, "setns(CLONE_NEWNET)")(e).into()));
+                        return;
+                    }
+                }
                 let _ = tx.send(open());
             });
-        if spawned.is_ok() {
-            p.link().reopening = Some(rx);
-            // down until the new socket is installed
-            return Ok(if was_up {
-                PortEvent::WentDown
-            } else {
-                PortEvent::Unchanged
-            });
+        match spawned {
+            Ok(_) if background => {
+                p.link().reopening = Some(rx);
+                // down until the new socket is installed
+                return Ok(if was_up {
+                    PortEvent::WentDown
+                } else {
+                    PortEvent::Unchanged
+                });
+            }
+            Ok(_) => {
+                let ifname = p.link().name.clone();
+                let gone = || io::Error::other("the reopen helper exited without an answer");
+                let o = rx.recv().map_err(|_| {
+                    IfError::sys(&ifname, "reopen in the port's namespace")(gone())
+                })??;
+                return Ok(install(p, o, background));
+            }
+            Err(e) if foreign => {
+                let ifname = p.link().name.clone();
+                return Err(IfError::sys(
+                    &ifname,
+                    "spawn a thread to reopen in the port's namespace",
+                )(e)
+                .into());
+            }
+            Err(_) => {}
         }
     }
     let o = p.opener()()?;

@@ -29,6 +29,14 @@ pub(crate) fn page_size() -> usize {
     }
 }
 
+/// Move the calling thread into the network namespace `ns` (an fd of
+/// `/proc/<pid>/ns/net`); needs `CAP_SYS_ADMIN`. Only the calling thread moves.
+pub(crate) fn enter_netns(ns: &OwnedFd) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain syscall on an fd the caller owns; the kernel checks its type.
+    cvt(unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) }).map(|_| ())
+}
+
 /// A new socket (`socket(domain, ty, protocol)`), owned.
 pub(crate) fn socket(
     domain: libc::c_int,

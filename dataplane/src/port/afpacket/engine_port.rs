@@ -7,10 +7,9 @@
 //! RCU grace periods, tens of milliseconds (docs/BENCHMARKS.md), during which a worker
 //! would forward nothing). Reopening creates the socket in the calling thread's network
 //! namespace (the helper thread is spawned by the worker thread, so it inherits the
-//! worker's), and the engine calls `maintain` on the worker thread that owns the port:
-//! the engine's threads inherit the namespace of the thread that spawned them, so spawn
-//! the engine in the namespace the ports were opened in and do not `setns` its threads
-//! (a port in another namespace stays down: `WrongNamespace`).
+//! worker's), and the engine calls `maintain` on the worker thread that owns the port;
+//! from a thread in another namespace than the port's (a shared host's), the reopen
+//! enters the port's namespace on its helper thread.
 
 use super::{AfPacketPort, PortDrop};
 use crate::engine::{BackendStats, Buf, PortEvent, BURST};

@@ -468,8 +468,9 @@ impl AfPacketPort {
     /// interface was deleted, the port is down; when an interface of the same name
     /// appears again (a new ifindex), the port reopens: new socket, new rings, same
     /// configuration ([`LinkEvent::Reopened`]). Reopening creates the socket in the
-    /// calling thread's network namespace, so it must be called from the namespace the
-    /// port was opened in ([`IfError::WrongNamespace`] otherwise). A failed
+    /// namespace the port was opened in: called from another, on a helper thread that
+    /// enters it (`CAP_SYS_ADMIN`; [`IfError::WrongNamespace`] when the port holds no
+    /// handle on its namespace). A failed
     /// reopen leaves the port down and is returned; the next call tries again.
     pub fn poll_link(&mut self) -> Result<LinkEvent, AfPacketError> {
         link::poll(self, false)
