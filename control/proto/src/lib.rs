@@ -6,6 +6,8 @@
 //! - [`control`], [`snapshot`], [`view`]: `canopyd`'s control socket (`docs/canopyd.md`),
 //!   served by `canopyd`, used by `canopyctl fabric` and the testbed: the requests, the
 //!   fabric snapshot its `status` answers with, and the text views;
+//! - [`host`]: a shared switch host's control socket (`canopy-switch host`), which
+//!   lists its switches and stops or starts one;
 //! - [`client`]: a client of either endpoint (a Unix socket, or TCP with the `auth`
 //!   exchange first);
 //! - [`version`]: the protocol version and the `hello` handshake both servers answer;
@@ -21,6 +23,7 @@
 
 pub mod client;
 pub mod control;
+pub mod host;
 pub mod mgmt;
 pub mod snapshot;
 pub mod sys;

@@ -10,6 +10,7 @@
 pub mod config;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod host;
 pub mod privs;
 pub mod server;
 pub mod sys;

@@ -6,8 +6,10 @@ use anyhow::{Context, Result};
 use canopy_dataplane::engine::PollMode;
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::client::Endpoint;
+use canopy_proto::host::{format_host, HostReport, HostRequest};
 use canopy_proto::mgmt::{self, CountersReport, Health, Request};
 use canopy_switch::config::{Config, PortSpec, TablesSource};
+use canopy_switch::host::config::HostConfig;
 use canopy_switch::privs::{self, Identity, PrivError};
 use canopy_switch::{server, tables};
 use clap::{Parser, Subcommand};
@@ -75,11 +77,57 @@ enum Cmd {
         #[command(subcommand)]
         req: CtlCmd,
     },
+    /// Run many switches in one process, polled by a fixed set of threads (a shared
+    /// host), until SIGTERM or SIGINT; each keeps its own management socket.
+    ///
+    /// The host file lists the switches (`[[switch]] name, config, netns`) and the
+    /// threads (`[host] threads, mode, pin_cores, socket`); see docs/shared-host.md.
+    Host {
+        /// The host's TOML file.
+        #[arg(long, short)]
+        config: PathBuf,
+        /// Log level: error, warn, info, debug, trace.
+        #[arg(long, default_value = "info")]
+        log: String,
+        /// Validate the host file and every switch's, print what would run, open nothing.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Talk to a running host over its control socket.
+    HostCtl {
+        /// The host's control socket (`[host] socket`).
+        #[arg(long, short)]
+        socket: PathBuf,
+        /// Print the raw JSON response instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Seconds to wait for the response.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        #[command(subcommand)]
+        req: HostCmd,
+    },
     /// Validate a configuration and print what would run (no port is opened).
     CheckConfig {
         /// The TOML configuration file.
         #[arg(long, short)]
         config: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum HostCmd {
+    /// The threads (mode, pinning, ports per thread) and every switch with its state.
+    Switches,
+    /// Stop one switch (its socket goes away, its ports close); the others forward on.
+    Stop {
+        /// The switch's name.
+        switch: String,
+    },
+    /// Start a stopped switch again from its configuration file.
+    Start {
+        /// The switch's name.
+        switch: String,
     },
 }
 
@@ -133,6 +181,13 @@ fn main() -> ExitCode {
             group,
         } => run(&config, &log, user, group),
         Cmd::CheckConfig { config } => check_config(&config),
+        Cmd::Host { config, log, check } => host(&config, &log, check),
+        Cmd::HostCtl {
+            socket,
+            json,
+            timeout,
+            req,
+        } => host_ctl(&socket, json, Duration::from_secs(timeout.max(1)), req),
         Cmd::Ctl {
             socket,
             tcp,
@@ -208,15 +263,7 @@ fn load(path: &Path, user: Option<String>, group: Option<String>) -> Result<Load
         },
     )?;
     let token = cfg.read_token()?;
-    let t = match &cfg.tables {
-        None => None,
-        Some(src) => {
-            let t = tables::load(src).map_err(|e| cfg.error(e.key(), e.to_string()))?;
-            tables::validate(&t, cfg.ports.len())
-                .map_err(|e| cfg.error("tables", e.to_string()))?;
-            Some(t)
-        }
-    };
+    let t = tables::load_checked(&cfg)?;
     Ok((cfg, t, token, id))
 }
 
@@ -232,24 +279,83 @@ fn load_or_exit(
     })
 }
 
-fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> Result<ExitCode> {
-    let level: tracing::Level = match log.parse() {
-        Ok(l) => l,
-        Err(_) => {
-            eprintln!("canopy-switch: --log {log:?}: use error, warn, info, debug or trace");
-            return Ok(ExitCode::from(EXIT_CONFIG));
-        }
+/// Log to stderr at `log`; `false` (said on stderr) when it is no level.
+fn init_log(log: &str) -> bool {
+    let Ok(level) = log.parse::<tracing::Level>() else {
+        eprintln!("canopy-switch: --log {log:?}: use error, warn, info, debug or trace");
+        return false;
     };
     tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
+    true
+}
+
+fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> Result<ExitCode> {
+    if !init_log(log) {
+        return Ok(ExitCode::from(EXIT_CONFIG));
+    }
     let (cfg, t, token, id) = match load_or_exit(path, user, group) {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
     server::run(cfg, t, token, id)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn host(path: &Path, log: &str, check: bool) -> Result<ExitCode> {
+    let cfg = match HostConfig::load(path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("canopy-switch: {e}");
+            return Ok(ExitCode::from(EXIT_CONFIG));
+        }
+    };
+    if check {
+        return match canopy_switch::host::check(&cfg) {
+            Ok(text) => {
+                print!("{text}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("canopy-switch: {e:#}");
+                Ok(ExitCode::from(EXIT_CONFIG))
+            }
+        };
+    }
+    if !init_log(log) {
+        return Ok(ExitCode::from(EXIT_CONFIG));
+    }
+    canopy_switch::host::run(cfg)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn host_ctl(socket: &Path, as_json: bool, timeout: Duration, cmd: HostCmd) -> Result<ExitCode> {
+    let req = match cmd {
+        HostCmd::Switches => HostRequest::Switches {},
+        HostCmd::Stop { switch } => HostRequest::Stop { switch },
+        HostCmd::Start { switch } => HostRequest::Start { switch },
+    };
+    let resp = Endpoint::Unix(socket.to_path_buf()).request(&req, timeout)?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&resp)?);
+    }
+    if resp.get("ok").and_then(Value::as_bool) != Some(true) {
+        if !as_json {
+            let e = resp
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)");
+            eprintln!("canopy-switch: the host answered: {e}");
+        }
+        return Ok(ExitCode::FAILURE);
+    }
+    if !as_json {
+        let r: HostReport = serde_json::from_value(resp)?;
+        print!("{}", format_host(&r));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

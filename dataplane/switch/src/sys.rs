@@ -1,7 +1,8 @@
 //! The switch's own FFI (the management socket is created 0600 by
 //! `canopy_proto::sys::bind_private`, shared with `canopyd`): the calls [`crate::privs`] needs to give up privileges: user and group look-ups
 //! (`getpwnam_r`, `getgrnam_r`), `setgroups`/`setresgid`/`setresuid`, `capget`/`capset`
-//! and the capability and `no_new_privs` `prctl`s.
+//! and the capability and `no_new_privs` `prctl`s; and `setns` into a named network
+//! namespace (a shared host opens each switch's ports in its namespace).
 //!
 //! These are thin wrappers over `libc` rather than the `caps` crate: the switch needs
 //! six system calls and a bit mask, and `libc` is a dependency already; the look-ups
@@ -259,6 +260,21 @@ pub fn capset(s: CapSets) -> io::Result<()> {
     // reads the data.
     let r = unsafe { libc::syscall(libc::SYS_capset, &mut h as *mut CapHeader, d.as_ptr()) };
     if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Move the calling thread into the network namespace `/run/netns/NAME` (as `ip netns
+/// exec` enters it); needs `CAP_SYS_ADMIN`. Only the calling thread moves: a shared
+/// host opens each switch's ports on a short-lived thread that entered its namespace.
+pub fn enter_netns(name: &str) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(std::path::Path::new("/run/netns").join(name))?;
+    // SAFETY: plain syscall on an fd we own for the duration of the call; the kernel
+    // checks that it is a network namespace.
+    let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+    if r < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! code path as `canopyctl tables SPEC --kind K --switch S`), read from a SwitchTables
 //! JSON file, and validated completely before they reach the engine.
 
-use crate::config::TablesSource;
+use crate::config::{Config, ConfigError, TablesSource};
 use canopy_control::kinds::{self, KindError};
 use canopy_control::topology::{self, TopoError};
 use canopy_dataplane::table::pathid::Action;
@@ -132,6 +132,17 @@ pub fn read_file(path: &Path) -> Result<SwitchTables, ReadError> {
         path: path.to_path_buf(),
         error,
     })
+}
+
+/// The tables `cfg` names, loaded and validated against its ports (None: it names
+/// none); an error names the configuration file and the key.
+pub fn load_checked(cfg: &Config) -> Result<Option<SwitchTables>, ConfigError> {
+    let Some(src) = &cfg.tables else {
+        return Ok(None);
+    };
+    let t = load(src).map_err(|e| cfg.error(e.key(), e.to_string()))?;
+    validate(&t, cfg.ports.len()).map_err(|e| cfg.error("tables", e.to_string()))?;
+    Ok(Some(t))
 }
 
 /// Placeholder tables for `ports` ports: no kind configured, so every Canopy frame is

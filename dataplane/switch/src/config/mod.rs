@@ -6,7 +6,7 @@
 //! validated [`Config`] and its bounds), `sections.rs` (the sections as written),
 //! `parse.rs` (the checks, section by section), `ports.rs` (the `[[port]]` checks).
 
-mod parse;
+pub(crate) mod parse;
 mod ports;
 mod sections;
 #[cfg(test)]

@@ -18,13 +18,13 @@ use std::time::Duration;
 
 /// A key refused, and why: a [`ConfigError`] before the file is named.
 #[derive(Debug)]
-pub(super) struct Refusal {
-    key: String,
-    what: String,
+pub(crate) struct Refusal {
+    pub(crate) key: String,
+    pub(crate) what: String,
 }
 
 /// Refuse `key` because of `what`.
-pub(super) fn bad<T>(key: impl Into<String>, what: impl Into<String>) -> Result<T, Refusal> {
+pub(crate) fn bad<T>(key: impl Into<String>, what: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal {
         key: key.into(),
         what: what.into(),
@@ -42,7 +42,7 @@ pub(super) fn parse(path: &Path, text: &str, any_build: bool) -> Result<Config, 
 }
 
 fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
-    let raw = read_toml(text)?;
+    let raw: RawConfig = read_toml(text)?;
     let s = &raw.switch;
     let mut engine = engine_config(s)?;
     let ports = ports(&raw.port, s.workers, any_build)?;
@@ -77,7 +77,7 @@ fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
 
 /// The file as written; a syntax error, an unknown key or a mistyped value is refused
 /// with the key [`toml_key`] finds and the line.
-fn read_toml(text: &str) -> Result<RawConfig, Refusal> {
+pub(crate) fn read_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Refusal> {
     toml::from_str(text).or_else(|e| {
         // toml's message names the unknown or mistyped key and the line
         let msg = e.message().to_string();
@@ -161,34 +161,50 @@ fn switch_bounds(s: &SwitchSection) -> Result<(), Refusal> {
 
 /// `[switch] mode` and the keys that go with it.
 fn poll_mode(s: &SwitchSection) -> Result<PollMode, Refusal> {
-    match s.mode {
+    poll_mode_of("switch", s.mode, s.spins, s.max_sleep_us, &s.pin_cores)
+}
+
+/// A polling mode and the keys that go with it, in section `section` (`switch`, or a
+/// shared host's `host`).
+pub(crate) fn poll_mode_of(
+    section: &str,
+    mode: PollName,
+    spins: Option<u32>,
+    max_sleep_us: Option<u64>,
+    pin_cores: &[usize],
+) -> Result<PollMode, Refusal> {
+    match mode {
         PollName::Adaptive => {
-            if !s.pin_cores.is_empty() {
+            if !pin_cores.is_empty() {
                 return bad(
-                    "switch.pin_cores",
+                    format!("{section}.pin_cores"),
                     "pinning applies only to mode = \"busy\"",
                 );
             }
-            let max_sleep = s
-                .max_sleep_us
-                .unwrap_or(engine::DEFAULT_MAX_SLEEP.as_micros() as u64);
+            let max_sleep = max_sleep_us.unwrap_or(engine::DEFAULT_MAX_SLEEP.as_micros() as u64);
             if max_sleep == 0 || max_sleep > MAX_SLEEP_US {
                 return bad(
-                    "switch.max_sleep_us",
+                    format!("{section}.max_sleep_us"),
                     format!("{max_sleep} is not in 1..={MAX_SLEEP_US}"),
                 );
             }
             Ok(PollMode::Adaptive {
-                spins: s.spins.unwrap_or(engine::DEFAULT_SPINS),
+                spins: spins.unwrap_or(engine::DEFAULT_SPINS),
                 max_sleep: Duration::from_micros(max_sleep),
             })
         }
         PollName::Busy => {
-            if s.spins.is_some() {
-                return bad("switch.spins", "applies only to mode = \"adaptive\"");
+            if spins.is_some() {
+                return bad(
+                    format!("{section}.spins"),
+                    "applies only to mode = \"adaptive\"",
+                );
             }
-            if s.max_sleep_us.is_some() {
-                return bad("switch.max_sleep_us", "applies only to mode = \"adaptive\"");
+            if max_sleep_us.is_some() {
+                return bad(
+                    format!("{section}.max_sleep_us"),
+                    "applies only to mode = \"adaptive\"",
+                );
             }
             Ok(PollMode::Busy)
         }
@@ -367,17 +383,15 @@ fn toml_key(text: &str, e: &toml::de::Error) -> String {
         .map_or(text.len(), |i| line_start + i);
     let line = text[line_start..line_end].trim();
     let mut section = String::new();
-    let mut port_idx: i64 = -1;
+    // `[[name]]` arrays of tables: how many of each came before
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for l in text[..line_start].lines() {
         let l = l.trim();
         if l.starts_with("[[") {
             let name = l.trim_matches(|c| c == '[' || c == ']').trim();
-            if name == "port" {
-                port_idx += 1;
-                section = format!("port[{port_idx}]");
-            } else {
-                section = name.to_string();
-            }
+            let n = seen.entry(name).or_insert(0);
+            section = format!("{name}[{n}]");
+            *n += 1;
         } else if l.starts_with('[') {
             section = l.trim_matches(|c| c == '[' || c == ']').trim().to_string();
         }
@@ -385,8 +399,8 @@ fn toml_key(text: &str, e: &toml::de::Error) -> String {
     if line.starts_with('[') {
         // the error is about a section header itself (an unknown section, say)
         let name = line.trim_matches(|c| c == '[' || c == ']').trim();
-        return if line.starts_with("[[") && name == "port" {
-            format!("port[{}]", port_idx + 1)
+        return if line.starts_with("[[") {
+            format!("{name}[{}]", seen.get(name).copied().unwrap_or(0))
         } else {
             name.to_string()
         };

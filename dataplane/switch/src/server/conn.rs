@@ -40,7 +40,11 @@ pub(super) fn bind_tcp(
 /// [`MAX_TCP_CONNS`] at once; one more is told so and closed.
 pub(super) fn serve_tcp(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let (mut stream, peer) = match listener.accept() {
+        let accepted = listener.accept();
+        if shared.closed() {
+            return;
+        }
+        let (mut stream, peer) = match accepted {
             Ok(x) => x,
             Err(e) => {
                 warn!("accept on the TCP management endpoint: {e}");
@@ -91,7 +95,11 @@ pub(super) fn serve_tcp(listener: TcpListener, shared: Arc<Shared>) {
 /// Accept loop of one management thread.
 pub(super) fn serve(listener: UnixListener, shared: Arc<Shared>) {
     loop {
-        match listener.accept() {
+        let accepted = listener.accept();
+        if shared.closed() {
+            return;
+        }
+        match accepted {
             Ok((stream, _)) => {
                 if let Err(e) = serve_conn(stream, &shared, Transport::Unix) {
                     debug!("management connection: {e}");
@@ -106,7 +114,7 @@ pub(super) fn serve(listener: UnixListener, shared: Arc<Shared>) {
 }
 
 /// A management connection: a Unix or TCP stream.
-pub(super) trait Stream: Read + Write {
+pub(crate) trait Stream: Read + Write {
     /// As the socket's `set_read_timeout`.
     fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()>;
     /// As the socket's `set_write_timeout`.
@@ -172,7 +180,7 @@ enum Transport {
 /// unauthenticated peer cannot make the switch buffer `max_request_bytes`).
 pub const PRE_AUTH_MAX: usize = 4096;
 
-fn send<S: Write>(s: &mut S, v: &Value) -> std::io::Result<()> {
+pub(crate) fn send<S: Write>(s: &mut S, v: &Value) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
     line.push(b'\n');
     s.write_all(&line)

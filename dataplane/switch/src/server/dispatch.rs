@@ -22,7 +22,7 @@ use subtle::ConstantTimeEq;
 use tracing::{debug, info};
 
 /// The answer refusing a request: `{"ok": false, "error": msg}`.
-pub(super) fn err(msg: impl std::fmt::Display) -> Value {
+pub(crate) fn err(msg: impl std::fmt::Display) -> Value {
     json!({"ok": false, "error": msg.to_string()})
 }
 
@@ -533,7 +533,7 @@ mod tests {
     #[test]
     fn requests_are_refused_once_shutdown_began() {
         let (sh, _engine) = rig();
-        *sh.stopping.write().unwrap() = true;
+        sh.fence();
         refused(
             &ask(&sh, json!({"op": "health"})),
             "the switch is shutting down",

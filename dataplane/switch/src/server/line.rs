@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 
 /// Why reading a request line stopped.
-pub(super) enum LineEnd {
+pub(crate) enum LineEnd {
     /// A request (without its newline).
     Line(Vec<u8>),
     /// The peer closed the connection.
@@ -18,14 +18,14 @@ pub(super) enum LineEnd {
 }
 
 /// Reads newline-delimited requests with a size limit and a per-request deadline.
-pub(super) struct LineReader {
+pub(crate) struct LineReader {
     buf: Vec<u8>,
     scanned: usize,
 }
 
 impl LineReader {
     /// A reader with nothing buffered.
-    pub(super) fn new() -> LineReader {
+    pub(crate) fn new() -> LineReader {
         LineReader {
             buf: Vec::new(),
             scanned: 0,
@@ -34,7 +34,7 @@ impl LineReader {
 
     /// The next request line of `s`: at most `limit` bytes (without the newline), within
     /// `timeout` from now. A last line without its newline counts when the peer closes.
-    pub(super) fn next<S: Stream>(
+    pub(crate) fn next<S: Stream>(
         &mut self,
         s: &mut S,
         limit: usize,

@@ -23,9 +23,9 @@
 //! accept loops and a connection served), `line.rs` (its request lines), `dispatch.rs`
 //! (a request answered).
 
-mod conn;
-mod dispatch;
-mod line;
+pub(crate) mod conn;
+pub(crate) mod dispatch;
+pub(crate) mod line;
 mod ports;
 
 pub use conn::PRE_AUTH_MAX;
@@ -71,6 +71,12 @@ pub struct Shared {
     auth_failures: AtomicU64,
     tcp_refused: AtomicU64,
     tcp_open: AtomicUsize,
+    /// The management socket's path (to wake its accept threads on close).
+    socket: std::path::PathBuf,
+    /// Threads accepting on the socket ([`Prepared::serve`]).
+    listeners: AtomicUsize,
+    /// Set by [`Shared::close`]: accept loops end.
+    closed: AtomicBool,
 }
 
 /// What [`Shared`] keeps of a switch [`build`] made.
@@ -150,7 +156,49 @@ impl Shared {
             auth_failures: AtomicU64::new(0),
             tcp_refused: AtomicU64::new(0),
             tcp_open: AtomicUsize::new(0),
+            socket: cfg.management.socket.clone(),
+            listeners: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
         }
+    }
+}
+
+impl Shared {
+    /// Fence management: requests in progress finish, later ones are refused.
+    pub fn fence(&self) {
+        *self.stopping.write().unwrap_or_else(|p| p.into_inner()) = true;
+    }
+
+    /// [`Shared::fence`], then end the accept loops (each is woken by a connection of
+    /// its own) and remove the socket. The TCP endpoint's accept loop ends at its next
+    /// connection.
+    pub fn close(&self) {
+        self.fence();
+        self.closed.store(true, Ordering::Release);
+        for _ in 0..self.listeners.load(Ordering::Acquire) {
+            let _ = UnixStream::connect(&self.socket);
+        }
+        if let Some((addr, _)) = self.tcp {
+            let _ = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200));
+        }
+        if let Err(e) = std::fs::remove_file(&self.socket) {
+            warn!(socket = %self.socket.display(), "cannot remove socket: {e}");
+        }
+    }
+
+    /// [`Shared::close`] was called.
+    pub(super) fn closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// The engine's control handle.
+    pub fn engine(&self) -> &EngineHandle {
+        &self.handle
+    }
+
+    /// The management socket's path.
+    pub fn socket(&self) -> &Path {
+        &self.socket
     }
 }
 
@@ -241,6 +289,86 @@ pub fn harden(
     Ok(d)
 }
 
+/// A switch made ready in this process, not forwarding yet: its engine (ports open),
+/// its management socket bound (and its TCP endpoint, when configured).
+pub struct Prepared {
+    parts: Parts,
+    listener: UnixListener,
+    tcp: Option<(std::net::TcpListener, SocketAddr, [u8; 32])>,
+    /// The management socket's path.
+    pub socket: std::path::PathBuf,
+    /// The directory [`prepare_socket`] created for it, if any.
+    pub created_dir: Option<std::path::PathBuf>,
+}
+
+/// Make the switch of `cfg` ready: check the socket path, open the ports and build the
+/// engine over `initial` (None: placeholder tables until `replace_tables`), bind the
+/// socket (and the TCP endpoint with `token`). A failure after the bind removes the
+/// socket. Returns the engine, not started, and what serves its management.
+pub fn prepare(
+    cfg: &Config,
+    initial: Option<SwitchTables>,
+    token: Option<Vec<u8>>,
+) -> Result<(Engine, Prepared)> {
+    let sock = cfg.management.socket.clone();
+    let created_dir = prepare_socket(&sock)?;
+    let (engine, parts) = build(cfg, initial)?;
+    let listener = bind_socket(&sock)?;
+    let tcp = bind_tcp(cfg, token).inspect_err(|_| {
+        let _ = std::fs::remove_file(&sock);
+    })?;
+    Ok((
+        engine,
+        Prepared {
+            parts,
+            listener,
+            tcp,
+            socket: sock,
+            created_dir,
+        },
+    ))
+}
+
+impl Prepared {
+    /// The engine's control handle.
+    pub fn handle(&self) -> EngineHandle {
+        self.parts.handle.clone()
+    }
+
+    /// Serve management from now on over the engine `cfg` describes (started by the
+    /// caller): `threads` threads on the socket (each serves one connection at a time),
+    /// plus the TCP endpoint's accept thread when configured. Returns the state they
+    /// share; [`Shared::close`] ends them.
+    pub fn serve(self, cfg: &Config, threads: usize, tag: &str) -> Result<Arc<Shared>> {
+        let shared = Arc::new(Shared::new(
+            self.parts,
+            cfg,
+            self.tcp.as_ref().map(|(_, a, d)| (*a, *d)),
+        ));
+        if let Some((l, addr, _)) = self.tcp {
+            let sh = shared.clone();
+            std::thread::Builder::new()
+                .name(format!("{tag}mgmt-tcp"))
+                .spawn(move || serve_tcp(l, sh))
+                .context("cannot start the TCP management thread")?;
+            info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (token required)");
+        }
+        for i in 0..threads.max(1) {
+            let l = self
+                .listener
+                .try_clone()
+                .context("cannot clone the listener")?;
+            let sh = shared.clone();
+            std::thread::Builder::new()
+                .name(format!("{tag}mgmt{i}"))
+                .spawn(move || serve(l, sh))
+                .context("cannot start a management thread")?;
+        }
+        shared.listeners.store(threads.max(1), Ordering::Release);
+        Ok(shared)
+    }
+}
+
 /// Run the switch until SIGTERM or SIGINT. `initial` are the validated tables from
 /// the configuration (None: placeholder tables until `replace_tables`); `token` is the
 /// TCP endpoint's token ([`Config::read_token`]), required when `[management] tcp` is
@@ -254,43 +382,20 @@ pub fn run(
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT])
         .context("cannot install signal handlers")?;
-    let sock = cfg.management.socket.clone();
-    let created_dir = prepare_socket(&sock)?;
     let name = initial.as_ref().map(|t| t.name.clone());
-    let (engine, parts) = build(&cfg, initial)?;
-    let listener = bind_socket(&sock)?;
+    let (engine, p) = prepare(&cfg, initial, token)?;
+    let sock = p.socket.clone();
     // from here on, a failure removes the socket
     let unbind = |e| {
         let _ = std::fs::remove_file(&sock);
         e
     };
-    let tcp = bind_tcp(&cfg, token).map_err(unbind)?;
-    harden(&cfg, id.as_ref(), &sock, created_dir.as_deref()).map_err(unbind)?;
+    harden(&cfg, id.as_ref(), &sock, p.created_dir.as_deref()).map_err(unbind)?;
     let running = engine
         .spawn()
         .context("cannot start the workers")
         .map_err(unbind)?;
-    let shared = Arc::new(Shared::new(
-        parts,
-        &cfg,
-        tcp.as_ref().map(|(_, a, d)| (*a, *d)),
-    ));
-    if let Some((l, addr, _)) = tcp {
-        let sh = shared.clone();
-        std::thread::Builder::new()
-            .name("canopy-mgmt-tcp".into())
-            .spawn(move || serve_tcp(l, sh))
-            .context("cannot start the TCP management thread")?;
-        info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (token required)");
-    }
-    for i in 0..MGMT_THREADS {
-        let l = listener.try_clone().context("cannot clone the listener")?;
-        let sh = shared.clone();
-        std::thread::Builder::new()
-            .name(format!("canopy-mgmt{i}"))
-            .spawn(move || serve(l, sh))
-            .context("cannot start a management thread")?;
-    }
+    let shared = p.serve(&cfg, MGMT_THREADS, "canopy-").map_err(unbind)?;
     match name {
         Some(name) => info!(tables = %name, socket = %sock.display(), "switch running"),
         None => {
@@ -299,7 +404,7 @@ pub fn run(
     }
     let sig = signals.forever().next().unwrap_or(SIGTERM);
     info!(signal = sig, "stopping");
-    *shared.stopping.write().unwrap_or_else(|p| p.into_inner()) = true;
+    shared.fence();
     drop(running.stop());
     print_final_counters(&shared);
     if let Err(e) = std::fs::remove_file(&sock) {
@@ -310,7 +415,7 @@ pub fn run(
 }
 
 /// The counters of a stopped switch, on stdout.
-fn print_final_counters(shared: &Shared) {
+pub fn print_final_counters(shared: &Shared) {
     let report = shared.counters();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(

@@ -42,12 +42,35 @@ pub fn mem_config(dir: &Dir, ports: usize, tables: bool, extra_mgmt: &str) -> St
     )
 }
 
-/// The real binary running a config; killed on drop if still running.
+/// The real binary running a config; killed on drop if still running. Its
+/// management requests are [`Mgmt`]'s.
 pub struct Switch {
     pub proc: Proc,
+    pub mgmt: Mgmt,
+}
+
+impl std::ops::Deref for Switch {
+    type Target = Mgmt;
+    fn deref(&self) -> &Mgmt {
+        &self.mgmt
+    }
+}
+
+/// A switch's management socket (of a process of its own, or of a shared host).
+pub struct Mgmt {
     pub socket: PathBuf,
     /// Frames injected so far (what `settle` waits to see received).
     pub injected: AtomicU64,
+}
+
+impl Mgmt {
+    /// The switch behind `socket`, nothing injected yet.
+    pub fn at(socket: PathBuf) -> Mgmt {
+        Mgmt {
+            socket,
+            injected: AtomicU64::new(0),
+        }
+    }
 }
 
 /// Run the binary with `args` to completion: (status, stdout, stderr).
@@ -84,8 +107,7 @@ impl Switch {
         });
         Switch {
             proc,
-            socket,
-            injected: AtomicU64::new(0),
+            mgmt: Mgmt::at(socket),
         }
     }
 
@@ -97,6 +119,13 @@ impl Switch {
         self.proc.pid()
     }
 
+    /// SIGTERM and wait: (status, stdout).
+    pub fn terminate(self) -> (ExitStatus, String) {
+        self.proc.terminate()
+    }
+}
+
+impl Mgmt {
     /// One request on a fresh connection.
     pub fn req(&self, r: &Request) -> Value {
         Conn::open(&self.socket).req(r)
@@ -151,11 +180,6 @@ impl Switch {
             max: Some(65536),
         });
         captured(&r)
-    }
-
-    /// SIGTERM and wait: (status, stdout).
-    pub fn terminate(self) -> (ExitStatus, String) {
-        self.proc.terminate()
     }
 }
 
