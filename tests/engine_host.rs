@@ -112,7 +112,7 @@ fn switches_on_a_shared_host_forward_and_conserve_each_on_its_own() {
     let mut load = h.load();
     load.sort_unstable();
     assert_eq!(load, vec![4, 8]);
-    let mut out = vec![0u64; 3];
+    let mut out = [0u64; 3];
     for (i, s) in sws.iter_mut().enumerate() {
         s.send(100 * (i + 1));
     }

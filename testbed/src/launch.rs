@@ -153,6 +153,14 @@ pub fn simple_switch_command(
     c
 }
 
+/// `canopy-switch host --config CONFIG`, in this namespace (the host opens each switch's
+/// ports in its own), with its output in `log`; it keeps running when the testbed exits.
+pub fn start_host(bin: &Path, config: &Path, log: &Path) -> Result<Child> {
+    let mut c = Command::new(bin);
+    c.args(["host", "--config"]).arg(config);
+    process::spawn_logged(c, log, false, false, "start canopy-switch host")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

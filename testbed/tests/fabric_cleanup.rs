@@ -9,30 +9,40 @@ mod fabric_common;
 use fabric_common::{root_or_skip, testbed_bin, Fab};
 use std::process::{Command, Stdio};
 
+/// How the switches run (with a fabric-name tag per test: names are at most 12 bytes),
+/// and how many `"process"` records to wait for before killing `up`: the shared host
+/// (its record comes before canopyd's), one process per switch (a few of them started).
+const MODES: [([&str; 2], &str, usize); 2] = [
+    (["k", "l"], "", 1),
+    (["m", "j"], "[host]\nprocesses = \"per-switch\"\n", 3),
+];
+
 #[test]
 fn down_cleans_up_after_up_was_killed_halfway() {
     if !root_or_skip("down_cleans_up_after_up_was_killed_halfway") {
         return;
     }
-    let f = Fab::new("k");
-    let d = f.desc("fabric.toml", "");
-    let mut up = f.spawn_up(&d, Stdio::null());
-    // wait until some switch processes are recorded, then kill -9 mid-`up`
-    f.wait_state("\"process\"", 3);
-    up.kill().unwrap();
-    let st = up.wait().unwrap();
-    assert!(!st.success());
-    let before = f.leftovers();
-    assert!(
-        before.iter().any(|l| l.starts_with("namespace")),
-        "nothing to clean? {before:?}"
-    );
-    assert!(
-        before.iter().any(|l| l.starts_with("process")),
-        "no switch left running? {before:?}"
-    );
-    f.down();
-    f.assert_clean();
+    for (tag, body, records) in MODES {
+        let f = Fab::new(tag[0]);
+        let d = f.desc("fabric.toml", body);
+        let mut up = f.spawn_up(&d, Stdio::null());
+        // wait until switch processes are recorded, then kill -9 mid-`up`
+        f.wait_state("\"process\"", records);
+        up.kill().unwrap();
+        let st = up.wait().unwrap();
+        assert!(!st.success());
+        let before = f.leftovers();
+        assert!(
+            before.iter().any(|l| l.starts_with("namespace")),
+            "nothing to clean? {before:?}"
+        );
+        assert!(
+            before.iter().any(|l| l.starts_with("process")),
+            "no switch left running? {before:?}"
+        );
+        f.down();
+        f.assert_clean();
+    }
 }
 
 #[test]
@@ -64,25 +74,27 @@ fn down_cleans_up_by_prefix_without_a_state_file() {
     if !root_or_skip("down_cleans_up_by_prefix_without_a_state_file") {
         return;
     }
-    let f = Fab::new("l");
-    let d = f.desc("fabric.toml", "");
-    f.up(&d, &[]);
-    // lose the state (files and sockets) without `down`
-    std::fs::remove_dir_all(f.root().join(&f.name)).unwrap();
-    let before = f.leftovers();
-    assert_eq!(
-        before.iter().filter(|l| l.starts_with("namespace")).count(),
-        36,
-        "{before:#?}"
-    );
-    // 20 switches and canopyd
-    assert_eq!(
-        before.iter().filter(|l| l.starts_with("process")).count(),
-        21,
-        "{before:#?}"
-    );
-    f.down();
-    f.assert_clean();
+    // the shared host and canopyd; 20 switch processes and canopyd
+    for ((tag, body, _), processes) in MODES.into_iter().zip([2, 21]) {
+        let f = Fab::new(tag[1]);
+        let d = f.desc("fabric.toml", body);
+        f.up(&d, &[]);
+        // lose the state (files and sockets) without `down`
+        std::fs::remove_dir_all(f.root().join(&f.name)).unwrap();
+        let before = f.leftovers();
+        assert_eq!(
+            before.iter().filter(|l| l.starts_with("namespace")).count(),
+            36,
+            "{before:#?}"
+        );
+        assert_eq!(
+            before.iter().filter(|l| l.starts_with("process")).count(),
+            processes,
+            "{before:#?}"
+        );
+        f.down();
+        f.assert_clean();
+    }
 }
 
 #[test]

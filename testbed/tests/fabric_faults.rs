@@ -249,11 +249,27 @@ fn fault_drills_under_traffic() {
     assert_eq!(Drill::switch(&s, "agg-p2-a1")["up"], false, "{s}");
     dr.clean_run("switch down", &out("r3b"));
     let o = dr.drill(&["start", "agg-p2-a1"]);
-    let pid: u32 = o.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    // "agg-p2-a1: started, pid N[, instance I]" (I: a switch of the shared host)
+    let words: Vec<&str> = o
+        .trim()
+        .split([' ', ','])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let after = |k: &str| {
+        words
+            .iter()
+            .position(|w| *w == k)
+            .and_then(|i| words.get(i + 1))
+            .map(|v| v.parse::<u64>().unwrap())
+    };
+    let started = canopy_testbed::fabric::drill::Started {
+        pid: after("pid").expect("a pid") as u32,
+        instance: after("instance"),
+    };
     let rejoin = canopy_testbed::fabric::ops::wait_switch_current(
         &dr.control,
         "agg-p2-a1",
-        pid,
+        started,
         Instant::now(),
         Duration::from_secs(10),
     )

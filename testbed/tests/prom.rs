@@ -63,6 +63,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
         health: Some(Health {
             uptime_s: tick as f64,
             pid: 1234,
+            instance: 1,
             workers: 1,
             mode: "adaptive".to_string(),
             tables_loaded: true,

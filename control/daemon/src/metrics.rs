@@ -432,6 +432,7 @@ pub(crate) mod tests {
         let health = |ports: Vec<PortHealth>| Health {
             uptime_s: 12.5,
             pid: 4242,
+            instance: 1,
             workers: 1,
             mode: "adaptive".to_string(),
             tables_loaded: true,

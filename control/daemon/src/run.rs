@@ -33,6 +33,11 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tracing::{debug, info, warn};
 
+/// A switch's incarnation: its process id and its `health` instance (the switch's start
+/// time: a switch started again in the same process, a shared host's, has a new one).
+/// A new incarnation is a restart.
+type Incarnation = (u32, u64);
+
 /// Longest a table push may take (large tables over TCP).
 const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// The planner re-checks at least this often.
@@ -112,12 +117,12 @@ struct Sw {
     last_error: Option<String>,
     health: Option<Health>,
     counters: Option<CountersReport>,
-    /// (pid, generation) of the last successful push.
-    pushed: Option<(u32, u64)>,
+    /// (incarnation, generation) of the last successful push.
+    pushed: Option<(Incarnation, u64)>,
     /// Generation of the wanted tables.
     gen: u64,
-    /// The pid the last push or read-back was for; a new one is a restart.
-    pid: Option<u32>,
+    /// The incarnation the last push or read-back was for; a new one is a restart.
+    pid: Option<Incarnation>,
     admin_down: BTreeSet<u16>,
     /// Ports the switch reports down (link or admin), from the last health.
     ports_down: BTreeSet<u16>,
@@ -130,7 +135,7 @@ struct Sw {
     verify: bool,
     /// The tables read back at first contact with a pid (adopted without a push when
     /// they are the wanted ones).
-    seen: Option<(u32, SwitchTables)>,
+    seen: Option<(Incarnation, SwitchTables)>,
 }
 
 impl Sw {
@@ -417,7 +422,7 @@ fn prober(sh: Arc<Shared>, i: usize) {
                     s.misses = 0;
                     s.last_error = None;
                     if !s.up {
-                        info!(switch = %name, pid = h.pid, "switch is up");
+                        info!(switch = %name, pid = h.pid, instance = h.instance, "switch is up");
                         s.up = true;
                         changed = true;
                     }
@@ -433,16 +438,17 @@ fn prober(sh: Arc<Shared>, i: usize) {
                             .collect();
                         changed = true;
                     }
-                    if s.pid != Some(h.pid) {
+                    let inc = (h.pid, h.instance);
+                    if s.pid != Some(inc) {
                         if s.pid.is_some() {
                             s.restarts += 1;
-                            info!(switch = %name, old = ?s.pid, new = h.pid, "switch restarted");
+                            info!(switch = %name, old = ?s.pid, new = ?inc, "switch restarted");
                         }
-                        s.pid = Some(h.pid);
+                        s.pid = Some(inc);
                         s.verify = true;
                         changed = true;
                     }
-                    if !h.tables_loaded && s.pushed.is_some_and(|(p, _)| p == h.pid) {
+                    if !h.tables_loaded && s.pushed.is_some_and(|(p, _)| p == inc) {
                         // it lost its tables without restarting (cannot happen today;
                         // push again all the same)
                         s.pushed = None;
@@ -585,8 +591,8 @@ struct PushJob {
     i: usize,
     ep: Endpoint,
     tables: SwitchTables,
-    /// The pid the push is for.
-    pid: u32,
+    /// The incarnation the push is for.
+    pid: Incarnation,
     gen: u64,
     /// First push to this process.
     restarted: bool,
@@ -663,7 +669,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
                     i,
                     ep: cfg.endpoints[i].clone(),
                     tables: st.wanted[i].clone(),
-                    pid: s.pid.unwrap_or(0),
+                    pid: s.pid.unwrap_or_default(),
                     gen: s.gen,
                     restarted,
                     readmin,

@@ -115,6 +115,11 @@ pub struct Health {
     pub uptime_s: f64,
     /// Process id.
     pub pid: u32,
+    /// When this switch started, in ns since the Unix epoch: with the pid, tells a
+    /// switch started again (in its own process or in a shared host, whose pid stays)
+    /// from one that kept running (0: a switch that does not say).
+    #[serde(default)]
+    pub instance: u64,
     /// Worker threads.
     pub workers: usize,
     /// Polling mode.

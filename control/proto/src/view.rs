@@ -115,6 +115,7 @@ mod tests {
             health: Some(Health {
                 uptime_s: 3.0,
                 pid: 42,
+                instance: 1,
                 workers: 1,
                 mode: "adaptive".into(),
                 tables_loaded: true,

@@ -1,14 +1,17 @@
 //! Fault drills on a running fabric (`canopy-testbed drill`, `docs/testbed.md`): kill
-//! and restart a switch process or the fabric's `canopyd`, and take a switch's link
+//! and restart a switch process (or stop and start a switch inside the shared host) or
+//! the fabric's `canopyd`, and take a switch's link
 //! down or up without telling anyone (an unplanned failure, as a pulled cable). A
 //! planned port drain goes through `canopyd` (`canopyctl fabric port`).
 
 use super::desc::{Desc, Node};
+use super::mgmt;
 use super::procs;
 use super::state::{self, Created, State};
 use super::up::{find_daemon_bin, find_switch_bin};
 use crate::error::{Result, TestbedError};
 use crate::os::netns::ip;
+use canopy_proto::host::HostRequest;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -53,24 +56,69 @@ fn kill_verified(name: &str, fdir: &Path, pid: u32) -> Result<bool> {
     Ok(true)
 }
 
-/// Kill switch `switch` (SIGKILL: no goodbye, as a crash). Returns the pid killed, None
-/// when it was not running.
-pub fn kill_switch(root: &Path, name: &str, switch: &str) -> Result<Option<u32>> {
+/// How a switch was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Its own process, killed (SIGKILL: no goodbye, as a crash).
+    Killed(u32),
+    /// Taken out of the shared host with this pid (its ports closed, its socket gone,
+    /// the host's other switches forwarding on).
+    InHost(u32),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Killed(pid) => write!(f, "killed pid {pid}"),
+            Stopped::InHost(pid) => write!(f, "stopped in the shared host (pid {pid})"),
+        }
+    }
+}
+
+/// A switch started again: its process (the shared host's, which did not change) and
+/// its `health` instance when it was read (a shared host's switch answers at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    /// Process id.
+    pub pid: u32,
+    /// The switch's `health` instance (None: a process of its own, not asked yet).
+    pub instance: Option<u64>,
+}
+
+/// How long a shared host's control socket is given to answer.
+const HOST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Stop switch `switch`: kill its process, or take it out of the shared host that runs
+/// it. None when it was not running.
+pub fn kill_switch(root: &Path, name: &str, switch: &str) -> Result<Option<Stopped>> {
     let st = part(root, name, Some(switch))?;
     let sw = st.switches.iter().find(|x| x.name == switch).cloned();
     let sw = sw.ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    if let Some(h) = &st.host {
+        let req = HostRequest::Switches {};
+        let r = mgmt::host(&h.control, &req, HOST_TIMEOUT)?;
+        if !r.switches.iter().any(|s| s.name == switch && s.running) {
+            return Ok(None);
+        }
+        let req = HostRequest::Stop {
+            switch: switch.to_string(),
+        };
+        mgmt::host(&h.control, &req, HOST_TIMEOUT)?;
+        return Ok(Some(Stopped::InHost(h.pid)));
+    }
     let fdir = state::fabric_dir(root, name);
     let killed = kill_verified(name, &fdir, sw.pid)?;
     if killed {
         // a dpdk switch's (empty, --in-memory) EAL runtime directory, which SIGKILL leaves
         let _ = std::fs::remove_dir(format!("/var/run/dpdk/canopy{}", sw.pid));
     }
-    Ok(killed.then_some(sw.pid))
+    Ok(killed.then_some(Stopped::Killed(sw.pid)))
 }
 
-/// Start switch `switch` again with its configuration, in its namespace (its log is
-/// appended to); the state file records the new pid. Refused while it runs.
-pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
+/// Start switch `switch` again with its configuration, in its namespace: a process of
+/// its own (its log is appended to; the state file records the new pid), or inside the
+/// shared host that runs it. Refused while it runs.
+pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
     let mut st = part(root, name, Some(switch))?;
     let i = st
         .switches
@@ -78,6 +126,18 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
         .position(|x| x.name == switch)
         .ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
     let sw = st.switches[i].clone();
+    if let Some(h) = &st.host {
+        let req = HostRequest::Start {
+            switch: switch.to_string(),
+        };
+        mgmt::host(&h.control, &req, HOST_TIMEOUT)
+            .map_err(|e| err(name, format!("{switch}: {e}")))?;
+        let health = mgmt::health(&sw.socket, HOST_TIMEOUT)?;
+        return Ok(Started {
+            pid: h.pid,
+            instance: Some(health.instance),
+        });
+    }
     if procs::alive(sw.pid) {
         return Err(err(
             name,
@@ -100,7 +160,10 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<u32> {
         switch: switch.to_string(),
         config: sw.config.clone(),
     })?;
-    Ok(pid)
+    Ok(Started {
+        pid,
+        instance: None,
+    })
 }
 
 /// Kill the fabric's `canopyd` (SIGKILL). Returns the pid killed, None when it was not

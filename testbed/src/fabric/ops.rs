@@ -145,10 +145,11 @@ pub struct SwitchStatus {
 pub fn wait_switch_current(
     control: &Path,
     switch: &str,
-    pid: u32,
+    started: crate::fabric::drill::Started,
     t0: Instant,
     limit: Duration,
 ) -> Option<Duration> {
+    let pid = started.pid;
     while t0.elapsed() < limit {
         if let Ok(v) = daemon_status_json(control) {
             let done = v
@@ -159,6 +160,11 @@ pub fn wait_switch_current(
                     s["tables_current"].as_bool() == Some(true)
                         && s.pointer("/health/pid").and_then(serde_json::Value::as_u64)
                             == Some(u64::from(pid))
+                        && started.instance.is_none_or(|i| {
+                            s.pointer("/health/instance")
+                                .and_then(serde_json::Value::as_u64)
+                                == Some(i)
+                        })
                 });
             if done {
                 return Some(t0.elapsed());

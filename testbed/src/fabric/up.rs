@@ -100,6 +100,24 @@ impl std::fmt::Display for UpSummary {
                 "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
                 self.processes
             )?;
+        } else if let Some(h) = &s.host {
+            writeln!(
+                f,
+                "processes  1 canopy-switch host (pid {}) running {} switches on {} thread(s){}, all healthy (tables loaded, every port link up{})",
+                h.pid,
+                s.switches.len(),
+                h.threads,
+                if h.cores.is_empty() {
+                    String::new()
+                } else {
+                    format!(" pinned to CPUs {:?}", h.cores)
+                },
+                if self.nics > 0 {
+                    "; NIC links: when the far machine's part is up"
+                } else {
+                    ""
+                }
+            )?;
         } else {
             writeln!(
                 f,
@@ -322,6 +340,7 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
         hosts,
         daemon: None,
         target: desc.raw.target.get_ref().clone(),
+        host: None,
     }
 }
 
@@ -381,6 +400,8 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
 
 /// The key of canopyd's child among [`Builder::children`] (switches use their index).
 const DAEMON_CHILD: usize = usize::MAX;
+/// The key of the shared host's child among [`Builder::children`].
+const HOST_CHILD: usize = usize::MAX - 1;
 
 /// `Err(Interrupted)` once `flag` is set.
 fn check_interrupt(flag: &Option<Arc<AtomicBool>>) -> Result<()> {
@@ -649,6 +670,9 @@ impl Builder<'_> {
             }
             None => None,
         };
+        if let (None, Some(h)) = (bmv2, desc.host.as_ref()) {
+            return self.host(bin, h, configs, progress);
+        }
         progress(&format!(
             "starting {} {} processes ({})",
             configs.len(),
@@ -694,6 +718,77 @@ impl Builder<'_> {
             self.state.save()?;
             self.sum.processes += 1;
         }
+        Ok(())
+    }
+
+    /// Step 3 with a shared host: every switch's configuration, the host's file naming
+    /// each with its namespace, and one `canopy-switch host` process (in this, the
+    /// initial, namespace: it opens each switch's ports in the switch's namespace).
+    fn host(
+        &mut self,
+        bin: &Path,
+        h: &super::desc::SharedHost,
+        configs: Vec<SwitchConfig>,
+        progress: &dyn Fn(&str),
+    ) -> Result<()> {
+        let desc = self.desc;
+        let dir = self.state.dir.clone();
+        let mut members = Vec::with_capacity(configs.len());
+        for (_, _, cfg, text) in &configs {
+            std::fs::write(cfg, text)
+                .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
+        }
+        for (s, _, cfg, _) in &configs {
+            let sname = desc.topo.switches[*s as usize].name.clone();
+            members.push((
+                sname,
+                cfg.display().to_string(),
+                desc.netns(Node::Switch(*s)),
+            ));
+        }
+        let hcfg = dir.join("host.toml");
+        std::fs::write(&hcfg, desc.host_config(&dir, &members))
+            .map_err(|e| TestbedError::io(format!("write {}", hcfg.display()), e))?;
+        let log = dir.join("host.log");
+        progress(&format!(
+            "starting one canopy-switch host for {} switches ({} thread(s){}; {})",
+            configs.len(),
+            h.threads,
+            if h.cores.is_empty() {
+                String::new()
+            } else {
+                format!(" pinned to CPUs {:?}", h.cores)
+            },
+            bin.display()
+        ));
+        let child = launch::start_host(bin, &hcfg, &log)?;
+        let pid = child.id();
+        self.children.push((HOST_CHILD, child));
+        self.record(Created::Process {
+            pid,
+            switch: "host".into(),
+            config: hcfg.clone(),
+        })?;
+        self.state.host = Some(state::HostState {
+            pid,
+            config: hcfg,
+            control: dir.join("host.sock"),
+            threads: h.threads,
+            cores: h.cores.clone(),
+            log: log.clone(),
+        });
+        for (s, socket, cfg, _) in configs {
+            self.state.switches.push(SwitchState {
+                name: desc.topo.switches[s as usize].name.clone(),
+                netns: desc.netns(Node::Switch(s)),
+                pid,
+                socket,
+                config: cfg,
+                log: log.clone(),
+            });
+        }
+        self.state.save()?;
+        self.sum.processes += 1;
         Ok(())
     }
 
@@ -805,7 +900,11 @@ impl Builder<'_> {
     fn switch_healthy(&mut self, i: usize) -> Result<bool> {
         let desc = self.desc;
         let sw = &self.state.switches[i];
-        if let Some((_, c)) = self.children.iter_mut().find(|(j, _)| *j == i) {
+        if let Some((_, c)) = self
+            .children
+            .iter_mut()
+            .find(|(j, _)| *j == i || *j == HOST_CHILD)
+        {
             if let Ok(Some(st)) = c.try_wait() {
                 return Err(TestbedError::fabric(
                     &desc.name,

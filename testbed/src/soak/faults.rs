@@ -227,8 +227,8 @@ pub(super) fn inject(
                     drill::kill_switch(root, name, sw)?;
                     nap(hold, stop);
                     ev.repair_ns = now();
-                    let pid = drill::start_switch(root, name, sw)?;
-                    ev.note = format!("restarted as pid {pid}");
+                    let s = drill::start_switch(root, name, sw)?;
+                    ev.note = format!("restarted as pid {}", s.pid);
                 }
                 FaultKind::DaemonKill => {
                     if !daemon {

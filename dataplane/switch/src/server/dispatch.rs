@@ -219,6 +219,7 @@ impl Shared {
         Health {
             uptime_s: self.start.elapsed().as_secs_f64(),
             pid: std::process::id(),
+            instance: self.instance,
             workers: self.workers,
             mode: self.mode.into(),
             tables_loaded: loaded,

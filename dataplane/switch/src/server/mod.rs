@@ -60,6 +60,8 @@ pub struct Shared {
     pool: Pool,
     loaded: AtomicBool,
     start: Instant,
+    /// When it started, in ns since the Unix epoch (`health`'s `instance`).
+    instance: u64,
     /// `true` once shutdown began; requests hold it for reading while they run.
     stopping: RwLock<bool>,
     workers: usize,
@@ -147,6 +149,9 @@ impl Shared {
             pool: parts.pool,
             loaded: AtomicBool::new(parts.loaded),
             start: Instant::now(),
+            instance: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
             stopping: RwLock::new(false),
             workers: cfg.engine.workers,
             mode: cfg.switch.mode.name(),

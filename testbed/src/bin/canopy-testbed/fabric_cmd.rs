@@ -154,20 +154,24 @@ pub fn drill(root: &Path, a: DrillArgs) -> Result<ExitCode> {
     let name = fabric::ops::resolve_name(root, name.as_deref())?;
     match what {
         DrillCmd::Kill { switch } => match drill::kill_switch(root, &name, &switch)? {
-            Some(pid) => outln!("{switch}: killed pid {pid}"),
+            Some(how) => outln!("{switch}: {how}"),
             None => outln!("{switch}: was not running"),
         },
         DrillCmd::Start { switch } => {
-            let pid = drill::start_switch(root, &name, &switch)?;
-            outln!("{switch}: started, pid {pid}");
+            let s = drill::start_switch(root, &name, &switch)?;
+            match s.instance {
+                Some(i) => outln!("{switch}: started, pid {}, instance {i}", s.pid),
+                None => outln!("{switch}: started, pid {}", s.pid),
+            }
         }
         DrillCmd::Restart { switch } => {
-            let killed = drill::kill_switch(root, &name, &switch)?;
+            let stopped = drill::kill_switch(root, &name, &switch)?;
             let t0 = std::time::Instant::now();
             let pid = drill::start_switch(root, &name, &switch)?;
             outln!(
-                "{switch}: killed {}, started pid {pid}",
-                killed.map_or("nothing".into(), |p| format!("pid {p}"))
+                "{switch}: {}, started pid {}",
+                stopped.map_or("was not running".into(), |s| s.to_string()),
+                pid.pid
             );
             if let Some((d, _)) = fabric::ops::daemon_status(root, &name) {
                 let limit = std::time::Duration::from_secs(10);

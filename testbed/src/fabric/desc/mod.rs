@@ -10,10 +10,14 @@
 //! | `parse` | [`Desc::parse`]: the text to a validated description, step by step |
 //! | `config` | the configurations `up` generates: every switch's, `canopyd`'s |
 //! | `ports` | `[ports]`: every switch port's backend and keys, checked by `canopy-switch`'s rules |
+//! | `host` | `[host]`: one shared `canopy-switch host` process or one process per switch |
 
 mod config;
+mod host;
 mod parse;
 mod ports;
+
+pub use host::{default_cores, machine_cpus, HostDesc, SharedHost};
 
 pub use ports::{PortKey, PortOverride, PortSettings, PortsDesc};
 
@@ -121,6 +125,9 @@ pub struct RawDesc {
     /// Tools of the `bmv2` target.
     #[serde(default)]
     pub bmv2: Bmv2Desc,
+    /// How the switches run: one shared process or one each.
+    #[serde(default)]
+    pub host: HostDesc,
 }
 
 fn default_target() -> Spanned<String> {
@@ -292,6 +299,9 @@ pub struct Desc {
     pub daemon: bool,
     /// `target = "bmv2"`: every switch is a bmv2 `simple_switch`.
     pub bmv2: bool,
+    /// `[host]`: this machine's switches in one `canopy-switch host` (None: one process
+    /// per switch).
+    pub host: Option<SharedHost>,
 }
 
 /// 1-based line of byte offset `at` in `text`.

@@ -48,10 +48,12 @@ impl Desc {
             ports,
             daemon: false,
             bmv2: false,
+            host: None,
         };
         desc.target_and_daemon(&ctx)?;
         desc.check_cross_machine_links(&ctx)?;
         desc.check_ports(&ctx)?;
+        desc.resolve_host(&ctx)?;
         desc.check_traffic(traffic)?;
         Ok(desc)
     }

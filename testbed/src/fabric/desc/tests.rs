@@ -522,3 +522,99 @@ fn dpdk_on_vxlan_ends_is_refused_and_on_nic_ports_allowed() {
     ));
     assert!(e.contains("pci"), "{e}");
 }
+
+#[test]
+fn switches_share_one_host_unless_told_or_unable() {
+    // canopy target: one shared host, adaptive threads not pinned
+    let d = parse("").unwrap();
+    assert_eq!(
+        d.host,
+        Some(SharedHost {
+            threads: 1,
+            cores: vec![]
+        })
+    );
+    // busy: pinned to the last CPUs when some are left for the generator
+    let d = parse("polling = \"busy\"\n[host]\nthreads = 1\n").unwrap();
+    let cpus = machine_cpus();
+    assert_eq!(d.host.unwrap().cores, default_cores(1, &cpus));
+    let d = parse(&format!(
+        "polling = \"busy\"\n[host]\ncores = [{}]\n",
+        cpus[0]
+    ))
+    .unwrap();
+    assert_eq!(d.host.unwrap().cores, vec![cpus[0]]);
+    // one process each: asked for, bmv2, or a dpdk port
+    assert_eq!(
+        parse("[host]\nprocesses = \"per-switch\"\n").unwrap().host,
+        None
+    );
+    assert_eq!(parse("target = \"bmv2\"\n").unwrap().host, None);
+    assert_eq!(parse("[ports]\nbackend = \"dpdk\"\n").unwrap().host, None);
+    // the generated host file is one `canopy-switch host` takes
+    let d = parse("polling = \"busy\"\n[host]\nthreads = 2\ncores = [0]\n").unwrap();
+    let members = vec![(
+        "edge-p0-e0".to_string(),
+        "/x/s0.toml".to_string(),
+        "f-s0".to_string(),
+    )];
+    let text = d.host_config(Path::new("/run/x"), &members);
+    let h = canopy_switch::host::config::HostConfig::parse(Path::new("/run/x/host.toml"), &text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(h.engine.threads, 2);
+    assert_eq!(h.engine.pin_cores, vec![0]);
+    assert_eq!(h.socket, Path::new("/run/x/host.sock"));
+    assert_eq!(h.switches[0].netns.as_deref(), Some("f-s0"));
+    assert_eq!(h.switches[0].config, Path::new("/x/s0.toml"));
+}
+
+#[test]
+fn host_settings_that_cannot_hold_are_refused() {
+    refused_and_fine(
+        &[
+            (
+                "[host]\nprocesses = \"one\"\n",
+                "host.processes",
+                2,
+                "expected \"shared\" or \"per-switch\"",
+            ),
+            (
+                "target = \"bmv2\"\n[host]\nprocesses = \"shared\"\n",
+                "host.processes",
+                3,
+                "one simple_switch per switch",
+            ),
+            (
+                "[ports]\nbackend = \"dpdk\"\n[host]\nprocesses = \"shared\"\n",
+                "host.processes",
+                4,
+                "dpdk port",
+            ),
+            (
+                "[host]\nprocesses = \"per-switch\"\nthreads = 2\n",
+                "host.threads",
+                3,
+                "applies to a shared host",
+            ),
+            (
+                "[host]\nthreads = 0\n",
+                "host.threads",
+                2,
+                "0 is not in 1..=64",
+            ),
+            (
+                "[host]\ncores = [0]\n",
+                "host.cores",
+                2,
+                "pinning applies to polling = \"busy\"",
+            ),
+            (
+                "polling = \"busy\"\n[host]\ncores = [100000]\n",
+                "host.cores",
+                3,
+                "CPU 100000 is not one",
+            ),
+        ],
+        &["[host]\nprocesses = \"shared\"\nthreads = 2\n"],
+    );
+}
