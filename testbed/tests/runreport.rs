@@ -4,8 +4,8 @@
 //! value is computed from that input.
 
 use canopy_testbed::report::results::{
-    Header, Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
-    SCHEMA_VERSION,
+    CpuSplit, Header, Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta,
+    Trial, SCHEMA_VERSION,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use canopy_testbed::report::{self, plots};
@@ -125,6 +125,11 @@ fn meta() -> RunMeta {
         switches: 20,
         pattern: "uniform".into(),
         frame_len: 60,
+        cpus: CpuSplit {
+            host_threads: 1,
+            host_cores: vec![1],
+            generator_cores: vec![0],
+        },
     }
 }
 
@@ -582,6 +587,15 @@ fn fixed_rate_report() {
     assert!(
         md.contains("| port backends | afpacket ×60, afxdp/skb ×20 |"),
         "backends in What ran"
+    );
+    // where the switches and the generator ran
+    let cpus = "one shared host, 1 thread(s) on CPUs [1]; generator on CPUs [0]";
+    assert!(sum.contains(&format!("Switches: {cpus}")), "{sum}");
+    // (Markdown escapes the brackets)
+    let md_cpus = cpus.replace('[', "\\[").replace(']', "\\]");
+    assert!(
+        md.contains(&format!("| CPUs | {md_cpus} |")),
+        "CPUs in What ran"
     );
     assert!(
         md.contains("| afxdp/skb ×2, afpacket ×2 |"),

@@ -88,6 +88,22 @@ pub fn thread_cpu_ns() -> u64 {
     clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
+/// Let the calling thread (and the threads it starts from now on) run only on `cpus`;
+/// false when the kernel refuses (or `cpus` is empty or too large for a `cpu_set_t`).
+pub fn set_cpu_affinity(cpus: &[usize]) -> bool {
+    if cpus.is_empty() || cpus.iter().any(|&c| c >= libc::CPU_SETSIZE as usize) {
+        return false;
+    }
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        // SAFETY: c < CPU_SETSIZE, checked above.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: set is a valid cpu_set_t of the size given; pid 0 is the calling thread.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+}
+
 /// Set the calling thread's timer slack (how late the kernel may wake a sleep) to `ns`
 /// nanoseconds; the default of 50 µs would make short paced sleeps useless.
 pub fn set_timer_slack_ns(ns: u64) -> bool {

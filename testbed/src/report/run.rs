@@ -301,6 +301,7 @@ fn what_ran(r: &RunResults) -> Vec<Block> {
             format!("{} / {}", m.hosts, m.switches).into(),
         ],
         vec!["pattern".into(), code(&m.pattern)],
+        vec!["CPUs".into(), m.cpus.describe(m.switches).into()],
         vec![
             "port backends".into(),
             dash_if_empty(&backend_summary(
@@ -566,6 +567,9 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     let backends = backend_summary(r.switches.iter().flat_map(|s| &s.backends));
     if !backends.is_empty() {
         lines.push(format!("Port backends: {backends}"));
+    }
+    if m.target == "canopy" {
+        lines.push(format!("Switches: {}", m.cpus.describe(m.switches)));
     }
     lines.extend(result_lines(r));
     // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.

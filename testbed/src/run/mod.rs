@@ -17,7 +17,7 @@ pub mod linkload;
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
 use crate::report::results::{
-    RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
+    CpuSplit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
 };
 use crate::traffic::{Generator, TrafficSpec};
 use linkload::Snapshot;
@@ -217,7 +217,12 @@ fn read_bmv2(
 /// then fails with [`TestbedError::Interrupted`] and nothing is written.
 pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcome> {
     let state = running(&opts.state_root, &opts.name, &opts.machine)?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let split = split_cpus(&state);
+    let cpus = if split.generator_cores.is_empty() {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        split.generator_cores.len()
+    };
     opts.spec.validate(&state.hosts, cpus)?;
     let mut g = Generator::open_with_remote(&state.hosts, &opts.remote)?;
     if let Some(s) = stop {
@@ -226,6 +231,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     let mut meta = meta(&state, &opts.name, &opts.command);
     meta.pattern = opts.spec.pattern.to_string();
     meta.frame_len = opts.spec.frame_len();
+    meta.cpus = split;
     let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (trials, search) = g.run(&opts.spec)?;
@@ -339,6 +345,30 @@ pub(crate) fn running(root: &Path, name: &str, machine: &str) -> Result<State> {
     Ok(state)
 }
 
+/// The CPUs of the switches and of the generator: with a shared host pinned to its
+/// CPUs, the calling thread (and so every generator thread started after) is confined
+/// to the others, so the two never take each other's CPU.
+fn split_cpus(state: &State) -> CpuSplit {
+    let Some(h) = &state.host else {
+        return CpuSplit::default();
+    };
+    let mut split = CpuSplit {
+        host_threads: h.threads,
+        host_cores: h.cores.clone(),
+        generator_cores: Vec::new(),
+    };
+    if !h.cores.is_empty() {
+        let rest: Vec<usize> = crate::fabric::desc::machine_cpus()
+            .into_iter()
+            .filter(|c| !h.cores.contains(c))
+            .collect();
+        if !rest.is_empty() && crate::os::sys::set_cpu_affinity(&rest) {
+            split.generator_cores = rest;
+        }
+    }
+    split
+}
+
 /// What ran, where: everything but the pattern and the frame length.
 fn meta(state: &State, name: &str, command: &str) -> RunMeta {
     RunMeta {
@@ -351,6 +381,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         switches: state.switches.len(),
         pattern: String::new(),
         frame_len: 0,
+        cpus: CpuSplit::default(),
     }
 }
 

@@ -75,6 +75,43 @@ pub struct RunMeta {
     pub pattern: String,
     /// Frame length in bytes without FCS (64 B on the wire = 60 here).
     pub frame_len: usize,
+    /// How the switches ran and which CPUs the switch host and the generator had.
+    #[serde(default)]
+    pub cpus: CpuSplit,
+}
+
+/// How the machine's CPUs were split between the switches and the generator.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuSplit {
+    /// Polling threads of the shared `canopy-switch host` (0: one process per switch).
+    pub host_threads: usize,
+    /// CPUs they were pinned to (empty: not pinned).
+    pub host_cores: Vec<usize>,
+    /// CPUs the generator was confined to (empty: any).
+    pub generator_cores: Vec<usize>,
+}
+
+impl CpuSplit {
+    /// One short line: who ran where.
+    pub fn describe(&self, switches: usize) -> String {
+        let gen = if self.generator_cores.is_empty() {
+            "generator on any CPU".to_string()
+        } else {
+            format!("generator on CPUs {:?}", self.generator_cores)
+        };
+        if self.host_threads == 0 {
+            return format!("{switches} processes, one per switch; {gen}");
+        }
+        format!(
+            "one shared host, {} thread(s) {}; {gen}",
+            self.host_threads,
+            if self.host_cores.is_empty() {
+                "not pinned".to_string()
+            } else {
+                format!("on CPUs {:?}", self.host_cores)
+            }
+        )
+    }
 }
 
 /// The machine a command measured on.
