@@ -589,8 +589,9 @@ fn drain(workers: &mut [Worker]) {
 /// Upkeep of every worker of a thread; true when a port's fd changed.
 fn upkeep(workers: &mut [Worker], idle: bool, force: bool) -> bool {
     let mut changed = false;
+    let mut clock = None;
     for w in workers.iter_mut() {
-        changed |= w.upkeep(idle, force);
+        changed |= w.upkeep_at(idle, force, &mut clock);
     }
     changed
 }

@@ -208,11 +208,19 @@ impl Worker {
     /// `force` runs it now (a port's fd reported an error). Returns true when a port's
     /// fd changed (re-register it for epoll).
     pub fn upkeep(&mut self, idle: bool, force: bool) -> bool {
+        self.upkeep_at(idle, force, &mut None)
+    }
+
+    /// [`Worker::upkeep`] with the round's clock reading shared by the workers of a
+    /// thread: read at most once per round (`clock` filled by the first worker that
+    /// needs it), so a thread polling many switches does not read the clock per switch.
+    pub fn upkeep_at(&mut self, idle: bool, force: bool, clock: &mut Option<Instant>) -> bool {
         let now = if self.last_drain_ns != self.seen_drain_ns {
             self.seen_drain_ns = self.last_drain_ns;
             self.last_drain_ns
         } else if idle || force {
-            self.epoch.elapsed().as_nanos() as u64
+            let t = *clock.get_or_insert_with(Instant::now);
+            t.saturating_duration_since(self.epoch).as_nanos() as u64
         } else {
             return false;
         };

@@ -332,7 +332,13 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
     State {
         name: desc.name.clone(),
         machine: machine.to_string(),
-        desc_file: desc.file.clone(),
+        // absolute, so `run`, `drill` and `soak` find it from any directory
+        desc_file: match Path::new(&desc.file) {
+            p if p.is_file() => {
+                std::path::absolute(p).map_or(desc.file.clone(), |a| a.display().to_string())
+            }
+            _ => desc.file.clone(),
+        },
         dir: dir.to_path_buf(),
         complete: false,
         created: vec![],

@@ -37,6 +37,7 @@ impl RingPort for DpdkPort {
     fn rx_waiting(&self) -> bool {
         false
     }
+    const RX_PEEKS: bool = false;
 
     fn rx_into(&mut self, max: usize, sink: &mut RxSink<'_>) {
         let n = self.burst.rx(self.dev.id, self.queue, max);
