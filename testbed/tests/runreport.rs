@@ -264,6 +264,9 @@ fn search(max: f64, ndr_at: Option<f64>, pdr_at: Option<f64>) -> RunResults {
             min_pps: rate * 1.6,
             max_pps: max,
             resolution: 0.01,
+            confirm_s: 0.0,
+            ndr_search_pps: ndr.map(|x| x.0),
+            pdr_search_pps: pdr.map(|x| x.0),
         }),
         switches: switches(),
         links: links(16),
@@ -711,6 +714,31 @@ fn search_with_ndr_and_pdr() {
     let head = sum.find("Generator-limited:").expect("headline");
     assert!(head < sum.find("Search: ").unwrap(), "{sum}");
     assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
+}
+
+#[test]
+fn confirmed_rates_are_reported_with_the_short_trials_own() {
+    let mut r = search(2_000_000.0, Some(500_000.0), Some(1_000_000.0));
+    let s = r.search.as_mut().unwrap();
+    s.confirm_s = 10.0;
+    s.ndr_search_pps = Some(537_100.0);
+    let sum = report::run::summary(&r, None);
+    assert!(
+        sum.contains("NDR 488.3 kpps (confirmed over 10 s, trial"),
+        "{sum}"
+    );
+    assert!(
+        sum.contains("The short trials passed NDR 537.1 kpps; it lost frames over 10 s and was confirmed lower."),
+        "{sum}"
+    );
+    // none held: said so, with the short trials' rate
+    let s = r.search.as_mut().unwrap();
+    (s.ndr_pps, s.ndr_trial) = (None, None);
+    let sum = report::run::summary(&r, None);
+    assert!(
+        sum.contains("Search: no NDR held over 10 s (short trials: 537.1 kpps);"),
+        "{sum}"
+    );
 }
 
 #[test]

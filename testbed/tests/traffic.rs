@@ -372,6 +372,7 @@ fn reflector_round_trip_and_search_find_rates() {
         min_pps: 2000.0,
         max_pps: Some(3_000_000.0),
         resolution: 0.1,
+        confirm_s: 1.0,
         ..SearchSpec::default()
     });
     let (trials, r) = g.run(&s).unwrap();

@@ -191,10 +191,24 @@ fn result_sentence(r: &RunResults) -> String {
 fn result_lines(r: &RunResults) -> Vec<String> {
     match &r.search {
         Some(s) => {
+            let confirmed = if s.confirm_s > 0.0 {
+                format!("confirmed over {} s, ", s.confirm_s)
+            } else {
+                String::new()
+            };
             let ndr = match (s.ndr_pps, s.ndr_trial) {
-                (Some(p), Some(i)) => format!("NDR {} (trial {})", fmt::rate(p), i + 1),
+                (Some(p), Some(i)) => {
+                    format!("NDR {} ({confirmed}trial {})", fmt::rate(p), i + 1)
+                }
                 (Some(p), None) => format!("NDR {}", fmt::rate(p)),
-                _ => "no NDR (no trial passed)".to_string(),
+                _ => match s.ndr_search_pps.filter(|_| s.confirm_s > 0.0) {
+                    Some(short) => format!(
+                        "no NDR held over {} s (short trials: {})",
+                        s.confirm_s,
+                        fmt::rate(short)
+                    ),
+                    None => "no NDR (no trial passed)".to_string(),
+                },
             };
             let pdr = match (s.pdr_pps, s.pdr_trial) {
                 (Some(p), Some(i)) => format!(
@@ -227,6 +241,17 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                         .to_string(),
                 );
             }
+            let lowered = |found: Option<f64>, short: Option<f64>, what: &str| {
+                match (found, short)
+            {
+                (Some(f), Some(sh)) if s.confirm_s > 0.0 && f < sh => Some(format!(
+                    "The short trials passed {what} {}; it lost frames over {} s and was confirmed lower.",
+                    fmt::rate(sh),
+                    s.confirm_s
+                )),
+                _ => None,
+            }
+            };
             v.extend([
                 format!("Search: {ndr}; {pdr};"),
                 format!(
@@ -242,6 +267,8 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                     "{short} failed trial(s) lost no frame: senders fell short of the offered rate (generator limit)."
                 ));
             }
+            v.extend(lowered(s.ndr_pps, s.ndr_search_pps, "NDR"));
+            v.extend(lowered(s.pdr_pps, s.pdr_search_pps, "PDR"));
             v
         }
         None => match r.trials.as_slice() {

@@ -139,6 +139,8 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
                 search: Some(SearchSpec {
                     max_pps: *max_pps,
                     pdr_loss_ratio: *pdr_loss,
+                    // the soak itself is the long trial at (a fraction of) this PDR
+                    confirm_s: 0.0,
                     ..SearchSpec::default()
                 }),
                 ..base.clone()

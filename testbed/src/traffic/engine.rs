@@ -10,7 +10,7 @@ use super::pcap::{PcapFrame, PcapWriter};
 use super::port::{self, Wait};
 use super::progress::Progress;
 use super::rx::RxAccount;
-use super::search::{self, Phase};
+use super::search;
 use super::spec::TrafficSpec;
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
@@ -348,15 +348,16 @@ impl Generator {
                 ));
                 let mut trials = vec![];
                 let mut step = 0;
+                // the confirmation trials: the same traffic, longer
+                let confirm = TrafficSpec {
+                    duration_s: Some(s.confirm_s),
+                    count: None,
+                    ..spec.clone()
+                };
                 let r = search::search(s, max, 0, &mut trials, |rate, phase| {
                     step += 1;
-                    progress.set_prefix(format!(
-                        "search {} step {step}",
-                        match phase {
-                            Phase::Ndr => "NDR",
-                            Phase::Pdr => "PDR",
-                        }
-                    ));
+                    progress.set_prefix(format!("search {} step {step}", phase.name()));
+                    let spec = if phase.confirms() { &confirm } else { spec };
                     self.trial(spec, rate, &progress)
                 })?;
                 progress.finish(&format!(

@@ -9,6 +9,14 @@
 //! the PDR bracket. When a bracket never had a passing trial, `min_pps` itself is tried
 //! last; if that fails too the rate is `None`. A trial whose senders fell short of the
 //! offered rate (below `min_sent_ratio`) did not test that rate and counts as failing.
+//!
+//! Short trials pass above the sustainable rate on a slow target (a backlog builds up
+//! unseen), so, as RFC 2544 asks of the final trial, the rates found are confirmed with a
+//! longer trial (`confirm_s`): the NDR at the NDR, then the PDR at the PDR (unless the
+//! NDR's confirmation already covers it). A rate that fails its confirmation is lowered
+//! by `max(resolution * max_pps, 5 %)` and tried again, at most `confirm_tries` times;
+//! the rate reported is the one confirmed (None when none was), next to the one the
+//! short trials found.
 
 use super::spec::SearchSpec;
 use crate::error::Result;
@@ -21,6 +29,37 @@ pub enum Phase {
     Ndr,
     /// Loss below the PDR threshold.
     Pdr,
+    /// The longer trial confirming the NDR.
+    ConfirmNdr,
+    /// The longer trial confirming the PDR.
+    ConfirmPdr,
+}
+
+impl Phase {
+    /// A confirmation trial (the longer ones).
+    pub fn confirms(self) -> bool {
+        matches!(self, Phase::ConfirmNdr | Phase::ConfirmPdr)
+    }
+
+    /// Its name in progress lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Ndr => "NDR",
+            Phase::Pdr => "PDR",
+            Phase::ConfirmNdr => "NDR confirm",
+            Phase::ConfirmPdr => "PDR confirm",
+        }
+    }
+}
+
+/// How a trial is judged: sent enough of the offered rate, and no loss (NDR) or loss
+/// under the threshold (PDR).
+fn judge(spec: &SearchSpec, t: &Trial, rate: f64) -> (bool, bool) {
+    let valid = t.sent_pps >= spec.min_sent_ratio * rate && t.sent > 0;
+    (
+        valid && t.lost == 0,
+        valid && t.loss_ratio < spec.pdr_loss_ratio,
+    )
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -90,12 +129,10 @@ pub fn search(
         };
         first = false;
         let mut t = trial(rate, phase)?;
-        let valid = t.sent_pps >= spec.min_sent_ratio * rate && t.sent > 0;
-        let no_loss = valid && t.lost == 0;
-        let under_pdr = valid && t.loss_ratio < spec.pdr_loss_ratio;
+        let (no_loss, under_pdr) = judge(spec, &t, rate);
         t.passed = Some(match phase {
-            Phase::Ndr => no_loss,
-            Phase::Pdr => under_pdr,
+            Phase::Ndr | Phase::ConfirmNdr => no_loss,
+            Phase::Pdr | Phase::ConfirmPdr => under_pdr,
         });
         let i = first_index + trials.len();
         trials.push(t);
@@ -119,7 +156,7 @@ pub fn search(
             break; // cannot happen with resolution > 0 (log2(1/res) + 2 per bracket)
         }
     }
-    Ok(SearchResult {
+    let mut r = SearchResult {
         ndr_pps: ndr.pass,
         ndr_trial: idx_ndr,
         pdr_pps: pdr.pass,
@@ -128,7 +165,76 @@ pub fn search(
         min_pps: min,
         max_pps,
         resolution: spec.resolution,
-    })
+        confirm_s: 0.0,
+        ndr_search_pps: ndr.pass,
+        pdr_search_pps: pdr.pass,
+    };
+    if spec.confirm_s > 0.0 {
+        confirm_both(spec, res, first_index, trials, &mut trial, &mut r)?;
+    }
+    Ok(r)
+}
+
+/// Confirm the NDR, then the PDR, with longer trials; `r` then holds the rates
+/// confirmed (and their trials).
+fn confirm_both(
+    spec: &SearchSpec,
+    res: f64,
+    first_index: usize,
+    trials: &mut Vec<Trial>,
+    trial: &mut impl FnMut(f64, Phase) -> Result<Trial>,
+    r: &mut SearchResult,
+) -> Result<()> {
+    r.confirm_s = spec.confirm_s;
+    // the highest rate whose confirmation passed under the PDR criterion so far
+    let mut pdr_seen: Option<(f64, usize)> = None;
+    let mut run = |start: f64, phase: Phase, pdr_seen: &mut Option<(f64, usize)>| {
+        let step = res.max(0.05 * start);
+        let mut rate = start;
+        for _ in 0..spec.confirm_tries.max(1) {
+            if rate < spec.min_pps {
+                break;
+            }
+            let mut t = trial(rate, phase)?;
+            let (no_loss, under_pdr) = judge(spec, &t, rate);
+            let ok = if phase == Phase::ConfirmNdr {
+                no_loss
+            } else {
+                under_pdr
+            };
+            t.passed = Some(ok);
+            let i = first_index + trials.len();
+            trials.push(t);
+            if under_pdr && pdr_seen.is_none_or(|(p, _)| rate > p) {
+                *pdr_seen = Some((rate, i));
+            }
+            if ok {
+                return Ok(Some((rate, i)));
+            }
+            rate -= step;
+        }
+        Ok::<_, crate::error::TestbedError>(None)
+    };
+    let ndr = match r.ndr_search_pps {
+        Some(n) => run(n, Phase::ConfirmNdr, &mut pdr_seen)?,
+        None => None,
+    };
+    (r.ndr_pps, r.ndr_trial) = (ndr.map(|x| x.0), ndr.map(|x| x.1));
+    // the PDR: covered when a longer trial at or above it already stayed under the
+    // threshold; otherwise confirmed on its own
+    let pdr = match (r.pdr_search_pps, pdr_seen) {
+        (Some(p), Some((seen, i))) if seen >= p => Some((seen, i)),
+        (Some(p), _) => run(p, Phase::ConfirmPdr, &mut pdr_seen)?,
+        (None, _) => None,
+    };
+    (r.pdr_pps, r.pdr_trial) = (pdr.map(|x| x.0), pdr.map(|x| x.1));
+    // a confirmed NDR is a PDR too
+    if let (Some(n), Some(i)) = (r.ndr_pps, r.ndr_trial) {
+        if r.pdr_pps.is_none_or(|p| p < n) {
+            (r.pdr_pps, r.pdr_trial) = (Some(n), Some(i));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -165,6 +271,7 @@ mod tests {
         let spec = SearchSpec {
             min_pps: 1000.0,
             resolution: 0.01,
+            confirm_s: 0.0,
             ..SearchSpec::default()
         };
         let mut trials = vec![];
@@ -183,7 +290,10 @@ mod tests {
 
     #[test]
     fn max_passing_and_nothing_passing() {
-        let spec = SearchSpec::default();
+        let spec = SearchSpec {
+            confirm_s: 0.0,
+            ..SearchSpec::default()
+        };
         let mut trials = vec![];
         let r = search(&spec, 50_000.0, 0, &mut trials, device(1e9, 1e9)).unwrap();
         assert_eq!((r.ndr_pps, r.pdr_pps), (Some(50_000.0), Some(50_000.0)));
@@ -205,5 +315,81 @@ mod tests {
         let ndr = r.ndr_pps.unwrap();
         // passes while 30 kpps is at least 98 % of the offered rate
         assert!(ndr <= 30_000.0 / 0.98 && ndr > 29_000.0, "{ndr}");
+    }
+
+    /// A device that forwards `short` pps over a short trial but only `long` pps over
+    /// a confirmation trial (a backlog that builds up unseen).
+    fn slow_target(short: f64, long: f64) -> impl FnMut(f64, Phase) -> Result<Trial> {
+        let (mut s, mut l) = (device(short, short), device(long, long));
+        move |rate, phase| {
+            if phase.confirms() {
+                l(rate, phase)
+            } else {
+                s(rate, phase)
+            }
+        }
+    }
+
+    #[test]
+    fn rates_found_by_short_trials_are_confirmed_by_longer_ones() {
+        let spec = SearchSpec {
+            min_pps: 1000.0,
+            resolution: 0.01,
+            confirm_s: 10.0,
+            confirm_tries: 3,
+            ..SearchSpec::default()
+        };
+        // holds over the long trial too: one confirmation, the same rate
+        let mut trials = vec![];
+        let r = search(
+            &spec,
+            100_000.0,
+            0,
+            &mut trials,
+            slow_target(41_000.0, 41_000.0),
+        )
+        .unwrap();
+        let ndr = r.ndr_pps.unwrap();
+        assert_eq!(r.ndr_search_pps, Some(ndr));
+        assert_eq!(r.confirm_s, 10.0);
+        let i = r.ndr_trial.unwrap();
+        assert_eq!(i, trials.len() - 1, "the confirmation is the last trial");
+        assert_eq!(trials[i].passed, Some(true));
+        assert_eq!(r.pdr_pps, Some(ndr), "no loss over 10 s covers the PDR");
+
+        // passes 50 kpps in short trials, 45 kpps over 10 s: lowered by 5 % steps
+        let mut trials = vec![];
+        let r = search(
+            &spec,
+            100_000.0,
+            0,
+            &mut trials,
+            slow_target(50_000.0, 45_000.0),
+        )
+        .unwrap();
+        let (short, ndr) = (r.ndr_search_pps.unwrap(), r.ndr_pps.unwrap());
+        assert!(short > 49_000.0 && short <= 50_000.0, "{short}");
+        assert!(ndr <= 45_000.0 && ndr > 45_000.0 - 0.05 * short, "{ndr}");
+        let confirms: Vec<&Trial> = trials.iter().rev().take(3).collect();
+        assert_eq!(
+            confirms.iter().map(|t| t.passed).collect::<Vec<_>>(),
+            [Some(true), Some(false), Some(false)],
+            "two failed confirmations, then one that held"
+        );
+        assert_eq!(trials[r.ndr_trial.unwrap()].offered_pps, ndr);
+
+        // nothing holds over 10 s near the short trials' rate: no NDR, said so
+        let mut trials = vec![];
+        let r = search(
+            &spec,
+            100_000.0,
+            0,
+            &mut trials,
+            slow_target(50_000.0, 10_000.0),
+        )
+        .unwrap();
+        assert!(r.ndr_search_pps.is_some());
+        assert_eq!((r.ndr_pps, r.ndr_trial), (None, None));
+        assert!(trials.iter().filter(|t| t.passed == Some(false)).count() >= 3);
     }
 }

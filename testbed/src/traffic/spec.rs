@@ -128,6 +128,19 @@ pub struct SearchSpec {
     /// not test that rate and fails.
     #[serde(default = "default_min_sent")]
     pub min_sent_ratio: f64,
+    /// Duration of the confirmation trials of the rates found (s; 0: none).
+    #[serde(default = "default_confirm_s")]
+    pub confirm_s: f64,
+    /// Confirmation trials per rate, each 5 % (or the resolution) lower than the last.
+    #[serde(default = "default_confirm_tries")]
+    pub confirm_tries: u32,
+}
+
+fn default_confirm_s() -> f64 {
+    10.0
+}
+fn default_confirm_tries() -> u32 {
+    3
 }
 
 fn default_search_min() -> f64 {
@@ -151,6 +164,8 @@ impl Default for SearchSpec {
             resolution: default_resolution(),
             pdr_loss_ratio: default_pdr(),
             min_sent_ratio: default_min_sent(),
+            confirm_s: default_confirm_s(),
+            confirm_tries: default_confirm_tries(),
         }
     }
 }
@@ -489,6 +504,18 @@ impl TrafficSpec {
                     format!("{} is outside (0, 1]", s.min_sent_ratio),
                 ));
             }
+            if !(0.0..=600.0).contains(&s.confirm_s) {
+                return Err(e(
+                    "search.confirm_s",
+                    format!("{} s is outside 0..=600 (0: no confirmation)", s.confirm_s),
+                ));
+            }
+            if !(1..=10).contains(&s.confirm_tries) {
+                return Err(e(
+                    "search.confirm_tries",
+                    format!("{} is outside 1..=10", s.confirm_tries),
+                ));
+            }
         }
         Ok(())
     }
@@ -658,6 +685,26 @@ mod tests {
                 ..ok.clone()
             },
             "search.resolution",
+        );
+        bad(
+            TrafficSpec {
+                search: Some(SearchSpec {
+                    confirm_s: 601.0,
+                    ..SearchSpec::default()
+                }),
+                ..ok.clone()
+            },
+            "search.confirm_s",
+        );
+        bad(
+            TrafficSpec {
+                search: Some(SearchSpec {
+                    confirm_tries: 0,
+                    ..SearchSpec::default()
+                }),
+                ..ok.clone()
+            },
+            "search.confirm_tries",
         );
         let mut odd = hosts(4);
         odd.kind = "nonsense".into();

@@ -177,6 +177,10 @@ pub struct TrafficArgs {
     /// PDR loss threshold (0.005 = 0.5 %).
     #[arg(long)]
     pub pdr_loss: Option<f64>,
+    /// Duration of the search's confirmation trials, seconds (RFC 2544's final trial:
+    /// the rates the short trials found are tried again this long; 0: not confirmed).
+    #[arg(long)]
+    pub confirm_s: Option<f64>,
     /// Write the first frames sent to this pcap file.
     #[arg(long)]
     pub pcap_tx: Option<PathBuf>,
@@ -238,6 +242,9 @@ impl TrafficArgs {
             }
             if let Some(l) = self.pdr_loss {
                 sr.pdr_loss_ratio = l;
+            }
+            if let Some(c) = self.confirm_s {
+                sr.confirm_s = c;
             }
         }
         if self.pcap_tx.is_some() {

@@ -284,6 +284,8 @@ pub fn demo(root: &Path, a: DemoArgs) -> Result<ExitCode> {
             ..Default::default()
         };
         t.duration_s = Some(1.0);
+        // 1-s search trials, the rates found confirmed over 5 s
+        t.confirm_s = Some(5.0);
         let defaults = t.apply(TrafficSpec::default())?;
         let mut spec = traffic.apply(defaults)?;
         if let Some(t) = &desc.raw.traffic {

@@ -276,6 +276,16 @@ pub struct SearchResult {
     pub max_pps: f64,
     /// The search stops when the bracket is narrower than this fraction of `max_pps`.
     pub resolution: f64,
+    /// Duration of the confirmation trials (s; 0: the rates were not confirmed, and
+    /// `ndr_pps`/`pdr_pps` are the short trials' own).
+    #[serde(default)]
+    pub confirm_s: f64,
+    /// The NDR the short trials found, before its confirmation.
+    #[serde(default)]
+    pub ndr_search_pps: Option<f64>,
+    /// The PDR the short trials found, before its confirmation.
+    #[serde(default)]
+    pub pdr_search_pps: Option<f64>,
 }
 
 /// One switch's counters over the run (after minus before).
