@@ -101,6 +101,40 @@ pub fn snapshot(state: &State) -> Result<Snapshot> {
     Ok(snap)
 }
 
+/// How long [`settled_snapshot`] waits for the fabric to go quiet.
+const SETTLE_MAX: Duration = Duration::from_secs(10);
+
+/// A [`snapshot`] once the fabric is quiet: frames a switch has received but not yet
+/// sent (in its rings after an overload) would break rx = tx + drops, so the counters
+/// are read until two readings 50 ms apart agree (at most [`SETTLE_MAX`]; after that
+/// the last reading, and the report names the switches that do not add up).
+pub fn settled_snapshot(state: &State) -> Result<Snapshot> {
+    let t0 = std::time::Instant::now();
+    let mut last = snapshot(state)?;
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = snapshot(state)?;
+        let quiet = now.len() == last.len()
+            && now.iter().all(|(k, c)| {
+                last.get(k).is_some_and(|l| {
+                    l.ports
+                        .iter()
+                        .zip(&c.ports)
+                        .all(|(a, b)| (a.rx_packets, a.tx_packets) == (b.rx_packets, b.tx_packets))
+                })
+            });
+        if quiet || t0.elapsed() > SETTLE_MAX {
+            if !quiet {
+                tracing::warn!(
+                    "the switches were still forwarding {SETTLE_MAX:?} after the last trial"
+                );
+            }
+            return Ok(now);
+        }
+        last = now;
+    }
+}
+
 /// The backend of every port of every switch of `state`, by switch name, as each
 /// switch's `health` reports it (`afpacket`, `afxdp/copy`, ...: the AF_XDP mode
 /// obtained). bmv2 switches, and switches that do not answer (with a warning), are left
@@ -217,6 +251,8 @@ fn read_bmv2(
 /// then fails with [`TestbedError::Interrupted`] and nothing is written.
 pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcome> {
     let state = running(&opts.state_root, &opts.name, &opts.machine)?;
+    // (the machine's CPUs, read before the generator is confined to some of them)
+    let mut meta = meta(&state, &opts.name, &opts.command);
     let split = split_cpus(&state);
     let cpus = if split.generator_cores.is_empty() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -228,14 +264,13 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     if let Some(s) = stop {
         g.stop = s;
     }
-    let mut meta = meta(&state, &opts.name, &opts.command);
     meta.pattern = opts.spec.pattern.to_string();
     meta.frame_len = opts.spec.frame_len();
     meta.cpus = split;
     let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (trials, search) = g.run(&opts.spec)?;
-    let after = snapshot(&state)?;
+    let after = settled_snapshot(&state)?;
     report_to_daemon(&state, &trials);
     let counters = Counters {
         before: &before,
@@ -316,7 +351,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
     let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (trial, unmeasured) = g.replay(o.from, &frames, o.pps, Duration::from_millis(200))?;
-    let after = snapshot(&state)?;
+    let after = settled_snapshot(&state)?;
     report_to_daemon(&state, std::slice::from_ref(&trial));
     let counters = Counters {
         before: &before,
