@@ -4,8 +4,8 @@
 //! value is computed from that input.
 
 use canopy_testbed::report::results::{
-    CpuSplit, Header, Latency, LinkLoad, Machine, RunMeta, RunResults, SearchResult, SwitchDelta,
-    Trial, SCHEMA_VERSION,
+    CpuSplit, Header, Latency, Limit, LinkLoad, Machine, RunMeta, RunResults, SearchResult,
+    SwitchDelta, Trial, SCHEMA_VERSION,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use canopy_testbed::report::{self, plots};
@@ -212,6 +212,13 @@ fn fixed_rate() -> RunResults {
         search: None,
         switches: switches(),
         links: links(16),
+        limit: Some(Limit {
+            by: "a switch's CPU".into(),
+            evidence: vec![
+                "switch receive rings overflowed (877 frames; most: agg-p0-a0 port 2 (s4p2) 877)"
+                    .into(),
+            ],
+        }),
     }
 }
 
@@ -270,6 +277,7 @@ fn search(max: f64, ndr_at: Option<f64>, pdr_at: Option<f64>) -> RunResults {
         }),
         switches: switches(),
         links: links(16),
+        limit: None,
     }
 }
 
@@ -591,6 +599,9 @@ fn fixed_rate_report() {
         md.contains("| port backends | afpacket ×60, afxdp/skb ×20 |"),
         "backends in What ran"
     );
+    // what limited it, with the evidence
+    assert!(sum.contains("Limited by a switch's CPU."), "{sum}");
+    assert!(md.contains("## What limited it") && md.contains("agg-p0-a0 port 2 (s4p2) 877"));
     // where the switches and the generator ran
     let cpus = "one shared host, 1 thread(s) on CPUs [1]; generator on CPUs [0]";
     assert!(sum.contains(&format!("Switches: {cpus}")), "{sum}");

@@ -24,6 +24,31 @@ pub fn process_ns(pid: u32) -> Result<u64> {
     Ok(ticks * 1_000_000_000 / sys::clock_ticks())
 }
 
+/// Every thread of process `pid`: its name (`/proc/PID/task/TID/comm`) and its
+/// `utime + stime` in nanoseconds. Threads that end while being read are left out.
+pub fn threads_ns(pid: u32) -> Vec<(String, u64)> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    for e in dir.flatten() {
+        let p = e.path();
+        let (Ok(stat), Ok(comm)) = (
+            std::fs::read_to_string(p.join("stat")),
+            std::fs::read_to_string(p.join("comm")),
+        ) else {
+            continue;
+        };
+        if let Some(ticks) = parse_proc_pid_stat(&stat) {
+            v.push((
+                comm.trim().to_string(),
+                ticks * 1_000_000_000 / sys::clock_ticks(),
+            ));
+        }
+    }
+    v
+}
+
 /// Seconds since process `pid` started (`starttime` of `/proc/PID/stat` against
 /// `/proc/uptime`), e.g. to tell a restarted process from one that kept running.
 pub fn process_age_s(pid: u32) -> Result<f64> {

@@ -291,6 +291,15 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
     b.push(Block::Heading(2, "Result".into()));
     b.push(Block::Para(result_sentence(r)));
     b.push(Block::Para(verdict_line(r)));
+    if let Some(l) = &r.limit {
+        b.push(Block::Heading(2, "What limited it".into()));
+        b.push(Block::Para(format!("Limited by {}.", l.by)));
+        b.push(Block::Table {
+            head: vec!["evidence".into()],
+            rows: l.evidence.iter().map(|e| vec![e.as_str().into()]).collect(),
+            numeric: false,
+        });
+    }
     b.extend(trials(r, svgs));
     b.extend(switches(r));
     b.extend(links(r, svgs));
@@ -599,6 +608,9 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         lines.push(format!("Switches: {}", m.cpus.describe(m.switches)));
     }
     lines.extend(result_lines(r));
+    if let Some(l) = &r.limit {
+        lines.push(format!("Limited by {}.", l.by));
+    }
     // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.
     let mut shown: Vec<(String, usize)> = Vec::new();
     match &r.search {

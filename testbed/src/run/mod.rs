@@ -12,12 +12,13 @@
 //! |---|---|
 //! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
 
+pub mod limit;
 pub mod linkload;
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
 use crate::report::results::{
-    CpuSplit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
+    CpuSplit, Limit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
 };
 use crate::traffic::{Generator, TrafficSpec};
 use linkload::Snapshot;
@@ -269,13 +270,24 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     meta.cpus = split;
     let backends = port_backends(&state);
     let before = snapshot(&state)?;
+    let (cpu0, rx_drops0) = (limit::sample(&state), g.rx_kernel_drops());
     let (trials, search) = g.run(&opts.spec)?;
+    let (cpu1, rx_drops1) = (limit::sample(&state), g.rx_kernel_drops());
     let after = settled_snapshot(&state)?;
     report_to_daemon(&state, &trials);
+    let limit = limit::verdict(&limit::Evidence {
+        trials: &trials,
+        before: &before,
+        after: &after,
+        cpu: (&cpu0, &cpu1),
+        receiver_drops: rx_drops1.saturating_sub(rx_drops0),
+        cpus: meta.header.machine.cpus,
+    });
     let counters = Counters {
         before: &before,
         after: &after,
         backends: &backends,
+        limit: Some(limit),
     };
     finish(&state, meta, trials, search, &counters, &opts.out)
 }
@@ -357,6 +369,7 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
         before: &before,
         after: &after,
         backends: &backends,
+        limit: None,
     };
     let out = finish(&state, meta, vec![trial], None, &counters, &o.out)?;
     Ok((out, unmeasured))
@@ -425,6 +438,8 @@ struct Counters<'a> {
     before: &'a Snapshot,
     after: &'a Snapshot,
     backends: &'a BTreeMap<String, Vec<String>>,
+    /// What limited the run (None: not judged, as for a replay).
+    limit: Option<Limit>,
 }
 
 /// Results from the trials and the counter snapshots, written to `out`.
@@ -455,6 +470,7 @@ fn finish(
             d
         },
         links: linkload::link_loads(&topo, before, after),
+        limit: c.limit.clone(),
     };
     let written = crate::report::run::write(&results, out)?;
     Ok(RunOutcome { results, written })

@@ -50,6 +50,19 @@ pub struct RunResults {
     pub switches: Vec<SwitchDelta>,
     /// Per-link frame counts over the run, for the utilisation plot.
     pub links: Vec<LinkLoad>,
+    /// What limited the run, with the evidence (None: not judged).
+    #[serde(default)]
+    pub limit: Option<Limit>,
+}
+
+/// What limited a run (`run::limit`): the cause, then the evidence, one fact a line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limit {
+    /// The generator (its senders or its receivers), a switch's CPU, a ring or port
+    /// inside a switch, frames lost outside the switches, the machine's CPU, or nothing.
+    pub by: String,
+    /// What shows it: counters, ring overflows, CPU shares.
+    pub evidence: Vec<String>,
 }
 
 /// What ran, where and how.
