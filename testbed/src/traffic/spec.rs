@@ -140,7 +140,7 @@ fn default_confirm_s() -> f64 {
     10.0
 }
 fn default_confirm_tries() -> u32 {
-    3
+    4
 }
 
 fn default_search_min() -> f64 {
