@@ -131,7 +131,8 @@ pub struct SearchSpec {
     /// Duration of the confirmation trials of the rates found (s; 0: none).
     #[serde(default = "default_confirm_s")]
     pub confirm_s: f64,
-    /// Confirmation trials per rate, each 5 % (or the resolution) lower than the last.
+    /// Confirmation trials per rate, each at least 5 % (or the resolution) lower than
+    /// the last and no higher than 98 % of what the last one delivered.
     #[serde(default = "default_confirm_tries")]
     pub confirm_tries: u32,
 }
