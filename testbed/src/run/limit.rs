@@ -3,7 +3,7 @@
 //! overflowed: the switch did not poll it in time), a ring or port inside a switch that
 //! dropped (`ring_full`, `tx_error`, ...), frames lost outside every counter, and the
 //! machine's CPU (`/proc/stat`). The CPU of the shared host's threads (or of each switch
-//! process) and of the generator's threads over the run (`/proc/PID/task/*/stat`) go
+//! process; `/proc/PID/task/*/stat`) and of the generator (this process) over the run go
 //! with it. A busy-polling thread always shows 100 %, so CPU alone never names a limit:
 //! overflowing rings and drops do.
 
@@ -43,10 +43,10 @@ pub fn sample(state: &State) -> CpuSample {
         }
         None => {}
     }
-    for (comm, ns) in cpu::threads_ns(std::process::id()) {
-        *threads
-            .entry(format!("generator thread {comm}"))
-            .or_insert(0) += ns;
+    // the generator's threads start and end within the run: the process's own time
+    // (which keeps what its ended threads used) is theirs
+    if let Ok(ns) = cpu::process_ns(std::process::id()) {
+        threads.insert("the generator (all its threads)".into(), ns);
     }
     CpuSample {
         at: Instant::now(),
