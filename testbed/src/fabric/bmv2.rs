@@ -244,21 +244,31 @@ impl Tools {
 
     /// The entries of switch `switch` (`canopyctl p4-entries ... --format bmv2-cli`).
     pub fn entries(&self, desc: &Desc, switch: &str) -> Result<String> {
+        let (topo, kind) = (desc.raw.topology.get_ref(), desc.kind.name());
+        self.entries_for(topo, kind, switch, &|d| err(desc, d))
+    }
+
+    /// The entries of switch `switch` of `topology` with header kind `kind`; `fail`
+    /// makes the error of a refusal from its text.
+    pub fn entries_for(
+        &self,
+        topology: &str,
+        kind: &str,
+        switch: &str,
+        fail: &dyn Fn(String) -> TestbedError,
+    ) -> Result<String> {
         let o = Command::new(&self.canopyctl)
             .arg("p4-entries")
-            .arg(desc.raw.topology.get_ref())
-            .args(["--kind", desc.kind.name(), "--switch", switch])
+            .arg(topology)
+            .args(["--kind", kind, "--switch", switch])
             .args(["--format", "bmv2-cli"])
             .output()
             .map_err(|e| TestbedError::io(format!("run {}", self.canopyctl.display()), e))?;
         if !o.status.success() {
-            return Err(err(
-                desc,
-                format!(
-                    "canopyctl p4-entries for {switch}: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                ),
-            ));
+            return Err(fail(format!(
+                "canopyctl p4-entries for {switch}: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )));
         }
         Ok(String::from_utf8_lossy(&o.stdout).into_owned())
     }
@@ -273,6 +283,18 @@ impl Tools {
         switch: &str,
         entries: &str,
         deadline: Instant,
+    ) -> Result<()> {
+        self.program_in(netns, switch, entries, deadline, &|d| err(desc, d))
+    }
+
+    /// [`Tools::program`] with `fail` making the error of a refusal from its text.
+    pub fn program_in(
+        &self,
+        netns: &str,
+        switch: &str,
+        entries: &str,
+        deadline: Instant,
+        fail: &dyn Fn(String) -> TestbedError,
     ) -> Result<()> {
         loop {
             let o = self.run_cli(netns, entries)?;
@@ -291,22 +313,16 @@ impl Tools {
                 if bad.is_empty() {
                     return Ok(());
                 }
-                return Err(err(
-                    desc,
-                    format!(
-                        "simple_switch of {switch} refused entries: {}",
-                        bad.join(" | ")
-                    ),
-                ));
+                return Err(fail(format!(
+                    "simple_switch of {switch} refused entries: {}",
+                    bad.join(" | ")
+                )));
             }
             if Instant::now() > deadline {
-                return Err(err(
-                    desc,
-                    format!(
-                        "simple_switch of {switch} did not accept its entries in time: {}",
-                        out.lines().rev().take(2).collect::<Vec<_>>().join(" | ")
-                    ),
-                ));
+                return Err(fail(format!(
+                    "simple_switch of {switch} did not accept its entries in time: {}",
+                    out.lines().rev().take(2).collect::<Vec<_>>().join(" | ")
+                )));
             }
             std::thread::sleep(Duration::from_millis(200));
         }

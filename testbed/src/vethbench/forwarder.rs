@@ -280,6 +280,10 @@ pub fn unavailable(kind: Kind, o: &Options) -> Option<String> {
         Kind::Bmv2 => match (&o.bmv2, &o.bmv2_json) {
             (None, _) => Some("simple_switch (bmv2) not installed".into()),
             (Some(_), None) => Some("no P4 program given (--bmv2-json)".into()),
+            _ if launch::find_program(launch::CANOPYCTL).is_none() => Some(
+                "canopyctl not found (it generates bmv2's table entries: cargo build --release -p canopy-control)"
+                    .into(),
+            ),
             _ => None,
         },
     }
@@ -419,16 +423,49 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, sw: &EdgeSwitch) -> Result<Run
         Kind::Bmv2 => {
             let bin = o.bmv2.as_ref().ok_or_else(|| missing("simple_switch"))?;
             let json = o.bmv2_json.as_ref().ok_or_else(|| missing("--bmv2-json"))?;
-            let ifnames = [F_IN.to_string(), F_OUT.to_string()];
+            // every port of the edge switch, in order, as canopy-switch gets them: the
+            // entries canopyctl generates name the switch's own port numbers
+            let ifnames: Vec<String> = sw.port_interfaces().iter().map(|s| s.to_string()).collect();
             let ipc = o.work_dir.join("bmv2.notifications.ipc");
             let cmd =
                 launch::simple_switch_command(bin, &f, &ifnames, json, &ipc, Some(o.fwd_core));
             let log = o.work_dir.join("bmv2.log");
             r.proc_ = Some(Proc::spawn("bmv2", cmd, &log, false)?);
             r.log = Some(log);
+            program_bmv2(bin, &f)?;
         }
     }
     Ok(r)
+}
+
+/// How long a started `simple_switch` is given to take its entries.
+const BMV2_PROGRAM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Program the `simple_switch` in namespace `netns` with the edge switch's entries, as
+/// the testbed programs a bmv2 fabric (`canopyctl p4-entries`, then
+/// `simple_switch_CLI`): without them it forwards nothing.
+fn program_bmv2(simple_switch: &Path, netns: &str) -> Result<()> {
+    let cli = simple_switch
+        .parent()
+        .map(|d| d.join("simple_switch_CLI"))
+        .filter(|p| p.is_file())
+        .or_else(|| which("simple_switch_CLI"))
+        .ok_or_else(|| missing("simple_switch_CLI"))?;
+    let canopyctl = launch::find_program(launch::CANOPYCTL).ok_or_else(|| missing("canopyctl"))?;
+    let tools = crate::fabric::bmv2::Tools {
+        program: PathBuf::new(),
+        p4c: PathBuf::new(),
+        simple_switch: simple_switch.to_path_buf(),
+        cli,
+        canopyctl,
+    };
+    let fail = |detail: String| TestbedError::Forwarder {
+        forwarder: "bmv2".into(),
+        detail,
+    };
+    let entries = tools.entries_for(TOPOLOGY, "sliced", SWITCH, &fail)?;
+    let deadline = std::time::Instant::now() + BMV2_PROGRAM_TIMEOUT;
+    tools.program_in(netns, SWITCH, &entries, deadline, &fail)
 }
 
 fn missing(tool: &str) -> TestbedError {
