@@ -130,6 +130,7 @@ fn meta() -> RunMeta {
             host_cores: vec![1],
             generator_cores: vec![0],
         },
+        generator_ceiling: None,
     }
 }
 

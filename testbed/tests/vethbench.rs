@@ -43,6 +43,8 @@ fn every_available_forwarder_forwards_and_is_counted() {
         latency_count: 100,
         latency_warmup: 10,
         generator: Generator::Auto,
+        senders_time: Duration::from_millis(300),
+        tx_threads: 2,
         frame_len: 60,
         gen_core: 0,
         options,

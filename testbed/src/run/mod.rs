@@ -382,6 +382,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         pattern: String::new(),
         frame_len: 0,
         cpus: CpuSplit::default(),
+        generator_ceiling: None,
     }
 }
 
