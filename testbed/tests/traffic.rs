@@ -428,7 +428,8 @@ fn reflector_round_trip_and_search_find_rates() {
     );
 }
 
-/// The generator's maximum rate through the bridge harness (64 B, uniform, 8 hosts):
+/// The generator's maximum rate through the bridge harness (64 B, uniform, 8 hosts), with
+/// one and with two sender threads:
 /// `cargo test --release -p canopy-testbed --test traffic -- --ignored --nocapture max_rate`.
 #[test]
 #[ignore]
@@ -439,13 +440,16 @@ fn max_rate() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let h = harness("m", 8);
     let mut g = Generator::open(&h.hosts).unwrap();
-    for offered in [100_000.0, 200_000.0, 400_000.0, 800_000.0, 2_000_000.0] {
-        let mut s = spec(Pattern::Uniform, offered, 2.0);
-        s.burst = Some(32);
-        let t = g.trial(&s, offered, &Progress::hidden()).unwrap();
-        eprintln!(
-            "offered {offered:.0}: sent {:.0} pps, received {:.0} pps, loss {:.4}, p50 {} ns, p99 {} ns",
-            t.sent_pps, t.received_pps, t.loss_ratio, t.latency.p50_ns, t.latency.p99_ns
-        );
+    for threads in [1, 2] {
+        for offered in [100_000.0, 200_000.0, 400_000.0, 800_000.0, 2_000_000.0] {
+            let mut s = spec(Pattern::Uniform, offered, 2.0);
+            s.burst = Some(32);
+            s.tx_threads = Some(threads);
+            let t = g.trial(&s, offered, &Progress::hidden()).unwrap();
+            eprintln!(
+                "{threads} sender thread(s), offered {offered:.0}: sent {:.0} pps, received {:.0} pps, loss {:.4}, p50 {} ns, p99 {} ns",
+                t.sent_pps, t.received_pps, t.loss_ratio, t.latency.p50_ns, t.latency.p99_ns
+            );
+        }
     }
 }

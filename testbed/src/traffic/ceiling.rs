@@ -9,7 +9,10 @@
 //! socket on the pair's near end) at full speed to one sink host on the far end, with
 //! stamped frames of the real header; the far end is either a plain sink (nobody
 //! listens: the kernel drops the frames, as it does trafgen's) or the generator's
-//! receiver, which accounts every frame (sequence, loss, duplicates, latency).
+//! receiver, which accounts every frame (sequence, loss, duplicates, latency). The
+//! lanes and the receiver are pinned to distinct CPUs where there are enough (the
+//! first lane to the first CPU, as trafgen's worker is), so the figure is the
+//! generator's and not the scheduler's.
 
 use super::engine::{auto_burst, Exchange};
 use super::frame::HostFrame;
@@ -165,6 +168,7 @@ pub fn measure(
         pcap_tx: None,
         pcap_rx: None,
         timeline: None,
+        pin: true,
     }
     .run(stop, &Progress::hidden())?;
     if stop.load(Ordering::Relaxed) {

@@ -10,6 +10,7 @@ use super::port::{self, Wait};
 use super::progress::Progress;
 use super::rx::{self, RxAccount};
 use super::search;
+use super::sender;
 use super::spec::TrafficSpec;
 use super::tx::{self, Lane, Plan, SendReport, Source};
 use crate::error::{Result, TestbedError};
@@ -115,6 +116,10 @@ pub(crate) struct Exchange<'a> {
     pub pcap_rx: Option<&'a mut PcapWriter>,
     /// Frames sent per bin of their stamp, when wanted.
     pub timeline: Option<&'a mut Timeline>,
+    /// Pin lane `i` to the `i`-th CPU this process may use and the receiver to the next
+    /// (modulo their number), so that the scheduler never stacks them on one CPU (it
+    /// tends to: a frame's wake-up pulls the receiver onto the sender's CPU).
+    pub pin: bool,
 }
 
 impl Exchange<'_> {
@@ -132,20 +137,36 @@ impl Exchange<'_> {
             mut pcap_tx,
             pcap_rx,
             timeline,
+            pin,
         } = self;
+        let cpus = pin
+            .then(|| core_affinity::get_core_ids().unwrap_or_default())
+            .filter(|c| !c.is_empty())
+            .map(|c| c.into_iter().map(|c| c.id).collect::<Vec<_>>());
         let stop_rx = AtomicBool::new(false);
         let sent_now = AtomicU64::new(0);
         let mut tls: Vec<Option<Timeline>> =
             lanes.iter().map(|_| timeline.as_deref().cloned()).collect();
         let (rep, warm_sent) = std::thread::scope(|sc| -> Result<(SendReport, u64)> {
             let (stop_rx, sent_now) = (&stop_rx, &sent_now);
-            let rxh = sc.spawn(move || receive(rx, acc, stop_rx, pcap_rx, busy));
+            let rx_cpu = cpus.as_ref().map(|c| c[lanes.len() % c.len()]);
+            let rxh = sc.spawn(move || {
+                if let Some(c) = rx_cpu {
+                    sender::pin(c);
+                }
+                receive(rx, acc, stop_rx, pcap_rx, busy)
+            });
             let txh: Vec<_> = lanes
                 .into_iter()
                 .zip(tls.iter_mut())
-                .map(|((mut lane, warm, main), tl)| {
+                .enumerate()
+                .map(|(i, ((mut lane, warm, main), tl))| {
                     let pcap = pcap_tx.take();
+                    let cpu = cpus.as_ref().map(|c| c[i % c.len()]);
                     sc.spawn(move || {
+                        if let Some(c) = cpu {
+                            sender::pin(c);
+                        }
                         sys::set_timer_slack_ns(1_000);
                         let unused = AtomicU64::new(0);
                         let warm_sent = lane.run(&warm, stop, &unused, None, None).sent;
@@ -481,6 +502,7 @@ impl Generator {
             pcap_tx: pcap_tx.as_mut(),
             pcap_rx: pcap_rx.as_mut(),
             timeline: send_tl.as_mut(),
+            pin: false,
         }
         .run(&self.stop, progress)?;
         if self.stop.load(Ordering::Relaxed) {
