@@ -133,6 +133,40 @@ fn tx_exact(v: TpacketVersion, tag: &str) {
     assert_eq!(st.drops, [0; PortDrop::COUNT]);
 }
 
+/// A send-only port (`receive = false`) sends exactly like any port, and the frames
+/// arriving on its interface never reach it (no ring entry, no kernel count), while a
+/// receiving port on the same interface gets every one.
+#[test]
+fn send_only_port_sends_and_is_offered_nothing() {
+    canopy_test_utils::netns_or_return!();
+    let ns = Netns::new("sendonly", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = AfPacketConfig {
+        version: TpacketVersion::V2,
+        receive: false,
+        ..AfPacketConfig::default()
+    };
+    let mut tx = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg)).expect("open tx");
+    let mut rx = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", cfg_of(TpacketVersion::V2))
+    })
+    .expect("open rx");
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    backend::tx_exact("send-only", &mut tx, &raw, 2, 32);
+    for i in 0..50 {
+        raw.send(&frame(i, 64));
+    }
+    let mut bursts = vec![];
+    let got = port_recv_n(&mut rx, 50, Duration::from_secs(5), &mut bursts);
+    assert_eq!(got.len(), 50, "the receiving port got them all");
+    assert_eq!(tx.rx_burst(64, |_| {}), 0);
+    let st = tx.stats();
+    assert_eq!(
+        (st.rx_frames, st.kernel_packets, st.kernel_drops),
+        (0, 0, 0)
+    );
+    assert_eq!(st.tx_frames, 64);
+}
 #[test]
 fn full_tx_ring_reports_false_and_recovers_after_flush() {
     canopy_test_utils::netns_or_return!();

@@ -4,8 +4,8 @@
 //! value is computed from that input.
 
 use canopy_testbed::report::results::{
-    CpuSplit, Header, Latency, Limit, LinkLoad, Machine, RunMeta, RunResults, SearchResult,
-    SwitchDelta, Trial, SCHEMA_VERSION,
+    CeilingRx, CpuSplit, GeneratorCeiling, Header, Latency, Limit, LinkLoad, Machine, RunMeta,
+    RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use canopy_testbed::report::{self, plots};
@@ -130,6 +130,7 @@ fn meta() -> RunMeta {
             host_cores: vec![1],
             generator_cores: vec![0],
         },
+        generator_ceiling: None,
     }
 }
 
@@ -725,6 +726,56 @@ fn search_with_ndr_and_pdr() {
     let head = sum.find("Generator-limited:").expect("headline");
     assert!(head < sum.find("Search: ").unwrap(), "{sum}");
     assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
+}
+
+/// A search's run measures the generator's own ceiling first; the report states it in
+/// the result and in "What ran", and results.json keeps it.
+#[test]
+fn search_states_the_generator_ceiling() {
+    let mut r = search(2_000_000.0, Some(500_000.0), Some(1_000_000.0));
+    r.meta.generator_ceiling = Some(GeneratorCeiling {
+        tx_threads: 1,
+        burst: 32,
+        frame_len: 60,
+        seconds: 1.0,
+        sent: 1_234_567,
+        sent_pps: 1_234_567.0,
+        warmup_sent: 100_000,
+        sink_rx: 1_334_567,
+        burst_span_mean_ns: 20_000.0,
+        burst_span_max_ns: 90_000,
+        receiver: Some(CeilingRx {
+            received: 1_200_000,
+            received_pps: 1_200_000.0,
+            lost: 34_567,
+            kernel_drops: 34_567,
+            p50_ns: 30_000,
+            p99_ns: 200_000,
+            max_ns: 900_000,
+            ..CeilingRx::default()
+        }),
+    });
+    let dir = TempDir::new("ceiling");
+    let w = write_and_check(&r, &dir);
+    let md = read(&w.markdown);
+    let line = "1.235 Mpps sent, 1.200 Mpps received (34567 lost), 1 sender thread(s).";
+    assert!(
+        md.contains(&format!("| generator ceiling | {line} |")),
+        "{md}"
+    );
+    let sum = report::run::summary(&r, Some(&w));
+    assert!(
+        sum.contains("Generator ceiling (the generator alone"),
+        "{sum}"
+    );
+    assert!(sum.contains(line), "{sum}");
+    assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
+    // without one, neither says anything about it
+    let plain = search(2_000_000.0, Some(500_000.0), Some(1_000_000.0));
+    assert!(!report::run::summary(&plain, None).contains("Generator ceiling"));
+    assert!(!report::run::markdown(&plain)
+        .unwrap()
+        .contains("generator ceiling"));
 }
 
 #[test]

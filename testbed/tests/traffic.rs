@@ -275,6 +275,39 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
     drop(h.ns);
 }
 
+/// Several sender lanes (threads) with bursts of 32 and one clock read per burst: every
+/// frame still carries its flow's next sequence number and a stamp the receiver
+/// accounts (no loss, duplicate or reordering, latencies positive and below 2 s), count
+/// mode sends exactly the count over the lanes, and the lanes' timelines add up.
+#[test]
+fn sender_lanes_stamp_every_frame_and_the_receiver_accounts_each_once() {
+    if !root() {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let h = harness("l", 8);
+    let mut g = Generator::open(&h.hosts).unwrap();
+    g.timeline_bin_ns = Some(50_000_000);
+    for threads in [2, 3] {
+        let mut s = spec(Pattern::Uniform, 40_000.0, 0.5);
+        s.tx_threads = Some(threads);
+        s.burst = Some(32);
+        s.validate(&h.hosts, 2).unwrap();
+        let t = g.trial(&s, 40_000.0, &Progress::hidden()).unwrap();
+        let what = format!("{threads} lanes");
+        assert_clean(&what, &t, 20_000.0);
+        let tl = t.timeline.as_ref().expect("timeline");
+        assert_eq!(tl.sent.iter().sum::<u64>(), t.sent, "{what}");
+        assert_eq!(tl.received.iter().sum::<u64>(), t.received, "{what}");
+        // count mode: the lanes share the count exactly
+        s.duration_s = None;
+        s.count = Some(3001);
+        let t = g.trial(&s, 40_000.0, &Progress::hidden()).unwrap();
+        assert_eq!(t.sent, 3001, "{what}");
+        assert_clean(&what, &t, 3001.0);
+    }
+}
+
 #[test]
 fn injected_reorder_duplicates_misdelivery_and_foreign_are_counted() {
     if !root() {
@@ -395,7 +428,8 @@ fn reflector_round_trip_and_search_find_rates() {
     );
 }
 
-/// The generator's maximum rate through the bridge harness (64 B, uniform, 8 hosts):
+/// The generator's maximum rate through the bridge harness (64 B, uniform, 8 hosts), with
+/// one and with two sender threads:
 /// `cargo test --release -p canopy-testbed --test traffic -- --ignored --nocapture max_rate`.
 #[test]
 #[ignore]
@@ -406,13 +440,16 @@ fn max_rate() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let h = harness("m", 8);
     let mut g = Generator::open(&h.hosts).unwrap();
-    for offered in [100_000.0, 200_000.0, 400_000.0, 800_000.0, 2_000_000.0] {
-        let mut s = spec(Pattern::Uniform, offered, 2.0);
-        s.burst = Some(32);
-        let t = g.trial(&s, offered, &Progress::hidden()).unwrap();
-        eprintln!(
-            "offered {offered:.0}: sent {:.0} pps, received {:.0} pps, loss {:.4}, p50 {} ns, p99 {} ns",
-            t.sent_pps, t.received_pps, t.loss_ratio, t.latency.p50_ns, t.latency.p99_ns
-        );
+    for threads in [1, 2] {
+        for offered in [100_000.0, 200_000.0, 400_000.0, 800_000.0, 2_000_000.0] {
+            let mut s = spec(Pattern::Uniform, offered, 2.0);
+            s.burst = Some(32);
+            s.tx_threads = Some(threads);
+            let t = g.trial(&s, offered, &Progress::hidden()).unwrap();
+            eprintln!(
+                "{threads} sender thread(s), offered {offered:.0}: sent {:.0} pps, received {:.0} pps, loss {:.4}, p50 {} ns, p99 {} ns",
+                t.sent_pps, t.received_pps, t.loss_ratio, t.latency.p50_ns, t.latency.p99_ns
+            );
+        }
     }
 }

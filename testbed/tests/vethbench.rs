@@ -43,6 +43,8 @@ fn every_available_forwarder_forwards_and_is_counted() {
         latency_count: 100,
         latency_warmup: 10,
         generator: Generator::Auto,
+        senders_time: Duration::from_millis(300),
+        tx_threads: 2,
         frame_len: 60,
         gen_core: 0,
         options,
@@ -53,6 +55,21 @@ fn every_available_forwarder_forwards_and_is_counted() {
     let stop = AtomicBool::new(false);
     let report = vethbench::run(&cfg, &stop, &|l| eprintln!("{l}")).expect("bench run");
     assert_eq!(report.results.len(), forwarders.len());
+    // the senders side by side: the generator was measured into the sink and into its
+    // receiver (trafgen when installed)
+    let s = report.senders.as_ref().expect("senders comparison");
+    assert_eq!(s.trafgen.is_some(), which("trafgen").is_some(), "{s:?}");
+    for g in [&s.generator, &s.generator_rx] {
+        assert_eq!(g.tx_threads, 2);
+        assert!(g.sent > 0 && g.sent_pps > 0.0, "{g:?}");
+    }
+    assert!(s.generator.receiver.is_none());
+    let r = s.generator_rx.receiver.as_ref().expect("receiver results");
+    assert_eq!(r.received + r.lost, s.generator_rx.sent, "{r:?}");
+    assert_eq!((r.duplicates, r.reordered), (0, 0), "{r:?}");
+    assert!(r.lost <= r.kernel_drops, "{r:?}");
+    let md = canopy_testbed::report::vethbench::markdown(&report);
+    assert!(md.contains("| generator → its receiver | 2 |"), "{md}");
     for r in &report.results {
         assert!(
             r.skipped.is_none(),
@@ -89,7 +106,6 @@ fn every_available_forwarder_forwards_and_is_counted() {
             "{l:?}"
         );
     }
-    let md = canopy_testbed::report::vethbench::markdown(&report);
     assert!(md.contains("| bridge |"), "{md}");
     // the wiring is gone
     let left = canopy_testbed::os::netns::ip(&["netns", "list"]).unwrap();

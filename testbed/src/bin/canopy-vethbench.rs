@@ -15,7 +15,8 @@ use std::time::Duration;
     name = "canopy-vethbench",
     about = "One Canopy switch on veth next to the Linux bridge, DPDK testpmd and bmv2",
     long_about = "Builds three network namespaces (sender, forwarder, receiver; prefix cvb<pid>-, \
-                  deleted at exit and on Ctrl-C), then runs each forwarder in turn on the same veths: \
+                  deleted at exit and on Ctrl-C), measures trafgen and the fabric generator side by side on \
+                  a direct veth pair, then runs each forwarder in turn on the same veths: \
                   a max-rate pass (trafgen or the own sender), a fixed-rate pass with CPU time per \
                   forwarded packet (/proc/PID/stat of the forwarder, /proc/stat of the machine), and \
                   a one-way latency pass at a low rate. Needs root."
@@ -55,6 +56,15 @@ struct Args {
     /// Max-rate sender: auto (trafgen if installed), trafgen, own.
     #[arg(long, default_value = "auto")]
     generator: String,
+    /// Seconds of each sender in the senders comparison on the direct pair, before the
+    /// forwarders: trafgen, then the fabric generator into the sink, then into its own
+    /// receiver (0 = skip).
+    #[arg(long, default_value_t = 2.0)]
+    senders_seconds: f64,
+    /// Sender threads of the fabric generator in the senders comparison (default: a
+    /// quarter of the CPUs, at least 1).
+    #[arg(long)]
+    tx_threads: Option<usize>,
     /// Frame length without FCS (60 = 64 B on the wire).
     #[arg(long, default_value_t = 60)]
     frame_len: usize,
@@ -172,6 +182,12 @@ fn main() -> anyhow::Result<()> {
         latency_count: a.latency_count,
         latency_warmup: a.latency_warmup,
         generator,
+        senders_time: secs(a.senders_seconds),
+        tx_threads: a.tx_threads.unwrap_or_else(|| {
+            canopy_testbed::traffic::spec::default_tx_threads(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            )
+        }),
         frame_len: a.frame_len,
         gen_core: a.gen_core,
         options,

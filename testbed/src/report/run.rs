@@ -19,7 +19,7 @@
 //! Plots are SVG only: a PNG needs a rasteriser with a font (see `docs/DESIGN.md`).
 
 use super::doc::{self, code, Block, Cell};
-use super::results::{backend_summary, RunResults, SwitchDelta, Trial};
+use super::results::{backend_summary, GeneratorCeiling, RunResults, SwitchDelta, Trial};
 use super::{fmt, plots};
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -241,6 +241,9 @@ fn result_lines(r: &RunResults) -> Vec<String> {
                         .to_string(),
                 );
             }
+            if let Some(c) = &r.meta.generator_ceiling {
+                v.extend(ceiling_lines(c));
+            }
             let lowered = |found: Option<f64>, short: Option<f64>, what: &str| {
                 match (found, short)
             {
@@ -285,6 +288,23 @@ fn result_lines(r: &RunResults) -> Vec<String> {
     }
 }
 
+/// The generator's own ceiling in words (two lines that fit the summary): what it sent
+/// and received with nothing in between.
+fn ceiling_lines(c: &GeneratorCeiling) -> [String; 2] {
+    let rx = match &c.receiver {
+        Some(x) => format!(", {} received ({} lost)", fmt::rate(x.received_pps), x.lost),
+        None => String::new(),
+    };
+    [
+        "Generator ceiling (the generator alone on one veth pair, before the trials):".into(),
+        format!(
+            "{} sent{rx}, {} sender thread(s).",
+            fmt::rate(c.sent_pps),
+            c.tx_threads
+        ),
+    ]
+}
+
 fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
     let mut b = vec![Block::Heading(1, title(r))];
     b.extend(what_ran(r));
@@ -326,7 +346,7 @@ fn what_ran(r: &RunResults) -> Vec<Block> {
             .load_before
             .map_or("n/a".into(), |l| format!("{l:.2}"))
     );
-    let rows: Vec<Vec<Cell>> = vec![
+    let mut rows: Vec<Vec<Cell>> = vec![
         vec!["command".into(), code(&m.header.command)],
         vec!["fabric".into(), code(&m.fabric)],
         vec!["topology".into(), code(&m.topology)],
@@ -359,6 +379,12 @@ fn what_ran(r: &RunResults) -> Vec<Block> {
         vec!["version".into(), dash_if_empty(&m.header.version).into()],
         vec!["results schema".into(), format!("{}", r.schema).into()],
     ];
+    if let Some(c) = &m.generator_ceiling {
+        rows.push(vec![
+            "generator ceiling".into(),
+            ceiling_lines(c)[1].clone().into(),
+        ]);
+    }
     b.push(Block::Table {
         head: vec!["what".into(), "value".into()],
         rows,

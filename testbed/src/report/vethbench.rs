@@ -153,6 +153,78 @@ fn passes(r: &Report) -> Vec<Block> {
     ]
 }
 
+/// The senders side by side on the direct pair: trafgen, the generator into the sink,
+/// the generator into its receiver, and the generator's rate as a share of trafgen's.
+fn senders(r: &Report) -> Vec<Block> {
+    let Some(s) = &r.senders else {
+        return vec![];
+    };
+    let mut rows: Vec<Vec<Cell>> = vec![];
+    let dash = || Cell::from("—");
+    if let Some(t) = &s.trafgen {
+        rows.push(vec![
+            "trafgen → sink".into(),
+            "1".into(),
+            format!("{:.0}", t.offered_pps / 1e3).into(),
+            format!("{:.0}", t.forwarded_pps / 1e3).into(),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+        ]);
+    }
+    for (name, g) in [
+        ("generator → sink", &s.generator),
+        ("generator → its receiver", &s.generator_rx),
+    ] {
+        let rx = g.receiver.as_ref();
+        rows.push(vec![
+            name.into(),
+            g.tx_threads.to_string().into(),
+            format!("{:.0}", g.sent_pps / 1e3).into(),
+            format!(
+                "{:.0}",
+                (g.sink_rx.saturating_sub(g.warmup_sent)) as f64 / g.seconds / 1e3
+            )
+            .into(),
+            rx.map_or_else(dash, |x| format!("{:.0}", x.received_pps / 1e3).into()),
+            rx.map_or_else(dash, |x| format!("{} / {}", x.lost, x.duplicates).into()),
+            rx.map_or_else(dash, |x| {
+                format!("{} / {}", us(x.p50_ns), us(x.p99_ns)).into()
+            }),
+            format!(
+                "{} / {}",
+                us(g.burst_span_mean_ns.round() as u64),
+                us(g.burst_span_max_ns)
+            )
+            .into(),
+        ]);
+    }
+    let mut b = vec![table(
+        &[
+            "sender (direct pair)",
+            "threads",
+            "sent kpps",
+            "far end kpps",
+            "received kpps",
+            "lost / dup",
+            "p50 / p99 µs",
+            "burst span mean / max µs",
+        ],
+        rows,
+    )];
+    match (&s.trafgen, &s.trafgen_skipped) {
+        (Some(t), _) if t.offered_pps > 0.0 => b.push(Block::Para(format!(
+            "The generator sent {:.0} % of trafgen's rate into the sink ({:.0} % into its own receiver), every frame stamped with its flow's sequence number and its burst's send time.",
+            100.0 * s.generator.sent_pps / t.offered_pps,
+            100.0 * s.generator_rx.sent_pps / t.offered_pps
+        ))),
+        (_, Some(why)) => b.push(Block::Para(format!("trafgen: not measured ({why})."))),
+        _ => {}
+    }
+    b
+}
+
 /// What follows the tables: canopy against the bridge, skips and errors, the method. A
 /// forwarder that did not run has no figure here: the report quotes nothing it did not
 /// measure.
@@ -209,6 +281,7 @@ fn notes(r: &Report) -> Vec<Block> {
 /// and the latency, and the latency canopy adds over the bridge.
 pub fn markdown(r: &Report) -> String {
     let mut blocks = vec![Block::Para(setting(r))];
+    blocks.extend(senders(r));
     blocks.extend(passes(r));
     blocks.extend(notes(r));
     doc::markdown(&blocks)
@@ -302,6 +375,7 @@ mod tests {
                 },
             ],
             canopy: ("afpacket v2".into(), 64),
+            senders: None,
         };
         let md = markdown(&r);
         assert!(md.starts_with("Run of 2026-11-23T16:00:00Z: 2 CPUs, kernel 6.1.0-test, load average 0.50 before, 1.25 after;"), "{md}");

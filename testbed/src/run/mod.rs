@@ -18,7 +18,8 @@ pub mod linkload;
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
 use crate::report::results::{
-    CpuSplit, Limit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
+    CpuSplit, GeneratorCeiling, Limit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
+    SCHEMA_VERSION,
 };
 use crate::traffic::{Generator, TrafficSpec};
 use linkload::Snapshot;
@@ -268,6 +269,10 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     meta.pattern = opts.spec.pattern.to_string();
     meta.frame_len = opts.spec.frame_len();
     meta.cpus = split;
+    if opts.spec.search.is_some() {
+        let senders = g.senders(&opts.spec)?.len();
+        meta.generator_ceiling = ceiling(&opts.spec, senders.max(1), cpus, &g.stop)?;
+    }
     let backends = port_backends(&state);
     let before = snapshot(&state)?;
     let (cpu0, rx_drops0) = (limit::sample(&state), g.rx_kernel_drops());
@@ -290,6 +295,42 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
         limit: Some(limit),
     };
     finish(&state, meta, trials, search, &counters, &opts.out)
+}
+
+/// The generator's own ceiling ([`crate::traffic::ceiling`]) with the run's frame size,
+/// sender threads and receiver polling, 1 s on a veth pair of its own: what a search's
+/// rates are to be read against. A measurement that fails costs a warning, not the run
+/// (an interruption stops the run).
+fn ceiling(
+    spec: &TrafficSpec,
+    senders: usize,
+    cpus: usize,
+    stop: &AtomicBool,
+) -> Result<Option<GeneratorCeiling>> {
+    use crate::traffic::ceiling::{generator_ceiling, CeilingOptions, MAX_THREADS};
+    let o = CeilingOptions {
+        frame_len: spec.frame_len(),
+        tx_threads: spec.lanes(senders, cpus).min(MAX_THREADS),
+        busy_poll: spec.busy_poll,
+        ..CeilingOptions::default()
+    };
+    match generator_ceiling(&o, stop) {
+        Ok(c) => {
+            tracing::info!(
+                tx_threads = c.tx_threads,
+                sent_pps = c.sent_pps.round(),
+                received_pps = c.receiver.as_ref().map(|r| r.received_pps.round()),
+                lost = c.receiver.as_ref().map(|r| r.lost),
+                "generator ceiling (one veth pair, no fabric)"
+            );
+            Ok(Some(c))
+        }
+        Err(TestbedError::Interrupted) => Err(TestbedError::Interrupted),
+        Err(e) => {
+            tracing::warn!("generator ceiling not measured: {e}");
+            Ok(None)
+        }
+    }
 }
 
 /// Send every trial's counts and latency distribution to the fabric's `canopyd` (when
@@ -430,6 +471,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         pattern: String::new(),
         frame_len: 0,
         cpus: CpuSplit::default(),
+        generator_ceiling: None,
     }
 }
 

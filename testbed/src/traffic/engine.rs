@@ -5,17 +5,18 @@
 //! receiver for tests that inject frames themselves.
 
 use super::frame::{self, HostFrame};
-use super::pattern::Dests;
 use super::pcap::{PcapFrame, PcapWriter};
 use super::port::{self, Wait};
 use super::progress::Progress;
-use super::rx::RxAccount;
+use super::rx::{self, RxAccount};
 use super::search;
+use super::sender;
 use super::spec::TrafficSpec;
+use super::tx::{self, Lane, Plan, SendReport, Source};
 use crate::error::{Result, TestbedError};
 use crate::os::sys;
 use crate::report::results::{SearchResult, Timeline, Trial};
-use crate::traffic::hosts::FabricHosts;
+use crate::traffic::hosts::{FabricHosts, MacIndex};
 use canopy_control::topology::Topology;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::Kind;
@@ -41,106 +42,6 @@ pub fn auto_burst(pps: f64) -> usize {
 /// A frame to replay: its bytes and, when it is one of ours, its flow.
 type ReplayFrame = (Vec<u8>, Option<usize>);
 
-/// What the sender did in one phase.
-#[derive(Debug, Clone, Copy, Default)]
-struct SendReport {
-    sent: u64,
-    elapsed: Duration,
-    refused: u64,
-}
-
-/// The state the sender thread owns during a trial.
-struct Sender<'a> {
-    ports: &'a mut [Option<AfPacketPort>],
-    frames: &'a mut [Option<HostFrame>],
-    dests: &'a mut [Dests],
-    active: &'a [usize],
-    n: usize,
-}
-
-impl Sender<'_> {
-    /// Send `total` frames (or until `deadline`) at `pps` in slots of `burst` frames per
-    /// host, round-robin over the active hosts, stamping each with its flow's next
-    /// sequence number (`seq`) and the time.
-    #[allow(clippy::too_many_arguments)]
-    fn run(
-        &mut self,
-        seq: &mut [u64],
-        pps: f64,
-        burst: usize,
-        total: u64,
-        deadline: Option<Duration>,
-        stop: &AtomicBool,
-        progress: &AtomicU64,
-        mut pcap: Option<&mut PcapWriter>,
-        mut timeline: Option<&mut Timeline>,
-    ) -> SendReport {
-        let mut rep = SendReport::default();
-        if self.active.is_empty() || total == 0 {
-            return rep;
-        }
-        let period = Duration::from_secs_f64(burst as f64 / pps);
-        let t0 = Instant::now();
-        let mut next = t0;
-        let mut slot = 0usize;
-        let mut queued = 0u64;
-        while queued < total && !stop.load(Ordering::Relaxed) {
-            // the schedule ends at the duration; a sender that fell behind may catch up
-            // for 10 % longer in real time, then stops short, and the trial shows it
-            // (sent_pps = sent / real send time < offered_pps)
-            if let Some(d) = deadline {
-                if next - t0 >= d || t0.elapsed() >= d.mul_f64(1.1) {
-                    break;
-                }
-            }
-            port::wait_until(next, Wait::GENERATOR);
-            let src = self.active[slot % self.active.len()];
-            slot += 1;
-            let Some(port) = self.ports[src].as_mut() else {
-                continue;
-            };
-            let n = (burst as u64).min(total - queued);
-            for _ in 0..n {
-                // (never idle: `active` holds only sending hosts)
-                let Some(dst) = self.dests[src].next_dst() else {
-                    break;
-                };
-                let flow = src * self.n + dst as usize;
-                let Some(f) = self.frames[flow].as_mut() else {
-                    continue;
-                };
-                let ts = sys::monotonic_ns();
-                f.set_meas(seq[flow], ts);
-                if port::queue(port, &f.bytes, stop) {
-                    seq[flow] += 1;
-                    queued += 1;
-                    if let Some(tl) = timeline.as_deref_mut() {
-                        let b = tl.bin(ts);
-                        tl.sent[b] += 1;
-                    }
-                    if let Some(w) = pcap.as_deref_mut() {
-                        if w.wants() {
-                            let _ = w.write(sys::monotonic_ns(), &f.bytes);
-                        }
-                    }
-                } else {
-                    rep.refused += 1;
-                }
-            }
-            let _ = port.tx_flush();
-            progress.store(queued, Ordering::Relaxed);
-            next += period;
-        }
-        // everything queued leaves with a last flush of each port
-        for p in self.ports.iter_mut().flatten() {
-            let _ = p.tx_flush();
-        }
-        rep.sent = queued;
-        rep.elapsed = t0.elapsed();
-        rep
-    }
-}
-
 /// Empty polling rounds before the receiver sleeps in `poll(2)` (adaptive mode).
 const RX_SPINS: u32 = 64;
 
@@ -163,15 +64,19 @@ fn receive(
         let mut got = 0;
         for (i, p) in ports.iter_mut() {
             let i = *i;
-            got += p.rx_burst(64, |f| {
-                let now = sys::monotonic_ns();
-                acc.on_frame(i, f, now);
+            let n = p.rx_burst(rx::PENDING, |f| {
+                acc.on_frame_deferred(i, f);
                 if let Some(w) = pcap.as_deref_mut() {
                     if w.wants() {
-                        let _ = w.write(now, f);
+                        let _ = w.write(sys::monotonic_ns(), f);
                     }
                 }
             });
+            if n > 0 {
+                // one clock read per burst: every frame of it was in the ring by now
+                acc.end_burst(sys::monotonic_ns());
+            }
+            got += n;
         }
         if last {
             break;
@@ -186,6 +91,122 @@ fn receive(
         } else {
             poll.wait(1);
         }
+    }
+}
+
+/// The send and receive work of one trial, without the fabric: lanes with their
+/// warm-up and measurement plans, the receive ports and their accounting.
+/// [`Generator::trial`] and the ceiling measurement ([`super::ceiling`]) both run it.
+pub(crate) struct Exchange<'a> {
+    /// Each lane (one sender thread) with its warm-up and measurement plans.
+    pub lanes: Vec<(Lane<'a>, Plan, Plan)>,
+    /// Run id of the measurement's frames (the warm-up's are built with another).
+    pub run_id: u16,
+    /// Receive ports with their host positions.
+    pub rx: &'a mut [(usize, AfPacketPort)],
+    /// The accounting of the measurement.
+    pub acc: &'a mut RxAccount,
+    /// Busy-poll the receive ports.
+    pub busy: bool,
+    /// How long the receiver keeps polling after the last lane ended.
+    pub grace: Duration,
+    /// Frames sent, when wanted (one lane only: the first gets it).
+    pub pcap_tx: Option<&'a mut PcapWriter>,
+    /// Frames received, when wanted.
+    pub pcap_rx: Option<&'a mut PcapWriter>,
+    /// Frames sent per bin of their stamp, when wanted.
+    pub timeline: Option<&'a mut Timeline>,
+    /// Pin lane `i` to the `i`-th CPU this process may use and the receiver to the next
+    /// (modulo their number), so that the scheduler never stacks them on one CPU (it
+    /// tends to: a frame's wake-up pulls the receiver onto the sender's CPU).
+    pub pin: bool,
+}
+
+impl Exchange<'_> {
+    /// Run the lanes, one thread each (warm-up, then the measurement), with the receiver
+    /// polling meanwhile and for the grace period after the last send. Returns the
+    /// measurement's merged report and the warm-up frames sent.
+    pub fn run(self, stop: &AtomicBool, progress: &Progress) -> Result<(SendReport, u64)> {
+        let Exchange {
+            lanes,
+            run_id,
+            rx,
+            acc,
+            busy,
+            grace,
+            mut pcap_tx,
+            pcap_rx,
+            timeline,
+            pin,
+        } = self;
+        let cpus = pin
+            .then(|| core_affinity::get_core_ids().unwrap_or_default())
+            .filter(|c| !c.is_empty())
+            .map(|c| c.into_iter().map(|c| c.id).collect::<Vec<_>>());
+        let stop_rx = AtomicBool::new(false);
+        let sent_now = AtomicU64::new(0);
+        let mut tls: Vec<Option<Timeline>> =
+            lanes.iter().map(|_| timeline.as_deref().cloned()).collect();
+        let (rep, warm_sent) = std::thread::scope(|sc| -> Result<(SendReport, u64)> {
+            let (stop_rx, sent_now) = (&stop_rx, &sent_now);
+            let rx_cpu = cpus.as_ref().map(|c| c[lanes.len() % c.len()]);
+            let rxh = sc.spawn(move || {
+                if let Some(c) = rx_cpu {
+                    sender::pin(c);
+                }
+                receive(rx, acc, stop_rx, pcap_rx, busy)
+            });
+            let txh: Vec<_> = lanes
+                .into_iter()
+                .zip(tls.iter_mut())
+                .enumerate()
+                .map(|(i, ((mut lane, warm, main), tl))| {
+                    let pcap = pcap_tx.take();
+                    let cpu = cpus.as_ref().map(|c| c[i % c.len()]);
+                    sc.spawn(move || {
+                        if let Some(c) = cpu {
+                            sender::pin(c);
+                        }
+                        sys::set_timer_slack_ns(1_000);
+                        let unused = AtomicU64::new(0);
+                        let warm_sent = lane.run(&warm, stop, &unused, None, None).sent;
+                        lane.restart(run_id);
+                        let r = lane.run(&main, stop, sent_now, pcap, tl.as_mut());
+                        (r, warm_sent)
+                    })
+                })
+                .collect();
+            while txh.iter().any(|h| !h.is_finished()) {
+                std::thread::sleep(Duration::from_millis(100));
+                progress.set_position(sent_now.load(Ordering::Relaxed));
+            }
+            let mut rep = SendReport::default();
+            let mut warm_sent = 0;
+            for h in txh {
+                let (r, w) = h.join().map_err(|_| TestbedError::Forwarder {
+                    forwarder: "traffic sender".into(),
+                    detail: "thread panicked".into(),
+                })?;
+                rep.merge(&r);
+                warm_sent += w;
+            }
+            progress.set_position(rep.sent);
+            std::thread::sleep(grace);
+            stop_rx.store(true, Ordering::Release);
+            rxh.join().map_err(|_| TestbedError::Forwarder {
+                forwarder: "traffic receiver".into(),
+                detail: "thread panicked".into(),
+            })?;
+            Ok((rep, warm_sent))
+        })?;
+        if let Some(base) = timeline {
+            for tl in tls.iter().flatten() {
+                for (a, b) in base.sent.iter_mut().zip(&tl.sent) {
+                    *a += b;
+                }
+            }
+        }
+        Ok((rep, warm_sent))
     }
 }
 
@@ -226,6 +247,8 @@ fn log_trial(t: &Trial, acc: &RxAccount, rep: &SendReport) {
         received = t.received,
         lost = t.lost,
         refused = rep.refused,
+        burst_span_mean_ns = rep.span_mean_ns().round(),
+        burst_span_max_ns = rep.span_max_ns,
         warmup_rx = acc.warmup,
         p50_ns = t.latency.p50_ns,
         "trial"
@@ -397,7 +420,6 @@ impl Generator {
         }
         let (run_id, warm_id) = self.run_ids();
         let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id)?;
-        let burst = spec.burst.unwrap_or_else(|| auto_burst(offered));
         // duration mode (the default) ends at a real-time deadline; count mode when all
         // frames are out
         let duration = match spec.count {
@@ -424,73 +446,65 @@ impl Generator {
         let mut pcap_tx = pcap_writer(spec.pcap_tx.as_deref(), spec.pcap_max)?;
         let mut pcap_rx = pcap_writer(spec.pcap_rx.as_deref(), spec.pcap_max)?;
         let drained_s = drain(&mut self.rx);
-        let stop_rx = AtomicBool::new(false);
-        let sent_now = AtomicU64::new(0);
-        let sending = AtomicBool::new(true);
-        let stop = self.stop.clone();
-        let (tx_ports, rx_ports) = (&mut self.tx, &mut self.rx);
-        progress.start_trial(offered, total);
+        let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let lane_of = tx::lane_of(active.len(), spec.lanes(active.len(), cpus));
         let mut seq = vec![0u64; n * n];
-        let (rep, warm_sent) = std::thread::scope(|sc| -> Result<(SendReport, u64)> {
-            let (stop_rx, sending, sent_now, stop) = (&stop_rx, &sending, &sent_now, &*stop);
-            let acc = &mut acc;
-            let pr = pcap_rx.as_mut();
-            let busy = spec.busy_poll;
-            let rxh = sc.spawn(move || receive(rx_ports, acc, stop_rx, pr, busy));
-            let mut s = Sender {
-                ports: tx_ports,
-                frames: &mut frames,
-                dests: &mut dests,
-                active: &active,
-                n,
-            };
-            let seq = &mut seq;
-            let pt = pcap_tx.as_mut();
-            let tl = send_tl.as_mut();
-            let txh = sc.spawn(move || {
-                sys::set_timer_slack_ns(1_000);
-                let mut warm_seq = vec![0u64; n * n];
-                let unused = AtomicU64::new(0);
-                let mut warm_sent = 0;
-                if warm_total > 0 {
-                    warm_sent = s
-                        .run(
-                            &mut warm_seq,
-                            offered,
-                            burst,
-                            warm_total,
-                            None,
-                            stop,
-                            &unused,
-                            None,
-                            None,
-                        )
-                        .sent;
+        let mut lanes: Vec<Lane> = Vec::new();
+        let mut lane_at = vec![None; n];
+        for (k, &h) in active.iter().enumerate() {
+            lane_at[h] = Some(lane_of[k]);
+        }
+        let hosts = self
+            .tx
+            .iter_mut()
+            .zip(dests.iter_mut())
+            .zip(frames.chunks_mut(n).zip(seq.chunks_mut(n)));
+        for (h, ((port, dests), (frames, seq))) in hosts.enumerate() {
+            if let (Some(l), Some(port)) = (lane_at[h], port.as_mut()) {
+                if lanes.len() <= l {
+                    lanes.resize_with(l + 1, || Lane { sources: vec![] });
                 }
-                for f in s.frames.iter_mut().flatten() {
-                    f.run_id = run_id;
-                }
-                let r = s.run(seq, offered, burst, total, duration, stop, sent_now, pt, tl);
-                sending.store(false, Ordering::Release);
-                (r, warm_sent)
-            });
-            while sending.load(Ordering::Acquire) && !txh.is_finished() {
-                std::thread::sleep(Duration::from_millis(100));
-                progress.set_position(sent_now.load(Ordering::Relaxed));
+                lanes[l].sources.push(Source {
+                    port,
+                    dests,
+                    frames,
+                    seq,
+                });
             }
-            let (rep, warm_sent) = txh.join().map_err(|_| TestbedError::Forwarder {
-                forwarder: "traffic sender".into(),
-                detail: "thread panicked".into(),
-            })?;
-            progress.set_position(rep.sent);
-            std::thread::sleep(Duration::from_millis(spec.grace_ms));
-            stop_rx.store(true, Ordering::Release);
-            rxh.join().map_err(|_| TestbedError::Forwarder {
-                forwarder: "traffic receiver".into(),
-                detail: "thread panicked".into(),
-            })?;
-            Ok((rep, warm_sent))
-        })?;
+        }
+        let weights: Vec<usize> = lanes.iter().map(|l| l.sources.len()).collect();
+        let (mains, warms) = (tx::split(total, &weights), tx::split(warm_total, &weights));
+        let plan = |w: usize, total: u64, deadline| {
+            let pps = offered * w as f64 / active.len() as f64;
+            Plan {
+                pps,
+                burst: spec.burst.unwrap_or_else(|| auto_burst(pps)),
+                total,
+                deadline,
+            }
+        };
+        let lanes = lanes
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let w = weights[i];
+                (l, plan(w, warms[i], None), plan(w, mains[i], duration))
+            })
+            .collect();
+        progress.start_trial(offered, total);
+        let (rep, warm_sent) = Exchange {
+            lanes,
+            run_id,
+            rx: &mut self.rx,
+            acc: &mut acc,
+            busy: spec.busy_poll,
+            grace: Duration::from_millis(spec.grace_ms),
+            pcap_tx: pcap_tx.as_mut(),
+            pcap_rx: pcap_rx.as_mut(),
+            timeline: send_tl.as_mut(),
+            pin: false,
+        }
+        .run(&self.stop, progress)?;
         if self.stop.load(Ordering::Relaxed) {
             return Err(TestbedError::Interrupted);
         }
@@ -571,12 +585,7 @@ impl Generator {
             ));
         }
         let (run_id, _) = self.run_ids();
-        let macs: HashMap<[u8; 6], usize> = self
-            .macs()
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| (m, i))
-            .collect();
+        let macs = MacIndex::new(&self.macs());
         // (bytes, and the flow when the frame is one of ours)
         let mut out: Vec<ReplayFrame> = frames
             .iter()
@@ -662,7 +671,7 @@ pub struct Reflector {
     topo: Topology,
     kind: Kind,
     hosts: FabricHosts,
-    macs: HashMap<[u8; 6], usize>,
+    macs: MacIndex,
     rx: Vec<AfPacketPort>,
     tx: AfPacketPort,
     back: HashMap<(usize, usize), HostFrame>,
@@ -682,12 +691,7 @@ impl Reflector {
             me,
             topo,
             kind,
-            macs: hosts
-                .hosts
-                .iter()
-                .enumerate()
-                .map(|(i, h)| (h.mac, i))
-                .collect(),
+            macs: MacIndex::new(&hosts.hosts.iter().map(|h| h.mac).collect::<Vec<_>>()),
             rx: h
                 .rx_ifnames()
                 .iter()
@@ -711,7 +715,7 @@ impl Reflector {
             for rx in &mut self.rx {
                 got += rx.rx_burst(64, |f| match HostFrame::parse(f) {
                     Some(t) if t.dst_mac == my_mac => match macs.get(&t.src_mac) {
-                        Some(&s) => pending.push((s, f.len(), t)),
+                        Some(s) => pending.push((s, f.len(), t)),
                         None => st.ignored += 1,
                     },
                     _ => st.ignored += 1,

@@ -47,3 +47,65 @@ pub struct FabricHosts {
     /// Every host of the topology that is placed on this machine, in host order.
     pub hosts: Vec<HostEndpoint>,
 }
+
+/// Host positions by MAC address, for the per-frame lookups of receivers (a sorted
+/// table searched by bisection: no hashing, no allocation per lookup). A MAC listed
+/// twice maps to its last position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MacIndex(Vec<(u64, usize)>);
+
+impl MacIndex {
+    /// The index of `macs` (position = host position).
+    pub fn new(macs: &[[u8; 6]]) -> MacIndex {
+        let mut v: Vec<(u64, usize)> = macs
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (Self::key(m), i))
+            .collect();
+        // stable: equal keys keep their order, so the last of them is the one kept
+        v.sort_by_key(|&(k, _)| k);
+        v.reverse();
+        v.dedup_by_key(|e| e.0);
+        v.reverse();
+        MacIndex(v)
+    }
+
+    #[inline]
+    fn key(m: &[u8; 6]) -> u64 {
+        let mut b = [0u8; 8];
+        b[2..].copy_from_slice(m);
+        u64::from_be_bytes(b)
+    }
+
+    /// The position of the host with MAC `m`.
+    #[inline]
+    pub fn get(&self, m: &[u8; 6]) -> Option<usize> {
+        let k = Self::key(m);
+        self.0
+            .binary_search_by_key(&k, |&(x, _)| x)
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mac_index_finds_every_host_and_nothing_else() {
+        let macs: Vec<[u8; 6]> = (0..40u8)
+            .map(|i| [2, 0, i.wrapping_mul(37), 0, 1, i])
+            .collect();
+        let ix = MacIndex::new(&macs);
+        for (i, m) in macs.iter().enumerate() {
+            assert_eq!(ix.get(m), Some(i));
+        }
+        assert_eq!(ix.get(&[2, 0, 0, 0, 1, 99]), None);
+        assert_eq!(ix.get(&[0; 6]), None);
+        assert_eq!(MacIndex::new(&[]).get(&[0; 6]), None);
+        // a MAC listed twice: the last position, as a map built from the list would
+        let dup = MacIndex::new(&[[1; 6], [2; 6], [1; 6]]);
+        assert_eq!((dup.get(&[1; 6]), dup.get(&[2; 6])), (Some(2), Some(1)));
+    }
+}

@@ -4,7 +4,9 @@
 //! |---|---|
 //! | [`spec`] | [`TrafficSpec`], the `[traffic]` table, and its validation (rates, ceiling) |
 //! | [`pattern`] | uniform, permutation, transpose, bit-reversal, round-robin, hotspot, all-to-all |
-//! | [`engine`] | [`Generator`]: ports per host, one sender and one receiver thread per trial; [`Reflector`]; pcap replay |
+//! | [`engine`] | [`Generator`]: ports per host, sender lanes and one receiver thread per trial; [`Reflector`]; pcap replay |
+//! | [`ceiling`] | the generator's own ceiling on one veth pair ([`ceiling::generator_ceiling`]) |
+//! | [`tx`] | the generator's sender: lanes (one thread each), bursts, one clock read per burst |
 //! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histogram |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search |
 //! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
@@ -15,6 +17,7 @@
 //! | [`sender`] | the vethbench's own sender (paced or full speed) and its one-way latency probe |
 //! | [`trafgen`] | `trafgen` (netsniff-ng) as the vethbench's max-rate sender |
 
+pub mod ceiling;
 pub mod engine;
 pub mod frame;
 pub mod hosts;
@@ -27,6 +30,7 @@ pub mod search;
 pub mod sender;
 pub mod spec;
 pub mod trafgen;
+pub mod tx;
 
 pub use engine::{Generator, ReflectStats, Reflector};
 pub use pattern::Pattern;

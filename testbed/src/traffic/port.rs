@@ -33,9 +33,10 @@ pub fn open(ns: &str, ifname: &str) -> Result<AfPacketPort> {
     )
 }
 
-/// A generator host's send port: TPACKET_V2, the default TX ring (256 frames), and an
-/// RX ring of one page (the socket is bound to the interface and would otherwise copy
-/// every received frame a second time into a ring nobody reads).
+/// A generator host's send port: TPACKET_V2, the default TX ring (256 frames), qdisc
+/// bypassed (the default), send-only (`receive = false`: the kernel offers it none of
+/// the frames its host receives, which a bound socket would otherwise cost a
+/// `tpacket_rcv` each) and an RX ring of one page (never used).
 pub fn open_tx(ns: &str, ifname: &str) -> Result<AfPacketPort> {
     open_with(
         ns,
@@ -48,6 +49,7 @@ pub fn open_tx(ns: &str, ifname: &str) -> Result<AfPacketPort> {
                 frame_size: 2048,
             },
             promiscuous: false,
+            receive: false,
             ..AfPacketConfig::default()
         },
     )

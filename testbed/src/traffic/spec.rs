@@ -22,6 +22,9 @@ pub const FCS_LEN: usize = 4;
 /// the switches under test.
 pub const PPS_PER_GEN_CORE: f64 = 200_000.0;
 
+/// Most sender threads a spec may ask for.
+pub const MAX_TX_THREADS: usize = 64;
+
 /// The offered rate: frames per second over all senders, or a percentage of each
 /// sending host's line rate (`reference`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -221,8 +224,18 @@ pub struct TrafficSpec {
     /// a small machine starves the switches (`docs/traffic.md`).
     #[serde(default)]
     pub busy_poll: bool,
+    /// Sender threads (lanes), each sending for a share of the hosts (at most one per
+    /// sending host; one when `pcap_tx` is set). Default: [`default_tx_threads`].
+    pub tx_threads: Option<usize>,
     /// An NDR/PDR search instead of one trial at `rate`.
     pub search: Option<SearchSpec>,
+}
+
+/// Sender threads on a machine with `cpus` CPUs when the spec names none: a quarter of
+/// the CPUs, at least one. The switches under test and the receiver share the machine
+/// with the senders, so on 2 CPUs this is one.
+pub fn default_tx_threads(cpus: usize) -> usize {
+    (cpus / 4).max(1)
 }
 
 fn default_pattern() -> Pattern {
@@ -322,6 +335,7 @@ impl Default for TrafficSpec {
             pcap_max: default_pcap_max(),
             quiet: false,
             busy_poll: false,
+            tx_threads: None,
             search: None,
         }
     }
@@ -350,6 +364,18 @@ impl TrafficSpec {
     /// Frame length the generator writes (without FCS).
     pub fn frame_len(&self) -> usize {
         self.frame_size.saturating_sub(FCS_LEN)
+    }
+
+    /// Sender threads for `senders` sending hosts on `cpus` CPUs: `tx_threads` or
+    /// [`default_tx_threads`], at most one per sending host, one when `pcap_tx` is set
+    /// (the pcap file has one writer).
+    pub fn lanes(&self, senders: usize, cpus: usize) -> usize {
+        if self.pcap_tx.is_some() {
+            return 1;
+        }
+        self.tx_threads
+            .unwrap_or_else(|| default_tx_threads(cpus))
+            .clamp(1, senders.max(1))
     }
 
     /// Send time: `duration_s`, or 2 s.
@@ -478,6 +504,14 @@ impl TrafficSpec {
                 return Err(e("burst", format!("{b} is outside 1..=256")));
             }
         }
+        if let Some(t) = self.tx_threads {
+            if !(1..=MAX_TX_THREADS).contains(&t) {
+                return Err(e(
+                    "tx_threads",
+                    format!("{t} is outside 1..={MAX_TX_THREADS}"),
+                ));
+            }
+        }
         if let Some(s) = &self.search {
             let max = s.max_pps.unwrap_or(ceiling);
             if !(s.min_pps > 0.0 && s.min_pps < max) {
@@ -588,6 +622,31 @@ mod tests {
             .to_string();
         assert!(e.contains("zigzag"), "{e}");
         assert!(TrafficSpec::from_toml("[search]\nfoo = 1").is_err());
+    }
+
+    #[test]
+    fn sender_threads_default_to_a_quarter_of_the_cpus_and_fit_the_senders() {
+        assert_eq!(
+            (1..=9).map(default_tx_threads).collect::<Vec<_>>(),
+            vec![1, 1, 1, 1, 1, 1, 1, 2, 2]
+        );
+        let s = TrafficSpec::default();
+        assert_eq!(s.lanes(16, 2), 1);
+        assert_eq!(s.lanes(16, 16), 4);
+        assert_eq!(s.lanes(3, 64), 3);
+        let s = TrafficSpec {
+            tx_threads: Some(6),
+            ..TrafficSpec::default()
+        };
+        assert_eq!((s.lanes(16, 2), s.lanes(4, 2), s.lanes(0, 2)), (6, 4, 1));
+        // one pcap writer: one lane
+        let s = TrafficSpec {
+            pcap_tx: Some("tx.pcap".into()),
+            ..s
+        };
+        assert_eq!(s.lanes(16, 2), 1);
+        let t = TrafficSpec::from_toml("tx_threads = 3").unwrap();
+        assert_eq!(t.tx_threads, Some(3));
     }
 
     #[test]
@@ -706,6 +765,20 @@ mod tests {
                 ..ok.clone()
             },
             "search.confirm_tries",
+        );
+        bad(
+            TrafficSpec {
+                tx_threads: Some(0),
+                ..ok.clone()
+            },
+            "tx_threads",
+        );
+        bad(
+            TrafficSpec {
+                tx_threads: Some(MAX_TX_THREADS + 1),
+                ..ok.clone()
+            },
+            "tx_threads",
         );
         let mut odd = hosts(4);
         odd.kind = "nonsense".into();

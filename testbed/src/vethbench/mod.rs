@@ -20,7 +20,9 @@ pub mod forwarder;
 use crate::error::{Result, TestbedError};
 use crate::os::cpu::{self, SysCpu};
 use crate::os::netns::{link_stats, LinkStats};
-use crate::report::results::vethbench::{Fixed, ForwarderResult, MaxRate, Report};
+use crate::report::results::vethbench::{Fixed, ForwarderResult, MaxRate, Report, Senders};
+use crate::report::results::GeneratorCeiling;
+use crate::traffic::ceiling::{self, CeilingOptions};
 use crate::traffic::frame::HostFrame;
 use crate::traffic::port;
 use crate::traffic::sender::{self, Pace};
@@ -70,6 +72,12 @@ pub struct Config {
     pub latency_warmup: u64,
     /// Max-rate sender.
     pub generator: Generator,
+    /// Senders side by side (trafgen, then the fabric generator into a sink and into
+    /// its receiver) on the direct pair before the forwarders, this long each (zero:
+    /// skipped).
+    pub senders_time: Duration,
+    /// Sender threads of the fabric generator in that comparison.
+    pub tx_threads: usize,
     /// Frame length without FCS (60 = 64 B on the wire).
     pub frame_len: usize,
     /// Core of the sender (and of the latency probe).
@@ -104,6 +112,10 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
     if !wiring.offloads_off {
         progress("ethtool missing or refused: veth offloads left on");
     }
+    let senders = match cfg.senders_time > Duration::ZERO {
+        true => Some(senders(cfg, &wiring, &frames.pass, stop, progress)?),
+        false => None,
+    };
     let mut results = vec![];
     for &kind in &cfg.forwarders {
         if stop.load(Ordering::Relaxed) {
@@ -148,6 +160,75 @@ pub fn run(cfg: &Config, stop: &AtomicBool, progress: &dyn Fn(&str)) -> Result<R
             },
             cfg.options.canopy_spins,
         ),
+        senders,
+    })
+}
+
+/// trafgen and the fabric generator on the direct pair, one after the other
+/// ([`Senders`]).
+fn senders(
+    cfg: &Config,
+    w: &Wiring,
+    frame: &HostFrame,
+    stop: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<Senders> {
+    let path = w.path(Kind::Direct);
+    let (trafgen, trafgen_skipped) = match (trafgen::find(), cfg.gen_core == trafgen::CPU) {
+        (Some(_), true) => {
+            let c = Config {
+                generator: Generator::Trafgen,
+                max_rate_time: cfg.senders_time,
+                ..cfg.clone()
+            };
+            let m = max_rate(&c, w, &path, frame, stop)?;
+            progress(&format!(
+                "senders: trafgen {:.0} kpps into the direct pair",
+                m.offered_pps / 1e3
+            ));
+            (Some(m), None)
+        }
+        (None, _) => (None, Some("trafgen not installed".to_string())),
+        (Some(_), false) => (
+            None,
+            Some(format!("trafgen sends from CPU {} only", trafgen::CPU)),
+        ),
+    };
+    let mut o = CeilingOptions {
+        frame_len: cfg.frame_len,
+        duration: cfg.senders_time,
+        tx_threads: cfg.tx_threads,
+        receive: false,
+        ..CeilingOptions::default()
+    };
+    let gen = |o: &CeilingOptions| -> Result<GeneratorCeiling> {
+        std::thread::sleep(DRAIN_QUIET);
+        let c = ceiling::measure((&path.tx.0, path.tx.1), (&path.rx.0, path.rx.1), o, stop)?;
+        progress(&format!(
+            "senders: generator ({} thread(s)) {:.0} kpps into {}{}",
+            c.tx_threads,
+            c.sent_pps / 1e3,
+            if o.receive {
+                "its receiver"
+            } else {
+                "the sink"
+            },
+            c.receiver.as_ref().map_or(String::new(), |r| format!(
+                ": received {:.0} kpps, lost {}",
+                r.received_pps / 1e3,
+                r.lost
+            ))
+        ));
+        Ok(c)
+    };
+    let generator = gen(&o)?;
+    o.receive = true;
+    let generator_rx = gen(&o)?;
+    Ok(Senders {
+        trafgen,
+        trafgen_skipped,
+        generator,
+        generator_rx,
     })
 }
 

@@ -148,6 +148,12 @@ pub struct AfPacketConfig {
     pub qdisc_bypass: bool,
     /// `PACKET_IGNORE_OUTGOING`: do not see frames sent on this interface (default true).
     pub ignore_outgoing: bool,
+    /// Receive frames (default true). False makes a send-only port: the socket is bound
+    /// with protocol 0, so the kernel never offers it a received frame (no per-frame
+    /// `tpacket_rcv` or ring-room check on the interface's receive path, which a bound
+    /// `ETH_P_ALL` socket costs even when its RX ring is full); `rx_burst` then finds
+    /// nothing and `PACKET_STATISTICS` stays zero. For traffic generators.
+    pub receive: bool,
     /// Join `PACKET_FANOUT` group with this id in hash mode, so several sockets (one per
     /// worker) share the interface's RX by flow hash. None = no fanout (default).
     pub fanout: Option<u16>,
@@ -187,6 +193,7 @@ impl Default for AfPacketConfig {
             promiscuous: true,
             qdisc_bypass: true,
             ignore_outgoing: true,
+            receive: true,
             fanout: None,
             fanout_mode: FanoutMode::default(),
         }

@@ -244,7 +244,7 @@ impl AfPacketPort {
         }
         let len = (cfg.rx.bytes() + cfg.tx.bytes()) as usize;
         let map = RingMap::map(&sock, len).map_err(err("mmap(rings)"))?;
-        sock.bind(ifindex).map_err(err("bind"))?;
+        sock.bind(ifindex, cfg.receive).map_err(err("bind"))?;
         if cfg.promiscuous {
             sock.add_promisc(ifindex)
                 .map_err(err("setsockopt(PACKET_ADD_MEMBERSHIP, PROMISC)"))?;

@@ -259,12 +259,13 @@ impl Socket {
         self.setsockopt(SOL_PACKET, PACKET_FANOUT_DATA, &fprog)
     }
 
-    /// Bind to `ifindex`, receiving every protocol.
-    pub fn bind(&self, ifindex: i32) -> io::Result<()> {
+    /// Bind to `ifindex`, receiving every protocol (`receive`) or none (protocol 0: the
+    /// kernel registers no receive hook for the socket, which can still send).
+    pub fn bind(&self, ifindex: i32, receive: bool) -> io::Result<()> {
         // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
         let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
         sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = ETH_P_ALL.to_be();
+        sll.sll_protocol = if receive { ETH_P_ALL.to_be() } else { 0 };
         sll.sll_ifindex = ifindex;
         sys::bind(self.raw(), &sll)
     }

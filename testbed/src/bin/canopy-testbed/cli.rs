@@ -194,6 +194,10 @@ pub struct TrafficArgs {
     /// receive delay; starves the switches on a small machine).
     #[arg(long)]
     pub busy_poll: bool,
+    /// Sender threads, each sending for a share of the hosts (default: a quarter of the
+    /// CPUs, at least 1; the switches need the rest).
+    #[arg(long)]
+    pub tx_threads: Option<usize>,
 }
 
 impl TrafficArgs {
@@ -255,6 +259,9 @@ impl TrafficArgs {
         }
         s.quiet |= self.quiet;
         s.busy_poll |= self.busy_poll;
+        if self.tx_threads.is_some() {
+            s.tx_threads = self.tx_threads;
+        }
         Ok(s)
     }
 }

@@ -91,6 +91,10 @@ pub struct RunMeta {
     /// How the switches ran and which CPUs the switch host and the generator had.
     #[serde(default)]
     pub cpus: CpuSplit,
+    /// The generator's own ceiling, measured at the start of the run (a search's run):
+    /// what it sends and receives over one veth pair with nothing in between.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_ceiling: Option<GeneratorCeiling>,
 }
 
 /// How the machine's CPUs were split between the switches and the generator.
@@ -125,6 +129,60 @@ impl CpuSplit {
             }
         )
     }
+}
+
+/// The generator's own ceiling (`traffic::ceiling`): its sender lanes at full speed on
+/// one veth pair, into a sink or into its own receiver, with stamped frames.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorCeiling {
+    /// Sender threads (lanes), each sending as its own host on its own TX socket.
+    pub tx_threads: usize,
+    /// Frames per `send()`.
+    pub burst: usize,
+    /// Frame length without FCS.
+    pub frame_len: usize,
+    /// Send time, seconds.
+    pub seconds: f64,
+    /// Frames handed to the kernel.
+    pub sent: u64,
+    /// `sent / seconds`.
+    pub sent_pps: f64,
+    /// Frames sent in the 100 ms warm-up before (not in `sent`).
+    pub warmup_sent: u64,
+    /// Frames the far end of the pair counted (kernel interface counter), warm-up
+    /// included: `warmup_sent + sent` when the pair lost none.
+    pub sink_rx: u64,
+    /// Mean time from a burst's transmit stamp to the return of its `send()`, ns.
+    pub burst_span_mean_ns: f64,
+    /// Longest such span, ns: the most a transmit stamp is early.
+    pub burst_span_max_ns: u64,
+    /// What the generator's receiver accounted on the far end (None: a plain sink).
+    pub receiver: Option<CeilingRx>,
+}
+
+/// The receive side of a [`GeneratorCeiling`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CeilingRx {
+    /// Distinct frames received.
+    pub received: u64,
+    /// `received / seconds` (the sender's seconds).
+    pub received_pps: f64,
+    /// `sent - received`.
+    pub lost: u64,
+    /// Frames received twice.
+    pub duplicates: u64,
+    /// Frames received after a higher sequence number of their flow.
+    pub reordered: u64,
+    /// Frames that were not the measurement's.
+    pub foreign: u64,
+    /// Frames the kernel dropped because the receive ring was full.
+    pub kernel_drops: u64,
+    /// One-way latency: median, 99th percentile and largest, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// Largest, ns.
+    pub max_ns: u64,
 }
 
 /// The machine a command measured on.

@@ -1,6 +1,6 @@
 //! The results of `canopy-vethbench` (`results.json`; `docs/vethbench.md`).
 
-use super::Header;
+use super::{GeneratorCeiling, Header};
 use serde::{Deserialize, Serialize};
 
 /// One-way latency results, in nanoseconds.
@@ -121,4 +121,23 @@ pub struct Report {
     /// canopy-switch's ports (`afpacket v2`, `afpacket v3`, `afxdp`, `afxdp-skb`) and the
     /// adaptive spins used.
     pub canopy: (String, u32),
+    /// The senders side by side on the direct pair, before the forwarders (None when
+    /// not asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<Senders>,
+}
+
+/// trafgen and the fabric generator on the same direct veth pair in the same run, one
+/// after the other, 64 B frames by default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Senders {
+    /// trafgen into the pair's sink (nobody listens on the far end).
+    pub trafgen: Option<MaxRate>,
+    /// Why trafgen did not run (not installed, or the sender core is not CPU 0).
+    pub trafgen_skipped: Option<String>,
+    /// The fabric generator into the same sink: stamped frames, sequence numbers.
+    pub generator: GeneratorCeiling,
+    /// The fabric generator into its own receiver on the far end, which accounts every
+    /// frame.
+    pub generator_rx: GeneratorCeiling,
 }
