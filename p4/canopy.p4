@@ -8,6 +8,8 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+/* Per-hop records (wire-format.md §2.1): this program parses and writes them. */
+#define CANOPY_HOP_RECORDS
 #include "canopy_headers.p4"
 
 parser CanopyParser(packet_in pkt, out canopy_headers_t hdr, inout canopy_meta_t meta,
@@ -218,6 +220,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         size = 1024;
     }
 
+    /* ---- hop records: the switch id the records carry (`canopyctl p4-entries`) ---- */
+    action set_hop_switch(bit<32> id) {
+        meta.hop_switch = id;
+    }
+    action hop_switch_unset() {
+        meta.hop_switch = 0;
+    }
+    table hop_cfg {
+        actions = { set_hop_switch; hop_switch_unset; }
+        default_action = hop_switch_unset();
+        size = 1;
+    }
+
     /* Record the first drop reason; later steps are guarded by meta.drop == 0 (no `return`:
      * bmv2 wants every table applied at one place of the control flow). */
     action fail(bit<32> reason) {
@@ -265,16 +280,37 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                 && hdr.prefix.kind != KIND_PATHID) {
             fail(DROP_UNKNOWN_KIND);
         }
-        if (meta.drop == 0 && (hdr.prefix.flags & 0x7f) != 0) { fail(DROP_RESERVED_BITS_SET); }
+        if (meta.drop == 0 && (hdr.prefix.flags & 0x3f) != 0) { fail(DROP_RESERVED_BITS_SET); }
         bit<16> meas = 0;
         if ((hdr.prefix.flags & PREFIX_FLAG_MEAS) != 0) {
             meas = 16;
         }
+        bit<16> desc = 0;
+        if ((hdr.prefix.flags & PREFIX_FLAG_HOPS) != 0) {
+            desc = 8;
+        }
         meta.hl = (bit<16>)hdr.prefix.hdr_len << 3;
-        if (meta.drop == 0 && meta.hl < 16 + meas) { fail(DROP_BAD_FIELD_VALUE); }
+        if (meta.drop == 0 && meta.hl < 16 + meas + desc) { fail(DROP_BAD_FIELD_VALUE); }
         meta.avail = (bit<16>)standard_metadata.packet_length - off;
         if (meta.drop == 0 && meta.hl > meta.avail) { fail(DROP_TRUNCATED); }
-        meta.body_len = meta.hl - 8 - meas;
+        /* the hop record area's descriptor (HopArea::parse, then the slots' fit) */
+        bit<16> slots_len = 0;
+        if (desc != 0) {
+            if (meta.drop == 0 && (hdr.hops_desc.flags & 0x7f) != 0) {
+                fail(DROP_RESERVED_BITS_SET);
+            }
+            if (meta.drop == 0 && hdr.hops_desc.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
+            if (meta.drop == 0 && hdr.hops_desc.count > hdr.hops_desc.slots) {
+                fail(DROP_BAD_FIELD_VALUE);
+            }
+            /* 48 x slots */
+            slots_len = ((bit<16>)hdr.hops_desc.slots << 5) + ((bit<16>)hdr.hops_desc.slots << 4);
+            if (meta.drop == 0 && slots_len > meta.hl - 16 - meas - desc) {
+                fail(DROP_BAD_FIELD_VALUE);
+            }
+            hop_cfg.apply();
+        }
+        meta.body_len = meta.hl - 8 - meas - desc - slots_len;
 
         /* ---- ingress port, hop limit (decide::after_prefix) ---- */
         if (meta.drop == 0) {
@@ -709,12 +745,65 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
     }
 }
 
+/* Hop record I (wire-format.md §2.1) from what v1model gives: the switch id of hop_cfg,
+ * the ports, enq_qdepth (frames in the egress queue at enqueue), no kernel stamp (0),
+ * Poll = ingress_global_timestamp and TxHandoff = egress_global_timestamp (bmv2: µs since
+ * the switch started, written in ns, clock 2 = switch-local), QueueDelay = deq_timedelta
+ * (µs, in ns). Only the slot the descriptor's Count names is written (one `if` per slot:
+ * no runtime header-stack index). */
+#define CANOPY_HOP_FILL(I)                                                         \
+    if (hdr.hops_desc.count == I) {                                                \
+        hdr.hops[I].switch_id = meta.hop_switch;                                   \
+        hdr.hops[I].ingress = (bit<16>)standard_metadata.ingress_port;             \
+        hdr.hops[I].egress = (bit<16>)standard_metadata.egress_port;               \
+        hdr.hops[I].queue = (bit<32>)standard_metadata.enq_qdepth;                 \
+        hdr.hops[I].clock = HOP_CLOCK_SWITCH_LOCAL;                                \
+        hdr.hops[I].rsvd0 = 0;                                                     \
+        hdr.hops[I].rsvd1 = 0;                                                     \
+        hdr.hops[I].kernel_rx = 0;                                                 \
+        hdr.hops[I].poll = (bit<64>)standard_metadata.ingress_global_timestamp * 1000; \
+        hdr.hops[I].tx = (bit<64>)standard_metadata.egress_global_timestamp * 1000; \
+        hdr.hops[I].qdelay = qdelay;                                               \
+        hdr.hops[I].rsvd2 = 0;                                                     \
+    }
+
 control CanopyEgress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                      inout standard_metadata_t standard_metadata) {
     /* Frames sent, per egress port. */
     counter(CANOPY_PORTS, CounterType.packets_and_bytes) canopy_port_tx;
     apply {
         canopy_port_tx.count((bit<32>)standard_metadata.egress_port);
+        /* ---- hop record: the next slot, or OVERFLOW when every slot is used; nothing
+         * when the next slot was not parsed (beyond CANOPY_HOP_SLOTS, or behind a
+         * Transit record area) ---- */
+        if (hdr.hops_desc.isValid()) {
+            if (hdr.hops_desc.count >= hdr.hops_desc.slots) {
+                hdr.hops_desc.flags = hdr.hops_desc.flags | HOPS_OVERFLOW;
+            } else if (hdr.hops_desc.count < meta.hop_idx) {
+                bit<64> qd = (bit<64>)standard_metadata.deq_timedelta * 1000;
+                bit<32> qdelay = 0xffffffff;
+                if (qd < 0xffffffff) {
+                    qdelay = (bit<32>)qd;
+                }
+                CANOPY_HOP_FILL(0)
+                CANOPY_HOP_FILL(1)
+                CANOPY_HOP_FILL(2)
+                CANOPY_HOP_FILL(3)
+                CANOPY_HOP_FILL(4)
+                CANOPY_HOP_FILL(5)
+                CANOPY_HOP_FILL(6)
+                CANOPY_HOP_FILL(7)
+                CANOPY_HOP_FILL(8)
+                CANOPY_HOP_FILL(9)
+                CANOPY_HOP_FILL(10)
+                CANOPY_HOP_FILL(11)
+                CANOPY_HOP_FILL(12)
+                CANOPY_HOP_FILL(13)
+                CANOPY_HOP_FILL(14)
+                CANOPY_HOP_FILL(15)
+                hdr.hops_desc.count = hdr.hops_desc.count + 1;
+            }
+        }
     }
 }
 

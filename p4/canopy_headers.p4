@@ -22,6 +22,15 @@ const bit<4> KIND_PATHID  = 3;
 
 /* Prefix flags. */
 const bit<8> PREFIX_FLAG_MEAS = 0x80;
+const bit<8> PREFIX_FLAG_HOPS = 0x40;
+
+/* Per-hop record area (wire-format.md §2.1): descriptor flag and record clock codes. */
+const bit<8> HOPS_OVERFLOW = 0x80;
+const bit<8> HOP_CLOCK_SWITCH_LOCAL = 2;
+/* Record slots a v1model switch parses and can write (the first ones of the area). */
+#ifndef CANOPY_HOP_SLOTS
+#define CANOPY_HOP_SLOTS 16
+#endif
 
 /* Sliced-flit body flags and modes (wire-format.md §4.1). */
 const bit<8> SL_PHASE_DOWN = 0x80;
@@ -165,11 +174,45 @@ header pathid_t {
     bit<64> id;
 }
 
+#ifdef CANOPY_HOP_RECORDS
+/* Hop record area (only a program that defines CANOPY_HOP_RECORDS parses it: v1model):
+ * the descriptor after the prefix, the measurement block, the record slots. */
+header hops_desc_t {
+    bit<8>  slots;
+    bit<8>  count;
+    bit<8>  flags;
+    bit<40> reserved;
+}
+
+header meas_t {
+    bit<64> seq;
+    bit<64> ts;
+}
+
+header hop_rec_t {
+    bit<32> switch_id;
+    bit<16> ingress;
+    bit<16> egress;
+    bit<32> queue;
+    bit<8>  clock;
+    bit<8>  rsvd0;
+    bit<16> rsvd1;
+    bit<64> kernel_rx;
+    bit<64> poll;
+    bit<64> tx;
+    bit<32> qdelay;
+    bit<32> rsvd2;
+}
+#endif
+
 struct canopy_headers_t {
     ethernet_t    ethernet;
     vlan_t        vlan0;
     vlan_t        vlan1;
     prefix_t      prefix;
+#ifdef CANOPY_HOP_RECORDS
+    hops_desc_t   hops_desc;
+#endif
     sliced_t      sliced;
     sliced_src_t  sliced_src;
     transit_t     transit;
@@ -178,6 +221,10 @@ struct canopy_headers_t {
     route_word_t  tr_nxt;     /* TNA: the word after it, when head % 8 == 7 */
     transit_rec_t transit_rec;
     pathid_t      pathid;
+#ifdef CANOPY_HOP_RECORDS
+    meas_t        meas;
+    hop_rec_t[CANOPY_HOP_SLOTS] hops;
+#endif
 }
 
 #ifdef CANOPY_NO_RUNTIME_SHIFT
@@ -324,6 +371,10 @@ struct canopy_meta_t {
 struct canopy_meta_t {
     /* parser */
     bit<16> route_words_left;
+    bit<8>  hop_left;    /* record slots still to parse */
+    bit<8>  hop_idx;     /* record slots parsed (hdr.hops[0 .. hop_idx - 1]) */
+    /* hop records */
+    bit<32> hop_switch;  /* the switch id the records carry (hop_cfg) */
     /* common */
     bit<16> hl;          /* header length in bytes */
     bit<16> avail;       /* bytes from the Canopy prefix to the end of the frame */
@@ -449,7 +500,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     }                                                                           \
     state parse_route_end {                                                     \
         transition select(HDR.transit.rec_slots) {                              \
-            0: accept;                                                          \
+            0: CANOPY_AFTER_BODY;                                               \
             default: parse_transit_rec;                                         \
         }                                                                       \
     }                                                                           \
@@ -457,6 +508,77 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
         pkt.extract(HDR.transit_rec);                                           \
         transition accept;                                                      \
     }
+#endif
+
+/* The kind dispatch after the prefix (and, with hop records, after the descriptor). */
+#define CANOPY_KIND_SELECT(HDR)                                                 \
+    transition select(HDR.prefix.version, HDR.prefix.kind) {                    \
+        (1, KIND_SLICED): parse_sliced;                                         \
+        (1, KIND_TRANSIT): parse_transit;                                       \
+        (1, KIND_PATHID): parse_pathid;                                         \
+        default: accept;                                                        \
+    }
+
+/* Hop records (wire-format.md §2.1), for a program that defines CANOPY_HOP_RECORDS
+ * before including this file (canopy.p4). The descriptor follows the prefix; after the
+ * body come the measurement block and the first CANOPY_HOP_SLOTS record slots. A
+ * Transit body with its own record area ends the parse (its records are not walked), so
+ * such a frame's slots stay unparsed payload. Without CANOPY_HOP_RECORDS (TNA) the
+ * states are those of a program without the area. */
+#ifdef CANOPY_HOP_RECORDS
+#define CANOPY_AFTER_BODY parse_tail
+#define CANOPY_PREFIX_NEXT(HDR)                                                 \
+    transition select(HDR.prefix.flags[6:6]) {                                  \
+        1: parse_hops_desc;                                                     \
+        default: parse_kind;                                                    \
+    }
+#define CANOPY_HOPS_STATES(HDR, META)                                           \
+    state parse_hops_desc {                                                     \
+        pkt.extract(HDR.hops_desc);                                             \
+        transition parse_kind;                                                  \
+    }                                                                           \
+    state parse_kind {                                                          \
+        CANOPY_KIND_SELECT(HDR)                                                 \
+    }                                                                           \
+    state parse_tail {                                                          \
+        transition select(HDR.prefix.flags[7:6]) {                              \
+            3: parse_meas;                                                      \
+            1: parse_hop_slots;                                                 \
+            default: accept;                                                    \
+        }                                                                       \
+    }                                                                           \
+    state parse_meas {                                                          \
+        pkt.extract(HDR.meas);                                                  \
+        transition parse_hop_slots;                                             \
+    }                                                                           \
+    state parse_hop_slots {                                                     \
+        META.hop_left = HDR.hops_desc.slots;                                    \
+        META.hop_idx = 0;                                                       \
+        transition parse_hop_loop;                                              \
+    }                                                                           \
+    state parse_hop_loop {                                                      \
+        transition select(META.hop_left, META.hop_idx) {                        \
+            (0, _): accept;                                                     \
+            (_, CANOPY_HOP_SLOTS): accept;                                      \
+            default: parse_hop_slot;                                            \
+        }                                                                       \
+    }                                                                           \
+    state parse_hop_slot {                                                      \
+        pkt.extract(HDR.hops.next);                                             \
+        META.hop_left = META.hop_left - 1;                                      \
+        META.hop_idx = META.hop_idx + 1;                                        \
+        transition parse_hop_loop;                                              \
+    }
+#define CANOPY_EMIT_HOPS_DESC(HDR) pkt.emit(HDR.hops_desc);
+#define CANOPY_EMIT_TAIL(HDR)      \
+    pkt.emit(HDR.meas);            \
+    pkt.emit(HDR.hops);
+#else
+#define CANOPY_AFTER_BODY accept
+#define CANOPY_PREFIX_NEXT(HDR) CANOPY_KIND_SELECT(HDR)
+#define CANOPY_HOPS_STATES(HDR, META)
+#define CANOPY_EMIT_HOPS_DESC(HDR)
+#define CANOPY_EMIT_TAIL(HDR)
 #endif
 
 /* Parser states shared by both architectures. The architecture-specific parser does its
@@ -490,29 +612,25 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     }                                                                           \
     state parse_prefix {                                                        \
         pkt.extract(HDR.prefix);                                                \
-        transition select(HDR.prefix.version, HDR.prefix.kind) {                \
-            (1, KIND_SLICED): parse_sliced;                                     \
-            (1, KIND_TRANSIT): parse_transit;                                   \
-            (1, KIND_PATHID): parse_pathid;                                     \
-            default: accept;                                                    \
-        }                                                                       \
+        CANOPY_PREFIX_NEXT(HDR)                                                 \
     }                                                                           \
+    CANOPY_HOPS_STATES(HDR, META)                                               \
     state parse_sliced {                                                        \
         pkt.extract(HDR.sliced);                                                \
         CANOPY_SLICED_COPY(HDR, META)                                           \
         transition select(HDR.sliced.flags[5:5]) {                              \
             1: parse_sliced_src;                                                \
-            default: accept;                                                    \
+            default: CANOPY_AFTER_BODY;                                         \
         }                                                                       \
     }                                                                           \
     state parse_sliced_src {                                                    \
         pkt.extract(HDR.sliced_src);                                            \
-        transition accept;                                                      \
+        transition CANOPY_AFTER_BODY;                                           \
     }                                                                           \
     CANOPY_TRANSIT_STATES(HDR, META)                                        \
     state parse_pathid {                                                        \
         pkt.extract(HDR.pathid);                                                \
-        transition accept;                                                      \
+        transition CANOPY_AFTER_BODY;                                           \
     }
 
 /* Deparser body shared by both architectures: the same headers back, so the frame length
@@ -522,6 +640,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     pkt.emit(HDR.vlan0);                \
     pkt.emit(HDR.vlan1);                \
     pkt.emit(HDR.prefix);               \
+    CANOPY_EMIT_HOPS_DESC(HDR)          \
     pkt.emit(HDR.sliced);               \
     pkt.emit(HDR.sliced_src);           \
     pkt.emit(HDR.transit);              \
@@ -529,6 +648,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
     pkt.emit(HDR.tr_cur);               \
     pkt.emit(HDR.tr_nxt);               \
     pkt.emit(HDR.transit_rec);          \
-    pkt.emit(HDR.pathid);
+    pkt.emit(HDR.pathid);               \
+    CANOPY_EMIT_TAIL(HDR)
 
 #endif /* CANOPY_HEADERS_P4 */

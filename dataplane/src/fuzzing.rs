@@ -40,7 +40,9 @@ pub fn wire(data: &[u8]) {
             let hl = hdr.header_len();
             assert!(hl <= h.len(), "header length {hl} past the buffer");
             let p = PrefixRepr::parse(&hdr);
-            let body = &h[PREFIX_LEN..PREFIX_LEN + hdr.body_len()];
+            let at = hdr.body_offset();
+            assert!(at >= PREFIX_LEN);
+            let body = &h[at..at + hdr.body_len()];
             assert_eq!(body, hdr.body());
             bodies.push(body);
             if let Ok(v) = p.to_vec(body) {

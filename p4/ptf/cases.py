@@ -9,6 +9,12 @@ Every case is a dict:
   frame     hex of the whole frame sent
   expect    {"out": [ports], "frame": hex}  the frame must come out, whole, on one of the ports
             {"drop": reason}                nothing comes out; drop counter `reason` +1
+            {"out": [ports], "frame": hex, "hop": {...}}  as the first, except for the hop
+                                            record the switch writes (wire-format §2.1):
+                                            "at" its offset in the frame, "switch" and
+                                            "ingress" its expected values; the egress must be
+                                            the port the frame came out of, the times and
+                                            clock as the target writes them (test_canopy.py)
 """
 
 from canopy_conf import frame
@@ -78,6 +84,85 @@ class Builder:
 
     def drop(self, name, kind, reason, inst, in_port, frm):
         self.add(name, kind, reason, inst, in_port, frm, {"drop": reason})
+
+
+# ---- per-hop records (wire-format §2.1)
+HOPS = 0x40
+MEAS = 0x80
+RECORD_LEN = 48
+ETH_LEN = 14
+
+
+def record(switch, ingress, egress, queue=0, clock=0, rx=0, poll=0, tx=0, qdelay=0):
+    """One 48-byte hop record."""
+    return (
+        switch.to_bytes(4, "big") + ingress.to_bytes(2, "big") + egress.to_bytes(2, "big")
+        + queue.to_bytes(4, "big") + bytes([clock, 0, 0, 0]) + rx.to_bytes(8, "big")
+        + poll.to_bytes(8, "big") + tx.to_bytes(8, "big") + qdelay.to_bytes(4, "big") + bytes(4)
+    )
+
+
+def with_hops(hdr, slots, records=(), overflow=False, meas=None):
+    """`hdr` (prefix + body, no area, no measurement block) with a hop record area of
+    `slots` slots holding `records` (Count = len(records)), and `meas` (16 bytes) if given."""
+    prefix = bytearray(hdr[:8])
+    prefix[1] |= HOPS | (MEAS if meas else 0)
+    desc = bytes([slots, len(records), 0x80 if overflow else 0, 0, 0, 0, 0, 0])
+    area = b"".join(records) + bytes(RECORD_LEN * (slots - len(records)))
+    out = bytearray(prefix + desc + hdr[8:] + (meas or b"") + area)
+    out[3] = len(out) // 8
+    return bytes(out)
+
+
+# A record an earlier switch wrote (its values are arbitrary; the switch must keep them).
+EARLIER = record(0xA0B0C0D0, 7, 9, queue=3, clock=1, rx=11, poll=22, tx=33)
+MEAS_BLOCK = bytes.fromhex("00000000000000070102030405060708")
+
+
+def hop_cases(b, hops, switch_ids):
+    """Every hop of a path with a record area: the switch writes the next slot (slot 0 at
+    the first hop, slot 1 behind an earlier record at the others, with a measurement
+    block at every other hop); a full area and one without slots get OVERFLOW and no
+    record; malformed areas are dropped under the reasons of wire-format §2.1."""
+    for i, hop in enumerate(hops):
+        hin, hout = bytes.fromhex(hop["hdr_in"]), bytes.fromhex(hop["hdr_out"])
+        before = [EARLIER] if i > 0 else []
+        meas = MEAS_BLOCK if i % 2 else None
+        sw = switch_ids[hop["switch"]]
+        placeholder = record(sw, hop["in_port"], hop["out_ports"][0])
+        fin = with_hops(hin, 3, before, meas=meas)
+        fout = with_hops(hout, 3, before + [placeholder], meas=meas)
+        at = ETH_LEN + len(fout) - RECORD_LEN * (3 - len(before))
+        b.add(
+            f"hops_record_{hop['switch']}", "hops", "records: the next slot", hop["inst"],
+            hop["in_port"], frame(fin),
+            {
+                "out": hop["out_ports"],
+                "frame": frame(fout).hex(),
+                "hop": {"at": at, "switch": sw, "ingress": hop["in_port"]},
+            },
+        )
+    hop = hops[0]
+    hin, hout = bytes.fromhex(hop["hdr_in"]), bytes.fromhex(hop["hdr_out"])
+    full = [EARLIER, EARLIER]
+    b.fwd("hops_full_area", "hops", "records: a full area gets OVERFLOW", hop,
+          hdr_in=with_hops(hin, 2, full), hdr_out=with_hops(hout, 2, full, overflow=True))
+    b.fwd("hops_no_slot", "hops", "records: no slot, OVERFLOW", hop,
+          hdr_in=with_hops(hin, 0), hdr_out=with_hops(hout, 0, overflow=True))
+
+    def dr(name, reason, hdr):
+        b.drop(f"hops_{name}", "hops", reason, hop["inst"], hop["in_port"], frame(hdr))
+
+    h = with_hops(hin, 2, [EARLIER])
+    # descriptor at 8: slots 8, count 9, flags 10, reserved 11-15
+    dr("count_past_slots", "bad_field_value", _set(h, 9, 3))
+    dr("slots_past_hdr_len", "bad_field_value", _set(h, 8, 3))
+    dr("hdr_len_without_descriptor", "bad_field_value", _set(h, 3, 2))
+    dr("flags_reserved_bit", "reserved_bits_set", _or(h, 10, 0x01))
+    dr("reserved_byte", "reserved_bits_set", _set(h, 13, 1))
+    dr("prefix_reserved_flag", "reserved_bits_set", _or(h, 1, 0x20))
+    b.drop("hops_area_cut_short", "hops", "truncated", hop["inst"], hop["in_port"],
+           frame(h)[: ETH_LEN + len(h) - 8])
 
 
 def common_drops(b, kind, hop, other_inst, other_port):
@@ -203,6 +288,9 @@ def build(plan):
     pi("flags_reserved_bit", "reserved_bits_set", i1[0], _or(ih[0], 8, 0x01))
     pi("reserved_byte", "reserved_bits_set", i1[0], _set(ih[0], 10, 1))
     pi("id_bit_past_len", "reserved_bits_set", i1[0], _or(ih[0], 17, 0x80))
+
+    # ---- per-hop records, along I1 (fat-tree:k=4, path-ID)
+    hop_cases(b, i1, plan["fat_switch_ids"])
 
     names = [c["name"] for c in b.cases]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -245,6 +245,10 @@ class Planner:
         if cc.pathid_lookup(t, self.vec("I8"), False) is not None:
             raise cc.PlanError(f"{agg3['switch']} has a route for I8")
 
+        # the hop records' switch ids: the index in `canopyctl topo --list` order, which
+        # canopy-switch (its [tables] switch) and `canopyctl p4-entries` (hop_cfg) write
+        plan["fat_switch_ids"] = {name: i for i, name in enumerate(topo)}
+
         plan["instances"] = self.instances
         plan["drop_reasons"] = cc.drop_reason_names()
         return plan

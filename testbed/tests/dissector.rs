@@ -22,12 +22,25 @@ const FIELDS: &[&str] = &[
     "canopy.kind",
     "canopy.flags",
     "canopy.flags.meas",
+    "canopy.flags.hops",
     "canopy.hop_limit",
     "canopy.hdr_len",
     "canopy.payload_len",
     "canopy.inner_type",
     "canopy.meas.seq",
     "canopy.meas.timestamp",
+    "canopy.hops.slots",
+    "canopy.hops.count",
+    "canopy.hops.overflow",
+    "canopy.hop.switch",
+    "canopy.hop.ingress",
+    "canopy.hop.egress",
+    "canopy.hop.queue",
+    "canopy.hop.clock",
+    "canopy.hop.kernel_rx",
+    "canopy.hop.poll",
+    "canopy.hop.tx",
+    "canopy.hop.queue_delay",
     "canopy.sliced.mode",
     "canopy.sliced.flags",
     "canopy.sliced.phase_down",
@@ -103,6 +116,7 @@ fn rust_view(frame: &[u8]) -> Expected {
     fields.insert("canopy.kind", (raw(0) & 0x0f).to_string());
     fields.insert("canopy.flags", raw(1).to_string());
     fields.insert("canopy.flags.meas", b(raw(1) & wire::FLAG_MEAS != 0));
+    fields.insert("canopy.flags.hops", b(raw(1) & wire::FLAG_HOPS != 0));
     fields.insert("canopy.hop_limit", raw(2).to_string());
     fields.insert("canopy.hdr_len", raw(3).to_string());
     fields.insert(
@@ -131,6 +145,27 @@ fn rust_view(frame: &[u8]) -> Expected {
     if let Some(m) = h.meas() {
         fields.insert("canopy.meas.seq", m.seq.to_string());
         fields.insert("canopy.meas.timestamp", m.timestamp_ns.to_string());
+    }
+    if let Some((a, recs)) = wire::hops::records(canopy) {
+        fields.insert("canopy.hops.slots", a.slots.to_string());
+        fields.insert("canopy.hops.count", a.count.to_string());
+        fields.insert("canopy.hops.overflow", b(a.overflow));
+        let recs: Vec<wire::hops::HopRecord> = recs.collect();
+        let mut col = |name: &'static str, f: &dyn Fn(&wire::hops::HopRecord) -> u64| {
+            if !recs.is_empty() {
+                let v: Vec<String> = recs.iter().map(|r| f(r).to_string()).collect();
+                fields.insert(name, v.join(&AGGREGATOR.to_string()));
+            }
+        };
+        col("canopy.hop.switch", &|r| r.switch.into());
+        col("canopy.hop.ingress", &|r| r.ingress.into());
+        col("canopy.hop.egress", &|r| r.egress.into());
+        col("canopy.hop.queue", &|r| r.queue.into());
+        col("canopy.hop.clock", &|r| r.clock.into());
+        col("canopy.hop.kernel_rx", &|r| r.kernel_rx_ns);
+        col("canopy.hop.poll", &|r| r.poll_ns);
+        col("canopy.hop.tx", &|r| r.tx_ns);
+        col("canopy.hop.queue_delay", &|r| r.queue_delay_ns.into());
     }
     let body = h.body();
     let res = match h.kind() {
@@ -271,6 +306,10 @@ fn cases() -> Vec<Case> {
         name: "P2 in 802.1Q".into(),
         frame: tag(frame_of(&by_id("P2")), 0x8100, 1),
     });
+    out.push(Case {
+        name: "H2 in 802.1Q".into(),
+        frame: tag(frame_of(&by_id("H2")), 0x8100, 3),
+    });
     // Malformed: one defect each, on a copy of a spec vector.
     let mut bad = |name: &str, id: &str, edit: &dyn Fn(&mut Vec<u8>)| {
         let mut h = by_id(id);
@@ -299,6 +338,20 @@ fn cases() -> Vec<Case> {
     bad("pathid.id bit past ID len", "I1", &|h| h[17] = 0x08);
     bad("pathid.id_len with LOCAL", "I3", &|h| h[9] = 1);
     bad("pathid.flags reserved", "I1", &|h| h[8] = 0x01);
+    // the hop record area: descriptor at 8, body at 16, slots at the end
+    bad("hops.flags reserved", "H2", &|h| h[10] = 0x81);
+    bad("hops.reserved", "H1", &|h| h[15] = 1);
+    bad("hops.count > Slots", "H2", &|h| h[9] = 3);
+    bad("hops.slots beyond HdrLen", "H1", &|h| h[8] = 3);
+    bad("hdr_len without the descriptor", "H1", &|h| h[3] = 2);
+    bad("body of H1 malformed", "H1", &|h| h[19] = 10);
+    bad("prefix.flags reserved with HOPS", "H3", &|h| h[1] = 0xe0);
+    bad("H3 area cut short", "H3", &|h| h.truncate(h.len() - 8));
+    bad("no slot at all", "H1", &|h| {
+        h[8] = 0;
+        h[3] = 4;
+        h.truncate(32);
+    });
     // Mutants: every vector with one or two bytes (after the version/kind byte) replaced by
     // pseudo-random values (a fixed xorshift seed, so runs are reproducible). Most are
     // malformed in some way; the comparison below holds for all of them.

@@ -2,7 +2,9 @@
 --
 -- The single authority for these bytes is docs/wire-format.md; section numbers below refer to
 -- it. Every header kind is decoded: sliced-flit (kind 1, §4), Transit (kind 2, §5) and
--- path-ID (kind 3, §6), plus the common prefix (§2) and the optional measurement block.
+-- path-ID (kind 3, §6), plus the common prefix (§2), the optional measurement block and the
+-- optional per-hop record area (§2.1: its descriptor, every record written, and the time
+-- each switch held the frame).
 -- Malformed headers get expert info whose names are the drop reasons of §7
 -- (truncated, bad_version, unknown_kind, reserved_bits_set, bad_field_value), and the
 -- summary names the field as the Rust parsers do (e.g. `sliced.cursor`).
@@ -24,6 +26,9 @@ local STATUS = { [0] = "OK", [1] = "BLOCKED", [2] = "NO_ROUTE", [3] = "FAULT", [
 
 local PREFIX_LEN = 8
 local MEAS_LEN = 16
+local DESC_LEN = 8
+local RECORD_LEN = 48
+local CLOCKS = { [0] = "none", [1] = "CLOCK_MONOTONIC", [2] = "switch-local" }
 
 -- ---------------------------------------------------------------- fields
 local f = {
@@ -32,6 +37,7 @@ local f = {
     kind        = ProtoField.uint8("canopy.kind", "Kind", base.DEC, KINDS, 0x0f),
     flags       = ProtoField.uint8("canopy.flags", "Flags", base.HEX),
     flags_meas  = ProtoField.bool("canopy.flags.meas", "MEAS", 8, nil, 0x80),
+    flags_hops  = ProtoField.bool("canopy.flags.hops", "HOPS", 8, nil, 0x40),
     hop_limit   = ProtoField.uint8("canopy.hop_limit", "Hop limit", base.DEC),
     hdr_len     = ProtoField.uint8("canopy.hdr_len", "Header length (8-byte units)", base.DEC),
     payload_len = ProtoField.uint16("canopy.payload_len", "Payload length", base.DEC),
@@ -39,6 +45,20 @@ local f = {
     -- measurement block
     meas_seq    = ProtoField.uint64("canopy.meas.seq", "Sequence number", base.DEC),
     meas_ts     = ProtoField.uint64("canopy.meas.timestamp", "Transmit timestamp (ns)", base.DEC),
+    -- per-hop record area (§2.1)
+    h_slots     = ProtoField.uint8("canopy.hops.slots", "Slots", base.DEC),
+    h_count     = ProtoField.uint8("canopy.hops.count", "Count", base.DEC),
+    h_flags     = ProtoField.uint8("canopy.hops.flags", "Flags", base.HEX),
+    h_overflow  = ProtoField.bool("canopy.hops.overflow", "OVERFLOW", 8, nil, 0x80),
+    r_switch    = ProtoField.uint32("canopy.hop.switch", "Switch", base.DEC),
+    r_ingress   = ProtoField.uint16("canopy.hop.ingress", "Ingress port", base.DEC),
+    r_egress    = ProtoField.uint16("canopy.hop.egress", "Egress port", base.DEC),
+    r_queue     = ProtoField.uint32("canopy.hop.queue", "Egress queue (frames)", base.DEC),
+    r_clock     = ProtoField.uint8("canopy.hop.clock", "Clock", base.DEC, CLOCKS),
+    r_kernel_rx = ProtoField.uint64("canopy.hop.kernel_rx", "Kernel RX (ns)", base.DEC),
+    r_poll      = ProtoField.uint64("canopy.hop.poll", "Poll (ns)", base.DEC),
+    r_tx        = ProtoField.uint64("canopy.hop.tx", "TX handoff (ns)", base.DEC),
+    r_qdelay    = ProtoField.uint32("canopy.hop.queue_delay", "Queue delay (ns)", base.DEC),
     -- sliced-flit body (§4.1)
     s_mode      = ProtoField.uint8("canopy.sliced.mode", "Mode", base.DEC, MODES),
     s_flags     = ProtoField.uint8("canopy.sliced.flags", "Flags", base.HEX),
@@ -273,6 +293,70 @@ end
 
 local BODIES = { [1] = dissect_sliced, [2] = dissect_transit, [3] = dissect_pathid }
 
+-- The hop record descriptor (§2.1) at `d` (8 bytes), checked in the order of HopArea::parse
+-- and the slots' fit; `room` is what HdrLen leaves for the slots. Returns Slots and Count,
+-- or nil after flagging the first defect.
+local function dissect_hop_desc(d, tree, room)
+    local dt = tree:add(d, "Hop record descriptor")
+    local slots, count, dflags = d:range(0, 1):uint(), d:range(1, 1):uint(), d:range(2, 1):uint()
+    local si = dt:add(f.h_slots, d:range(0, 1))
+    local ci = dt:add(f.h_count, d:range(1, 1))
+    local fi = dt:add(f.h_flags, d:range(2, 1))
+    fi:add(f.h_overflow, d:range(2, 1))
+    if bit.band(dflags, 0x7f) ~= 0 then flag(fi, e.reserved, "hops.flags", "b6..b0 set")
+    elseif d:range(3, 1):uint() ~= 0 or d:range(4, 4):uint() ~= 0 then
+        flag(dt, e.reserved, "hops.reserved", "bytes 3-7 not 0")
+    elseif count > slots then flag(ci, e.bad_value, "hops.count", "= " .. count .. " > Slots " .. slots)
+    elseif slots * RECORD_LEN > room then
+        flag(si, e.bad_value, "hops.slots", "= " .. slots .. ": " .. slots * RECORD_LEN
+            .. " bytes of slots, HdrLen leaves " .. room)
+    else return slots, count end
+    return nil
+end
+
+-- A nanosecond difference b - a of two UInt64 times, as text ("?" unless a <= b and both set).
+local function ns_between(a, b)
+    if a == UInt64(0) or b == UInt64(0) or b < a then return "?" end
+    return tostring(b - a) .. " ns"
+end
+
+-- The records written so far (Count of Slots, at `slots_at`), each with its fields and the
+-- time the switch held the frame.
+local function dissect_hop_records(tvb, tree, slots_at, slots, count)
+    if slots == 0 then
+        tree:add(tvb:range(PREFIX_LEN, DESC_LEN), "Hop records: no slot reserved")
+        return
+    end
+    local at = tree:add(tvb:range(slots_at, slots * RECORD_LEN),
+        string.format("Hop records (%d of %d slots used)", count, slots))
+    for i = 0, count - 1 do
+        local r = tvb:range(slots_at + i * RECORD_LEN, RECORD_LEN)
+        local rt = at:add(r, string.format("Hop %d: switch %d, port %d -> %d", i,
+            r:range(0, 4):uint(), r:range(4, 2):uint(), r:range(6, 2):uint()))
+        rt:add(f.r_switch, r:range(0, 4))
+        rt:add(f.r_ingress, r:range(4, 2))
+        rt:add(f.r_egress, r:range(6, 2))
+        rt:add(f.r_queue, r:range(8, 4))
+        rt:add(f.r_clock, r:range(12, 1))
+        rt:add(f.r_kernel_rx, r:range(16, 8))
+        rt:add(f.r_poll, r:range(24, 8))
+        rt:add(f.r_tx, r:range(32, 8))
+        rt:add(f.r_qdelay, r:range(40, 4))
+        local rx, poll, tx = r:range(16, 8):uint64(), r:range(24, 8):uint64(), r:range(32, 8):uint64()
+        rt:add(r:range(16, 16), "RX ring wait (Poll - Kernel RX): " .. ns_between(rx, poll))
+        rt:add(r:range(24, 16), "Switch residence (TX handoff - Poll): " .. ns_between(poll, tx))
+        if i > 0 then
+            local prev_tx = tvb:range(slots_at + (i - 1) * RECORD_LEN + 32, 8):uint64()
+            local next_in = rx ~= UInt64(0) and rx or poll
+            rt:add(r:range(16, 16), "Since the previous switch's TX handoff: " .. ns_between(prev_tx, next_in))
+        end
+    end
+    if count < slots then
+        at:add(tvb:range(slots_at + count * RECORD_LEN, (slots - count) * RECORD_LEN),
+            string.format("%d empty slot(s)", slots - count))
+    end
+end
+
 -- ---------------------------------------------------------------- main
 
 function canopy.dissector(tvb, pinfo, root)
@@ -291,6 +375,7 @@ function canopy.dissector(tvb, pinfo, root)
     local flags = tvb:range(1, 1):uint()
     local fi = tree:add(f.flags, tvb:range(1, 1))
     fi:add(f.flags_meas, tvb:range(1, 1))
+    fi:add(f.flags_hops, tvb:range(1, 1))
     tree:add(f.hop_limit, tvb:range(2, 1))
     local hl_units = tvb:range(3, 1):uint()
     local hli = tree:add(f.hdr_len, tvb:range(3, 1))
@@ -307,10 +392,12 @@ function canopy.dissector(tvb, pinfo, root)
         pinfo.cols.info = "Canopy [unknown_kind]"
         return n
     end
-    if bit.band(flags, 0x7f) ~= 0 then flag(fi, e.reserved, "prefix.flags", "b6..b0 set") end
+    if bit.band(flags, 0x3f) ~= 0 then flag(fi, e.reserved, "prefix.flags", "b5..b0 set") end
     local meas = bit.band(flags, 0x80) ~= 0
+    local hops = bit.band(flags, 0x40) ~= 0
+    local desc = hops and DESC_LEN or 0
     local hl = hl_units * 8
-    local min = PREFIX_LEN + 8 + (meas and MEAS_LEN or 0)
+    local min = PREFIX_LEN + desc + 8 + (meas and MEAS_LEN or 0)
     if hl < min then
         flag(hli, e.bad_value, "prefix.hdr_len", "= " .. hl .. " bytes < " .. min)
         pinfo.cols.info = "Canopy [bad_field_value]"
@@ -322,17 +409,28 @@ function canopy.dissector(tvb, pinfo, root)
         return n
     end
     tree:set_len(hl)
-    local body_len = hl - PREFIX_LEN - (meas and MEAS_LEN or 0)
-    local bt = tree:add(tvb:range(PREFIX_LEN, body_len), KINDS[kind] .. " body")
-    local info = BODIES[kind](tvb:range(PREFIX_LEN, body_len), bt)
+    local slots, count = 0, 0
+    if hops then
+        slots, count = dissect_hop_desc(tvb:range(PREFIX_LEN, DESC_LEN), tree, hl - min)
+        if slots == nil then
+            pinfo.cols.info = "Canopy [malformed hop record area]"
+            return n
+        end
+    end
+    local slots_at = hl - slots * RECORD_LEN
+    local body_at = PREFIX_LEN + desc
+    local body_len = slots_at - body_at - (meas and MEAS_LEN or 0)
+    local bt = tree:add(tvb:range(body_at, body_len), KINDS[kind] .. " body")
+    local info = BODIES[kind](tvb:range(body_at, body_len), bt)
     if meas then
-        local m = tvb:range(hl - MEAS_LEN, MEAS_LEN)
+        local m = tvb:range(body_at + body_len, MEAS_LEN)
         local mt = tree:add(m, "Measurement block")
         mt:add(f.meas_seq, m:range(0, 8))
         mt:add(f.meas_ts, m:range(8, 8))
     end
-    pinfo.cols.info = string.format("Canopy %s hop=%d %s", KINDS[kind], tvb:range(2, 1):uint(),
-        info or "[malformed]")
+    if hops then dissect_hop_records(tvb, tree, slots_at, slots, count) end
+    pinfo.cols.info = string.format("Canopy %s hop=%d %s%s", KINDS[kind], tvb:range(2, 1):uint(),
+        info or "[malformed]", hops and string.format(" records=%d/%d", count, slots) or "")
     -- The payload (payload_len bytes, then Ethernet padding) follows: hand it to the inner
     -- EtherType's dissector, or show it as data for a raw message.
     local plen = math.min(tvb:range(4, 2):uint(), n - hl)

@@ -748,7 +748,10 @@ fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
     };
     let t = build(&spec, clock)?;
     let sw = switch_tables(&spec, &t, kind, mode, &switch, clock)?;
-    let ops = p4::entries(&sw)?;
+    let mut ops = p4::entries(&sw)?;
+    // the id hop records carry: the switch's index, as canopy-switch writes it
+    let id = t.switch_index(&switch).unwrap_or(0);
+    ops.push(p4::hop_switch(u32::try_from(id).unwrap_or(u32::MAX)));
     // the header line of the text formats: the command that regenerates them
     let banner = || {
         let m = mode

@@ -91,6 +91,16 @@ pub(super) fn sliced_layout(t: &SlicedTable) -> [(&'static str, Val); 4] {
     ]
 }
 
+/// The switch id `p4/canopy.p4` writes into hop records (`hop_cfg`,
+/// `docs/wire-format.md` §2.1): the switch's index in its topology, the id canopy-switch
+/// writes. v1model only (`canopy_tna.p4` has no hop records).
+pub fn hop_switch(id: u32) -> Op {
+    Op::SetDefault {
+        table: "hop_cfg",
+        call: call("set_hop_switch", vec![("id", v(32, u64::from(id)))]),
+    }
+}
+
 /// The entries of one switch as they are computed, in programming order.
 struct Gen<'a> {
     sw: &'a SwitchTables,

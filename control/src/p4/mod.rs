@@ -24,7 +24,7 @@ mod tests;
 pub mod tna;
 
 pub use bmv2::{bmv2_cli, bmv2_priority};
-pub use entries::entries;
+pub use entries::{entries, hop_switch};
 pub use model::{comments, Call, Match, Op, Val};
 pub use p4info::{
     EntryProblem, P4Action, P4ActionRef, P4Counter, P4Info, P4InfoError, P4MatchField, P4Param,

@@ -47,7 +47,9 @@ fn cli_prints_the_library_output() {
     let spec = "fat-tree:k=4";
     let t = tables(spec, Kind::PathId, None);
     let sw = &t[0];
-    let ops = p4::entries(sw).unwrap();
+    let mut ops = p4::entries(sw).unwrap();
+    // switch 0 of the topology: the hop records' switch id comes last
+    ops.push(p4::hop_switch(0));
     let base = [
         "p4-entries",
         spec,

@@ -91,6 +91,8 @@ pub(crate) fn every_entry() -> (Vec<Op>, Vec<TnaOp>) {
             tna_ops.extend(tna::entries(&sw).unwrap());
         }
     }
+    // what canopyctl adds per switch (v1model only)
+    ops.push(p4::hop_switch(0));
     (ops, tna_ops)
 }
 

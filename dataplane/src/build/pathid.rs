@@ -343,6 +343,7 @@ pub fn header(
         payload_len,
         inner_type: 0,
         meas,
+        hops: None,
     };
     Ok(prefix.to_vec(&b)?)
 }

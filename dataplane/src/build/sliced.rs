@@ -427,6 +427,7 @@ pub fn header(g: &Geometry, src: u64, dst: u64, o: &HeaderOpts) -> Result<Vec<u8
         payload_len: o.payload_len,
         inner_type: o.inner_type,
         meas: o.meas,
+        hops: None,
     };
     // The body is 16 or 24 bytes, so emission cannot fail.
     Ok(p.to_vec(&body).unwrap_or_default())

@@ -175,6 +175,7 @@ pub fn header(
         payload_len,
         inner_type,
         meas: None,
+        hops: None,
     };
     Ok(p.to_vec(&body)?)
 }

@@ -102,14 +102,13 @@ fn checked_offset(frame: &[u8]) -> Result<usize, WireError> {
 }
 
 /// The common case of [`checked_offset`] in a few instructions: an untagged Canopy
-/// frame whose prefix is valid (version, kind, flags, header length within the frame).
+/// frame whose prefix is valid (version, kind, flags, header length within the frame)
+/// and that carries no hop record area.
 /// `None` for anything else, which then takes the checked path (VLAN tags, errors),
 /// so the verdicts are the same.
 #[inline(always)]
 fn fast_offset(frame: &[u8]) -> Option<usize> {
-    use crate::wire::{
-        ETHERTYPE_CANOPY, ETH_HEADER_LEN, FLAGS_DEFINED, FLAG_MEAS, MEAS_LEN, PREFIX_LEN, VERSION,
-    };
+    use crate::wire::{ETHERTYPE_CANOPY, ETH_HEADER_LEN, FLAG_MEAS, MEAS_LEN, PREFIX_LEN, VERSION};
     let b = frame.get(ETH_HEADER_LEN - 2..ETH_HEADER_LEN + PREFIX_LEN)?;
     let (ethertype, vk, flags, hdr_len) = (u16::from_be_bytes([b[0], b[1]]), b[2], b[3], b[5]);
     let min = PREFIX_LEN + 8 + if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
@@ -117,7 +116,9 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
     let ok = ethertype == ETHERTYPE_CANOPY
         && vk >> 4 == VERSION
         && matches!(vk & 0x0f, 1..=3)
-        && flags & !FLAGS_DEFINED == 0
+        // a frame with a hop record area (FLAG_HOPS) takes the checked path, which
+        // checks the area's descriptor
+        && flags & !FLAG_MEAS == 0
         && hl >= min
         && frame.len() - ETH_HEADER_LEN >= hl;
     ok.then_some(ETH_HEADER_LEN)

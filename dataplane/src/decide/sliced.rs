@@ -417,6 +417,44 @@ mod tests {
         assert_eq!(run(&g, 4, &mut f), Verdict::Drop(DropReason::TtlExpired));
     }
 
+    /// The same walk with a hop record area (H1 = S1 with HOPS): the same verdicts, the
+    /// body moves the same way at its new offset, and the decision leaves the area alone
+    /// (the engine writes the records).
+    #[test]
+    fn a_hop_record_area_changes_no_decision() {
+        use crate::wire::hops::{DESC_LEN, RECORD_LEN};
+        let mut f = frame("H1");
+        let area = |f: &[u8]| {
+            let c = canopy(f);
+            let n = c.len();
+            (c[8..16].to_vec(), c[n - 2 * RECORD_LEN..].to_vec())
+        };
+        let before = area(&f);
+        let walk = [
+            (l1(Mode::Sliced, 0, 1), 2, "S1.1"),
+            (l2(Mode::Sliced, 0, 0), 1, "S1.2"),
+            (l3(Mode::Sliced, 0), 0, "S1.3"),
+            (l3(Mode::Sliced, 1), 3, "S1.4"),
+            (l2(Mode::Sliced, 1, 1), 2, "S1.5"),
+            (l1(Mode::Sliced, 1, 1), 4, "S1.6"),
+        ];
+        let mut plain = frame("S1");
+        for (fx, port, state) in &walk {
+            let v = run(fx, *port, &mut f);
+            assert_eq!(v, run(fx, *port, &mut plain), "{state}");
+            assert!(!matches!(v, Verdict::Drop(_)), "{state}: {v:?}");
+            let c = canopy(&f);
+            let s = doc_vector(state).unwrap().bytes;
+            assert_eq!(c[2], s[2], "{state}: hop limit");
+            assert_eq!(
+                c[8 + DESC_LEN..8 + DESC_LEN + 16],
+                s[8..24],
+                "{state}: body"
+            );
+            assert_eq!(area(&f), before, "{state}: the area is untouched");
+        }
+    }
+
     #[test]
     fn turn_in_own_znode_goes_down() {
         // S2: 0 -> 4 (common level 2, `10 0 1 01`): level 1 up, level 2 turns: side

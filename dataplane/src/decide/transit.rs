@@ -109,6 +109,7 @@ mod tests {
             payload_len: 4,
             inner_type: 0,
             meas: None,
+            hops: None,
         };
         let h = p.to_vec(&r.to_vec().unwrap()).unwrap();
         ethernet_frame([2; 6], [4; 6], &h, &[1, 2, 3, 4])

@@ -21,6 +21,7 @@
 
 pub mod adaptive;
 pub mod counters;
+mod hop;
 pub mod host;
 pub mod mem;
 pub mod pool;

@@ -20,11 +20,21 @@ pub const TRACE_MAX: usize = 24;
 /// One hop recorded in a traced frame: (switch id, ingress port, egress port).
 pub type TraceHop = (u32, u16, u16);
 
+/// [`Frame::marks`]: `kernel_rx` holds the kernel's receive stamp.
+const MARK_KERNEL_RX: u8 = 1;
+/// [`Frame::marks`]: the frame's last hop record waits for its TX-handoff time.
+const MARK_HOP_PENDING: u8 = 2;
+
 #[repr(C, align(64))]
 struct Frame {
     len: u16,
     trace_len: u8,
-    _pad: [u8; 5],
+    /// `MARK_*` bits; cleared with the trace whenever a new frame is written in.
+    marks: u8,
+    /// Low 32 bits of the kernel's receive time (`CLOCK_REALTIME` ns), valid with
+    /// `MARK_KERNEL_RX`: the full time is recovered from a clock read less than 4.29 s
+    /// later ([`Buf::kernel_rx_age`]), which keeps it in the cache line of the length.
+    kernel_rx: u32,
     data: [u8; BUF_SIZE],
     trace: [TraceHop; TRACE_MAX],
 }
@@ -37,7 +47,8 @@ impl Buf {
         Buf(Box::new(Frame {
             len: 0,
             trace_len: 0,
-            _pad: [0; 5],
+            marks: 0,
+            kernel_rx: 0,
             data: [0; BUF_SIZE],
             trace: [(0, 0, 0); TRACE_MAX],
         }))
@@ -73,6 +84,7 @@ impl Buf {
         self.0.data[..src.len()].copy_from_slice(src);
         self.0.len = src.len() as u16;
         self.0.trace_len = 0;
+        self.0.marks = 0;
         true
     }
 
@@ -83,10 +95,50 @@ impl Buf {
     }
 
     /// Set the frame length after writing into [`Buf::storage_mut`] (clamped to
-    /// [`BUF_SIZE`]); clears the trace.
+    /// [`BUF_SIZE`]); clears the trace and the receive stamp.
     pub fn set_len(&mut self, n: usize) {
         self.0.len = n.min(BUF_SIZE) as u16;
         self.0.trace_len = 0;
+        self.0.marks = 0;
+    }
+
+    /// Record when the kernel received the frame (`CLOCK_REALTIME` ns, e.g. AF_PACKET's
+    /// `tp_sec`/`tp_nsec`). Backends without such a stamp leave it unset (unknown).
+    #[inline]
+    pub fn set_kernel_rx(&mut self, realtime_ns: u64) {
+        self.0.kernel_rx = realtime_ns as u32;
+        self.0.marks |= MARK_KERNEL_RX;
+    }
+
+    /// Forget the kernel's receive stamp (the frame left over a link that has none).
+    #[inline]
+    pub fn clear_kernel_rx(&mut self) {
+        self.0.marks &= !MARK_KERNEL_RX;
+    }
+
+    /// How long before `now_realtime_ns` (`CLOCK_REALTIME`) the kernel received the
+    /// frame, if a backend recorded it. Valid when the stamp is less than 2^32 ns
+    /// (4.29 s) old.
+    #[inline]
+    pub fn kernel_rx_age(&self, now_realtime_ns: u64) -> Option<u64> {
+        (self.0.marks & MARK_KERNEL_RX != 0)
+            .then(|| u64::from((now_realtime_ns as u32).wrapping_sub(self.0.kernel_rx)))
+    }
+
+    /// Mark (or unmark) the frame's last hop record as waiting for its TX-handoff time.
+    #[inline]
+    pub fn set_hop_pending(&mut self, on: bool) {
+        if on {
+            self.0.marks |= MARK_HOP_PENDING;
+        } else {
+            self.0.marks &= !MARK_HOP_PENDING;
+        }
+    }
+
+    /// True when the frame's last hop record waits for its TX-handoff time.
+    #[inline]
+    pub fn hop_pending(&self) -> bool {
+        self.0.marks & MARK_HOP_PENDING != 0
     }
 
     /// Record a hop (ignored past [`TRACE_MAX`] hops; [`Buf::trace_overflow`] tells).
@@ -258,6 +310,25 @@ mod tests {
         assert!(!b.fill(&[0; BUF_SIZE + 1]));
         b.push_trace((7, 1, 2));
         assert_eq!(b.trace(), &[(7, 1, 2)]);
+        assert_eq!(b.kernel_rx_age(5), None);
+        b.set_kernel_rx(0x1_0000_0010);
+        assert_eq!(
+            b.kernel_rx_age(0x2_0000_0015),
+            Some(5),
+            "low 32 bits suffice"
+        );
+        assert_eq!(
+            b.kernel_rx_age(0x2_0000_0005),
+            Some((1 << 32) - 11),
+            "wraps"
+        );
+        b.set_hop_pending(true);
+        assert!(b.hop_pending());
+        b.clear_kernel_rx();
+        assert_eq!(b.kernel_rx_age(5), None);
+        assert!(b.hop_pending());
+        assert!(b.fill(&[1]));
+        assert!(!b.hop_pending(), "a new frame starts unmarked");
         for x in [a, b, c] {
             p.put(x);
         }

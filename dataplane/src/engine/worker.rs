@@ -3,6 +3,7 @@
 
 use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
 use super::counters::{bump, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR};
+use super::hop::{self, Hop, HopClock};
 use super::pool::{Buf, Pool};
 use super::port::Port;
 use super::{PortState, BURST};
@@ -77,10 +78,9 @@ impl Worker {
             work += n;
             let tables = self.tables.load();
             let c = &self.counters.ports[usize::from(ingress)];
-            let mut bytes = 0u64;
-            for b in &self.burst {
-                bytes += b.len() as u64;
-            }
+            let (bytes, hops) = hop::scan(&self.burst);
+            // the records' Poll time: as rx_burst returned, read only for such a burst
+            let hop_clock = hops.then(HopClock::now);
             bump(&c.rx_packets, n as u64);
             bump(&c.rx_bytes, bytes);
             let admin_in = st.admin_up();
@@ -156,6 +156,15 @@ impl Worker {
                 }
                 if self.trace {
                     b.push_trace((self.switch_id, ingress, e));
+                }
+                if let Some(clk) = &hop_clock {
+                    let hop = Hop {
+                        switch: self.switch_id,
+                        ingress,
+                        egress: e,
+                        queue: ring.buffer().capacity() - ring.slots() + est.tx_backlog(),
+                    };
+                    hop::record(&mut b, clk, &hop);
                 }
                 if let Err(rtrb::PushError::Full(b)) = ring.push(b) {
                     bump(&c.drops[RING_FULL], 1);
@@ -292,8 +301,14 @@ impl Worker {
                     self.txbuf.extend(chunk);
                 }
                 let mut bytes = 0u64;
+                let mut pending = false;
                 for b in &self.txbuf {
                     bytes += b.len() as u64;
+                    pending |= b.hop_pending();
+                }
+                if pending {
+                    // the records' TxHandoff: as the burst goes to the port
+                    hop::stamp_tx(&mut self.txbuf);
                 }
                 let sent = if up {
                     port.tx_burst(&mut self.txbuf, &self.pool)

@@ -43,6 +43,17 @@ impl RxSink<'_> {
         }
     }
 
+    /// One received frame with the kernel's receive time (`CLOCK_REALTIME` ns), copied
+    /// into a pool buffer ([`Buf::set_kernel_rx`]).
+    #[inline]
+    pub fn push_stamped(&mut self, frame: &[u8], kernel_rx_realtime_ns: u64) {
+        let at = self.out.len();
+        self.push(frame);
+        if let Some(b) = self.out.get_mut(at) {
+            b.set_kernel_rx(kernel_rx_realtime_ns);
+        }
+    }
+
     /// One received frame, copied into a pool buffer.
     #[inline]
     pub fn push(&mut self, frame: &[u8]) {

@@ -8,15 +8,19 @@
 //! ```text
 //! Ethernet II (dst, src, [802.1Q / 802.1ad tags]*, EtherType 0x88B5)
 //! Canopy common prefix (8 bytes)
+//! optional hop-record descriptor (8 bytes, flag HOPS)
 //! kind-specific body (sliced-flit | Transit | path-ID)
 //! optional measurement block (16 bytes, flag MEAS)
+//! optional hop-record slots (48 bytes each, flag HOPS)
 //! payload (payload_len bytes), then Ethernet padding
 //! ```
 
+pub mod hops;
 pub mod pathid;
 pub mod sliced;
 pub mod transit;
 
+use hops::HopArea;
 use thiserror::Error;
 
 /// EtherType of every Canopy frame: IEEE Std 802 Local Experimental EtherType 1.
@@ -38,8 +42,11 @@ pub const PREFIX_LEN: usize = 8;
 pub const MEAS_LEN: usize = 16;
 /// Common-prefix flag: a measurement block follows the body.
 pub const FLAG_MEAS: u8 = 0x80;
+/// Common-prefix flag: a per-hop record area is present (its descriptor after the
+/// prefix, its slots at the end of the header; [`hops`]).
+pub const FLAG_HOPS: u8 = 0x40;
 /// Mask of the prefix flag bits defined in this version; the rest must be zero.
-pub const FLAGS_DEFINED: u8 = FLAG_MEAS;
+pub const FLAGS_DEFINED: u8 = FLAG_MEAS | FLAG_HOPS;
 /// Minimum Ethernet frame length without FCS.
 pub const ETH_MIN_FRAME: usize = 60;
 /// Ethernet header length without tags.
@@ -311,16 +318,34 @@ impl<T: AsRef<[u8]>> Header<T> {
             });
         }
         let hl = self.header_len();
-        let min = PREFIX_LEN + 8 + if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
+        let min = self.fixed_len() + 8;
         if hl < min {
             return Err(WireError::BadValue {
                 field: "prefix.hdr_len",
                 value: b[prefix_field::HDR_LEN] as u64,
-                why: "shorter than prefix + minimal body (+ measurement block)",
+                why: "shorter than prefix + minimal body (+ hop descriptor, measurement block)",
             });
         }
         need(b, hl, "prefix.hdr_len")?;
+        if self.has_hops() {
+            let a = HopArea::parse(&b[PREFIX_LEN..PREFIX_LEN + hops::DESC_LEN])?;
+            if a.slots_len() > hl - min {
+                return Err(WireError::BadValue {
+                    field: "hops.slots",
+                    value: u64::from(a.slots),
+                    why: "the record slots do not fit in HdrLen",
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// Bytes of the header that are not body or record slots: the prefix, the hop
+    /// descriptor and the measurement block, as the flags say.
+    fn fixed_len(&self) -> usize {
+        PREFIX_LEN
+            + if self.has_hops() { hops::DESC_LEN } else { 0 }
+            + if self.has_meas() { MEAS_LEN } else { 0 }
     }
 
     /// Version (high nibble of byte 0).
@@ -343,12 +368,44 @@ impl<T: AsRef<[u8]>> Header<T> {
         self.flags() & FLAG_MEAS != 0
     }
 
+    /// Whether the frame carries a per-hop record area (flag HOPS).
+    pub fn has_hops(&self) -> bool {
+        self.flags() & FLAG_HOPS != 0
+    }
+
+    /// The record area's descriptor, if present (checked by `new_checked`).
+    pub fn hop_area(&self) -> Option<HopArea> {
+        if !self.has_hops() {
+            return None;
+        }
+        let d = self
+            .buf
+            .as_ref()
+            .get(PREFIX_LEN..PREFIX_LEN + hops::DESC_LEN)?;
+        Some(HopArea {
+            slots: d[0],
+            count: d[1],
+            overflow: d[2] & hops::DESC_OVERFLOW != 0,
+        })
+    }
+
+    /// Bytes of the record slots at the end of the header (0 without HOPS).
+    fn slots_len(&self) -> usize {
+        self.hop_area().map_or(0, |a| a.slots_len())
+    }
+
+    /// Offset of the kind-specific body: after the prefix and the hop descriptor.
+    pub fn body_offset(&self) -> usize {
+        PREFIX_LEN + if self.has_hops() { hops::DESC_LEN } else { 0 }
+    }
+
     /// Hop limit (TTL): decremented by every switch, a frame arriving with 0 is dropped.
     pub fn hop_limit(&self) -> u8 {
         self.buf.as_ref()[prefix_field::HOP_LIMIT]
     }
 
-    /// Total header length in bytes (prefix + body + measurement block).
+    /// Total header length in bytes (prefix, hop descriptor, body, measurement block,
+    /// hop record slots).
     pub fn header_len(&self) -> usize {
         usize::from(self.buf.as_ref()[prefix_field::HDR_LEN]) * 8
     }
@@ -363,14 +420,22 @@ impl<T: AsRef<[u8]>> Header<T> {
         be16(self.buf.as_ref(), prefix_field::INNER_TYPE)
     }
 
-    /// Length of the kind-specific body.
+    /// Length of the kind-specific body (0 on an unchecked header whose lengths do not
+    /// add up).
     pub fn body_len(&self) -> usize {
-        self.header_len() - PREFIX_LEN - if self.has_meas() { MEAS_LEN } else { 0 }
+        self.header_len()
+            .saturating_sub(self.fixed_len() + self.slots_len())
     }
 
     /// The kind-specific body.
     pub fn body(&self) -> &[u8] {
-        &self.buf.as_ref()[PREFIX_LEN..PREFIX_LEN + self.body_len()]
+        let at = self.body_offset();
+        &self.buf.as_ref()[at..at + self.body_len()]
+    }
+
+    /// Offset of the measurement block (right after the body).
+    fn meas_offset(&self) -> usize {
+        self.body_offset() + self.body_len()
     }
 
     /// The measurement block, if present.
@@ -378,7 +443,7 @@ impl<T: AsRef<[u8]>> Header<T> {
         if !self.has_meas() {
             return None;
         }
-        let at = PREFIX_LEN + self.body_len();
+        let at = self.meas_offset();
         let b = self.buf.as_ref();
         Some(Measurement {
             seq: be64(b, at),
@@ -405,8 +470,8 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
 
     /// Mutable kind-specific body.
     pub fn body_mut(&mut self) -> &mut [u8] {
-        let n = self.body_len();
-        &mut self.buf.as_mut()[PREFIX_LEN..PREFIX_LEN + n]
+        let (at, n) = (self.body_offset(), self.body_len());
+        &mut self.buf.as_mut()[at..at + n]
     }
 
     /// Overwrite the measurement block (no-op without FLAG_MEAS).
@@ -414,7 +479,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
         if !self.has_meas() {
             return;
         }
-        let at = PREFIX_LEN + self.body_len();
+        let at = self.meas_offset();
         let b = self.buf.as_mut();
         b[at..at + 8].copy_from_slice(&m.seq.to_be_bytes());
         b[at + 8..at + 16].copy_from_slice(&m.timestamp_ns.to_be_bytes());
@@ -443,6 +508,8 @@ pub struct PrefixRepr {
     pub inner_type: u16,
     /// Measurement block.
     pub meas: Option<Measurement>,
+    /// Per-hop record area: the descriptor (the slots are emitted empty).
+    pub hops: Option<HopArea>,
 }
 
 impl PrefixRepr {
@@ -454,15 +521,20 @@ impl PrefixRepr {
             payload_len: h.payload_len(),
             inner_type: h.inner_type(),
             meas: h.meas(),
+            hops: h.hop_area(),
         }
     }
 
     /// Total header length for a body of `body_len` bytes (a multiple of 8).
     pub fn header_len(&self, body_len: usize) -> usize {
-        PREFIX_LEN + body_len + if self.meas.is_some() { MEAS_LEN } else { 0 }
+        PREFIX_LEN
+            + body_len
+            + if self.meas.is_some() { MEAS_LEN } else { 0 }
+            + self.hops.map_or(0, |a| hops::DESC_LEN + a.slots_len())
     }
 
-    /// Emit prefix + `body` + measurement block into `out` (at least `header_len` bytes).
+    /// Emit prefix, hop descriptor, `body`, measurement block and empty hop record
+    /// slots into `out` (at least `header_len` bytes).
     ///
     /// Returns the header length. Fails if `body` is not a multiple of 8 bytes or the
     /// header would exceed 2040 bytes.
@@ -484,17 +556,25 @@ impl PrefixRepr {
         }
         need(out, hl, "prefix.hdr_len")?;
         out[0] = (VERSION << 4) | self.kind as u8;
-        out[1] = if self.meas.is_some() { FLAG_MEAS } else { 0 };
+        out[1] = if self.meas.is_some() { FLAG_MEAS } else { 0 }
+            | if self.hops.is_some() { FLAG_HOPS } else { 0 };
         out[2] = self.hop_limit;
         out[3] = (hl / 8) as u8;
         out[4..6].copy_from_slice(&self.payload_len.to_be_bytes());
         out[6..8].copy_from_slice(&self.inner_type.to_be_bytes());
-        out[PREFIX_LEN..PREFIX_LEN + body.len()].copy_from_slice(body);
+        let mut at = PREFIX_LEN;
+        if let Some(a) = self.hops {
+            a.emit(&mut out[at..at + hops::DESC_LEN]);
+            at += hops::DESC_LEN;
+        }
+        out[at..at + body.len()].copy_from_slice(body);
+        at += body.len();
         if let Some(m) = self.meas {
-            let at = PREFIX_LEN + body.len();
             out[at..at + 8].copy_from_slice(&m.seq.to_be_bytes());
             out[at + 8..at + 16].copy_from_slice(&m.timestamp_ns.to_be_bytes());
+            at += MEAS_LEN;
         }
+        out[at..hl].fill(0);
         Ok(hl)
     }
 
@@ -535,6 +615,7 @@ mod tests {
                 seq: 7,
                 timestamp_ns: 0x0102_0304_0506_0708,
             }),
+            hops: None,
         };
         p.to_vec(&[0u8; 16]).unwrap()
     }

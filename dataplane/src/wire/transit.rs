@@ -477,6 +477,7 @@ mod tests {
             payload_len: 0,
             inner_type: 0,
             meas: None,
+            hops: None,
         };
         p.to_vec(&repr.to_vec().unwrap()).unwrap()
     }

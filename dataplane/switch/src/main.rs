@@ -263,7 +263,7 @@ fn load(path: &Path, user: Option<String>, group: Option<String>) -> Result<Load
         },
     )?;
     let token = cfg.read_token()?;
-    let t = tables::load_checked(&cfg)?;
+    let t = tables::load_checked(&mut cfg)?;
     Ok((cfg, t, token, id))
 }
 

@@ -91,8 +91,13 @@ pub enum ReadError {
 
 /// Tables from a validated source.
 pub fn load(src: &TablesSource) -> Result<SwitchTables, LoadError> {
+    load_indexed(src).map(|(t, _)| t)
+}
+
+/// [`load`], and the switch's index in its topology when the source names one.
+fn load_indexed(src: &TablesSource) -> Result<(SwitchTables, Option<usize>), LoadError> {
     match src {
-        TablesSource::File(path) => Ok(read_file(path)?),
+        TablesSource::File(path) => Ok((read_file(path)?, None)),
         TablesSource::Topology {
             spec,
             kind,
@@ -117,7 +122,8 @@ pub fn load(src: &TablesSource) -> Result<SwitchTables, LoadError> {
                 None => kinds::tables(&t, *kind),
             }
             .map_err(|error| LoadError::Kind { kind: *kind, error })?;
-            all.into_iter().nth(idx).ok_or(LoadError::NotComputed)
+            let sw = all.into_iter().nth(idx).ok_or(LoadError::NotComputed)?;
+            Ok((sw, Some(idx)))
         }
     }
 }
@@ -135,13 +141,18 @@ pub fn read_file(path: &Path) -> Result<SwitchTables, ReadError> {
 }
 
 /// The tables `cfg` names, loaded and validated against its ports (None: it names
-/// none); an error names the configuration file and the key.
-pub fn load_checked(cfg: &Config) -> Result<Option<SwitchTables>, ConfigError> {
+/// none); an error names the configuration file and the key. Tables computed for a
+/// switch of a topology also give the switch id of hop records, unless `[switch] id`
+/// sets it.
+pub fn load_checked(cfg: &mut Config) -> Result<Option<SwitchTables>, ConfigError> {
     let Some(src) = &cfg.tables else {
         return Ok(None);
     };
-    let t = load(src).map_err(|e| cfg.error(e.key(), e.to_string()))?;
+    let (t, idx) = load_indexed(src).map_err(|e| cfg.error(e.key(), e.to_string()))?;
     validate(&t, cfg.ports.len()).map_err(|e| cfg.error("tables", e.to_string()))?;
+    if let (None, Some(i)) = (cfg.switch.id, idx) {
+        cfg.engine.switch_id = u32::try_from(i).unwrap_or(u32::MAX);
+    }
     Ok(Some(t))
 }
 

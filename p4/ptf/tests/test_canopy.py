@@ -4,7 +4,10 @@ The cases come from p4/ptf/cases.py applied to the plan run_suite.py wrote
 (CANOPY_PTF_PLAN). A forwarding case sends a frame into one switch port and expects the
 whole frame, byte for byte, on the expected port (or one port of the expected group) and
 nothing anywhere else. A drop case expects no frame anywhere and the drop counter of its
-reason +1, every other decision reason unchanged.
+reason +1, every other decision reason unchanged. A hop-record case is a forwarding case
+whose frame gets a record from the switch (docs/wire-format.md §2.1): every byte but the
+record's must be as expected, and the record must name the switch, the ingress port and
+the port the frame came out of, with the target's clock and consistent times.
 """
 
 import json
@@ -48,6 +51,39 @@ def read_drops(inst):
     return {name: got[i] for i, name in enumerate(REASONS)}
 
 
+RECORD_LEN = 48
+
+
+def check_record(test, c, got, port):
+    """The hop record of case `c` in the received frame `got` (bytes) that came out of
+    `port`: the bytes around it as expected, its fields as the target writes them."""
+    exp = c["expect"]
+    want = bytes.fromhex(exp["frame"])
+    at = exp["hop"]["at"]
+    test.assertEqual(len(got), len(want), f"{c['name']}: length")
+    test.assertEqual(got[:at], want[:at], f"{c['name']}: bytes before the record")
+    test.assertEqual(got[at + RECORD_LEN:], want[at + RECORD_LEN:], f"{c['name']}: bytes after it")
+    r = got[at:at + RECORD_LEN]
+    field = lambda o, n: int.from_bytes(r[o:o + n], "big")  # noqa: E731
+    switch, ingress, egress, clock = field(0, 4), field(4, 2), field(6, 2), r[12]
+    rx, poll, tx, qdelay = field(16, 8), field(24, 8), field(32, 8), field(40, 4)
+    test.assertEqual(
+        (switch, ingress, egress), (exp["hop"]["switch"], exp["hop"]["ingress"], port),
+        f"{c['name']}: switch, ingress, egress of {r.hex()}",
+    )
+    test.assertEqual((r[13:16], r[44:48]), (bytes(3), bytes(4)), f"{c['name']}: reserved bytes")
+    test.assertTrue(0 < poll <= tx, f"{c['name']}: poll {poll} <= handoff {tx}")
+    if PLAN["target"] == "canopy":
+        # CLOCK_MONOTONIC; AF_PACKET ports give the kernel's receive stamp
+        test.assertEqual(clock, 1, f"{c['name']}: clock")
+        test.assertTrue(0 < rx <= poll, f"{c['name']}: kernel rx {rx} <= poll {poll}")
+        test.assertEqual(qdelay, 0, f"{c['name']}: queue delay")
+    else:
+        # bmv2: its own clock (µs, written in ns), no kernel stamp
+        test.assertEqual((clock, rx), (2, 0), f"{c['name']}: clock, kernel rx")
+        test.assertEqual((poll % 1000, tx % 1000), (0, 0), f"{c['name']}: µs times")
+
+
 class CanopyCase:
     """The body of every case class (a mixin, so PTF does not collect it as a test)."""
 
@@ -79,6 +115,13 @@ class CanopyCase:
                 diff, {exp["drop"]: 1},
                 f"{c['name']}: drop counters changed by {diff}, expected {exp['drop']} +1",
             )
+        elif "hop" in exp:
+            testutils.send_packet(self, (dev, c["in_port"]), pkt)
+            res = testutils.dp_poll(self, device_number=dev, timeout=2)
+            self.assertIsInstance(res, self.dataplane.PollSuccess, f"{c['name']}: no frame out")
+            self.assertIn(res.port, exp["out"], f"{c['name']}: out of port {res.port}")
+            check_record(self, c, bytes(res.packet), res.port)
+            testutils.verify_no_other_packets(self, device_number=dev, timeout=0.2)
         else:
             want = Ether(bytes.fromhex(exp["frame"]))
             testutils.send_packet(self, (dev, c["in_port"]), pkt)

@@ -1,6 +1,6 @@
 //! [`AfPacketPort`] as an engine port ([`RingPort`]): RX frames are copied from the mmap
-//! RX ring into pool buffers, TX frames from buffers into the mmap TX ring, one `send`
-//! per burst.
+//! RX ring into pool buffers, with the kernel's receive stamp ([`Buf::set_kernel_rx`]),
+//! TX frames from buffers into the mmap TX ring, one `send` per burst.
 //!
 //! Upkeep is [`AfPacketPort::poll_link_background`]: down, up, or reopened after the
 //! interface was re-created, the reopen running on a helper thread (it waits for kernel
@@ -38,7 +38,7 @@ impl RingPort for AfPacketPort {
     }
 
     fn rx_into(&mut self, max: usize, sink: &mut RxSink<'_>) {
-        self.rx_burst_mut(max, |frame| sink.push(frame));
+        self.rx_burst_stamped(max, |frame, ts| sink.push_stamped(frame, ts));
     }
 
     fn count_drops(&mut self, reason: PortDrop, n: u64) {

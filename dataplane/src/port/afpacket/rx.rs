@@ -12,6 +12,16 @@ fn read_u16(b: &[u8], off: usize) -> Option<u16> {
     Some(u16::from_ne_bytes([s[0], s[1]]))
 }
 
+/// The kernel's receive time in the frame header at `hdr` (`tp_sec`, `tp_nsec` at
+/// `at`), in ns of `CLOCK_REALTIME`; 0 when unreadable.
+#[inline]
+fn kernel_stamp(b: &[u8], hdr: usize, at: (usize, usize)) -> u64 {
+    match (read_u32(b, hdr + at.0), read_u32(b, hdr + at.1)) {
+        (Some(s), Some(ns)) => u64::from(s) * 1_000_000_000 + u64::from(ns),
+        _ => 0,
+    }
+}
+
 /// The 802.1Q TPID, assumed when the kernel says a tag was taken out but not which TPID.
 const ETH_P_8021Q: u16 = 0x8100;
 
@@ -75,14 +85,21 @@ impl AfPacketPort {
     /// [`rx_burst`](Self::rx_burst) with each frame mutable in place (the ring slot is
     /// owned by user space until it is handed back), e.g. to run a decision that
     /// rewrites the header before copying the frame into a TX ring.
-    pub fn rx_burst_mut(&mut self, max: usize, f: impl FnMut(&mut [u8])) -> usize {
+    pub fn rx_burst_mut(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
+        self.rx_burst_stamped(max, |d, _| f(d))
+    }
+
+    /// [`rx_burst_mut`](Self::rx_burst_mut) with each frame's kernel receive time
+    /// (`tp_sec`/`tp_nsec` of its TPACKET header: a `CLOCK_REALTIME` software stamp, in
+    /// ns; 0 when the header could not be read).
+    pub fn rx_burst_stamped(&mut self, max: usize, f: impl FnMut(&mut [u8], u64)) -> usize {
         match self.rings.version {
             TpacketVersion::V3 => self.rx_burst_v3(max, f),
             TpacketVersion::V2 => self.rx_burst_v2(max, f),
         }
     }
 
-    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
+    fn rx_burst_v2(&mut self, max: usize, mut f: impl FnMut(&mut [u8], u64)) -> usize {
         let fsize = self.rings.rx.frame_size as usize;
         let bsize = self.rings.rx.block_size as usize;
         let fpb = self.rings.rx.frames_per_block().max(1) as usize;
@@ -101,12 +118,13 @@ impl AfPacketPort {
             ) {
                 (Some(len), Some(snap), Some(mac)) if snap == len => {
                     let at = sys::V2_VLAN;
+                    let ts = kernel_stamp(fr, 0, sys::V2_TS);
                     let span = restore_vlan(fr, 0, mac as usize, snap as usize, l.data, at);
                     match span.and_then(|(s, n)| fr.get_mut(s..s.checked_add(n)?)) {
                         Some(data) => {
                             self.stats.rx_frames += 1;
                             self.stats.rx_bytes += data.len() as u64;
-                            f(data);
+                            f(data, ts);
                             delivered += 1;
                         }
                         None => self.stats.drops[PortDrop::RxBadBlock as usize] += 1,
@@ -123,7 +141,7 @@ impl AfPacketPort {
         delivered
     }
 
-    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&mut [u8])) -> usize {
+    fn rx_burst_v3(&mut self, max: usize, mut f: impl FnMut(&mut [u8], u64)) -> usize {
         let mut seen = 0usize;
         let mut delivered = 0usize;
         let bsize = self.rings.rx.block_size as usize;
@@ -167,11 +185,12 @@ impl AfPacketPort {
                 self.rings.rx_left -= 1;
                 if snap == len {
                     let floor = pos + sys::V3_FRAME.data;
+                    let ts = kernel_stamp(block, pos, sys::H3_TS);
                     let span = restore_vlan(block, pos, start, snap as usize, floor, sys::V3_VLAN);
                     if let Some(data) = span.and_then(|(s, n)| block.get_mut(s..s + n)) {
                         self.stats.rx_frames += 1;
                         self.stats.rx_bytes += data.len() as u64;
-                        f(data);
+                        f(data, ts);
                         delivered += 1;
                     } else {
                         self.stats.drops[PortDrop::RxBadBlock as usize] += 1;

@@ -63,6 +63,11 @@ pub(super) const H3_NEXT: usize = 0;
 pub(super) const H3_SNAPLEN: usize = 12;
 pub(super) const H3_LEN: usize = 16;
 pub(super) const H3_MAC: usize = 24;
+/// The kernel's receive time of a frame (`tp_sec`, `tp_nsec`): `tpacket3_hdr` (from the
+/// packet's header) and `tpacket2_hdr`. Without `PACKET_TIMESTAMP` it is a software
+/// stamp, `CLOCK_REALTIME`.
+pub(super) const H3_TS: (usize, usize) = (4, 8);
+pub(super) const V2_TS: (usize, usize) = (16, 20);
 /// Where a received frame's status and VLAN fields are in its header.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct VlanFields {

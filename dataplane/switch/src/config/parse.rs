@@ -102,6 +102,7 @@ fn engine_config(s: &SwitchSection) -> Result<EngineConfig, Refusal> {
         flowlet_gap: (s.flowlet_gap_us > 0).then(|| Duration::from_micros(s.flowlet_gap_us)),
         mode: poll_mode(s)?,
         trace: s.trace,
+        switch_id: s.id.unwrap_or(0),
         pin_cores: s.pin_cores.clone(),
         ..EngineConfig::default()
     })

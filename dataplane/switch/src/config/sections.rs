@@ -30,6 +30,9 @@ pub struct SwitchSection {
     pub pool: usize,
     /// Per-packet hop trace in buffers (debug).
     pub trace: bool,
+    /// The switch id hop records carry (`docs/wire-format.md` §2.1); default: the
+    /// switch's index in the topology `[tables]` names, else 0.
+    pub id: Option<u32>,
     /// Run as this user once the ports are open (the process must start as root).
     pub user: Option<String>,
     /// With `user`: run with this group (default: the user's primary group).
@@ -53,6 +56,7 @@ impl Default for SwitchSection {
             flowlet_gap_us: 0,
             pool: 8192,
             trace: false,
+            id: None,
             user: None,
             group: None,
             reopen_caps: true,

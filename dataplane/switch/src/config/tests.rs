@@ -32,6 +32,27 @@ fn good_config_parses_with_defaults() {
     assert!(c.tables.is_none());
 }
 
+#[test]
+fn the_hop_record_switch_id_is_set_or_taken_from_the_topology() {
+    let c = Config::parse(Path::new("a.toml"), GOOD).unwrap();
+    assert_eq!((c.switch.id, c.engine.switch_id), (None, 0));
+    let t = GOOD.replace("workers = 1", "workers = 1\nid = 7");
+    let c = Config::parse(Path::new("a.toml"), &t).unwrap();
+    assert_eq!(c.engine.switch_id, 7);
+    // tables of a topology's switch: its index there (edge-p0-e1 is switch 1 of k=4),
+    // unless `id` says otherwise
+    let tables =
+        "\n[tables]\ntopology = \"fat-tree:k=4\"\nkind = \"path-id\"\nswitch = \"edge-p0-e1\"\n";
+    let four = "[[port]]\nbackend = \"mem\"\n".repeat(2);
+    let mut c = Config::parse(Path::new("a.toml"), &format!("{GOOD}{four}{tables}")).unwrap();
+    crate::tables::load_checked(&mut c).unwrap().unwrap();
+    assert_eq!(c.engine.switch_id, 1);
+    let t = format!("{t}{four}{tables}");
+    let mut c = Config::parse(Path::new("a.toml"), &t).unwrap();
+    crate::tables::load_checked(&mut c).unwrap().unwrap();
+    assert_eq!(c.engine.switch_id, 7);
+}
+
 fn dpdk_cfg(port: &str, dpdk: &str) -> Result<Config, ConfigError> {
     let t = format!("{GOOD}\n[[port]]\nbackend = \"dpdk\"\n{port}\n{dpdk}");
     Config::parse(Path::new("a.toml"), &t)

@@ -42,7 +42,7 @@ pub const HOST_MGMT_THREADS: usize = 2;
 /// own: `user`/`group` (the host runs as one user), `pin_cores` (the host's threads are
 /// pinned by `[host] pin_cores`) and `dpdk` ports (one DPDK environment per process).
 fn load_member(m: &Member) -> Result<(Config, Option<SwitchTables>, Option<Vec<u8>>)> {
-    let cfg = Config::load(&m.config)?;
+    let mut cfg = Config::load(&m.config)?;
     let s = &cfg.switch;
     if s.user.is_some() || s.group.is_some() {
         bail!(cfg.error(
@@ -66,7 +66,7 @@ fn load_member(m: &Member) -> Result<(Config, Option<SwitchTables>, Option<Vec<u
             "a host cannot run dpdk ports (one DPDK environment per process): run this switch on its own"
         ));
     }
-    let t = tables::load_checked(&cfg)?;
+    let t = tables::load_checked(&mut cfg)?;
     let token = cfg.read_token()?;
     Ok((cfg, t, token))
 }

@@ -154,7 +154,10 @@ fn prefix() -> Group {
     const FLAGS: usize = 9;
     const HOP: usize = 10;
     let tag = || Cond::OneOf(vec![w::ETHERTYPE_VLAN.into(), w::ETHERTYPE_QINQ.into()]);
-    let flags_reserved = u64::from(!w::FLAGS_DEFINED);
+    // canopy_tna.p4 does not implement the hop record area (flag HOPS): its header
+    // length arithmetic has no descriptor or slots, so it refuses the flag as reserved
+    // (docs/p4.md); every other flag bit is as the wire format defines it
+    let flags_reserved = u64::from(!(w::FLAGS_DEFINED & !w::FLAG_HOPS));
     Group {
         name: "prefix",
         columns: vec![

@@ -1,0 +1,116 @@
+//! Per-hop records (wire flag HOPS, `docs/wire-format.md` §2.1): what a worker writes
+//! into a frame that asks for them. Off the common path: the worker tests the flag once
+//! per received frame ([`hops::requested`]) and calls in here only for bursts that hold
+//! such a frame; the clocks are read once per such burst and once per TX drain burst
+//! that carries one. No allocation, no lock, no syscall (the clocks are vDSO reads).
+
+use super::pool::Buf;
+use crate::wire::hops::{self, HopRecord, HopWrite};
+
+/// A kernel receive stamp older than this (by `CLOCK_REALTIME`) is taken as a clock
+/// step, not a wait, and written as unknown.
+const KERNEL_RX_MAX_AGE_NS: u64 = 1_000_000_000;
+
+/// The clocks as a burst that holds a HOPS frame returned from `rx_burst`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HopClock {
+    /// `CLOCK_MONOTONIC` ns: the records' clock, and their Poll time.
+    mono_ns: u64,
+    /// `CLOCK_REALTIME` ns, read next to it: converts the kernel's receive stamps.
+    real_ns: u64,
+}
+
+impl HopClock {
+    /// Read both clocks now.
+    pub(crate) fn now() -> HopClock {
+        HopClock {
+            mono_ns: monotonic_ns(),
+            real_ns: realtime_ns(),
+        }
+    }
+
+    /// The kernel's receive time of `b` on the monotonic clock, 0 when unknown.
+    fn kernel_rx(&self, b: &Buf) -> u64 {
+        match b.kernel_rx_age(self.real_ns) {
+            Some(age) if age <= KERNEL_RX_MAX_AGE_NS => self.mono_ns.saturating_sub(age),
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn monotonic_ns() -> u64 {
+    super::sys::clock_ns(libc::CLOCK_MONOTONIC)
+}
+#[cfg(target_os = "linux")]
+fn realtime_ns() -> u64 {
+    super::sys::clock_ns(libc::CLOCK_REALTIME)
+}
+#[cfg(not(target_os = "linux"))]
+fn monotonic_ns() -> u64 {
+    0
+}
+#[cfg(not(target_os = "linux"))]
+fn realtime_ns() -> u64 {
+    0
+}
+
+/// The bytes of a received burst, and whether a frame of it asks for hop records: one
+/// flag test per frame, in the loop that counts the bytes anyway.
+#[inline]
+pub(crate) fn scan(burst: &[Buf]) -> (u64, bool) {
+    let mut bytes = 0u64;
+    let mut any = false;
+    for b in burst {
+        bytes += b.len() as u64;
+        any |= hops::requested(b.bytes()).is_some();
+    }
+    (bytes, any)
+}
+
+/// Where a frame goes, as the worker decided it.
+pub(crate) struct Hop {
+    pub(crate) switch: u32,
+    pub(crate) ingress: u16,
+    pub(crate) egress: u16,
+    /// Frames ahead of it towards `egress` (the adaptive choice's occupancy).
+    pub(crate) queue: usize,
+}
+
+/// Write this switch's record into `b` if it asks for one (or set the area's overflow
+/// flag), and mark it for its TX-handoff time.
+#[cold]
+#[inline(never)]
+pub(crate) fn record(b: &mut Buf, clk: &HopClock, hop: &Hop) {
+    let Some(off) = hops::requested(b.bytes()) else {
+        return;
+    };
+    let rec = HopRecord {
+        switch: hop.switch,
+        ingress: hop.ingress,
+        egress: hop.egress,
+        queue: u32::try_from(hop.queue).unwrap_or(u32::MAX),
+        clock: hops::clock::MONOTONIC,
+        kernel_rx_ns: clk.kernel_rx(b),
+        poll_ns: clk.mono_ns,
+        tx_ns: 0,
+        queue_delay_ns: 0,
+    };
+    let wrote = hops::write(&mut b.bytes_mut()[off..], &rec);
+    b.set_hop_pending(matches!(wrote, Some(HopWrite::Slot(_))));
+}
+
+/// Give every frame of `bufs` whose record waits for it ([`Buf::hop_pending`]) its
+/// TX-handoff time: now, as the burst goes to the port. The TX drain calls it (one
+/// clock read) only for a burst in which it saw such a frame.
+#[cold]
+#[inline(never)]
+pub(crate) fn stamp_tx(bufs: &mut [Buf]) {
+    let now = monotonic_ns();
+    for b in bufs.iter_mut().filter(|b| b.hop_pending()) {
+        if let Some(off) = hops::requested(b.bytes()) {
+            hops::set_last_tx(&mut b.bytes_mut()[off..], now);
+        }
+        b.set_hop_pending(false);
+    }
+}
