@@ -750,8 +750,11 @@ fn p4_entries(a: P4EntriesArgs, clock: &mut Clock) -> Result<()> {
     let sw = switch_tables(&spec, &t, kind, mode, &switch, clock)?;
     let mut ops = p4::entries(&sw)?;
     // the id hop records carry: the switch's index, as canopy-switch writes it
-    let id = t.switch_index(&switch).unwrap_or(0);
-    ops.push(p4::hop_switch(u32::try_from(id).unwrap_or(u32::MAX)));
+    // (v1model only: canopy_tna.p4 has no hop records, so no hop_cfg table)
+    if fmt != p4::Format::BfrtPython {
+        let id = t.switch_index(&switch).unwrap_or(0);
+        ops.push(p4::hop_switch(u32::try_from(id).unwrap_or(u32::MAX)));
+    }
     // the header line of the text formats: the command that regenerates them
     let banner = || {
         let m = mode

@@ -28,6 +28,8 @@ pub(crate) struct Model {
     pub(crate) transit_split: Option<u64>,
     pub(crate) transit_dir: BTreeMap<(u64, u64), (Target, u64, u64)>,
     pub(crate) pathid_leaf: Option<u64>,
+    /// The switch id hop records carry (`hop_cfg`, set by `canopyctl p4-entries`).
+    pub(crate) hop_switch: Option<u64>,
     pub(crate) lpm: Vec<Lpm>,
     pub(crate) hosts: BTreeMap<u64, Target>,
 }
@@ -264,6 +266,7 @@ pub(crate) fn replay_p4rt(doc: &Value, info: &p4::P4Info) -> Model {
                 "sliced_cfg" => m.sliced_cfg = Some(e.ordered.clone()),
                 "transit_cfg" => m.transit_split = Some(p("split")),
                 "pathid_cfg" => m.pathid_leaf = Some(p("leaf")),
+                "hop_cfg" => m.hop_switch = Some(p("id")),
                 t => panic!("{t}"),
             }
             continue;
