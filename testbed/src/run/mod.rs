@@ -108,7 +108,7 @@ const SETTLE_MAX: Duration = Duration::from_secs(10);
 
 /// A [`snapshot`] once the fabric is quiet: frames a switch has received but not yet
 /// sent (in its rings after an overload) would break rx = tx + drops, so the counters
-/// are read until two readings 50 ms apart agree (at most [`SETTLE_MAX`]; after that
+/// are read until two readings 50 ms apart agree (at most `SETTLE_MAX`, 10 s; after that
 /// the last reading, and the report names the switches that do not add up).
 pub fn settled_snapshot(state: &State) -> Result<Snapshot> {
     let t0 = std::time::Instant::now();

@@ -4,7 +4,7 @@
 //! on failure); [`measure`] runs on a pair that exists (the vethbench's direct pair,
 //! next to trafgen).
 //!
-//! The measurement is a trial's [`Exchange`]: `tx_threads` sender lanes, each sending
+//! The measurement is a trial's exchange (`traffic::engine`): `tx_threads` sender lanes, each sending
 //! as its own host (hosts 0, 1, … of the k=4 fat-tree, each its own send-only TX
 //! socket on the pair's near end) at full speed to one sink host on the far end, with
 //! stamped frames of the real header; the far end is either a plain sink (nobody

@@ -13,7 +13,7 @@
 //! computed) before anything opens; each switch is prepared (ports, engine, socket);
 //! privileges are reduced to what starting a switch again needs; the threads start and
 //! take every engine; each switch's management is served; the control socket
-//! ([`control`]) lists the switches and stops or starts one while the others forward.
+//! (`control.rs`) lists the switches and stops or starts one while the others forward.
 //! On SIGTERM or SIGINT every switch stops as `run` stops one, its final counters on
 //! stdout under its name.
 
