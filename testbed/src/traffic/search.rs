@@ -15,8 +15,10 @@
 //! longer trial (`confirm_s`): the NDR at the NDR, then the PDR at the PDR (unless the
 //! NDR's confirmation already covers it). A rate that fails its confirmation is lowered
 //! by `max(resolution * max_pps, 5 %)`, and to at most 98 % of the rate the failed trial
-//! delivered (about what the target sustains), and tried again, at most `confirm_tries`
-//! times;
+//! delivered (about what the target sustains), from the second refusal on by a quarter
+//! at least; once one held, the next tries bisect between it and the lowest refused;
+//! at most `confirm_tries` long trials per rate, and any long trial without loss
+//! confirms an NDR;
 //! the rate reported is the one confirmed (None when none was), next to the one the
 //! short trials found.
 
@@ -190,8 +192,15 @@ fn confirm_both(
     r.confirm_s = spec.confirm_s;
     // the highest rate whose confirmation passed under the PDR criterion so far
     let mut pdr_seen: Option<(f64, usize)> = None;
-    let mut run = |start: f64, phase: Phase, pdr_seen: &mut Option<(f64, usize)>| {
+    // the highest rate a confirmation passed without loss (also one run for the PDR)
+    let mut ndr_seen: Option<(f64, usize)> = None;
+    let mut run = |start: f64,
+                   phase: Phase,
+                   pdr_seen: &mut Option<(f64, usize)>,
+                   ndr_seen: &mut Option<(f64, usize)>| {
         let step = res.max(0.05 * start);
+        // the highest confirmed rate and the lowest refused one so far
+        let (mut lo, mut hi): (Option<(f64, usize)>, Option<f64>) = (None, None);
         let mut rate = start;
         for _ in 0..spec.confirm_tries.max(1) {
             if rate < spec.min_pps {
@@ -208,20 +217,42 @@ fn confirm_both(
             t.passed = Some(ok);
             let i = first_index + trials.len();
             trials.push(t);
-            if under_pdr && pdr_seen.is_none_or(|(p, _)| rate > p) {
-                *pdr_seen = Some((rate, i));
+            for (seen, yes) in [(&mut *pdr_seen, under_pdr), (&mut *ndr_seen, no_loss)] {
+                if yes && seen.is_none_or(|(p, _)| rate > p) {
+                    *seen = Some((rate, i));
+                }
             }
             if ok {
-                return Ok(Some((rate, i)));
+                lo = Some((rate, i));
+                // the first rate holds, or what is left above is one step: done
+                match hi {
+                    Some(h) if h - rate > step => rate = (rate + h) / 2.0,
+                    _ => break,
+                }
+            } else {
+                let refused_before = hi.is_some();
+                hi = Some(rate);
+                rate = match lo {
+                    // between the highest that held and this one
+                    Some((l, _)) => (l + rate) / 2.0,
+                    // an overloaded trial delivers about what the target sustains, plus
+                    // what its buffers held: try no higher than that, and from the
+                    // second refusal on a quarter lower at least
+                    None => {
+                        let next = (rate - step).min(received * 0.98);
+                        if refused_before {
+                            next.min(rate * 0.75)
+                        } else {
+                            next
+                        }
+                    }
+                };
             }
-            // an overloaded trial delivers about what the target sustains (plus what its
-            // buffers held): try no higher than that
-            rate = (rate - step).min(received * 0.98);
         }
-        Ok::<_, crate::error::TestbedError>(None)
+        Ok::<_, crate::error::TestbedError>(lo)
     };
     let ndr = match r.ndr_search_pps {
-        Some(n) => run(n, Phase::ConfirmNdr, &mut pdr_seen)?,
+        Some(n) => run(n, Phase::ConfirmNdr, &mut pdr_seen, &mut ndr_seen)?,
         None => None,
     };
     (r.ndr_pps, r.ndr_trial) = (ndr.map(|x| x.0), ndr.map(|x| x.1));
@@ -229,10 +260,16 @@ fn confirm_both(
     // threshold; otherwise confirmed on its own
     let pdr = match (r.pdr_search_pps, pdr_seen) {
         (Some(p), Some((seen, i))) if seen >= p => Some((seen, i)),
-        (Some(p), _) => run(p, Phase::ConfirmPdr, &mut pdr_seen)?,
+        (Some(p), _) => run(p, Phase::ConfirmPdr, &mut pdr_seen, &mut ndr_seen)?,
         (None, _) => None,
     };
     (r.pdr_pps, r.pdr_trial) = (pdr.map(|x| x.0), pdr.map(|x| x.1));
+    // a long trial without loss confirms an NDR, whichever criterion it ran for
+    if let Some((n, i)) = ndr_seen {
+        if r.ndr_pps.is_none_or(|x| x < n) {
+            (r.ndr_pps, r.ndr_trial) = (Some(n), Some(i));
+        }
+    }
     // a confirmed NDR is a PDR too
     if let (Some(n), Some(i)) = (r.ndr_pps, r.ndr_trial) {
         if r.pdr_pps.is_none_or(|p| p < n) {
@@ -371,11 +408,11 @@ mod tests {
         let (short, ndr) = (r.ndr_search_pps.unwrap(), r.ndr_pps.unwrap());
         assert!(short > 49_000.0 && short <= 50_000.0, "{short}");
         assert!(ndr <= 48_000.0 && ndr > 46_000.0, "{ndr}");
-        let confirms: Vec<&Trial> = trials.iter().rev().take(2).collect();
+        let n = trials.len();
         assert_eq!(
-            confirms.iter().map(|t| t.passed).collect::<Vec<_>>(),
-            [Some(true), Some(false)],
-            "a failed confirmation, then one that held"
+            trials[n - 3..].iter().map(|t| t.passed).collect::<Vec<_>>(),
+            [Some(false), Some(true), Some(false)],
+            "refused, held lower, then refused halfway back up (a bisection)"
         );
         assert_eq!(trials[r.ndr_trial.unwrap()].offered_pps, ndr);
 
@@ -399,5 +436,46 @@ mod tests {
         assert!(r.ndr_search_pps.is_some());
         assert_eq!((r.ndr_pps, r.ndr_trial), (None, None));
         assert!(trials.iter().filter(|t| t.passed == Some(false)).count() >= 3);
+    }
+
+    #[test]
+    fn confirmation_gets_under_a_target_whose_buffers_hide_its_overload() {
+        // 1-s trials pass up to 100 kpps; over the long trial the target sustains 60 kpps
+        // but delivers 30 kpps more from its buffers, so the delivered rate misleads
+        let spec = SearchSpec {
+            min_pps: 1000.0,
+            resolution: 0.02,
+            confirm_s: 5.0,
+            confirm_tries: 6,
+            ..SearchSpec::default()
+        };
+        let mut short = device(100_000.0, 100_000.0);
+        let dev = |rate: f64, phase: Phase| {
+            if !phase.confirms() {
+                return short(rate, phase);
+            }
+            let sent = rate.round() as u64;
+            let lost = if rate <= 60_000.0 {
+                0
+            } else {
+                (rate - 60_000.0) as u64 / 2
+            };
+            Ok(Trial {
+                offered_pps: rate,
+                sent_pps: rate,
+                sent,
+                lost,
+                loss_ratio: lost as f64 / sent as f64,
+                received: sent - lost,
+                received_pps: (rate).min(90_000.0),
+                ..Trial::default()
+            })
+        };
+        let mut trials = vec![];
+        let r = search(&spec, 200_000.0, 0, &mut trials, dev).unwrap();
+        let ndr = r.ndr_pps.expect("a long trial held");
+        assert!(ndr <= 60_000.0 && ndr > 45_000.0, "{ndr}");
+        assert_eq!(trials[r.ndr_trial.unwrap()].lost, 0);
+        assert_eq!(r.pdr_pps, Some(ndr), "nothing held above it");
     }
 }

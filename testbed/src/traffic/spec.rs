@@ -144,7 +144,7 @@ fn default_confirm_s() -> f64 {
     10.0
 }
 fn default_confirm_tries() -> u32 {
-    4
+    6
 }
 
 fn default_search_min() -> f64 {
