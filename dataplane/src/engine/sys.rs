@@ -198,6 +198,22 @@ impl Epoll {
     }
 }
 
+/// `clock_gettime(clock)` in ns (through the vDSO on Linux: no syscall); 0 if the
+/// clock cannot be read.
+pub(crate) fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the live local it is given.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,20 +244,4 @@ mod tests {
         ev.drain(); // nothing to read: no error, no block
         assert!(ep.add(-1, 1).is_err());
     }
-}
-
-/// `clock_gettime(clock)` in ns (through the vDSO on Linux: no syscall); 0 if the
-/// clock cannot be read.
-pub(crate) fn clock_ns(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the live local it is given.
-    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
-        return 0;
-    }
-    (ts.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(ts.tv_nsec as u64)
 }
