@@ -320,6 +320,9 @@ fn p4runtime_requests_of_every_switch_pass_the_checker() {
             let what = format!("{spec} {kind:?} {mode:?} p4runtime with p4c's P4Info");
             let model = replay_p4rt(&req, &info);
             check_model(sw, &model, &what);
+            // the hop records' switch id: the switch's index in the topology
+            let idx = all.iter().position(|s| s.name == name).unwrap() as u64;
+            assert_eq!(model.hop_switch, Some(idx), "{what}: hop_cfg of {name}");
             check_lpm_semantics(sw, &model, false, &mut rng);
             let f = dir.0.join(format!("req-{}.json", files.len()));
             std::fs::write(&f, &o.stdout).unwrap();

@@ -30,6 +30,8 @@ pub(crate) struct Model {
     pub(crate) pathid_leaf: Option<u64>,
     pub(crate) lpm: Vec<Lpm>,
     pub(crate) hosts: BTreeMap<u64, Target>,
+    /// `hop_cfg`'s switch id (canopyctl adds it; `p4::entries` alone does not).
+    pub(crate) hop_switch: Option<u64>,
 }
 
 fn num(s: &str) -> u64 {
@@ -56,6 +58,7 @@ pub(crate) fn replay_cli(cli: &str) -> Model {
                     ("sliced_cfg", "set_sliced_cfg") => m.sliced_cfg = Some(params),
                     ("transit_cfg", "set_transit_cfg") => m.transit_split = Some(params[0]),
                     ("pathid_cfg", "set_pathid_cfg") => m.pathid_leaf = Some(params[0]),
+                    ("hop_cfg", "set_hop_switch") => m.hop_switch = Some(params[0]),
                     (t, a) => panic!("default {t} {a}"),
                 }
             }
@@ -264,6 +267,7 @@ pub(crate) fn replay_p4rt(doc: &Value, info: &p4::P4Info) -> Model {
                 "sliced_cfg" => m.sliced_cfg = Some(e.ordered.clone()),
                 "transit_cfg" => m.transit_split = Some(p("split")),
                 "pathid_cfg" => m.pathid_leaf = Some(p("leaf")),
+                "hop_cfg" => m.hop_switch = Some(p("id")),
                 t => panic!("{t}"),
             }
             continue;
