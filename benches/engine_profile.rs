@@ -4,10 +4,11 @@
 //! `valgrind --tool=callgrind target/release/examples/engine_profile switch 200000`
 //! (instruction counts are repeatable on a busy machine, unlike wall-clock time).
 //!
-//! - `switch N`: one fat-tree k=4 edge switch on `mem` ports, one worker, N frames of
-//!   60 bytes (64 B on the wire) fed in bursts from both host ports, half to the other
-//!   local host (down, deterministic) and half to a remote host (up, adaptive). Same
-//!   setup as the `switch/*` criterion bench.
+//! - `switch N [DRAIN_US]`: one fat-tree k=4 edge switch on `mem` ports, one worker, N
+//!   frames of 60 bytes (64 B on the wire) fed in bursts from both host ports, half to the
+//!   other local host (down, deterministic) and half to a remote host (up, adaptive). Same
+//!   setup as the `switch/*` criterion bench. Drain timer DRAIN_US (default 100 µs; with
+//!   0 every round drains everything, so counts repeat under valgrind whatever the load).
 //! - `fabric MS [THREADS [DRAIN_US]]`: the k=8 fat-tree in one process, uniform random
 //!   traffic for MS milliseconds, drain timer DRAIN_US (default 100 µs; with 0 the run
 //!   does the same work per frame whatever the clock, so counts repeat under valgrind).
@@ -19,7 +20,7 @@ use canopy_dataplane::engine::{Engine, EngineConfig, Pool, PoolCache, BURST};
 use canopy_dataplane::wire::{self, Kind};
 use std::time::Duration;
 
-fn switch(frames: u64) {
+fn switch(frames: u64, drain_us: u64) {
     let topo = build_str("fat-tree:k=4").expect("topology");
     let tables = kinds::tables(&topo, Kind::Sliced).expect("tables");
     let sw = topo
@@ -47,6 +48,7 @@ fn switch(frames: u64) {
     let pool = Pool::new(8192);
     let cfg = EngineConfig {
         ring_size: 1024,
+        drain_interval: Duration::from_micros(drain_us),
         ..EngineConfig::default()
     };
     let mut eng = Engine::new(tables[sw].clone(), ports, pool.clone(), &cfg).expect("engine");
@@ -106,6 +108,6 @@ fn main() {
     let num = |i: usize, d: u64| a.get(i).and_then(|x| x.parse().ok()).unwrap_or(d);
     match a.get(1).map(String::as_str) {
         Some("fabric") => fabric(num(2, 200), num(3, 1) as usize, num(4, 100)),
-        _ => switch(num(2, 200_000)),
+        _ => switch(num(2, 200_000), num(3, 100)),
     }
 }

@@ -371,7 +371,7 @@ struct canopy_meta_t {
 struct canopy_meta_t {
     /* parser */
     bit<16> route_words_left;
-    bit<8>  hop_left;    /* record slots still to parse */
+    bit<8>  hop_left;    /* record slots still to parse (the descriptor's Slots) */
     bit<8>  hop_idx;     /* record slots parsed (hdr.hops[0 .. hop_idx - 1]) */
     /* hop records */
     bit<32> hop_switch;  /* the switch id the records carry (hop_cfg) */
@@ -535,6 +535,7 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
 #define CANOPY_HOPS_STATES(HDR, META)                                           \
     state parse_hops_desc {                                                     \
         pkt.extract(HDR.hops_desc);                                             \
+        META.hop_left = HDR.hops_desc.slots;                                    \
         transition parse_kind;                                                  \
     }                                                                           \
     state parse_kind {                                                          \
@@ -552,7 +553,6 @@ bool take_bits(in bit<64> word, in bit<8> len, inout bit<8> pos, in bit<8> w,
         transition parse_hop_slots;                                             \
     }                                                                           \
     state parse_hop_slots {                                                     \
-        META.hop_left = HDR.hops_desc.slots;                                    \
         META.hop_idx = 0;                                                       \
         transition parse_hop_loop;                                              \
     }                                                                           \

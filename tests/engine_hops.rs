@@ -1,7 +1,8 @@
 //! Per-hop records (wire flag HOPS) written by the engine, on whole fabrics of mem ports
 //! (control::sim): every switch a frame crosses writes one record, in hop order, whose
 //! switch and ports are the engine's own hop trace, with consistent times; a full area
-//! is flagged, not overwritten; frames without the flag are forwarded exactly as before.
+//! is flagged, not overwritten; malformed areas are dropped under their reasons; frames
+//! without the flag are forwarded exactly as before.
 
 mod common;
 
@@ -169,4 +170,42 @@ fn queued_frames_see_the_frames_ahead_of_them() {
     let mut queues = Vec::new();
     f.collect(|_, b| queues.push(records(b.bytes()).1[0].queue));
     assert_eq!(queues, vec![0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn malformed_areas_are_dropped_under_their_reasons() {
+    use canopy_dataplane::decide::DROP_REASON_NAMES;
+    let topo = build_str("fat-tree:k=4").unwrap();
+    let mut f = Fabric::new(&topo, Kind::PathId, false, 64).unwrap();
+    let good = with_hops(&f.frame(0, 15).unwrap(), 2);
+    let at = ETH_HEADER_LEN;
+    // (byte of the Canopy header, value, reason): the descriptor is at 8..16
+    let cases: [(usize, u8, &str); 5] = [
+        (9, 3, "bad_field_value"),       // Count > Slots
+        (8, 200, "bad_field_value"),     // Slots beyond HdrLen
+        (10, 0x01, "reserved_bits_set"), // descriptor flag
+        (12, 0x01, "reserved_bits_set"), // reserved byte
+        (3, 2, "bad_field_value"),       // HdrLen without room for the descriptor and a body
+    ];
+    let drops = |f: &Fabric, name: &str| -> u64 {
+        let i = DROP_REASON_NAMES.iter().position(|n| *n == name).unwrap();
+        f.counters().iter().flatten().map(|p| p.drops[i]).sum()
+    };
+    for (i, v, reason) in cases {
+        let mut bad = good.clone();
+        bad[at + i] = v;
+        let before = drops(&f, reason);
+        assert!(f.send(0, &bad));
+        f.run_until_idle();
+        let mut got = 0;
+        f.collect(|_, _| got += 1);
+        assert_eq!(got, 0, "byte {i} = {v:#x}: dropped");
+        assert_eq!(drops(&f, reason), before + 1, "byte {i} = {v:#x}: {reason}");
+    }
+    // cut short: the frame ends inside the record slots
+    let before = drops(&f, "truncated");
+    assert!(f.send(0, &good[..good.len() - 60]));
+    f.run_until_idle();
+    assert_eq!(drops(&f, "truncated"), before + 1);
+    f.check_conservation().unwrap();
 }

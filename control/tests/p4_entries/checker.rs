@@ -322,7 +322,7 @@ fn p4runtime_requests_of_every_switch_pass_the_checker() {
             check_model(sw, &model, &what);
             // hop records carry the switch's index in its topology, as canopy-switch's do
             let index = all.iter().position(|s| s.name == name).unwrap() as u64;
-            assert_eq!(model.hop_switch, Some(index), "{what}: hop_cfg");
+            assert_eq!(model.hop_switch, Some(index), "{what}: hop_cfg of {name}");
             check_lpm_semantics(sw, &model, false, &mut rng);
             let f = dir.0.join(format!("req-{}.json", files.len()));
             std::fs::write(&f, &o.stdout).unwrap();

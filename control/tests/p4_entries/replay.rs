@@ -28,10 +28,10 @@ pub(crate) struct Model {
     pub(crate) transit_split: Option<u64>,
     pub(crate) transit_dir: BTreeMap<(u64, u64), (Target, u64, u64)>,
     pub(crate) pathid_leaf: Option<u64>,
-    /// The switch id hop records carry (`hop_cfg`, set by `canopyctl p4-entries`).
-    pub(crate) hop_switch: Option<u64>,
     pub(crate) lpm: Vec<Lpm>,
     pub(crate) hosts: BTreeMap<u64, Target>,
+    /// `hop_cfg`'s switch id (canopyctl adds it; `p4::entries` alone does not).
+    pub(crate) hop_switch: Option<u64>,
 }
 
 fn num(s: &str) -> u64 {
@@ -58,6 +58,7 @@ pub(crate) fn replay_cli(cli: &str) -> Model {
                     ("sliced_cfg", "set_sliced_cfg") => m.sliced_cfg = Some(params),
                     ("transit_cfg", "set_transit_cfg") => m.transit_split = Some(params[0]),
                     ("pathid_cfg", "set_pathid_cfg") => m.pathid_leaf = Some(params[0]),
+                    ("hop_cfg", "set_hop_switch") => m.hop_switch = Some(params[0]),
                     (t, a) => panic!("default {t} {a}"),
                 }
             }

@@ -92,12 +92,14 @@ impl From<WireError> for DropReason {
 
 /// Offset of a Canopy header whose prefix passes every check of
 /// [`Header::new_checked`]: [`canopy_offset`] then the prefix check, with the exact
-/// errors of the first failing check.
+/// errors of the first failing check. Sets `hops` when the prefix has flag HOPS (only
+/// this path takes such frames).
 #[cold]
 #[inline(never)]
-fn checked_offset(frame: &[u8]) -> Result<usize, WireError> {
+fn checked_offset(frame: &[u8], hops: &mut bool) -> Result<usize, WireError> {
     let off = canopy_offset(frame)?;
-    Header::new_checked(&frame[off..])?;
+    let h = Header::new_checked(&frame[off..])?;
+    *hops = h.has_hops();
     Ok(off)
 }
 
@@ -130,9 +132,18 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
 /// the kind's cursor advanced. On a drop the frame may have been partly updated.
 #[inline]
 pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
+    decide_hops(t, ingress, frame, &mut false)
+}
+
+/// [`decide`], and whether the frame asks for a hop record (prefix flag HOPS,
+/// `docs/wire-format.md` §2.1), which the engine then writes: `hops` is set for such a
+/// frame and left alone otherwise. Free on the fast path, which takes no frame with the
+/// flag.
+#[inline]
+pub fn decide_hops(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
     let off = match fast_offset(frame) {
         Some(o) => o,
-        None => match checked_offset(frame) {
+        None => match checked_offset(frame, hops) {
             Ok(o) => o,
             Err(e) => return Verdict::Drop(e.into()),
         },
@@ -145,7 +156,7 @@ pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
 /// verdicts and the same bytes written, only slower; the reference the fast paths are
 /// tested against (`tests/decide_fast_path.rs`).
 pub fn decide_general(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
-    let off = match checked_offset(frame) {
+    let off = match checked_offset(frame, &mut false) {
         Ok(o) => o,
         Err(e) => return Verdict::Drop(e.into()),
     };

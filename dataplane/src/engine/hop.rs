@@ -1,8 +1,10 @@
 //! Per-hop records (wire flag HOPS, `docs/wire-format.md` §2.1): what a worker writes
-//! into a frame that asks for them. Off the common path: the worker tests the flag once
-//! per received frame ([`hops::requested`]) and calls in here only for bursts that hold
-//! such a frame; the clocks are read once per such burst and once per TX drain burst
-//! that carries one. No allocation, no lock, no syscall (the clocks are vDSO reads).
+//! into a frame that asks for them. Off the common path: the decision says whether a
+//! frame has the flag (free on its fast path, which takes no such frame), the clocks are
+//! read once per receive burst that holds such a frame and once per TX drain burst that
+//! carries one, and the drain looks for such frames only while the egress port's
+//! `hop_pending` count is not 0. No allocation, no lock, no syscall (the clocks are vDSO
+//! reads).
 
 use super::pool::Buf;
 use crate::wire::hops::{self, HopRecord, HopWrite};
@@ -11,7 +13,8 @@ use crate::wire::hops::{self, HopRecord, HopWrite};
 /// step, not a wait, and written as unknown.
 const KERNEL_RX_MAX_AGE_NS: u64 = 1_000_000_000;
 
-/// The clocks as a burst that holds a HOPS frame returned from `rx_burst`.
+/// The clocks, read when the worker reaches the first frame of a receive burst that asks
+/// for a hop record (after deciding the frames before it in the burst).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HopClock {
     /// `CLOCK_MONOTONIC` ns: the records' clock, and their Poll time.
@@ -55,19 +58,6 @@ fn realtime_ns() -> u64 {
     0
 }
 
-/// The bytes of a received burst, and whether a frame of it asks for hop records: one
-/// flag test per frame, in the loop that counts the bytes anyway.
-#[inline]
-pub(crate) fn scan(burst: &[Buf]) -> (u64, bool) {
-    let mut bytes = 0u64;
-    let mut any = false;
-    for b in burst {
-        bytes += b.len() as u64;
-        any |= hops::requested(b.bytes()).is_some();
-    }
-    (bytes, any)
-}
-
 /// Where a frame goes, as the worker decided it.
 pub(crate) struct Hop {
     pub(crate) switch: u32,
@@ -77,13 +67,13 @@ pub(crate) struct Hop {
     pub(crate) queue: usize,
 }
 
-/// Write this switch's record into `b` if it asks for one (or set the area's overflow
-/// flag), and mark it for its TX-handoff time.
+/// Write this switch's record into `b`, which asks for one (or set the area's overflow
+/// flag). True when a record was written: `b` is marked for its TX-handoff time.
 #[cold]
 #[inline(never)]
-pub(crate) fn record(b: &mut Buf, clk: &HopClock, hop: &Hop) {
+pub(crate) fn record(b: &mut Buf, clk: &HopClock, hop: &Hop) -> bool {
     let Some(off) = hops::requested(b.bytes()) else {
-        return;
+        return false;
     };
     let rec = HopRecord {
         switch: hop.switch,
@@ -96,21 +86,33 @@ pub(crate) fn record(b: &mut Buf, clk: &HopClock, hop: &Hop) {
         tx_ns: 0,
         queue_delay_ns: 0,
     };
-    let wrote = hops::write(&mut b.bytes_mut()[off..], &rec);
-    b.set_hop_pending(matches!(wrote, Some(HopWrite::Slot(_))));
+    let wrote = matches!(
+        hops::write(&mut b.bytes_mut()[off..], &rec),
+        Some(HopWrite::Slot(_))
+    );
+    b.set_hop_pending(wrote);
+    // used: a later switch that gets this buffer over an in-process link (which has no
+    // stamp of its own) must not take it for its own
+    b.clear_kernel_rx();
+    wrote
 }
 
 /// Give every frame of `bufs` whose record waits for it ([`Buf::hop_pending`]) its
-/// TX-handoff time: now, as the burst goes to the port. The TX drain calls it (one
-/// clock read) only for a burst in which it saw such a frame.
+/// TX-handoff time: now, as the burst goes to the port (one clock read, only when such a
+/// frame is there). The TX drain calls it while its port's `hop_pending` is not 0.
+/// Returns how many it stamped.
 #[cold]
 #[inline(never)]
-pub(crate) fn stamp_tx(bufs: &mut [Buf]) {
-    let now = monotonic_ns();
+pub(crate) fn stamp_tx(bufs: &mut [Buf]) -> usize {
+    let mut now = None;
+    let mut n = 0;
     for b in bufs.iter_mut().filter(|b| b.hop_pending()) {
+        let t = *now.get_or_insert_with(monotonic_ns);
         if let Some(off) = hops::requested(b.bytes()) {
-            hops::set_last_tx(&mut b.bytes_mut()[off..], now);
+            hops::set_last_tx(&mut b.bytes_mut()[off..], t);
         }
         b.set_hop_pending(false);
+        n += 1;
     }
+    n
 }

@@ -152,11 +152,7 @@ impl Port for MemPort {
             return 0;
         }
         let sent = match self.tx.write_chunk_uninit(n) {
-            // the kernel's receive stamp of the last hop means nothing past this link
-            Ok(chunk) => chunk.fill_from_iter(bufs.drain(..n).map(|mut b| {
-                b.clear_kernel_rx();
-                b
-            })),
+            Ok(chunk) => chunk.fill_from_iter(bufs.drain(..n)),
             Err(_) => 0,
         };
         if sent > 0 {

@@ -165,6 +165,11 @@ pub struct PortState {
     mtu: usize,
     link_downs: AtomicU64,
     tx_backlog: CachePadded<AtomicUsize>,
+    /// Frames in rings towards the port whose hop record waits for its TX-handoff time:
+    /// raised by the deciding worker before the push, lowered by the owner when it stamps
+    /// them, so the owner's drain looks at frames only while it is not 0 (one load per
+    /// port and round).
+    hop_pending: CachePadded<AtomicUsize>,
     backend: CachePadded<counters::BackendGauges>,
 }
 
@@ -186,6 +191,20 @@ impl PortState {
     #[inline]
     pub fn tx_backlog(&self) -> usize {
         self.tx_backlog.load(Ordering::Relaxed)
+    }
+    /// Frames in rings towards the port that wait for their hop record's TX-handoff time.
+    #[inline]
+    pub(crate) fn hop_pending(&self) -> usize {
+        self.hop_pending.load(Ordering::Relaxed)
+    }
+    /// `n` more (before the push: the ring's release orders it before the frame) or
+    /// fewer such frames.
+    pub(crate) fn add_hop_pending(&self, n: usize, more: bool) {
+        if more {
+            self.hop_pending.fetch_add(n, Ordering::Relaxed);
+        } else {
+            self.hop_pending.fetch_sub(n, Ordering::Relaxed);
+        }
     }
     /// Set by the owner only (single writer: plain stores); a fall counts in
     /// `link_downs`.
@@ -321,6 +340,7 @@ impl Engine {
                 mtu: p.mtu(),
                 link_downs: AtomicU64::new(0),
                 tx_backlog: CachePadded::new(AtomicUsize::new(0)),
+                hop_pending: CachePadded::new(AtomicUsize::new(0)),
                 backend: CachePadded::new(counters::BackendGauges::new(p.backend_drop_names())),
             })
             .collect();

@@ -110,7 +110,8 @@ impl Buf {
         self.0.marks |= MARK_KERNEL_RX;
     }
 
-    /// Forget the kernel's receive stamp (the frame left over a link that has none).
+    /// Forget the kernel's receive stamp (once a hop record used it: the buffer may reach
+    /// another switch over an in-process link, which has none).
     #[inline]
     pub fn clear_kernel_rx(&mut self) {
         self.0.marks &= !MARK_KERNEL_RX;

@@ -7,7 +7,7 @@ use super::hop::{self, Hop, HopClock};
 use super::pool::{Buf, Pool};
 use super::port::Port;
 use super::{PortState, BURST};
-use crate::decide::{decide, DropReason, Verdict};
+use crate::decide::{decide_hops, DropReason, Verdict};
 use crate::table::SwitchTables;
 use arc_swap::ArcSwap;
 use rtrb::{Consumer, Producer};
@@ -78,9 +78,12 @@ impl Worker {
             work += n;
             let tables = self.tables.load();
             let c = &self.counters.ports[usize::from(ingress)];
-            let (bytes, hops) = hop::scan(&self.burst);
-            // the records' Poll time: as rx_burst returned, read only for such a burst
-            let hop_clock = hops.then(HopClock::now);
+            let mut bytes = 0u64;
+            for b in &self.burst {
+                bytes += b.len() as u64;
+            }
+            // the records' Poll time: read at the burst's first frame that asks for one
+            let mut hop_clock: Option<HopClock> = None;
             bump(&c.rx_packets, n as u64);
             bump(&c.rx_bytes, bytes);
             let admin_in = st.admin_up();
@@ -90,7 +93,8 @@ impl Worker {
                     self.pool.put(b);
                     continue;
                 }
-                let verdict = decide(&tables, ingress, b.bytes_mut());
+                let mut hops = false;
+                let verdict = decide_hops(&tables, ingress, b.bytes_mut(), &mut hops);
                 // (egress, already known live: adaptive choices come from the live set)
                 let (e, checked) = match verdict {
                     Verdict::Port(p) => (p, false),
@@ -157,16 +161,22 @@ impl Worker {
                 if self.trace {
                     b.push_trace((self.switch_id, ingress, e));
                 }
-                if let Some(clk) = &hop_clock {
+                let pending = hops && {
                     let hop = Hop {
                         switch: self.switch_id,
                         ingress,
                         egress: e,
                         queue: ring.buffer().capacity() - ring.slots() + est.tx_backlog(),
                     };
-                    hop::record(&mut b, clk, &hop);
+                    hop::record(&mut b, hop_clock.get_or_insert_with(HopClock::now), &hop)
+                };
+                if pending {
+                    est.add_hop_pending(1, true);
                 }
                 if let Err(rtrb::PushError::Full(b)) = ring.push(b) {
+                    if pending {
+                        est.add_hop_pending(1, false);
+                    }
                     bump(&c.drops[RING_FULL], 1);
                     self.pool.put(b);
                 }
@@ -283,7 +293,10 @@ impl Worker {
         let mut work = 0;
         for ((port_no, port), rings) in self.owned.iter_mut().zip(self.drain.iter_mut()) {
             let e = *port_no;
-            let up = self.state[usize::from(e)].live();
+            let est = &self.state[usize::from(e)];
+            let up = est.live();
+            // frames towards this port wait for their hop record's TX-handoff time
+            let stamp = est.hop_pending() != 0;
             for ring in rings.iter_mut() {
                 let pending = ring.slots();
                 if pending == 0 || (pending < BURST && !flush_all) {
@@ -301,14 +314,12 @@ impl Worker {
                     self.txbuf.extend(chunk);
                 }
                 let mut bytes = 0u64;
-                let mut pending = false;
                 for b in &self.txbuf {
                     bytes += b.len() as u64;
-                    pending |= b.hop_pending();
                 }
-                if pending {
+                if stamp {
                     // the records' TxHandoff: as the burst goes to the port
-                    hop::stamp_tx(&mut self.txbuf);
+                    est.add_hop_pending(hop::stamp_tx(&mut self.txbuf), false);
                 }
                 let sent = if up {
                     port.tx_burst(&mut self.txbuf, &self.pool)

@@ -389,11 +389,6 @@ impl<T: AsRef<[u8]>> Header<T> {
         })
     }
 
-    /// Bytes of the record slots at the end of the header (0 without HOPS).
-    fn slots_len(&self) -> usize {
-        self.hop_area().map_or(0, |a| a.slots_len())
-    }
-
     /// Offset of the kind-specific body: after the prefix and the hop descriptor.
     pub fn body_offset(&self) -> usize {
         PREFIX_LEN + if self.has_hops() { hops::DESC_LEN } else { 0 }
@@ -420,22 +415,50 @@ impl<T: AsRef<[u8]>> Header<T> {
         be16(self.buf.as_ref(), prefix_field::INNER_TYPE)
     }
 
+    /// Offset and length of the kind-specific body, from one read of the flags (the
+    /// decision takes this on every frame; 0 bytes on an unchecked header whose lengths do
+    /// not add up).
+    #[inline]
+    fn body_span(&self) -> (usize, usize) {
+        let flags = self.flags();
+        if flags & FLAG_HOPS != 0 {
+            return self.hops_body_span();
+        }
+        let meas = if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
+        (
+            PREFIX_LEN,
+            self.header_len().saturating_sub(PREFIX_LEN + meas),
+        )
+    }
+
+    /// [`Header::body_span`] with a hop record area.
+    #[cold]
+    fn hops_body_span(&self) -> (usize, usize) {
+        let b = self.buf.as_ref();
+        let meas = if self.has_meas() { MEAS_LEN } else { 0 };
+        let slots = b
+            .get(PREFIX_LEN)
+            .map_or(0, |&n| usize::from(n) * hops::RECORD_LEN);
+        let at = PREFIX_LEN + hops::DESC_LEN;
+        (at, self.header_len().saturating_sub(at + meas + slots))
+    }
+
     /// Length of the kind-specific body (0 on an unchecked header whose lengths do not
     /// add up).
     pub fn body_len(&self) -> usize {
-        self.header_len()
-            .saturating_sub(self.fixed_len() + self.slots_len())
+        self.body_span().1
     }
 
     /// The kind-specific body.
     pub fn body(&self) -> &[u8] {
-        let at = self.body_offset();
-        &self.buf.as_ref()[at..at + self.body_len()]
+        let (at, n) = self.body_span();
+        &self.buf.as_ref()[at..at + n]
     }
 
     /// Offset of the measurement block (right after the body).
     fn meas_offset(&self) -> usize {
-        self.body_offset() + self.body_len()
+        let (at, n) = self.body_span();
+        at + n
     }
 
     /// The measurement block, if present.
@@ -470,7 +493,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
 
     /// Mutable kind-specific body.
     pub fn body_mut(&mut self) -> &mut [u8] {
-        let (at, n) = (self.body_offset(), self.body_len());
+        let (at, n) = self.body_span();
         &mut self.buf.as_mut()[at..at + n]
     }
 
