@@ -110,6 +110,8 @@ pub struct Evidence<'a> {
     pub receiver_drops: u64,
     /// CPUs of the machine.
     pub cpus: usize,
+    /// A search's highest rate (its first trial), pps.
+    pub search_max: Option<f64>,
 }
 
 /// The verdict, most telling cause first.
@@ -145,7 +147,15 @@ pub fn verdict(e: &Evidence) -> Limit {
         ));
         "the generator (its senders)"
     } else if lost == 0 {
-        "nothing: no trial lost a frame"
+        match e.search_max {
+            Some(max) => {
+                evidence.push(format!(
+                    "every trial passed, the first at the search's highest rate ({max:.0} pps): the fabric may forward more (--search-max)"
+                ));
+                "the search's highest rate, not the fabric"
+            }
+            None => "nothing: no trial lost a frame",
+        }
     } else if e.receiver_drops * 2 >= lost {
         evidence.push(format!(
             "the generator's receive rings dropped {} of the {lost} frames lost",
@@ -256,6 +266,7 @@ mod tests {
             cpu: (&a, &b),
             receiver_drops,
             cpus: 2,
+            search_max: None,
         })
     }
 
@@ -265,6 +276,19 @@ mod tests {
         assert_eq!(l.by, "the generator (its senders)");
         let l = judge(&[trial(0, true)], snap(0, 0), 0, 500);
         assert_eq!(l.by, "nothing: no trial lost a frame");
+        // a search whose every trial passed stopped at its own maximum
+        let (a, b) = (cpu(0, 0, 0), cpu(1000, 500, 1000));
+        let l = verdict(&Evidence {
+            trials: &[trial(0, true)],
+            before: &snap(0, 0),
+            after: &snap(0, 0),
+            cpu: (&a, &b),
+            receiver_drops: 0,
+            cpus: 2,
+            search_max: Some(100_000.0),
+        });
+        assert_eq!(l.by, "the search's highest rate, not the fabric");
+        assert!(l.evidence[0].contains("(100000 pps)"), "{:?}", l.evidence);
         let l = judge(&[trial(100, false)], snap(0, 0), 90, 500);
         assert_eq!(l.by, "the generator (its receivers)");
         let l = judge(&[trial(100, false)], snap(80, 5), 0, 500);

@@ -287,6 +287,7 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
         cpu: (&cpu0, &cpu1),
         receiver_drops: rx_drops1.saturating_sub(rx_drops0),
         cpus: meta.header.machine.cpus,
+        search_max: search.as_ref().map(|s| s.max_pps),
     });
     let counters = Counters {
         before: &before,
