@@ -366,9 +366,10 @@ impl Generator {
                 Ok((vec![t], None))
             }
             Some(s) => {
-                let max = s.max_pps.unwrap_or(super::spec::ceiling_pps(
-                    std::thread::available_parallelism().map_or(1, |n| n.get()),
-                ));
+                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let max = s
+                    .max_pps
+                    .unwrap_or(super::spec::ceiling_pps(cpus, spec.lanes(senders, cpus)));
                 let mut trials = vec![];
                 let mut step = 0;
                 // the confirmation trials: the same traffic, longer
