@@ -11,7 +11,7 @@ use crate::os::netns::LinkStats;
 use crate::report::results::soak::{Accounting, PortHop, SoakReport};
 use crate::report::results::{SwitchDelta, Timeline, Trial};
 use crate::run::linkload::Snapshot;
-use crate::run::snapshot;
+use crate::run::settled_snapshot;
 use crate::traffic::Generator;
 use canopy_control::topology::Topology;
 use std::collections::BTreeMap;
@@ -99,10 +99,13 @@ fn namespaces(state: &State) -> Vec<String> {
     v
 }
 
+/// The counters once the fabric is quiet (see [`settled_snapshot`]): a switch that
+/// still drains a backlog when the switches are read, and the interfaces a moment
+/// later, would show gaps that are only the time between the two readings.
 pub(super) fn read_counters(state: &State, g: &mut Generator) -> Result<Counters> {
     let ns = namespaces(state);
     Ok(Counters {
-        switches: snapshot(state)?,
+        switches: settled_snapshot(state)?,
         ifaces: interface_snapshot(&ns)?,
         qdiscs: qdisc_snapshot(&ns)?,
         host_socket_drops: g.rx_kernel_drops(),
