@@ -406,11 +406,34 @@ fn reflector_round_trip_and_search_find_rates() {
         max_pps: Some(3_000_000.0),
         resolution: 0.1,
         confirm_s: 1.0,
+        latency_s: 0.5,
         ..SearchSpec::default()
     });
     let (trials, r) = g.run(&s).unwrap();
     let r = r.unwrap();
     let ndr = r.ndr_pps.expect("the bridge forwards 2 kpps without loss");
+    // then the latency trials at 0, 10, 50 and 90 % of the NDR, each with a 1 kpps
+    // stream of its own beside the load (none at 0 %), all of it delivered
+    let fractions: Vec<f64> = r.latency.iter().map(|l| l.fraction).collect();
+    assert_eq!(fractions, vec![0.0, 0.1, 0.5, 0.9]);
+    for l in &r.latency {
+        let (t, p) = (&l.trial, l.trial.probe.as_ref().expect("no stream"));
+        let pct = l.fraction * 100.0;
+        assert_eq!(t.offered_pps, l.fraction * ndr);
+        assert_eq!(t.sent == 0, l.fraction == 0.0, "{t:?}");
+        assert_eq!(p.offered_pps, 1000.0);
+        assert!((450..=550).contains(&p.sent), "{pct} %: {p:?}");
+        // the load's frames and the stream's are counted apart, each exactly
+        assert_eq!(p.received + p.lost, p.sent, "{pct} %: {p:?}");
+        assert_eq!(p.latency.count, p.received, "{pct} %: {p:?}");
+        assert_eq!(t.received + t.lost, t.sent, "{pct} %: {t:?}");
+        assert_eq!((t.foreign, t.misdelivered), (0, 0), "{pct} %: {t:?}");
+        assert!(p.latency.min_ns > 0 && !p.latency.hdr.is_empty(), "{p:?}");
+        if l.fraction <= 0.1 {
+            // far below what the bridge forwards: nothing lost
+            assert_eq!((t.lost, p.lost), (0, 0), "{pct} %: {t:?}");
+        }
+    }
     let nt = &trials[r.ndr_trial.unwrap()];
     assert_eq!(nt.offered_pps, ndr);
     assert_eq!(nt.lost, 0);

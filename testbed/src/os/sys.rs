@@ -62,7 +62,7 @@ fn clock_ns(clock: libc::clockid_t) -> u64 {
         tv_nsec: 0,
     };
     // SAFETY: ts is a valid, writable timespec; the callers pass clocks that always
-    // exist on Linux (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID).
+    // exist on Linux (CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_THREAD_CPUTIME_ID).
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -70,6 +70,11 @@ fn clock_ns(clock: libc::clockid_t) -> u64 {
 /// CLOCK_MONOTONIC in nanoseconds (the clock the latency stamps carry).
 pub fn monotonic_ns() -> u64 {
     clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_REALTIME in nanoseconds (the clock of the kernel's receive stamps).
+pub fn realtime_ns() -> u64 {
+    clock_ns(libc::CLOCK_REALTIME)
 }
 
 /// Clock ticks per second of `/proc/*/stat` and `/proc/stat` (USER_HZ, usually 100).

@@ -9,10 +9,14 @@
 //! | [`compare`] | `canopy-testbed compare` | `compare.md`, `compare.html`, `compare_latency_cdf.svg` |
 //! | [`soak`] | `canopy-testbed soak` | `soak.json`, `soak.md`, `timeline.csv`; the terminal summary |
 //! | [`vethbench`] | `canopy-vethbench` | `results.json`, `results.md` |
+//! | [`latency`] | the latency trials of `run --search` / `demo` | their report section and summary rows |
+//! | [`hlog`] | latency histograms kept whole | `latency.hlog` (HdrHistogram interval log); `canopy-testbed latency` reads it |
 
 pub mod compare;
 mod doc;
 pub mod fmt;
+pub mod hlog;
+pub mod latency;
 pub mod plots;
 pub mod results;
 pub mod run;

@@ -11,6 +11,7 @@
 //! | `latency_cdf.svg` | one-way latency CDF, log µs, p50/p99/p99.9 marked ([`plots::latency_cdf`]) |
 //! | `throughput.svg` | received and sent vs offered, ideal line, loss labels, NDR/PDR ([`plots::throughput`]) |
 //! | `links.svg` | per-link load by tier, both directions ([`plots::links`]) |
+//! | `latency.hlog` | after a search, the latency trials' histograms as an HdrHistogram interval log ([`super::hlog`]) |
 //!
 //! A plot with nothing to show is not written, and the report says why. [`summary`] is
 //! the one-screen text for the terminal (at most [`SUMMARY_LINES`] lines of at most
@@ -20,12 +21,12 @@
 
 use super::doc::{self, code, Block, Cell};
 use super::results::{backend_summary, GeneratorCeiling, RunResults, SwitchDelta, Trial};
-use super::{fmt, plots};
+use super::{fmt, latency, plots};
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// Most lines of [`summary`].
-pub const SUMMARY_LINES: usize = 24;
+pub const SUMMARY_LINES: usize = 30;
 /// Most characters per line of [`summary`].
 pub const SUMMARY_COLS: usize = 100;
 
@@ -42,6 +43,8 @@ pub struct Written {
     pub html: PathBuf,
     /// The SVG plots written (a plot with nothing to show is not).
     pub plots: Vec<PathBuf>,
+    /// `latency.hlog`, when the run had latency trials.
+    pub hlog: Option<PathBuf>,
 }
 
 /// Write `results.json`, `report.md`, `report.html` and the SVG plots into `dir`
@@ -54,6 +57,11 @@ pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
         ("report.md", doc::markdown(&blocks)),
         ("report.html", doc::html(&title(results), &blocks)),
     ];
+    let hlog = super::hlog::run_log(results)?;
+    let has_hlog = hlog.is_some();
+    if let Some(log) = hlog {
+        files.push(("latency.hlog", log));
+    }
     for (name, svg) in [
         ("latency_cdf.svg", &svgs.cdf),
         ("throughput.svg", &svgs.throughput),
@@ -71,6 +79,7 @@ pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
         json: next(),
         markdown: next(),
         html: next(),
+        hlog: has_hlog.then(&mut next),
         plots: paths.collect(),
     })
 }
@@ -109,19 +118,11 @@ fn dash_if_empty(s: &str) -> String {
     }
 }
 
-/// The latency cells of a trial, µs: min, p50, p90, p99, p99.9, max (n/a when nothing
-/// was recorded).
+/// The latency cells of a trial ([`latency::cells`]).
 fn latency_cells(t: &Trial) -> Vec<Cell> {
-    let l = &t.latency;
-    [l.min_ns, l.p50_ns, l.p90_ns, l.p99_ns, l.p999_ns, l.max_ns]
+    latency::cells(&t.latency)
         .into_iter()
-        .map(|ns| {
-            if l.count == 0 {
-                Cell::from("n/a")
-            } else {
-                Cell::from(fmt::us(ns))
-            }
-        })
+        .map(Cell::from)
         .collect()
 }
 
@@ -321,6 +322,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         });
     }
     b.extend(trials(r, svgs));
+    b.extend(latency::blocks(r));
     b.extend(switches(r));
     b.extend(links(r, svgs));
     b
@@ -671,23 +673,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         ));
         for (label, i) in &shown {
             let t = &r.trials[*i];
-            let l = &t.latency;
-            let lat = if l.count == 0 {
-                format!(
-                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                    "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"
-                )
-            } else {
-                format!(
-                    "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                    fmt::us(l.min_ns),
-                    fmt::us(l.p50_ns),
-                    fmt::us(l.p90_ns),
-                    fmt::us(l.p99_ns),
-                    fmt::us(l.p999_ns),
-                    fmt::us(l.max_ns)
-                )
-            };
+            let lat = latency::columns(&t.latency);
             lines.push(format!(
                 "{:<10} {:>12} {:>12} {lat}",
                 label,
@@ -702,6 +688,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
             ));
         }
     }
+    lines.extend(latency::summary_lines(r));
     let sum = |f: fn(&Trial) -> u64| -> u64 { r.trials.iter().map(f).sum() };
     lines.push(format!(
         "All trials: sent {}, lost {}, reordered {}, duplicates {}, misdelivered {}, foreign {}",
@@ -735,10 +722,15 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         lines.push(format!("Report: {}", w.markdown.display()));
         lines.push(format!("        {}", w.html.display()));
         lines.push(format!(
-            "        {} (+ {} SVG plot{})",
+            "        {} (+ {} SVG plot{}{})",
             w.json.display(),
             w.plots.len(),
-            if w.plots.len() == 1 { "" } else { "s" }
+            if w.plots.len() == 1 { "" } else { "s" },
+            if w.hlog.is_some() {
+                ", latency.hlog"
+            } else {
+                ""
+            }
         ));
     }
     lines.truncate(SUMMARY_LINES);

@@ -139,8 +139,10 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
                 search: Some(SearchSpec {
                     max_pps: *max_pps,
                     pdr_loss_ratio: *pdr_loss,
-                    // the soak itself is the long trial at (a fraction of) this PDR
+                    // the soak itself is the long trial at (a fraction of) this PDR,
+                    // and it measures no latency under load
                     confirm_s: 0.0,
+                    latency_loads: vec![],
                     ..SearchSpec::default()
                 }),
                 ..base.clone()

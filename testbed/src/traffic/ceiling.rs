@@ -158,7 +158,7 @@ pub fn measure(
         })
         .collect();
     let before = link_stats(sink.0, sink.1)?;
-    let (rep, warmup_sent) = Exchange {
+    let sent = Exchange {
         lanes,
         run_id: RUN_ID,
         rx: &mut rx,
@@ -169,8 +169,10 @@ pub fn measure(
         pcap_rx: None,
         timeline: None,
         pin: true,
+        probe: None,
     }
     .run(stop, &Progress::hidden())?;
+    let (rep, warmup_sent) = (sent.main, sent.warm);
     if stop.load(Ordering::Relaxed) {
         return Err(TestbedError::Interrupted);
     }

@@ -64,8 +64,8 @@ fn receive(
         let mut got = 0;
         for (i, p) in ports.iter_mut() {
             let i = *i;
-            let n = p.rx_burst(rx::PENDING, |f| {
-                acc.on_frame_deferred(i, f);
+            let n = p.rx_burst_stamped(rx::PENDING, |f, kernel_ns| {
+                acc.on_frame_deferred(i, f, kernel_ns);
                 if let Some(w) = pcap.as_deref_mut() {
                     if w.wants() {
                         let _ = w.write(sys::monotonic_ns(), f);
@@ -73,8 +73,9 @@ fn receive(
                 }
             });
             if n > 0 {
-                // one clock read per burst: every frame of it was in the ring by now
-                acc.end_burst(sys::monotonic_ns());
+                // one reading of the clocks per burst: every frame of it was in the ring
+                // by now, and they convert its kernel stamps
+                acc.end_burst(rx::RxClock::now());
             }
             got += n;
         }
@@ -114,6 +115,9 @@ pub(crate) struct Exchange<'a> {
     pub pcap_tx: Option<&'a mut PcapWriter>,
     /// Frames received, when wanted.
     pub pcap_rx: Option<&'a mut PcapWriter>,
+    /// The latency stream's lane and plan, when the trial has one: its thread starts
+    /// when the warm-up ends (`after`) and sends one frame per slot.
+    pub probe: Option<ProbeLane<'a>>,
     /// Frames sent per bin of their stamp, when wanted.
     pub timeline: Option<&'a mut Timeline>,
     /// Pin lane `i` to the `i`-th CPU this process may use and the receiver to the next
@@ -122,11 +126,30 @@ pub(crate) struct Exchange<'a> {
     pub pin: bool,
 }
 
+/// The latency stream's sender (see [`Exchange::probe`]).
+pub(crate) struct ProbeLane<'a> {
+    pub lane: Lane<'a>,
+    pub plan: Plan,
+    /// How long after the exchange starts it begins (the warm-up's length).
+    pub after: Duration,
+}
+
+/// What an [`Exchange`] sent.
+#[derive(Debug, Default)]
+pub(crate) struct Sent {
+    /// The measurement's lanes, merged.
+    pub main: SendReport,
+    /// Warm-up frames.
+    pub warm: u64,
+    /// The latency stream's lane, when there was one.
+    pub probe: Option<SendReport>,
+}
+
 impl Exchange<'_> {
-    /// Run the lanes, one thread each (warm-up, then the measurement), with the receiver
-    /// polling meanwhile and for the grace period after the last send. Returns the
-    /// measurement's merged report and the warm-up frames sent.
-    pub fn run(self, stop: &AtomicBool, progress: &Progress) -> Result<(SendReport, u64)> {
+    /// Run the lanes, one thread each (warm-up, then the measurement), and the latency
+    /// stream's when there is one, with the receiver polling meanwhile and for the
+    /// grace period after the last send.
+    pub fn run(self, stop: &AtomicBool, progress: &Progress) -> Result<Sent> {
         let Exchange {
             lanes,
             run_id,
@@ -138,6 +161,7 @@ impl Exchange<'_> {
             pcap_rx,
             timeline,
             pin,
+            probe,
         } = self;
         let cpus = pin
             .then(|| core_affinity::get_core_ids().unwrap_or_default())
@@ -147,7 +171,7 @@ impl Exchange<'_> {
         let sent_now = AtomicU64::new(0);
         let mut tls: Vec<Option<Timeline>> =
             lanes.iter().map(|_| timeline.as_deref().cloned()).collect();
-        let (rep, warm_sent) = std::thread::scope(|sc| -> Result<(SendReport, u64)> {
+        let sent = std::thread::scope(|sc| -> Result<Sent> {
             let (stop_rx, sent_now) = (&stop_rx, &sent_now);
             let rx_cpu = cpus.as_ref().map(|c| c[lanes.len() % c.len()]);
             let rxh = sc.spawn(move || {
@@ -176,6 +200,14 @@ impl Exchange<'_> {
                     })
                 })
                 .collect();
+            let probe_h = probe.map(|mut p| {
+                sc.spawn(move || {
+                    sys::set_timer_slack_ns(1_000);
+                    port::wait_until(Instant::now() + p.after, Wait::GENERATOR);
+                    let unused = AtomicU64::new(0);
+                    p.lane.run(&p.plan, stop, &unused, None, None)
+                })
+            });
             while txh.iter().any(|h| !h.is_finished()) {
                 std::thread::sleep(Duration::from_millis(100));
                 progress.set_position(sent_now.load(Ordering::Relaxed));
@@ -191,13 +223,24 @@ impl Exchange<'_> {
                 warm_sent += w;
             }
             progress.set_position(rep.sent);
+            let probe = match probe_h {
+                Some(h) => Some(h.join().map_err(|_| TestbedError::Forwarder {
+                    forwarder: "latency stream sender".into(),
+                    detail: "thread panicked".into(),
+                })?),
+                None => None,
+            };
             std::thread::sleep(grace);
             stop_rx.store(true, Ordering::Release);
             rxh.join().map_err(|_| TestbedError::Forwarder {
                 forwarder: "traffic receiver".into(),
                 detail: "thread panicked".into(),
             })?;
-            Ok((rep, warm_sent))
+            Ok(Sent {
+                main: rep,
+                warm: warm_sent,
+                probe,
+            })
         })?;
         if let Some(base) = timeline {
             for tl in tls.iter().flatten() {
@@ -206,7 +249,7 @@ impl Exchange<'_> {
                 }
             }
         }
-        Ok((rep, warm_sent))
+        Ok(sent)
     }
 }
 
@@ -233,6 +276,74 @@ fn drain(ports: &mut [(usize, AfPacketPort)]) -> f64 {
         }
     }
 }
+
+/// The lanes of a trial: host `h` (with its port, destinations, frames and sequence
+/// numbers, `n` flows each) in lane `lane_at[h]`, hosts without a lane or a port left out.
+fn build_lanes<'a>(
+    ports: &'a mut [Option<AfPacketPort>],
+    dests: &'a mut [super::pattern::Dests],
+    frames: &'a mut [Option<HostFrame>],
+    seq: &'a mut [u64],
+    lane_at: &[Option<usize>],
+) -> Vec<Lane<'a>> {
+    let n = lane_at.len();
+    let mut lanes: Vec<Lane> = Vec::new();
+    let hosts = ports
+        .iter_mut()
+        .zip(dests.iter_mut())
+        .zip(frames.chunks_mut(n).zip(seq.chunks_mut(n)));
+    for (h, ((port, dests), (frames, seq))) in hosts.enumerate() {
+        if let (Some(Some(l)), Some(port)) = (lane_at.get(h), port.as_mut()) {
+            if lanes.len() <= *l {
+                lanes.resize_with(l + 1, || Lane { sources: vec![] });
+            }
+            lanes[*l].sources.push(Source {
+                port,
+                dests,
+                frames,
+                seq,
+            });
+        }
+    }
+    lanes
+}
+
+/// The flows of a trial's latency stream: the pattern's, with a seed of their own, one
+/// frame of each per slot from the hosts that send the load.
+struct ProbeFlows {
+    dests: Vec<super::pattern::Dests>,
+    frames: Vec<Option<HostFrame>>,
+    seq: Vec<u64>,
+    plan: Plan,
+}
+
+impl ProbeFlows {
+    fn new(
+        g: &Generator,
+        spec: &TrafficSpec,
+        active: &[usize],
+        pps: f64,
+        secs: f64,
+        run_id: u16,
+    ) -> Result<ProbeFlows> {
+        let n = g.hosts.hosts.len();
+        Ok(ProbeFlows {
+            dests: spec.pattern.dests(n, spec.seed ^ PROBE_SEED)?,
+            frames: g.flow_frames(active, spec.frame_len(), run_id)?,
+            seq: vec![0; n * n],
+            plan: Plan {
+                pps,
+                burst: 1,
+                total: (pps * secs).round().max(1.0) as u64,
+                deadline: Some(Duration::from_secs_f64(secs)),
+            },
+        })
+    }
+}
+
+/// Mixed into the pattern's seed for the latency stream's destinations, so that the
+/// stream does not follow the load frame for frame.
+const PROBE_SEED: u64 = 0x5bd1_e995_0000_0001;
 
 /// A pcap writer for `path` when there is one.
 fn pcap_writer(path: Option<&std::path::Path>, max: u64) -> Result<Option<PcapWriter>> {
@@ -273,6 +384,9 @@ pub struct Generator {
     tx: Vec<Option<AfPacketPort>>,
     /// Receive ports with the host position they belong to (a Transit host has two).
     rx: Vec<(usize, AfPacketPort)>,
+    /// A second TX port per local host for the latency stream (its own thread sends on
+    /// it), opened by the first trial that has one.
+    probe_tx: Vec<Option<AfPacketPort>>,
     next_run: u16,
     /// Set to stop a trial early (SIGINT); the trial then fails with `Interrupted`.
     pub stop: std::sync::Arc<AtomicBool>,
@@ -321,7 +435,8 @@ impl Generator {
             remote: rem,
             tx,
             rx,
-            next_run: (seed as u16) & !1,
+            probe_tx: Vec::new(),
+            next_run: (seed as u16) & !3,
             stop: std::sync::Arc::new(AtomicBool::new(false)),
             trials_run: 0,
             timeline_bin_ns: None,
@@ -346,11 +461,23 @@ impl Generator {
         self.hosts.hosts.iter().map(|h| h.mac).collect()
     }
 
-    /// A fresh pair of run ids (measurement, warm-up).
-    fn run_ids(&mut self) -> (u16, u16) {
+    /// Fresh run ids: measurement, warm-up, latency stream.
+    fn run_ids(&mut self) -> (u16, u16, u16) {
         let r = self.next_run;
-        self.next_run = self.next_run.wrapping_add(2);
-        (r, r.wrapping_add(1))
+        self.next_run = self.next_run.wrapping_add(4);
+        (r, r.wrapping_add(1), r.wrapping_add(2))
+    }
+
+    /// The latency stream's TX ports of hosts `active`, opened when missing.
+    fn open_probe_ports(&mut self, active: &[usize]) -> Result<()> {
+        self.probe_tx.resize_with(self.hosts.hosts.len(), || None);
+        for &h in active {
+            if self.probe_tx[h].is_none() {
+                let e = &self.hosts.hosts[h];
+                self.probe_tx[h] = Some(port::open_tx(&e.netns, &e.ifname)?);
+            }
+        }
+        Ok(())
     }
 
     /// Run what `spec` asks for: one trial at its rate, or the NDR/PDR search. Call
@@ -378,12 +505,25 @@ impl Generator {
                     count: None,
                     ..spec.clone()
                 };
-                let r = search::search(s, max, 0, &mut trials, |rate, phase| {
+                let mut r = search::search(s, max, 0, &mut trials, |rate, phase| {
                     step += 1;
                     progress.set_prefix(format!("search {} step {step}", phase.name()));
                     let spec = if phase.confirms() { &confirm } else { spec };
                     self.trial(spec, rate, &progress)
                 })?;
+                if let Some(ndr) = r.ndr_pps {
+                    // the latency trials: the same traffic with the latency stream
+                    let lat = TrafficSpec {
+                        duration_s: Some(s.latency_s),
+                        count: None,
+                        probe_pps: Some(spec.probe_pps.unwrap_or(super::spec::PROBE_PPS)),
+                        ..spec.clone()
+                    };
+                    r.latency = search::latency_at_loads(s, ndr, |f, rate| {
+                        progress.set_prefix(format!("latency at {:.0} % of the NDR", f * 100.0));
+                        self.trial(&lat, rate, &progress)
+                    })?;
+                }
                 progress.finish(&format!(
                     "NDR {} pps, PDR {} pps ({} trials)",
                     r.ndr_pps.map_or("none".into(), |v| format!("{v:.0}")),
@@ -419,7 +559,7 @@ impl Generator {
                 format!("{} leaves no local host sending", spec.pattern),
             ));
         }
-        let (run_id, warm_id) = self.run_ids();
+        let (run_id, warm_id, probe_id) = self.run_ids();
         let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id)?;
         // duration mode (the default) ends at a real-time deadline; count mode when all
         // frames are out
@@ -429,6 +569,8 @@ impl Generator {
         };
         let total = match spec.count {
             Some(c) => c,
+            // (no load at all only for a latency stream alone)
+            None if offered <= 0.0 => 0,
             None => (offered * spec.duration()).round().max(1.0) as u64,
         };
         let warm_total = (offered * spec.warmup_s).round() as u64;
@@ -439,6 +581,19 @@ impl Generator {
             spec.latency_every,
             self.remote.clone(),
         )?;
+        let mut probe = match spec.probe_pps {
+            Some(pps) => {
+                self.open_probe_ports(&active)?;
+                acc = acc.with_probe(probe_id)?;
+                // as long as the load: its duration, or its count at its rate
+                let secs = match spec.count {
+                    Some(c) if offered > 0.0 => c as f64 / offered,
+                    _ => spec.duration(),
+                };
+                Some(ProbeFlows::new(self, spec, &active, pps, secs, probe_id)?)
+            }
+            None => None,
+        };
         let mut send_tl = self.timeline_bin_ns.map(|bin| {
             let span = spec.warmup_s + spec.duration() * 1.1 + 2.0;
             Timeline::new(sys::monotonic_ns(), bin, (span * 1e9) as u64)
@@ -450,29 +605,26 @@ impl Generator {
         let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
         let lane_of = tx::lane_of(active.len(), spec.lanes(active.len(), cpus));
         let mut seq = vec![0u64; n * n];
-        let mut lanes: Vec<Lane> = Vec::new();
         let mut lane_at = vec![None; n];
         for (k, &h) in active.iter().enumerate() {
             lane_at[h] = Some(lane_of[k]);
         }
-        let hosts = self
-            .tx
-            .iter_mut()
-            .zip(dests.iter_mut())
-            .zip(frames.chunks_mut(n).zip(seq.chunks_mut(n)));
-        for (h, ((port, dests), (frames, seq))) in hosts.enumerate() {
-            if let (Some(l), Some(port)) = (lane_at[h], port.as_mut()) {
-                if lanes.len() <= l {
-                    lanes.resize_with(l + 1, || Lane { sources: vec![] });
-                }
-                lanes[l].sources.push(Source {
-                    port,
-                    dests,
-                    frames,
-                    seq,
-                });
+        let lanes = build_lanes(&mut self.tx, &mut dests, &mut frames, &mut seq, &lane_at);
+        let probe_lane = probe.as_mut().map(|p| {
+            let one: Vec<Option<usize>> = lane_at.iter().map(|l| l.map(|_| 0)).collect();
+            let mut lane = build_lanes(
+                &mut self.probe_tx,
+                &mut p.dests,
+                &mut p.frames,
+                &mut p.seq,
+                &one,
+            );
+            ProbeLane {
+                lane: lane.pop().unwrap_or(Lane { sources: vec![] }),
+                plan: p.plan,
+                after: Duration::from_secs_f64(spec.warmup_s),
             }
-        }
+        });
         let weights: Vec<usize> = lanes.iter().map(|l| l.sources.len()).collect();
         let (mains, warms) = (tx::split(total, &weights), tx::split(warm_total, &weights));
         let plan = |w: usize, total: u64, deadline| {
@@ -493,7 +645,7 @@ impl Generator {
             })
             .collect();
         progress.start_trial(offered, total);
-        let (rep, warm_sent) = Exchange {
+        let sent = Exchange {
             lanes,
             run_id,
             rx: &mut self.rx,
@@ -504,8 +656,10 @@ impl Generator {
             pcap_rx: pcap_rx.as_mut(),
             timeline: send_tl.as_mut(),
             pin: false,
+            probe: probe_lane,
         }
         .run(&self.stop, progress)?;
+        let (rep, warm_sent) = (sent.main, sent.warm);
         if self.stop.load(Ordering::Relaxed) {
             return Err(TestbedError::Interrupted);
         }
@@ -515,11 +669,15 @@ impl Generator {
         if let Some(w) = pcap_rx {
             w.finish()?;
         }
-        let secs = rep.elapsed.as_secs_f64();
+        let probe_secs = sent.probe.map_or(0.0, |p| p.elapsed.as_secs_f64());
+        let secs = rep.elapsed.as_secs_f64().max(probe_secs);
         if let (Some(tl), Some(s)) = (acc.timeline.as_mut(), send_tl) {
             tl.sent = s.sent;
         }
         let mut t = acc.trial(&seq, offered, secs);
+        if let Some(p) = &probe {
+            t.probe = acc.probe_stream(&p.seq, p.plan.pps);
+        }
         t.warmup_sent = warm_sent;
         t.drained_s = drained_s;
         self.trials_run += 1;
@@ -585,7 +743,7 @@ impl Generator {
                 format!("host position {from} is not a local host (0..{n})"),
             ));
         }
-        let (run_id, _) = self.run_ids();
+        let (run_id, _, _) = self.run_ids();
         let macs = MacIndex::new(&self.macs());
         // (bytes, and the flow when the frame is one of ours)
         let mut out: Vec<ReplayFrame> = frames

@@ -7,8 +7,8 @@
 //! | [`engine`] | [`Generator`]: ports per host, sender lanes and one receiver thread per trial; [`Reflector`]; pcap replay |
 //! | [`ceiling`] | the generator's own ceiling on one veth pair ([`ceiling::generator_ceiling`]) |
 //! | [`tx`] | the generator's sender: lanes (one thread each), bursts, one clock read per burst |
-//! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histogram |
-//! | [`search`] | RFC 2544-style NDR/PDR binary search |
+//! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histograms (the trial's and its latency stream's), kernel receive stamps |
+//! | [`search`] | RFC 2544-style NDR/PDR binary search, its confirmation, and the latency trials at fractions of the NDR |
 //! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
 //! | [`pcap`] | classic pcap writer and reader |
 //! | [`progress`] | the progress bar |

@@ -1,9 +1,19 @@
 //! Receive-side accounting, independent of sockets: which flow a frame belongs to, its
 //! sequence number against the flow's history (fresh, reordered, duplicate), misdelivery,
-//! foreign frames and the one-way (or, from a reflector, round-trip) latency.
+//! foreign frames and the one-way (or, from a reflector, round-trip) latency, for the
+//! trial's frames and, apart, for its latency stream ([`ProbeStream`]).
+//!
+//! **The receive time.** A frame's latency ends at the kernel's receive stamp of the
+//! frame (`tp_sec`/`tp_nsec` of its TPACKET header, `CLOCK_REALTIME`), taken when the
+//! receiving host's kernel queued it to the generator's socket, converted to the
+//! monotonic clock of the transmit stamps with both clocks read once per receive burst.
+//! So the time the receiver thread takes to wake up and reach the frame is not in the
+//! figure. A frame without a usable stamp (0, later than the burst's clock read, or
+//! older than [`KERNEL_RX_MAX_AGE_NS`]: a clock step) is timed at the burst's clock
+//! read instead, and counted ([`RxAccount::unstamped`]).
 
 use crate::error::{Result, TestbedError};
-use crate::report::results::{Latency, Timeline, Trial};
+use crate::report::results::{Latency, ProbeStream, Timeline, Trial};
 use crate::traffic::frame::HostFrame;
 use crate::traffic::hosts::MacIndex;
 use hdrhistogram::Histogram;
@@ -118,10 +128,66 @@ pub struct RxAccount {
     /// Fresh frames of the run per bin of their send stamp (its `sent` side is filled
     /// by the sender), when asked for.
     pub timeline: Option<Timeline>,
-    /// Transmit stamps of the frames [`on_frame_deferred`](Self::on_frame_deferred)
-    /// accounted whose latency waits for the burst's receive time.
-    pending: [u64; PENDING],
+    /// Frames timed at the receiver's clock read because their kernel receive stamp was
+    /// missing or unusable (module docs).
+    pub unstamped: u64,
+    /// The frames [`on_frame_deferred`](Self::on_frame_deferred) accounted whose
+    /// latency waits for the burst's clocks.
+    pending: [Pending; PENDING],
     npending: usize,
+    /// The latency stream's accounting, when the trial has one.
+    probe: Option<ProbeRx>,
+}
+
+/// A kernel receive stamp older than this at the burst's clock read is taken as a clock
+/// step, not a wait (the frame is timed at the clock read).
+pub const KERNEL_RX_MAX_AGE_NS: u64 = 1_000_000_000;
+
+/// A frame accounted and waiting for its burst's clocks.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    /// Transmit stamp (CLOCK_MONOTONIC).
+    tx_ns: u64,
+    /// The kernel's receive stamp (CLOCK_REALTIME; 0: none).
+    kernel_ns: u64,
+    /// A frame of the latency stream.
+    probe: bool,
+}
+
+/// The clocks a receiver reads once per burst, after taking the burst's frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxClock {
+    /// CLOCK_MONOTONIC ns.
+    pub mono_ns: u64,
+    /// CLOCK_REALTIME ns, read next to it.
+    pub real_ns: u64,
+}
+
+impl RxClock {
+    /// Both clocks now.
+    pub fn now() -> RxClock {
+        RxClock {
+            mono_ns: crate::os::sys::monotonic_ns(),
+            real_ns: crate::os::sys::realtime_ns(),
+        }
+    }
+
+    /// When a frame with kernel receive stamp `kernel_ns` arrived, on the monotonic
+    /// clock; None when the stamp is unusable (module docs).
+    #[inline]
+    pub fn arrival(&self, kernel_ns: u64) -> Option<u64> {
+        let age = self.real_ns.checked_sub(kernel_ns)?;
+        (kernel_ns != 0 && age <= KERNEL_RX_MAX_AGE_NS)
+            .then(|| self.mono_ns - age.min(self.mono_ns))
+    }
+}
+
+/// The latency stream's side of an [`RxAccount`].
+#[derive(Debug)]
+struct ProbeRx {
+    run_id: u16,
+    flows: Vec<FlowRx>,
+    hist: Histogram<u64>,
 }
 
 /// Latencies [`RxAccount::on_frame_deferred`] holds until [`RxAccount::end_burst`]: one
@@ -164,67 +230,94 @@ impl RxAccount {
             clock_skew: 0,
             foreign_sample: Vec::new(),
             timeline: None,
-            pending: [0; PENDING],
+            unstamped: 0,
+            pending: [Pending::default(); PENDING],
             npending: 0,
+            probe: None,
         })
+    }
+
+    /// Also account the frames of run `probe_id` as the trial's latency stream: their
+    /// own flows and histogram ([`probe_stream`](Self::probe_stream)).
+    pub fn with_probe(mut self, probe_id: u16) -> Result<RxAccount> {
+        self.probe = Some(ProbeRx {
+            run_id: probe_id,
+            flows: vec![FlowRx::default(); self.n * self.n],
+            hist: latency_histogram()?,
+        });
+        Ok(self)
     }
 
     /// Account one frame received by host position `rx` at `now_ns` (CLOCK_MONOTONIC).
     pub fn on_frame(&mut self, rx: usize, frame: &[u8], now_ns: u64) {
-        if let Some(ts) = self.account(rx, frame) {
-            self.record(ts, now_ns);
+        if let Some(p) = self.account(rx, frame) {
+            self.record(p.tx_ns, now_ns, p.probe);
         }
     }
 
-    /// Account one frame received by host position `rx`; its latency is recorded by the
-    /// next [`end_burst`](Self::end_burst) with that call's time, so a receiver reads
-    /// the clock once per burst instead of once per frame. The latency is overstated by
-    /// at most the time from the frame's arrival in the ring to that call (never
-    /// understated: the frame was there before the clock was read). More than
+    /// Account one frame received by host position `rx` with the kernel's receive stamp
+    /// `kernel_ns` (CLOCK_REALTIME, 0: none); its latency is recorded by the next
+    /// [`end_burst`](Self::end_burst), which reads the clocks that convert the stamp once
+    /// per burst. A frame without a usable stamp is timed at that call: overstated by at
+    /// most the time from its arrival to the call, never understated. More than
     /// [`PENDING`] frames without an `end_burst` close the burst early with a clock read.
     #[inline]
-    pub fn on_frame_deferred(&mut self, rx: usize, frame: &[u8]) {
-        if let Some(ts) = self.account(rx, frame) {
+    pub fn on_frame_deferred(&mut self, rx: usize, frame: &[u8], kernel_ns: u64) {
+        if let Some(mut p) = self.account(rx, frame) {
             if self.npending == PENDING {
-                self.end_burst(crate::os::sys::monotonic_ns());
+                self.end_burst(RxClock::now());
             }
-            self.pending[self.npending] = ts;
+            p.kernel_ns = kernel_ns;
+            self.pending[self.npending] = p;
             self.npending += 1;
         }
     }
 
     /// Record the latencies of the frames accounted by
     /// [`on_frame_deferred`](Self::on_frame_deferred) since the last call, all received
-    /// by `now_ns` (CLOCK_MONOTONIC, read after the burst).
-    pub fn end_burst(&mut self, now_ns: u64) {
+    /// by `clock` (read after the burst).
+    pub fn end_burst(&mut self, clock: RxClock) {
         for i in 0..self.npending {
-            self.record(self.pending[i], now_ns);
+            let p = self.pending[i];
+            let at = match clock.arrival(p.kernel_ns) {
+                Some(t) => t,
+                None => {
+                    self.unstamped += 1;
+                    clock.mono_ns
+                }
+            };
+            self.record(p.tx_ns, at, p.probe);
         }
         self.npending = 0;
     }
 
     #[inline]
-    fn record(&mut self, ts_ns: u64, now_ns: u64) {
-        if now_ns >= ts_ns {
-            self.hist.saturating_record((now_ns - ts_ns).max(1));
-        } else {
+    fn record(&mut self, ts_ns: u64, now_ns: u64, probe: bool) {
+        if now_ns < ts_ns {
             self.clock_skew += 1;
+            return;
         }
+        let h = match (&mut self.probe, probe) {
+            (Some(p), true) => &mut p.hist,
+            _ => &mut self.hist,
+        };
+        h.saturating_record((now_ns - ts_ns).max(1));
     }
 
-    /// Count one frame received by host position `rx`; the transmit stamp when its
-    /// latency is to be recorded.
+    /// Count one frame received by host position `rx`; what to time when its latency is
+    /// to be recorded.
     #[inline]
-    fn account(&mut self, rx: usize, frame: &[u8]) -> Option<u64> {
+    fn account(&mut self, rx: usize, frame: &[u8]) -> Option<Pending> {
         let Some(t) = HostFrame::parse(frame) else {
             self.count_foreign(frame);
             return None;
         };
-        if t.run_id == self.warm_id && t.run_id != self.run_id {
+        let probe = self.probe.as_ref().is_some_and(|p| p.run_id == t.run_id);
+        if !probe && t.run_id == self.warm_id && t.run_id != self.run_id {
             self.warmup += 1;
             return None;
         }
-        if t.run_id != self.run_id {
+        if !probe && t.run_id != self.run_id {
             self.count_foreign(frame);
             return None;
         }
@@ -242,6 +335,15 @@ impl RxAccount {
         } else {
             src * self.n + rx
         };
+        let timed = Pending {
+            tx_ns: t.ts_ns,
+            kernel_ns: 0,
+            probe,
+        };
+        if let Some(p) = self.probe.as_mut().filter(|_| probe) {
+            // every frame of the stream is timed
+            return (p.flows[flow].update(t.seq) != SeqVerdict::Duplicate).then_some(timed);
+        }
         match self.flows[flow].update(t.seq) {
             SeqVerdict::Duplicate => None,
             _ => {
@@ -250,7 +352,7 @@ impl RxAccount {
                     let b = tl.bin(t.ts_ns);
                     tl.received[b] += 1;
                 }
-                self.fresh.is_multiple_of(self.every).then_some(t.ts_ns)
+                self.fresh.is_multiple_of(self.every).then_some(timed)
             }
         }
     }
@@ -273,21 +375,31 @@ impl RxAccount {
         &self.hist
     }
 
+    /// The latency stream's figures, when this account has one: `sent[flow]` of its
+    /// frames were sent per flow (`src * n + dst`) at `offered_pps` in all.
+    pub fn probe_stream(&self, sent: &[u64], offered_pps: f64) -> Option<ProbeStream> {
+        let p = self.probe.as_ref()?;
+        let (c, _) = count_flows(&p.flows, sent);
+        Some(ProbeStream {
+            offered_pps,
+            sent: sent.iter().sum(),
+            received: c.received,
+            lost: c.lost,
+            reordered: c.reordered,
+            latency: latency_summary(&p.hist),
+        })
+    }
+
     /// The trial: `sent[flow]` frames were sent per flow (`src * n + dst`) in
     /// `duration_s` seconds at `offered_pps`.
     pub fn trial(&self, sent: &[u64], offered_pps: f64, duration_s: f64) -> Trial {
-        let total: u64 = sent.iter().sum();
-        let mut received = 0;
-        let mut lost = 0;
-        let mut reordered = 0;
-        let mut duplicates = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            let s = sent.get(i).copied().unwrap_or(0);
-            received += f.received.min(s);
-            lost += s.saturating_sub(f.received);
-            reordered += f.reordered;
-            duplicates += f.duplicates;
-        }
+        let (c, total) = count_flows(&self.flows, sent);
+        let FlowCounts {
+            received,
+            lost,
+            reordered,
+            duplicates,
+        } = c;
         let per_s = |x: u64| {
             if duration_s > 0.0 {
                 x as f64 / duration_s
@@ -318,8 +430,31 @@ impl RxAccount {
             passed: None,
             drained_s: 0.0,
             timeline: self.timeline.clone(),
+            probe: None,
         }
     }
+}
+
+/// Frames of a set of flows, against what was sent on each.
+#[derive(Debug, Clone, Copy, Default)]
+struct FlowCounts {
+    received: u64,
+    lost: u64,
+    reordered: u64,
+    duplicates: u64,
+}
+
+/// The counts of `flows` against `sent` per flow, and the frames sent in all.
+fn count_flows(flows: &[FlowRx], sent: &[u64]) -> (FlowCounts, u64) {
+    let mut c = FlowCounts::default();
+    for (i, f) in flows.iter().enumerate() {
+        let s = sent.get(i).copied().unwrap_or(0);
+        c.received += f.received.min(s);
+        c.lost += s.saturating_sub(f.received);
+        c.reordered += f.reordered;
+        c.duplicates += f.duplicates;
+    }
+    (c, sent.iter().sum())
 }
 
 /// An empty latency histogram: 1 ns to 10 s, 3 significant digits.
@@ -363,6 +498,7 @@ pub fn latency_summary(h: &Histogram<u64>) -> Latency {
         p999_ns: q(0.999),
         max_ns: max,
         cdf,
+        hdr: crate::report::hlog::encode(h),
     }
 }
 
@@ -421,19 +557,29 @@ mod tests {
         (macs, frames)
     }
 
+    /// Clocks with the realtime clock `off` ns ahead of the monotonic one.
+    fn clock(mono_ns: u64, off: u64) -> RxClock {
+        RxClock {
+            mono_ns,
+            real_ns: mono_ns + off,
+        }
+    }
+
     #[test]
     fn deferred_latencies_take_the_burst_time_and_count_like_immediate_ones() {
         let (macs, frames) = stamped(&[1_000, 2_000, 3_000]);
         let mut acc = RxAccount::new(&macs, 7, 6, 1, vec![]).unwrap();
         for f in &frames {
-            acc.on_frame_deferred(1, f);
+            acc.on_frame_deferred(1, f, 0);
         }
-        // nothing recorded before the burst ends; then each at the burst's time
+        // nothing recorded before the burst ends; then each at the burst's time (no
+        // kernel stamp)
         assert_eq!(acc.histogram().len(), 0);
-        acc.end_burst(10_000);
+        acc.end_burst(clock(10_000, 0));
         let h = acc.histogram();
         assert_eq!(h.len(), 3);
         assert!(h.equivalent(h.min(), 7_000) && h.equivalent(h.max(), 9_000));
+        assert_eq!(acc.unstamped, 3);
         // the same frames one by one give the same counts
         let mut one = RxAccount::new(&macs, 7, 6, 1, vec![]).unwrap();
         for f in &frames {
@@ -446,11 +592,79 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!((a.received, a.lost, a.duplicates), (3, 0, 0));
         // a duplicate is accounted but not timed; an empty burst records nothing
-        acc.on_frame_deferred(1, &frames[0]);
-        acc.end_burst(20_000);
-        acc.end_burst(30_000);
+        acc.on_frame_deferred(1, &frames[0], 0);
+        acc.end_burst(clock(20_000, 0));
+        acc.end_burst(clock(30_000, 0));
         assert_eq!(acc.histogram().len(), 3);
         assert_eq!(acc.flows()[1].duplicates, 1);
+    }
+
+    #[test]
+    fn kernel_stamps_end_the_latency_and_bad_ones_fall_back_to_the_clock() {
+        let off = 1_700_000_000_000_000_000; // realtime ahead of monotonic
+        let now = 3_000_000_000; // monotonic, when the burst's clocks are read
+        let tx = now - 20_000;
+        let (macs, frames) = stamped(&[tx, tx, tx, tx]);
+        let mut acc = RxAccount::new(&macs, 7, 6, 1, vec![]).unwrap();
+        // received 5 µs after the stamp, per the kernel (15 µs before the clock read)
+        acc.on_frame_deferred(1, &frames[0], off + tx + 5_000);
+        // no stamp; a stamp from the future; one older than the longest wait
+        acc.on_frame_deferred(1, &frames[1], 0);
+        acc.on_frame_deferred(1, &frames[2], off + now + 1);
+        acc.on_frame_deferred(1, &frames[3], off + now - KERNEL_RX_MAX_AGE_NS - 1);
+        acc.end_burst(clock(now, off));
+        let h = acc.histogram();
+        assert_eq!((h.len(), acc.unstamped), (4, 3));
+        assert!(h.equivalent(h.min(), 5_000), "{}", h.min());
+        assert_eq!(h.count_between(19_900, 20_100), 3);
+        // a kernel stamp before the transmit stamp is clock skew, not a latency
+        // (the fifth frame of the flow: sequence 4)
+        let (_, late) = stamped(&[0, 0, 0, 0, now - 1_000]);
+        acc.on_frame_deferred(1, &late[4], off + now - 2_000);
+        acc.end_burst(clock(now, off));
+        assert_eq!((acc.clock_skew, acc.histogram().len()), (1, 4));
+    }
+
+    #[test]
+    fn the_latency_stream_is_counted_and_timed_apart_from_the_load() {
+        let (macs, load) = stamped(&[1_000, 2_000, 3_000]);
+        let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
+        let mut p =
+            HostFrame::new(&topo, canopy_dataplane::wire::Kind::Sliced, 0, 1, 60, 9).unwrap();
+        let mut acc = RxAccount::new(&macs, 7, 8, 1, vec![])
+            .unwrap()
+            .with_probe(9)
+            .unwrap();
+        for f in &load {
+            acc.on_frame_deferred(1, f, 0);
+        }
+        // probe frames 0 and 2 of flow 0 -> 1 (1 lost), then 1 late (reordered)
+        for (seq, ts) in [(0u64, 9_000u64), (2, 9_500), (1, 9_400)] {
+            p.set_meas(seq, ts);
+            acc.on_frame_deferred(1, &p.bytes, 0);
+        }
+        p.set_meas(2, 9_600); // a duplicate: not timed
+        acc.on_frame_deferred(1, &p.bytes, 0);
+        acc.end_burst(clock(10_000, 0));
+        let t = acc.trial(&[0, 3, 0, 0], 3.0, 1.0);
+        assert_eq!(
+            (t.received, t.lost, t.reordered, t.latency.count),
+            (3, 0, 0, 3)
+        );
+        let s = acc.probe_stream(&[0, 4, 0, 0], 4.0).unwrap();
+        assert_eq!((s.sent, s.received, s.lost, s.reordered), (4, 3, 1, 1));
+        assert_eq!(s.latency.count, 3);
+        assert!(
+            s.latency.max_ns <= 1_000 && s.latency.min_ns >= 400,
+            "{:?}",
+            s.latency
+        );
+        assert!(!s.latency.hdr.is_empty());
+        // without a stream, its run id is foreign
+        let mut plain = RxAccount::new(&macs, 7, 8, 1, vec![]).unwrap();
+        plain.on_frame(1, &p.bytes, 10_000);
+        assert_eq!(plain.foreign, 1);
+        assert!(plain.probe_stream(&[], 1.0).is_none());
     }
 
     #[test]
@@ -461,9 +675,9 @@ mod tests {
         let (macs, frames) = stamped(&ts);
         let mut acc = RxAccount::new(&macs, 7, 6, 1, vec![]).unwrap();
         for f in &frames {
-            acc.on_frame_deferred(1, f);
+            acc.on_frame_deferred(1, f, 0);
         }
-        acc.end_burst(crate::os::sys::monotonic_ns());
+        acc.end_burst(RxClock::now());
         assert_eq!(acc.histogram().len(), n as u64);
         assert_eq!(acc.clock_skew, 0);
         assert_eq!(acc.flows()[1].received, n as u64);

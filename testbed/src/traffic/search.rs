@@ -24,7 +24,7 @@
 
 use super::spec::SearchSpec;
 use crate::error::Result;
-use crate::report::results::{SearchResult, Trial};
+use crate::report::results::{LoadLatency, SearchResult, Trial};
 
 /// Which criterion a trial was run for (and judged by in [`Trial::passed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,11 +172,33 @@ pub fn search(
         confirm_s: 0.0,
         ndr_search_pps: ndr.pass,
         pdr_search_pps: pdr.pass,
+        latency: Vec::new(),
     };
     if spec.confirm_s > 0.0 {
         confirm_both(spec, res, first_index, trials, &mut trial, &mut r)?;
     }
     Ok(r)
+}
+
+/// The latency trials that follow a search, as RFC 2544 (§26.2) and RFC 8219 measure
+/// latency: not at the throughput found, where the queues decide it, but with a
+/// low-rate latency stream beside a background load at each of `spec.latency_loads`
+/// (fractions of the NDR `ndr_pps`), in that order. `trial(rate)` runs one with the
+/// stream on; a load of 0 is the stream alone.
+pub fn latency_at_loads(
+    spec: &SearchSpec,
+    ndr_pps: f64,
+    mut trial: impl FnMut(f64, f64) -> Result<Trial>,
+) -> Result<Vec<LoadLatency>> {
+    spec.latency_loads
+        .iter()
+        .map(|&fraction| {
+            Ok(LoadLatency {
+                fraction,
+                trial: trial(fraction, fraction * ndr_pps)?,
+            })
+        })
+        .collect()
 }
 
 /// Confirm the NDR, then the PDR, with longer trials; `r` then holds the rates
@@ -477,5 +499,36 @@ mod tests {
         assert!(ndr <= 60_000.0 && ndr > 45_000.0, "{ndr}");
         assert_eq!(trials[r.ndr_trial.unwrap()].lost, 0);
         assert_eq!(r.pdr_pps, Some(ndr), "nothing held above it");
+    }
+
+    #[test]
+    fn latency_trials_run_at_each_fraction_of_the_ndr_in_order() {
+        let spec = SearchSpec::default();
+        assert_eq!(spec.latency_loads, vec![0.0, 0.1, 0.5, 0.9]);
+        let mut asked = vec![];
+        let mut dev = device(80_000.0, 90_000.0);
+        let l = latency_at_loads(&spec, 50_000.0, |f, rate| {
+            asked.push((f, rate));
+            dev(rate, Phase::Ndr)
+        })
+        .unwrap();
+        assert_eq!(
+            asked,
+            vec![(0.0, 0.0), (0.1, 5_000.0), (0.5, 25_000.0), (0.9, 45_000.0)]
+        );
+        assert_eq!(l.len(), 4);
+        assert_eq!((l[2].fraction, l[2].trial.offered_pps), (0.5, 25_000.0));
+        // none asked for, none run; a failing trial fails the step
+        let none = SearchSpec {
+            latency_loads: vec![],
+            ..SearchSpec::default()
+        };
+        assert!(latency_at_loads(&none, 1e5, |_, _| unreachable!())
+            .unwrap()
+            .is_empty());
+        let err = latency_at_loads(&spec, 1e5, |_, _| {
+            Err(crate::error::TestbedError::Interrupted)
+        });
+        assert!(err.is_err());
     }
 }

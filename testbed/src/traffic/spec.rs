@@ -138,6 +138,29 @@ pub struct SearchSpec {
     /// the last and no higher than 98 % of what the last one delivered.
     #[serde(default = "default_confirm_tries")]
     pub confirm_tries: u32,
+    /// After the search, the latency at these fractions of the NDR (0.5 = 50 %; 0: the
+    /// latency stream alone), each a trial with a latency stream ([`PROBE_PPS`] unless
+    /// the spec's `probe_pps` says otherwise). Empty: none.
+    #[serde(default = "default_latency_loads")]
+    pub latency_loads: Vec<f64>,
+    /// Duration of each latency trial (s).
+    #[serde(default = "default_latency_s")]
+    pub latency_s: f64,
+}
+
+/// The latency stream's rate when a spec names none: 1,000 frames per second over all
+/// senders, one at a time. Low enough to leave the load unchanged (under 1 % of any
+/// NDR worth measuring latency at), high enough for a p99.9 from a 5-s trial.
+pub const PROBE_PPS: f64 = 1_000.0;
+
+/// The highest latency stream rate accepted: above it the stream is load, not a probe.
+pub const PROBE_PPS_MAX: f64 = 100_000.0;
+
+fn default_latency_loads() -> Vec<f64> {
+    vec![0.0, 0.1, 0.5, 0.9]
+}
+fn default_latency_s() -> f64 {
+    5.0
 }
 
 fn default_confirm_s() -> f64 {
@@ -170,6 +193,8 @@ impl Default for SearchSpec {
             min_sent_ratio: default_min_sent(),
             confirm_s: default_confirm_s(),
             confirm_tries: default_confirm_tries(),
+            latency_loads: default_latency_loads(),
+            latency_s: default_latency_s(),
         }
     }
 }
@@ -229,6 +254,10 @@ pub struct TrafficSpec {
     pub tx_threads: Option<usize>,
     /// An NDR/PDR search instead of one trial at `rate`.
     pub search: Option<SearchSpec>,
+    /// A latency stream beside the trial at this many frames per second over all
+    /// senders ([`ProbeStream`](crate::report::results::ProbeStream)); the search's
+    /// latency trials use [`PROBE_PPS`] when this is not set.
+    pub probe_pps: Option<f64>,
 }
 
 /// Sender threads on a machine with `cpus` CPUs when the spec names none: a quarter of
@@ -337,6 +366,7 @@ impl Default for TrafficSpec {
             busy_poll: false,
             tx_threads: None,
             search: None,
+            probe_pps: None,
         }
     }
 }
@@ -514,6 +544,14 @@ impl TrafficSpec {
                 ));
             }
         }
+        if let Some(p) = self.probe_pps {
+            if !(p > 0.0 && p <= PROBE_PPS_MAX) {
+                return Err(e(
+                    "probe_pps",
+                    format!("{p} is outside (0, {PROBE_PPS_MAX}]"),
+                ));
+            }
+        }
         if let Some(s) = &self.search {
             let max = s.max_pps.unwrap_or(ceiling);
             if !(s.min_pps > 0.0 && s.min_pps < max) {
@@ -545,6 +583,18 @@ impl TrafficSpec {
                 return Err(e(
                     "search.confirm_s",
                     format!("{} s is outside 0..=600 (0: no confirmation)", s.confirm_s),
+                ));
+            }
+            if let Some(f) = s.latency_loads.iter().find(|f| !(0.0..=1.0).contains(*f)) {
+                return Err(e(
+                    "search.latency_loads",
+                    format!("{f} is outside 0..=1 (fractions of the NDR)"),
+                ));
+            }
+            if !(s.latency_s > 0.0 && s.latency_s <= 600.0) {
+                return Err(e(
+                    "search.latency_s",
+                    format!("{} s is outside (0, 600]", s.latency_s),
                 ));
             }
             if !(1..=10).contains(&s.confirm_tries) {
@@ -775,6 +825,35 @@ mod tests {
             },
             "search.confirm_s",
         );
+        bad(
+            TrafficSpec {
+                search: Some(SearchSpec {
+                    latency_loads: vec![0.5, 1.5],
+                    ..SearchSpec::default()
+                }),
+                ..ok.clone()
+            },
+            "search.latency_loads",
+        );
+        bad(
+            TrafficSpec {
+                search: Some(SearchSpec {
+                    latency_s: 0.0,
+                    ..SearchSpec::default()
+                }),
+                ..ok.clone()
+            },
+            "search.latency_s",
+        );
+        for p in [0.0, -1.0, PROBE_PPS_MAX * 2.0, f64::NAN] {
+            bad(
+                TrafficSpec {
+                    probe_pps: Some(p),
+                    ..ok.clone()
+                },
+                "probe_pps",
+            );
+        }
         bad(
             TrafficSpec {
                 search: Some(SearchSpec {

@@ -131,6 +131,37 @@ pub enum Cmd {
     /// search with 64-byte frames and a uniform random pattern, write the report, print
     /// the summary and tear everything down (also on failure or Ctrl-C).
     Demo(DemoArgs),
+    /// Read the latency histograms of HdrHistogram interval logs (a run's
+    /// `latency.hlog`, or any other), merge those with the same tag across the files, and
+    /// print each tag's percentiles: runs measured apart, added up.
+    Latency(LatencyArgs),
+}
+
+/// `canopy-testbed latency`.
+#[derive(clap::Args, Debug)]
+pub struct LatencyArgs {
+    /// Interval log files (values in ns, as `run` writes them).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Only this tag (e.g. `probe-50pct`); default: every tag, each merged on its own.
+    #[arg(long)]
+    pub tag: Option<String>,
+}
+
+/// `--latency-loads`: percentages, comma-separated, as fractions; `none` for no trials.
+fn parse_loads(s: &str) -> Result<Vec<f64>> {
+    if s.trim() == "none" {
+        return Ok(vec![]);
+    }
+    s.split(',')
+        .map(|p| {
+            let p = p.trim().trim_end_matches('%');
+            let v: f64 = p
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--latency-loads: `{p}` is not a percentage"))?;
+            Ok(v / 100.0)
+        })
+        .collect()
 }
 
 /// Traffic options on top of the description's `[traffic]` table (`docs/traffic.md`).
@@ -181,6 +212,18 @@ pub struct TrafficArgs {
     /// the rates the short trials found are tried again this long; 0: not confirmed).
     #[arg(long)]
     pub confirm_s: Option<f64>,
+    /// After the search, latency at these percentages of the NDR, each a trial with a
+    /// latency stream beside that load (`0,10,50,90` by default; `none`: no such trials).
+    #[arg(long, value_name = "PCT,PCT,...")]
+    pub latency_loads: Option<String>,
+    /// Duration of each latency trial after the search, seconds.
+    #[arg(long)]
+    pub latency_s: Option<f64>,
+    /// A latency stream beside every trial at this many frames per second over all
+    /// senders, one frame at a time, timed apart (the search's latency trials use 1000
+    /// when not given).
+    #[arg(long)]
+    pub probe_pps: Option<f64>,
     /// Write the first frames sent to this pcap file.
     #[arg(long)]
     pub pcap_tx: Option<PathBuf>,
@@ -250,6 +293,15 @@ impl TrafficArgs {
             if let Some(c) = self.confirm_s {
                 sr.confirm_s = c;
             }
+            if let Some(l) = &self.latency_loads {
+                sr.latency_loads = parse_loads(l)?;
+            }
+            if let Some(d) = self.latency_s {
+                sr.latency_s = d;
+            }
+        }
+        if self.probe_pps.is_some() {
+            s.probe_pps = self.probe_pps;
         }
         if self.pcap_tx.is_some() {
             s.pcap_tx = self.pcap_tx.clone();

@@ -10,6 +10,7 @@
 //! canopy-testbed agent [NAME] --host POS                        reflector for round trips from another machine
 //! canopy-testbed soak [NAME] [--duration 3m] [--fault-rounds N]  PDR for minutes, every frame accounted, faults
 //! canopy-testbed demo                                           up, check, NDR/PDR search, report, down
+//! canopy-testbed latency FILE... [--tag T]                      merge and re-query HdrHistogram latency logs
 //! ```
 
 use anyhow::{Context, Result};
@@ -114,6 +115,7 @@ fn run_cmd(cli: Cli) -> Result<ExitCode> {
         Cmd::Replay(a) => traffic_cmd::replay(root, a),
         Cmd::Agent(a) => traffic_cmd::agent(root, a),
         Cmd::Demo(a) => traffic_cmd::demo(root, a),
+        Cmd::Latency(a) => traffic_cmd::latency(a),
     }
 }
 

@@ -1,8 +1,10 @@
-//! The traffic subcommands: `run`, `soak`, `compare`, `replay`, `agent`, and `demo`
-//! (up, check, search, report, down in one).
+//! The traffic subcommands: `run`, `soak`, `compare`, `replay`, `agent`, `demo` (up,
+//! check, search, report, down in one) and `latency` (HdrHistogram logs merged).
 
 use crate::cli::parse_duration;
-use crate::cli::{AgentArgs, CompareArgs, DemoArgs, ReplayArgs, RunArgs, SoakArgs, TrafficArgs};
+use crate::cli::{
+    AgentArgs, CompareArgs, DemoArgs, LatencyArgs, ReplayArgs, RunArgs, SoakArgs, TrafficArgs,
+};
 use crate::{command_line, interrupt_flag, stdout_failed};
 use anyhow::{bail, Context, Result};
 use canopy_testbed::fabric::{self, Desc, UpOptions};
@@ -328,4 +330,47 @@ pub fn demo(root: &Path, a: DemoArgs) -> Result<ExitCode> {
         true => Ok(ExitCode::SUCCESS),
         false => Ok(ExitCode::FAILURE),
     }
+}
+
+/// `latency`: the histograms of interval logs, merged per tag across the files (in the
+/// order each tag first appears), with their percentiles in µs.
+pub fn latency(a: LatencyArgs) -> Result<ExitCode> {
+    use canopy_testbed::report::{hlog, latency};
+    let mut entries = Vec::new();
+    for f in &a.files {
+        let text = std::fs::read_to_string(f).with_context(|| format!("read {}", f.display()))?;
+        let e = hlog::read_log(&text).with_context(|| f.display().to_string())?;
+        entries.extend(e);
+    }
+    let mut tags: Vec<&str> = Vec::new();
+    for e in &entries {
+        if !tags.contains(&e.tag.as_str()) && a.tag.as_deref().is_none_or(|t| t == e.tag) {
+            tags.push(&e.tag);
+        }
+    }
+    if tags.is_empty() {
+        bail!(
+            "no histogram{} in {} file(s)",
+            a.tag
+                .as_deref()
+                .map_or(String::new(), |t| format!(" tagged `{t}`")),
+            a.files.len()
+        );
+    }
+    println!(
+        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "tag", "intervals", "count", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"
+    );
+    for t in tags {
+        let h = hlog::merge(&entries, Some(t))?;
+        let l = canopy_testbed::traffic::rx::latency_summary(&h);
+        let n = entries.iter().filter(|e| e.tag == t).count();
+        let cells: Vec<String> = latency::cells(&l)
+            .iter()
+            .map(|c| format!("{c:>10}"))
+            .collect();
+        let name = if t.is_empty() { "(untagged)" } else { t };
+        println!("{name:<16} {n:>9} {:>10} {}", l.count, cells.join(" "));
+    }
+    Ok(ExitCode::SUCCESS)
 }

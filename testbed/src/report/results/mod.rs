@@ -246,6 +246,41 @@ pub struct Trial {
     /// trial was asked for one (`canopy-testbed soak`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
+    /// The low-rate latency stream sent alongside the trial's frames, when it had one
+    /// ([`ProbeStream`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeStream>,
+}
+
+/// The latency stream of a trial, the RFC 2544 / RFC 8219 way: frames of their own run
+/// id sent one at a time (each stamped just before its own `send()`) at a low rate
+/// beside the trial's load, counted and timed apart from it. Its latency is the
+/// fabric's at that load, not the load's own queueing in the generator's bursts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeStream {
+    /// Offered rate of the stream over all its senders, frames per second.
+    pub offered_pps: f64,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames received by the right host (each once).
+    pub received: u64,
+    /// `sent - received`.
+    pub lost: u64,
+    /// Frames that arrived after a higher sequence number of their flow.
+    pub reordered: u64,
+    /// One-way latency of the stream's frames.
+    pub latency: Latency,
+}
+
+/// Latency under a background load that is a fraction of the NDR (`run --search`):
+/// the trial at that load with its latency stream.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadLatency {
+    /// The background load as a fraction of the NDR (0.1 = 10 %).
+    pub fraction: f64,
+    /// The trial: its own frames are the background load (none at 0 %), its
+    /// [`Trial::probe`] the latency stream.
+    pub trial: Trial,
 }
 
 /// Frames sent and received per bin of send time: bin `i` holds the frames whose
@@ -309,6 +344,11 @@ pub struct Latency {
     /// The distribution for the CDF plot: `(latency_ns, cumulative fraction)` points,
     /// increasing in both, ending at `(max_ns, 1.0)`.
     pub cdf: Vec<(u64, f64)>,
+    /// The whole histogram, HdrHistogram's V2 compressed encoding in base64 (what an
+    /// HdrHistogram interval log holds per line): runs can be merged and re-queried
+    /// (`canopy-testbed latency`). Empty when there was nothing to record.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hdr: String,
 }
 
 impl Latency {
@@ -357,6 +397,10 @@ pub struct SearchResult {
     /// The PDR the short trials found, before its confirmation.
     #[serde(default)]
     pub pdr_search_pps: Option<f64>,
+    /// Latency at fractions of the NDR, each with its latency stream, in the order
+    /// run (empty: not asked for, or no NDR was found).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<LoadLatency>,
 }
 
 /// One switch's counters over the run (after minus before).

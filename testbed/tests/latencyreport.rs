@@ -1,0 +1,197 @@
+//! The latency trials of a search in a run's report: the "Latency under load" section,
+//! the summary's rows, `latency.hlog` (an HdrHistogram interval log that reads back to
+//! the same histograms) and `canopy-testbed latency` merging logs. No root needed: the
+//! `RunResults` is built by hand and every expected value comes from that input.
+
+mod report_common;
+
+use canopy_testbed::report::results::{LoadLatency, ProbeStream, RunResults};
+use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
+use canopy_testbed::report::{self, hlog};
+use report_common::*;
+use std::process::Command;
+
+/// A search with latency trials at 0, 10, 50 and 90 % of its NDR: the background load
+/// at that rate (none at 0 %), the stream's latency growing with the load.
+fn with_latency() -> RunResults {
+    let mut r = search(100_000.0, Some(60_000.0), Some(70_000.0));
+    let s = r.search.as_mut().unwrap();
+    let ndr = s.ndr_pps.unwrap();
+    s.latency = [0.0, 0.1, 0.5, 0.9]
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            let rate = f * ndr;
+            let sent = (rate * 5.0) as u64;
+            let mut t = trial(
+                rate,
+                sent,
+                sent,
+                5.0,
+                latency(&samples(2_000 + i as u64 * 4_000, sent.min(3_000))),
+                None,
+            );
+            t.probe = Some(ProbeStream {
+                offered_pps: 1_000.0,
+                sent: 5_000,
+                received: 5_000 - i as u64,
+                lost: i as u64,
+                reordered: 0,
+                latency: latency(&samples(3_000 + i as u64 * 5_000, 5_000 - i as u64)),
+            });
+            LoadLatency {
+                fraction: f,
+                trial: t,
+            }
+        })
+        .collect();
+    r
+}
+
+#[test]
+fn latency_under_load_is_reported_and_kept_whole() {
+    let r = with_latency();
+    let dir = TempDir::new("latency");
+    let w = write_and_check(&r, &dir);
+    let loads = &r.search.as_ref().unwrap().latency;
+    // the section: a row per load with the stream's counts and percentiles
+    let md = read(&w.markdown);
+    let sec = &md[md
+        .find("## Latency under load")
+        .expect("no latency section")..];
+    assert!(
+        sec.contains("RFC 2544") && sec.contains("1.0 kpps"),
+        "{sec}"
+    );
+    for l in loads {
+        let p = l.trial.probe.as_ref().unwrap();
+        let row = format!(
+            "| {:.0} | {} |",
+            l.fraction * 100.0,
+            report::fmt::rate(l.trial.offered_pps)
+        );
+        let line = sec
+            .lines()
+            .find(|x| x.starts_with(&row))
+            .unwrap_or_else(|| panic!("no row {row}"));
+        for ns in [p.latency.p50_ns, p.latency.p999_ns, p.latency.max_ns] {
+            assert!(line.contains(&format!("| {} |", us(ns))), "{line}");
+        }
+        assert!(
+            line.contains(&format!("| {} | {} |", p.sent, p.lost)),
+            "{line}"
+        );
+    }
+    // the summary: a heading and a row per load, on one screen
+    let sum = report::run::summary(&r, Some(&w));
+    if std::env::var_os("SHOW_SUMMARY").is_some() {
+        eprintln!("{sum}");
+    }
+    assert!(sum.lines().count() <= SUMMARY_LINES, "{sum}");
+    assert!(sum.lines().all(|l| l.chars().count() <= SUMMARY_COLS));
+    assert!(sum.contains("Latency under load (1.0 kpps stream"), "{sum}");
+    for l in loads {
+        let p = &l.trial.probe.as_ref().unwrap().latency;
+        let label = format!("{:.0} % NDR", l.fraction * 100.0);
+        let line = sum.lines().find(|x| x.starts_with(&label)).expect(&label);
+        assert!(
+            line.contains(&us(p.p50_ns)) && line.contains(&us(p.p99_ns)),
+            "{line}"
+        );
+    }
+    assert!(sum.contains("latency.hlog"), "{sum}");
+    // the log: each load's stream and background, tagged, the same histograms
+    let log_path = w.hlog.clone().expect("no latency.hlog written");
+    let entries = hlog::read_log(&read(&log_path)).unwrap();
+    // (no background at 0 %: its histogram is empty and left out)
+    assert_eq!(entries.len(), 7);
+    assert!(!entries.iter().any(|e| e.tag == "load-0pct"));
+    for l in loads {
+        let pct = (l.fraction * 100.0).round();
+        for (tag, lat) in [
+            (
+                format!("probe-{pct}pct"),
+                &l.trial.probe.as_ref().unwrap().latency,
+            ),
+            (format!("load-{pct}pct"), &l.trial.latency),
+        ] {
+            if lat.count == 0 {
+                continue;
+            }
+            let h = hlog::merge(&entries, Some(&tag)).unwrap();
+            assert_eq!(h.len(), lat.count, "{tag}");
+            assert!(h.equivalent(h.max(), lat.max_ns), "{tag}");
+        }
+    }
+    // a run without latency trials writes no log
+    let plain = search(100_000.0, Some(60_000.0), None);
+    let d2 = TempDir::new("nolatency");
+    let w2 = write_and_check(&plain, &d2);
+    assert!(w2.hlog.is_none() && !d2.0.join("latency.hlog").exists());
+    assert!(!read(&w2.markdown).contains("Latency under load"));
+}
+
+#[test]
+fn the_latency_command_merges_logs_by_tag() {
+    let r = with_latency();
+    let dir = TempDir::new("latencycmd");
+    let w = write_and_check(&r, &dir);
+    let log = w.hlog.unwrap();
+    let bin = canopy_test_utils::bin("canopy-testbed");
+    let out = Command::new(&bin)
+        .args(["latency", "--tag", "probe-50pct"])
+        .arg(&log)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let p = &r.search.as_ref().unwrap().latency[2]
+        .trial
+        .probe
+        .as_ref()
+        .unwrap()
+        .latency;
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("probe-50pct"))
+        .expect("no row");
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    // two intervals, twice the frames, the same percentiles (of the histogram: 3
+    // significant digits)
+    assert_eq!(
+        (cols[1], cols[2]),
+        ("2", &*(2 * p.count).to_string()),
+        "{line}"
+    );
+    let h = hlog::decode(&p.hdr).unwrap();
+    assert_eq!(cols[4], us(h.value_at_quantile(0.5)), "{line}");
+    assert_eq!(cols[8], us(h.max()), "{line}");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    // every tag without --tag; a tag no file has, and a file that is no log, fail
+    let all = Command::new(&bin)
+        .arg("latency")
+        .arg(&log)
+        .output()
+        .unwrap();
+    // (a header and 7 tags: no background at 0 %)
+    assert_eq!(String::from_utf8_lossy(&all.stdout).lines().count(), 8);
+    let none = Command::new(&bin)
+        .args(["latency", "--tag", "nothing"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(!none.status.success());
+    let bad = dir.0.join("bad.hlog");
+    std::fs::write(&bad, "0.000,5.000,1.0,@@@not-a-histogram\n").unwrap();
+    let e = Command::new(&bin)
+        .arg("latency")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!e.status.success());
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("bad.hlog"),
+        "{e:?}"
+    );
+}
