@@ -109,8 +109,75 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("zigzag"));
     replay_a_crafted_pcap(&f);
+    stream_breakdown(&f);
     f.down();
     f.assert_clean();
+}
+
+/// A trial with a latency stream beside it: the stream's frames are counted apart, carry
+/// a record from every switch on their path (the switch's level going up and down the
+/// tree), and the parts of their latency add up to it within 10 %.
+fn stream_breakdown(f: &Fab) {
+    let out = f.dir.join("stream");
+    let o = out.to_str().unwrap();
+    let r = f.run(&[
+        "run",
+        &f.name,
+        "--rate",
+        "2kpps",
+        "--duration-s",
+        "2",
+        "--probe-pps",
+        "500",
+        "--out",
+        o,
+        "--quiet",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let res = results(f, &out);
+    let t = &res["trials"][0];
+    assert_eq!(
+        (t["lost"].as_u64(), t["foreign"].as_u64()),
+        (Some(0), Some(0)),
+        "{t}"
+    );
+    let p = &t["probe"];
+    let sent = p["sent"].as_u64().unwrap();
+    assert!((900..=1100).contains(&sent), "{p}");
+    assert_eq!(p["received"].as_u64(), Some(sent), "{p}");
+    assert_eq!(p["latency"]["count"].as_u64(), Some(sent), "{p}");
+    let h = &p["hops"];
+    assert_eq!(
+        (h["slots"].as_u64(), h["incomplete"].as_u64()),
+        (Some(5), Some(0)),
+        "{h}"
+    );
+    assert_eq!(h["frames"].as_u64(), Some(sent), "{h}");
+    let paths = h["paths"].as_array().unwrap();
+    assert!(!paths.is_empty());
+    for path in paths {
+        let n = path["hops"].as_u64().unwrap() as usize;
+        assert!([1, 3, 5].contains(&n), "{path}");
+        let levels: Vec<u64> = path["hop"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["level"].as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = (0..n).map(|i| (i.min(n - 1 - i) + 1) as u64).collect();
+        assert_eq!(levels, want, "{path}");
+        let ratio = path["sum_ratio"].as_f64().unwrap();
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "the parts do not add up: {path}"
+        );
+        for x in path["hop"].as_array().unwrap() {
+            assert!(x["residence"]["mean_ns"].as_f64().unwrap() > 0.0, "{x}");
+        }
+    }
+    for s in res["switches"].as_array().unwrap() {
+        assert_eq!(s["conserved"], true, "{s}");
+    }
 }
 
 /// A pcap crafted here (generator frames from host 0 to every other host, and three

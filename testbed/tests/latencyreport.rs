@@ -5,7 +5,9 @@
 
 mod report_common;
 
-use canopy_testbed::report::results::{LoadLatency, ProbeStream, RunResults};
+use canopy_testbed::report::results::{
+    HopBreakdown, HopParts, LoadLatency, Part, PathParts, ProbeStream, RunResults,
+};
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use canopy_testbed::report::{self, hlog};
 use report_common::*;
@@ -38,6 +40,7 @@ fn with_latency() -> RunResults {
                 lost: i as u64,
                 reordered: 0,
                 latency: latency(&samples(3_000 + i as u64 * 5_000, 5_000 - i as u64)),
+                hops: Some(breakdown(f)),
             });
             LoadLatency {
                 fraction: f,
@@ -46,6 +49,95 @@ fn with_latency() -> RunResults {
         })
         .collect();
     r
+}
+
+/// A breakdown of 5-switch paths whose parts grow with `load` and add up to 99 % of
+/// the measured mean (and a 3-switch path the report leaves to the JSON).
+fn breakdown(load: f64) -> HopBreakdown {
+    let part = |mean: f64| Part {
+        mean_ns: mean,
+        p50_ns: mean as u64,
+        p99_ns: 2 * mean as u64,
+    };
+    let hop = |i: usize| HopParts {
+        level: [1, 2, 3, 2, 1][i],
+        rx_ring: part(2_000.0 * (1.0 + load)),
+        residence: part(500.0),
+        link: part(1_000.0 + i as f64),
+        queue_mean: load / 2.0,
+    };
+    let sum = 3_000.0 + 5.0 * (2_000.0 * (1.0 + load) + 1_500.0) + 10.0;
+    HopBreakdown {
+        slots: 5,
+        frames: 900,
+        incomplete: 7,
+        paths: vec![
+            PathParts {
+                hops: 3,
+                frames: 100,
+                measured: part(9_000.0),
+                host_stack: part(3_000.0),
+                hop: (0..3).map(hop).collect(),
+                sum_ratio: 1.0,
+            },
+            PathParts {
+                hops: 5,
+                frames: 800,
+                measured: part(sum / 0.99),
+                host_stack: part(3_000.0),
+                hop: (0..5).map(hop).collect(),
+                sum_ratio: 0.99,
+            },
+        ],
+    }
+}
+
+#[test]
+fn where_the_latency_went_is_tabled_and_summed() {
+    let r = with_latency();
+    let dir = TempDir::new("hops");
+    let w = write_and_check(&r, &dir);
+    let md = read(&w.markdown);
+    let sec = &md[md.find("### Where the latency went").expect("no breakdown")..];
+    assert!(sec.contains("5-switch paths"), "{sec}");
+    let row = |name: &str| {
+        sec.lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name}: {sec}"))
+            .to_string()
+    };
+    // a column per load; the ring wait grows with it, the host stack does not
+    assert!(row("part").contains("| 0 % NDR | 10 % NDR | 50 % NDR | 90 % NDR |"));
+    assert_eq!(
+        row("host stack (sender)"),
+        "| host stack (sender) | 3.00 | 3.00 | 3.00 | 3.00 |"
+    );
+    assert_eq!(
+        row("switch 3 (level 3): RX ring"),
+        "| switch 3 (level 3): RX ring | 2.00 | 2.20 | 3.00 | 3.80 |"
+    );
+    assert!(row("switch 5 (level 1) → host: link").contains("| 1.00 |"));
+    assert!(row("switch 2 (level 2): queue ahead (frames)").contains("| 0.45 |"));
+    assert!(
+        row("sum of the parts").contains("(99.0 %)"),
+        "{}",
+        row("sum of the parts")
+    );
+    assert!(row("frames (left out)").contains("| 800 (7) |"));
+    // the summary: the parts at the lowest load, summed by kind
+    let sum = report::run::summary(&r, Some(&w));
+    assert!(
+        sum.lines().count() <= SUMMARY_LINES
+            && sum.lines().all(|l| l.chars().count() <= SUMMARY_COLS)
+    );
+    assert!(
+        sum.contains("Where the stream's time went (5-switch paths, 0 % NDR), mean µs:"),
+        "{sum}"
+    );
+    assert!(
+        sum.contains("host stack 3.00 + RX rings 10.00 + residence 2.50 + links 5.01 = 20.51 (99.0 % of 20.72)"),
+        "{sum}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use super::doc::{Block, Cell};
 use super::fmt;
-use super::results::{Latency, LoadLatency, RunResults};
+use super::results::{HopBreakdown, Latency, LoadLatency, PathParts, RunResults};
 
 /// The six latency figures, µs: min, p50, p90, p99, p99.9, max (n/a when nothing was
 /// recorded).
@@ -106,7 +106,133 @@ pub(super) fn blocks(r: &RunResults) -> Vec<Block> {
         rows,
         numeric: true,
     });
+    b.extend(breakdown_blocks(loads));
     b
+}
+
+/// The longest path of a breakdown that has frames (the one across the fabric).
+fn longest(h: &HopBreakdown) -> Option<&PathParts> {
+    h.paths
+        .iter()
+        .filter(|p| p.frames > 0)
+        .max_by_key(|p| p.hops)
+}
+
+/// The parts of a path summed by kind: host stack, RX rings, residence, links (mean
+/// ns each).
+fn by_kind(p: &PathParts) -> [f64; 4] {
+    let sum = |f: fn(&super::results::HopParts) -> f64| p.hop.iter().map(f).sum::<f64>();
+    [
+        p.host_stack.mean_ns,
+        sum(|h| h.rx_ring.mean_ns),
+        sum(|h| h.residence.mean_ns),
+        sum(|h| h.link.mean_ns),
+    ]
+}
+
+/// "Where the latency went": the stream's hop records on its longest path, part by part
+/// (rows) and load by load (columns), mean µs.
+fn breakdown_blocks(loads: &[LoadLatency]) -> Vec<Block> {
+    let with: Vec<(&LoadLatency, &HopBreakdown, &PathParts)> = loads
+        .iter()
+        .filter_map(|l| {
+            let h = l.trial.probe.as_ref()?.hops.as_ref()?;
+            Some((l, h, longest(h)?))
+        })
+        .collect();
+    let Some(n) = with.iter().map(|w| w.2.hops).max() else {
+        return vec![];
+    };
+    let with: Vec<_> = with.into_iter().filter(|w| w.2.hops == n).collect();
+    let mut b = vec![Block::Heading(3, "Where the latency went".into())];
+    b.push(Block::Para(format!(
+        "The latency stream's hop records on its {n}-switch paths (one record per \
+         switch: the kernel's receive stamp, the switch's poll, its hand-off to the \
+         egress port), mean µs per part: host stack = sending host to the first switch's \
+         kernel; RX ring = kernel stamp to poll; residence = poll to hand-off; link = \
+         hand-off to the next kernel stamp (the last: the receiving host's). Frames with \
+         a record the breakdown cannot use (no stamp, a switch's own clock, more switches \
+         than slots) are left out and counted."
+    )));
+    let mut head = vec!["part".to_string()];
+    head.extend(
+        with.iter()
+            .map(|w| format!("{:.0} % NDR", w.0.fraction * 100.0)),
+    );
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut row = |name: String, f: &dyn Fn(&PathParts) -> String| {
+        let mut r: Vec<Cell> = vec![name.into()];
+        r.extend(with.iter().map(|w| Cell::from(f(w.2))));
+        rows.push(r);
+    };
+    let us = |ns: f64| fmt::us(ns.max(0.0).round() as u64);
+    row("host stack (sender)".into(), &|p| us(p.host_stack.mean_ns));
+    for i in 0..n {
+        let lvl = with[0].2.hop[i].level;
+        let who = format!("switch {} (level {lvl})", i + 1);
+        row(format!("{who}: RX ring"), &|p| us(p.hop[i].rx_ring.mean_ns));
+        row(format!("{who}: residence"), &|p| {
+            us(p.hop[i].residence.mean_ns)
+        });
+        row(format!("{who}: queue ahead (frames)"), &|p| {
+            format!("{:.2}", p.hop[i].queue_mean)
+        });
+        let to = if i + 1 < n {
+            format!("switch {}", i + 2)
+        } else {
+            "host".into()
+        };
+        row(format!("{who} → {to}: link"), &|p| {
+            us(p.hop[i].link.mean_ns)
+        });
+    }
+    row("sum of the parts".into(), &|p| {
+        format!(
+            "{} ({:.1} %)",
+            us(by_kind(p).iter().sum()),
+            p.sum_ratio * 100.0
+        )
+    });
+    row("measured (mean)".into(), &|p| us(p.measured.mean_ns));
+    row("frames (left out)".into(), &|_| String::new());
+    if let Some(last) = rows.last_mut() {
+        for (c, w) in last.iter_mut().skip(1).zip(&with) {
+            *c = format!("{} ({})", w.2.frames, w.1.incomplete).into();
+        }
+    }
+    b.push(Block::Table {
+        head,
+        rows,
+        numeric: true,
+    });
+    b
+}
+
+/// The summary's lines on where the latency went, at the lowest load with a breakdown
+/// of its longest path.
+fn breakdown_lines(loads: &[LoadLatency]) -> Vec<String> {
+    let Some((l, p)) = loads.iter().find_map(|l| {
+        let p = longest(l.trial.probe.as_ref()?.hops.as_ref()?)?;
+        Some((l, p))
+    }) else {
+        return vec![];
+    };
+    let parts = by_kind(p);
+    let [host, rings, res, links] = parts.map(|ns| fmt::us(ns.max(0.0).round() as u64));
+    let us = |ns: f64| fmt::us(ns.max(0.0).round() as u64);
+    vec![
+        format!(
+            "Where the stream's time went ({}-switch paths, {:.0} % NDR), mean µs:",
+            p.hops,
+            l.fraction * 100.0
+        ),
+        format!(
+            "host stack {host} + RX rings {rings} + residence {res} + links {links} = {} ({:.1} % of {})",
+            us(parts.iter().sum()),
+            p.sum_ratio * 100.0,
+            us(p.measured.mean_ns)
+        ),
+    ]
 }
 
 /// The summary's rows: a heading line and one line per load, in the columns of the
@@ -147,5 +273,6 @@ pub(super) fn summary_lines(r: &RunResults) -> Vec<String> {
             columns(&p.latency)
         ));
     }
+    v.extend(breakdown_lines(loads));
     v
 }

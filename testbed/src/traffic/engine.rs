@@ -318,18 +318,20 @@ struct ProbeFlows {
 }
 
 impl ProbeFlows {
+    /// The stream at `pps` for `secs` from hosts `active`, run `run_id`, its frames
+    /// with `slots` hop record slots.
     fn new(
         g: &Generator,
         spec: &TrafficSpec,
         active: &[usize],
-        pps: f64,
-        secs: f64,
+        (pps, secs): (f64, f64),
         run_id: u16,
+        slots: u8,
     ) -> Result<ProbeFlows> {
         let n = g.hosts.hosts.len();
         Ok(ProbeFlows {
             dests: spec.pattern.dests(n, spec.seed ^ PROBE_SEED)?,
-            frames: g.flow_frames(active, spec.frame_len(), run_id)?,
+            frames: g.flow_frames(active, spec.frame_len(), run_id, slots)?,
             seq: vec![0; n * n],
             plan: Plan {
                 pps,
@@ -560,7 +562,7 @@ impl Generator {
             ));
         }
         let (run_id, warm_id, probe_id) = self.run_ids();
-        let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id)?;
+        let mut frames = self.flow_frames(&active, spec.frame_len(), warm_id, 0)?;
         // duration mode (the default) ends at a real-time deadline; count mode when all
         // frames are out
         let duration = match spec.count {
@@ -584,13 +586,26 @@ impl Generator {
         let mut probe = match spec.probe_pps {
             Some(pps) => {
                 self.open_probe_ports(&active)?;
-                acc = acc.with_probe(probe_id)?;
+                let hops = spec.probe_hops.then(|| {
+                    let levels: Vec<u16> = self.topo.switches.iter().map(|s| s.level).collect();
+                    let top = levels.iter().copied().max().unwrap_or(1);
+                    (super::hopstats::slots_for(top), levels)
+                });
+                let slots = hops.as_ref().map_or(0, |h| h.0);
+                acc = acc.with_probe(probe_id, hops)?;
                 // as long as the load: its duration, or its count at its rate
                 let secs = match spec.count {
                     Some(c) if offered > 0.0 => c as f64 / offered,
                     _ => spec.duration(),
                 };
-                Some(ProbeFlows::new(self, spec, &active, pps, secs, probe_id)?)
+                Some(ProbeFlows::new(
+                    self,
+                    spec,
+                    &active,
+                    (pps, secs),
+                    probe_id,
+                    slots,
+                )?)
             }
             None => None,
         };
@@ -687,12 +702,14 @@ impl Generator {
     }
 
     /// One prebuilt frame per flow the pattern can use (from every sending host in
-    /// `active` to every other host), `len` bytes, of run `run_id`.
+    /// `active` to every other host), `len` bytes, of run `run_id`, with `slots` hop
+    /// record slots (longer frames; none for 0).
     fn flow_frames(
         &self,
         active: &[usize],
         len: usize,
         run_id: u16,
+        slots: u8,
     ) -> Result<Vec<Option<HostFrame>>> {
         let n = self.hosts.hosts.len();
         let mut frames: Vec<Option<HostFrame>> = vec![None; n * n];
@@ -700,8 +717,9 @@ impl Generator {
             for d in 0..n {
                 if d != s {
                     let (hs, hd) = (self.hosts.hosts[s].host, self.hosts.hosts[d].host);
-                    frames[s * n + d] =
-                        Some(HostFrame::new(&self.topo, self.kind, hs, hd, len, run_id)?);
+                    frames[s * n + d] = Some(HostFrame::with_hops(
+                        &self.topo, self.kind, hs, hd, len, run_id, slots,
+                    )?);
                 }
             }
         }

@@ -69,6 +69,22 @@ impl HostFrame {
         len: usize,
         run_id: u16,
     ) -> Result<HostFrame> {
+        Self::with_hops(topo, kind, src, dst, len, run_id, 0)
+    }
+
+    /// [`new`](Self::new), asking every switch on the way for a hop record (flag HOPS,
+    /// `docs/wire-format.md` §2.1) in one of `slots` record slots (none for 0). The
+    /// slots make the header longer: the frame is `len` bytes or the header's length,
+    /// whichever is more.
+    pub fn with_hops(
+        topo: &canopy_control::topology::Topology,
+        kind: Kind,
+        src: u32,
+        dst: u32,
+        len: usize,
+        run_id: u16,
+        slots: u8,
+    ) -> Result<HostFrame> {
         let frame_err = |e: String| TestbedError::Frame(format!("h{src} -> h{dst}: {e}"));
         let plain = kinds::header(topo, kind, src, dst).map_err(|e| frame_err(e.to_string()))?;
         let h = wire::Header::new_checked(&plain[..]).map_err(|e| frame_err(e.to_string()))?;
@@ -77,8 +93,10 @@ impl HostFrame {
             seq: tagged_seq(run_id, 0),
             timestamp_ns: 0,
         });
+        p.hops = (slots > 0).then(|| wire::hops::HopArea::new(slots));
         let hl = p.header_len(h.body().len());
         let min = wire::ETH_HEADER_LEN + hl;
+        let len = if slots > 0 { len.max(min) } else { len };
         if len < min.max(wire::ETH_MIN_FRAME) || len > MAX_LEN {
             return Err(frame_err(format!(
                 "frame length {len} is outside {}..={MAX_LEN} (Ethernet {} + Canopy header {hl} with measurement block, Ethernet minimum {})",

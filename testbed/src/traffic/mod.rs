@@ -8,6 +8,7 @@
 //! | [`ceiling`] | the generator's own ceiling on one veth pair ([`ceiling::generator_ceiling`]) |
 //! | [`tx`] | the generator's sender: lanes (one thread each), bursts, one clock read per burst |
 //! | [`rx`] | receive accounting: flows, loss, reordering, duplicates, misdelivery, latency histograms (the trial's and its latency stream's), kernel receive stamps |
+//! | [`hopstats`] | the latency stream's hop records turned into a per-hop breakdown (host stack, RX ring, residence, link) |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search, its confirmation, and the latency trials at fractions of the NDR |
 //! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
 //! | [`pcap`] | classic pcap writer and reader |
@@ -20,6 +21,7 @@
 pub mod ceiling;
 pub mod engine;
 pub mod frame;
+pub mod hopstats;
 pub mod hosts;
 pub mod pattern;
 pub mod pcap;

@@ -15,6 +15,7 @@
 use crate::error::{Result, TestbedError};
 use crate::report::results::{Latency, ProbeStream, Timeline, Trial};
 use crate::traffic::frame::HostFrame;
+use crate::traffic::hopstats::{Breakdown, HopSample, Read};
 use crate::traffic::hosts::MacIndex;
 use hdrhistogram::Histogram;
 
@@ -152,6 +153,8 @@ struct Pending {
     kernel_ns: u64,
     /// A frame of the latency stream.
     probe: bool,
+    /// Its hop records: index + 1 into the stream's held samples (0: none).
+    hop: u16,
 }
 
 /// The clocks a receiver reads once per burst, after taking the burst's frames.
@@ -183,11 +186,24 @@ impl RxClock {
 }
 
 /// The latency stream's side of an [`RxAccount`].
-#[derive(Debug)]
 struct ProbeRx {
     run_id: u16,
     flows: Vec<FlowRx>,
     hist: Histogram<u64>,
+    /// The breakdown of its hop records and the level of each switch, when its frames
+    /// ask for them.
+    hops: Option<(Breakdown, Vec<u16>)>,
+    /// Hop records of the frames held until their burst's clocks ([`Pending::hop`]).
+    held: Vec<HopSample>,
+}
+
+impl std::fmt::Debug for ProbeRx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProbeRx")
+            .field("run_id", &self.run_id)
+            .field("hops", &self.hops.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Latencies [`RxAccount::on_frame_deferred`] holds until [`RxAccount::end_burst`]: one
@@ -238,21 +254,29 @@ impl RxAccount {
     }
 
     /// Also account the frames of run `probe_id` as the trial's latency stream: their
-    /// own flows and histogram ([`probe_stream`](Self::probe_stream)).
-    pub fn with_probe(mut self, probe_id: u16) -> Result<RxAccount> {
+    /// own flows and histogram ([`probe_stream`](Self::probe_stream)). With `hops`
+    /// (the record slots its frames carry and each switch's level, by switch id), also
+    /// the breakdown of their hop records ([`crate::traffic::hopstats`]).
+    pub fn with_probe(mut self, probe_id: u16, hops: Option<(u8, Vec<u16>)>) -> Result<RxAccount> {
         self.probe = Some(ProbeRx {
             run_id: probe_id,
             flows: vec![FlowRx::default(); self.n * self.n],
             hist: latency_histogram()?,
+            hops: hops.map(|(slots, levels)| (Breakdown::new(slots), levels)),
+            held: Vec::with_capacity(PENDING),
         });
         Ok(self)
     }
 
-    /// Account one frame received by host position `rx` at `now_ns` (CLOCK_MONOTONIC).
+    /// Account one frame received by host position `rx` at `now_ns` (CLOCK_MONOTONIC),
+    /// for a caller without the kernel's stamps (counted as [`unstamped`](Self::unstamped));
+    /// ends the burst of any frame held before it.
     pub fn on_frame(&mut self, rx: usize, frame: &[u8], now_ns: u64) {
-        if let Some(p) = self.account(rx, frame) {
-            self.record(p.tx_ns, now_ns, p.probe);
-        }
+        self.on_frame_deferred(rx, frame, 0);
+        self.end_burst(RxClock {
+            mono_ns: now_ns,
+            real_ns: 0,
+        });
     }
 
     /// Account one frame received by host position `rx` with the kernel's receive stamp
@@ -263,10 +287,10 @@ impl RxAccount {
     /// [`PENDING`] frames without an `end_burst` close the burst early with a clock read.
     #[inline]
     pub fn on_frame_deferred(&mut self, rx: usize, frame: &[u8], kernel_ns: u64) {
+        if self.npending == PENDING {
+            self.end_burst(RxClock::now());
+        }
         if let Some(mut p) = self.account(rx, frame) {
-            if self.npending == PENDING {
-                self.end_burst(RxClock::now());
-            }
             p.kernel_ns = kernel_ns;
             self.pending[self.npending] = p;
             self.npending += 1;
@@ -287,8 +311,18 @@ impl RxAccount {
                 }
             };
             self.record(p.tx_ns, at, p.probe);
+            if let (Some(pr), Some(i)) = (self.probe.as_mut(), p.hop.checked_sub(1)) {
+                if let (Some((b, _)), Some(s)) = (pr.hops.as_mut(), pr.held.get(usize::from(i))) {
+                    if at >= p.tx_ns && b.add(s, at).is_err() {
+                        b.count_incomplete();
+                    }
+                }
+            }
         }
         self.npending = 0;
+        if let Some(pr) = self.probe.as_mut() {
+            pr.held.clear();
+        }
     }
 
     #[inline]
@@ -335,14 +369,29 @@ impl RxAccount {
         } else {
             src * self.n + rx
         };
-        let timed = Pending {
+        let mut timed = Pending {
             tx_ns: t.ts_ns,
             kernel_ns: 0,
             probe,
+            hop: 0,
         };
         if let Some(p) = self.probe.as_mut().filter(|_| probe) {
-            // every frame of the stream is timed
-            return (p.flows[flow].update(t.seq) != SeqVerdict::Duplicate).then_some(timed);
+            // every frame of the stream is timed, and its hop records held for the
+            // breakdown (at most a burst's worth: the burst ends early when full)
+            if p.flows[flow].update(t.seq) == SeqVerdict::Duplicate {
+                return None;
+            }
+            if let Some((b, levels)) = p.hops.as_mut() {
+                match HopSample::read(frame, t.ts_ns, levels) {
+                    Read::Complete(s) if p.held.len() < PENDING => {
+                        p.held.push(s);
+                        timed.hop = p.held.len() as u16;
+                    }
+                    Read::None => {}
+                    _ => b.count_incomplete(),
+                }
+            }
+            return Some(timed);
         }
         match self.flows[flow].update(t.seq) {
             SeqVerdict::Duplicate => None,
@@ -387,6 +436,7 @@ impl RxAccount {
             lost: c.lost,
             reordered: c.reordered,
             latency: latency_summary(&p.hist),
+            hops: p.hops.as_ref().map(|(b, _)| b.result()),
         })
     }
 
@@ -633,7 +683,7 @@ mod tests {
             HostFrame::new(&topo, canopy_dataplane::wire::Kind::Sliced, 0, 1, 60, 9).unwrap();
         let mut acc = RxAccount::new(&macs, 7, 8, 1, vec![])
             .unwrap()
-            .with_probe(9)
+            .with_probe(9, None)
             .unwrap();
         for f in &load {
             acc.on_frame_deferred(1, f, 0);

@@ -258,6 +258,15 @@ pub struct TrafficSpec {
     /// senders ([`ProbeStream`](crate::report::results::ProbeStream)); the search's
     /// latency trials use [`PROBE_PPS`] when this is not set.
     pub probe_pps: Option<f64>,
+    /// The latency stream's frames ask every switch for a hop record (`docs/wire-format.md`
+    /// §2.1), and the trial breaks its latency down hop by hop. The records make those
+    /// frames longer than `frame_size` (48 bytes per switch of the longest path).
+    #[serde(default = "default_true")]
+    pub probe_hops: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// Sender threads on a machine with `cpus` CPUs when the spec names none: a quarter of
@@ -367,6 +376,7 @@ impl Default for TrafficSpec {
             tx_threads: None,
             search: None,
             probe_pps: None,
+            probe_hops: true,
         }
     }
 }

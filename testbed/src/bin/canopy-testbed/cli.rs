@@ -224,6 +224,10 @@ pub struct TrafficArgs {
     /// when not given).
     #[arg(long)]
     pub probe_pps: Option<f64>,
+    /// The latency stream's frames carry no hop records (they are then the trial's frame
+    /// size, and there is no per-hop breakdown).
+    #[arg(long)]
+    pub no_probe_hops: bool,
     /// Write the first frames sent to this pcap file.
     #[arg(long)]
     pub pcap_tx: Option<PathBuf>,
@@ -302,6 +306,9 @@ impl TrafficArgs {
         }
         if self.probe_pps.is_some() {
             s.probe_pps = self.probe_pps;
+        }
+        if self.no_probe_hops {
+            s.probe_hops = false;
         }
         if self.pcap_tx.is_some() {
             s.pcap_tx = self.pcap_tx.clone();

@@ -7,14 +7,17 @@ use super::Desc;
 use std::path::Path;
 
 impl Desc {
-    /// Switch `sw`'s configuration as a table: `[switch]` (with the polling mode),
-    /// `[management]` on `socket`, one `[[port]]` per port, `[dpdk]` when a port is
-    /// `dpdk`, and with `tables` the `[tables]` the switch computes its own tables from
-    /// (the fabric has no `canopyd` to push them).
+    /// Switch `sw`'s configuration as a table: `[switch]` (with the polling mode, and
+    /// `id` = `sw`, its index in the topology: the switch of its hop records, also when
+    /// `canopyd` pushes its tables), `[management]` on `socket`, one `[[port]]` per
+    /// port, `[dpdk]` when a port is `dpdk`, and with `tables` the `[tables]` the switch
+    /// computes its own tables from (the fabric has no `canopyd` to push them).
     pub fn switch_config_table(&self, sw: u32, socket: &Path, tables: bool) -> toml::Table {
         let s = &self.topo.switches[sw as usize];
         let mut t = toml::Table::new();
-        t.insert("switch".into(), toml::Value::Table(self.switch_table()));
+        let mut st = self.switch_table();
+        st.insert("id".into(), i64::from(sw).into());
+        t.insert("switch".into(), toml::Value::Table(st));
         if tables {
             let mut tables = toml::Table::new();
             tables.insert(

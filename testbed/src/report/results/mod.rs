@@ -13,8 +13,11 @@
 //! the switches' management endpoints before and after each trial. Every number is
 //! measured; a field that could not be measured is `None`, never a guess.
 
+pub mod hops;
 pub mod soak;
 pub mod vethbench;
+
+pub use hops::{HopBreakdown, HopParts, Part, PathParts};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -270,6 +273,9 @@ pub struct ProbeStream {
     pub reordered: u64,
     /// One-way latency of the stream's frames.
     pub latency: Latency,
+    /// Where that latency went, hop by hop, when the frames asked for hop records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<HopBreakdown>,
 }
 
 /// Latency under a background load that is a fraction of the NDR (`run --search`):
