@@ -59,7 +59,17 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
         );
         let out = f.run(&["up", d.to_str().unwrap()]);
         assert!(out.status.success(), "up ({kind}) failed");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("20 bmv2 simple_switch"));
+        let up = String::from_utf8_lossy(&out.stdout);
+        assert!(up.contains("20 bmv2 simple_switch"), "{up}");
+        // which simple_switch, and how it was built, read from the binary
+        let build = up
+            .lines()
+            .find(|l| l.starts_with("bmv2       "))
+            .unwrap_or_else(|| panic!("no build line: {up}"));
+        assert!(
+            build.contains("simple_switch: ") && build.contains(" build ("),
+            "{build}"
+        );
         let st = f.run(&["status", &f.name]);
         assert!(st.status.success(), "status ({kind})");
         let c = f.run(&["check", &f.name]);
@@ -82,6 +92,11 @@ fn bmv2_fabric_checks_every_pair_and_runs_traffic() {
         ]);
         assert!(r.status.success(), "run ({kind}) failed");
         let res: serde_json::Value = fabric_common::results(&o);
+        assert_eq!(
+            res["meta"]["target_build"].as_str(),
+            build.strip_prefix("bmv2").map(str::trim),
+            "the run records the build up found"
+        );
         let t = &res["trials"][0];
         assert_eq!(t["misdelivered"], 0, "{t}");
         assert_eq!(t["lost"], 0, "{t}");

@@ -495,6 +495,8 @@ fn compare_puts_runs_side_by_side() {
     canopy.meta.target = "canopy".into();
     let mut bmv2 = search(40_000.0, Some(9_000.0), Some(12_000.0));
     bmv2.meta.target = "bmv2".into();
+    let build = "/opt/bmv2-perf/bin/simple_switch: performance build (logging macros and event logger compiled out)";
+    bmv2.meta.target_build = Some(build.into());
     let (a, b) = (d.0.join("a"), d.0.join("b"));
     report::run::write(&canopy, &a).unwrap();
     report::run::write(&bmv2, &b).unwrap();
@@ -513,6 +515,23 @@ fn compare_puts_runs_side_by_side() {
     assert!(row("canopy").contains(&ndr(&canopy)), "{md}");
     assert!(row("bmv2").contains(&ndr(&bmv2)), "{md}");
     assert!(md.contains("compare_latency_cdf.svg"), "{md}");
+    // the runs table names the bmv2 build it ran (and none for canopy)
+    // (Markdown escapes the underscores)
+    let md_build = build.replace('_', "\\_");
+    assert!(md.contains(&format!("| `bmv2` | {md_build} |")), "{md}");
+    assert!(md.contains("| `canopy` | — |"), "{md}");
+    // the run's own report and summary say it too
+    let own = std::fs::read_to_string(b.join("report.md")).unwrap();
+    assert!(
+        own.contains(&format!("| target | bmv2 ({md_build}) |")),
+        "{own}"
+    );
+    let sum = report::run::summary(&bmv2, None);
+    let (path, what) = build.split_once(": ").unwrap();
+    assert!(
+        sum.contains(&format!("bmv2: {path}\n      {what}\n")),
+        "{sum}"
+    );
     // the CDF has one curve per run, labelled with its target
     let svg = std::fs::read_to_string(out.join("compare_latency_cdf.svg")).unwrap();
     check_xml(&svg);

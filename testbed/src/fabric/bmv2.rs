@@ -104,6 +104,55 @@ fn counters_from(
     Ok(rep)
 }
 
+/// How a `simple_switch` binary was built, read from the binary itself: p4lang's
+/// performance build (`--disable-logging-macros --disable-elogger`) compiles the
+/// per-packet log messages and the event logger out, so their strings are not in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bmv2Build {
+    /// The per-packet logging macros are compiled in (`BMLOG_DEBUG_PKT` messages).
+    pub logging_macros: bool,
+    /// The event logger (nanomsg) is compiled in.
+    pub event_logger: bool,
+}
+
+/// A message only the logging macros put into the binary.
+const LOG_MARK: &[u8] = b"Processing packet received on port";
+/// A name only the event logger puts into the binary.
+const ELOG_MARK: &[u8] = b"EventLogger";
+
+impl Bmv2Build {
+    /// Read `simple_switch` at `path`.
+    pub fn of(path: &Path) -> std::io::Result<Bmv2Build> {
+        let bytes = std::fs::read(path)?;
+        Ok(Self::of_bytes(&bytes))
+    }
+
+    /// The build of the binary `bytes`.
+    pub fn of_bytes(bytes: &[u8]) -> Bmv2Build {
+        let has = |m: &[u8]| bytes.windows(m.len()).any(|w| w == m);
+        Bmv2Build {
+            logging_macros: has(LOG_MARK),
+            event_logger: has(ELOG_MARK),
+        }
+    }
+
+    /// In words, for the reports.
+    pub fn describe(&self) -> String {
+        match (self.logging_macros, self.event_logger) {
+            (false, false) => {
+                "performance build (logging macros and event logger compiled out)".into()
+            }
+            (true, true) => "default build (logging macros and event logger compiled in:                              p4lang's performance build is the one to measure)"
+                .into(),
+            (l, e) => format!(
+                "mixed build (logging macros {}, event logger {})",
+                if l { "in" } else { "out" },
+                if e { "in" } else { "out" }
+            ),
+        }
+    }
+}
+
 /// A counter `simple_switch_CLI` was asked for and did not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("no answer for {counter}[{index}]")]
@@ -367,6 +416,35 @@ impl Tools {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_build_is_read_from_the_binary() {
+        let default = [&b"\x7fELF..."[..], LOG_MARK, b"...", ELOG_MARK, b"..."].concat();
+        let b = Bmv2Build::of_bytes(&default);
+        assert_eq!((b.logging_macros, b.event_logger), (true, true));
+        assert!(
+            b.describe().starts_with("default build"),
+            "{}",
+            b.describe()
+        );
+        let perf = Bmv2Build::of_bytes(b"\x7fELF... Processing packet ... EventLog");
+        assert_eq!((perf.logging_macros, perf.event_logger), (false, false));
+        assert!(perf.describe().starts_with("performance build"));
+        let mixed = Bmv2Build::of_bytes(&[LOG_MARK, b"x"].concat());
+        assert_eq!(
+            mixed.describe(),
+            "mixed build (logging macros in, event logger out)"
+        );
+        // the real binaries, where installed (docs/p4-install.md)
+        for (path, perf) in [
+            ("/usr/local/bin/simple_switch", false),
+            ("/opt/bmv2-perf/bin/simple_switch", true),
+        ] {
+            if let Ok(b) = Bmv2Build::of(std::path::Path::new(path)) {
+                assert_eq!(b.logging_macros, !perf, "{path}");
+            }
+        }
+    }
 
     #[test]
     fn counter_lines_parse_and_garbage_does_not() {

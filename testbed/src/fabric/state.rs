@@ -87,6 +87,10 @@ pub struct State {
     /// The shared `canopy-switch host` running every switch (None: one process each).
     #[serde(default)]
     pub host: Option<HostState>,
+    /// The bmv2 target's `simple_switch` and how it was built
+    /// ([`super::bmv2::Bmv2Build::describe`]), for the reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_build: Option<String>,
 }
 
 /// A running shared host (`canopy-switch host`, `docs/shared-host.md`).

@@ -100,6 +100,9 @@ impl std::fmt::Display for UpSummary {
                 "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
                 self.processes
             )?;
+            if let Some(b) = &s.target_build {
+                writeln!(f, "bmv2       {b}")?;
+            }
         } else if let Some(h) = &s.host {
             writeln!(
                 f,
@@ -347,6 +350,7 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
         daemon: None,
         target: desc.raw.target.get_ref().clone(),
         host: None,
+        target_build: None,
     }
 }
 
@@ -673,6 +677,13 @@ impl Builder<'_> {
         let desc = self.desc;
         let json = match bmv2 {
             Some(t) => {
+                let build = super::bmv2::Bmv2Build::of(&t.simple_switch)
+                    .map_err(|e| TestbedError::io(&t.simple_switch.display().to_string(), e))?;
+                self.state.target_build = Some(format!(
+                    "{}: {}",
+                    t.simple_switch.display(),
+                    build.describe()
+                ));
                 progress(&format!("compiling {} with p4c", t.program.display()));
                 Some(t.compile(desc, &self.state.dir)?)
             }

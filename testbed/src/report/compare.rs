@@ -152,6 +152,11 @@ fn blocks(runs: &[RunResults], labels: &[String], cdf: &Option<String>) -> Vec<B
         .map(|(r, l)| {
             vec![
                 code(l.clone()),
+                r.meta
+                    .target_build
+                    .clone()
+                    .unwrap_or_else(|| "—".into())
+                    .into(),
                 code(r.meta.header.command.clone()),
                 r.meta.header.started.clone().into(),
                 format!(
@@ -168,7 +173,7 @@ fn blocks(runs: &[RunResults], labels: &[String], cdf: &Option<String>) -> Vec<B
         })
         .collect();
     b.push(Block::Table {
-        head: ["target", "command", "started", "machine"]
+        head: ["target", "build", "command", "started", "machine"]
             .iter()
             .map(|s| s.to_string())
             .collect(),

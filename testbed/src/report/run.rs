@@ -353,7 +353,13 @@ fn what_ran(r: &RunResults) -> Vec<Block> {
         vec!["fabric".into(), code(&m.fabric)],
         vec!["topology".into(), code(&m.topology)],
         vec!["header kind".into(), code(&m.kind)],
-        vec!["target".into(), code(&m.target)],
+        vec![
+            "target".into(),
+            match &m.target_build {
+                Some(b) => format!("{} ({b})", m.target).into(),
+                None => code(&m.target),
+            },
+        ],
         vec![
             "hosts / switches".into(),
             format!("{} / {}", m.hosts, m.switches).into(),
@@ -634,6 +640,19 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     }
     if m.target == "canopy" {
         lines.push(format!("Switches: {}", m.cpus.describe(m.switches)));
+    }
+    if let Some(b) = &m.target_build {
+        // the binary, then its build (one line each when they do not fit one)
+        match b
+            .split_once(": ")
+            .filter(|_| b.chars().count() + 6 > SUMMARY_COLS)
+        {
+            Some((path, build)) => {
+                lines.push(format!("bmv2: {path}"));
+                lines.push(format!("      {build}"));
+            }
+            None => lines.push(format!("bmv2: {b}")),
+        }
     }
     lines.extend(result_lines(r));
     if let Some(l) = &r.limit {

@@ -473,6 +473,7 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         frame_len: 0,
         cpus: CpuSplit::default(),
         generator_ceiling: None,
+        target_build: state.target_build.clone(),
     }
 }
 

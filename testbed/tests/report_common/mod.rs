@@ -139,6 +139,7 @@ pub fn meta() -> RunMeta {
             generator_cores: vec![0],
         },
         generator_ceiling: None,
+        target_build: None,
     }
 }
 

@@ -98,6 +98,10 @@ pub struct RunMeta {
     /// what it sends and receives over one veth pair with nothing in between.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator_ceiling: Option<GeneratorCeiling>,
+    /// The bmv2 target's `simple_switch` and its build (performance or default), as
+    /// `up` read it from the binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_build: Option<String>,
 }
 
 /// How the machine's CPUs were split between the switches and the generator.
