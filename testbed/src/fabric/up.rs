@@ -678,7 +678,7 @@ impl Builder<'_> {
         let json = match bmv2 {
             Some(t) => {
                 let build = super::bmv2::Bmv2Build::of(&t.simple_switch)
-                    .map_err(|e| TestbedError::io(&t.simple_switch.display().to_string(), e))?;
+                    .map_err(|e| TestbedError::io(t.simple_switch.display().to_string(), e))?;
                 self.state.target_build = Some(format!(
                     "{}: {}",
                     t.simple_switch.display(),
