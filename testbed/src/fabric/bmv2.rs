@@ -142,7 +142,7 @@ impl Bmv2Build {
             (false, false) => {
                 "performance build (logging macros and event logger compiled out)".into()
             }
-            (true, true) => "default build (logging macros and event logger compiled in:                              p4lang's performance build is the one to measure)"
+            (true, true) => "default build (logging macros and event logger compiled in; p4lang's performance build is the one to measure)"
                 .into(),
             (l, e) => format!(
                 "mixed build (logging macros {}, event logger {})",

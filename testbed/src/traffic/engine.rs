@@ -518,7 +518,10 @@ impl Generator {
                     let lat = TrafficSpec {
                         duration_s: Some(s.latency_s),
                         count: None,
-                        probe_pps: Some(spec.probe_pps.unwrap_or(super::spec::PROBE_PPS)),
+                        probe_pps: Some(
+                            spec.probe_pps
+                                .unwrap_or_else(|| super::spec::probe_pps_for(ndr)),
+                        ),
                         ..spec.clone()
                     };
                     r.latency = search::latency_at_loads(s, ndr, |f, rate| {

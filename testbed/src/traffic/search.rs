@@ -531,4 +531,12 @@ mod tests {
         });
         assert!(err.is_err());
     }
+
+    #[test]
+    fn the_stream_takes_two_percent_of_the_ndr_between_10_and_1000_pps() {
+        use crate::traffic::spec::probe_pps_for;
+        assert_eq!(probe_pps_for(120_000.0), 1_000.0);
+        assert_eq!(probe_pps_for(5_500.0), 110.0);
+        assert_eq!(probe_pps_for(100.0), 10.0);
+    }
 }

@@ -139,7 +139,7 @@ pub struct SearchSpec {
     #[serde(default = "default_confirm_tries")]
     pub confirm_tries: u32,
     /// After the search, the latency at these fractions of the NDR (0.5 = 50 %; 0: the
-    /// latency stream alone), each a trial with a latency stream ([`PROBE_PPS`] unless
+    /// latency stream alone), each a trial with a latency stream ([`probe_pps_for`] the NDR unless
     /// the spec's `probe_pps` says otherwise). Empty: none.
     #[serde(default = "default_latency_loads")]
     pub latency_loads: Vec<f64>,
@@ -148,10 +148,25 @@ pub struct SearchSpec {
     pub latency_s: f64,
 }
 
-/// The latency stream's rate when a spec names none: 1,000 frames per second over all
-/// senders, one at a time. Low enough to leave the load unchanged (under 1 % of any
-/// NDR worth measuring latency at), high enough for a p99.9 from a 5-s trial.
+/// The highest latency stream rate the search's latency trials choose themselves
+/// ([`probe_pps_for`]): 1,000 frames per second over all senders, one at a time, enough
+/// for a p99.9 from a 5-s trial.
 pub const PROBE_PPS: f64 = 1_000.0;
+
+/// The share of the NDR the search's latency stream takes at most ([`probe_pps_for`]).
+pub const PROBE_SHARE: f64 = 0.02;
+
+/// The lowest latency stream rate the search's latency trials choose themselves.
+pub const PROBE_PPS_MIN: f64 = 10.0;
+
+/// The latency stream's rate after a search that found NDR `ndr_pps`, when the spec
+/// names none: 2 % of the NDR, between 10 and 1,000 frames per second. So the stream
+/// leaves the load as it is also on a slow target (bmv2 forwards a few thousand frames
+/// per second; a 1 kpps stream there would be a fifth of the load), at the price of
+/// fewer samples there.
+pub fn probe_pps_for(ndr_pps: f64) -> f64 {
+    (ndr_pps * PROBE_SHARE).clamp(PROBE_PPS_MIN, PROBE_PPS)
+}
 
 /// The highest latency stream rate accepted: above it the stream is load, not a probe.
 pub const PROBE_PPS_MAX: f64 = 100_000.0;
@@ -256,7 +271,7 @@ pub struct TrafficSpec {
     pub search: Option<SearchSpec>,
     /// A latency stream beside the trial at this many frames per second over all
     /// senders ([`ProbeStream`](crate::report::results::ProbeStream)); the search's
-    /// latency trials use [`PROBE_PPS`] when this is not set.
+    /// latency trials use [`probe_pps_for`] the NDR when this is not set.
     pub probe_pps: Option<f64>,
     /// The latency stream's frames ask every switch for a hop record (`docs/wire-format.md`
     /// §2.1), and the trial breaks its latency down hop by hop. The records make those

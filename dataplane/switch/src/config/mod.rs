@@ -188,15 +188,20 @@ pub const POOL_RANGE: (usize, usize) = (64, 1 << 20);
 /// Largest adaptive sleep (µs).
 pub const MAX_SLEEP_US: u64 = 1_000_000;
 
+/// The text of the configuration file `path` (of a switch or of a shared host); the
+/// error names the file and the key `file`.
+pub fn read_file(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: path.display().to_string(),
+        key: "file".into(),
+        what: format!("cannot read: {e}"),
+    })
+}
+
 impl Config {
     /// Read and validate `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: path.display().to_string(),
-            key: "file".into(),
-            what: format!("cannot read: {e}"),
-        })?;
-        Config::parse(path, &text)
+        Config::parse(path, &read_file(path)?)
     }
 
     /// Validate the text of `path`.

@@ -89,12 +89,7 @@ pub struct HostConfig {
 impl HostConfig {
     /// Read and validate `path` (the switches' own files are read when they start).
     pub fn load(path: &Path) -> Result<HostConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: path.display().to_string(),
-            key: "file".into(),
-            what: format!("cannot read: {e}"),
-        })?;
-        HostConfig::parse(path, &text)
+        HostConfig::parse(path, &crate::config::read_file(path)?)
     }
 
     /// Validate the text of `path`.
