@@ -17,6 +17,17 @@ fn fixed_rate_report() {
     let w = write_and_check(&r, &dir);
     assert_eq!(w.plots.len(), 3);
     let t = &r.trials[0];
+    // reordering per flow: in the trial's row and the summary (2,499 reordered frames,
+    // 240 of 240 flows, the worst 1.25 %)
+    let md = read(&w.markdown);
+    assert!(md.contains("| 2499 | 240 of 240 (worst 1.250 %) |"), "{md}");
+    let sum = report::run::summary(&r, Some(&w));
+    assert!(
+        sum.contains(
+            "Reordering (trial 1): 2499 frames (0.100 %), in 240 of 240 flows (worst flow 1.250 %)"
+        ),
+        "{sum}"
+    );
     // CDF: one curve, labels, percentile marks.
     let cdf = svg_of(&w, "latency_cdf.svg").unwrap();
     let strokes = polyline_strokes(&cdf);

@@ -423,6 +423,7 @@ fn trials(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
             "received",
             "loss %",
             "reordered",
+            "reordered flows",
             "duplicates",
             "misdelivered",
             "foreign",
@@ -452,6 +453,13 @@ fn trials(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
                     t.received.to_string().into(),
                     fmt::pct(t.loss_ratio).into(),
                     t.reordered.to_string().into(),
+                    format!(
+                        "{} of {} (worst {} %)",
+                        t.flow_reorder.reordered_flows,
+                        t.flow_reorder.flows,
+                        fmt::pct(t.flow_reorder.worst_ratio)
+                    )
+                    .into(),
                     t.duplicates.to_string().into(),
                     t.misdelivered.to_string().into(),
                     t.foreign.to_string().into(),
@@ -708,6 +716,23 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         }
     }
     lines.extend(latency::summary_lines(r));
+    if let Some((label, t)) = shown.first().map(|(l, i)| (l, &r.trials[*i])) {
+        let f = &t.flow_reorder;
+        if f.flows > 0 {
+            lines.push(format!(
+                "Reordering ({label}): {} frames ({} %), in {} of {} flows (worst flow {} %)",
+                t.reordered,
+                fmt::pct(if t.received > 0 {
+                    t.reordered as f64 / t.received as f64
+                } else {
+                    0.0
+                }),
+                f.reordered_flows,
+                f.flows,
+                fmt::pct(f.worst_ratio)
+            ));
+        }
+    }
     let sum = |f: fn(&Trial) -> u64| -> u64 { r.trials.iter().map(f).sum() };
     lines.push(format!(
         "All trials: sent {}, lost {}, reordered {}, duplicates {}, misdelivered {}, foreign {}",

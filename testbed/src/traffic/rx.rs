@@ -13,7 +13,7 @@
 //! read instead, and counted ([`RxAccount::unstamped`]).
 
 use crate::error::{Result, TestbedError};
-use crate::report::results::{Latency, ProbeStream, Timeline, Trial};
+use crate::report::results::{FlowReorder, Latency, ProbeStream, Timeline, Trial};
 use crate::traffic::frame::HostFrame;
 use crate::traffic::hopstats::{Breakdown, HopSample, Read};
 use crate::traffic::hosts::MacIndex;
@@ -449,6 +449,7 @@ impl RxAccount {
             lost,
             reordered,
             duplicates,
+            by_flow,
         } = c;
         let per_s = |x: u64| {
             if duration_s > 0.0 {
@@ -473,6 +474,7 @@ impl RxAccount {
                 0.0
             },
             reordered,
+            flow_reorder: by_flow,
             duplicates,
             misdelivered: self.misdelivered,
             foreign: self.foreign,
@@ -492,6 +494,7 @@ struct FlowCounts {
     lost: u64,
     reordered: u64,
     duplicates: u64,
+    by_flow: FlowReorder,
 }
 
 /// The counts of `flows` against `sent` per flow, and the frames sent in all.
@@ -503,6 +506,14 @@ fn count_flows(flows: &[FlowRx], sent: &[u64]) -> (FlowCounts, u64) {
         c.lost += s.saturating_sub(f.received);
         c.reordered += f.reordered;
         c.duplicates += f.duplicates;
+        if f.received > 0 {
+            let r = &mut c.by_flow;
+            r.flows += 1;
+            if f.reordered > 0 {
+                r.reordered_flows += 1;
+                r.worst_ratio = r.worst_ratio.max(f.reordered as f64 / f.received as f64);
+            }
+        }
     }
     (c, sent.iter().sum())
 }
@@ -572,6 +583,13 @@ mod tests {
             ]
         );
         assert_eq!((f.received, f.reordered, f.duplicates), (7, 2, 3));
+        // per flow: this one and one in order, of three flows (one received nothing)
+        let mut ok = FlowRx::default();
+        ok.update(0);
+        let (c, sent) = count_flows(&[f.clone(), ok, FlowRx::default()], &[10, 1, 4]);
+        assert_eq!(sent, 15);
+        assert_eq!((c.by_flow.flows, c.by_flow.reordered_flows), (2, 1));
+        assert!((c.by_flow.worst_ratio - 2.0 / 7.0).abs() < 1e-12);
         // a jump past the window forgets the old bits; a far-late frame is reordered
         let mut f = FlowRx::default();
         f.update(0);

@@ -5,8 +5,8 @@
 
 use canopy_testbed::report;
 use canopy_testbed::report::results::{
-    CpuSplit, Header, Latency, Limit, LinkLoad, Machine, RunMeta, RunResults, SearchResult,
-    SwitchDelta, Trial, SCHEMA_VERSION,
+    CpuSplit, FlowReorder, Header, Latency, Limit, LinkLoad, Machine, RunMeta, RunResults,
+    SearchResult, SwitchDelta, Trial, SCHEMA_VERSION,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use std::collections::BTreeMap;
@@ -101,6 +101,11 @@ pub fn trial(
             lost as f64 / sent as f64
         },
         reordered: received / 1000,
+        flow_reorder: FlowReorder {
+            flows: 240,
+            reordered_flows: (received / 1000).min(240),
+            worst_ratio: if received >= 1000 { 0.0125 } else { 0.0 },
+        },
         duplicates: received / 5000,
         misdelivered: 0,
         foreign: 3,

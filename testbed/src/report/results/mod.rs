@@ -234,6 +234,10 @@ pub struct Trial {
     /// Frames that arrived with a sequence number lower than one already seen on their
     /// flow (RFC 4737 reordered).
     pub reordered: u64,
+    /// Reordering flow by flow: how many flows received frames, how many of them saw a
+    /// frame reordered, and the largest share of a flow's frames that were.
+    #[serde(default)]
+    pub flow_reorder: FlowReorder,
     /// Frames seen twice on their flow.
     pub duplicates: u64,
     /// Frames received by a host they were not addressed to (must be 0).
@@ -257,6 +261,17 @@ pub struct Trial {
     /// ([`ProbeStream`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeStream>,
+}
+
+/// Reordering per flow (a flow: one sending host to one receiving host).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowReorder {
+    /// Flows that received at least one frame.
+    pub flows: u64,
+    /// Of those, flows with at least one frame reordered.
+    pub reordered_flows: u64,
+    /// The largest `reordered / received` of a flow (0 without reordering).
+    pub worst_ratio: f64,
 }
 
 /// The latency stream of a trial, the RFC 2544 / RFC 8219 way: frames of their own run
