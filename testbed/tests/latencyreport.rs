@@ -9,7 +9,7 @@ use canopy_testbed::report::results::{
     HopBreakdown, HopParts, LoadLatency, Part, PathParts, ProbeStream, RunResults,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
-use canopy_testbed::report::{self, hlog};
+use canopy_testbed::report::{self, hlog, plots};
 use report_common::*;
 use std::process::Command;
 
@@ -98,6 +98,15 @@ fn where_the_latency_went_is_tabled_and_summed() {
     let dir = TempDir::new("hops");
     let w = write_and_check(&r, &dir);
     let md = read(&w.markdown);
+    // the plot: a bar per load, each cut into the four parts (a rect per part and bar)
+    let svg = svg_of(&w, "latency_hops.svg").expect("no latency_hops.svg");
+    check_xml(&svg);
+    let fills = attr_of(&svg, "rect", "fill");
+    for (k, part) in report::hopplot::PARTS.iter().enumerate() {
+        assert_eq!(count(&fills, plots::PALETTE[k]), 4, "{part}: {fills:?}");
+    }
+    assert!(svg.contains("5-switch paths") && svg.contains("90 % NDR"));
+    assert!(md.contains("](latency_hops.svg)"));
     let sec = &md[md.find("### Where the latency went").expect("no breakdown")..];
     assert!(sec.contains("5-switch paths"), "{sec}");
     let row = |name: &str| {

@@ -44,7 +44,7 @@ fn stream_rate(r: &RunResults) -> Option<f64> {
 
 /// "Latency under load": the method in a sentence and a row per load. Nothing when the
 /// run had no latency trials.
-pub(super) fn blocks(r: &RunResults) -> Vec<Block> {
+pub(super) fn blocks(r: &RunResults, hops_svg: Option<&String>) -> Vec<Block> {
     let loads = loads(r);
     if loads.is_empty() {
         return vec![];
@@ -107,11 +107,18 @@ pub(super) fn blocks(r: &RunResults) -> Vec<Block> {
         numeric: true,
     });
     b.extend(breakdown_blocks(loads));
+    if let Some(svg) = hops_svg {
+        b.push(Block::Plot {
+            alt: "where the latency stream's time went, per load".into(),
+            file: "latency_hops.svg".into(),
+            svg: svg.clone(),
+        });
+    }
     b
 }
 
 /// The longest path of a breakdown that has frames (the one across the fabric).
-fn longest(h: &HopBreakdown) -> Option<&PathParts> {
+pub(super) fn longest(h: &HopBreakdown) -> Option<&PathParts> {
     h.paths
         .iter()
         .filter(|p| p.frames > 0)
@@ -120,7 +127,7 @@ fn longest(h: &HopBreakdown) -> Option<&PathParts> {
 
 /// The parts of a path summed by kind: host stack, RX rings, residence, links (mean
 /// ns each).
-fn by_kind(p: &PathParts) -> [f64; 4] {
+pub(super) fn by_kind(p: &PathParts) -> [f64; 4] {
     let sum = |f: fn(&super::results::HopParts) -> f64| p.hop.iter().map(f).sum::<f64>();
     [
         p.host_stack.mean_ns,

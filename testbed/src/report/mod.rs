@@ -16,6 +16,7 @@ pub mod compare;
 mod doc;
 pub mod fmt;
 pub mod hlog;
+pub mod hopplot;
 pub mod latency;
 pub mod plots;
 pub mod results;

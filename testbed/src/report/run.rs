@@ -11,6 +11,7 @@
 //! | `latency_cdf.svg` | one-way latency CDF, log µs, p50/p99/p99.9 marked ([`plots::latency_cdf`]) |
 //! | `throughput.svg` | received and sent vs offered, ideal line, loss labels, NDR/PDR ([`plots::throughput`]) |
 //! | `links.svg` | per-link load by tier, both directions ([`plots::links`]) |
+//! | `latency_hops.svg` | after a search with latency trials, where the stream's time went, per load ([`super::hopplot`]) |
 //! | `latency.hlog` | after a search, the latency trials' histograms as an HdrHistogram interval log ([`super::hlog`]) |
 //!
 //! A plot with nothing to show is not written, and the report says why. [`summary`] is
@@ -66,6 +67,7 @@ pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
         ("latency_cdf.svg", &svgs.cdf),
         ("throughput.svg", &svgs.throughput),
         ("links.svg", &svgs.links),
+        ("latency_hops.svg", &svgs.hops),
     ] {
         if let Some(svg) = svg {
             files.push((name, svg.clone()));
@@ -94,6 +96,7 @@ struct Svgs {
     cdf: Option<String>,
     throughput: Option<String>,
     links: Option<String>,
+    hops: Option<String>,
 }
 
 impl Svgs {
@@ -102,6 +105,7 @@ impl Svgs {
             cdf: plots::latency_cdf(results)?,
             throughput: plots::throughput(results)?,
             links: plots::links(results)?,
+            hops: super::hopplot::hop_breakdown(results)?,
         })
     }
 }
@@ -322,7 +326,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         });
     }
     b.extend(trials(r, svgs));
-    b.extend(latency::blocks(r));
+    b.extend(latency::blocks(r, svgs.hops.as_ref()));
     b.extend(switches(r));
     b.extend(links(r, svgs));
     b
