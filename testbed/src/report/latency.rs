@@ -1,6 +1,7 @@
-//! The "Latency under load" part of a run's report: after a search, the latency stream's
-//! figures at each fraction of the NDR ([`SearchResult::latency`]), in the report, in the
-//! terminal summary and as an HdrHistogram log (`latency.hlog`, [`super::hlog`]).
+//! The "Latency under load" part of a run's report: after a search, the latency
+//! stream's figures at each fraction of the NDR
+//! ([`super::results::SearchResult::latency`]), in the report, in the terminal summary
+//! and as an HdrHistogram log (`latency.hlog`, [`super::hlog`]).
 
 use super::doc::{Block, Cell};
 use super::fmt;

@@ -670,73 +670,10 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     if let Some(l) = &r.limit {
         lines.push(format!("Limited by {}.", l.by));
     }
-    // The trials worth a line: NDR and PDR of a search, else up to 6 fixed-rate trials.
-    let mut shown: Vec<(String, usize)> = Vec::new();
-    match &r.search {
-        Some(s) => {
-            if let Some(i) = s.ndr_trial.filter(|&i| i < r.trials.len()) {
-                shown.push(("NDR".into(), i));
-            }
-            if let Some(i) = s.pdr_trial.filter(|&i| i < r.trials.len()) {
-                if s.ndr_trial != Some(i) {
-                    shown.push(("PDR".into(), i));
-                }
-            }
-        }
-        None => {
-            for i in 0..r.trials.len().min(6) {
-                shown.push((format!("trial {}", i + 1), i));
-            }
-        }
-    }
-    if !shown.is_empty() {
-        lines.push(format!(
-            "{:<10} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            "trial",
-            "received",
-            "loss %",
-            "min µs",
-            "p50 µs",
-            "p90 µs",
-            "p99 µs",
-            "p99.9 µs",
-            "max µs"
-        ));
-        for (label, i) in &shown {
-            let t = &r.trials[*i];
-            let lat = latency::columns(&t.latency);
-            lines.push(format!(
-                "{:<10} {:>12} {:>12} {lat}",
-                label,
-                fmt::rate(t.received_pps),
-                fmt::pct(t.loss_ratio)
-            ));
-        }
-        if r.search.is_none() && r.trials.len() > shown.len() {
-            lines.push(format!(
-                "… {} more trials in the report",
-                r.trials.len() - shown.len()
-            ));
-        }
-    }
+    let shown = shown_trials(r);
+    lines.extend(trial_lines(r, &shown));
     lines.extend(latency::summary_lines(r));
-    if let Some((label, t)) = shown.first().map(|(l, i)| (l, &r.trials[*i])) {
-        let f = &t.flow_reorder;
-        if f.flows > 0 {
-            lines.push(format!(
-                "Reordering ({label}): {} frames ({} %), in {} of {} flows (worst flow {} %)",
-                t.reordered,
-                fmt::pct(if t.received > 0 {
-                    t.reordered as f64 / t.received as f64
-                } else {
-                    0.0
-                }),
-                f.reordered_flows,
-                f.flows,
-                fmt::pct(f.worst_ratio)
-            ));
-        }
-    }
+    lines.extend(reorder_line(r, &shown));
     let sum = |f: fn(&Trial) -> u64| -> u64 { r.trials.iter().map(f).sum() };
     lines.push(format!(
         "All trials: sent {}, lost {}, reordered {}, duplicates {}, misdelivered {}, foreign {}",
@@ -789,4 +726,77 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         .join("\n");
     out.push('\n');
     out
+}
+
+/// The trials worth a line of the summary, with their labels: NDR and PDR of a search,
+/// else up to 6 fixed-rate trials.
+fn shown_trials(r: &RunResults) -> Vec<(String, usize)> {
+    let mut shown: Vec<(String, usize)> = Vec::new();
+    match &r.search {
+        Some(s) => {
+            if let Some(i) = s.ndr_trial.filter(|&i| i < r.trials.len()) {
+                shown.push(("NDR".into(), i));
+            }
+            if let Some(i) = s.pdr_trial.filter(|&i| i < r.trials.len()) {
+                if s.ndr_trial != Some(i) {
+                    shown.push(("PDR".into(), i));
+                }
+            }
+        }
+        None => {
+            for i in 0..r.trials.len().min(6) {
+                shown.push((format!("trial {}", i + 1), i));
+            }
+        }
+    }
+    shown
+}
+
+/// The summary's trial table: a heading and a line per shown trial.
+fn trial_lines(r: &RunResults, shown: &[(String, usize)]) -> Vec<String> {
+    if shown.is_empty() {
+        return vec![];
+    }
+    let mut lines = vec![format!(
+        "{:<10} {:>12} {:>12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "trial", "received", "loss %", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"
+    )];
+    for (label, i) in shown {
+        let t = &r.trials[*i];
+        lines.push(format!(
+            "{:<10} {:>12} {:>12} {}",
+            label,
+            fmt::rate(t.received_pps),
+            fmt::pct(t.loss_ratio),
+            latency::columns(&t.latency)
+        ));
+    }
+    if r.search.is_none() && r.trials.len() > shown.len() {
+        lines.push(format!(
+            "… {} more trials in the report",
+            r.trials.len() - shown.len()
+        ));
+    }
+    lines
+}
+
+/// Reordering of the first shown trial: frames, flows, the worst flow.
+fn reorder_line(r: &RunResults, shown: &[(String, usize)]) -> Option<String> {
+    let (label, i) = shown.first()?;
+    let t = &r.trials[*i];
+    let f = &t.flow_reorder;
+    (f.flows > 0).then(|| {
+        format!(
+            "Reordering ({label}): {} frames ({} %), in {} of {} flows (worst flow {} %)",
+            t.reordered,
+            fmt::pct(if t.received > 0 {
+                t.reordered as f64 / t.received as f64
+            } else {
+                0.0
+            }),
+            f.reordered_flows,
+            f.flows,
+            fmt::pct(f.worst_ratio)
+        )
+    })
 }

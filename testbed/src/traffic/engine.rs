@@ -579,39 +579,14 @@ impl Generator {
             None => (offered * spec.duration()).round().max(1.0) as u64,
         };
         let warm_total = (offered * spec.warmup_s).round() as u64;
-        let mut acc = RxAccount::new(
+        let acc = RxAccount::new(
             &self.macs(),
             run_id,
             warm_id,
             spec.latency_every,
             self.remote.clone(),
         )?;
-        let mut probe = match spec.probe_pps {
-            Some(pps) => {
-                self.open_probe_ports(&active)?;
-                let hops = spec.probe_hops.then(|| {
-                    let levels: Vec<u16> = self.topo.switches.iter().map(|s| s.level).collect();
-                    let top = levels.iter().copied().max().unwrap_or(1);
-                    (super::hopstats::slots_for(top), levels)
-                });
-                let slots = hops.as_ref().map_or(0, |h| h.0);
-                acc = acc.with_probe(probe_id, hops)?;
-                // as long as the load: its duration, or its count at its rate
-                let secs = match spec.count {
-                    Some(c) if offered > 0.0 => c as f64 / offered,
-                    _ => spec.duration(),
-                };
-                Some(ProbeFlows::new(
-                    self,
-                    spec,
-                    &active,
-                    (pps, secs),
-                    probe_id,
-                    slots,
-                )?)
-            }
-            None => None,
-        };
+        let (mut acc, mut probe) = self.probe_flows(spec, &active, offered, probe_id, acc)?;
         let mut send_tl = self.timeline_bin_ns.map(|bin| {
             let span = spec.warmup_s + spec.duration() * 1.1 + 2.0;
             Timeline::new(sys::monotonic_ns(), bin, (span * 1e9) as u64)
@@ -702,6 +677,37 @@ impl Generator {
         log_trial(&t, &acc, &rep);
         progress.end_trial(&t);
         Ok(t)
+    }
+
+    /// The trial's latency stream when `spec` asks for one (its TX ports opened, its
+    /// flows, frames and plan), and `acc` accounting it (with the breakdown of its hop
+    /// records when their slots are asked for).
+    fn probe_flows(
+        &mut self,
+        spec: &TrafficSpec,
+        active: &[usize],
+        offered: f64,
+        probe_id: u16,
+        acc: RxAccount,
+    ) -> Result<(RxAccount, Option<ProbeFlows>)> {
+        let Some(pps) = spec.probe_pps else {
+            return Ok((acc, None));
+        };
+        self.open_probe_ports(active)?;
+        let hops = spec.probe_hops.then(|| {
+            let levels: Vec<u16> = self.topo.switches.iter().map(|s| s.level).collect();
+            let top = levels.iter().copied().max().unwrap_or(1);
+            (super::hopstats::slots_for(top), levels)
+        });
+        let slots = hops.as_ref().map_or(0, |h| h.0);
+        let acc = acc.with_probe(probe_id, hops)?;
+        // as long as the load: its duration, or its count at its rate
+        let secs = match spec.count {
+            Some(c) if offered > 0.0 => c as f64 / offered,
+            _ => spec.duration(),
+        };
+        let flows = ProbeFlows::new(self, spec, active, (pps, secs), probe_id, slots)?;
+        Ok((acc, Some(flows)))
     }
 
     /// One prebuilt frame per flow the pattern can use (from every sending host in
