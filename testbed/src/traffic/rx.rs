@@ -8,9 +8,11 @@
 //! receiving host's kernel queued it to the generator's socket, converted to the
 //! monotonic clock of the transmit stamps with both clocks read once per receive burst.
 //! So the time the receiver thread takes to wake up and reach the frame is not in the
-//! figure. A frame without a usable stamp (0, later than the burst's clock read, or
-//! older than [`KERNEL_RX_MAX_AGE_NS`]: a clock step) is timed at the burst's clock
-//! read instead, and counted ([`RxAccount::unstamped`]).
+//! figure. A frame without a usable stamp (0, later than the burst's clock read, older
+//! than [`KERNEL_RX_MAX_AGE_NS`]: a clock step, or converted to a time before its own
+//! transmit stamp) is timed at the burst's clock read instead, and counted
+//! ([`RxAccount::unstamped`]). The realtime clock is read on both sides of the monotonic
+//! one ([`RxClock::now`]), so the conversion is off by at most 1 µs.
 
 use crate::error::{Result, TestbedError};
 use crate::report::results::{FlowReorder, Latency, ProbeStream, Timeline, Trial};
@@ -166,13 +168,42 @@ pub struct RxClock {
     pub real_ns: u64,
 }
 
+/// The most two realtime reads around the monotonic one may be apart for
+/// [`RxClock::now`] to take them at once (else it reads again, a few times).
+const CLOCK_PAIR_NS: u64 = 2_000;
+
 impl RxClock {
-    /// Both clocks now.
+    /// Both clocks now: the realtime clock read before and after the monotonic one, and
+    /// taken at the middle, so a thread preempted between two reads does not shift the
+    /// conversion by the time it was away (the pair is read again, up to 4 times, when
+    /// the reads are more than 2 µs apart).
     pub fn now() -> RxClock {
-        RxClock {
-            mono_ns: crate::os::sys::monotonic_ns(),
-            real_ns: crate::os::sys::realtime_ns(),
+        use crate::os::sys::{monotonic_ns, realtime_ns};
+        let mut best = None;
+        for _ in 0..4 {
+            let r0 = realtime_ns();
+            let mono_ns = monotonic_ns();
+            let r1 = realtime_ns();
+            let spread = r1.saturating_sub(r0);
+            let c = RxClock {
+                mono_ns,
+                real_ns: r0 + spread / 2,
+            };
+            if spread <= CLOCK_PAIR_NS {
+                return c;
+            }
+            best = match best {
+                Some((s, b)) if s <= spread => Some((s, b)),
+                _ => Some((spread, c)),
+            };
         }
+        best.map_or_else(
+            || RxClock {
+                mono_ns: monotonic_ns(),
+                real_ns: realtime_ns(),
+            },
+            |(_, c)| c,
+        )
     }
 
     /// When a frame with kernel receive stamp `kernel_ns` arrived, on the monotonic
@@ -303,7 +334,9 @@ impl RxAccount {
     pub fn end_burst(&mut self, clock: RxClock) {
         for i in 0..self.npending {
             let p = self.pending[i];
-            let at = match clock.arrival(p.kernel_ns) {
+            // (a converted stamp before the transmit stamp cannot be true: the clocks
+            // disagreed; the frame is timed at the clock read instead)
+            let at = match clock.arrival(p.kernel_ns).filter(|&t| t >= p.tx_ns) {
                 Some(t) => t,
                 None => {
                     self.unstamped += 1;
@@ -685,12 +718,21 @@ mod tests {
         assert_eq!((h.len(), acc.unstamped), (4, 3));
         assert!(h.equivalent(h.min(), 5_000), "{}", h.min());
         assert_eq!(h.count_between(19_900, 20_100), 3);
-        // a kernel stamp before the transmit stamp is clock skew, not a latency
-        // (the fifth frame of the flow: sequence 4)
+        // a kernel stamp that converts to before the transmit stamp cannot be true: the
+        // frame is timed at the clock read (the fifth frame of the flow: sequence 4)
         let (_, late) = stamped(&[0, 0, 0, 0, now - 1_000]);
         acc.on_frame_deferred(1, &late[4], off + now - 2_000);
         acc.end_burst(clock(now, off));
-        assert_eq!((acc.clock_skew, acc.histogram().len()), (1, 4));
+        assert_eq!((acc.clock_skew, acc.unstamped), (0, 4));
+        assert_eq!(acc.histogram().len(), 5);
+        assert_eq!(acc.histogram().count_between(990, 1_010), 1);
+        // the clocks as read: the realtime clock within 2 µs of the monotonic reading
+        let c = RxClock::now();
+        let (m, r) = (
+            crate::os::sys::monotonic_ns(),
+            crate::os::sys::realtime_ns(),
+        );
+        assert!((r - c.real_ns).abs_diff(m - c.mono_ns) < 1_000_000, "{c:?}");
     }
 
     #[test]
