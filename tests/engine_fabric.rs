@@ -242,13 +242,20 @@ fn flowlets_pin_a_flow_to_one_path_and_without_them_choices_spread() {
     use std::collections::HashSet;
     let topo = build_str("fat-tree:k=4").unwrap();
     // hosts 0 and 15 are in different pods: 4 equal-cost paths
-    let paths = |gap: Option<std::time::Duration>| {
+    // (gap in the config, gap set through the handles once built)
+    let paths = |gap: Option<std::time::Duration>, later: Option<std::time::Duration>| {
         let cfg = EngineConfig {
             trace: true,
             flowlet_gap: gap,
             ..EngineConfig::default()
         };
         let mut f = Fabric::with_config(&topo, Kind::Sliced, &cfg).unwrap();
+        for h in &f.handles {
+            assert_eq!(h.flowlet_gap(), gap);
+            if later.is_some() {
+                h.set_flowlet_gap(later);
+            }
+        }
         let fr = f.frame(0, 15).unwrap();
         let mut seen = HashSet::new();
         for _ in 0..64 {
@@ -262,6 +269,9 @@ fn flowlets_pin_a_flow_to_one_path_and_without_them_choices_spread() {
         f.check_conservation().unwrap();
         seen.len()
     };
-    assert_eq!(paths(Some(std::time::Duration::from_secs(60))), 1);
-    assert_eq!(paths(None), 4, "idle rings tie: every path gets used");
+    let minute = Some(std::time::Duration::from_secs(60));
+    assert_eq!(paths(minute, None), 1);
+    assert_eq!(paths(None, None), 4, "idle rings tie: every path gets used");
+    // the gap set while the engine exists (as the `flowlets` op does) pins just the same
+    assert_eq!(paths(None, minute), 1);
 }

@@ -99,6 +99,7 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
     let res = run_and_cross_check(&f, &["--rate", "4kpps", "--duration-s", "1"], 20);
     assert_eq!(res["meta"]["pattern"], "permutation");
     assert_eq!(res["meta"]["frame_len"], 60);
+    flowlet_gap_from_the_calibration(&f, &res);
     // a rate this machine cannot reach is rejected before any traffic, naming the key
     let r = f.run(&["run", &f.name, "--rate", "90Mpps", "--quiet"]);
     assert!(!r.status.success());
@@ -112,6 +113,49 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
     stream_breakdown(&f);
     f.down();
     f.assert_clean();
+}
+
+/// Flowlets by default: the run took its gap from a per-packet calibration at its own
+/// rate (outside the trials and the counters), and every switch has that gap.
+fn flowlet_gap_from_the_calibration(f: &Fab, res: &Value) {
+    let p = &res["up_policy"];
+    assert_eq!(
+        (p["policy"].as_str(), p["source"].as_str()),
+        (Some("flowlets"), Some("measured")),
+        "{p}"
+    );
+    let cal = &p["calibration"];
+    assert_eq!(cal["offered_pps"].as_f64(), Some(4000.0), "{cal}");
+    assert!(cal["received"].as_u64().unwrap() > 0, "{cal}");
+    let spread = p["spread_ns"].as_u64().unwrap();
+    let l = &cal["latency"];
+    assert_eq!(
+        spread,
+        l["p999_ns"].as_u64().unwrap() - l["min_ns"].as_u64().unwrap()
+    );
+    let gap = p["gap_us"].as_u64().unwrap();
+    assert_eq!(
+        gap,
+        canopy_testbed::run::policy::gap_for_spread(spread),
+        "{p}"
+    );
+    assert!(
+        p["costs"].as_array().unwrap().is_empty(),
+        "a fixed-rate run compares nothing"
+    );
+    assert_eq!(
+        res["trials"].as_array().unwrap().len(),
+        1,
+        "the calibration is not a trial"
+    );
+    let st = canopy_testbed::fabric::State::load(&f.root().join(&f.name).join("local")).unwrap();
+    for s in &st.switches {
+        let req = canopy_proto::mgmt::Request::Flowlets { gap_us: None };
+        let a: canopy_proto::mgmt::FlowletGap =
+            canopy_testbed::fabric::mgmt::typed(&s.socket, &req, std::time::Duration::from_secs(5))
+                .unwrap();
+        assert_eq!(a.gap_us, gap, "switch {}", s.name);
+    }
 }
 
 /// A trial with a latency stream beside it: the stream's frames are counted apart, carry

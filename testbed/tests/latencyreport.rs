@@ -6,7 +6,8 @@
 mod report_common;
 
 use canopy_testbed::report::results::{
-    HopBreakdown, HopParts, LoadLatency, Part, PathParts, ProbeStream, RunResults,
+    FlowReorder, GapSource, HopBreakdown, HopParts, LoadLatency, Part, PathParts, PolicyCost,
+    ProbeStream, RunResults, UpPolicyResult,
 };
 use canopy_testbed::report::run::{SUMMARY_COLS, SUMMARY_LINES};
 use canopy_testbed::report::{self, hlog, plots};
@@ -294,5 +295,130 @@ fn the_latency_command_merges_logs_by_tag() {
     assert!(
         String::from_utf8_lossy(&e.stderr).contains("bad.hlog"),
         "{e:?}"
+    );
+}
+
+/// [`with_latency`] with flowlets whose gap a calibration measured, and the NDR run
+/// once per policy: per packet reorders and has the longer tail.
+fn with_policy() -> RunResults {
+    let mut r = with_latency();
+    let ndr = r.search.as_ref().unwrap().ndr_pps.unwrap();
+    let cost = |policy: &str, gap_us: u64, reordered: u64, flows: u64, tail: u64| {
+        let mut t = trial(
+            ndr,
+            120_000,
+            120_000,
+            2.0,
+            latency(&samples(tail, 4_000)),
+            None,
+        );
+        t.reordered = reordered;
+        t.flow_reorder = FlowReorder {
+            flows: 240,
+            reordered_flows: flows,
+            worst_ratio: reordered as f64 / 500.0 / 240.0,
+        };
+        PolicyCost {
+            policy: policy.into(),
+            gap_us,
+            trial: t,
+        }
+    };
+    let cal = trial(
+        100_000.0,
+        100_000,
+        90_000,
+        1.0,
+        latency(&samples(9_000, 4_000)),
+        None,
+    );
+    let spread = cal.latency.p999_ns - cal.latency.min_ns;
+    r.up_policy = Some(UpPolicyResult {
+        policy: "flowlets".into(),
+        gap_us: canopy_testbed::run::policy::gap_for_spread(spread),
+        source: GapSource::Measured,
+        calibration: Some(cal),
+        spread_ns: Some(spread),
+        costs: vec![
+            cost("per-packet", 0, 6_000, 180, 30_000),
+            cost(
+                "flowlets",
+                canopy_testbed::run::policy::gap_for_spread(spread),
+                0,
+                0,
+                8_000,
+            ),
+        ],
+    });
+    r
+}
+
+#[test]
+fn each_policys_cost_at_the_ndr_is_tabled_and_summarised() {
+    let r = with_policy();
+    let p = r.up_policy.as_ref().unwrap();
+    let dir = TempDir::new("policy");
+    let w = write_and_check(&r, &dir);
+    let md = read(&w.markdown);
+    let sec = &md[md.find("## Up-port policy").expect("no policy section")..];
+    let sentence = format!(
+        "Up ports: flowlets, gap {} µs (per-packet latency spread {} µs at 100.0 kpps)",
+        p.gap_us,
+        us(p.spread_ns.unwrap())
+    );
+    assert!(sec.contains(&sentence), "{sec}");
+    for c in &p.costs {
+        let t = &c.trial;
+        let row = format!(
+            "| {} | {} | {} | {} | 0.000 |",
+            c.policy,
+            c.gap_us,
+            report::fmt::rate(t.offered_pps),
+            report::fmt::rate(t.received_pps)
+        );
+        let line = sec
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("no row {row}: {sec}"));
+        let pct = report::fmt::pct(c.trial.reordered_ratio());
+        assert!(
+            line.contains(&format!(
+                "| {pct} | {} of 240 |",
+                c.trial.flow_reorder.reordered_flows
+            )),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("| {} |", us(c.trial.latency.p99_ns))),
+            "{line}"
+        );
+    }
+    // the summary: the policy, then a line per policy, on one screen with every line
+    // the run had before
+    let sum = report::run::summary(&r, Some(&w));
+    if std::env::var_os("SHOW_SUMMARY").is_some() {
+        eprintln!("{sum}");
+    }
+    assert!(
+        sum.lines().all(|l| l.chars().count() <= SUMMARY_COLS),
+        "{sum}"
+    );
+    assert!(sum.contains(&sentence), "{sum}");
+    let per_packet = sum
+        .lines()
+        .find(|l| l.contains("at the NDR, per-packet:"))
+        .expect("no per-packet line");
+    assert!(
+        per_packet.contains("reordered 5.000 % (180 of 240 flows)"),
+        "{per_packet}"
+    );
+    assert!(
+        sum.contains("flowlets:  loss 0.000 %, reordered 0.000 % (0 of 240 flows)"),
+        "{sum}"
+    );
+    assert!(sum.lines().count() <= SUMMARY_LINES, "{sum}");
+    assert!(
+        sum.contains("Report: "),
+        "the report's paths were cut: {sum}"
     );
 }

@@ -54,6 +54,14 @@ pub enum Request {
         #[serde(default)]
         max: Option<usize>,
     },
+    /// Set the flowlet idle gap of the switch's adaptive choices, or read it (no
+    /// `gap_us`): a flow keeps its up port while its frames are closer together than
+    /// the gap; 0 = every frame chooses afresh. Answered with [`FlowletGap`].
+    Flowlets {
+        /// The new gap in µs (at most [`MAX_FLOWLET_GAP_US`]); absent: only read it.
+        #[serde(default)]
+        gap_us: Option<u64>,
+    },
     /// The handshake: the client's protocol version, answered with the switch's
     /// ([`crate::version`]); a mismatch is refused and the connection closed.
     Hello {
@@ -87,6 +95,16 @@ pub const AUTH_FAILED: &str = "authentication failed";
 /// Most TCP management connections open at once; one more is answered
 /// `{"ok":false,"error":"too many management connections ..."}` and closed.
 pub const MAX_TCP_CONNS: usize = 16;
+
+/// The longest flowlet gap a switch takes (a minute), in its config and in `flowlets`.
+pub const MAX_FLOWLET_GAP_US: u64 = 60_000_000;
+
+/// `flowlets` response body.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FlowletGap {
+    /// The gap in use, in µs (0: off).
+    pub gap_us: u64,
+}
 
 /// Frames one `capture` returns when `max` is not given.
 pub const DEFAULT_CAPTURE: usize = 1024;

@@ -82,9 +82,10 @@ pub fn least_occupied(
 }
 
 /// Flowlet table: per flow-hash slot, the port chosen and when the flow was last seen.
+/// The idle gap is not its own: the engine's handle can change it while the workers run
+/// (each worker reads it once per round), so it is passed to [`Flowlets::lookup`].
 #[derive(Debug)]
 pub struct Flowlets {
-    gap_ns: u64,
     slots: Box<[(u64, u64, u16)]>, // (key, last seen ns, port)
 }
 
@@ -92,26 +93,31 @@ pub struct Flowlets {
 pub const FLOWLET_SLOTS: usize = 4096;
 
 impl Flowlets {
-    /// Table with idle gap `gap_ns`.
-    pub fn new(gap_ns: u64) -> Self {
+    /// An empty table.
+    pub fn new() -> Self {
         Flowlets {
-            gap_ns,
             slots: vec![(0, 0, 0); FLOWLET_SLOTS].into_boxed_slice(),
         }
     }
 
-    /// The pinned port of `key` if the flow was seen within the gap and that port is
-    /// still in `live`.
+    /// The pinned port of `key` if the flow was seen less than `gap_ns` ago and that
+    /// port is still in `live`.
     #[inline]
-    pub fn lookup(&self, key: u64, now_ns: u64, live: &[u16]) -> Option<u16> {
+    pub fn lookup(&self, key: u64, now_ns: u64, gap_ns: u64, live: &[u16]) -> Option<u16> {
         let (k, t, p) = self.slots[(key as usize) & (FLOWLET_SLOTS - 1)];
-        (k == key && now_ns.saturating_sub(t) < self.gap_ns && live.contains(&p)).then_some(p)
+        (k == key && now_ns.saturating_sub(t) < gap_ns && live.contains(&p)).then_some(p)
     }
 
     /// Record that `key` went out on `port` at `now_ns`.
     #[inline]
     pub fn record(&mut self, key: u64, now_ns: u64, port: u16) {
         self.slots[(key as usize) & (FLOWLET_SLOTS - 1)] = (key, now_ns, port);
+    }
+}
+
+impl Default for Flowlets {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -173,13 +179,16 @@ mod tests {
 
     #[test]
     fn flowlets_pin_within_the_gap_and_release_after_it_or_when_the_port_dies() {
-        let mut f = Flowlets::new(1_000);
+        let mut f = Flowlets::new();
         let k = flow_key(&[1; 14], 0);
         assert_ne!(k, flow_key(&[2; 14], 0));
-        assert_eq!(f.lookup(k, 0, &[1, 2]), None);
+        assert_eq!(f.lookup(k, 0, 1_000, &[1, 2]), None);
         f.record(k, 100, 2);
-        assert_eq!(f.lookup(k, 900, &[1, 2]), Some(2));
-        assert_eq!(f.lookup(k, 1_200, &[1, 2]), None);
-        assert_eq!(f.lookup(k, 900, &[1]), None);
+        assert_eq!(f.lookup(k, 900, 1_000, &[1, 2]), Some(2));
+        assert_eq!(f.lookup(k, 1_200, 1_000, &[1, 2]), None);
+        assert_eq!(f.lookup(k, 900, 1_000, &[1]), None);
+        // a longer gap set later pins the same record again; gap 0 pins nothing
+        assert_eq!(f.lookup(k, 1_200, 5_000, &[1, 2]), Some(2));
+        assert_eq!(f.lookup(k, 100, 0, &[1, 2]), None);
     }
 }

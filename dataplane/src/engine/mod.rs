@@ -115,7 +115,8 @@ pub struct EngineConfig {
     pub ring_size: usize,
     /// Partial TX bursts wait at most this long.
     pub drain_interval: Duration,
-    /// Flowlet idle gap (`None`: every packet chooses afresh).
+    /// Flowlet idle gap at start (`None`: every packet chooses afresh); the handle
+    /// can change it while the engine runs ([`EngineHandle::set_flowlet_gap`]).
     pub flowlet_gap: Option<Duration>,
     /// Polling mode.
     pub mode: PollMode,
@@ -232,6 +233,7 @@ pub struct EngineHandle {
     tables: Arc<ArcSwap<SwitchTables>>,
     state: Arc<[PortState]>,
     counters: Counters,
+    flowlet_gap: Arc<AtomicU64>,
 }
 
 impl EngineHandle {
@@ -251,6 +253,18 @@ impl EngineHandle {
     /// The tables in use.
     pub fn tables(&self) -> Arc<SwitchTables> {
         self.tables.load_full()
+    }
+    /// Set the flowlet idle gap (`None` or zero: every frame of an adaptive group
+    /// chooses afresh). Each worker takes the new gap at its next round; flows already
+    /// pinned stay pinned while their gaps stay under the new one.
+    pub fn set_flowlet_gap(&self, gap: Option<Duration>) {
+        let ns = gap.map_or(0, |g| u64::try_from(g.as_nanos()).unwrap_or(u64::MAX));
+        self.flowlet_gap.store(ns, Ordering::Relaxed);
+    }
+    /// The flowlet idle gap in use (`None`: off).
+    pub fn flowlet_gap(&self) -> Option<Duration> {
+        let ns = self.flowlet_gap.load(Ordering::Relaxed);
+        (ns > 0).then(|| Duration::from_nanos(ns))
     }
     /// Set a port administratively up or down (down: frames to it or from it are
     /// dropped as `port_down`, and adaptive choices avoid it).
@@ -345,6 +359,10 @@ impl Engine {
             })
             .collect();
         let tables = Arc::new(ArcSwap::from_pointee(tables));
+        let gap_ns = cfg
+            .flowlet_gap
+            .map_or(0, |g| u64::try_from(g.as_nanos()).unwrap_or(u64::MAX));
+        let flowlet_gap = Arc::new(AtomicU64::new(gap_ns));
         let wcs: Vec<Arc<counters::WorkerCounters>> = (0..nw)
             .map(|_| Arc::new(counters::WorkerCounters::new(np)))
             .collect();
@@ -393,9 +411,8 @@ impl Engine {
                 rng: adaptive::XorShift::new(
                     cfg.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 ),
-                flowlets: cfg
-                    .flowlet_gap
-                    .map(|g| adaptive::Flowlets::new(g.as_nanos() as u64)),
+                flowlets: adaptive::Flowlets::new(),
+                flowlet_gap: flowlet_gap.clone(),
                 drain_ns: cfg.drain_interval.as_nanos() as u64,
                 epoch,
                 last_drain_ns: 0,
@@ -417,6 +434,7 @@ impl Engine {
                     workers: wcs.into(),
                     ports: np,
                 },
+                flowlet_gap,
             },
             mode: cfg.mode,
             pin_cores: cfg.pin_cores.clone(),

@@ -11,6 +11,7 @@ use crate::decide::{decide_hops, DropReason, Verdict};
 use crate::table::SwitchTables;
 use arc_swap::ArcSwap;
 use rtrb::{Consumer, Producer};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -32,7 +33,10 @@ pub struct Worker {
     pub(crate) counters: Arc<WorkerCounters>,
     pub(crate) pool: Pool,
     pub(crate) rng: XorShift,
-    pub(crate) flowlets: Option<Flowlets>,
+    pub(crate) flowlets: Flowlets,
+    /// The flowlet idle gap in ns (0: every frame chooses afresh), set through
+    /// [`super::EngineHandle::set_flowlet_gap`]; read once per round.
+    pub(crate) flowlet_gap: Arc<AtomicU64>,
     pub(crate) drain_ns: u64,
     pub(crate) epoch: Instant,
     pub(crate) last_drain_ns: u64,
@@ -61,7 +65,8 @@ impl Worker {
     /// rings. Returns the number of frames received and transmitted (0 = idle).
     pub fn poll(&mut self) -> usize {
         // the clock is read only when flowlets need it (here) or a drain timer does
-        let mut now_ns = if self.flowlets.is_some() {
+        let gap_ns = self.flowlet_gap.load(Ordering::Relaxed);
+        let mut now_ns = if gap_ns > 0 {
             self.epoch.elapsed().as_nanos() as u64
         } else {
             0
@@ -105,19 +110,17 @@ impl Worker {
                                 self.live.push(p);
                             }
                         }
-                        let key = self.flowlets.as_ref().map(|_| flow_key(b.bytes(), g));
-                        let pinned = match (&self.flowlets, key) {
-                            (Some(f), Some(k)) => f.lookup(k, now_ns, &self.live),
-                            _ => None,
-                        };
+                        let key = (gap_ns > 0).then(|| flow_key(b.bytes(), g));
+                        let pinned =
+                            key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live));
                         let (tx, state) = (&self.tx, &self.state);
                         let choice = pinned.or_else(|| {
                             least_occupied(&self.live, &mut self.rng, |p| occupancy(tx, state, p))
                         });
                         match choice {
                             Some(p) => {
-                                if let (Some(f), Some(k)) = (self.flowlets.as_mut(), key) {
-                                    f.record(k, now_ns, p);
+                                if let Some(k) = key {
+                                    self.flowlets.record(k, now_ns, p);
                                 }
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
                                 (p, true)

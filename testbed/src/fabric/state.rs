@@ -3,6 +3,7 @@
 //! `down` can remove it after a crash; and the [`FabricHosts`] the generator drives.
 
 use crate::error::{Result, TestbedError};
+use crate::fabric::desc::UpPolicy;
 use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -91,6 +92,12 @@ pub struct State {
     /// ([`super::bmv2::Bmv2Build::describe`]), for the reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_build: Option<String>,
+    /// The description's `up_policy`.
+    #[serde(default)]
+    pub up_policy: UpPolicy,
+    /// The flowlet gap the description's `[switch]` sets (µs; None: a run measures it).
+    #[serde(default)]
+    pub flowlet_gap_set: Option<u64>,
 }
 
 /// A running shared host (`canopy-switch host`, `docs/shared-host.md`).

@@ -351,6 +351,8 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
         target: desc.raw.target.get_ref().clone(),
         host: None,
         target_build: None,
+        up_policy: desc.raw.up_policy,
+        flowlet_gap_set: desc.flowlet_gap_set(),
     }
 }
 

@@ -10,6 +10,7 @@
 //! | [`soak`] | `canopy-testbed soak` | `soak.json`, `soak.md`, `timeline.csv`; the terminal summary |
 //! | [`vethbench`] | `canopy-vethbench` | `results.json`, `results.md` |
 //! | [`latency`] | the latency trials of `run --search` / `demo` | their report section and summary rows |
+//! | [`policy`] | the up-port policy of a run: its flowlet gap and what each policy cost | its report section and summary lines |
 //! | [`hlog`] | latency histograms kept whole | `latency.hlog` (HdrHistogram interval log); `canopy-testbed latency` reads it |
 
 pub mod compare;
@@ -19,6 +20,7 @@ pub mod hlog;
 pub mod hopplot;
 pub mod latency;
 pub mod plots;
+pub mod policy;
 pub mod results;
 pub mod run;
 pub mod soak;

@@ -22,12 +22,12 @@
 
 use super::doc::{self, code, Block, Cell};
 use super::results::{backend_summary, GeneratorCeiling, RunResults, SwitchDelta, Trial};
-use super::{fmt, latency, plots};
+use super::{fmt, latency, plots, policy};
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// Most lines of [`summary`].
-pub const SUMMARY_LINES: usize = 30;
+pub const SUMMARY_LINES: usize = 34;
 /// Most characters per line of [`summary`].
 pub const SUMMARY_COLS: usize = 100;
 
@@ -326,6 +326,7 @@ fn blocks(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         });
     }
     b.extend(trials(r, svgs));
+    b.extend(policy::blocks(r));
     b.extend(latency::blocks(r, svgs.hops.as_ref()));
     b.extend(switches(r));
     b.extend(links(r, svgs));
@@ -674,6 +675,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     lines.extend(trial_lines(r, &shown));
     lines.extend(latency::summary_lines(r));
     lines.extend(reorder_line(r, &shown));
+    lines.extend(policy::summary_lines(r));
     let sum = |f: fn(&Trial) -> u64| -> u64 { r.trials.iter().map(f).sum() };
     lines.push(format!(
         "All trials: sent {}, lost {}, reordered {}, duplicates {}, misdelivered {}, foreign {}",
@@ -789,11 +791,7 @@ fn reorder_line(r: &RunResults, shown: &[(String, usize)]) -> Option<String> {
         format!(
             "Reordering ({label}): {} frames ({} %), in {} of {} flows (worst flow {} %)",
             t.reordered,
-            fmt::pct(if t.received > 0 {
-                t.reordered as f64 / t.received as f64
-            } else {
-                0.0
-            }),
+            fmt::pct(t.reordered_ratio()),
             f.reordered_flows,
             f.flows,
             fmt::pct(f.worst_ratio)

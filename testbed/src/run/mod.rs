@@ -11,15 +11,18 @@
 //! | module | what |
 //! |---|---|
 //! | [`linkload`] | per-switch counter deltas and per-link loads of a run |
+//! | [`limit`] | what limited a run, with the evidence |
+//! | [`policy`] | the up-port policy: the flowlet gap from a measured spread, each policy's cost |
 
 pub mod limit;
 pub mod linkload;
+pub mod policy;
 
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::{state_dir, State};
 use crate::report::results::{
     CpuSplit, GeneratorCeiling, Limit, RunMeta, RunResults, SearchResult, SwitchDelta, Trial,
-    SCHEMA_VERSION,
+    UpPolicyResult, SCHEMA_VERSION,
 };
 use crate::traffic::{Generator, TrafficSpec};
 use linkload::Snapshot;
@@ -274,12 +277,27 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
         meta.generator_ceiling = ceiling(&opts.spec, senders.max(1), cpus, &g.stop)?;
     }
     let backends = port_backends(&state);
-    let before = snapshot(&state)?;
+    // the flowlet gap's calibration runs before the counters are read (its overload
+    // would be the run's otherwise)
+    let senders = g.senders(&opts.spec)?.len();
+    let top = match opts.spec.search_max_pps(senders) {
+        Some(max) => max,
+        None => opts.spec.offered_pps(senders)?,
+    };
+    let mut up_policy = policy::prepare(&state, &opts.spec, &mut g, top)?;
+    let before = if up_policy.as_ref().is_some_and(|p| p.calibration.is_some()) {
+        settled_snapshot(&state)?
+    } else {
+        snapshot(&state)?
+    };
     let (cpu0, rx_drops0) = (limit::sample(&state), g.rx_kernel_drops());
     let (trials, search) = g.run(&opts.spec)?;
     let (cpu1, rx_drops1) = (limit::sample(&state), g.rx_kernel_drops());
     let after = settled_snapshot(&state)?;
     report_to_daemon(&state, &trials);
+    if let (Some(p), Some(ndr)) = (up_policy.as_mut(), search.as_ref().and_then(|s| s.ndr_pps)) {
+        policy::compare(&state, &opts.spec, &mut g, ndr, p)?;
+    }
     let limit = limit::verdict(&limit::Evidence {
         trials: &trials,
         before: &before,
@@ -295,7 +313,12 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
         backends: &backends,
         limit: Some(limit),
     };
-    finish(&state, meta, trials, search, &counters, &opts.out)
+    let run = Ran {
+        trials,
+        search,
+        up_policy,
+    };
+    finish(&state, meta, run, &counters, &opts.out)
 }
 
 /// The generator's own ceiling ([`crate::traffic::ceiling`]) with the run's frame size,
@@ -413,7 +436,12 @@ pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOu
         backends: &backends,
         limit: None,
     };
-    let out = finish(&state, meta, vec![trial], None, &counters, &o.out)?;
+    let run = Ran {
+        trials: vec![trial],
+        search: None,
+        up_policy: None,
+    };
+    let out = finish(&state, meta, run, &counters, &o.out)?;
     Ok((out, unmeasured))
 }
 
@@ -487,14 +515,19 @@ struct Counters<'a> {
 }
 
 /// Results from the trials and the counter snapshots, written to `out`.
-fn finish(
-    state: &State,
-    meta: RunMeta,
+/// What a run's traffic gave: its trials, its search and its up-port policy.
+struct Ran {
     trials: Vec<Trial>,
     search: Option<SearchResult>,
-    c: &Counters,
-    out: &Path,
-) -> Result<RunOutcome> {
+    up_policy: Option<UpPolicyResult>,
+}
+
+fn finish(state: &State, meta: RunMeta, ran: Ran, c: &Counters, out: &Path) -> Result<RunOutcome> {
+    let Ran {
+        trials,
+        search,
+        up_policy,
+    } = ran;
     let (before, after) = (c.before, c.after);
     let topo = canopy_control::build_str(&state.hosts.topology)
         .map_err(|e| TestbedError::Frame(format!("topology {}: {e}", state.hosts.topology)))?;
@@ -515,6 +548,7 @@ fn finish(
         },
         links: linkload::link_loads(&topo, before, after),
         limit: c.limit.clone(),
+        up_policy,
     };
     let written = crate::report::run::write(&results, out)?;
     Ok(RunOutcome { results, written })

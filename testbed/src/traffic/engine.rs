@@ -495,10 +495,7 @@ impl Generator {
                 Ok((vec![t], None))
             }
             Some(s) => {
-                let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let max = s
-                    .max_pps
-                    .unwrap_or(super::spec::ceiling_pps(cpus, spec.lanes(senders, cpus)));
+                let max = spec.search_max_pps(senders).unwrap_or(s.min_pps);
                 let mut trials = vec![];
                 let mut step = 0;
                 // the confirmation trials: the same traffic, longer

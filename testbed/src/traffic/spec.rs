@@ -409,6 +409,17 @@ pub fn ceiling_pps(cpus: usize, threads: usize) -> f64 {
 }
 
 impl TrafficSpec {
+    /// The rate a search starts at with `senders` sending hosts (its `max_pps`, else
+    /// the generator's ceiling, [`ceiling_pps`]); None without a search.
+    pub fn search_max_pps(&self, senders: usize) -> Option<f64> {
+        let s = self.search.as_ref()?;
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Some(
+            s.max_pps
+                .unwrap_or_else(|| ceiling_pps(cpus, self.lanes(senders, cpus))),
+        )
+    }
+
     /// Parse a `[traffic]` table on its own (TOML text); errors name the key and line.
     pub fn from_toml(text: &str) -> Result<TrafficSpec> {
         toml::from_str(text).map_err(|e| TestbedError::Traffic {

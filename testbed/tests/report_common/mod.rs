@@ -234,6 +234,7 @@ pub fn fixed_rate() -> RunResults {
                     .into(),
             ],
         }),
+        up_policy: None,
     }
 }
 
@@ -294,6 +295,7 @@ pub fn search(max: f64, ndr_at: Option<f64>, pdr_at: Option<f64>) -> RunResults 
         switches: switches(),
         links: links(16),
         limit: None,
+        up_policy: None,
     }
 }
 

@@ -138,7 +138,7 @@ fn switch_bounds(s: &SwitchSection) -> Result<(), Refusal> {
             format!("{} µs is more than a second", s.drain_us),
         );
     }
-    if s.flowlet_gap_us > 60_000_000 {
+    if s.flowlet_gap_us > canopy_proto::mgmt::MAX_FLOWLET_GAP_US {
         return bad(
             "switch.flowlet_gap_us",
             format!("{} µs is more than a minute", s.flowlet_gap_us),

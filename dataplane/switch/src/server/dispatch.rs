@@ -9,8 +9,8 @@ use canopy_dataplane::engine::mem;
 use canopy_dataplane::engine::pool::BUF_SIZE;
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{
-    AuthRequest, BackendReport, CountersReport, Health, PortCounters, PortHealth, Request,
-    DEFAULT_CAPTURE, MAX_CAPTURE, OPS,
+    AuthRequest, BackendReport, CountersReport, FlowletGap, Health, PortCounters, PortHealth,
+    Request, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_FLOWLET_GAP_US, OPS,
 };
 use canopy_proto::version::{answer_hello, PROTOCOL_VERSION, SWITCH};
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
+use std::time::Duration;
 use subtle::ConstantTimeEq;
 use tracing::{debug, info};
 
@@ -137,7 +138,25 @@ impl Shared {
             Request::Inject { port, frames } => self.inject(port, &frames)?,
             Request::Hello { version } => serde_json::to_value(answer_hello(SWITCH, version))?,
             Request::Capture { port, max } => self.capture(port, max)?,
+            Request::Flowlets { gap_us } => self.flowlets(gap_us)?,
         })
+    }
+
+    /// `flowlets`: set the flowlet gap (when given), answer the one in use.
+    fn flowlets(&self, gap_us: Option<u64>) -> Result<Value> {
+        if let Some(g) = gap_us {
+            if g > MAX_FLOWLET_GAP_US {
+                bail!("gap_us {g} is more than a minute ({MAX_FLOWLET_GAP_US})");
+            }
+            self.handle
+                .set_flowlet_gap((g > 0).then(|| Duration::from_micros(g)));
+            info!(gap_us = g, "flowlet gap set");
+        }
+        let gap_us = self
+            .handle
+            .flowlet_gap()
+            .map_or(0, |d| d.as_micros() as u64);
+        ok_with(FlowletGap { gap_us })
     }
 
     /// `replace_tables`: validated against this switch, then swapped in.
@@ -394,6 +413,28 @@ mod tests {
         assert_eq!(v, json!({"ok": true, "port": 1, "admin": false}));
         let h = sh.health();
         assert!(!h.ports[1].admin && h.ports[0].admin, "{h:?}");
+    }
+
+    #[test]
+    fn flowlets_sets_and_reads_the_gap_and_refuses_more_than_a_minute() {
+        let (sh, _engine) = rig();
+        assert_eq!(
+            ask(&sh, json!({"op": "flowlets"})),
+            json!({"ok": true, "gap_us": 0})
+        );
+        let v = ask(&sh, json!({"op": "flowlets", "gap_us": 750}));
+        assert_eq!(v, json!({"ok": true, "gap_us": 750}));
+        assert_eq!(sh.handle.flowlet_gap(), Some(Duration::from_micros(750)));
+        let v = ask(&sh, json!({"op": "flowlets", "gap_us": 60_000_001}));
+        assert_eq!(v["ok"], false, "{v}");
+        assert!(
+            v["error"].as_str().unwrap().contains("more than a minute"),
+            "{v}"
+        );
+        assert_eq!(ask(&sh, json!({"op": "flowlets"}))["gap_us"], 750);
+        let v = ask(&sh, json!({"op": "flowlets", "gap_us": 0}));
+        assert_eq!(v, json!({"ok": true, "gap_us": 0}));
+        assert_eq!(sh.handle.flowlet_gap(), None);
     }
 
     #[test]

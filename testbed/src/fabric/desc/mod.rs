@@ -128,7 +128,38 @@ pub struct RawDesc {
     /// How the switches run: one shared process or one each.
     #[serde(default)]
     pub host: HostDesc,
+    /// How adaptive switches spread a flow over its equal-cost up ports.
+    #[serde(default)]
+    pub up_policy: UpPolicy,
 }
+
+/// `up_policy`: how a Canopy switch spreads the frames of one flow over the live ports
+/// of an adaptive group (`docs/testbed.md`, "Up-port policy").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpPolicy {
+    /// Flowlets: a flow keeps its port while its frames are closer together than the
+    /// flowlet gap, which `run` derives from the fabric's measured latency spread
+    /// unless `[switch] flowlet_gap_us` sets it.
+    #[default]
+    Flowlets,
+    /// Every frame chooses the least occupied port afresh (reorders under load).
+    PerPacket,
+}
+
+impl UpPolicy {
+    /// Its name in descriptions and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            UpPolicy::Flowlets => "flowlets",
+            UpPolicy::PerPacket => "per-packet",
+        }
+    }
+}
+
+/// The flowlet gap switches start with under `up_policy = "flowlets"` when `[switch]`
+/// sets none, until a run measures the fabric's spread and sets its own (µs).
+pub const START_FLOWLET_GAP_US: u64 = 500;
 
 fn default_target() -> Spanned<String> {
     Spanned::new(0..0, "canopy".into())
@@ -535,14 +566,31 @@ impl Desc {
         }
     }
 
-    /// Every switch's `[switch]` table: the description's `[switch]` with `mode` = `polling`.
+    /// Every switch's `[switch]` table: the description's `[switch]` with `mode` =
+    /// `polling`, and under `up_policy = "flowlets"` without a gap of its own
+    /// `flowlet_gap_us` = [`START_FLOWLET_GAP_US`].
     pub fn switch_table(&self) -> toml::Table {
         let mut t = self.raw.switch.clone();
         t.insert(
             "mode".into(),
             toml::Value::String(self.raw.polling.get_ref().clone()),
         );
+        if self.raw.up_policy == UpPolicy::Flowlets && self.flowlet_gap_set().is_none() {
+            t.insert(
+                "flowlet_gap_us".into(),
+                (START_FLOWLET_GAP_US as i64).into(),
+            );
+        }
         t
+    }
+
+    /// The flowlet gap `[switch] flowlet_gap_us` sets (µs), if it does.
+    pub fn flowlet_gap_set(&self) -> Option<u64> {
+        self.raw
+            .switch
+            .get("flowlet_gap_us")
+            .and_then(toml::Value::as_integer)
+            .and_then(|g| u64::try_from(g).ok())
     }
 
     /// Interface a host sends on and the interfaces it receives on (its input

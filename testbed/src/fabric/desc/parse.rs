@@ -205,7 +205,7 @@ fn topology(ctx: &Ctx, raw: &RawDesc) -> Result<(Topology, Kind)> {
 }
 
 /// The scalar settings: `mtu`, `offloads`, `polling`, `[switch]` (by the switch's own
-/// rules), `health_timeout_s`.
+/// rules, and no flowlet gap under `up_policy = "per-packet"`), `health_timeout_s`.
 fn settings(ctx: &Ctx, raw: &RawDesc) -> Result<()> {
     let mtu = *raw.mtu.get_ref();
     if !(68..=9000).contains(&mtu) {
@@ -239,10 +239,17 @@ fn settings(ctx: &Ctx, raw: &RawDesc) -> Result<()> {
             "set the polling mode with the top-level `polling` key",
         ));
     }
-    <canopy_switch::config::SwitchSection as Deserialize>::deserialize(toml::Value::Table(
-        raw.switch.clone(),
-    ))
+    let sw = <canopy_switch::config::SwitchSection as Deserialize>::deserialize(
+        toml::Value::Table(raw.switch.clone()),
+    )
     .map_err(|e| ctx.err("switch", None, e.to_string()))?;
+    if raw.up_policy == super::UpPolicy::PerPacket && sw.flowlet_gap_us > 0 {
+        return Err(ctx.err(
+            "switch.flowlet_gap_us",
+            None,
+            "up_policy = \"per-packet\" has no flowlet gap (every frame chooses afresh)",
+        ));
+    }
     if raw.health_timeout_s == 0 || raw.health_timeout_s > 3600 {
         return Err(ctx.err("health_timeout_s", None, "must be 1..=3600"));
     }

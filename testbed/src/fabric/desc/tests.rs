@@ -146,6 +146,35 @@ fn canopyd_and_target_settings() {
 }
 
 #[test]
+fn up_policy_is_flowlets_with_a_start_gap_unless_set_or_per_packet() {
+    let gap = |d: &Desc| {
+        d.switch_table()
+            .get("flowlet_gap_us")
+            .and_then(toml::Value::as_integer)
+    };
+    let d = parse("").unwrap();
+    assert_eq!(d.raw.up_policy, UpPolicy::Flowlets);
+    assert_eq!(
+        (gap(&d), d.flowlet_gap_set()),
+        (Some(START_FLOWLET_GAP_US as i64), None)
+    );
+    let d = parse("[switch]\nflowlet_gap_us = 750\n").unwrap();
+    assert_eq!((gap(&d), d.flowlet_gap_set()), (Some(750), Some(750)));
+    let d = parse("up_policy = \"per-packet\"\n").unwrap();
+    assert_eq!((d.raw.up_policy, gap(&d)), (UpPolicy::PerPacket, None));
+    let e = err("up_policy = \"per-packet\"\n[switch]\nflowlet_gap_us = 750\n");
+    assert!(
+        e.contains("switch.flowlet_gap_us") && e.contains("no flowlet gap"),
+        "{e}"
+    );
+    let e = err("up_policy = \"ecmp\"\n");
+    assert!(
+        e.contains("ecmp") && e.contains("per-packet") && e.contains("line 1"),
+        "{e}"
+    );
+}
+
+#[test]
 fn transit_hosts_send_on_an_output_and_receive_on_both_inputs() {
     let d = parse("topology = \"transit-full:layers=1\"\nkind = \"transit\"\n").unwrap();
     assert_eq!(d.links.len(), 512);

@@ -14,10 +14,12 @@
 //! measured; a field that could not be measured is `None`, never a guess.
 
 pub mod hops;
+pub mod policy;
 pub mod soak;
 pub mod vethbench;
 
 pub use hops::{HopBreakdown, HopParts, Part, PathParts};
+pub use policy::{GapSource, PolicyCost, UpPolicyResult};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -56,6 +58,10 @@ pub struct RunResults {
     /// What limited the run, with the evidence (None: not judged).
     #[serde(default)]
     pub limit: Option<Limit>,
+    /// The up-port policy of the run's trials, its flowlet gap, and what each policy
+    /// cost (None: a bmv2 fabric, or a run before policies were recorded).
+    #[serde(default)]
+    pub up_policy: Option<UpPolicyResult>,
 }
 
 /// What limited a run (`run::limit`): the cause, then the evidence, one fact a line.
@@ -261,6 +267,17 @@ pub struct Trial {
     /// ([`ProbeStream`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeStream>,
+}
+
+impl Trial {
+    /// `reordered / received` (0 when nothing was received).
+    pub fn reordered_ratio(&self) -> f64 {
+        if self.received > 0 {
+            self.reordered as f64 / self.received as f64
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Reordering per flow (a flow: one sending host to one receiving host).

@@ -1,0 +1,172 @@
+//! The up-port policy of a run (`docs/testbed.md`, "Up-port policy"). Under
+//! `up_policy = "flowlets"` (the default) a flow keeps its up port while its frames are
+//! closer together than the flowlet gap, so it is not reordered unless it pauses for
+//! longer than the gap — and a pause longer than the spread of the paths' latencies
+//! lets the last frame on the old path arrive before the first on the new one. The gap
+//! is therefore taken from a measurement: before the run's trials, one calibration
+//! trial with per-packet choice (gap 0) at the run's highest rate (a search's first
+//! rate, else the run's rate), 1 s; its one-way latency spread, p99.9 less the minimum,
+//! rounded up to 10 µs and held within [`MIN_GAP_US`]..=[`MAX_GAP_US`], becomes every
+//! switch's gap (the `flowlets` management op). The spread covers every pair's paths
+//! together, so it bounds the spread between one pair's equal-cost paths from above:
+//! the gap errs towards pinning. `[switch] flowlet_gap_us` in the description sets the
+//! gap instead. After a search that found an NDR, the NDR is run once per policy, per
+//! packet then flowlets, so the report shows what each costs in loss, reordering and
+//! latency at one rate.
+
+use crate::error::{Result, TestbedError};
+use crate::fabric::desc::UpPolicy;
+use crate::fabric::mgmt;
+use crate::fabric::state::State;
+use crate::report::results::{GapSource, PolicyCost, Trial, UpPolicyResult};
+use crate::traffic::progress::Progress;
+use crate::traffic::{Generator, TrafficSpec};
+use canopy_proto::mgmt::{FlowletGap, Request};
+use std::time::Duration;
+
+/// The shortest gap derived from a spread (µs).
+pub const MIN_GAP_US: u64 = 20;
+/// The longest gap derived from a spread (µs): a spread beyond it is a fabric in
+/// overload whose queues are full, where pinning longer buys little.
+pub const MAX_GAP_US: u64 = 10_000;
+/// The calibration trial's length.
+pub const CALIBRATION_S: f64 = 1.0;
+
+const MGMT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The flowlet gap (µs) for a measured one-way latency spread (ns): rounded up to
+/// 10 µs, within [`MIN_GAP_US`]..=[`MAX_GAP_US`].
+pub fn gap_for_spread(spread_ns: u64) -> u64 {
+    (spread_ns.div_ceil(10_000) * 10).clamp(MIN_GAP_US, MAX_GAP_US)
+}
+
+/// The one-way latency spread of a trial, p99.9 less the minimum (ns); None when it
+/// timed no frame.
+pub fn spread_of(t: &Trial) -> Option<u64> {
+    (t.latency.count > 0).then(|| t.latency.p999_ns.saturating_sub(t.latency.min_ns))
+}
+
+/// Set every switch's flowlet gap (µs, 0: per packet).
+pub fn set_gap(state: &State, gap_us: u64) -> Result<()> {
+    for s in &state.switches {
+        let req = Request::Flowlets {
+            gap_us: Some(gap_us),
+        };
+        let a: FlowletGap = mgmt::typed(&s.socket, &req, MGMT_TIMEOUT)?;
+        if a.gap_us != gap_us {
+            return Err(TestbedError::fabric(
+                &s.name,
+                format!("asked for a flowlet gap of {gap_us} µs, got {}", a.gap_us),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Before the run's trials: the fabric's policy and gap, calibrated at `rate` when the
+/// description leaves the gap to the run (None on a bmv2 fabric, which has no
+/// adaptive choice to set).
+pub fn prepare(
+    state: &State,
+    spec: &TrafficSpec,
+    g: &mut Generator,
+    rate: f64,
+) -> Result<Option<UpPolicyResult>> {
+    if state.target == "bmv2" {
+        return Ok(None);
+    }
+    let policy = state.up_policy;
+    let mut r = UpPolicyResult {
+        policy: policy.name().into(),
+        gap_us: 0,
+        source: GapSource::None,
+        calibration: None,
+        spread_ns: None,
+        costs: Vec::new(),
+    };
+    match (policy, state.flowlet_gap_set) {
+        (UpPolicy::PerPacket, _) => {}
+        (UpPolicy::Flowlets, Some(g)) => {
+            r.gap_us = g;
+            r.source = GapSource::Set;
+        }
+        (UpPolicy::Flowlets, None) => {
+            set_gap(state, 0)?;
+            let cal = TrafficSpec {
+                search: None,
+                duration_s: Some(CALIBRATION_S),
+                count: None,
+                probe_pps: None,
+                ..spec.clone()
+            };
+            let progress = Progress::new(spec.quiet);
+            progress.set_prefix("flowlet gap: per-packet calibration".into());
+            let t = g.trial(&cal, rate, &progress)?;
+            progress.finish("done");
+            r.spread_ns = spread_of(&t);
+            let Some(spread) = r.spread_ns else {
+                return Err(TestbedError::traffic(
+                    "up_policy",
+                    "the flowlet calibration trial timed no frame: no spread to take the gap from",
+                ));
+            };
+            r.gap_us = gap_for_spread(spread);
+            r.source = GapSource::Measured;
+            r.calibration = Some(t);
+            tracing::info!(
+                spread_us = spread / 1000,
+                gap_us = r.gap_us,
+                rate_pps = rate.round(),
+                "flowlet gap from the per-packet calibration's latency spread"
+            );
+        }
+    }
+    set_gap(state, r.gap_us)?;
+    Ok(Some(r))
+}
+
+/// After a search: `rate` once per policy with `spec`'s traffic, per packet first, the
+/// run's own policy and gap last (and left in force).
+pub fn compare(
+    state: &State,
+    spec: &TrafficSpec,
+    g: &mut Generator,
+    rate: f64,
+    r: &mut UpPolicyResult,
+) -> Result<()> {
+    if r.gap_us == 0 {
+        return Ok(());
+    }
+    let one = TrafficSpec {
+        search: None,
+        probe_pps: None,
+        ..spec.clone()
+    };
+    let progress = Progress::new(spec.quiet);
+    for (policy, gap) in [(UpPolicy::PerPacket, 0), (UpPolicy::Flowlets, r.gap_us)] {
+        set_gap(state, gap)?;
+        progress.set_prefix(format!("policy {} at the NDR", policy.name()));
+        let trial = g.trial(&one, rate, &progress)?;
+        r.costs.push(PolicyCost {
+            policy: policy.name().into(),
+            gap_us: gap,
+            trial,
+        });
+    }
+    progress.finish("done");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gap_rounds_the_spread_up_to_10_us_within_its_bounds() {
+        assert_eq!(gap_for_spread(0), MIN_GAP_US);
+        assert_eq!(gap_for_spread(20_001), 30);
+        assert_eq!(gap_for_spread(412_000), 420);
+        assert_eq!(gap_for_spread(1_000_000), 1_000);
+        assert_eq!(gap_for_spread(50_000_000), MAX_GAP_US);
+    }
+}
