@@ -168,7 +168,9 @@ fn fault_drills_under_traffic() {
         return;
     }
     let f = Fab::new("fd");
-    let d = f.desc("fabric.toml", "");
+    // a fixed flowlet gap: no calibration trial before each run, so every drill below
+    // lands in the measured trial
+    let d = f.desc("fabric.toml", "[switch]\nflowlet_gap_us = 500\n");
     f.up(&d, &[]);
     let dr = Drill {
         f: &f,

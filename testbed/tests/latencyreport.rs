@@ -72,6 +72,7 @@ fn breakdown(load: f64) -> HopBreakdown {
         slots: 5,
         frames: 900,
         incomplete: 7,
+        switch_clocks: false,
         paths: vec![
             PathParts {
                 hops: 3,
@@ -349,6 +350,7 @@ fn with_policy() -> RunResults {
                 8_000,
             ),
         ],
+        not_set: vec!["agg-p2-a1".into()],
     });
     r
 }
@@ -367,6 +369,10 @@ fn each_policys_cost_at_the_ndr_is_tabled_and_summarised() {
         us(p.spread_ns.unwrap())
     );
     assert!(sec.contains(&sentence), "{sec}");
+    assert!(
+        sec.contains("Not set on agg-p2-a1 (stopped or not answering"),
+        "{sec}"
+    );
     for c in &p.costs {
         let t = &c.trial;
         let row = format!(
@@ -420,5 +426,95 @@ fn each_policys_cost_at_the_ndr_is_tabled_and_summarised() {
     assert!(
         sum.contains("Report: "),
         "the report's paths were cut: {sum}"
+    );
+}
+
+/// [`with_latency`] on bmv2: its records on the switches' own clocks give residence
+/// only (30 µs a switch), the rest of the latency is outside the switches.
+fn bmv2_with_latency() -> RunResults {
+    let mut r = with_latency();
+    r.meta.target = "bmv2".into();
+    for l in &mut r.search.as_mut().unwrap().latency {
+        let h = l.trial.probe.as_mut().unwrap().hops.as_mut().unwrap();
+        h.switch_clocks = true;
+        for p in &mut h.paths {
+            let inside = 30_000.0 * p.hop.len() as f64;
+            p.measured.mean_ns = 200_000.0 + inside;
+            p.host_stack = Part {
+                mean_ns: 200_000.0,
+                p50_ns: 200_000,
+                p99_ns: 300_000,
+            };
+            for x in &mut p.hop {
+                x.rx_ring = Part::default();
+                x.link = Part::default();
+                x.residence = Part {
+                    mean_ns: 30_000.0,
+                    p50_ns: 30_000,
+                    p99_ns: 45_000,
+                };
+            }
+            p.sum_ratio = 1.0;
+        }
+    }
+    r
+}
+
+#[test]
+fn per_hop_residence_of_canopy_and_bmv2_side_by_side() {
+    let d = TempDir::new("residence");
+    let (canopy, bmv2) = (with_latency(), bmv2_with_latency());
+    let (a, b) = (d.0.join("a"), d.0.join("b"));
+    report::run::write(&canopy, &a).unwrap();
+    let wb = report::run::write(&bmv2, &b).unwrap();
+    // bmv2's own report: residence and the time outside the switches, no rings or links
+    let own = read(&wb.markdown);
+    let sec = &own[own
+        .find("### Where the latency went")
+        .expect("no breakdown")..];
+    assert!(sec.contains("own clock"), "{sec}");
+    assert!(sec.contains("| outside the switches | 200.00 |"), "{sec}");
+    assert!(
+        sec.contains("| switch 3 (level 3): residence | 30.00 |"),
+        "{sec}"
+    );
+    assert!(
+        !sec.contains("RX ring |") && !sec.contains(": link |"),
+        "{sec}"
+    );
+    let sum = report::run::summary(&bmv2, None);
+    assert!(
+        sum.contains("residence 150.00 (switches' own clocks) + outside the switches 200.00 = 350.00 (100.0 % of 350.00)"),
+        "{sum}"
+    );
+    // side by side: a column per run, switch by switch
+    let out = d.0.join("cmp");
+    report::compare::compare(&[a, b], &out).unwrap();
+    let md = read(&out.join("compare.md"));
+    let sec = &md[md
+        .find("## Per-hop residence")
+        .expect("no residence section")..];
+    let row = |name: &str| {
+        sec.lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name}: {sec}"))
+            .to_string()
+    };
+    assert!(
+        row("part, mean (p99) µs").ends_with("| canopy | bmv2 |"),
+        "{sec}"
+    );
+    assert_eq!(
+        row("switch 1: residence"),
+        "| switch 1: residence | 0.50 (1.00) | 30.00 (45.00) |"
+    );
+    assert_eq!(
+        row("all switches: residence"),
+        "| all switches: residence | 2.50 | 150.00 |"
+    );
+    assert!(row("outside the switches").ends_with("| 200.00 |"), "{sec}");
+    assert!(
+        row("load (% of the run's NDR)").contains("0 % (5-switch paths)"),
+        "{sec}"
     );
 }

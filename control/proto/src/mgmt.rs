@@ -405,6 +405,7 @@ mod tests {
                 port: 0,
                 max: Some(1),
             },
+            Request::Flowlets { gap_us: Some(500) },
             Request::Hello { version: 1 },
         ]
     }

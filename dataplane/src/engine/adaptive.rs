@@ -81,15 +81,18 @@ pub fn least_occupied(
     }
 }
 
-/// Flowlet table: per flow-hash slot, the port chosen and when the flow was last seen.
-/// The idle gap is not its own: the engine's handle can change it while the workers run
-/// (each worker reads it once per round), so it is passed to [`Flowlets::lookup`].
+/// Flowlet table: per flow, the port chosen and when the flow was last seen, in buckets
+/// of two slots (a flow may sit in either slot of its bucket), so two flows whose hashes
+/// meet keep a slot each instead of evicting each other on every frame (which would
+/// re-choose, and may reorder, both). The idle gap is not its own: the engine's handle
+/// can change it while the workers run (each worker reads it once per round), so it is
+/// passed to [`Flowlets::lookup`] and [`Flowlets::record`].
 #[derive(Debug)]
 pub struct Flowlets {
-    slots: Box<[(u64, u64, u16)]>, // (key, last seen ns, port)
+    slots: Box<[(u64, u64, u16)]>, // (key, last seen ns, port); key 0 = empty
 }
 
-/// Slots in a flowlet table (power of two).
+/// Slots in a flowlet table (power of two): [`FLOWLET_SLOTS`] / 2 buckets of two.
 pub const FLOWLET_SLOTS: usize = 4096;
 
 impl Flowlets {
@@ -100,18 +103,45 @@ impl Flowlets {
         }
     }
 
+    /// The first slot of `key`'s bucket.
+    #[inline]
+    fn bucket(key: u64) -> usize {
+        (key as usize) & (FLOWLET_SLOTS - 2)
+    }
+
     /// The pinned port of `key` if the flow was seen less than `gap_ns` ago and that
     /// port is still in `live`.
     #[inline]
     pub fn lookup(&self, key: u64, now_ns: u64, gap_ns: u64, live: &[u16]) -> Option<u16> {
-        let (k, t, p) = self.slots[(key as usize) & (FLOWLET_SLOTS - 1)];
-        (k == key && now_ns.saturating_sub(t) < gap_ns && live.contains(&p)).then_some(p)
+        let b = Self::bucket(key);
+        self.slots[b..b + 2]
+            .iter()
+            .find(|s| s.0 == key)
+            .and_then(|&(_, t, p)| {
+                (now_ns.saturating_sub(t) < gap_ns && live.contains(&p)).then_some(p)
+            })
     }
 
-    /// Record that `key` went out on `port` at `now_ns`.
+    /// Record that `key` went out on `port` at `now_ns`: in its own slot of the bucket
+    /// if it has one, else in a slot whose flow has been idle for `gap_ns` (or is
+    /// empty), else in the slot seen least recently.
     #[inline]
-    pub fn record(&mut self, key: u64, now_ns: u64, port: u16) {
-        self.slots[(key as usize) & (FLOWLET_SLOTS - 1)] = (key, now_ns, port);
+    pub fn record(&mut self, key: u64, now_ns: u64, gap_ns: u64, port: u16) {
+        let b = Self::bucket(key);
+        let pair = &mut self.slots[b..b + 2];
+        let i = if pair[0].0 == key {
+            0
+        } else if pair[1].0 == key {
+            1
+        } else {
+            let idle = |s: &(u64, u64, u16)| s.0 == 0 || now_ns.saturating_sub(s.1) >= gap_ns;
+            match (idle(&pair[0]), idle(&pair[1])) {
+                (true, _) => 0,
+                (false, true) => 1,
+                _ => usize::from(pair[1].1 < pair[0].1),
+            }
+        };
+        pair[i] = (key, now_ns, port);
     }
 }
 
@@ -183,12 +213,48 @@ mod tests {
         let k = flow_key(&[1; 14], 0);
         assert_ne!(k, flow_key(&[2; 14], 0));
         assert_eq!(f.lookup(k, 0, 1_000, &[1, 2]), None);
-        f.record(k, 100, 2);
+        f.record(k, 100, 1_000, 2);
         assert_eq!(f.lookup(k, 900, 1_000, &[1, 2]), Some(2));
         assert_eq!(f.lookup(k, 1_200, 1_000, &[1, 2]), None);
         assert_eq!(f.lookup(k, 900, 1_000, &[1]), None);
         // a longer gap set later pins the same record again; gap 0 pins nothing
         assert_eq!(f.lookup(k, 1_200, 5_000, &[1, 2]), Some(2));
         assert_eq!(f.lookup(k, 100, 0, &[1, 2]), None);
+    }
+
+    #[test]
+    fn two_flows_of_one_bucket_keep_a_slot_each_and_a_third_evicts_the_idle_one() {
+        // keys that share a bucket (the bucket ignores the lowest bit and the high bits)
+        let (a, b, c) = (
+            0x10_0001u64,
+            0x20_0001u64,
+            0x30_0001u64 + FLOWLET_SLOTS as u64 * 4,
+        );
+        assert!(
+            Flowlets::bucket(a) == Flowlets::bucket(b)
+                && Flowlets::bucket(b) == Flowlets::bucket(c)
+        );
+        let (gap, live) = (1_000, [1u16, 2, 3]);
+        let mut f = Flowlets::new();
+        f.record(a, 0, gap, 1);
+        f.record(b, 10, gap, 2);
+        // frames of a and b alternate: both stay pinned
+        for t in (20..900).step_by(20) {
+            assert_eq!(f.lookup(a, t, gap, &live), Some(1));
+            f.record(a, t, gap, 1);
+            assert_eq!(f.lookup(b, t + 5, gap, &live), Some(2));
+            f.record(b, t + 5, gap, 2);
+        }
+        // a goes idle past the gap; c takes its slot, b keeps its own
+        f.record(c, 2_000, gap, 3);
+        f.record(b, 1_990, gap, 2);
+        assert_eq!(f.lookup(c, 2_010, gap, &live), Some(3));
+        assert_eq!(f.lookup(b, 2_010, gap, &live), Some(2));
+        assert_eq!(f.lookup(a, 2_010, gap, &live), None);
+        // with both busy, a newcomer evicts the one seen least recently
+        f.record(a, 2_020, gap, 1);
+        assert_eq!(f.lookup(b, 2_030, gap, &live), None, "b was seen before c");
+        assert_eq!(f.lookup(c, 2_030, gap, &live), Some(3));
+        assert_eq!(f.lookup(a, 2_030, gap, &live), Some(1));
     }
 }

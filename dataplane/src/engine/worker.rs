@@ -120,7 +120,7 @@ impl Worker {
                         match choice {
                             Some(p) => {
                                 if let Some(k) = key {
-                                    self.flowlets.record(k, now_ns, p);
+                                    self.flowlets.record(k, now_ns, gap_ns, p);
                                 }
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
                                 (p, true)

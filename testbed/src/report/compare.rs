@@ -145,6 +145,7 @@ fn blocks(runs: &[RunResults], labels: &[String], cdf: &Option<String>) -> Vec<B
             svg: svg.clone(),
         });
     }
+    b.extend(residence(runs, labels));
     b.push(Block::Heading(2, "Runs".into()));
     let rows = runs
         .iter()
@@ -181,6 +182,89 @@ fn blocks(runs: &[RunResults], labels: &[String], cdf: &Option<String>) -> Vec<B
         numeric: false,
     });
     b
+}
+
+/// "Per-hop residence": each run's latency stream at the lowest load that has a hop
+/// breakdown, on its longest path, switch by switch (mean and p99 µs), then the time
+/// outside the switches and end to end. canopy-switch's records are on the machine's
+/// clock, bmv2's on each switch's own (residence only, `traffic::hopstats`): residence
+/// is the one part both give. Nothing when no run has a breakdown.
+fn residence(runs: &[RunResults], labels: &[String]) -> Vec<Block> {
+    use super::latency::longest;
+    use super::results::{HopBreakdown, PathParts};
+    let found: Vec<Option<(f64, &HopBreakdown, &PathParts)>> = runs
+        .iter()
+        .map(|r| {
+            r.search.as_ref()?.latency.iter().find_map(|l| {
+                let h = l.trial.probe.as_ref()?.hops.as_ref()?;
+                Some((l.fraction, h, longest(h)?))
+            })
+        })
+        .collect();
+    let Some(n) = found.iter().flatten().map(|f| f.2.hops).max() else {
+        return vec![];
+    };
+    let us = |ns: f64| fmt::us(ns.max(0.0).round() as u64);
+    let mut head = vec!["part, mean (p99) µs".to_string()];
+    head.extend(labels.iter().cloned());
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut row = |name: String, f: &dyn Fn(f64, &HopBreakdown, &PathParts) -> String| {
+        let mut r: Vec<Cell> = vec![name.into()];
+        r.extend(
+            found
+                .iter()
+                .map(|x| x.map_or_else(|| "–".into(), |(l, h, p)| f(l, h, p).into())),
+        );
+        rows.push(r);
+    };
+    row("load (% of the run's NDR)".into(), &|l, _, p| {
+        format!("{:.0} % ({}-switch paths)", l * 100.0, p.hops)
+    });
+    for i in 0..n {
+        row(format!("switch {}: residence", i + 1), &|_, _, p| {
+            p.hop.get(i).map_or("–".into(), |h| {
+                format!(
+                    "{} ({})",
+                    us(h.residence.mean_ns),
+                    fmt::us(h.residence.p99_ns)
+                )
+            })
+        });
+    }
+    row("all switches: residence".into(), &|_, _, p| {
+        us(p.hop.iter().map(|h| h.residence.mean_ns).sum())
+    });
+    row("outside the switches".into(), &|_, h, p| {
+        let inside: f64 = p.hop.iter().map(|h| h.residence.mean_ns).sum();
+        let outside = if h.switch_clocks {
+            p.host_stack.mean_ns
+        } else {
+            p.measured.mean_ns - inside
+        };
+        us(outside)
+    });
+    row("end to end (measured)".into(), &|_, _, p| {
+        format!(
+            "{} ({})",
+            us(p.measured.mean_ns),
+            fmt::us(p.measured.p99_ns)
+        )
+    });
+    vec![
+        Block::Heading(2, "Per-hop residence".into()),
+        Block::Para(
+            "Each run's latency stream at the lowest load with hop records, on its longest \
+             path: the time each switch held a frame (canopy-switch: poll to hand-off to the \
+             egress port; bmv2: ingress to egress global timestamp, on the switch's own \
+             clock, the egress queue included), then the rest of the one-way latency."
+                .into(),
+        ),
+        Block::Table {
+            head,
+            rows,
+            numeric: true,
+        },
+    ]
 }
 
 /// Read `results.json` from each path (a run directory or the file itself) and write

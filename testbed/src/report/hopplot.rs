@@ -16,6 +16,21 @@ use plotters::prelude::*;
 /// The parts in the order of their colours.
 pub const PARTS: [&str; 4] = ["host stack", "RX rings", "residence", "links"];
 
+/// The parts' names for a breakdown: [`PARTS`], or for records on the switches' own
+/// clocks (bmv2), where only residence is known, the time outside the switches first.
+pub fn part_names(switch_clocks: bool) -> [&'static str; 4] {
+    if switch_clocks {
+        [
+            "outside the switches",
+            "RX rings (n/a)",
+            "residence",
+            "links (n/a)",
+        ]
+    } else {
+        PARTS
+    }
+}
+
 fn colour(i: usize) -> RGBColor {
     let v = u32::from_str_radix(&PALETTE[i][1..], 16).unwrap_or(0);
     RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
@@ -31,6 +46,11 @@ pub fn hop_breakdown(r: &RunResults) -> Result<Option<String>> {
     let Some(s) = &r.search else {
         return Ok(None);
     };
+    let switch_clocks = s
+        .latency
+        .iter()
+        .find_map(|l| l.trial.probe.as_ref()?.hops.as_ref())
+        .is_some_and(|h| h.switch_clocks);
     let bars: Vec<(String, [f64; 4], f64, usize)> = s
         .latency
         .iter()
@@ -62,8 +82,8 @@ pub fn hop_breakdown(r: &RunResults) -> Result<Option<String>> {
             ("sans-serif", 20),
         ))
         .map_err(|x| e(&x))?;
-        for (i, label) in PARTS.iter().enumerate() {
-            let x = 20 + 140 * i as i32;
+        for (i, label) in part_names(switch_clocks).iter().enumerate() {
+            let x = 20 + 170 * i as i32;
             top.draw(&Circle::new((x, 44), 5, colour(i).filled()))
                 .map_err(|x| e(&x))?;
             top.draw(&Text::new(*label, (x + 10, 37), ("sans-serif", 14)))

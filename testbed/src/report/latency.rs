@@ -152,16 +152,29 @@ fn breakdown_blocks(loads: &[LoadLatency]) -> Vec<Block> {
         return vec![];
     };
     let with: Vec<_> = with.into_iter().filter(|w| w.2.hops == n).collect();
+    let local = with.iter().any(|w| w.1.switch_clocks);
     let mut b = vec![Block::Heading(3, "Where the latency went".into())];
-    b.push(Block::Para(format!(
-        "The latency stream's hop records on its {n}-switch paths (one record per \
-         switch: the kernel's receive stamp, the switch's poll, its hand-off to the \
-         egress port), mean µs per part: host stack = sending host to the first switch's \
-         kernel; RX ring = kernel stamp to poll; residence = poll to hand-off; link = \
-         hand-off to the next kernel stamp (the last: the receiving host's). Frames with \
-         a record the breakdown cannot use (no stamp, a switch's own clock, more switches \
-         than slots) are left out and counted."
-    )));
+    b.push(Block::Para(if local {
+        format!(
+            "The latency stream's hop records on its {n}-switch paths, written by the P4 \
+             program on each switch's own clock (v1model's ingress and egress global \
+             timestamps, no kernel stamp), mean µs per part: residence = ingress to egress \
+             timestamp (the egress queue included); outside the switches = the measured \
+             latency less every residence (host stacks, links, the switches' packet I/O). \
+             RX rings and links cannot be told apart on these clocks. Frames with a record \
+             the breakdown cannot use are left out and counted."
+        )
+    } else {
+        format!(
+            "The latency stream's hop records on its {n}-switch paths (one record per \
+             switch: the kernel's receive stamp, the switch's poll, its hand-off to the \
+             egress port), mean µs per part: host stack = sending host to the first switch's \
+             kernel; RX ring = kernel stamp to poll; residence = poll to hand-off; link = \
+             hand-off to the next kernel stamp (the last: the receiving host's). Frames with \
+             a record the breakdown cannot use (no stamp, records on two clocks, more \
+             switches than slots) are left out and counted."
+        )
+    }));
     let mut head = vec!["part".to_string()];
     head.extend(
         with.iter()
@@ -174,17 +187,27 @@ fn breakdown_blocks(loads: &[LoadLatency]) -> Vec<Block> {
         rows.push(r);
     };
     let us = |ns: f64| fmt::us(ns.max(0.0).round() as u64);
-    row("host stack (sender)".into(), &|p| us(p.host_stack.mean_ns));
+    let first = if local {
+        "outside the switches"
+    } else {
+        "host stack (sender)"
+    };
+    row(first.into(), &|p| us(p.host_stack.mean_ns));
     for i in 0..n {
         let lvl = with[0].2.hop[i].level;
         let who = format!("switch {} (level {lvl})", i + 1);
-        row(format!("{who}: RX ring"), &|p| us(p.hop[i].rx_ring.mean_ns));
+        if !local {
+            row(format!("{who}: RX ring"), &|p| us(p.hop[i].rx_ring.mean_ns));
+        }
         row(format!("{who}: residence"), &|p| {
             us(p.hop[i].residence.mean_ns)
         });
         row(format!("{who}: queue ahead (frames)"), &|p| {
             format!("{:.2}", p.hop[i].queue_mean)
         });
+        if local {
+            continue;
+        }
         let to = if i + 1 < n {
             format!("switch {}", i + 2)
         } else {
@@ -219,27 +242,34 @@ fn breakdown_blocks(loads: &[LoadLatency]) -> Vec<Block> {
 /// The summary's lines on where the latency went, at the lowest load with a breakdown
 /// of its longest path.
 fn breakdown_lines(loads: &[LoadLatency]) -> Vec<String> {
-    let Some((l, p)) = loads.iter().find_map(|l| {
-        let p = longest(l.trial.probe.as_ref()?.hops.as_ref()?)?;
-        Some((l, p))
+    let Some((l, h, p)) = loads.iter().find_map(|l| {
+        let h = l.trial.probe.as_ref()?.hops.as_ref()?;
+        Some((l, h, longest(h)?))
     }) else {
         return vec![];
     };
     let parts = by_kind(p);
     let [host, rings, res, links] = parts.map(|ns| fmt::us(ns.max(0.0).round() as u64));
     let us = |ns: f64| fmt::us(ns.max(0.0).round() as u64);
+    let sum = format!(
+        "{} ({:.1} % of {})",
+        us(parts.iter().sum()),
+        p.sum_ratio * 100.0,
+        us(p.measured.mean_ns)
+    );
     vec![
         format!(
             "Where the stream's time went ({}-switch paths, {:.0} % NDR), mean µs:",
             p.hops,
             l.fraction * 100.0
         ),
-        format!(
-            "host stack {host} + RX rings {rings} + residence {res} + links {links} = {} ({:.1} % of {})",
-            us(parts.iter().sum()),
-            p.sum_ratio * 100.0,
-            us(p.measured.mean_ns)
-        ),
+        if h.switch_clocks {
+            format!("residence {res} (switches' own clocks) + outside the switches {host} = {sum}")
+        } else {
+            format!(
+                "host stack {host} + RX rings {rings} + residence {res} + links {links} = {sum}"
+            )
+        },
     ]
 }
 

@@ -39,6 +39,12 @@ pub(super) fn blocks(r: &RunResults) -> Vec<Block> {
     };
     let mut b = vec![Block::Heading(2, "Up-port policy".into())];
     b.push(Block::Para(format!("{}.", sentence(p))));
+    if !p.not_set.is_empty() {
+        b.push(Block::Para(format!(
+            "Not set on {} (stopped or not answering; they kept the gap they had).",
+            p.not_set.join(", ")
+        )));
+    }
     if p.source == GapSource::Measured {
         b.push(Block::Para(
             "The gap is the one-way latency spread (p99.9 less the minimum) of a 1-s calibration \

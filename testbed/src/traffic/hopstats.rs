@@ -14,8 +14,15 @@
 //!
 //! Frames are grouped by path length (a fat-tree's 1-, 3- and 5-switch paths); each
 //! part's mean, p50 and p99 is kept per position on the path. A frame with a record
-//! that misses a stamp, is on a switch's own clock (bmv2's v1model records), or that
-//! met more switches than it had slots, is counted as incomplete and left out.
+//! that misses a stamp, whose records are on different clocks, or that met more
+//! switches than it had slots, is counted as incomplete and left out.
+//!
+//! Records on a switch's own clock (bmv2's v1model: `ingress_global_timestamp` and
+//! `egress_global_timestamp`, no kernel stamp) give each switch's residence, poll to
+//! hand-off, on its own clock, and nothing else; for such frames the time outside the
+//! switches, measured less every residence, takes the host stack's place, and the RX
+//! rings and links stay 0 ([`HopBreakdown::switch_clocks`]). So a bmv2 run's breakdown
+//! puts its per-hop residence beside canopy-switch's.
 
 use crate::error::Result;
 use crate::report::results::{HopBreakdown, HopParts, Part, PathParts};
@@ -41,6 +48,8 @@ pub(crate) struct HopSample {
     handoff: [u64; MAX_HOPS],
     queue: [u32; MAX_HOPS],
     level: [u16; MAX_HOPS],
+    /// The records are on the switches' own clocks (residence only).
+    local: bool,
 }
 
 /// What a frame's hop record area gave.
@@ -77,11 +86,18 @@ impl HopSample {
             handoff: [0; MAX_HOPS],
             queue: [0; MAX_HOPS],
             level: [0; MAX_HOPS],
+            local: false,
         };
         for r in recs {
-            let usable = r.clock == hops::clock::MONOTONIC
-                && r.kernel_rx_ns != 0
-                && r.poll_ns != 0
+            if s.n == 0 {
+                s.local = r.clock == hops::clock::SWITCH_LOCAL;
+            }
+            // (a switch-local record has no kernel stamp; its residence needs the rest)
+            let usable = match r.clock {
+                hops::clock::MONOTONIC => !s.local && r.kernel_rx_ns != 0,
+                hops::clock::SWITCH_LOCAL => s.local,
+                _ => false,
+            } && r.poll_ns != 0
                 && r.tx_ns != 0;
             if !usable || s.n == MAX_HOPS {
                 return Read::Incomplete;
@@ -137,11 +153,24 @@ struct PathAcc {
     hops: Vec<HopAcc>,
 }
 
+/// The level every frame's switch at one position had so far: `None` before the first,
+/// 0 once two differ.
+fn same_level(seen: Option<u16>, level: u16) -> Option<u16> {
+    match seen {
+        None => Some(level),
+        Some(l) if l == level => Some(l),
+        Some(_) => Some(0),
+    }
+}
+
 /// The breakdown of one trial's latency stream, built frame by frame.
 pub(crate) struct Breakdown {
     slots: u8,
     frames: u64,
     incomplete: u64,
+    /// The clock of the frames broken down: the first frame's (switch-local or not);
+    /// a frame on the other is left out.
+    local: Option<bool>,
     /// By path length (index = switches on the path).
     paths: Vec<Option<PathAcc>>,
 }
@@ -152,6 +181,7 @@ impl Breakdown {
             slots,
             frames: 0,
             incomplete: 0,
+            local: None,
             paths: Vec::new(),
         }
     }
@@ -164,6 +194,10 @@ impl Breakdown {
     /// Add frame `s`, which reached its host at `arrival_ns` (monotonic). Parts that
     /// come out negative (the clocks of two stamps disagree) count as 0 ns.
     pub(crate) fn add(&mut self, s: &HopSample, arrival_ns: u64) -> Result<()> {
+        if *self.local.get_or_insert(s.local) != s.local {
+            self.incomplete += 1;
+            return Ok(());
+        }
         let n = s.n;
         if self.paths.len() <= n {
             self.paths.resize_with(n + 1, || None);
@@ -195,6 +229,20 @@ impl Breakdown {
         p.frames += 1;
         self.frames += 1;
         rec(&mut p.measured, arrival_ns, s.tx_ns);
+        if s.local {
+            // residence on each switch's own clock; the rest of the latency is outside
+            let mut inside = 0u64;
+            for (i, h) in p.hops.iter_mut().enumerate() {
+                let r = s.handoff[i].saturating_sub(s.poll[i]);
+                inside += r;
+                h.residence.saturating_record(r);
+                h.queue_sum += u64::from(s.queue[i]);
+                h.level = same_level(h.level, s.level[i]);
+            }
+            let outside = arrival_ns.saturating_sub(s.tx_ns).saturating_sub(inside);
+            p.host.saturating_record(outside);
+            return Ok(());
+        }
         rec(&mut p.host, s.kernel_rx[0], s.tx_ns);
         for (i, h) in p.hops.iter_mut().enumerate() {
             rec(&mut h.ring, s.poll[i], s.kernel_rx[i]);
@@ -206,11 +254,7 @@ impl Breakdown {
             };
             rec(&mut h.link, next, s.handoff[i]);
             h.queue_sum += u64::from(s.queue[i]);
-            h.level = match h.level {
-                None => Some(s.level[i]),
-                Some(l) if l == s.level[i] => Some(l),
-                Some(_) => Some(0),
-            };
+            h.level = same_level(h.level, s.level[i]);
         }
         Ok(())
     }
@@ -259,6 +303,7 @@ impl Breakdown {
             slots: self.slots,
             frames: self.frames,
             incomplete: self.incomplete,
+            switch_clocks: self.local == Some(true),
             paths,
         }
     }
@@ -355,14 +400,14 @@ mod tests {
         // no record area at all
         let plain = frame(0, &[]);
         assert!(matches!(HopSample::read(&plain, 1, &levels), Read::None));
-        // a record on the switch's own clock (bmv2), one without a poll stamp
-        let mut own = rec(0, 5_000);
-        own.clock = clock::SWITCH_LOCAL;
+        // a record without a poll stamp; records on two clocks
         let mut nopoll = rec(0, 5_000);
         nopoll.poll_ns = 0;
-        for r in [own, nopoll] {
+        let mut own = rec(8, 9_000);
+        own.clock = clock::SWITCH_LOCAL;
+        for r in [vec![nopoll], vec![rec(0, 5_000), own]] {
             assert!(matches!(
-                HopSample::read(&frame(5, &[r]), 1, &levels),
+                HopSample::read(&frame(5, &r), 1, &levels),
                 Read::Incomplete
             ));
         }
@@ -379,5 +424,46 @@ mod tests {
         let mut b = Breakdown::new(5);
         b.count_incomplete();
         assert_eq!((b.result().frames, b.result().incomplete), (0, 1));
+    }
+
+    #[test]
+    fn records_on_the_switches_own_clocks_give_residence_and_the_rest_is_outside() {
+        let topo = canopy_control::build_str("fat-tree:k=4").unwrap();
+        let levels: Vec<u16> = topo.switches.iter().map(|s| s.level).collect();
+        // bmv2: no kernel stamp, poll and hand-off in µs since each switch started (×1000),
+        // residence 30, 40, 50 µs; the frame took 1 ms end to end
+        let recs: Vec<HopRecord> = [0u32, 8, 16]
+            .iter()
+            .enumerate()
+            .map(|(i, &sw)| HopRecord {
+                clock: clock::SWITCH_LOCAL,
+                kernel_rx_ns: 0,
+                poll_ns: 7_000_000 + i as u64 * 1_000,
+                tx_ns: 7_000_000 + i as u64 * 1_000 + 30_000 + i as u64 * 10_000,
+                ..rec(sw, 0)
+            })
+            .collect();
+        let Read::Complete(s) = HopSample::read(&frame(5, &recs), 1_000, &levels) else {
+            panic!("not complete");
+        };
+        let mut b = Breakdown::new(5);
+        b.add(&s, 1_001_000).unwrap();
+        // a frame with canopy-switch records does not mix into it
+        let Read::Complete(mono) = HopSample::read(&frame(5, &[rec(0, 5_000)]), 1_000, &levels)
+        else {
+            panic!("not complete");
+        };
+        b.add(&mono, 20_000).unwrap();
+        let r = b.result();
+        assert!(r.switch_clocks);
+        assert_eq!((r.frames, r.incomplete), (1, 1));
+        let p = &r.paths[0];
+        let close = |x: f64, want: f64| (x - want).abs() <= want * 0.01 + 1.0;
+        for (h, want) in p.hop.iter().zip([30_000.0, 40_000.0, 50_000.0]) {
+            assert!(close(h.residence.mean_ns, want), "{h:?}");
+            assert_eq!((h.rx_ring.mean_ns, h.link.mean_ns), (0.0, 0.0));
+        }
+        assert!(close(p.host_stack.mean_ns, 880_000.0), "{p:?}");
+        assert!((p.sum_ratio - 1.0).abs() < 0.01, "{}", p.sum_ratio);
     }
 }

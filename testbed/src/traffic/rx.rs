@@ -175,12 +175,11 @@ const CLOCK_PAIR_NS: u64 = 2_000;
 impl RxClock {
     /// Both clocks now: the realtime clock read before and after the monotonic one, and
     /// taken at the middle, so a thread preempted between two reads does not shift the
-    /// conversion by the time it was away (the pair is read again, up to 4 times, when
-    /// the reads are more than 2 µs apart).
+    /// conversion by the time it was away (while the two realtime reads are more than
+    /// 2 µs apart, the three are read again, 4 times in all, and the closest pair kept).
     pub fn now() -> RxClock {
         use crate::os::sys::{monotonic_ns, realtime_ns};
-        let mut best = None;
-        for _ in 0..4 {
+        let read = || {
             let r0 = realtime_ns();
             let mono_ns = monotonic_ns();
             let r1 = realtime_ns();
@@ -189,21 +188,19 @@ impl RxClock {
                 mono_ns,
                 real_ns: r0 + spread / 2,
             };
-            if spread <= CLOCK_PAIR_NS {
-                return c;
+            (spread, c)
+        };
+        let mut best = read();
+        for _ in 1..4 {
+            if best.0 <= CLOCK_PAIR_NS {
+                break;
             }
-            best = match best {
-                Some((s, b)) if s <= spread => Some((s, b)),
-                _ => Some((spread, c)),
-            };
+            let next = read();
+            if next.0 < best.0 {
+                best = next;
+            }
         }
-        best.map_or_else(
-            || RxClock {
-                mono_ns: monotonic_ns(),
-                real_ns: realtime_ns(),
-            },
-            |(_, c)| c,
-        )
+        best.1
     }
 
     /// When a frame with kernel receive stamp `kernel_ns` arrived, on the monotonic

@@ -59,9 +59,14 @@ pub struct HopBreakdown {
     pub slots: u8,
     /// Frames broken down.
     pub frames: u64,
-    /// Frames left out: a record without a stamp or on a switch's own clock (bmv2),
-    /// more switches than slots, or no record at all.
+    /// Frames left out: a record without a stamp, records on different clocks, more
+    /// switches than slots, or no record at all.
     pub incomplete: u64,
+    /// The records were on the switches' own clocks (bmv2's v1model timestamps): only
+    /// each switch's residence is known, and a path's `host_stack` holds the time
+    /// outside the switches (measured less every residence); RX rings and links are 0.
+    #[serde(default)]
+    pub switch_clocks: bool,
     /// By path length, shortest first.
     pub paths: Vec<PathParts>,
 }

@@ -32,6 +32,10 @@ pub struct UpPolicyResult {
     /// Each policy at one rate (the NDR after a search), one after the other with the
     /// same traffic; empty when not compared.
     pub costs: Vec<PolicyCost>,
+    /// Switches that did not take a gap the run set (stopped by a drill, or not
+    /// answering): they kept the one they had.
+    #[serde(default)]
+    pub not_set: Vec<String>,
 }
 
 /// One policy's trial in the side-by-side comparison.
