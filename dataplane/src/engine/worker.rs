@@ -64,13 +64,10 @@ impl Worker {
     /// One round: receive a burst on every owned port and forward it, then drain the
     /// rings. Returns the number of frames received and transmitted (0 = idle).
     pub fn poll(&mut self) -> usize {
-        // the clock is read only when flowlets need it (here) or a drain timer does
+        // the clock is read at most once per round, and only when a frame's flowlet
+        // needs it or the drain timer does (0 = not read yet): an idle round reads none
         let gap_ns = self.flowlet_gap.load(Ordering::Relaxed);
-        let mut now_ns = if gap_ns > 0 {
-            self.epoch.elapsed().as_nanos() as u64
-        } else {
-            0
-        };
+        let mut now_ns = 0u64;
         let mut work = 0;
         for (port_no, port) in self.owned.iter_mut().chain(self.rx_only.iter_mut()) {
             let ingress = *port_no;
@@ -111,6 +108,9 @@ impl Worker {
                             }
                         }
                         let key = (gap_ns > 0).then(|| flow_key(b.bytes(), g));
+                        if key.is_some() && now_ns == 0 {
+                            now_ns = (self.epoch.elapsed().as_nanos() as u64).max(1);
+                        }
                         let pinned =
                             key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live));
                         let (tx, state) = (&self.tx, &self.state);

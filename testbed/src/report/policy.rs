@@ -14,6 +14,10 @@ fn sentence(p: &UpPolicyResult) -> String {
             "Up ports: {} (every frame of an adaptive group chooses the least occupied port)",
             p.policy
         ),
+        GapSource::Kept => format!(
+            "Up ports: {}, gap {} µs (kept: a run without load has no spread to measure)",
+            p.policy, p.gap_us
+        ),
         GapSource::Set => format!(
             "Up ports: {}, gap {} µs (set by the description's [switch] flowlet_gap_us)",
             p.policy, p.gap_us

@@ -12,10 +12,11 @@
 //! the gap errs towards pinning. `[switch] flowlet_gap_us` in the description sets the
 //! gap instead. After a search that found an NDR, the NDR is run once per policy, per
 //! packet then flowlets, so the report shows what each costs in loss, reordering and
-//! latency at one rate.
+//! latency at one rate. A run without load (its latency stream alone) keeps the gap the
+//! switches have.
 
 use crate::error::{Result, TestbedError};
-use crate::fabric::desc::UpPolicy;
+use crate::fabric::desc::{UpPolicy, START_FLOWLET_GAP_US};
 use crate::fabric::mgmt;
 use crate::fabric::state::State;
 use crate::report::results::{GapSource, PolicyCost, Trial, UpPolicyResult};
@@ -66,6 +67,16 @@ pub fn set_gap(state: &State, gap_us: u64) -> Vec<String> {
     missed
 }
 
+/// The gap the first switch that answers has (µs).
+fn current_gap(state: &State) -> Option<u64> {
+    let req = Request::Flowlets { gap_us: None };
+    state.switches.iter().find_map(|s| {
+        mgmt::typed::<FlowletGap>(&s.socket, &req, MGMT_TIMEOUT)
+            .ok()
+            .map(|a| a.gap_us)
+    })
+}
+
 /// Before the run's trials: the fabric's policy and gap, calibrated at `rate` when the
 /// description leaves the gap to the run (None on a bmv2 fabric, which has no
 /// adaptive choice to set).
@@ -93,6 +104,10 @@ pub fn prepare(
         (UpPolicy::Flowlets, Some(g)) => {
             r.gap_us = g;
             r.source = GapSource::Set;
+        }
+        (UpPolicy::Flowlets, None) if rate <= 0.0 => {
+            r.gap_us = current_gap(state).unwrap_or(START_FLOWLET_GAP_US);
+            r.source = GapSource::Kept;
         }
         (UpPolicy::Flowlets, None) => {
             set_gap(state, 0);

@@ -14,6 +14,9 @@ pub enum GapSource {
     Set,
     /// `up_policy = "per-packet"`: no gap.
     None,
+    /// A run without load (its latency stream alone) has nothing to calibrate with: the
+    /// gap the switches had.
+    Kept,
 }
 
 /// The up-port policy of a run's trials, and the evidence behind its gap.
