@@ -99,6 +99,14 @@ fn run_k4_sliced_fixed_rate_cross_checked_with_switch_counters() {
     let res = run_and_cross_check(&f, &["--rate", "4kpps", "--duration-s", "1"], 20);
     assert_eq!(res["meta"]["pattern"], "permutation");
     assert_eq!(res["meta"]["frame_len"], 60);
+    // the generator's own ceiling, measured by `up`, is in every run's results
+    let c = &res["meta"]["generator_ceiling"];
+    assert_eq!(
+        (c["at_up"].as_bool(), c["frame_len"].as_u64()),
+        (Some(true), Some(60)),
+        "{c}"
+    );
+    assert!(c["sent_pps"].as_f64().unwrap() > 10_000.0, "{c}");
     flowlet_gap_from_the_calibration(&f, &res);
     // a rate this machine cannot reach is rejected before any traffic, naming the key
     let r = f.run(&["run", &f.name, "--rate", "90Mpps", "--quiet"]);

@@ -244,6 +244,7 @@ fn search_states_the_generator_ceiling() {
             max_ns: 900_000,
             ..CeilingRx::default()
         }),
+        at_up: false,
     });
     let dir = TempDir::new("ceiling");
     let w = write_and_check(&r, &dir);
@@ -260,6 +261,19 @@ fn search_states_the_generator_ceiling() {
     );
     assert!(sum.contains(line), "{sum}");
     assert!(sum.lines().all(|l| l.chars().count() <= 100), "{sum}");
+    // a fixed-rate run states the one `up` measured, and says so
+    let mut fixed = fixed_rate();
+    let mut at_up = r.meta.generator_ceiling.clone().unwrap();
+    at_up.at_up = true;
+    fixed.meta.generator_ceiling = Some(at_up);
+    let sum = report::run::summary(&fixed, None);
+    assert!(
+        sum.contains(
+            "Generator ceiling (the generator alone on one veth pair, at `up`, 64 B frames):"
+        ),
+        "{sum}"
+    );
+    assert!(sum.contains(line), "{sum}");
     // without one, neither says anything about it
     let plain = search(2_000_000.0, Some(500_000.0), Some(1_000_000.0));
     assert!(!report::run::summary(&plain, None).contains("Generator ceiling"));

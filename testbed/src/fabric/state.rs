@@ -61,7 +61,7 @@ pub struct SwitchState {
 }
 
 /// The state file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
     /// Fabric name.
     pub name: String,
@@ -98,6 +98,10 @@ pub struct State {
     /// The flowlet gap the description's `[switch]` sets (µs; None: a run measures it).
     #[serde(default)]
     pub flowlet_gap_set: Option<u64>,
+    /// The generator's own ceiling, measured by `up` once the fabric was up: every run's
+    /// report states it (a search measures it again with its own traffic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_ceiling: Option<crate::report::results::GeneratorCeiling>,
 }
 
 /// A running shared host (`canopy-switch host`, `docs/shared-host.md`).

@@ -145,6 +145,18 @@ impl std::fmt::Display for UpSummary {
                     .unwrap_or_else(|| "off".into())
             )?;
         }
+        if let Some(c) = &s.generator_ceiling {
+            let rx = c.receiver.as_ref().map_or(String::new(), |x| {
+                format!(", {} received", crate::report::fmt::rate(x.received_pps))
+            });
+            writeln!(
+                f,
+                "generator  {} sent{rx} (its ceiling: one veth pair, {} B frames, {} thread)",
+                crate::report::fmt::rate(c.sent_pps),
+                c.frame_len + 4,
+                c.tx_threads
+            )?;
+        }
         writeln!(f, "state      {}", s.path().display())?;
         write!(f, "time       {:.1} s", self.elapsed.as_secs_f64())
     }
@@ -353,6 +365,7 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
         target_build: None,
         up_policy: desc.raw.up_policy,
         flowlet_gap_set: desc.flowlet_gap_set(),
+        generator_ceiling: None,
     }
 }
 
@@ -395,6 +408,8 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
     };
     match b.build(plan, progress) {
         Ok(()) => {
+            progress("measuring the generator's own ceiling (one veth pair of its own, 1 s)");
+            b.state.generator_ceiling = crate::traffic::ceiling::at_up(opts.interrupt.as_deref());
             b.state.complete = true;
             b.state.save()?;
             b.sum.state = b.state.clone();

@@ -279,17 +279,23 @@ fn result_lines(r: &RunResults) -> Vec<String> {
             v.extend(lowered(s.pdr_pps, s.pdr_search_pps, "PDR"));
             v
         }
-        None => match r.trials.as_slice() {
-            [] => vec!["No trial ran.".to_string()],
-            [t] => vec![format!(
-                "Fixed rate: offered {}, sent {}, received {}, loss {} %.",
-                fmt::rate(t.offered_pps),
-                fmt::rate(t.sent_pps),
-                fmt::rate(t.received_pps),
-                fmt::pct(t.loss_ratio)
-            )],
-            ts => vec![format!("Fixed rate: {} trials (table below).", ts.len())],
-        },
+        None => {
+            let mut v = match r.trials.as_slice() {
+                [] => vec!["No trial ran.".to_string()],
+                [t] => vec![format!(
+                    "Fixed rate: offered {}, sent {}, received {}, loss {} %.",
+                    fmt::rate(t.offered_pps),
+                    fmt::rate(t.sent_pps),
+                    fmt::rate(t.received_pps),
+                    fmt::pct(t.loss_ratio)
+                )],
+                ts => vec![format!("Fixed rate: {} trials (table below).", ts.len())],
+            };
+            if let Some(c) = &r.meta.generator_ceiling {
+                v.extend(ceiling_lines(c));
+            }
+            v
+        }
     }
 }
 
@@ -301,7 +307,14 @@ fn ceiling_lines(c: &GeneratorCeiling) -> [String; 2] {
         None => String::new(),
     };
     [
-        "Generator ceiling (the generator alone on one veth pair, before the trials):".into(),
+        if c.at_up {
+            format!(
+                "Generator ceiling (the generator alone on one veth pair, at `up`, {} B frames):",
+                c.frame_len + 4
+            )
+        } else {
+            "Generator ceiling (the generator alone on one veth pair, before the trials):".into()
+        },
         format!(
             "{} sent{rx}, {} sender thread(s).",
             fmt::rate(c.sent_pps),

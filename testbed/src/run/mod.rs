@@ -276,6 +276,10 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
         let senders = g.senders(&opts.spec)?.len();
         meta.generator_ceiling = ceiling(&opts.spec, senders.max(1), cpus, &g.stop)?;
     }
+    if meta.generator_ceiling.is_none() {
+        // (every report states one: the ceiling `up` measured)
+        meta.generator_ceiling = state.generator_ceiling.clone();
+    }
     let backends = port_backends(&state);
     // the flowlet gap's calibration runs before the counters are read (its overload
     // would be the run's otherwise)

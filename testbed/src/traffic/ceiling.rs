@@ -208,5 +208,24 @@ pub fn measure(
         burst_span_mean_ns: rep.span_mean_ns(),
         burst_span_max_ns: rep.span_max_ns,
         receiver,
+        at_up: false,
     })
+}
+
+/// The ceiling `up` measures once the fabric is up, with the defaults (64-B frames,
+/// one sender thread, the generator's receiver on the far end): what every run's report
+/// states (a search measures it again with its own traffic). A measurement that fails
+/// costs a warning, not the fabric; `interrupt` (Ctrl-C) ends it early.
+pub fn at_up(interrupt: Option<&AtomicBool>) -> Option<GeneratorCeiling> {
+    let quiet = AtomicBool::new(false);
+    match generator_ceiling(&CeilingOptions::default(), interrupt.unwrap_or(&quiet)) {
+        Ok(mut c) => {
+            c.at_up = true;
+            Some(c)
+        }
+        Err(e) => {
+            tracing::warn!("generator ceiling not measured: {e}");
+            None
+        }
+    }
 }

@@ -171,6 +171,10 @@ pub struct GeneratorCeiling {
     pub burst_span_max_ns: u64,
     /// What the generator's receiver accounted on the far end (None: a plain sink).
     pub receiver: Option<CeilingRx>,
+    /// Measured by `up` with its defaults (64-B frames, one sender thread), not with
+    /// the run's own traffic (a search measures that before its trials).
+    #[serde(default)]
+    pub at_up: bool,
 }
 
 /// The receive side of a [`GeneratorCeiling`].
