@@ -111,11 +111,14 @@ pub fn prepare(
         }
         (UpPolicy::Flowlets, None) => {
             set_gap(state, 0);
+            // (the run's pcap files are its trials', not the calibration's)
             let cal = TrafficSpec {
                 search: None,
                 duration_s: Some(CALIBRATION_S),
                 count: None,
                 probe_pps: None,
+                pcap_tx: None,
+                pcap_rx: None,
                 ..spec.clone()
             };
             let progress = Progress::new(spec.quiet);
@@ -156,9 +159,12 @@ pub fn compare(
     if r.gap_us == 0 {
         return Ok(());
     }
+    // (the run's pcap files are its trials', not these)
     let one = TrafficSpec {
         search: None,
         probe_pps: None,
+        pcap_tx: None,
+        pcap_rx: None,
         ..spec.clone()
     };
     let progress = Progress::new(spec.quiet);
