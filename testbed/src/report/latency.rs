@@ -22,6 +22,9 @@ pub fn cells(l: &Latency) -> Vec<String> {
         .collect()
 }
 
+/// The headings of [`cells`]' six columns, in the reports' tables.
+pub(super) const HEAD: [&str; 6] = ["min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"];
+
 /// [`cells`] as one right-aligned run of columns for the terminal summary.
 pub(super) fn columns(l: &Latency) -> String {
     cells(l)
@@ -69,16 +72,10 @@ pub(super) fn blocks(r: &RunResults, hops_svg: Option<&String>) -> Vec<Block> {
         "stream sent",
         "stream lost",
         "stream reordered",
-        "min µs",
-        "p50 µs",
-        "p90 µs",
-        "p99 µs",
-        "p99.9 µs",
-        "max µs",
-        "load p50 µs",
-        "load p99 µs",
     ]
     .iter()
+    .chain(HEAD.iter())
+    .chain(["load p50 µs", "load p99 µs"].iter())
     .map(|s| s.to_string())
     .collect();
     let rows = loads

@@ -4,7 +4,7 @@
 
 use super::doc::{Block, Cell};
 use super::fmt;
-use super::latency::cells;
+use super::latency::{self, cells};
 use super::results::{GapSource, RunResults, UpPolicyResult};
 
 /// The policy and its gap in a sentence.
@@ -75,14 +75,9 @@ pub(super) fn blocks(r: &RunResults) -> Vec<Block> {
         "reordered %",
         "reordered flows",
         "worst flow %",
-        "min µs",
-        "p50 µs",
-        "p90 µs",
-        "p99 µs",
-        "p99.9 µs",
-        "max µs",
     ]
     .iter()
+    .chain(latency::HEAD.iter())
     .map(|s| s.to_string())
     .collect();
     let rows = p

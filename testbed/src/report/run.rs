@@ -452,11 +452,7 @@ fn trials(r: &RunResults, svgs: &Svgs) -> Vec<Block> {
         if r.search.is_some() {
             head.push("passed".into());
         }
-        head.extend(
-            ["min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"]
-                .iter()
-                .map(|s| s.to_string()),
-        );
+        head.extend(latency::HEAD.iter().map(|s| s.to_string()));
         let rows = r
             .trials
             .iter()

@@ -272,8 +272,8 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     meta.pattern = opts.spec.pattern.to_string();
     meta.frame_len = opts.spec.frame_len();
     meta.cpus = split;
+    let senders = g.senders(&opts.spec)?.len();
     if opts.spec.search.is_some() {
-        let senders = g.senders(&opts.spec)?.len();
         meta.generator_ceiling = ceiling(&opts.spec, senders.max(1), cpus, &g.stop)?;
     }
     if meta.generator_ceiling.is_none() {
@@ -283,7 +283,6 @@ pub fn run(opts: &RunOptions, stop: Option<Arc<AtomicBool>>) -> Result<RunOutcom
     let backends = port_backends(&state);
     // the flowlet gap's calibration runs before the counters are read (its overload
     // would be the run's otherwise)
-    let senders = g.senders(&opts.spec)?.len();
     let top = match opts.spec.search_max_pps(senders) {
         Some(max) => max,
         None => opts.spec.offered_pps(senders)?,
