@@ -82,6 +82,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            conns_evicted: 0,
             protocol_version: 1,
         }),
         counters: Some(CountersReport {

@@ -98,7 +98,7 @@ fn tcp_endpoint_with_token() {
     std::fs::write(&tok, "0123456789abcdef0123456789abcdef\n").unwrap();
     std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o600)).unwrap();
     let wrong = tokdir.path("wrong.token");
-    std::fs::write(&wrong, "ffffffffffffffffffffffffffffffff\n").unwrap();
+    std::fs::write(&wrong, "fedcba9876543210fedcba9876543210\n").unwrap();
     std::fs::set_permissions(&wrong, std::fs::Permissions::from_mode(0o600)).unwrap();
     let tcp_sw = "core-c0";
     let topo = canopy_control::build_str(K2).unwrap();
@@ -146,7 +146,7 @@ fn tcp_endpoint_with_token() {
     let me = Fabric::snap_of(&snap, tcp_sw);
     let err = me["last_error"].as_str().unwrap();
     println!("wrong token: {err}");
-    assert!(err.contains("token"), "{err}");
+    assert!(err.contains("did not prove it holds the token"), "{err}");
     assert_eq!(snap["ready"], json!(false));
     let a1 = f.health(ti)["auth_failures"].as_u64().unwrap();
     assert!(a1 >= 1, "auth_failures {a1}");

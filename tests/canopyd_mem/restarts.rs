@@ -361,7 +361,7 @@ fn fast_restart_and_tables_replaced_behind_the_daemon() {
     let pushes0 = Fabric::snap_of(&f.status(), f.name(e0))["pushes_total"]
         .as_u64()
         .unwrap();
-    let tables = serde_json::to_value(&f.base[e1]).unwrap();
+    let tables = serde_json::value::to_raw_value(&f.base[e1]).unwrap();
     let r = f.sw(e0, &Request::ReplaceTables { tables });
     assert_eq!(r["ok"], json!(true));
     assert_eq!(f.tables(e0).as_ref(), Some(&f.base[e1]));

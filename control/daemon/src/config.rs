@@ -203,9 +203,23 @@ fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
 
-fn subst(s: &str, name: &str, index: usize) -> String {
-    s.replace("{name}", name)
-        .replace("{index}", &index.to_string())
+/// `s` with `{name}` and `{index}` put in; any other `{...}` is refused (a typo
+/// would otherwise give every switch the same endpoint, or a literal brace).
+fn subst(s: &str, name: &str, index: usize) -> Result<String, String> {
+    let mut rest = s;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i..];
+        let end = after.find('}').map_or(after.len(), |j| j + 1);
+        let p = &after[..end];
+        if p != "{name}" && p != "{index}" {
+            return Err(format!(
+                "{s:?}: unknown placeholder {p:?} (only {{name}} and {{index}} are substituted)"
+            ));
+        }
+        rest = &after[end..];
+    }
+    Ok(s.replace("{name}", name)
+        .replace("{index}", &index.to_string()))
 }
 
 /// The file being parsed, for errors that name it and a line of it.
@@ -406,9 +420,16 @@ impl Daemon {
         if d.control.as_os_str().is_empty() {
             return Err(src.bad("daemon.control", None, "an empty path".into()));
         }
+        let control = dir.join(&d.control);
+        // what `start` would refuse whatever runs: too long, anything but a socket (a
+        // daemon listening there now is a runtime matter, refused at start)
+        match canopy_proto::serve::inspect_socket_path(&control) {
+            Ok(()) | Err(canopy_proto::serve::SocketPathError::InUse { .. }) => {}
+            Err(e) => return Err(src.bad("daemon.control", None, e.to_string())),
+        }
         Ok(Daemon {
             metrics,
-            control: dir.join(&d.control),
+            control,
             probe_interval,
             probe_timeout,
             missed_probes: d.missed_probes,
@@ -530,7 +551,10 @@ fn endpoint(
                     "a token is for tcp endpoints; the Unix socket is private by its mode".into(),
                 ));
             }
-            Ok(Endpoint::Unix(dir.join(subst(p, name, i))))
+            let path = dir.join(subst(p, name, i).map_err(|e| src.bad(&format!("{key}.socket"), at, e))?);
+            canopy_proto::serve::check_socket_path(&path)
+                .map_err(|e| src.bad(&format!("{key}.socket"), at, e.to_string()))?;
+            Ok(Endpoint::Unix(path))
         }
         (None, Some(a)) => {
             let Some(tf) = &ep.token_file else {
@@ -541,9 +565,10 @@ fn endpoint(
                 ));
             };
             let tf = dir.join(tf);
-            let token = canopy_proto::token::read_token_file(&tf)
+            let token = canopy_proto::token::read_token_file(&tf, None)
                 .map_err(|w| src.bad(&format!("{key}.token_file"), at, w.to_string()))?;
-            Ok(Endpoint::Tcp(subst(a, name, i), token))
+            let addr = subst(a, name, i).map_err(|e| src.bad(&format!("{key}.tcp"), at, e))?;
+            Ok(Endpoint::Tcp(addr, token))
         }
     }
 }
@@ -570,6 +595,45 @@ mod tests {
         assert_eq!(c.metrics.as_deref(), Some(DEFAULT_METRICS));
         assert_eq!(c.probe_interval, Duration::from_millis(100));
         assert!(c.summary().contains("20 switches"));
+    }
+
+    #[test]
+    fn socket_paths_and_placeholders_are_checked() {
+        // an unknown placeholder (a typo would give every switch one socket)
+        let e = parse(&GOOD.replace("{name}", "{nmae}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("switches.socket") && e.contains("unknown placeholder \"{nmae}\""),
+            "{e}"
+        );
+        let e = parse(&GOOD.replace("{name}.sock", "{name}-{.sock"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown placeholder \"{.sock\""), "{e}");
+        // {index} is one
+        assert!(parse(&GOOD.replace("{name}", "s{index}")).is_ok());
+        // longer than a socket path can be
+        let long = format!("/run/{}/{{name}}.sock", "d".repeat(100));
+        let e = parse(&GOOD.replace("/run/x/{name}.sock", &long))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a Unix socket path has at most 107"), "{e}");
+        // the control path: a regular file there is refused, not replaced
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "keep me").unwrap();
+        let e = parse(&format!(
+            "{GOOD}[daemon]\ncontrol = \"{}\"\n",
+            file.display()
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("daemon.control") && e.contains("exists and is not a socket"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
     }
 
     #[test]

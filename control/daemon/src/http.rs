@@ -1,5 +1,5 @@
 //! canopyd's HTTP endpoint (`[daemon] metrics = "ADDR:PORT"`), a small HTTP/1.1 server on
-//! `std::net` (GET only, one request per connection):
+//! `std::net` (GET and HEAD, one request per connection):
 //!
 //! | request | answer |
 //! |---|---|
@@ -7,7 +7,9 @@
 //! | `GET /healthz` | 200 `ok` while the daemon runs |
 //! | `GET /readyz` | 200 `ready` when every switch is up and current, else 503 and one line per switch that is not |
 //! | any other path | 404 |
-//! | any other method | 405 (`Allow: GET`) |
+//! | `HEAD` of any of them | the head `GET` gets, without the body |
+//! | any other method | 405 (`Allow: GET, HEAD`) |
+//! | a version other than HTTP/1.0 and 1.1 | 505 |
 //!
 //! Every answer closes the connection (`Connection: close`). Query strings are ignored.
 //! Request bodies are never read. The limits make the endpoint safe to expose to a
@@ -265,16 +267,31 @@ fn head_end(b: &[u8]) -> Option<usize> {
     }
 }
 
-/// The request line's method and target, if it is `METHOD TARGET HTTP/1.x`.
-fn request_line(head: &[u8]) -> Option<(&str, &str)> {
+/// What the request line asks: its method, target and HTTP version.
+#[derive(Debug, PartialEq, Eq)]
+struct RequestLine<'a> {
+    method: &'a str,
+    target: &'a str,
+    /// `HTTP/1.0` or `HTTP/1.1` (false: another version, answered 505).
+    supported: bool,
+}
+
+/// The request line, if it is `METHOD TARGET HTTP/D.D`.
+fn request_line(head: &[u8]) -> Option<RequestLine<'_>> {
     let line = head.split(|&c| c == b'\n').next()?;
     let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
     let mut it = line.split(' ');
     let (m, t, v) = (it.next()?, it.next()?, it.next()?);
-    if it.next().is_some() || m.is_empty() || !t.starts_with('/') || !v.starts_with("HTTP/1.") {
+    let version = v.strip_prefix("HTTP/")?.as_bytes();
+    let well_formed = matches!(version, [a, b'.', b] if a.is_ascii_digit() && b.is_ascii_digit());
+    if it.next().is_some() || m.is_empty() || !t.starts_with('/') || !well_formed {
         return None;
     }
-    Some((m, t))
+    Some(RequestLine {
+        method: m,
+        target: t,
+        supported: v == "HTTP/1.0" || v == "HTTP/1.1",
+    })
 }
 
 fn serve(mut s: TcpStream, src: &SnapshotSource, timeout: Duration) {
@@ -284,7 +301,16 @@ fn serve(mut s: TcpStream, src: &SnapshotSource, timeout: Duration) {
         Head::Timeout => Answer::text(408, "request timeout: send the request within the limit\n"),
         Head::TooLarge => Answer::text(431, "request head too large\n"),
         Head::Complete(h) => match request_line(&h) {
-            Some((method, target)) => answer(method == "GET", target, src),
+            Some(r) if !r.supported => Answer::text(
+                505,
+                "HTTP version not supported: use HTTP/1.1 or HTTP/1.0\n",
+            ),
+            Some(r) => {
+                let mut a = answer(matches!(r.method, "GET" | "HEAD"), r.target, src);
+                // HEAD: the head GET would get, without the body
+                a.head_only = r.method == "HEAD";
+                a
+            }
             None => Answer::text(400, "bad request\n"),
         },
     };
@@ -323,6 +349,7 @@ fn reason(status: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
+        505 => "HTTP Version Not Supported",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
@@ -339,10 +366,12 @@ fn respond(s: &mut TcpStream, a: &Answer) -> std::io::Result<()> {
         a.body.len()
     );
     if a.allow_get {
-        out.push_str("Allow: GET\r\n");
+        out.push_str("Allow: GET, HEAD\r\n");
     }
     out.push_str("\r\n");
-    out.push_str(&a.body);
+    if !a.head_only {
+        out.push_str(&a.body);
+    }
     s.write_all(out.as_bytes())?;
     s.flush()
 }
@@ -354,6 +383,8 @@ struct Answer {
     content_type: &'static str,
     body: String,
     allow_get: bool,
+    /// Answering HEAD: the body's length is sent, not the body.
+    head_only: bool,
 }
 
 impl Answer {
@@ -363,6 +394,7 @@ impl Answer {
             content_type: "text/plain; charset=utf-8",
             body: body.into(),
             allow_get: false,
+            head_only: false,
         }
     }
 }
@@ -374,7 +406,7 @@ fn answer(is_get: bool, url: &str, src: &SnapshotSource) -> Answer {
         return Answer::text(404, "not found: try /metrics, /healthz or /readyz\n");
     }
     if !is_get {
-        let mut a = Answer::text(405, "method not allowed: use GET\n");
+        let mut a = Answer::text(405, "method not allowed: use GET or HEAD\n");
         a.allow_get = true;
         return a;
     }
@@ -392,6 +424,7 @@ fn answer(is_get: bool, url: &str, src: &SnapshotSource) -> Answer {
             content_type: CONTENT_TYPE,
             body: render(&snap),
             allow_get: false,
+            head_only: false,
         };
     }
     readyz(&snap)
@@ -531,6 +564,30 @@ mod tests {
         assert!(head.contains("Allow: GET"), "{head}");
         assert_eq!(exchange(a, b"DELETE /readyz HTTP/1.0\r\n\r\n").0, 405);
         assert_eq!(calls.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn head_gets_the_head_of_get_and_other_versions_get_505() {
+        let (srv, _) = server(true);
+        let a = srv.local_addr();
+        let (st, head, body) = exchange(a, b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert_eq!(st, 200, "{head}");
+        assert!(head.contains("Content-Length: 3"), "{head}");
+        assert!(body.is_empty(), "no body: {body:?}");
+        let (st, _, body) = exchange(a, b"HEAD /metrics HTTP/1.0\r\n\r\n");
+        assert_eq!(st, 200);
+        assert!(body.is_empty());
+        for v in ["HTTP/1.9", "HTTP/2.0", "HTTP/0.9"] {
+            let req = format!("GET /metrics {v}\r\nHost: x\r\n\r\n");
+            assert_eq!(exchange(a, req.as_bytes()).0, 505, "{v}");
+        }
+        for bad in ["HTTP/1.", "HTTP/11", "HTTP/1.1x", "HTTPS/1.1"] {
+            let req = format!("GET /metrics {bad}\r\n\r\n");
+            assert_eq!(exchange(a, req.as_bytes()).0, 400, "{bad}");
+        }
+        let (st, head, _) = exchange(a, b"PUT /metrics HTTP/1.1\r\n\r\n");
+        assert_eq!(st, 405);
+        assert!(head.contains("Allow: GET, HEAD"), "{head}");
     }
 
     #[test]

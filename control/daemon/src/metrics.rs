@@ -222,7 +222,8 @@ impl Builder {
             .map(|(n, v)| {
                 let mut l = LabelPair::default();
                 l.set_name((*n).to_string());
-                l.set_value((*v).to_string());
+                // names and port names come from the switches' answers: escaped, bounded
+                l.set_value(canopy_proto::text::printable(v).into_owned());
                 l
             })
             .collect()
@@ -442,6 +443,7 @@ pub(crate) mod tests {
             tcp: None,
             auth_failures: 0,
             tcp_refused: 0,
+            conns_evicted: 0,
             protocol_version: 1,
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
@@ -735,8 +737,15 @@ pub(crate) mod tests {
         let t = render(&s);
         has(
             &t,
-            r#"canopy_switch_up{fabric="a\"b\\c\nd",switch="we\"ird"} 1"#,
+            // the newline is shown escaped (`\n`), then the exposition escapes the `\`
+            r#"canopy_switch_up{fabric="a\"b\\c\\nd",switch="we\"ird"} 1"#,
         );
+        // a switch's answer with control characters and a huge name: escaped, bounded
+        s.switches[1].name = format!("a\u{1b}[31m\0{}", "n".repeat(10 << 20));
+        let t2 = render(&s);
+        assert!(t2.len() < 1 << 20, "{} bytes", t2.len());
+        assert!(t2.contains(r#"switch="a\\u{1b}[31m\\u{0}nnn"#), "escaped");
+        assert!(!t2.contains('\u{1b}') && !t2.contains('\0'));
         // No raw newline inside a sample line: every line is a comment or a sample.
         for l in t.lines() {
             assert!(l.starts_with('#') || l.contains("} "), "broken line {l:?}");

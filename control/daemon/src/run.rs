@@ -380,11 +380,14 @@ fn request(ep: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, Swi
     if v.get("ok").and_then(Value::as_bool) == Some(true) {
         Ok(v)
     } else {
+        // the switch's text reaches logs and metrics: escaped and bounded
         Err(SwitchError::Refused(
-            v.get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("error without a message")
-                .to_string(),
+            canopy_proto::text::printable(
+                v.get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("error without a message"),
+            )
+            .into_owned(),
         ))
     }
 }
@@ -703,7 +706,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
             }
         }
         let t0 = Instant::now();
-        let r = serde_json::to_value(&tables)
+        let r = serde_json::value::to_raw_value(&tables)
             .map_err(SwitchError::Encode)
             .and_then(|tables| request(&ep, &Request::ReplaceTables { tables }, PUSH_TIMEOUT));
         let mut st = sh.lock();

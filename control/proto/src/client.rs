@@ -4,16 +4,22 @@
 //! ([`crate::version`]); `canopyd`, `canopyctl fabric`, `canopy-switch ctl`, the testbed
 //! and controllers use it.
 
-use crate::mgmt::{AuthRequest, Request};
+use crate::auth::{self, AuthRequest, ChallengeAnswer};
+use crate::mgmt::Request;
+use crate::serve::{LineEnd, LineReader, Stream};
 use crate::version::{HelloAnswer, VersionMismatch, PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use thiserror::Error;
+
+/// Largest answer line a client reads (a `capture` of [`crate::mgmt::MAX_CAPTURE_BYTES`]
+/// in hex fits, and any table a switch holds): a server that sends more, or never ends
+/// its line, is cut off there.
+pub const MAX_ANSWER: usize = 64 << 20;
 
 /// Where a switch's management endpoint is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +91,32 @@ pub enum ClientError {
         /// The server's answer.
         detail: String,
     },
-    /// The TCP endpoint refused the token.
-    #[error("{to}: {detail} (is the token the switch's?)")]
+    /// The answer was longer than [`MAX_ANSWER`].
+    #[error("{to}: an answer longer than {MAX_ANSWER} bytes; not read further")]
+    TooLong {
+        /// The endpoint.
+        to: String,
+    },
+    /// The server refused the connection or the request before any token was used
+    /// (every slot in a request, shutting down, ...).
+    #[error("{to}: refused: {detail}")]
+    Refused {
+        /// The endpoint.
+        to: String,
+        /// The server's error text.
+        detail: String,
+    },
+    /// The TCP endpoint did not prove it holds the token: it is not the switch, or the
+    /// switch has another token. Nothing derived from the token was sent to it.
+    #[error("{to}: the endpoint did not prove it holds the token ({detail}); is the token the switch's?")]
+    Impostor {
+        /// The endpoint.
+        to: String,
+        /// What it answered instead.
+        detail: String,
+    },
+    /// The TCP endpoint refused this client's proof.
+    #[error("{to}: authentication refused: {detail}")]
     Auth {
         /// The endpoint.
         to: String,
@@ -95,12 +125,27 @@ pub enum ClientError {
     },
 }
 
-/// Send `req` and read one response line.
-fn exchange<S: Read + Write>(
+/// The `error` text of a refusal (or a stand-in).
+fn error_text(a: &Value) -> String {
+    a.get("error")
+        .and_then(Value::as_str)
+        .unwrap_or("no error text")
+        .to_string()
+}
+
+/// Whether `a` says `"ok": true`.
+fn is_ok(a: &Value) -> bool {
+    a.get("ok").and_then(Value::as_bool) == Some(true)
+}
+
+/// Send `req` and read one answer line, whole within `timeout` and at most
+/// [`MAX_ANSWER`] bytes.
+fn exchange<S: Stream>(
     to: &Endpoint,
-    w: &mut S,
-    r: &mut BufReader<impl Read>,
+    s: &mut S,
+    r: &mut LineReader,
     req: &(impl Serialize + ?Sized),
+    timeout: Duration,
 ) -> Result<Value, ClientError> {
     let io = |what, source| ClientError::Io {
         to: to.to_string(),
@@ -109,31 +154,38 @@ fn exchange<S: Read + Write>(
     };
     let mut line = serde_json::to_vec(req).map_err(|e| io("encode", e.into()))?;
     line.push(b'\n');
-    w.write_all(&line).map_err(|e| io("send", e))?;
-    let mut resp = String::new();
-    r.read_line(&mut resp).map_err(|e| io("receive", e))?;
-    if resp.is_empty() {
-        return Err(ClientError::Closed { to: to.to_string() });
-    }
-    serde_json::from_str(&resp).map_err(|e| ClientError::Malformed {
-        to: to.to_string(),
-        detail: format!("{e}: {}", resp.trim_end()),
+    s.write_all(&line).map_err(|e| io("send", e))?;
+    drop(line);
+    let resp = match r.next(s, MAX_ANSWER, Instant::now() + timeout) {
+        Ok(LineEnd::Line(l)) => l,
+        Ok(LineEnd::Eof) => return Err(ClientError::Closed { to: to.to_string() }),
+        Ok(LineEnd::Oversize) => return Err(ClientError::TooLong { to: to.to_string() }),
+        Ok(LineEnd::Timeout(_)) => return Err(io("receive", std::io::ErrorKind::TimedOut.into())),
+        Err(e) => return Err(io("receive", e)),
+    };
+    serde_json::from_slice(&resp).map_err(|e| {
+        let shown = String::from_utf8_lossy(&resp[..resp.len().min(200)]).into_owned();
+        ClientError::Malformed {
+            to: to.to_string(),
+            detail: format!("{e}: {}", shown.trim_end()),
+        }
     })
 }
 
 /// Say `hello` and check the server's version: `Ok` when it speaks
 /// [`PROTOCOL_VERSION`]. A server before versions answers `hello` as an unknown op
 /// (`unknown op "hello"` from a switch, ``unknown variant `hello` `` from `canopyd`).
-fn hello<S: Read + Write>(
+fn hello<S: Stream>(
     to: &Endpoint,
-    w: &mut S,
-    r: &mut BufReader<impl Read>,
+    s: &mut S,
+    r: &mut LineReader,
+    timeout: Duration,
 ) -> Result<(), ClientError> {
     // the switch's and canopyd's `hello` are the same line
     let req = Request::Hello {
         version: PROTOCOL_VERSION,
     };
-    let a = exchange(to, w, r, &req)?;
+    let a = exchange(to, s, r, &req, timeout)?;
     let mismatch = |server: String, server_version| ClientError::Version {
         to: to.to_string(),
         mismatch: VersionMismatch {
@@ -149,11 +201,7 @@ fn hello<S: Read + Write>(
             Err(mismatch(h.server, h.version))
         };
     }
-    let detail = a
-        .get("error")
-        .and_then(Value::as_str)
-        .unwrap_or("no error text")
-        .to_string();
+    let detail = error_text(&a);
     if detail.contains("op \"hello\"") || detail.contains("variant `hello`") {
         return Err(mismatch("the server".into(), 0));
     }
@@ -187,9 +235,9 @@ impl Endpoint {
                 s.set_read_timeout(Some(timeout))
                     .and_then(|_| s.set_write_timeout(Some(timeout)))
                     .map_err(|e| io("set timeouts", e))?;
-                let mut r = BufReader::new(s.try_clone().map_err(|e| io("clone", e))?);
-                hello(self, &mut s, &mut r)?;
-                exchange(self, &mut s, &mut r, req)
+                let mut r = LineReader::new();
+                hello(self, &mut s, &mut r, timeout)?;
+                exchange(self, &mut s, &mut r, req, timeout)
             }
             Endpoint::Tcp(addr, token) => {
                 let connect = |detail: String| ClientError::Connect {
@@ -215,25 +263,59 @@ impl Endpoint {
                 s.set_read_timeout(Some(timeout))
                     .and_then(|_| s.set_write_timeout(Some(timeout)))
                     .map_err(|e| io("set timeouts", e))?;
-                let mut r = BufReader::new(s.try_clone().map_err(|e| io("clone", e))?);
-                let auth = AuthRequest::Auth {
-                    token: String::from_utf8_lossy(token).into_owned(),
-                };
-                let a = exchange(self, &mut s, &mut r, &auth)?;
-                if a.get("ok").and_then(Value::as_bool) != Some(true) {
-                    return Err(ClientError::Auth {
-                        to: self.to_string(),
-                        detail: a
-                            .get("error")
-                            .and_then(Value::as_str)
-                            .unwrap_or("auth refused")
-                            .to_string(),
-                    });
-                }
-                hello(self, &mut s, &mut r)?;
-                exchange(self, &mut s, &mut r, req)
+                let _ = s.set_nodelay(true);
+                let mut r = LineReader::new();
+                self.authenticate(&mut s, &mut r, token, timeout)?;
+                hello(self, &mut s, &mut r, timeout)?;
+                exchange(self, &mut s, &mut r, req, timeout)
             }
         }
+    }
+
+    /// The challenge–response of [`crate::auth`]: the switch proves it holds `token`
+    /// before anything derived from it is sent.
+    fn authenticate(
+        &self,
+        s: &mut TcpStream,
+        r: &mut LineReader,
+        token: &[u8],
+        timeout: Duration,
+    ) -> Result<(), ClientError> {
+        let client = auth::nonce();
+        let challenge = AuthRequest::Challenge {
+            nonce: auth::hex(&client),
+        };
+        let a = exchange(self, s, r, &challenge, timeout)?;
+        if !is_ok(&a) {
+            return Err(ClientError::Refused {
+                to: self.to_string(),
+                detail: error_text(&a),
+            });
+        }
+        let proven = ChallengeAnswer::deserialize(&a).ok().and_then(|c| {
+            let switch = auth::decode_hex32(&c.nonce)?;
+            let want = auth::switch_proof(token, &client, &switch);
+            auth::proof_matches(&want, &c.proof).then_some(switch)
+        });
+        let Some(switch) = proven else {
+            let mut shown = a.to_string();
+            shown.truncate(200);
+            return Err(ClientError::Impostor {
+                to: self.to_string(),
+                detail: shown,
+            });
+        };
+        let proof = AuthRequest::Auth {
+            proof: auth::hex(&auth::client_proof(token, &switch, &client)),
+        };
+        let a = exchange(self, s, r, &proof, timeout)?;
+        if !is_ok(&a) {
+            return Err(ClientError::Auth {
+                to: self.to_string(),
+                detail: error_text(&a),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -242,6 +324,7 @@ mod tests {
     use super::*;
     use crate::version::SWITCH;
     use serde_json::json;
+    use std::io::{BufRead, BufReader, Write};
     use std::os::unix::net::UnixListener;
 
     /// A server on a Unix socket in `dir` that answers its first line with `hello` and
@@ -349,5 +432,125 @@ mod tests {
         let e = r.unwrap_err();
         assert!(matches!(e, ClientError::Hello { .. }), "{e}");
         assert!(e.to_string().contains("the switch is shutting down"));
+    }
+
+    /// A TCP endpoint that answers each line read with the next of `answers` (raw
+    /// bytes, sent as they are); joined, it returns the lines it read.
+    fn fake_tcp(answers: Vec<Vec<u8>>) -> (String, std::thread::JoinHandle<Vec<String>>) {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let t = std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut w = s.try_clone().unwrap();
+            let mut lines = Vec::new();
+            let mut r = BufReader::new(s);
+            for a in answers {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                lines.push(line.trim_end().to_string());
+                if w.write_all(&a).is_err() {
+                    break;
+                }
+            }
+            // anything more the client sends
+            let mut rest = String::new();
+            let _ = std::io::Read::read_to_string(&mut r, &mut rest);
+            lines.extend(rest.lines().map(String::from));
+            lines
+        });
+        (addr, t)
+    }
+
+    const TOKEN: &[u8] = b"client-test-token-0123456789";
+
+    #[test]
+    fn an_impostor_is_told_from_the_switch_and_learns_nothing_of_the_token() {
+        // it answers the challenge, but cannot prove it holds the token
+        let fake = json!({"ok": true, "nonce": "11".repeat(32), "proof": "22".repeat(32)});
+        let (addr, t) = fake_tcp(vec![format!("{fake}\n").into_bytes()]);
+        let ep = Endpoint::Tcp(addr, TOKEN.to_vec());
+        let e = ep
+            .request(&Request::Health {}, Duration::from_secs(5))
+            .unwrap_err();
+        assert!(matches!(e, ClientError::Impostor { .. }), "{e}");
+        assert!(e.to_string().contains("is the token the switch's?"), "{e}");
+        let lines = t.join().unwrap();
+        assert_eq!(lines.len(), 1, "only the challenge was sent: {lines:?}");
+        let sent: Value = serde_json::from_str(&lines[0]).unwrap();
+        assert_eq!(sent["op"], "challenge");
+        let all = lines.join("\n");
+        assert!(!all.contains(std::str::from_utf8(TOKEN).unwrap()), "{all}");
+    }
+
+    #[test]
+    fn a_refusal_before_authentication_is_not_blamed_on_the_token() {
+        let busy = json!({"ok": false, "error": "too many connections (16 open, each in a request); try again later"});
+        let (addr, t) = fake_tcp(vec![format!("{busy}\n").into_bytes()]);
+        let ep = Endpoint::Tcp(addr, TOKEN.to_vec());
+        let e = ep
+            .request(&Request::Health {}, Duration::from_secs(5))
+            .unwrap_err();
+        assert!(matches!(e, ClientError::Refused { .. }), "{e}");
+        assert!(!e.to_string().contains("token"), "{e}");
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn an_endless_answer_is_cut_off_at_the_limit() {
+        // more than MAX_ANSWER bytes and no newline
+        let endless = vec![b'x'; MAX_ANSWER + (1 << 20)];
+        let (addr, t) = fake_tcp(vec![endless]);
+        let ep = Endpoint::Tcp(addr, TOKEN.to_vec());
+        let e = ep
+            .request(&Request::Health {}, Duration::from_secs(20))
+            .unwrap_err();
+        assert!(matches!(e, ClientError::TooLong { .. }), "{e}");
+        drop(t);
+    }
+
+    #[test]
+    fn a_switch_that_proves_the_token_gets_a_proof_back() {
+        // a server that follows the protocol by hand
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let t = std::thread::spawn(move || {
+            let (s, _) = l.accept().unwrap();
+            let mut w = s.try_clone().unwrap();
+            let mut r = BufReader::new(s);
+            let mut line = String::new();
+            r.read_line(&mut line).unwrap();
+            let c: Value = serde_json::from_str(&line).unwrap();
+            let client = auth::decode_hex32(c["nonce"].as_str().unwrap()).unwrap();
+            let mine = auth::nonce();
+            let a = json!({"ok": true, "nonce": auth::hex(&mine),
+                           "proof": auth::hex(&auth::switch_proof(TOKEN, &client, &mine))});
+            writeln!(w, "{a}").unwrap();
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            let p: Value = serde_json::from_str(&line).unwrap();
+            let want = auth::client_proof(TOKEN, &mine, &client);
+            assert!(auth::proof_matches(&want, p["proof"].as_str().unwrap()));
+            writeln!(w, "{}", json!({"ok": true, "auth": "ok"})).unwrap();
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            writeln!(
+                w,
+                "{}",
+                json!({"ok": true, "version": PROTOCOL_VERSION, "server": SWITCH})
+            )
+            .unwrap();
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            writeln!(w, "{}", json!({"ok": true, "pong": 1})).unwrap();
+            line
+        });
+        let ep = Endpoint::Tcp(addr, TOKEN.to_vec());
+        let a = ep
+            .request(&Request::Health {}, Duration::from_secs(5))
+            .unwrap();
+        assert_eq!(a["pong"], 1);
+        assert_eq!(t.join().unwrap().trim_end(), r#"{"op":"health"}"#);
     }
 }

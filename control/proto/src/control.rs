@@ -7,7 +7,7 @@ use crate::mgmt::CountersReport;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use strum::{IntoStaticStr, VariantNames};
+use strum::VariantNames;
 
 /// Default control socket (`[daemon] control`, `canopyctl fabric --daemon`).
 pub const DEFAULT_CONTROL: &str = "/run/canopyd/canopyd.sock";
@@ -87,56 +87,56 @@ pub fn find_daemon(default: &Path, testbed_root: &Path) -> Result<PathBuf, FindD
 /// as they travel.
 pub const OPS: &[&str] = Request::VARIANTS;
 
-/// A request on the control socket. Its `op` is the variant's name in snake case, for
-/// serde (the wire) and for strum ([`OPS`], [`Request::op`]) alike.
-#[derive(Debug, Serialize, Deserialize, VariantNames, IntoStaticStr)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-#[strum(serialize_all = "snake_case")]
-pub enum Request {
-    /// Every switch and port, the daemon's view (`FabricSnapshot`) and the pruning
-    /// warnings.
-    Status {},
-    /// Counters of one switch or of all.
-    Counters {
-        /// Switch name (default: all).
-        #[serde(default)]
-        switch: Option<String>,
-    },
-    /// Push the wanted tables again to one switch or all.
-    Push {
-        /// Switch name (default: all).
-        #[serde(default)]
-        switch: Option<String>,
-    },
-    /// Set a port down (drained first) or up.
-    SetPort {
-        /// Switch name.
-        switch: String,
-        /// Port number.
-        port: u16,
-        /// Up or down.
-        up: bool,
-    },
-    /// A traffic generator's report of one trial.
-    Traffic {
-        /// Frames sent.
-        sent: u64,
-        /// Frames received.
-        received: u64,
-        /// Frames lost.
-        lost: u64,
-        /// Frames delivered to the wrong host.
-        #[serde(default)]
-        misdelivered: u64,
-        /// One-way latency histogram: (nanoseconds, count) pairs.
-        #[serde(default)]
-        latency_ns: Vec<(u64, u64)>,
-    },
-    /// The handshake, as on a switch ([`crate::version`]).
-    Hello {
-        /// The client's [`crate::version::PROTOCOL_VERSION`].
-        version: u32,
-    },
+crate::op_tagged! {
+    /// A request on the control socket. Its `op` is the variant's name in snake case, for
+    /// serde (the wire) and for strum ([`OPS`], [`Request::op`]) alike.
+    #[derive(Debug, Clone)]
+    pub enum Request {
+        /// Every switch and port, the daemon's view (`FabricSnapshot`) and the pruning
+        /// warnings.
+        Status {},
+        /// Counters of one switch or of all.
+        Counters {
+            /// Switch name (default: all).
+            #[serde(default)]
+            switch: Option<String>,
+        },
+        /// Push the wanted tables again to one switch or all.
+        Push {
+            /// Switch name (default: all).
+            #[serde(default)]
+            switch: Option<String>,
+        },
+        /// Set a port down (drained first) or up.
+        SetPort {
+            /// Switch name.
+            switch: String,
+            /// Port number.
+            port: u16,
+            /// Up or down.
+            up: bool,
+        },
+        /// A traffic generator's report of one trial.
+        Traffic {
+            /// Frames sent.
+            sent: u64,
+            /// Frames received.
+            received: u64,
+            /// Frames lost.
+            lost: u64,
+            /// Frames delivered to the wrong host.
+            #[serde(default)]
+            misdelivered: u64,
+            /// One-way latency histogram: (nanoseconds, count) pairs.
+            #[serde(default)]
+            latency_ns: Vec<(u64, u64)>,
+        },
+        /// The handshake, as on a switch ([`crate::version`]).
+        Hello {
+            /// The client's [`crate::version::PROTOCOL_VERSION`].
+            version: u32,
+        },
+    }
 }
 
 impl Request {

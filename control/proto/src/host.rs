@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use strum::{IntoStaticStr, VariantNames};
+use strum::VariantNames;
 
 /// The server name a host's `hello` answer carries.
 pub const HOST: &str = "canopy-switch host";
@@ -14,30 +14,30 @@ pub const HOST: &str = "canopy-switch host";
 /// Every op of [`HostRequest`], for error messages.
 pub const HOST_OPS: &[&str] = HostRequest::VARIANTS;
 
-/// A request to a host. Its `op` is the variant's name in snake case.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, VariantNames, IntoStaticStr)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-#[strum(serialize_all = "snake_case")]
-pub enum HostRequest {
-    /// The handshake ([`crate::version`]).
-    Hello {
-        /// The client's protocol version.
-        version: u32,
-    },
-    /// The host's threads and every switch with its state ([`HostReport`]).
-    Switches {},
-    /// Stop one switch: its management socket is fenced and removed, its workers leave
-    /// the host's threads (drained), its ports close. The others forward on.
-    Stop {
-        /// The switch's name (`[[switch]] name`).
-        switch: String,
-    },
-    /// Start a stopped switch again from its configuration file (read again), in its
-    /// namespace: ports, engine, management socket, as at the host's start.
-    Start {
-        /// The switch's name.
-        switch: String,
-    },
+crate::op_tagged! {
+    /// A request to a host. Its `op` is the variant's name in snake case.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum HostRequest {
+        /// The handshake ([`crate::version`]).
+        Hello {
+            /// The client's protocol version.
+            version: u32,
+        },
+        /// The host's threads and every switch with its state ([`HostReport`]).
+        Switches {},
+        /// Stop one switch: its management socket is fenced and removed, its workers leave
+        /// the host's threads (drained), its ports close. The others forward on.
+        Stop {
+            /// The switch's name (`[[switch]] name`).
+            switch: String,
+        },
+        /// Start a stopped switch again from its configuration file (read again), in its
+        /// namespace: ports, engine, management socket, as at the host's start.
+        Start {
+            /// The switch's name.
+            switch: String,
+        },
+    }
 }
 
 impl HostRequest {

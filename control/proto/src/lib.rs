@@ -8,11 +8,17 @@
 //!   fabric snapshot its `status` answers with, and the text views;
 //! - [`host`]: a shared switch host's control socket (`canopy-switch host`), which
 //!   lists its switches and stops or starts one;
+//! - [`auth`]: the TCP endpoint's challenge–response on the shared token;
 //! - [`client`]: a client of either endpoint (a Unix socket, or TCP with the `auth`
 //!   exchange first);
+//! - [`serve`]: the server side of all of them: the accept loop, the connection slots
+//!   and deadlines, the TCP authentication;
 //! - [`version`]: the protocol version and the `hello` handshake both servers answer;
 //! - [`token`]: the rules a TCP endpoint's token file must follow, on the switch and
 //!   in every client that reads a copy;
+//! - [`tagged`]: requests tagged by `op`, decoded without a generic value tree
+//!   ([`op_tagged!`]);
+//! - [`text`]: peer text made safe for logs and metric labels;
 //! - [`sys`]: binding a Unix socket created 0600 (the switch's management socket,
 //!   `canopyd`'s control socket).
 //!
@@ -21,12 +27,16 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod client;
 pub mod control;
 pub mod host;
 pub mod mgmt;
+pub mod serve;
 pub mod snapshot;
 pub mod sys;
+pub mod tagged;
+pub mod text;
 pub mod token;
 pub mod version;
 pub mod view;
@@ -46,11 +56,12 @@ mod tests {
         assert_eq!(all.len(), ops.len(), "one example per variant");
         let mut seen = std::collections::BTreeSet::new();
         for r in all {
-            let v = serde_json::to_value(r).unwrap();
+            let text = serde_json::to_string(r).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             let name = v["op"].as_str().unwrap().to_string();
             assert!(ops.contains(&name.as_str()), "{name} not in {ops:?}");
             assert_eq!(op(r), name);
-            let back: R = serde_json::from_value(v).unwrap();
+            let back: R = serde_json::from_str(&text).unwrap();
             assert_eq!(op(&back), name);
             assert!(seen.insert(name), "an op twice");
         }

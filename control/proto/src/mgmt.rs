@@ -10,64 +10,92 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use strum::{IntoStaticStr, VariantNames};
+use strum::VariantNames;
 
 /// Every op, for error messages: the names of [`Request`]'s variants as they travel.
 pub const OPS: &[&str] = Request::VARIANTS;
 
-/// A request. Its `op` is the variant's name in snake case, for serde (the wire) and
-/// for strum ([`OPS`], [`Request::op`]) alike.
-#[derive(Debug, Deserialize, Serialize, VariantNames, IntoStaticStr)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-#[strum(serialize_all = "snake_case")]
-pub enum Request {
-    /// Uptime, ports, tables (struct variants so unknown fields are refused).
-    Health {},
-    /// Per-port counters.
-    Counters {},
-    /// Set a port administratively up or down.
-    SetPort {
-        /// Port number.
-        port: u16,
-        /// Up (true) or down.
-        up: bool,
-    },
-    /// Replace the tables atomically (validated first).
-    ReplaceTables {
-        /// SwitchTables JSON.
-        tables: serde_json::Value,
-    },
-    /// The tables in use.
-    GetTables {},
-    /// Send frames into the switch on a mem port (from its far end).
-    Inject {
-        /// Port number.
-        port: u16,
-        /// Frames in hex.
-        frames: Vec<String>,
-    },
-    /// Take frames the switch sent out of a mem port (at its far end).
-    Capture {
-        /// Port number.
-        port: u16,
-        /// At most this many (default [`DEFAULT_CAPTURE`]).
-        #[serde(default)]
-        max: Option<usize>,
-    },
-    /// Set the flowlet idle gap of the switch's adaptive choices, or read it (no
-    /// `gap_us`): a flow keeps its up port while its frames are closer together than
-    /// the gap; 0 = every frame chooses afresh. Answered with [`FlowletGap`].
-    Flowlets {
-        /// The new gap in µs (at most [`MAX_FLOWLET_GAP_US`]); absent: only read it.
-        #[serde(default)]
-        gap_us: Option<u64>,
-    },
-    /// The handshake: the client's protocol version, answered with the switch's
-    /// ([`crate::version`]); a mismatch is refused and the connection closed.
-    Hello {
-        /// The client's [`crate::version::PROTOCOL_VERSION`].
-        version: u32,
-    },
+crate::op_tagged! {
+    /// A request. Its `op` is the variant's name in snake case, for serde (the wire) and
+    /// for strum ([`OPS`], [`Request::op`]) alike.
+    #[derive(Debug, Clone)]
+    pub enum Request {
+        /// Uptime, ports, tables (struct variants so unknown fields are refused).
+        Health {},
+        /// Per-port counters.
+        Counters {},
+        /// Set a port administratively up or down.
+        SetPort {
+            /// Port number.
+            port: u16,
+            /// Up (true) or down.
+            up: bool,
+        },
+        /// Replace the tables atomically (validated first).
+        ReplaceTables {
+            /// SwitchTables JSON.
+            tables: Box<serde_json::value::RawValue>,
+        },
+        /// The tables in use.
+        GetTables {},
+        /// Send frames into the switch on a mem port (from its far end).
+        Inject {
+            /// Port number.
+            port: u16,
+            /// Frames in hex (at most [`MAX_INJECT`], refused while decoding beyond).
+            #[serde(deserialize_with = "at_most_max_inject")]
+            frames: Vec<String>,
+        },
+        /// Take frames the switch sent out of a mem port (at its far end).
+        Capture {
+            /// Port number.
+            port: u16,
+            /// At most this many (default [`DEFAULT_CAPTURE`]).
+            #[serde(default)]
+            max: Option<usize>,
+        },
+        /// Set the flowlet idle gap of the switch's adaptive choices, or read it (no
+        /// `gap_us`): a flow keeps its up port while its frames are closer together than
+        /// the gap; 0 = every frame chooses afresh. Answered with [`FlowletGap`].
+        Flowlets {
+            /// The new gap in µs (at most [`MAX_FLOWLET_GAP_US`]); absent: only read it.
+            #[serde(default)]
+            gap_us: Option<u64>,
+        },
+        /// The handshake: the client's protocol version, answered with the switch's
+        /// ([`crate::version`]); a mismatch is refused and the connection closed.
+        Hello {
+            /// The client's [`crate::version::PROTOCOL_VERSION`].
+            version: u32,
+        },
+    }
+}
+
+/// `inject`'s frames, refused as soon as there are more than [`MAX_INJECT`].
+fn at_most_max_inject<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a list of at most {MAX_INJECT} hex frames")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut a: A,
+        ) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(f) = a.next_element()? {
+                if out.len() == MAX_INJECT {
+                    return Err(serde::de::Error::custom(format!(
+                        "more than {MAX_INJECT} frames in one inject"
+                    )));
+                }
+                out.push(f);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(V)
 }
 
 impl Request {
@@ -77,24 +105,18 @@ impl Request {
     }
 }
 
-/// The first request on a TCP connection: `{"op":"auth","token":"..."}`.
-#[derive(Debug, Deserialize, Serialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AuthRequest {
-    /// The shared token.
-    Auth {
-        /// The token as in the switch's `token_file` (trimmed).
-        token: String,
-    },
-}
-
-/// The one error answer to a failed authentication (a wrong token, a malformed
-/// `auth`, or any other request before `auth`); the connection is then closed.
+/// How the error answer to a failed authentication starts (a wrong proof, a malformed
+/// `challenge` or `auth`, another request before them, or no `auth` in time); the
+/// connection is then closed.
 pub const AUTH_FAILED: &str = "authentication failed";
 
-/// Most TCP management connections open at once; one more is answered
-/// `{"ok":false,"error":"too many management connections ..."}` and closed.
+/// Most TCP management connections open at once (at most half of them not yet
+/// authenticated); one more takes the slot of one waiting between requests, or is
+/// refused when all are in a request ([`crate::serve`]).
 pub const MAX_TCP_CONNS: usize = 16;
+
+/// Most connections on the management socket at once, as [`MAX_TCP_CONNS`].
+pub const MAX_UNIX_CONNS: usize = 16;
 
 /// The longest flowlet gap a switch takes (a minute), in its config and in `flowlets`.
 pub const MAX_FLOWLET_GAP_US: u64 = 60_000_000;
@@ -110,6 +132,11 @@ pub struct FlowletGap {
 pub const DEFAULT_CAPTURE: usize = 1024;
 /// Most frames one `capture` returns.
 pub const MAX_CAPTURE: usize = 65536;
+/// Most frame bytes one `capture` returns (hex doubles them in the answer); the rest
+/// stays for the next `capture`.
+pub const MAX_CAPTURE_BYTES: usize = 16 << 20;
+/// Most frames one `inject` carries.
+pub const MAX_INJECT: usize = 65536;
 
 /// One port in `health`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -153,13 +180,17 @@ pub struct Health {
     /// The TCP management endpoint's bound address (None: TCP is off).
     #[serde(default)]
     pub tcp: Option<String>,
-    /// TCP connections refused for authentication since start: a wrong token, or
-    /// another op before `auth`.
+    /// TCP connections closed for authentication since start: a wrong proof, another
+    /// request before `auth`, or no `auth` in time.
     #[serde(default)]
     pub auth_failures: u64,
-    /// TCP connections refused because [`MAX_TCP_CONNS`] were open.
+    /// TCP connections refused because [`MAX_TCP_CONNS`] were open, each in a request.
     #[serde(default)]
     pub tcp_refused: u64,
+    /// Connections (management socket and TCP) closed to give their slot to a new one
+    /// while they waited between requests or had not authenticated.
+    #[serde(default)]
+    pub conns_evicted: u64,
     /// The switch's [`crate::version::PROTOCOL_VERSION`] (0: a switch before versions).
     #[serde(default)]
     pub protocol_version: u32,
@@ -394,7 +425,7 @@ mod tests {
             Request::Counters {},
             Request::SetPort { port: 1, up: false },
             Request::ReplaceTables {
-                tables: serde_json::json!({}),
+                tables: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
             },
             Request::GetTables {},
             Request::Inject {

@@ -1,6 +1,7 @@
-//! The one piece of FFI the management protocols need: the process umask around
-//! `bind`, so a Unix socket (the switch's management socket, `canopyd`'s control socket)
-//! is created with mode 0600 by `bind` itself, with no window where it is wider.
+//! The FFI the management protocols need: the process umask around `bind`, so a Unix
+//! socket (the switch's management socket, `canopyd`'s control socket) is created with
+//! mode 0600 by `bind` itself, with no window where it is wider; and the effective uid
+//! a token file's owner is checked against.
 #![allow(unsafe_code)]
 
 use std::os::unix::net::UnixListener;
@@ -11,6 +12,12 @@ fn umask(mask: u32) -> u32 {
     // SAFETY: umask(2) only swaps the process's file-mode creation mask; it cannot fail
     // and touches no memory of ours.
     unsafe { libc::umask(mask as libc::mode_t) as u32 }
+}
+
+/// The process's effective user id.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid(2) takes nothing, touches no memory of ours and cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 /// Bind a Unix stream socket at `path` created with mode 0600 (umask 0177 during the

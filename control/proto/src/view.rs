@@ -129,6 +129,7 @@ mod tests {
                 tcp: None,
                 auth_failures: 0,
                 tcp_refused: 0,
+                conns_evicted: 0,
                 protocol_version: 1,
             }),
             counters: None,

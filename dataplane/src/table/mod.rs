@@ -56,14 +56,68 @@ pub struct PortConfig {
     pub dir: PortDir,
 }
 
+/// Most ports, and most groups, one switch's tables have (their numbers are `u16`).
+pub const MAX_LIST: usize = 1 << 16;
+
+/// A list of at most [`MAX_LIST`] elements, refused as soon as it has more: memory for
+/// a hostile table push stops growing there (decoding small lists of small lists costs
+/// many times their text).
+struct AtMost<T>(Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for AtMost<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = AtMost<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a list of at most {MAX_LIST} elements")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<AtMost<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    if out.len() == MAX_LIST {
+                        return Err(serde::de::Error::custom(format!(
+                            "more than {MAX_LIST} elements in a list"
+                        )));
+                    }
+                    out.push(x);
+                }
+                Ok(AtMost(out))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+fn at_most_max_list<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Vec<T>, D::Error> {
+    AtMost::deserialize(d).map(|l| l.0)
+}
+
+fn groups_at_most_max_list<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Vec<u16>>, D::Error> {
+    let AtMost(groups) = AtMost::<AtMost<u16>>::deserialize(d)?;
+    Ok(groups.into_iter().map(|g| g.0).collect())
+}
+
 /// All forwarding state of one switch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SwitchTables {
     /// Switch name (as in the topology).
     pub name: String,
-    /// Port configuration, indexed by port number.
+    /// Port configuration, indexed by port number (at most [`MAX_LIST`], refused while
+    /// decoding beyond: a port number is a `u16`).
+    #[serde(deserialize_with = "at_most_max_list")]
     pub ports: Vec<PortConfig>,
-    /// Groups of equivalent egress ports, indexed by group id.
+    /// Groups of equivalent egress ports, indexed by group id (at most [`MAX_LIST`]
+    /// groups of at most [`MAX_LIST`] ports each, refused while decoding beyond: a
+    /// group id is a `u16`).
+    #[serde(deserialize_with = "groups_at_most_max_list")]
     pub groups: Vec<Vec<u16>>,
     /// Sliced-flit table, when the switch forwards sliced-flit frames.
     pub sliced: Option<sliced::SlicedTable>,

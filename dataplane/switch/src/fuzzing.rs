@@ -31,7 +31,7 @@ impl MgmtRig {
     pub fn new() -> MgmtRig {
         let t = canopy_control::fuzzing::fabric_tables().swap_remove(0);
         let ports = t.ports.len();
-        let tables = serde_json::to_value(&t).expect("tables always encode");
+        let tables = serde_json::value::to_raw_value(&t).expect("tables always encode");
         let mut reset = vec![Request::ReplaceTables { tables }];
         for p in 0..ports {
             reset.push(Request::SetPort {

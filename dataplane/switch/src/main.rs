@@ -198,7 +198,7 @@ fn main() -> ExitCode {
         } => {
             let to = match (socket, tcp, token_file) {
                 (Some(s), _, _) => Ok(Endpoint::Unix(s)),
-                (None, Some(addr), Some(f)) => canopy_proto::token::read_token_file(&f)
+                (None, Some(addr), Some(f)) => canopy_proto::token::read_token_file(&f, None)
                     .map(|t| Endpoint::Tcp(addr, t))
                     .map_err(|e| anyhow::anyhow!("--token-file {e}")),
                 _ => Err(anyhow::anyhow!(
@@ -262,7 +262,7 @@ fn load(path: &Path, user: Option<String>, group: Option<String>) -> Result<Load
             cfg.error(key, e.to_string())
         },
     )?;
-    let token = cfg.read_token()?;
+    let token = cfg.read_token(id.as_ref().map(|i| i.uid))?;
     let t = tables::load_checked(&mut cfg)?;
     Ok((cfg, t, token, id))
 }
@@ -528,8 +528,10 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
                 std::fs::read_to_string(file)
                     .with_context(|| format!("cannot read {}", file.display()))?
             };
+            // compacted: the file may be pretty-printed, a request is one line
             let tables: Value = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not JSON", file.display()))?;
+            let tables = serde_json::value::to_raw_value(&tables)?;
             Request::ReplaceTables { tables }
         }
         CtlCmd::DumpTables => Request::GetTables {},

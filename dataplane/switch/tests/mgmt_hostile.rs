@@ -4,15 +4,16 @@
 //! Every case runs once per transport through a connection factory ([`Via`]); after
 //! each, the tables (`get_tables`), the ports' admin states (`health`) must be exactly
 //! as before, and a frame injected afterwards must still forward. TCP-only cases cover
-//! authentication (wrong token, no auth, a second auth, the connection limit); `hello`
-//! cases cover the protocol version on both.
+//! authentication (wrong proofs, steps out of order, the deadline from accept, the
+//! connection slots); `hello` cases cover the protocol version on both.
 
 mod common;
 
 use canopy_control::kinds;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
-use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::auth::{self, AuthRequest};
+use canopy_proto::mgmt::Request;
 use canopy_proto::version::PROTOCOL_VERSION;
 use common::*;
 use serde_json::{json, Value};
@@ -84,9 +85,7 @@ impl Rig {
             Via::Unix => Conn::open(&self.sw.socket),
             Via::Tcp => {
                 let mut c = Conn::tcp(self.tcp);
-                let r = c.req(&AuthRequest::Auth {
-                    token: TOKEN.into(),
-                });
+                let r = c.authenticate(TOKEN.as_bytes());
                 assert_eq!(r, json!({"ok": true, "auth": "ok"}));
                 c
             }
@@ -309,16 +308,23 @@ fn hostile_requests_change_nothing_over_both_transports() {
     // the Unix socket takes no token
     let before = rig.state();
     let mut c = rig.conn(Via::Unix);
-    let r = c.req(&AuthRequest::Auth {
-        token: TOKEN.into(),
-    });
-    assert!(
-        r["error"]
-            .as_str()
-            .unwrap()
-            .contains("only the TCP endpoint"),
-        "{r}"
-    );
+    for r in [
+        AuthRequest::Challenge {
+            nonce: auth::hex(&auth::nonce()),
+        },
+        AuthRequest::Auth {
+            proof: "00".repeat(32),
+        },
+    ] {
+        let r = c.req(&r);
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .contains("only the TCP endpoint"),
+            "{r}"
+        );
+    }
     assert_eq!(c.req(&Request::Health {})["ok"], json!(true));
     rig.unchanged(&before, "auth on the Unix socket");
     assert_eq!(rig.auth_failures(), 0);
@@ -329,91 +335,169 @@ fn hostile_requests_change_nothing_over_both_transports() {
     );
 }
 
-/// Send `lines` on a fresh TCP connection; the last must be answered with
-/// `authentication failed` and the connection closed; one more auth failure counted.
-fn refused(rig: &Rig, what: &str, lines: &[&[u8]]) {
+/// On a fresh TCP connection, `steps` sends what it wants (checking the answers) and
+/// returns the last line; that line must be answered `authentication failed: ...` and
+/// the connection closed; one more auth failure counted.
+fn refused(rig: &Rig, what: &str, steps: impl FnOnce(&mut Conn) -> Vec<u8>) {
     let before = rig.state();
     let fails = rig.auth_failures();
     let mut c = Conn::tcp(rig.tcp);
-    let (last, first) = lines.split_last().unwrap();
-    for l in first {
-        c.send_raw(l);
-        c.send_raw(b"\n");
-        let r = c.read().unwrap_or_else(|| panic!("{what}: no answer"));
-        assert_eq!(r["ok"], json!(true), "{what}: {r}");
-    }
-    c.send_raw(last);
+    let last = steps(&mut c);
+    c.send_raw(&last);
     c.send_raw(b"\n");
     let r = c.read().unwrap_or_else(|| panic!("{what}: no answer"));
-    assert_eq!(
-        r,
-        json!({"ok": false, "error": "authentication failed"}),
-        "{what}"
+    assert_eq!(r["ok"], json!(false), "{what}: {r}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("authentication failed: "),
+        "{what}: {r}"
     );
     assert!(c.read().is_none(), "{what}: connection closed");
     assert_eq!(rig.auth_failures(), fails + 1, "{what}: counted once");
     rig.unchanged(&before, what);
 }
 
+/// Send a `challenge` with a fresh nonce; returns (the client's nonce, the switch's).
+fn challenge(c: &mut Conn) -> ([u8; 32], [u8; 32]) {
+    let mine = auth::nonce();
+    let a = c.req(&AuthRequest::Challenge {
+        nonce: auth::hex(&mine),
+    });
+    assert_eq!(a["ok"], json!(true), "{a}");
+    (
+        mine,
+        auth::decode_hex32(a["nonce"].as_str().unwrap()).unwrap(),
+    )
+}
+
+/// The `auth` line proving `token` for these nonces.
+fn proof_line(token: &[u8], switch: &[u8; 32], client: &[u8; 32]) -> Vec<u8> {
+    serde_json::to_vec(&AuthRequest::Auth {
+        proof: auth::hex(&auth::client_proof(token, switch, client)),
+    })
+    .unwrap()
+}
+
 #[test]
-fn tcp_requires_the_token_first() {
+fn tcp_requires_the_challenge_response_first() {
     let rig = Rig::start("auth", 5_000);
-    // well-formed `auth` requests (with wrong tokens) and other requests before `auth`
-    let auth = |token: &str| {
-        serde_json::to_vec(&AuthRequest::Auth {
-            token: token.into(),
-        })
-        .unwrap()
-    };
+    let t = TOKEN.as_bytes();
     let req = |r: Request| serde_json::to_vec(&r).unwrap();
-    let good = auth(TOKEN);
-    let good = good.as_slice();
-    let wrong = auth("cmt-test-token-0123456789abcdeX");
-    let wrong = wrong.as_slice();
-    let prefix = auth(&TOKEN[..TOKEN.len() - 1]);
-    let longer = auth(&format!("{TOKEN}0"));
-    let empty = auth("");
-    let oversized = auth(&"a".repeat(MAX_REQ));
-    let set_port = req(Request::SetPort { port: 1, up: false });
-    let health = req(Request::Health {});
-    let get_tables = req(Request::GetTables {});
-    // and `auth` lines that are not an `auth` request
-    let extra = format!(r#"{{"op":"auth","token":"{TOKEN}","user":"root"}}"#);
-    let cases: Vec<(&str, Vec<&[u8]>)> = vec![
-        ("a wrong token", vec![wrong]),
-        ("a token one byte short", vec![&prefix]),
-        ("a token one byte longer", vec![&longer]),
-        ("an empty token", vec![&empty]),
+    let fixed = |l: Vec<u8>| move |_: &mut Conn| l;
+    type Case = (&'static str, Box<dyn FnOnce(&mut Conn) -> Vec<u8>>);
+    let cases: Vec<Case> = vec![
         (
-            "a token that is not a string",
-            vec![br#"{"op":"auth","token":7}"#],
+            "a proof with another token",
+            Box::new(|c| {
+                let (mine, theirs) = challenge(c);
+                proof_line(b"cmt-test-token-0123456789abcdeX", &theirs, &mine)
+            }),
         ),
-        ("auth without a token", vec![br#"{"op":"auth"}"#]),
-        ("auth with an extra field", vec![extra.as_bytes()]),
-        ("auth padded oversized", vec![&oversized]),
-        ("set_port before auth", vec![&set_port]),
-        ("health before auth", vec![&health]),
-        ("get_tables before auth", vec![&get_tables]),
-        ("garbage before auth", vec![b"\xff\xfe garbage"]),
-        ("a JSON array before auth", vec![br#"[{"op":"auth"}]"#]),
         (
-            "a second auth with a wrong token after a good one",
-            vec![good, wrong],
+            "the switch's own proof sent back",
+            Box::new(|c| {
+                let mine = auth::nonce();
+                let a = c.req(&AuthRequest::Challenge {
+                    nonce: auth::hex(&mine),
+                });
+                let proof = a["proof"].as_str().unwrap().to_string();
+                serde_json::to_vec(&AuthRequest::Auth { proof }).unwrap()
+            }),
+        ),
+        (
+            "a proof for another switch nonce (a replay)",
+            Box::new(move |c| {
+                let (mine, _) = challenge(c);
+                proof_line(t, &auth::nonce(), &mine)
+            }),
+        ),
+        (
+            "auth without a challenge",
+            Box::new(move |_| proof_line(t, &[0; 32], &[0; 32])),
+        ),
+        (
+            "a second challenge",
+            Box::new(|c| {
+                challenge(c);
+                serde_json::to_vec(&AuthRequest::Challenge {
+                    nonce: "00".repeat(32),
+                })
+                .unwrap()
+            }),
+        ),
+        (
+            "a short nonce",
+            Box::new(fixed(br#"{"op":"challenge","nonce":"00"}"#.to_vec())),
+        ),
+        (
+            "a nonce that is not hex",
+            Box::new(fixed(
+                format!(r#"{{"op":"challenge","nonce":"{}"}}"#, "zz".repeat(32)).into_bytes(),
+            )),
+        ),
+        (
+            "the token in clear (the old auth)",
+            Box::new(fixed(
+                format!(r#"{{"op":"auth","token":"{TOKEN}"}}"#).into_bytes(),
+            )),
+        ),
+        (
+            "a challenge with an extra field",
+            Box::new(fixed(
+                format!(
+                    r#"{{"op":"challenge","nonce":"{}","user":"root"}}"#,
+                    "00".repeat(32)
+                )
+                .into_bytes(),
+            )),
+        ),
+        (
+            "a line longer than an authentication",
+            Box::new(fixed(vec![b'a'; MAX_REQ])),
+        ),
+        (
+            "set_port before auth",
+            Box::new(fixed(req(Request::SetPort { port: 1, up: false }))),
+        ),
+        (
+            "health before auth",
+            Box::new(fixed(req(Request::Health {}))),
+        ),
+        (
+            "get_tables before auth",
+            Box::new(fixed(req(Request::GetTables {}))),
+        ),
+        (
+            "garbage before auth",
+            Box::new(fixed(b"\xff\xfe garbage".to_vec())),
+        ),
+        (
+            "a JSON array before auth",
+            Box::new(fixed(br#"[{"op":"auth"}]"#.to_vec())),
         ),
     ];
-    for (what, lines) in &cases {
-        refused(&rig, what, lines);
+    let n = cases.len();
+    for (what, steps) in cases {
+        refused(&rig, what, steps);
     }
-    // a good token: requests are served; a second good auth is accepted again
+    // the right proof: requests are served; a later `auth` is refused but harmless
     let mut c = Conn::tcp(rig.tcp);
-    let good_auth = AuthRequest::Auth {
-        token: TOKEN.into(),
-    };
-    assert_eq!(c.req(&good_auth)["ok"], json!(true));
+    assert_eq!(c.authenticate(t), json!({"ok": true, "auth": "ok"}));
     let h = c.req(&Request::Health {});
     assert_eq!(h["ok"], json!(true));
-    assert_eq!(h["auth_failures"], json!(cases.len()), "{h}");
-    assert_eq!(c.req(&good_auth)["ok"], json!(true));
+    assert_eq!(h["auth_failures"], json!(n), "{h}");
+    let again = c.req(&AuthRequest::Auth {
+        proof: "00".repeat(32),
+    });
+    assert!(
+        again["error"]
+            .as_str()
+            .unwrap()
+            .contains("only before its first request"),
+        "{again}"
+    );
     let r = c.req(&Request::SetPort { port: 2, up: false });
     assert_eq!(r["ok"], json!(true), "{r}");
     assert_eq!(rig.health()["ports"][2]["admin"], json!(false));
@@ -422,50 +506,120 @@ fn tcp_requires_the_token_first() {
     // the failures are in the log with the peer
     let log = rig.sw.log();
     assert!(
-        log.contains("management authentication failed (a wrong token)"),
+        log.contains("authentication failed (a wrong proof (another token))"),
         "{log}"
     );
     assert!(!log.contains(TOKEN), "the token is never logged");
 }
 
+/// Connections that never authenticate, whatever they send (blank lines, a partial
+/// line, nothing), are closed at the deadline from their accept and counted; they
+/// never keep a client with the token out.
 #[test]
-fn tcp_connections_beyond_the_limit_are_refused() {
-    let rig = Rig::start("limit", 10_000);
+fn unauthenticated_connections_are_closed_at_the_deadline_whatever_they_send() {
+    let rig = Rig::start("deadline", TIMEOUT_MS);
     let limit = canopy_proto::mgmt::MAX_TCP_CONNS;
-    let mut open: Vec<Conn> = (0..limit).map(|_| rig.conn(Via::Tcp)).collect();
-    let mut extra = Conn::tcp(rig.tcp);
-    let r = extra.read().expect("an answer");
-    assert!(
-        r["error"]
-            .as_str()
-            .unwrap()
-            .contains("too many management connections"),
-        "{r}"
-    );
-    assert!(extra.read().is_none(), "closed");
-    let h = rig.health();
-    assert_eq!(h["tcp_refused"], json!(1), "{h}");
-    // the Unix socket is not limited by TCP connections
-    assert_eq!(rig.sw.ok(&Request::Health {})["ok"], json!(true));
-    // every open connection still serves
-    for c in &mut open {
-        assert_eq!(c.req(&Request::GetTables {})["ok"], json!(true));
-    }
-    // closing one frees its slot
-    drop(open.pop());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let mut c = Conn::tcp(rig.tcp);
-        c.send_raw(&line(&AuthRequest::Auth {
-            token: TOKEN.into(),
-        }));
-        let r = c.read().expect("an answer");
-        if r["ok"] == json!(true) {
-            break;
+    let t0 = Instant::now();
+    let mut idle: Vec<Conn> = (0..limit).map(|_| Conn::tcp(rig.tcp)).collect();
+    // keep them busy with blank lines and a byte at a time, faster than the timeout
+    let stop = Instant::now() + Duration::from_millis(TIMEOUT_MS * 2);
+    let mut tick = 0;
+    while Instant::now() < stop {
+        for (i, c) in idle.iter_mut().enumerate() {
+            c.send_raw(if i % 2 == 0 { b"\n" } else { b" " });
         }
-        assert!(Instant::now() < deadline, "slot never freed: {r}");
-        std::thread::sleep(Duration::from_millis(50));
+        // meanwhile, a client with the token gets in every time
+        if tick % 5 == 0 {
+            let mut ok = Conn::tcp(rig.tcp);
+            assert_eq!(ok.authenticate(TOKEN.as_bytes())["ok"], json!(true));
+            assert_eq!(ok.req(&Request::Health {})["ok"], json!(true));
+        }
+        tick += 1;
+        std::thread::sleep(Duration::from_millis(100));
     }
+    // every idle connection was told and closed, once its deadline from accept passed
+    for c in &mut idle {
+        let mut last = None;
+        while let Some(v) = c.read() {
+            last = Some(v);
+        }
+        let e = last.expect("an answer before the close");
+        let e = e["error"].as_str().unwrap_or_default().to_string();
+        assert!(
+            e.starts_with("authentication failed: no authentication within")
+                || e.starts_with("connection closed: all"),
+            "{e}"
+        );
+    }
+    assert!(t0.elapsed() < Duration::from_millis(TIMEOUT_MS * 4));
+    let h = rig.health();
+    let closed = h["auth_failures"].as_u64().unwrap() + h["conns_evicted"].as_u64().unwrap();
+    assert!(closed >= limit as u64, "{h}");
+    assert_eq!(h["tcp_refused"], json!(0), "{h}");
+}
+
+/// When every slot is held by a connection waiting between requests (on TCP
+/// authenticated, on the Unix socket any), a new connection takes the slot of the
+/// one that waited longest, which is told so; none is refused.
+#[test]
+fn a_new_connection_takes_the_slot_of_the_longest_waiting_one() {
+    let rig = Rig::start("slots", 10_000);
+    for (via, limit) in [
+        (Via::Tcp, canopy_proto::mgmt::MAX_TCP_CONNS),
+        (Via::Unix, canopy_proto::mgmt::MAX_UNIX_CONNS),
+    ] {
+        let mut open: Vec<Conn> = (0..limit).map(|_| rig.conn(via)).collect();
+        // all but the first send requests now and then: the first waited longest
+        for c in open.iter_mut().skip(1) {
+            assert_eq!(c.req(&Request::Health {})["ok"], json!(true));
+        }
+        // health through the other endpoint: a connection of this one would take a slot
+        let other = if via == Via::Tcp { Via::Unix } else { Via::Tcp };
+        let health = || rig.conn(other).req(&Request::Health {});
+        let evicted_before = health()["conns_evicted"].as_u64().unwrap();
+        let mut new = rig.conn(via);
+        assert_eq!(
+            new.req(&Request::GetTables {})["ok"],
+            json!(true),
+            "{via:?}"
+        );
+        let first = &mut open[0];
+        let r = first.read().expect("told why");
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("connection closed: all"),
+            "{via:?}: {r}"
+        );
+        assert!(first.read().is_none(), "{via:?}: closed");
+        // the others still serve
+        for c in open.iter_mut().skip(1) {
+            assert_eq!(c.req(&Request::Health {})["ok"], json!(true), "{via:?}");
+        }
+        let h = health();
+        assert_eq!(
+            h["conns_evicted"].as_u64().unwrap(),
+            evicted_before + 1,
+            "{via:?}: {h}"
+        );
+        assert_eq!(h["tcp_refused"], json!(0), "{h}");
+    }
+}
+
+/// On the Unix socket too, blank lines do not keep a connection open past the read
+/// timeout.
+#[test]
+fn blank_lines_do_not_restart_the_read_timeout() {
+    let rig = Rig::start("blank", 1_000);
+    let mut c = rig.conn(Via::Unix);
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_millis(1_800) {
+        c.send_raw(b"\n");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    c.send_raw(&line(&Request::Health {}));
+    assert!(c.read().is_none(), "closed at the read timeout");
 }
 
 #[test]
@@ -539,11 +693,14 @@ fn ctl_talks_to_the_tcp_endpoint_with_a_token_file() {
     assert!(st.success(), "{err}");
     assert!(out.contains("port 3 admin down"), "{out}");
     assert_eq!(rig.health()["ports"][3]["admin"], json!(false));
-    // a wrong token: exit 1, the switch's answer, counted
+    // a wrong token: exit 1; the switch's proof does not match this token, so the
+    // client stops there (it sends no proof of its own; the switch counts the client
+    // that left after the challenge)
     write_token(&tok, "cmt-wrong-token-0123456789abcdef", 0o600);
     let (st, _, err) = run_bin(&["ctl", "--tcp", &addr, "--token-file", t, "port", "3", "up"]);
     assert_eq!(st.code(), Some(1), "{err}");
-    assert!(err.contains("authentication failed"), "{err}");
+    assert!(err.contains("did not prove it holds the token"), "{err}");
+    assert!(err.contains("is the token the switch's?"), "{err}");
     assert_eq!(
         rig.health()["ports"][3]["admin"],
         json!(false),

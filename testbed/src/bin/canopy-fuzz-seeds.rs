@@ -15,8 +15,9 @@ use canopy_control::fuzzing::FABRICS;
 use canopy_control::oracle::{host_mac, Oracle, PAYLOAD};
 use canopy_control::{build_str, kinds};
 use canopy_dataplane::wire;
+use canopy_proto::auth::AuthRequest;
 use canopy_proto::control::Request as DaemonRequest;
-use canopy_proto::mgmt::{AuthRequest, Request};
+use canopy_proto::mgmt::Request;
 use canopy_proto::version::PROTOCOL_VERSION;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
@@ -174,7 +175,7 @@ fn mgmt_seeds(root: &Path, hops: &[(usize, u16, Vec<u8>)]) -> Result<Out> {
         Request::GetTables {},
         Request::SetPort { port: 1, up: false },
         Request::ReplaceTables {
-            tables: serde_json::to_value(&t)?,
+            tables: serde_json::value::to_raw_value(&t)?,
         },
         Request::Inject {
             port: 0,
@@ -191,7 +192,13 @@ fn mgmt_seeds(root: &Path, hops: &[(usize, u16, Vec<u8>)]) -> Result<Out> {
     for req in &requests {
         m.put(req.op(), &serde_json::to_vec(req)?)?;
     }
-    let auth = AuthRequest::Auth { token: "x".into() };
+    let challenge = AuthRequest::Challenge {
+        nonce: "00".repeat(32),
+    };
+    m.put("challenge", &serde_json::to_vec(&challenge)?)?;
+    let auth = AuthRequest::Auth {
+        proof: "00".repeat(32),
+    };
     m.put("auth", &serde_json::to_vec(&auth)?)?;
     Ok(m)
 }

@@ -38,8 +38,9 @@ pub struct ConfigError {
     pub what: String,
 }
 
-/// Default size limit of one management request (large tables fit).
-pub const DEFAULT_MAX_REQUEST: usize = 32 << 20;
+/// Default size limit of one management request: ten times the largest table push
+/// (one switch of `fat-tree:k=96` with path-ID tables, 335 KB; `docs/canopy-switch.md`).
+pub const DEFAULT_MAX_REQUEST: usize = 4 << 20;
 /// Default read timeout of a management connection.
 pub const DEFAULT_READ_TIMEOUT_MS: u64 = 10_000;
 /// Default ring capacity (frames per direction) of a `mem` port link.
@@ -218,12 +219,13 @@ impl Config {
     }
 
     /// Read the TCP endpoint's token (None without `tcp`) with
-    /// [`canopy_proto::token::read_token_file`]; errors name `management.token_file`.
-    pub fn read_token(&self) -> Result<Option<Vec<u8>>, ConfigError> {
+    /// [`canopy_proto::token::read_token_file`] (`runs_as`: the uid of `[switch] user`,
+    /// which may own it); errors name `management.token_file`.
+    pub fn read_token(&self, runs_as: Option<u32>) -> Result<Option<Vec<u8>>, ConfigError> {
         let Some(t) = &self.management.tcp else {
             return Ok(None);
         };
-        canopy_proto::token::read_token_file(&t.token_file)
+        canopy_proto::token::read_token_file(&t.token_file, runs_as)
             .map(Some)
             .map_err(|w| self.error("management.token_file", w.to_string()))
     }

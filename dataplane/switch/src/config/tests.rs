@@ -424,7 +424,7 @@ fn tcp_needs_a_token_file_and_a_valid_address() {
     assert_eq!(t.token_file, PathBuf::from("/etc/canopy/tok"));
     // no tcp: no token read
     let c = Config::parse(Path::new("a.toml"), GOOD).unwrap();
-    assert_eq!(c.read_token().unwrap(), None);
+    assert_eq!(c.read_token(None).unwrap(), None);
 }
 
 #[test]
@@ -445,7 +445,7 @@ fn token_file_must_be_private_and_long_enough() {
         std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(mode)).unwrap();
     };
     let fails = |want: &str| {
-        let e = c.read_token().unwrap_err();
+        let e = c.read_token(None).unwrap_err();
         assert_eq!(e.key, "management.token_file", "{e}");
         assert!(e.to_string().contains(want), "{e} lacks {want:?}");
     };
@@ -465,7 +465,7 @@ fn token_file_must_be_private_and_long_enough() {
     }
     put(b"  0123456789abcdef0123\n", 0o400);
     assert_eq!(
-        c.read_token().unwrap().as_deref(),
+        c.read_token(None).unwrap().as_deref(),
         Some(&b"0123456789abcdef0123"[..])
     );
     let _ = std::fs::remove_dir_all(&dir);

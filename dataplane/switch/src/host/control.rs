@@ -1,71 +1,59 @@
-//! The host's control socket: one thread accepts and serves one connection at a time,
-//! request by request, with the management protocol's framing (`hello`, then
-//! [`HostRequest`]s; `docs/shared-host.md`).
+//! The host's control socket: served by [`canopy_proto::serve`] (its slots and
+//! deadlines), request by request, with the management protocol's framing (`hello`,
+//! then [`HostRequest`]s; `docs/shared-host.md`).
 
 use super::HostRun;
-use crate::server::conn::send;
 use crate::server::dispatch::err;
-use crate::server::line::{LineEnd, LineReader};
 use anyhow::{Context, Result};
 use canopy_proto::host::{HostRequest, HOST, HOST_OPS};
+use canopy_proto::serve::{self, Answer, Limits, Server, Service};
 use canopy_proto::version::answer_hello;
 use serde_json::{json, Value};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tracing::{debug, warn};
 
 /// Largest control request (they are short).
 const MAX_REQUEST: usize = 64 << 10;
-/// A connection that sends no complete request within this time is closed.
+/// A request line must be whole within this of the previous answer.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most control connections at once.
+const MAX_CONNS: usize = 8;
 
 /// The host, shared by the control thread and the signal handler (None once stopping).
 pub(super) type Shared = Arc<Mutex<Option<HostRun>>>;
 
-/// Start the control thread on `listener`.
-pub(super) fn spawn(listener: UnixListener, host: Shared) -> Result<()> {
-    std::thread::Builder::new()
-        .name("canopy-host-ctl".into())
-        .spawn(move || loop {
-            match listener.accept() {
-                Ok((s, _)) => {
-                    if let Err(e) = serve(s, &host) {
-                        debug!("host control connection: {e}");
-                    }
-                }
-                Err(e) => {
-                    warn!("accept on the host control socket: {e}");
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            }
-        })
-        .context("cannot start the host control thread")?;
-    Ok(())
-}
+struct Control(Shared);
 
-fn serve(mut s: UnixStream, host: &Shared) -> std::io::Result<()> {
-    s.set_write_timeout(Some(READ_TIMEOUT))?;
-    let mut r = LineReader::new();
-    loop {
-        match r.next(&mut s, MAX_REQUEST, READ_TIMEOUT)? {
-            LineEnd::Eof | LineEnd::Timeout(_) => return Ok(()),
-            LineEnd::Oversize => {
-                return send(
-                    &mut s,
-                    &err(format!("request larger than {MAX_REQUEST} bytes")),
-                )
-            }
-            LineEnd::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
-            LineEnd::Line(line) => {
-                let (answer, close) = answer(&line, host);
-                send(&mut s, &answer)?;
-                if close {
-                    return Ok(());
-                }
-            }
+impl Service for Control {
+    fn answer(&self, line: &[u8]) -> Answer {
+        let (v, close) = answer(line, &self.0);
+        let a = Answer::json(&v);
+        if close {
+            a.closing()
+        } else {
+            a
         }
     }
+}
+
+/// Serve the control socket `listener`, bound at `path`.
+pub(super) fn spawn(listener: UnixListener, path: PathBuf, host: Shared) -> Result<Server> {
+    let limits = Limits {
+        max_conns: MAX_CONNS,
+        max_request: MAX_REQUEST,
+        read_timeout: READ_TIMEOUT,
+    };
+    serve::spawn_unix(
+        listener,
+        path,
+        Arc::new(Control(host)),
+        limits,
+        Arc::default(),
+        "canopy-host-ctl",
+    )
+    .context("cannot start the host control thread")
 }
 
 /// Answer one request line; `true`: close after it (a refused `hello`).

@@ -33,10 +33,6 @@ use config::{HostConfig, Member};
 use std::sync::{Arc, Mutex};
 use tracing::{info, warn};
 
-/// Threads serving each switch's management socket (each serves one connection at a
-/// time: `canopyd` and a `ctl` can talk to one switch at once).
-pub const HOST_MGMT_THREADS: usize = 2;
-
 /// A switch's configuration file, loaded for a host: validated, its tables computed
 /// and checked, its TCP token read. A host refuses what belongs to a process of its
 /// own: `user`/`group` (the host runs as one user), `pin_cores` (the host's threads are
@@ -67,7 +63,7 @@ fn load_member(m: &Member) -> Result<(Config, Option<SwitchTables>, Option<Vec<u
         ));
     }
     let t = tables::load_checked(&mut cfg)?;
-    let token = cfg.read_token()?;
+    let token = cfg.read_token(None)?;
     Ok((cfg, t, token))
 }
 
@@ -136,7 +132,7 @@ impl HostRun {
             .add(engine)
             .with_context(|| format!("switch {}: cannot place it on the host", slot.member.name))?;
         let tag = format!("{}.", slot.member.name);
-        let shared = p.serve(&cfg, HOST_MGMT_THREADS, &tag)?;
+        let shared = p.serve(&cfg, &tag)?;
         slot.started = Some(Started { shared, ports });
         slot.starts += 1;
         slot.ports = ports;
@@ -346,9 +342,10 @@ pub fn run(cfg: HostConfig) -> Result<()> {
         "host running"
     );
     let host = Arc::new(Mutex::new(Some(host)));
-    control::spawn(listener, host.clone())?;
+    let mut control = control::spawn(listener, socket.clone(), host.clone())?;
     let sig = signals.forever().next().unwrap_or(SIGTERM);
     info!(signal = sig, "stopping");
+    control.close();
     let taken = host.lock().unwrap_or_else(|p| p.into_inner()).take();
     if let Some(h) = taken {
         h.shutdown();

@@ -9,17 +9,15 @@ use canopy_dataplane::engine::mem;
 use canopy_dataplane::engine::pool::BUF_SIZE;
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{
-    AuthRequest, BackendReport, CountersReport, FlowletGap, Health, PortCounters, PortHealth,
-    Request, DEFAULT_CAPTURE, MAX_CAPTURE, MAX_FLOWLET_GAP_US, OPS,
+    BackendReport, CountersReport, FlowletGap, Health, PortCounters, PortHealth, Request,
+    DEFAULT_CAPTURE, MAX_CAPTURE, MAX_CAPTURE_BYTES, MAX_FLOWLET_GAP_US, OPS,
 };
 use canopy_proto::version::{answer_hello, PROTOCOL_VERSION, SWITCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::Duration;
-use subtle::ConstantTimeEq;
 use tracing::{debug, info};
 
 /// The answer refusing a request: `{"ok": false, "error": msg}`.
@@ -34,77 +32,86 @@ fn ok_with(report: impl Serialize) -> Result<Value> {
     Ok(v)
 }
 
-/// An answer, and whether the connection ends after it (a refused `hello`).
-pub(super) struct Answer {
-    pub(super) value: Value,
-    pub(super) close: bool,
+impl Shared {
+    /// Answer one request line.
+    pub fn handle_line(&self, line: &[u8]) -> Value {
+        self.answer_value(line).0
+    }
+
+    /// Answer one request line, saying whether the connection ends after the answer (a
+    /// refused `hello`: another protocol version, or not a well-formed `hello`). The
+    /// line is decoded straight into a [`Request`] ([`canopy_proto::tagged`]): no
+    /// generic value tree is built from it, unknown and duplicate fields are refused.
+    pub(super) fn answer_value(&self, line: &[u8]) -> (Value, bool) {
+        let req: Request = match serde_json::from_slice(line) {
+            Ok(r) => r,
+            Err(e) => return (refusal(line, &e), looks_like_hello(line)),
+        };
+        let op = req.op();
+        let hello = matches!(req, Request::Hello { .. });
+        let gate = self.stopping.read().unwrap_or_else(|p| p.into_inner());
+        if *gate {
+            return (err("the switch is shutting down"), hello);
+        }
+        let value = match self.handle(req) {
+            Ok(v) => v,
+            Err(e) => {
+                let e = format!("{e:#}");
+                debug!("{op}: {}", canopy_proto::text::printable(&e));
+                err(format!("{op}: {e}"))
+            }
+        };
+        let close = hello && value["ok"] != json!(true);
+        (value, close)
+    }
 }
 
-impl From<Value> for Answer {
-    fn from(value: Value) -> Answer {
-        Answer {
-            value,
-            close: false,
+impl canopy_proto::serve::Service for Shared {
+    fn answer(&self, line: &[u8]) -> canopy_proto::serve::Answer {
+        let (v, close) = self.answer_value(line);
+        let a = canopy_proto::serve::Answer::json(&v);
+        if close {
+            a.closing()
+        } else {
+            a
         }
+    }
+}
+
+/// Whether a line that did not decode was meant as a `hello` (its refusal closes).
+fn looks_like_hello(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Op<'a> {
+        #[serde(borrow)]
+        op: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_slice::<Op>(line).is_ok_and(|o| o.op == "hello")
+}
+
+/// The answer refusing a line that is not a request: what is wrong, naming the op
+/// when it has a known one.
+fn refusal(line: &[u8], e: &serde_json::Error) -> Value {
+    #[derive(Deserialize)]
+    struct Op<'a> {
+        #[serde(borrow)]
+        op: std::borrow::Cow<'a, str>,
+    }
+    if e.is_syntax() || e.is_eof() {
+        return err(format!("malformed JSON: {e}"));
+    }
+    match serde_json::from_slice::<Op>(line) {
+        Ok(o) if o.op == "auth" || o.op == "challenge" => err(format!(
+            "{}: only the TCP endpoint authenticates, and only before its first request (the Unix socket is protected by its 0600 mode)",
+            o.op
+        )),
+        Ok(o) if OPS.contains(&&*o.op) => err(format!("{}: {e}", o.op)),
+        Ok(o) => err(format!("unknown op {:?} (ops: {})", o.op, OPS.join(", "))),
+        Err(_) if e.to_string().contains("duplicate field") => err(e),
+        Err(_) => err("a request is a JSON object with an \"op\" string"),
     }
 }
 
 impl Shared {
-    /// Answer one request line.
-    pub fn handle_line(&self, line: &[u8]) -> Value {
-        self.answer_line(line).value
-    }
-
-    /// Answer one request line, saying whether the connection ends after the answer.
-    pub(super) fn answer_line(&self, line: &[u8]) -> Answer {
-        match serde_json::from_slice(line) {
-            Ok(v) => self.answer_value(v),
-            Err(e) => err(format!("malformed JSON: {e}")).into(),
-        }
-    }
-
-    /// Answer one parsed request; a refused `hello` (another protocol version, or not a
-    /// well-formed `hello`) ends the connection.
-    pub(super) fn answer_value(&self, v: Value) -> Answer {
-        let close = v.get("op").and_then(Value::as_str) == Some("hello");
-        let value = self.handle_value(v);
-        Answer {
-            close: close && value["ok"] != json!(true),
-            value,
-        }
-    }
-
-    /// Answer one parsed request.
-    fn handle_value(&self, v: Value) -> Value {
-        let Some(op) = v.get("op").and_then(Value::as_str) else {
-            return err("a request is a JSON object with an \"op\" string");
-        };
-        if op == "auth" {
-            return err(
-                "auth: only the TCP endpoint takes a token (the Unix socket is protected by its 0600 mode)",
-            );
-        }
-        if !OPS.contains(&op) {
-            return err(format!("unknown op {op:?} (ops: {})", OPS.join(", ")));
-        }
-        let op = op.to_string();
-        let req: Request = match serde_json::from_value(v) {
-            Ok(r) => r,
-            Err(e) => return err(format!("{op}: {e}")),
-        };
-        let gate = self.stopping.read().unwrap_or_else(|p| p.into_inner());
-        if *gate {
-            return err("the switch is shutting down");
-        }
-        match self.handle(req) {
-            Ok(v) => v,
-            Err(e) => {
-                debug!("{op}: {e}");
-                err(format!("{op}: {e}"))
-            }
-        }
-    }
-
     fn nports(&self) -> usize {
         self.ports.len()
     }
@@ -127,7 +134,7 @@ impl Shared {
                 info!(port, up, "port admin state set");
                 json!({"ok": true, "port": port, "admin": up})
             }
-            Request::ReplaceTables { tables } => self.replace_tables(tables)?,
+            Request::ReplaceTables { tables } => self.replace_tables(&tables)?,
             Request::GetTables {} => {
                 if self.loaded.load(Ordering::Acquire) {
                     json!({"ok": true, "tables": serde_json::to_value(&*self.handle.tables())?})
@@ -160,9 +167,10 @@ impl Shared {
     }
 
     /// `replace_tables`: validated against this switch, then swapped in.
-    fn replace_tables(&self, tables: Value) -> Result<Value> {
+    fn replace_tables(&self, tables: &serde_json::value::RawValue) -> Result<Value> {
+        // straight from the request's text into the typed tables
         let t: SwitchTables =
-            serde_json::from_value(tables).context("tables are not SwitchTables JSON")?;
+            serde_json::from_str(tables.get()).context("tables are not SwitchTables JSON")?;
         tables::validate(&t, self.nports())?;
         let name = t.name.clone();
         let kinds = tables::kinds_of(&t);
@@ -205,14 +213,17 @@ impl Shared {
     }
 
     /// `capture`: up to `max` frames (default [`DEFAULT_CAPTURE`], at most
-    /// [`MAX_CAPTURE`]) from the mem port's far end.
+    /// [`MAX_CAPTURE`] and [`MAX_CAPTURE_BYTES`]) from the mem port's far end.
     fn capture(&self, port: u16, max: Option<usize>) -> Result<Value> {
         let far = self.far_end(port)?;
         let max = max.unwrap_or(DEFAULT_CAPTURE).min(MAX_CAPTURE);
         let mut end = far.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = Vec::new();
-        while out.len() < max {
+        let mut bytes = 0;
+        // a frame is at most BUF_SIZE: stop while the next one surely fits the budget
+        while out.len() < max && bytes + BUF_SIZE <= MAX_CAPTURE_BYTES {
             let Some(b) = end.recv() else { break };
+            bytes += b.bytes().len();
             out.push(hex::encode(b.bytes()));
             self.pool.put(b);
         }
@@ -259,24 +270,13 @@ impl Shared {
                     }
                 })
                 .collect(),
-            tcp: self.tcp.map(|(a, _)| a.to_string()),
-            auth_failures: self.auth_failures.load(Ordering::Relaxed),
-            tcp_refused: self.tcp_refused.load(Ordering::Relaxed),
+            tcp: self.tcp.map(|a| a.to_string()),
+            auth_failures: self.tcp_stats.auth_failures.load(Ordering::Relaxed),
+            tcp_refused: self.tcp_stats.refused.load(Ordering::Relaxed),
+            conns_evicted: self.tcp_stats.evicted.load(Ordering::Relaxed)
+                + self.unix_stats.evicted.load(Ordering::Relaxed),
             protocol_version: PROTOCOL_VERSION,
         }
-    }
-
-    /// Check an `auth` request against the token: SHA-256 of both sides compared in
-    /// constant time, so neither the token's bytes nor its length show in the timing.
-    pub(super) fn auth_ok(&self, v: &Value) -> bool {
-        let Some((_, want)) = &self.tcp else {
-            return false;
-        };
-        let Ok(AuthRequest::Auth { token }) = AuthRequest::deserialize(v) else {
-            return false;
-        };
-        let got: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        bool::from(got.ct_eq(want))
     }
 
     /// The `counters` report.
@@ -458,7 +458,7 @@ mod tests {
                 &sh,
                 json!({"op": "replace_tables", "tables": {"name": "x"}}),
             ),
-            "replace_tables: tables are not SwitchTables JSON",
+            "replace_tables: tables are not SwitchTables JSON: missing field `ports` at line 1 column 12",
         );
         refused(
             &ask(
@@ -488,23 +488,23 @@ mod tests {
     fn hello_answers_the_version_and_a_refused_one_closes() {
         let (sh, _engine) = rig();
         let line = json!({"op": "hello", "version": PROTOCOL_VERSION}).to_string();
-        let a = sh.answer_line(line.as_bytes());
-        assert!(!a.close);
-        assert_eq!(a.value["ok"], true, "{}", a.value);
-        assert_eq!(a.value["version"], PROTOCOL_VERSION);
-        assert_eq!(a.value["server"], SWITCH);
+        let (v, close) = sh.answer_value(line.as_bytes());
+        assert!(!close);
+        assert_eq!(v["ok"], true, "{}", v);
+        assert_eq!(v["version"], PROTOCOL_VERSION);
+        assert_eq!(v["server"], SWITCH);
         let line = json!({"op": "hello", "version": PROTOCOL_VERSION + 1}).to_string();
-        let a = sh.answer_line(line.as_bytes());
-        assert!(a.close);
-        assert_eq!(a.value["ok"], false, "{}", a.value);
-        assert!(a.value["error"].as_str().is_some_and(|e| !e.is_empty()));
+        let (v, close) = sh.answer_value(line.as_bytes());
+        assert!(close);
+        assert_eq!(v["ok"], false, "{}", v);
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()));
         // not a well-formed hello: refused and closed too
-        let a = sh.answer_line(br#"{"op":"hello"}"#);
-        assert!(a.close);
-        refused_with(&a.value, "hello: missing field `version`");
+        let (v, close) = sh.answer_value(br#"{"op":"hello"}"#);
+        assert!(close);
+        refused_with(&v, "hello: missing field `version`");
         // other refusals leave the connection open
-        let a = sh.answer_line(br#"{"op":"set_port","port":9,"up":true}"#);
-        assert!(!a.close);
+        let (_, close) = sh.answer_value(br#"{"op":"set_port","port":9,"up":true}"#);
+        assert!(!close);
     }
 
     #[test]
@@ -518,7 +518,8 @@ mod tests {
             ),
             (
                 json!({"op": "replace_tables", "tables": {"name": "x"}}),
-                "replace_tables: tables are not SwitchTables JSON".into(),
+                // the parser's detail: what and where
+                "replace_tables: tables are not SwitchTables JSON: missing field `ports` at line 1 column 12".into(),
             ),
             (
                 json!({"op": "replace_tables", "tables": tables::placeholder(3)}),
@@ -526,7 +527,7 @@ mod tests {
             ),
             (
                 json!({"op": "inject", "port": 0, "frames": ["zz"]}),
-                "inject: frames[0] is not hex".into(),
+                "inject: frames[0] is not hex: Invalid character 'z' at position 0".into(),
             ),
             (
                 json!({"op": "inject", "port": 0, "frames": [frame, ""]}),
@@ -550,7 +551,11 @@ mod tests {
             ),
             (
                 json!({"op": "auth", "token": "x"}),
-                "auth: only the TCP endpoint takes a token (the Unix socket is protected by its 0600 mode)".into(),
+                "auth: only the TCP endpoint authenticates, and only before its first request (the Unix socket is protected by its 0600 mode)".into(),
+            ),
+            (
+                json!({"op": "challenge", "nonce": "00"}),
+                "challenge: only the TCP endpoint authenticates, and only before its first request (the Unix socket is protected by its 0600 mode)".into(),
             ),
         ] {
             refused(&ask(&sh, req), &want);
@@ -567,6 +572,15 @@ mod tests {
             ),
             (b"{\"op\": ", "malformed JSON: "),
             (b"\xff\xfe", "malformed JSON: "),
+            // a field twice: refused, not "the last one wins"
+            (
+                br#"{"op":"set_port","port":1,"up":true,"port":2}"#,
+                "set_port: duplicate field `port`",
+            ),
+            (
+                br#"{"op":"health","op":"counters"}"#,
+                "duplicate field `op`",
+            ),
         ] {
             refused_with(&sh.handle_line(line), want);
         }

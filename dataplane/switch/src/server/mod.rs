@@ -7,28 +7,27 @@
 //! the TCP endpoint, when configured, is bound; privileges are given up ([`harden`]:
 //! with `[switch] user` the process changes to that user, and every capability the
 //! ports do not need to re-open leaves the permitted, effective and bounding sets,
-//! with `no_new_privs` set); the workers start; [`MGMT_THREADS`]
-//! threads serve the socket and one thread accepts TCP connections, each then served
-//! by its own thread (at most [`MAX_TCP_CONNS`]; the first line must be a good `auth`,
-//! checked by comparing SHA-256 digests in constant time). On SIGTERM or SIGINT
-//! the management threads are fenced (requests in progress finish, later ones are
-//! refused), the workers stop and drain, the final counters are printed on stdout, the
-//! socket is removed.
+//! with `no_new_privs` set); the workers start; the socket and the TCP endpoint are
+//! served by [`canopy_proto::serve`], a thread per connection (at most
+//! [`MAX_UNIX_CONNS`](canopy_proto::mgmt::MAX_UNIX_CONNS) and [`MAX_TCP_CONNS`], a
+//! connection waiting between requests yields its slot to a new one when all are
+//! taken; on TCP the challenge-response of [`canopy_proto::auth`] comes first, within
+//! the read timeout of the accept). On SIGTERM or SIGINT management is fenced (requests
+//! in progress finish, later ones are refused) and its servers closed, the socket is
+//! removed, the workers stop and drain, the final counters are printed on stdout.
 //!
 //! Management threads touch the fast path only through [`EngineHandle`]
 //! (`swap_tables`, `set_admin`, `counters`) and, for `mem` ports, the far end of the
 //! port's link (its own SPSC ring ends, behind a mutex that only management takes).
 //!
 //! Files: this one (start-up, shutdown), `ports.rs` (opening the ports), `conn.rs` (the
-//! accept loops and a connection served), `line.rs` (its request lines), `dispatch.rs`
-//! (a request answered).
+//! servers of the socket and the TCP endpoint), `dispatch.rs` (a request answered).
 
-pub(crate) mod conn;
+mod conn;
 pub(crate) mod dispatch;
-pub(crate) mod line;
 mod ports;
 
-pub use conn::PRE_AUTH_MAX;
+pub use canopy_proto::serve::PRE_AUTH_MAX;
 pub use ports::{afxdp_label, open_ports, OpenPorts};
 
 use crate::config::Config;
@@ -38,19 +37,16 @@ use anyhow::{bail, Context, Result};
 use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool};
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{self, MAX_TCP_CONNS};
-use conn::{bind_tcp, serve, serve_tcp};
-use std::io::{ErrorKind, Write};
+use canopy_proto::serve::{Server, Stats};
+use conn::{bind_tcp, serve_tcp, serve_unix, Tcp};
+use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixListener;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tracing::{info, warn};
-
-/// Threads serving the management socket (each serves one connection at a time).
-pub const MGMT_THREADS: usize = 4;
 
 /// State shared by the management threads.
 pub struct Shared {
@@ -68,17 +64,17 @@ pub struct Shared {
     mode: &'static str,
     max_request: usize,
     read_timeout: Duration,
-    /// The TCP endpoint's bound address and the SHA-256 of its token.
-    tcp: Option<(SocketAddr, [u8; 32])>,
-    auth_failures: AtomicU64,
-    tcp_refused: AtomicU64,
-    tcp_open: AtomicUsize,
-    /// The management socket's path (to wake its accept threads on close).
+    /// The TCP endpoint's bound address.
+    tcp: Option<SocketAddr>,
+    /// What the TCP endpoint's server counts (authentication failures, refusals).
+    tcp_stats: Arc<Stats>,
+    /// What the management socket's server counts.
+    unix_stats: Arc<Stats>,
+    /// The management socket's path.
     socket: std::path::PathBuf,
-    /// Threads accepting on the socket ([`Prepared::serve`]).
-    listeners: AtomicUsize,
-    /// Set by [`Shared::close`]: accept loops end.
-    closed: AtomicBool,
+    /// The servers of the socket and the TCP endpoint ([`Prepared::serve`]), ended by
+    /// [`Shared::close`].
+    servers: Mutex<Vec<Server>>,
 }
 
 /// What [`Shared`] keeps of a switch [`build`] made.
@@ -140,8 +136,8 @@ impl Shared {
     }
 
     /// The state of a switch built from `cfg`, started now, with no request served yet;
-    /// `tcp`: the TCP endpoint's bound address and token hash, if it has one.
-    fn new(parts: Parts, cfg: &Config, tcp: Option<(SocketAddr, [u8; 32])>) -> Shared {
+    /// `tcp`: the TCP endpoint's bound address, if it has one.
+    fn new(parts: Parts, cfg: &Config, tcp: Option<SocketAddr>) -> Shared {
         Shared {
             handle: parts.handle,
             ports: parts.ports,
@@ -158,12 +154,10 @@ impl Shared {
             max_request: cfg.management.max_request,
             read_timeout: cfg.management.read_timeout,
             tcp,
-            auth_failures: AtomicU64::new(0),
-            tcp_refused: AtomicU64::new(0),
-            tcp_open: AtomicUsize::new(0),
+            tcp_stats: Arc::default(),
+            unix_stats: Arc::default(),
             socket: cfg.management.socket.clone(),
-            listeners: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
+            servers: Mutex::new(Vec::new()),
         }
     }
 }
@@ -174,26 +168,17 @@ impl Shared {
         *self.stopping.write().unwrap_or_else(|p| p.into_inner()) = true;
     }
 
-    /// [`Shared::fence`], then end the accept loops (each is woken by a connection of
-    /// its own) and remove the socket. The TCP endpoint's accept loop ends at its next
-    /// connection.
+    /// [`Shared::fence`], then end the servers' accept loops (connections still open
+    /// are closed at their next read) and remove the socket.
     pub fn close(&self) {
         self.fence();
-        self.closed.store(true, Ordering::Release);
-        for _ in 0..self.listeners.load(Ordering::Acquire) {
-            let _ = UnixStream::connect(&self.socket);
-        }
-        if let Some((addr, _)) = self.tcp {
-            let _ = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200));
+        let servers = std::mem::take(&mut *self.servers.lock().unwrap_or_else(|p| p.into_inner()));
+        for mut s in servers {
+            s.close();
         }
         if let Err(e) = std::fs::remove_file(&self.socket) {
             warn!(socket = %self.socket.display(), "cannot remove socket: {e}");
         }
-    }
-
-    /// [`Shared::close`] was called.
-    pub(super) fn closed(&self) -> bool {
-        self.closed.load(Ordering::Acquire)
     }
 
     /// The engine's control handle.
@@ -207,43 +192,20 @@ impl Shared {
     }
 }
 
-/// Check the socket path before start: a live socket (another switch answers) or a
-/// path that is not a socket refuses to start; a stale socket (nobody listening) is
-/// removed. A missing parent directory is created with mode 0700 and returned (so a
-/// switch that runs as another user can be given it).
+/// Check the socket path before start ([`canopy_proto::serve::prepare_socket`]): a
+/// live socket (another switch answers) or a path that is not a socket refuses to
+/// start; a stale socket is removed; a missing parent directory is created 0700 and
+/// returned.
 pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                if !dir.exists() {
-                    std::fs::DirBuilder::new()
-                        .recursive(true)
-                        .mode(0o700)
-                        .create(dir)
-                        .with_context(|| format!("cannot create directory {}", dir.display()))?;
-                    return Ok(Some(dir.to_path_buf()));
-                }
-            }
-            Ok(None)
-        }
-        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
-        Ok(m) if m.file_type().is_socket() => match UnixStream::connect(path) {
-            Ok(_) => bail!(
-                "{}: another process is serving on this socket (is a switch already running?)",
-                path.display()
-            ),
-            Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
-                warn!(socket = %path.display(), "removing stale socket");
-                std::fs::remove_file(path)
-                    .with_context(|| format!("cannot remove stale socket {}", path.display()))?;
-                Ok(None)
-            }
-            Err(e) => Err(e).with_context(|| format!("cannot probe socket {}", path.display())),
-        },
-        Ok(_) => bail!(
-            "{} exists and is not a socket; refusing to replace it",
-            path.display()
-        ),
+    Ok(canopy_proto::serve::prepare_socket(path)?)
+}
+
+/// Undo a start that failed after [`prepare_socket`]: the socket, if bound, and the
+/// directory made for it (only if it is empty then).
+pub fn unprepare_socket(path: &Path, created_dir: Option<&Path>) {
+    let _ = std::fs::remove_file(path);
+    if let Some(d) = created_dir {
+        let _ = std::fs::remove_dir(d);
     }
 }
 
@@ -299,7 +261,7 @@ pub fn harden(
 pub struct Prepared {
     parts: Parts,
     listener: UnixListener,
-    tcp: Option<(std::net::TcpListener, SocketAddr, [u8; 32])>,
+    tcp: Option<Tcp>,
     /// The management socket's path.
     pub socket: std::path::PathBuf,
     /// The directory [`prepare_socket`] created for it, if any.
@@ -308,8 +270,8 @@ pub struct Prepared {
 
 /// Make the switch of `cfg` ready: check the socket path, open the ports and build the
 /// engine over `initial` (None: placeholder tables until `replace_tables`), bind the
-/// socket (and the TCP endpoint with `token`). A failure after the bind removes the
-/// socket. Returns the engine, not started, and what serves its management.
+/// socket (and the TCP endpoint with `token`). A failure removes what it made: the
+/// socket, and the directory made for it. Returns the engine, not started, and what serves its management.
 pub fn prepare(
     cfg: &Config,
     initial: Option<SwitchTables>,
@@ -317,11 +279,10 @@ pub fn prepare(
 ) -> Result<(Engine, Prepared)> {
     let sock = cfg.management.socket.clone();
     let created_dir = prepare_socket(&sock)?;
-    let (engine, parts) = build(cfg, initial)?;
-    let listener = bind_socket(&sock)?;
-    let tcp = bind_tcp(cfg, token).inspect_err(|_| {
-        let _ = std::fs::remove_file(&sock);
-    })?;
+    let undo = |_: &anyhow::Error| unprepare_socket(&sock, created_dir.as_deref());
+    let (engine, parts) = build(cfg, initial).inspect_err(undo)?;
+    let listener = bind_socket(&sock).inspect_err(undo)?;
+    let tcp = bind_tcp(cfg, token).inspect_err(undo)?;
     Ok((
         engine,
         Prepared {
@@ -341,35 +302,22 @@ impl Prepared {
     }
 
     /// Serve management from now on over the engine `cfg` describes (started by the
-    /// caller): `threads` threads on the socket (each serves one connection at a time),
-    /// plus the TCP endpoint's accept thread when configured. Returns the state they
-    /// share; [`Shared::close`] ends them.
-    pub fn serve(self, cfg: &Config, threads: usize, tag: &str) -> Result<Arc<Shared>> {
+    /// caller): the socket's server, and the TCP endpoint's when configured, each with
+    /// a thread per connection ([`canopy_proto::serve`]); `tag` starts their thread
+    /// names. Returns the state they share; [`Shared::close`] ends them.
+    pub fn serve(self, cfg: &Config, tag: &str) -> Result<Arc<Shared>> {
         let shared = Arc::new(Shared::new(
             self.parts,
             cfg,
-            self.tcp.as_ref().map(|(_, a, d)| (*a, *d)),
+            self.tcp.as_ref().map(|t| t.addr),
         ));
-        if let Some((l, addr, _)) = self.tcp {
-            let sh = shared.clone();
-            std::thread::Builder::new()
-                .name(format!("{tag}mgmt-tcp"))
-                .spawn(move || serve_tcp(l, sh))
-                .context("cannot start the TCP management thread")?;
-            info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (token required)");
+        let mut servers = vec![serve_unix(self.listener, &shared, tag)?];
+        if let Some(t) = self.tcp {
+            let addr = t.addr;
+            servers.push(serve_tcp(t, &shared, tag)?);
+            info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (challenge-response on the token)");
         }
-        for i in 0..threads.max(1) {
-            let l = self
-                .listener
-                .try_clone()
-                .context("cannot clone the listener")?;
-            let sh = shared.clone();
-            std::thread::Builder::new()
-                .name(format!("{tag}mgmt{i}"))
-                .spawn(move || serve(l, sh))
-                .context("cannot start a management thread")?;
-        }
-        shared.listeners.store(threads.max(1), Ordering::Release);
+        *shared.servers.lock().unwrap_or_else(|p| p.into_inner()) = servers;
         Ok(shared)
     }
 }
@@ -390,9 +338,10 @@ pub fn run(
     let name = initial.as_ref().map(|t| t.name.clone());
     let (engine, p) = prepare(&cfg, initial, token)?;
     let sock = p.socket.clone();
-    // from here on, a failure removes the socket
+    let created_dir = p.created_dir.clone();
+    // from here on, a failure removes the socket and the directory made for it
     let unbind = |e| {
-        let _ = std::fs::remove_file(&sock);
+        unprepare_socket(&sock, created_dir.as_deref());
         e
     };
     harden(&cfg, id.as_ref(), &sock, p.created_dir.as_deref()).map_err(unbind)?;
@@ -400,7 +349,7 @@ pub fn run(
         .spawn()
         .context("cannot start the workers")
         .map_err(unbind)?;
-    let shared = p.serve(&cfg, MGMT_THREADS, "canopy-").map_err(unbind)?;
+    let shared = p.serve(&cfg, "canopy-").map_err(unbind)?;
     match name {
         Some(name) => info!(tables = %name, socket = %sock.display(), "switch running"),
         None => {
@@ -409,12 +358,9 @@ pub fn run(
     }
     let sig = signals.forever().next().unwrap_or(SIGTERM);
     info!(signal = sig, "stopping");
-    shared.fence();
+    shared.close();
     drop(running.stop());
     print_final_counters(&shared);
-    if let Err(e) = std::fs::remove_file(&sock) {
-        warn!(socket = %sock.display(), "cannot remove socket: {e}");
-    }
     info!("stopped");
     Ok(())
 }

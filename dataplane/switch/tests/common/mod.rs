@@ -223,7 +223,28 @@ impl Conn {
             Ok(_) => Some(serde_json::from_str(&s).expect("response is JSON")),
         }
     }
-    /// Send one request (a [`Request`], an [`AuthRequest`](canopy_proto::mgmt::AuthRequest))
+    /// The challenge–response of the TCP endpoint with `token`
+    /// ([`canopy_proto::auth`]): the switch's proof is checked, then the answer to
+    /// this client's proof is returned.
+    pub fn authenticate(&mut self, token: &[u8]) -> Value {
+        use canopy_proto::auth::{self, AuthRequest};
+        let mine = auth::nonce();
+        let a = self.req(&AuthRequest::Challenge {
+            nonce: auth::hex(&mine),
+        });
+        assert_eq!(a["ok"], json!(true), "challenge: {a}");
+        let theirs = auth::decode_hex32(a["nonce"].as_str().unwrap()).expect("a nonce");
+        let want = auth::switch_proof(token, &mine, &theirs);
+        assert!(
+            auth::proof_matches(&want, a["proof"].as_str().unwrap()),
+            "the switch proves it holds the token: {a}"
+        );
+        self.req(&AuthRequest::Auth {
+            proof: auth::hex(&auth::client_proof(token, &theirs, &mine)),
+        })
+    }
+
+    /// Send one request (a [`Request`], an [`AuthRequest`](canopy_proto::auth::AuthRequest))
     /// and read the response.
     pub fn req(&mut self, r: &impl Serialize) -> Value {
         self.send_raw(&line(r));
@@ -234,7 +255,7 @@ impl Conn {
 /// `replace_tables` with `t`.
 pub fn replace_tables(t: &impl Serialize) -> Request {
     Request::ReplaceTables {
-        tables: serde_json::to_value(t).expect("tables encode"),
+        tables: serde_json::value::to_raw_value(t).expect("tables encode"),
     }
 }
 

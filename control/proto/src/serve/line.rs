@@ -1,12 +1,12 @@
-//! The management connections' line reader: newline-delimited requests with a size
-//! limit and a per-request deadline.
+//! The connections' line reader: newline-delimited requests with a size limit and a
+//! deadline.
 
-use super::conn::Stream;
+use super::Stream;
 use std::io::ErrorKind;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Why reading a request line stopped.
-pub(crate) enum LineEnd {
+pub enum LineEnd {
     /// A request (without its newline).
     Line(Vec<u8>),
     /// The peer closed the connection.
@@ -17,35 +17,39 @@ pub(crate) enum LineEnd {
     Timeout(bool),
 }
 
-/// Reads newline-delimited requests with a size limit and a per-request deadline.
-pub(crate) struct LineReader {
+/// Reads newline-delimited requests with a size limit and a deadline.
+#[derive(Default)]
+pub struct LineReader {
     buf: Vec<u8>,
     scanned: usize,
 }
 
 impl LineReader {
     /// A reader with nothing buffered.
-    pub(crate) fn new() -> LineReader {
+    pub fn new() -> LineReader {
         LineReader {
             buf: Vec::new(),
             scanned: 0,
         }
     }
 
-    /// The next request line of `s`: at most `limit` bytes (without the newline), within
-    /// `timeout` from now. A last line without its newline counts when the peer closes.
-    pub(crate) fn next<S: Stream>(
+    /// The next request line of `s`: at most `limit` bytes (without the newline), whole
+    /// by `deadline` (however its bytes are spread). A last line without its newline
+    /// counts when the peer closes.
+    pub fn next<S: Stream + ?Sized>(
         &mut self,
         s: &mut S,
         limit: usize,
-        timeout: Duration,
+        deadline: Instant,
     ) -> std::io::Result<LineEnd> {
-        let deadline = Instant::now() + timeout;
-        let mut chunk = vec![0u8; 64 << 10];
+        let mut chunk = [0u8; 16 << 10];
         loop {
             if let Some(i) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') {
                 let end = self.scanned + i;
-                let mut line: Vec<u8> = self.buf.drain(..=end).collect();
+                // the line keeps the buffer (no copy of a large request); what follows
+                // its newline (usually nothing) starts the next one
+                let rest = self.buf.split_off(end + 1);
+                let mut line = std::mem::replace(&mut self.buf, rest);
                 line.pop();
                 self.scanned = 0;
                 if line.len() > limit {
@@ -89,6 +93,7 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
     use std::io::{Read, Write};
+    use std::time::Duration;
 
     /// A stream that answers reads from a script: each entry is one `read`'s bytes (cut
     /// to the buffer asked for; the rest stays for the next read) or error; after the
@@ -161,7 +166,7 @@ mod tests {
     fn all(r: &mut LineReader, s: &mut Script) -> Vec<std::io::Result<LineEnd>> {
         let mut out = Vec::new();
         loop {
-            let e = r.next(s, LIMIT, TIMEOUT);
+            let e = r.next(s, LIMIT, Instant::now() + TIMEOUT);
             let last = !matches!(e, Ok(LineEnd::Line(_)));
             out.push(e);
             if last {
@@ -203,7 +208,7 @@ mod tests {
     fn bytes_that_are_not_utf8_pass_through() {
         let mut r = LineReader::new();
         let mut s = Script::of(&[b"\xff\xfe\x00{\n"]);
-        match r.next(&mut s, LIMIT, TIMEOUT).unwrap() {
+        match r.next(&mut s, LIMIT, Instant::now() + TIMEOUT).unwrap() {
             LineEnd::Line(l) => assert_eq!(l, b"\xff\xfe\x00{"),
             _ => panic!("not a line"),
         }
@@ -242,8 +247,14 @@ mod tests {
         // after end of file the reader keeps answering EOF
         let mut r = LineReader::new();
         let mut s = Script::of(&[]);
-        assert!(matches!(r.next(&mut s, LIMIT, TIMEOUT), Ok(LineEnd::Eof)));
-        assert!(matches!(r.next(&mut s, LIMIT, TIMEOUT), Ok(LineEnd::Eof)));
+        assert!(matches!(
+            r.next(&mut s, LIMIT, Instant::now() + TIMEOUT),
+            Ok(LineEnd::Eof)
+        ));
+        assert!(matches!(
+            r.next(&mut s, LIMIT, Instant::now() + TIMEOUT),
+            Ok(LineEnd::Eof)
+        ));
     }
 
     #[test]
@@ -257,7 +268,7 @@ mod tests {
         // no time at all: nothing is read
         let mut s = Script::of(&[b"a\n"]);
         let e = LineReader::new()
-            .next(&mut s, LIMIT, Duration::ZERO)
+            .next(&mut s, LIMIT, Instant::now())
             .unwrap();
         assert!(matches!(e, LineEnd::Timeout(false)));
         assert!(s.asked.is_empty());
@@ -275,7 +286,9 @@ mod tests {
     #[test]
     fn the_read_timeout_is_what_is_left_of_the_deadline() {
         let mut s = Script::of(&[b"a", b"b\n"]);
-        let e = LineReader::new().next(&mut s, LIMIT, TIMEOUT).unwrap();
+        let e = LineReader::new()
+            .next(&mut s, LIMIT, Instant::now() + TIMEOUT)
+            .unwrap();
         assert!(matches!(e, LineEnd::Line(l) if l == b"ab"));
         let set = s.timeouts.into_inner();
         assert_eq!(set.len(), 2, "{set:?}");
