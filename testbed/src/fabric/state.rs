@@ -175,32 +175,36 @@ impl State {
         self.save()
     }
 
-    /// Read `dir/state.json`.
+    /// Read `dir/state.json`. Its [`State::dir`] is `dir`, the directory it was found
+    /// in, whatever the file says: `down` removes only a directory that holds a state file.
     pub fn load(dir: &Path) -> Result<State> {
         let p = dir.join("state.json");
         let text =
             std::fs::read(&p).map_err(|e| TestbedError::io(format!("read {}", p.display()), e))?;
-        serde_json::from_slice(&text).map_err(|e| TestbedError::Parse {
+        let mut st: State = serde_json::from_slice(&text).map_err(|e| TestbedError::Parse {
             what: p.display().to_string(),
             detail: e.to_string(),
-        })
+        })?;
+        st.dir = dir.to_path_buf();
+        Ok(st)
     }
 
-    /// Every readable state of fabric `name` (one per machine part), and the state
-    /// directories whose file is missing or unreadable.
+    /// Every readable state of fabric `name` (one per machine part), and the other
+    /// entries of its directory (a state file missing or unreadable, not a directory):
+    /// not this tool's, so `down` leaves them alone.
     pub fn load_all(root: &Path, name: &str) -> (Vec<State>, Vec<PathBuf>) {
         let mut ok = vec![];
         let mut bad = vec![];
         let Ok(rd) = std::fs::read_dir(fabric_dir(root, name)) else {
             return (ok, bad);
         };
-        let mut dirs: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
+        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
         dirs.sort();
         for d in dirs {
+            if !d.is_dir() {
+                bad.push(d);
+                continue;
+            }
             match State::load(&d) {
                 Ok(s) => ok.push(s),
                 Err(_) => bad.push(d),
