@@ -324,8 +324,11 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
 }
 
 /// The state file of a fabric part before anything is created: its hosts as the
-/// generator will drive them, nothing created yet.
-fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> State {
+/// generator will drive them, a copy of the description and the binaries `plan` found
+/// (so that every later command needs neither the file nor a search), nothing created
+/// yet.
+fn initial_state(desc: &Desc, machine: &str, dir: &Path, plan: &Plan) -> State {
+    let local_h = &plan.local_h;
     let hosts = FabricHosts {
         topology: desc.raw.topology.get_ref().clone(),
         kind: desc.kind.name().to_string(),
@@ -347,13 +350,16 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
     State {
         name: desc.name.clone(),
         machine: machine.to_string(),
-        // absolute, so `run`, `drill` and `soak` find it from any directory
+        // absolute, for the messages of `run`, `drill` and `soak` from any directory
         desc_file: match Path::new(&desc.file) {
             p if p.is_file() => {
                 std::path::absolute(p).map_or(desc.file.clone(), |a| a.display().to_string())
             }
             _ => desc.file.clone(),
         },
+        desc_text: Some(desc.text.clone()),
+        switch_bin: plan.bmv2.is_none().then(|| plan.bin.clone()),
+        bmv2_tools: plan.bmv2.clone(),
         dir: dir.to_path_buf(),
         complete: false,
         created: vec![],
@@ -388,7 +394,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
     let plan = plan(desc, opts, &dir)?;
     std::fs::create_dir_all(&dir)
         .map_err(|e| TestbedError::io(format!("create state directory {}", dir.display()), e))?;
-    let state = initial_state(desc, machine, &dir, &plan.local_h);
+    let state = initial_state(desc, machine, &dir, &plan);
     state.save()?;
     let mut b = Builder {
         desc,
@@ -782,6 +788,7 @@ impl Builder<'_> {
             control: self.state.dir.join("canopyd.sock"),
             metrics: (m != "off").then(|| m.clone()),
             log,
+            bin: Some(dbin),
         });
         self.state.save()?;
         // with the switches: a failed `up` reaps it, or kills it if teardown could not

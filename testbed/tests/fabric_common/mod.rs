@@ -68,12 +68,22 @@ impl Fab {
 
     /// Run `canopy-testbed --state-root ROOT ARGS`.
     pub fn run(&self, args: &[&str]) -> Output {
+        self.run_in(Path::new("."), args)
+    }
+
+    /// [`Fab::run`] in working directory `cwd`.
+    pub fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
         let root = self.root();
         let mut all: Vec<&str> = vec!["--state-root", root.to_str().unwrap()];
         all.extend(args);
-        let out = Command::new(testbed_bin()).args(&all).output().unwrap();
+        let out = Command::new(testbed_bin())
+            .current_dir(cwd)
+            .args(&all)
+            .output()
+            .unwrap();
         eprintln!(
-            "$ canopy-testbed {}\n{}{}",
+            "$ (in {}) canopy-testbed {}\n{}{}",
+            cwd.display(),
             all.join(" "),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
