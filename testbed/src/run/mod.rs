@@ -571,6 +571,7 @@ mod tests {
             conserved: rx == tx + drops.iter().map(|x| x.1).sum::<u64>(),
             unchecked: None,
             backends: vec![],
+            backend_drops: BTreeMap::new(),
         };
         let mut v = vec![
             d(100, 90, &[("not_canopy", 4)]), // 6 lost in bmv2's queues
