@@ -1,6 +1,7 @@
 //! What a running fabric's state holds (root; `SKIP` otherwise): every command on the
 //! fabric acts from the state alone, from any working directory, after its description
-//! file is gone; a drill stops nothing it could not start again.
+//! file is gone; a drill stops nothing it could not start again; and only its owner
+//! reads it (directories 0700, files 0600).
 #![cfg(target_os = "linux")]
 
 mod fabric_common;
@@ -114,5 +115,48 @@ fn commands_act_from_the_state_without_the_description_file() {
     }
     healthy(&f, elsewhere);
     f.down();
+    f.assert_clean();
+}
+
+/// Mode bits of `p` (not following a link).
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    p.symlink_metadata().unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn the_state_is_readable_by_its_owner_only() {
+    if !root_or_skip("the_state_is_readable_by_its_owner_only") {
+        return;
+    }
+    let f = Fab::named("fst", "p");
+    // the shared host, and one process per switch (every switch's config and log)
+    for (body, files) in [("", 8), ("[host]\nprocesses = \"per-switch\"\n", 16)] {
+        let d = f.desc(
+            "fabric.toml",
+            &format!("topology = \"fat-tree:k=2\"\n{body}"),
+        );
+        f.up(&d, &[]);
+        let root = f.root();
+        assert_eq!(mode(&root), 0o700, "the state root up created");
+        let fdir = root.join(&f.name);
+        let mut seen = 0;
+        let mut dirs = vec![fdir];
+        while let Some(dir) = dirs.pop() {
+            assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if e.file_type().unwrap().is_dir() {
+                    dirs.push(p);
+                } else {
+                    // the state file, configurations, logs, sockets
+                    assert_eq!(mode(&p), 0o600, "{}", p.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= files, "only {seen} files");
+        f.down();
+    }
     f.assert_clean();
 }

@@ -174,14 +174,14 @@ impl State {
         self.dir.join("state.json")
     }
 
-    /// Write atomically (temporary file, then rename).
+    /// Write atomically (temporary file, then rename), readable by its owner only (0600).
     pub fn save(&self) -> Result<()> {
         let tmp = self.dir.join("state.json.tmp");
         let json = serde_json::to_vec_pretty(self).map_err(|e| TestbedError::Parse {
             what: "state".into(),
             detail: e.to_string(),
         })?;
-        std::fs::write(&tmp, json)
+        crate::os::private::write(&tmp, json)
             .map_err(|e| TestbedError::io(format!("write {}", tmp.display()), e))?;
         std::fs::rename(&tmp, self.path())
             .map_err(|e| TestbedError::io(format!("rename {}", tmp.display()), e))

@@ -392,7 +392,10 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         std::path::absolute(&opts.state_root).map_err(|e| TestbedError::io("state root", e))?;
     let dir = state::state_dir(&root, name, machine);
     let plan = plan(desc, opts, &dir)?;
-    std::fs::create_dir_all(&dir)
+    // private (0700): the state, configurations, logs and sockets of the fabric
+    crate::os::private::create_dir_all(&dir)
+        .and_then(|()| crate::os::private::restrict_dir(&state::fabric_dir(&root, name)))
+        .and_then(|()| crate::os::private::restrict_dir(&dir))
         .map_err(|e| TestbedError::io(format!("create state directory {}", dir.display()), e))?;
     let state = initial_state(desc, machine, &dir, &plan);
     state.save()?;
@@ -736,7 +739,7 @@ impl Builder<'_> {
                     (t.spawn(&ns, &ifs, json, &log)?, json.clone())
                 }
                 _ => {
-                    std::fs::write(&cfg, text)
+                    crate::os::private::write(&cfg, text)
                         .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
                     (launch::start_switch(bin, &ns, &cfg, &log, false)?, cfg)
                 }
@@ -770,7 +773,7 @@ impl Builder<'_> {
         (dbin, cfg, text): (PathBuf, PathBuf, String),
         progress: &dyn Fn(&str),
     ) -> Result<()> {
-        std::fs::write(&cfg, text)
+        crate::os::private::write(&cfg, text)
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = self.state.dir.join("canopyd.log");
         progress(&format!("starting canopyd ({})", dbin.display()));

@@ -445,6 +445,20 @@ pub fn write_and_check(r: &RunResults, dir: &TempDir) -> report::run::Written {
     for p in [&w.json, &w.markdown, &w.html] {
         assert!(p.is_file(), "{} missing", p.display());
     }
+    // private: the directory it created (0700) and every file (0600); they name paths of
+    // the machine
+    let mode = |p: &std::path::Path| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+            & 0o777
+    };
+    assert_eq!(mode(&w.dir), 0o700, "{}", w.dir.display());
+    for p in [&w.json, &w.markdown, &w.html]
+        .into_iter()
+        .chain(&w.plots)
+        .chain(&w.hlog)
+    {
+        assert_eq!(mode(p), 0o600, "{}", p.display());
+    }
     // JSON round trip.
     let back: RunResults = serde_json::from_str(&read(&w.json)).expect("parse results.json");
     // (f64 fields round-trip exactly only with serde_json's `float_roundtrip`).
