@@ -38,8 +38,7 @@ fn healthy(f: &Fab, cwd: &Path) {
 
 /// The fabric's local state file.
 fn state(f: &Fab) -> Value {
-    let p = f.root().join(&f.name).join("local").join("state.json");
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    serde_json::from_slice(&std::fs::read(f.state_file()).unwrap()).unwrap()
 }
 
 #[test]

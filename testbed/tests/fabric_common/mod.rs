@@ -142,14 +142,18 @@ impl Fab {
             .unwrap()
     }
 
+    /// The local state file.
+    pub fn state_file(&self) -> PathBuf {
+        self.root()
+            .join(&self.name)
+            .join("local")
+            .join("state.json")
+    }
+
     /// Wait (at most 60 s) until the local state file holds `needle` at least `count`
     /// times: a point in the middle of a running `up`.
     pub fn wait_state(&self, needle: &str, count: usize) {
-        let state = self
-            .root()
-            .join(&self.name)
-            .join("local")
-            .join("state.json");
+        let state = self.state_file();
         let t0 = std::time::Instant::now();
         loop {
             let s = std::fs::read_to_string(&state).unwrap_or_default();
