@@ -1,7 +1,8 @@
 //! Cleanup guarantees of `canopy-testbed` (root; `SKIP` otherwise): `down` after a
 //! `kill -9` of `up` halfway, `down` after the state directory was lost, a failing
 //! switch binary rolls `up` back, bad descriptions are rejected before anything is
-//! created (with file, key and line), and `down` leaves other namespaces alone.
+//! created (with file, key and line), and `down` leaves other namespaces alone and
+//! removes only directories that hold its state file.
 #![cfg(target_os = "linux")]
 
 mod fabric_common;
@@ -323,5 +324,64 @@ fn down_with_another_state_root_still_stops_the_switches() {
     assert_eq!(l.len(), 1, "{l:#?}");
     assert!(l[0].starts_with("state dir"), "{l:#?}");
     f.down();
+    f.assert_clean();
+}
+
+#[test]
+fn down_removes_only_directories_that_hold_a_state_file() {
+    if !root_or_skip("down_removes_only_directories_that_hold_a_state_file") {
+        return;
+    }
+    let f = Fab::new("d");
+    let root = f.root();
+    let mine = root.join("mydata");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("keep"), "x").unwrap();
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // `down` without a name: no fabric there, so nothing to bring down
+    let out = f.run(&["down"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("mydata: no canopy-testbed state file"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        mine.join("keep").exists(),
+        "`down` removed a directory of someone else"
+    );
+    // `down mydata`: refused with a message, non-zero
+    let out = f.run(&["down", "mydata"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("holds no canopy-testbed state file"),
+        "{}",
+        text(&out)
+    );
+    assert!(mine.join("keep").exists(), "`down mydata` removed it");
+    // a real fabric beside it, with a directory of someone else inside its own
+    let d = f.desc("fabric.toml", "topology = \"fat-tree:k=2\"\n");
+    f.up(&d, &[]);
+    let notes = root.join(&f.name).join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("keep"), "x").unwrap();
+    let out = f.run(&["down"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains(&format!("fabric {}:", f.name)), "{t}");
+    assert!(t.contains("left alone") && t.contains("mydata"), "{t}");
+    assert!(t.contains(&notes.display().to_string()), "{t}");
+    assert!(mine.join("keep").exists() && notes.join("keep").exists());
+    assert!(
+        !root.join(&f.name).join("local").exists(),
+        "its state dir is still there"
+    );
+    std::fs::remove_dir_all(root.join(&f.name)).unwrap();
     f.assert_clean();
 }

@@ -163,8 +163,9 @@ pub struct NoAnswer {
     pub index: usize,
 }
 
-/// The tools the target needs, found before anything is created.
-#[derive(Debug, Clone)]
+/// The tools the target needs, found before anything is created (absolute paths, kept
+/// in the state file).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tools {
     /// The P4 program.
     pub program: PathBuf,
@@ -224,19 +225,19 @@ impl Tools {
                 "p4/canopy.p4",
                 default_program(),
             )?),
-            p4c: pick(&b.p4c, "p4c", "p4c", netns::which("p4c"))?,
-            simple_switch: pick(
+            p4c: abs(pick(&b.p4c, "p4c", "p4c", netns::which("p4c"))?),
+            simple_switch: abs(pick(
                 &b.simple_switch,
                 "simple_switch",
                 "simple_switch",
                 netns::which(launch::SIMPLE_SWITCH),
-            )?,
-            cli: pick(
+            )?),
+            cli: abs(pick(
                 &b.simple_switch_cli,
                 "simple_switch_cli",
                 "simple_switch_CLI",
                 netns::which("simple_switch_CLI"),
-            )?,
+            )?),
             canopyctl: abs(pick(
                 &b.canopyctl,
                 "canopyctl",

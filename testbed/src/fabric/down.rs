@@ -43,11 +43,27 @@ pub struct DownSummary {
     pub nics: usize,
     /// State directories removed.
     pub state_dirs: usize,
+    /// What the fabric's directory held besides its state directories (no state file
+    /// of this tool): left in place.
+    pub left_alone: Vec<std::path::PathBuf>,
 }
 
 impl std::fmt::Display for DownSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "removed {} process(es) (switches and canopyd), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)
+        write!(f, "removed {} process(es) (switches and canopyd), {} namespace(s) (with their veths and VXLAN devices), {} NIC(s) moved back, {} state dir(s)", self.processes, self.namespaces, self.nics, self.state_dirs)?;
+        if !self.left_alone.is_empty() {
+            let l: Vec<String> = self
+                .left_alone
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            write!(
+                f,
+                "; left alone (no canopy-testbed state file): {}",
+                l.join(", ")
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -112,7 +128,9 @@ pub(super) fn teardown(st: &State, root: &Path) -> DownSummary {
 /// Remove fabric `name` entirely: what its state files record, then anything its
 /// name prefix still finds (namespaces `<name>-s<i>`/`<name>-h<i>` and the switch
 /// processes in them, switch processes whose config is in its state directory), then
-/// the state directory. Touches nothing else.
+/// the state directories. Touches nothing else: a directory `<root>/<name>` that holds
+/// no state file of this tool is refused, and whatever else it holds is left in place
+/// (named in [`DownSummary::left_alone`]).
 pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
     super::desc::valid_name(name).map_err(|w| TestbedError::fabric(name, w.to_string()))?;
     let root = &std::path::absolute(root).map_err(|e| TestbedError::io("state root", e))?;
@@ -123,7 +141,18 @@ pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
         ));
     }
     let fdir = state::fabric_dir(root, name);
-    let (states, _bad) = State::load_all(root, name);
+    let (states, others) = State::load_all(root, name);
+    if states.is_empty() && std::fs::symlink_metadata(&fdir).is_ok() {
+        return Err(TestbedError::fabric(
+            name,
+            format!(
+                "{} holds no canopy-testbed state file (<machine>/state.json): not a fabric's \
+                 state directory, left alone (move it away, and `down {name}` cleans up by \
+                 the name prefix)",
+                fdir.display()
+            ),
+        ));
+    }
     let mut sum = DownSummary::default();
     for st in &states {
         let s = teardown(st, root);
@@ -154,10 +183,12 @@ pub fn down(root: &Path, name: &str) -> Result<DownSummary> {
         procs::is_named_fabric_switch(a, name)
     })
     .len();
-    if fdir.exists() {
-        std::fs::remove_dir_all(&fdir)
+    // the fabric's directory only once its state directories are gone: never anything
+    // without a state file
+    sum.left_alone = others;
+    if sum.left_alone.is_empty() && fdir.exists() {
+        std::fs::remove_dir(&fdir)
             .map_err(|e| TestbedError::io(format!("remove {}", fdir.display()), e))?;
-        sum.state_dirs += 1;
     }
     Ok(sum)
 }

@@ -7,12 +7,12 @@
 use super::desc::{Desc, Node};
 use super::mgmt;
 use super::procs;
-use super::state::{self, Created, State};
+use super::state::{self, Created, DaemonState, State, SwitchState};
 use super::up::{find_daemon_bin, find_switch_bin};
 use crate::error::{Result, TestbedError};
 use crate::os::netns::ip;
 use canopy_proto::host::HostRequest;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn err(name: &str, detail: impl Into<String>) -> TestbedError {
@@ -88,12 +88,72 @@ pub struct Started {
 /// How long a shared host's control socket is given to answer.
 const HOST_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A file a start needs, or why the process cannot be started again.
+fn need_file(name: &str, what: &str, p: &Path) -> Result<()> {
+    if p.is_file() {
+        return Ok(());
+    }
+    Err(err(
+        name,
+        format!(
+            "{what} {} is gone: it could not be started again; nothing was stopped",
+            p.display()
+        ),
+    ))
+}
+
+/// The `canopy-switch` binary that starts switch `sw` of `st` again in a process of its
+/// own, once everything the start needs is checked: its binary, configuration and
+/// namespace are there. Checked before any switch is stopped.
+fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
+    let name = &st.name;
+    if st.target == "bmv2" {
+        return Err(err(
+            name,
+            "switch drills restart canopy-switch processes; this fabric runs bmv2 (bring it down and up again)",
+        ));
+    }
+    let bin = match &st.switch_bin {
+        Some(b) => b.clone(),
+        None => find_switch_bin(&st.desc()?, None)?,
+    };
+    need_file(name, "its canopy-switch binary", &bin)?;
+    need_file(name, &format!("{}'s configuration", sw.name), &sw.config)?;
+    let ns = Path::new("/run/netns").join(&sw.netns);
+    if !ns.exists() {
+        return Err(err(
+            name,
+            format!(
+                "namespace {} of {} is gone: it could not be started again; nothing was stopped",
+                sw.netns, sw.name
+            ),
+        ));
+    }
+    Ok(bin)
+}
+
+/// The `canopyd` binary that starts the fabric's daemon `d` again, once its binary and
+/// configuration are checked. Checked before it is killed.
+fn daemon_launch(st: &State, d: &DaemonState) -> Result<PathBuf> {
+    let bin = match &d.bin {
+        Some(b) => b.clone(),
+        None => find_daemon_bin(&st.desc()?)?,
+    };
+    need_file(&st.name, "its canopyd binary", &bin)?;
+    need_file(&st.name, "canopyd's configuration", &d.config)?;
+    Ok(bin)
+}
+
 /// Stop switch `switch`: kill its process, or take it out of the shared host that runs
-/// it. None when it was not running.
+/// it. None when it was not running. Refused, with nothing stopped, when it could not be
+/// started again ([`start_switch`]).
 pub fn kill_switch(root: &Path, name: &str, switch: &str) -> Result<Option<Stopped>> {
     let st = part(root, name, Some(switch))?;
     let sw = st.switches.iter().find(|x| x.name == switch).cloned();
     let sw = sw.ok_or_else(|| err(name, format!("no switch {switch:?}")))?;
+    if st.host.is_none() && procs::alive(sw.pid) {
+        switch_launch(&st, &sw)?;
+    }
     if let Some(h) = &st.host {
         let req = HostRequest::Switches {};
         let r = mgmt::host(&h.control, &req, HOST_TIMEOUT)?;
@@ -144,14 +204,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
             format!("{switch} still runs (pid {}); kill it first", sw.pid),
         ));
     }
-    if st.target == "bmv2" {
-        return Err(err(
-            name,
-            "switch drills restart canopy-switch processes; this fabric runs bmv2 (bring it down and up again)",
-        ));
-    }
-    let desc = Desc::load(Path::new(&st.desc_file))?;
-    let bin = find_switch_bin(&desc, None)?;
+    let bin = switch_launch(&st, &sw)?;
     let child = crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
     let pid = child.id();
     st.switches[i].pid = pid;
@@ -167,10 +220,13 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
 }
 
 /// Kill the fabric's `canopyd` (SIGKILL). Returns the pid killed, None when it was not
-/// running.
+/// running. Refused, with nothing killed, when it could not be started again.
 pub fn kill_daemon(root: &Path, name: &str) -> Result<Option<u32>> {
     let st = part(root, name, None)?;
     let d = st.daemon.clone().expect("part() found a daemon");
+    if procs::alive(d.pid) {
+        daemon_launch(&st, &d)?;
+    }
     let fdir = state::fabric_dir(root, name);
     Ok(kill_verified(name, &fdir, d.pid)?.then_some(d.pid))
 }
@@ -185,8 +241,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
             format!("canopyd still runs (pid {}); kill it first", d.pid),
         ));
     }
-    let desc = Desc::load(Path::new(&st.desc_file))?;
-    let bin = find_daemon_bin(&desc)?;
+    let bin = daemon_launch(&st, &d)?;
     let child = crate::launch::start_daemon(&bin, &d.config, &d.log, true)?;
     let pid = child.id();
     if let Some(x) = st.daemon.as_mut() {
@@ -204,7 +259,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
 /// against the fabric description.
 fn switch_port(root: &Path, name: &str, switch: &str, port: u16) -> Result<(String, String)> {
     let st = part(root, name, Some(switch))?;
-    let desc = Desc::load(Path::new(&st.desc_file))?;
+    let desc = st.desc()?;
     let idx = desc
         .topo
         .switch_index(switch)

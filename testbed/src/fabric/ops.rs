@@ -88,17 +88,28 @@ pub(super) fn wait_daemon_ready(
     }
 }
 
-/// The fabric names under `root`.
-pub fn fabrics(root: &Path) -> Vec<String> {
+/// The entries under `root`: the fabrics (a directory holding a readable state file
+/// of this tool), then everything else (not this tool's: no command acts on it).
+fn entries(root: &Path) -> (Vec<String>, Vec<String>) {
     let mut v: Vec<String> = std::fs::read_dir(root)
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     v.sort();
-    v
+    v.into_iter()
+        .partition(|n| !State::load_all(root, n).0.is_empty())
+}
+
+/// The fabric names under `root`: directories that hold a state file.
+pub fn fabrics(root: &Path) -> Vec<String> {
+    entries(root).0
+}
+
+/// The entries under `root` that are no fabric's (no state file of this tool).
+pub fn not_fabrics(root: &Path) -> Vec<String> {
+    entries(root).1
 }
 
 /// `NAME`, or the only fabric under `root`.
@@ -111,7 +122,14 @@ pub fn resolve_name(root: &Path, name: Option<&str>) -> Result<String> {
         1 => Ok(all[0].clone()),
         0 => Err(TestbedError::fabric(
             "?",
-            format!("no fabric under {}; give its NAME", root.display()),
+            format!(
+                "no fabric under {}{}; give its NAME",
+                root.display(),
+                match not_fabrics(root) {
+                    o if o.is_empty() => String::new(),
+                    o => format!(" ({}: no canopy-testbed state file)", o.join(", ")),
+                }
+            ),
         )),
         _ => Err(TestbedError::fabric(
             "?",
@@ -202,7 +220,7 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
                 if bad.is_empty() {
                     String::new()
                 } else {
-                    " (unreadable state files; `down` still cleans up by name prefix)".into()
+                    " (no readable state file: not this tool's directory)".into()
                 }
             ),
         ));

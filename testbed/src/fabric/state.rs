@@ -3,7 +3,7 @@
 //! `down` can remove it after a crash; and the [`FabricHosts`] the generator drives.
 
 use crate::error::{Result, TestbedError};
-use crate::fabric::desc::UpPolicy;
+use crate::fabric::desc::{Desc, UpPolicy};
 use crate::traffic::hosts::FabricHosts;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -67,8 +67,22 @@ pub struct State {
     pub name: String,
     /// Machine this part runs on (`local` when all is here).
     pub machine: String,
-    /// The description file `up` read.
+    /// The description file `up` read (for messages: commands on the running fabric use
+    /// [`State::desc_text`], not the file).
     pub desc_file: String,
+    /// The description's text as `up` read it: every command on the running fabric
+    /// parses this copy ([`State::desc`]), from any directory, whatever became of the
+    /// file since (None: a state written before the copy was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desc_text: Option<String>,
+    /// The `canopy-switch` binary `up` started the switches with (absolute; None: the
+    /// bmv2 target, or a state written before it was recorded): a drill starts a switch
+    /// again with the same binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_bin: Option<PathBuf>,
+    /// The bmv2 target's tools as `up` found them (absolute paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bmv2_tools: Option<super::bmv2::Tools>,
     /// The state directory.
     pub dir: PathBuf,
     /// `up` finished (every switch healthy).
@@ -138,6 +152,10 @@ pub struct DaemonState {
     pub metrics: Option<String>,
     /// Log file.
     pub log: PathBuf,
+    /// The `canopyd` binary `up` started (absolute; None: a state written before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bin: Option<PathBuf>,
 }
 
 /// Directory of fabric `name` under `root`.
@@ -156,17 +174,40 @@ impl State {
         self.dir.join("state.json")
     }
 
-    /// Write atomically (temporary file, then rename).
+    /// Write atomically (temporary file, then rename), readable by its owner only (0600).
     pub fn save(&self) -> Result<()> {
         let tmp = self.dir.join("state.json.tmp");
         let json = serde_json::to_vec_pretty(self).map_err(|e| TestbedError::Parse {
             what: "state".into(),
             detail: e.to_string(),
         })?;
-        std::fs::write(&tmp, json)
+        crate::os::private::write(&tmp, json)
             .map_err(|e| TestbedError::io(format!("write {}", tmp.display()), e))?;
         std::fs::rename(&tmp, self.path())
             .map_err(|e| TestbedError::io(format!("rename {}", tmp.display()), e))
+    }
+
+    /// The description `up` read, parsed again from the copy this state holds: the same
+    /// from any working directory, whether the file changed, moved or vanished since.
+    /// (A state written before the copy was kept reads the file, by its absolute path.)
+    /// Its `[traffic]` table is not checked against this machine again
+    /// ([`Desc::parse_with`] without the hook): `up` did, and `run` checks what it runs.
+    pub fn desc(&self) -> Result<Desc> {
+        let text = match &self.desc_text {
+            Some(t) => t.clone(),
+            None if self.desc_file.starts_with('<') => String::new(),
+            None => std::fs::read_to_string(&self.desc_file).map_err(|e| {
+                TestbedError::io(
+                    format!(
+                        "read fabric description {} (this state holds no copy of it: \
+                         written by an older canopy-testbed; `down` and `up` again)",
+                        self.desc_file
+                    ),
+                    e,
+                )
+            })?,
+        };
+        Desc::parse_with(&self.desc_file, &text, None)
     }
 
     /// Record `c` and save.
@@ -175,32 +216,36 @@ impl State {
         self.save()
     }
 
-    /// Read `dir/state.json`.
+    /// Read `dir/state.json`. Its [`State::dir`] is `dir`, the directory it was found
+    /// in, whatever the file says: `down` removes only a directory that holds a state file.
     pub fn load(dir: &Path) -> Result<State> {
         let p = dir.join("state.json");
         let text =
             std::fs::read(&p).map_err(|e| TestbedError::io(format!("read {}", p.display()), e))?;
-        serde_json::from_slice(&text).map_err(|e| TestbedError::Parse {
+        let mut st: State = serde_json::from_slice(&text).map_err(|e| TestbedError::Parse {
             what: p.display().to_string(),
             detail: e.to_string(),
-        })
+        })?;
+        st.dir = dir.to_path_buf();
+        Ok(st)
     }
 
-    /// Every readable state of fabric `name` (one per machine part), and the state
-    /// directories whose file is missing or unreadable.
+    /// Every readable state of fabric `name` (one per machine part), and the other
+    /// entries of its directory (a state file missing or unreadable, not a directory):
+    /// not this tool's, so `down` leaves them alone.
     pub fn load_all(root: &Path, name: &str) -> (Vec<State>, Vec<PathBuf>) {
         let mut ok = vec![];
         let mut bad = vec![];
         let Ok(rd) = std::fs::read_dir(fabric_dir(root, name)) else {
             return (ok, bad);
         };
-        let mut dirs: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
+        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
         dirs.sort();
         for d in dirs {
+            if !d.is_dir() {
+                bad.push(d);
+                continue;
+            }
             match State::load(&d) {
                 Ok(s) => ok.push(s),
                 Err(_) => bad.push(d),

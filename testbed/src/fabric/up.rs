@@ -324,8 +324,11 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
 }
 
 /// The state file of a fabric part before anything is created: its hosts as the
-/// generator will drive them, nothing created yet.
-fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> State {
+/// generator will drive them, a copy of the description and the binaries `plan` found
+/// (so that every later command needs neither the file nor a search), nothing created
+/// yet.
+fn initial_state(desc: &Desc, machine: &str, dir: &Path, plan: &Plan) -> State {
+    let local_h = &plan.local_h;
     let hosts = FabricHosts {
         topology: desc.raw.topology.get_ref().clone(),
         kind: desc.kind.name().to_string(),
@@ -347,13 +350,16 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, local_h: &[u32]) -> Sta
     State {
         name: desc.name.clone(),
         machine: machine.to_string(),
-        // absolute, so `run`, `drill` and `soak` find it from any directory
+        // absolute, for the messages of `run`, `drill` and `soak` from any directory
         desc_file: match Path::new(&desc.file) {
             p if p.is_file() => {
                 std::path::absolute(p).map_or(desc.file.clone(), |a| a.display().to_string())
             }
             _ => desc.file.clone(),
         },
+        desc_text: Some(desc.text.clone()),
+        switch_bin: plan.bmv2.is_none().then(|| plan.bin.clone()),
+        bmv2_tools: plan.bmv2.clone(),
         dir: dir.to_path_buf(),
         complete: false,
         created: vec![],
@@ -386,9 +392,12 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
         std::path::absolute(&opts.state_root).map_err(|e| TestbedError::io("state root", e))?;
     let dir = state::state_dir(&root, name, machine);
     let plan = plan(desc, opts, &dir)?;
-    std::fs::create_dir_all(&dir)
+    // private (0700): the state, configurations, logs and sockets of the fabric
+    crate::os::private::create_dir_all(&dir)
+        .and_then(|()| crate::os::private::restrict_dir(&state::fabric_dir(&root, name)))
+        .and_then(|()| crate::os::private::restrict_dir(&dir))
         .map_err(|e| TestbedError::io(format!("create state directory {}", dir.display()), e))?;
-    let state = initial_state(desc, machine, &dir, &plan.local_h);
+    let state = initial_state(desc, machine, &dir, &plan);
     state.save()?;
     let mut b = Builder {
         desc,
@@ -730,7 +739,7 @@ impl Builder<'_> {
                     (t.spawn(&ns, &ifs, json, &log)?, json.clone())
                 }
                 _ => {
-                    std::fs::write(&cfg, text)
+                    crate::os::private::write(&cfg, text)
                         .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
                     (launch::start_switch(bin, &ns, &cfg, &log, false)?, cfg)
                 }
@@ -764,7 +773,7 @@ impl Builder<'_> {
         (dbin, cfg, text): (PathBuf, PathBuf, String),
         progress: &dyn Fn(&str),
     ) -> Result<()> {
-        std::fs::write(&cfg, text)
+        crate::os::private::write(&cfg, text)
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = self.state.dir.join("canopyd.log");
         progress(&format!("starting canopyd ({})", dbin.display()));
@@ -782,6 +791,7 @@ impl Builder<'_> {
             control: self.state.dir.join("canopyd.sock"),
             metrics: (m != "off").then(|| m.clone()),
             log,
+            bin: Some(dbin),
         });
         self.state.save()?;
         // with the switches: a failed `up` reaps it, or kills it if teardown could not

@@ -10,14 +10,10 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Open a process's log: created anew, or appended to (a restart in a drill).
+/// Open a process's log, readable by its owner only: created anew, or appended to (a
+/// restart in a drill).
 fn open_log(log: &Path, append: bool) -> Result<(std::fs::File, std::fs::File)> {
-    let lf = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(log)
+    let lf = super::private::open(log, append)
         .map_err(|e| TestbedError::io(format!("open {}", log.display()), e))?;
     let lf2 = lf.try_clone().map_err(|e| TestbedError::io("dup log", e))?;
     Ok((lf, lf2))

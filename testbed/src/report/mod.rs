@@ -73,16 +73,17 @@ pub fn to_json<T: serde::Serialize>(value: &T, what: &str) -> Result<String> {
         })
 }
 
-/// Write `files` (name, text) into `dir`, created if missing; files of the same name
-/// are replaced. Returns their paths, in order.
+/// Write `files` (name, text) into `dir`, created (0700) if missing; files of the same
+/// name are replaced. Every file is readable by its owner only (0600): a report names
+/// paths of the machine. Returns their paths, in order.
 pub fn write_files(dir: &Path, files: &[(&str, &str)]) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)
+    crate::os::private::create_dir_all(dir)
         .map_err(|e| TestbedError::io(format!("create report directory {}", dir.display()), e))?;
     files
         .iter()
         .map(|(name, text)| {
             let p = dir.join(name);
-            std::fs::write(&p, text)
+            crate::os::private::write(&p, text)
                 .map_err(|e| TestbedError::io(format!("write {}", p.display()), e))?;
             Ok(p)
         })

@@ -568,6 +568,7 @@ fn switches(r: &RunResults) -> Vec<Block> {
                     }
                     .into(),
                     reasons.into(),
+                    dash_if_empty(&outside_engine(std::slice::from_ref(s))).into(),
                     dash_if_empty(&backend_summary(&s.backends)).into(),
                 ]
             })
@@ -581,6 +582,7 @@ fn switches(r: &RunResults) -> Vec<Block> {
                 "rx − tx − drops",
                 "conserved",
                 "drops by reason",
+                "outside the engine (not in drops)",
                 "port backends",
             ]
             .iter()
@@ -695,24 +697,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         sum(|t| t.misdelivered),
         sum(|t| t.foreign)
     ));
-    let drops: u64 = r.switches.iter().flat_map(|s| s.drops.values()).sum();
-    if !r.switches.is_empty() {
-        let mut reasons: std::collections::BTreeMap<&str, u64> = Default::default();
-        for s in &r.switches {
-            for (k, v) in &s.drops {
-                *reasons.entry(k.as_str()).or_default() += v;
-            }
-        }
-        let top: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        lines.push(format!(
-            "Switch drops: {drops}{}",
-            if top.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", top.join(", "))
-            }
-        ));
-    }
+    lines.extend(switch_drop_lines(r));
     lines.push(verdict_line(r));
     if let Some(w) = written {
         lines.push(format!("Report: {}", w.markdown.display()));
@@ -737,6 +722,66 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         .join("\n");
     out.push('\n');
     out
+}
+
+/// The summary's switch drops: by reason, and beside them the drops outside the
+/// engines (the kernel's `tp_drops` above all), whenever there are some or frames were
+/// lost, so that a loss larger than the switch drops is accounted for. On one line when
+/// it fits, else two.
+fn switch_drop_lines(r: &RunResults) -> Vec<String> {
+    if r.switches.is_empty() {
+        return vec![];
+    }
+    let drops: u64 = r.switches.iter().flat_map(|s| s.drops.values()).sum();
+    let mut reasons: std::collections::BTreeMap<&str, u64> = Default::default();
+    for s in &r.switches {
+        for (k, v) in &s.drops {
+            *reasons.entry(k.as_str()).or_default() += v;
+        }
+    }
+    let top: Vec<String> = reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let line = format!(
+        "Switch drops: {drops}{}",
+        if top.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", top.join(", "))
+        }
+    );
+    let outside = outside_engine(&r.switches);
+    let lost = r.trials.iter().any(|t| t.lost > 0) && r.meta.target == "canopy";
+    if outside.is_empty() && !lost {
+        return vec![line];
+    }
+    let outside = match outside.is_empty() {
+        true => "kernel tp_drops 0".to_string(),
+        false => outside,
+    };
+    let more = format!("; outside the engine: {outside}");
+    if line.chars().count() + more.chars().count() <= SUMMARY_COLS {
+        vec![line + &more]
+    } else {
+        vec![line, format!("Switch drops outside the engine: {outside}")]
+    }
+}
+
+/// The switches' drops outside their engines (not in "drops"), summed by reason:
+/// `kernel tp_drops 40, rx_truncated 1` (empty when none). `kernel_drops` is the
+/// kernel's AF_PACKET `tp_drops` (a full RX ring, before the switch counted the frame).
+fn outside_engine(switches: &[crate::report::results::SwitchDelta]) -> String {
+    let mut by: std::collections::BTreeMap<&str, u64> = Default::default();
+    for s in switches {
+        for (k, v) in &s.backend_drops {
+            *by.entry(k.as_str()).or_default() += v;
+        }
+    }
+    by.iter()
+        .map(|(k, v)| match *k {
+            "kernel_drops" => format!("kernel tp_drops {v}"),
+            k => format!("{k} {v}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The trials worth a line of the summary, with their labels: NDR and PDR of a search,

@@ -24,8 +24,44 @@ fn port_delta(before: &CountersReport, after: &CountersReport, port: usize) -> (
     (d(|p| p.rx_packets), d(|p| p.tx_packets))
 }
 
+/// Backend drop reasons that happen outside the engine's rx = tx + drops: before the
+/// engine saw the frame (RX) or after it counted the frame as sent (a queued frame the
+/// kernel refused). The backend's TX refusals (`tx_ring_full`, `oversize`, `runt`,
+/// `port_down`) are also counted by the engine (`tx_error`, `port_down`) and are not
+/// added again.
+pub const BACKEND_OUTSIDE_ENGINE: [&str; 4] = [
+    "rx_truncated",
+    "rx_bad_block",
+    "rx_no_buffer",
+    "tx_wrong_format",
+];
+
+/// A switch's drops outside its engine between two readings, by reason (non-zero only):
+/// `kernel_drops`, the frames the kernel dropped because a port's RX ring was full
+/// (AF_PACKET `tp_drops`), and the [`BACKEND_OUTSIDE_ENGINE`] reasons.
+pub fn backend_drops(before: &CountersReport, after: &CountersReport) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for (pa, pb) in after.ports.iter().zip(&before.ports) {
+        let reasons = BACKEND_OUTSIDE_ENGINE.iter().map(|r| {
+            let n = |p: &canopy_proto::mgmt::PortCounters| p.backend.drops.get(*r).copied();
+            (*r, n(pa).unwrap_or(0).saturating_sub(n(pb).unwrap_or(0)))
+        });
+        let kernel = pa
+            .backend
+            .kernel_drops
+            .saturating_sub(pb.backend.kernel_drops);
+        for (r, n) in std::iter::once(("kernel_drops", kernel)).chain(reasons) {
+            if n > 0 {
+                *out.entry(r.to_string()).or_insert(0) += n;
+            }
+        }
+    }
+    out
+}
+
 /// Counter deltas of every switch present in both snapshots, with drops by reason
-/// (non-zero only) and whether rx = tx + drops held exactly over the interval.
+/// (non-zero only), whether rx = tx + drops held exactly over the interval, and the
+/// drops outside the engine ([`backend_drops`]).
 pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
     let missing = |name: &String, when: &str| SwitchDelta {
         name: name.clone(),
@@ -35,6 +71,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
         conserved: false,
         unchecked: Some(format!("did not answer {when} the run")),
         backends: vec![],
+        backend_drops: BTreeMap::new(),
     };
     let mut out: Vec<SwitchDelta> = before
         .keys()
@@ -76,6 +113,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
             conserved: rx == tx + dropped,
             unchecked: None,
             backends: vec![],
+            backend_drops: backend_drops(b, a),
         }
     }));
     out
@@ -255,12 +293,27 @@ mod tests {
         c.tx_packets += 7;
         c.dropped += 3;
         c.ports[1].drops.insert("hop_limit".into(), 3);
+        // the kernel dropped 40 frames at two RX rings before the switch saw them, and
+        // the backend truncated one: outside rx = tx + drops, reported beside them
+        c.ports[0].backend.kernel_drops += 15;
+        c.ports[2].backend.kernel_drops += 25;
+        c.ports[2].backend.drops.insert("rx_truncated".into(), 1);
         let d = switch_deltas(&before, &after);
         assert_eq!(d.len(), 20);
         let x = d.iter().find(|x| x.name == name).unwrap();
         assert_eq!((x.rx, x.tx), (10, 7));
         assert_eq!(x.drops.get("hop_limit"), Some(&3));
         assert!(x.conserved);
+        let outside: Vec<(&str, u64)> = x
+            .backend_drops
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(outside, [("kernel_drops", 40), ("rx_truncated", 1)]);
+        assert!(d
+            .iter()
+            .filter(|y| y.name != name)
+            .all(|y| y.backend_drops.is_empty()));
         after.get_mut(&name).unwrap().tx_packets += 1;
         let d = switch_deltas(&before, &after);
         let x = d.iter().find(|x| x.name == name).unwrap();

@@ -77,10 +77,7 @@ impl RunOutcome {
 
 /// The `[traffic]` table of the description `up` read (the defaults when it has none).
 pub fn spec_of(state: &State) -> Result<TrafficSpec> {
-    if state.desc_file.starts_with('<') {
-        return Ok(TrafficSpec::default());
-    }
-    let desc = crate::fabric::Desc::load(Path::new(&state.desc_file))?;
+    let desc = state.desc()?;
     desc.raw
         .traffic
         .as_ref()
@@ -189,9 +186,12 @@ fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
 /// [`snapshot`] of a bmv2 fabric: every `simple_switch`'s port counters
 /// (`p4/canopy.p4`), read with `simple_switch_CLI`, all switches at once.
 fn snapshot_bmv2(state: &State) -> Result<Snapshot> {
-    use crate::fabric::{bmv2::Tools, Desc};
-    let desc = Desc::load(Path::new(&state.desc_file))?;
-    let tools = Tools::find(&desc)?;
+    use crate::fabric::bmv2::Tools;
+    let desc = state.desc()?;
+    let tools = match &state.bmv2_tools {
+        Some(t) => t.clone(),
+        None => Tools::find(&desc)?,
+    };
     // an overloaded bmv2 drains its queues for a while after the traffic stops: read
     // until two snapshots agree (at most five times)
     let total = |s: &Snapshot| -> (u64, u64, u64) {
@@ -571,6 +571,7 @@ mod tests {
             conserved: rx == tx + drops.iter().map(|x| x.1).sum::<u64>(),
             unchecked: None,
             backends: vec![],
+            backend_drops: BTreeMap::new(),
         };
         let mut v = vec![
             d(100, 90, &[("not_canopy", 4)]), // 6 lost in bmv2's queues

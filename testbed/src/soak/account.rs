@@ -10,23 +10,11 @@ use crate::fabric::state::State;
 use crate::os::netns::LinkStats;
 use crate::report::results::soak::{Accounting, PortHop, SoakReport};
 use crate::report::results::{SwitchDelta, Timeline, Trial};
-use crate::run::linkload::Snapshot;
+use crate::run::linkload::{backend_drops, Snapshot};
 use crate::run::settled_snapshot;
 use crate::traffic::Generator;
 use canopy_control::topology::Topology;
 use std::collections::BTreeMap;
-
-/// Backend drop reasons that happen outside the engine's rx = tx + drops: before the
-/// engine saw the frame (RX) or after it counted the frame as sent (a queued frame the
-/// kernel refused). The backend's TX refusals (`tx_ring_full`, `oversize`, `runt`,
-/// `port_down`) are also counted by the engine (`tx_error`, `port_down`) and are not
-/// added again.
-pub const BACKEND_OUTSIDE_ENGINE: [&str; 4] = [
-    "rx_truncated",
-    "rx_bad_block",
-    "rx_no_buffer",
-    "tx_wrong_format",
-];
 
 /// `read`'s answer for every namespace of `namespaces`, by `netns/name`.
 fn per_namespace<T>(
@@ -200,20 +188,10 @@ pub(super) fn account(
         if ca.restarted_since(cb) {
             continue;
         }
+        for (r, n) in backend_drops(cb, ca) {
+            *acc.backend_drops.entry(r).or_insert(0) += n;
+        }
         for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
-            let k = delta(pa.backend.kernel_drops, pb.backend.kernel_drops);
-            if k > 0 {
-                *acc.backend_drops.entry("kernel_drops".into()).or_insert(0) += k;
-            }
-            for r in BACKEND_OUTSIDE_ENGINE {
-                let n = delta(
-                    pa.backend.drops.get(r).copied().unwrap_or(0),
-                    pb.backend.drops.get(r).copied().unwrap_or(0),
-                );
-                if n > 0 {
-                    *acc.backend_drops.entry(r.into()).or_insert(0) += n;
-                }
-            }
             acc.in_flight += pa.tx_backlog;
             acc.in_flight = acc.in_flight.saturating_sub(pb.tx_backlog);
         }

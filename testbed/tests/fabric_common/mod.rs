@@ -68,12 +68,22 @@ impl Fab {
 
     /// Run `canopy-testbed --state-root ROOT ARGS`.
     pub fn run(&self, args: &[&str]) -> Output {
+        self.run_in(Path::new("."), args)
+    }
+
+    /// [`Fab::run`] in working directory `cwd`.
+    pub fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
         let root = self.root();
         let mut all: Vec<&str> = vec!["--state-root", root.to_str().unwrap()];
         all.extend(args);
-        let out = Command::new(testbed_bin()).args(&all).output().unwrap();
+        let out = Command::new(testbed_bin())
+            .current_dir(cwd)
+            .args(&all)
+            .output()
+            .unwrap();
         eprintln!(
-            "$ canopy-testbed {}\n{}{}",
+            "$ (in {}) canopy-testbed {}\n{}{}",
+            cwd.display(),
             all.join(" "),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
@@ -132,14 +142,18 @@ impl Fab {
             .unwrap()
     }
 
+    /// The local state file.
+    pub fn state_file(&self) -> PathBuf {
+        self.root()
+            .join(&self.name)
+            .join("local")
+            .join("state.json")
+    }
+
     /// Wait (at most 60 s) until the local state file holds `needle` at least `count`
     /// times: a point in the middle of a running `up`.
     pub fn wait_state(&self, needle: &str, count: usize) {
-        let state = self
-            .root()
-            .join(&self.name)
-            .join("local")
-            .join("state.json");
+        let state = self.state_file();
         let t0 = std::time::Instant::now();
         loop {
             let s = std::fs::read_to_string(&state).unwrap_or_default();

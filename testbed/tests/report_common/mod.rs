@@ -160,6 +160,12 @@ pub fn switches() -> Vec<SwitchDelta> {
         }
         let d: u64 = drops.values().sum();
         let rx = 100_000 + i * 1_000;
+        // the kernel dropped frames at the RX rings of every fifth switch
+        let backend_drops = if i % 5 == 0 {
+            BTreeMap::from([("kernel_drops".to_string(), 100 + i)])
+        } else {
+            BTreeMap::new()
+        };
         v.push(SwitchDelta {
             name: format!("sw{i}"),
             rx,
@@ -175,6 +181,7 @@ pub fn switches() -> Vec<SwitchDelta> {
                     .map(String::from)
                     .to_vec()
             },
+            backend_drops,
         });
     }
     v
@@ -438,6 +445,20 @@ pub fn write_and_check(r: &RunResults, dir: &TempDir) -> report::run::Written {
     for p in [&w.json, &w.markdown, &w.html] {
         assert!(p.is_file(), "{} missing", p.display());
     }
+    // private: the directory it created (0700) and every file (0600); they name paths of
+    // the machine
+    let mode = |p: &std::path::Path| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions())
+            & 0o777
+    };
+    assert_eq!(mode(&w.dir), 0o700, "{}", w.dir.display());
+    for p in [&w.json, &w.markdown, &w.html]
+        .into_iter()
+        .chain(&w.plots)
+        .chain(&w.hlog)
+    {
+        assert_eq!(mode(p), 0o600, "{}", p.display());
+    }
     // JSON round trip.
     let back: RunResults = serde_json::from_str(&read(&w.json)).expect("parse results.json");
     // (f64 fields round-trip exactly only with serde_json's `float_roundtrip`).
@@ -516,13 +537,18 @@ pub fn write_and_check(r: &RunResults, dir: &TempDir) -> report::run::Written {
                 "{row}"
             );
         }
-        // which backend each port used
+        // which backend each port used, and before it the kernel's drops at its RX rings
         let want = if s.backends.is_empty() {
             "—".to_string()
         } else {
             canopy_testbed::report::results::backend_summary(&s.backends)
         };
         assert!(row.ends_with(&format!("| {want} |")), "{row}");
+        let kernel = match s.backend_drops.get("kernel_drops") {
+            Some(n) => format!("kernel tp\\_drops {n}"),
+            None => "—".to_string(),
+        };
+        assert!(row.ends_with(&format!("| {kernel} | {want} |")), "{row}");
     }
     // Summary fits one screen.
     let sum = report::run::summary(r, Some(&w));
@@ -540,6 +566,19 @@ pub fn write_and_check(r: &RunResults, dir: &TempDir) -> report::run::Written {
     }
     let fabric: String = r.meta.fabric.chars().take(40).collect();
     assert!(sum.contains(&fabric), "{sum}");
+    // a loss, or drops the kernel made at the switches' RX rings: the summary names those
+    // beside the switch drops
+    let kernel: u64 = r
+        .switches
+        .iter()
+        .filter_map(|s| s.backend_drops.get("kernel_drops"))
+        .sum();
+    if kernel > 0 || (r.trials.iter().any(|t| t.lost > 0) && r.meta.target == "canopy") {
+        assert!(
+            sum.contains(&format!("outside the engine: kernel tp_drops {kernel}")),
+            "{sum}"
+        );
+    }
     assert!(sum.contains(w.markdown.to_str().unwrap()), "{sum}");
     w
 }

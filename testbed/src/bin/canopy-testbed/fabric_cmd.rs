@@ -49,11 +49,23 @@ pub fn up(root: &Path, a: UpArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `down`: remove everything of a fabric.
+/// `down`: remove everything of a fabric. Without NAME, what else is under the state
+/// root (no state file of this tool) is named and left alone.
 pub fn down(root: &Path, name: Option<String>) -> Result<ExitCode> {
+    let others = match name {
+        Some(_) => vec![],
+        None => fabric::ops::not_fabrics(root),
+    };
     let name = fabric::ops::resolve_name(root, name.as_deref())?;
     let sum = fabric::down(root, &name)?;
     outln!("fabric {name}: {sum}");
+    if !others.is_empty() {
+        outln!(
+            "left alone under {} (no canopy-testbed state file): {}",
+            root.display(),
+            others.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -363,6 +363,33 @@ impl Ctx<'_> {
     }
 }
 
+/// `text` deserialized as `T`: an error names the key by its full dotted path
+/// (`switch.flowlet_gap_us`, `machine[0].underlay`, `place[0].nodes[1]`; empty when the
+/// TOML itself is malformed) and, when known, the line.
+fn from_toml<T: serde::de::DeserializeOwned>(ctx: &Ctx, text: &str) -> Result<T> {
+    use serde_path_to_error::Segment;
+    serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
+        let mut key = String::new();
+        for seg in e.path().iter() {
+            match seg {
+                Segment::Seq { index } => key.push_str(&format!("[{index}]")),
+                // the fields of `toml::Spanned` that wrap a value are not keys of the file
+                Segment::Map { key: k } | Segment::Enum { variant: k }
+                    if !k.starts_with("$__serde_spanned_private") =>
+                {
+                    if !key.is_empty() {
+                        key.push('.');
+                    }
+                    key.push_str(k);
+                }
+                _ => {}
+            }
+        }
+        let e = e.into_inner();
+        ctx.err(&key, e.span(), e.message())
+    })
+}
+
 /// Whether `name` matches the glob `pat` (`*` = any run of characters).
 pub fn glob(pat: &str, name: &str) -> bool {
     let parts: Vec<&str> = pat.split('*').collect();

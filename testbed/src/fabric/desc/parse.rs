@@ -3,7 +3,8 @@
 
 use super::ports::resolve_ports;
 use super::{
-    glob, line_of, valid_name, Ctx, Desc, Link, Node, RawDesc, TrafficCheck, LOCAL, MAX_NODES,
+    from_toml, glob, line_of, valid_name, Ctx, Desc, Link, Node, RawDesc, TrafficCheck, LOCAL,
+    MAX_NODES,
 };
 use crate::error::{Result, TestbedError};
 use canopy_control::topology::Peer;
@@ -20,12 +21,7 @@ impl Desc {
     /// `(key, what)` is reported as `traffic.<key>` of the file.
     pub fn parse_with(file: &str, text: &str, traffic: Option<TrafficCheck>) -> Result<Desc> {
         let ctx = Ctx { file, text };
-        let raw: RawDesc = toml::from_str(text).map_err(|e| TestbedError::Desc {
-            file: file.to_string(),
-            key: String::new(),
-            line: e.span().map(|s| line_of(text, s.start)),
-            what: e.message().to_string(),
-        })?;
+        let raw: RawDesc = from_toml(&ctx, text)?;
         let name = raw.name.get_ref().clone();
         valid_name(&name).map_err(|w| ctx.err("name", Some(raw.name.span()), w.to_string()))?;
         let (topo, kind) = topology(&ctx, &raw)?;
@@ -239,10 +235,16 @@ fn settings(ctx: &Ctx, raw: &RawDesc) -> Result<()> {
             "set the polling mode with the top-level `polling` key",
         ));
     }
-    let sw = <canopy_switch::config::SwitchSection as Deserialize>::deserialize(
-        toml::Value::Table(raw.switch.clone()),
-    )
-    .map_err(|e| ctx.err("switch", None, e.to_string()))?;
+    // `[switch]` by the switch's own type, read from the text: the error names the key
+    // (`switch.flowlet_gap_us`) and its line
+    #[derive(Deserialize)]
+    struct Switch {
+        #[serde(default)]
+        switch: Option<canopy_switch::config::SwitchSection>,
+    }
+    let sw = from_toml::<Switch>(ctx, ctx.text)?
+        .switch
+        .unwrap_or_default();
     if raw.up_policy == super::UpPolicy::PerPacket && sw.flowlet_gap_us > 0 {
         return Err(ctx.err(
             "switch.flowlet_gap_us",

@@ -417,6 +417,58 @@ fn semantic_errors_name_key_and_line() {
     assert!(e.contains("not a port of core-c0"), "{e}");
 }
 
+#[test]
+fn type_errors_name_the_full_key_and_line() {
+    refused_and_fine(
+        &[
+            (
+                "mtu = 1500\nup_policy = 3\n",
+                "up_policy",
+                2,
+                "wanted string",
+            ),
+            ("mtu = \"big\"\n", "mtu", 1, "invalid type"),
+            (
+                "\n[canopyd]\nprobe_interval_ms = \"x\"\n",
+                "canopyd.probe_interval_ms",
+                3,
+                "invalid type",
+            ),
+            (
+                "[canopyd]\nenabled = 1\n",
+                "canopyd.enabled",
+                2,
+                "invalid type",
+            ),
+            (
+                "[[machine]]\nname = \"a\"\nunderlay = 10\n",
+                "machine[0].underlay",
+                3,
+                "invalid type",
+            ),
+            (
+                "[[place]]\nnodes = [\"h1\", 2]\nmachine = \"local\"\n",
+                "place[0].nodes[1]",
+                2,
+                "invalid type",
+            ),
+            (
+                "[switch]\nworkers = 1\nflowlet_gap_us = \"x\"\n",
+                "switch.flowlet_gap_us",
+                3,
+                "invalid type",
+            ),
+            (
+                "[host]\nthreads = \"x\"\n",
+                "host.threads",
+                2,
+                "invalid type",
+            ),
+        ],
+        &["[switch]\nflowlet_gap_us = 100\n"],
+    );
+}
+
 fn sw_index(d: &Desc, name: &str) -> u32 {
     d.topo.switch_index(name).unwrap() as u32
 }

@@ -23,7 +23,7 @@ impl Builder<'_> {
         let dir = self.state.dir.clone();
         let mut members = Vec::with_capacity(configs.len());
         for (_, _, cfg, text) in &configs {
-            std::fs::write(cfg, text)
+            crate::os::private::write(cfg, text)
                 .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         }
         for (s, _, cfg, _) in &configs {
@@ -35,7 +35,7 @@ impl Builder<'_> {
             ));
         }
         let hcfg = dir.join("host.toml");
-        std::fs::write(&hcfg, desc.host_config(&dir, &members))
+        crate::os::private::write(&hcfg, desc.host_config(&dir, &members))
             .map_err(|e| TestbedError::io(format!("write {}", hcfg.display()), e))?;
         let log = dir.join("host.log");
         progress(&format!(

@@ -474,6 +474,13 @@ pub struct SwitchDelta {
     /// did not answer, a results file from before this field).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backends: Vec<String>,
+    /// Drops outside the engine's rx = tx + drops, by reason (non-zero only): frames the
+    /// kernel dropped because a port's RX ring was full (`kernel_drops`, AF_PACKET
+    /// `tp_drops`: never counted in `rx`) and the backend's own
+    /// ([`crate::run::linkload::BACKEND_OUTSIDE_ENGINE`]). Part of the frames a run
+    /// loses, not of `drops` (empty for bmv2, and in a results file from before it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub backend_drops: BTreeMap<String, u64>,
 }
 
 /// `backends` counted by name, in the order each first appears: `[("afxdp/skb", 2),
