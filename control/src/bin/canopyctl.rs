@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
-use canopy_control::oracle::{self, Oracle};
+use canopy_control::oracle::{self, Oracle, Revisits};
 use canopy_control::p4::{self, tna as p4_tna};
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
@@ -842,7 +842,10 @@ fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let w = o.walk_header(s, d, &h, &mut rng);
         out!("{}", w.render(&t));
-        if let Err(e) = w.check() {
+        // the generic walk properties, with the mode's rule for revisiting a switch
+        // (FLAT passes its ancestors once going up and once coming down)
+        let revisits = mode.map_or(Revisits::Never, kinds::sliced::revisits);
+        if let Err(e) = w.check_with(revisits) {
             bail!("walk failed: {e}");
         }
     }
