@@ -307,12 +307,6 @@ fn parse_kind(s: &str) -> Result<Kind> {
         .with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
 }
 
-/// A host given as a hexadecimal Transit address `0x…` (L = C·P).
-fn transit_addr(s: &str) -> Option<u64> {
-    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    u64::from_str_radix(h, 16).ok()
-}
-
 /// `--mode` for the sliced kind (None: the kind's default; other kinds reject it).
 fn parse_mode(kind: Kind, mode: Option<&str>) -> Result<Option<Mode>> {
     match mode {
@@ -823,15 +817,7 @@ fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
     let kind = parse_kind(&kind)?;
     let mode = parse_mode(kind, mode.as_deref())?;
     let t = build(&spec, clock)?;
-    let s = topology::parse_host(&t, &src)?;
-    let d = topology::parse_host(&t, &dst)?;
-    let h = match (mode, kind, transit_addr(&src), transit_addr(&dst)) {
-        (Some(m), _, _, _) => kinds::sliced::header_mode(&t, m, s, d)?,
-        // Transit addresses given as L = C·P are used verbatim (unused bits
-        // included), as in [Transit]'s example (§3.8.5).
-        (None, Kind::Transit, Some(l1), Some(l2)) => kinds::transit::header_addr(&t, l1, l2)?,
-        (None, _, _, _) => kinds::header(&t, kind, s, d)?,
-    };
+    let (s, d, h) = kinds::header_named(&t, kind, mode, &src, &dst)?;
     outln!("{}", hex::encode(&h));
     if trace {
         let mut o = match mode {

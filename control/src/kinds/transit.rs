@@ -19,7 +19,8 @@ use canopy_dataplane::wire::Kind;
 
 const KIND: Kind = Kind::Transit;
 
-fn params(t: &Topology) -> Result<Params, KindError> {
+/// The Transit parameters of `t` (layers, cluster size, address widths).
+pub fn params(t: &Topology) -> Result<Params, KindError> {
     match t.spec.family.as_str() {
         "transit-full" | "transit-hybrid" => Params::from_spec(&t.spec).map_err(Into::into),
         _ => Err(KindError::Unsupported {
@@ -142,6 +143,13 @@ fn route(t: &Topology, p: &Params, l1: u64, l2: u64) -> Result<build::Route, Kin
     build::route(&c1, &c2, &p2, p.full).map_err(|e| {
         TopoError::bad_host(t, format!("{l1:#x} -> {l2:#x}"), HostError::NoRoute(e)).into()
     })
+}
+
+/// A host given as a hexadecimal address `0x…` (L = C·P), as written; `None` for any
+/// other form (`h<index>`, an index).
+pub fn parse_addr(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    u64::from_str_radix(h, 16).ok()
 }
 
 /// Header from address `l1` to address `l2` (L = C·P) exactly as given: the C bytes of
