@@ -191,8 +191,8 @@ class Planner:
         p["I1"], topo = self.pathid_walk(0, "I1", ["I4", "I5", "I2", "I6", "I7"])
         p["I3"], _ = self.pathid_walk(0, "I3")
         p["I8"], _ = self.pathid_walk(0, "I8")
-        # the h0 -> h15 path the builder picks (not I1's), straight from the trace
-        p["pathid_built_h0_h15"] = self.trace_path(FAT, "path-id", "0", "15")
+        # the h0 -> h15 path the builder picks (vector I9, not I1's), straight from the trace
+        p["pathid_built_h0_h15"] = self.trace_path(FAT, "path-id", "0", "15", first="I9")
 
         plan = {"paths": p, "vectors": {k: v[1].hex() for k, v in self.vectors.items()}}
 
