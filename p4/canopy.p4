@@ -688,6 +688,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         fail(DROP_BAD_PHASE);
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
+                    } else if (local) {
+                        /* a LOCAL frame never leaves its leaf */
+                        fail(DROP_BAD_PHASE);
                     } else {
                         use_lpm = true;
                     }

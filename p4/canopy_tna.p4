@@ -1225,15 +1225,13 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         meta.fl.f38 = 1;
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
-                    } else {
+                    } else if (!local) {
                         use_lpm = true;
                     }
                 } else if (phase_down) {
                     meta.fl.f39 = 1;
                 } else if (local) {
-                    if (meta.pid_leaf == 0) {
-                        meta.fl.f40 = 1;
-                    } else {
+                    if (meta.pid_leaf == 1) {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                         use_host = true;
                     }
@@ -1241,6 +1239,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     use_lpm = true;
                 }
             }
+            /* a LOCAL frame never leaves its leaf, whichever way it arrives (after the
+             * phase checks above, which tna_drop_pick puts first) */
+            if (local && meta.pid_leaf == 0) { meta.fl.f40 = 1; }
             if (use_host) {
                 pathid_host.apply();
                 if (meta.hit == 0) { meta.fl.f41 = 1; }

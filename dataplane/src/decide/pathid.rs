@@ -5,9 +5,10 @@
 //!
 //! Rules (docs/wire-format.md §6):
 //! * arrival on an **up** port (from above): PHASE_DOWN must be set (`bad_phase`). A leaf
-//!   switch delivers by host label (`bad_label` if it has none); any other switch needs
-//!   a downward entry (`no_route` if nothing matches, `bad_phase` if only an upward
-//!   entry matches — the frame would climb again).
+//!   switch delivers by host label (`bad_label` if it has none); at any other switch a
+//!   LOCAL frame is `bad_phase` (it never leaves its leaf), and any other frame needs a
+//!   downward entry (`no_route` if nothing matches, `bad_phase` if only an upward entry
+//!   matches — the frame would climb again).
 //! * arrival on a **down** port (from below): PHASE_DOWN must be clear (`bad_phase`). A
 //!   LOCAL frame is delivered by host label at a leaf (`bad_phase` elsewhere). Otherwise
 //!   the longest match decides: an upward entry forwards up, a downward entry sets
@@ -49,6 +50,10 @@ pub fn decide(t: &PathIdTable, sw: &SwitchTables, ingress: u16, body: &mut [u8])
             }
             if t.leaf {
                 return deliver(b.host_label());
+            }
+            if b.local() {
+                // a LOCAL frame never leaves its leaf: no ID to route by
+                return Verdict::Drop(DropReason::BadPhase);
             }
             match t.lookup(b.id(), b.id_len()) {
                 Some(e) if e.down => verdict(e.action),
@@ -259,6 +264,17 @@ mod tests {
             decide_frame(&agg(), 0, &mut f),
             Verdict::Drop(DropReason::BadPhase)
         );
+        // and from above (PHASE_DOWN set, no ID to route by): bad_phase too, not no_route
+        let mut f = frame_of("I3");
+        f[14 + 8] |= FLAG_PHASE_DOWN;
+        assert_eq!(
+            decide_frame(&agg(), 2, &mut f),
+            Verdict::Drop(DropReason::BadPhase)
+        );
+        // at a leaf from above it is delivered by its host label
+        let mut f = frame_of("I3");
+        f[14 + 8] |= FLAG_PHASE_DOWN;
+        assert_eq!(decide_frame(&leaf(), 2, &mut f), Verdict::Port(1));
         // malformed body: reserved flag
         let mut f = frame_of("I1");
         f[14 + 8] |= 0x01;

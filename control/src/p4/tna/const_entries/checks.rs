@@ -487,7 +487,7 @@ pub(crate) const DROP_ORDER: &[Step] = &[
     Step::Flag(37, "bad_ingress_port"),    // a side port
     Step::Flag(38, "bad_phase"),           // up input, PHASE_DOWN clear
     Step::Flag(39, "bad_phase"),           // down input, PHASE_DOWN set
-    Step::Flag(40, "bad_phase"),           // LOCAL at a switch that is not a leaf
+    Step::Flag(40, "bad_phase"),           // LOCAL at a switch that is not a leaf (up or down input)
     Step::Flag(41, "bad_label"),           // pathid_host misses
     Step::Flag(42, "no_route"),            // pathid_lpm misses
     Step::Flag(43, "bad_phase"),           // up input, an upward entry
