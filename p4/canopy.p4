@@ -311,6 +311,11 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             hop_cfg.apply();
         }
         meta.body_len = meta.hl - 8 - meas - desc - slots_len;
+        /* the payload the prefix announces must be in the frame (Header::check_payload);
+         * the bytes after it are Ethernet padding or a trailer, forwarded unchanged */
+        if (meta.drop == 0 && hdr.prefix.payload_len > meta.avail - meta.hl) {
+            fail(DROP_TRUNCATED);
+        }
 
         /* ---- ingress port, hop limit (decide::after_prefix) ---- */
         if (meta.drop == 0) {

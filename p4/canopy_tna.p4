@@ -24,8 +24,9 @@
  *    stage each;
  *  - the sliced outcome (up, down, side link) is one ternary table (tna_outcome) over the
  *    inputs of canopy.p4's decision tree; the lookups are applied on exclusive branches;
- *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
- *    made (a frame that ends inside the parsed headers fails in the parser instead); a prefix
+ *  - no frame length in ingress: the "header past the end of the frame" and "payload past the
+ *    end of the frame" truncated checks are not made (a frame that ends inside the parsed
+ *    headers fails in the parser instead); a prefix
  *    that is not there is NOT_CANOPY (the parser reaches it exactly for Canopy's EtherType);
  *  - one ALU operation per action, and no comparison between two fields in a gateway (a > b
  *    is a |-| b != 0 into a temporary of its own); PHV clusters stay within one group of
@@ -968,7 +969,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.hl < 16) { meta.fl.f1 = 1; }
             tna_body_len();
         }
-        /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
+        /* (no packet_length in TNA ingress: HdrLen and Payload length against the frame end
+         * are not checked) */
 
         if (true) {
             canopy_port.apply();

@@ -46,6 +46,11 @@ def _or(hdr, i, value):
     return _set(hdr, i, hdr[i] | value)
 
 
+def _payload_len(hdr, n):
+    """`hdr` with the prefix's payload length (bytes 4-5) set to n."""
+    return bytes(hdr[:4]) + n.to_bytes(2, "big") + bytes(hdr[6:])
+
+
 class Builder:
     def __init__(self, plan):
         self.plan = plan
@@ -64,7 +69,7 @@ class Builder:
             }
         )
 
-    def fwd(self, name, kind, rule, hop, hdr_in=None, hdr_out=None, vlans=()):
+    def fwd(self, name, kind, rule, hop, hdr_in=None, hdr_out=None, vlans=(), payload_len=None):
         hin = hop["hdr_in"] if hdr_in is None else hdr_in
         hout = hop["hdr_out"] if hdr_out is None else hdr_out
         self.add(
@@ -73,11 +78,17 @@ class Builder:
             rule,
             hop["inst"],
             hop["in_port"],
-            frame(bytes.fromhex(hin) if isinstance(hin, str) else hin, vlans=vlans),
+            frame(
+                bytes.fromhex(hin) if isinstance(hin, str) else hin,
+                payload_len=payload_len,
+                vlans=vlans,
+            ),
             {
                 "out": hop["out_ports"],
                 "frame": frame(
-                    bytes.fromhex(hout) if isinstance(hout, str) else hout, vlans=vlans
+                    bytes.fromhex(hout) if isinstance(hout, str) else hout,
+                    payload_len=payload_len,
+                    vlans=vlans,
                 ).hex(),
             },
         )
@@ -181,6 +192,16 @@ def common_drops(b, kind, hop, other_inst, other_port):
     b.drop(f"{k}_hdrlen_too_small", kind, "bad_field_value", inst, port, frame(_set(h, 3, 1)))
     b.drop(f"{k}_hop_limit_zero", kind, "ttl_expired", inst, port, frame(_set(h, 2, 0)))
     b.drop(f"{k}_kind_not_configured", kind, "kind_not_configured", other_inst, other_port, frame(h))
+    # The payload length against the frame (wire-format §2): a 4-byte payload padded to 60
+    # bytes leaves `room` bytes after the header; a payload length up to `room` is carried
+    # (the padding counts), one more is not.
+    room = 60 - 14 - len(h)
+    assert room >= 4, f"{k}: a {len(h)}-byte header leaves no padding"
+    hout = bytes.fromhex(hop["hdr_out"])
+    b.fwd(f"{k}_payload_len_into_padding", kind, "payload_len_within_frame", hop,
+          hdr_in=_payload_len(h, room), hdr_out=_payload_len(hout, room), payload_len=4)
+    b.drop(f"{k}_payload_len_past_frame", kind, "truncated", inst, port,
+           frame(_payload_len(h, room + 1), payload_len=4))
     # Accepted framing: one and two VLAN tags are skipped and kept.
     b.fwd(f"{k}_one_vlan_tag", kind, "vlan_tags_skipped", hop, vlans=((0x8100, 7),))
     b.fwd(f"{k}_two_vlan_tags", kind, "vlan_tags_skipped", hop, vlans=((0x88A8, 5), (0x8100, 7)))

@@ -302,6 +302,44 @@ mod tests {
         );
     }
 
+    #[test]
+    fn payload_length_within_the_frame_padding_included() {
+        // I1 with the payload 1 2 3 4, padded to 60 bytes: 60 - 14 - 24 = 22 bytes follow
+        // the header. Payload lengths up to 22 are carried (the rest is padding); 23 and
+        // 0xFFFF announce more than the frame holds (docs/wire-format.md §2).
+        for (plen, ok) in [
+            (0u16, true),
+            (4, true),
+            (22, true),
+            (23, false),
+            (0xFFFF, false),
+        ] {
+            let mut f = frame_of("I1");
+            assert_eq!(f.len(), 60);
+            f[14 + 4..14 + 6].copy_from_slice(&plen.to_be_bytes());
+            let mut g = f.clone();
+            let v = decide_frame(&leaf(), 0, &mut f);
+            assert_eq!(
+                v,
+                crate::decide::decide_general(&leaf(), 0, &mut g),
+                "{plen}"
+            );
+            if ok {
+                assert_eq!(v, Verdict::Port(2), "payload length {plen}");
+            } else {
+                assert_eq!(
+                    v,
+                    Verdict::Drop(DropReason::Malformed(WireError::Truncated {
+                        field: "prefix.payload_len",
+                        need: 24 + usize::from(plen),
+                        have: 46,
+                    })),
+                    "payload length {plen}"
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn arbitrary_bodies_never_panic(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24), port in 0u16..6) {
