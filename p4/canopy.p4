@@ -670,6 +670,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.pid_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
             /* PathIdBody::check, in its order */
             if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
+            if (meta.drop == 0 && meta.body_len != 16) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && (hdr.pathid.flags & 0x3f) != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && hdr.pathid.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && hdr.pathid.id_len > 64) { fail(DROP_BAD_FIELD_VALUE); }

@@ -306,6 +306,7 @@ def build(plan):
     pi("local_from_above_at_non_leaf", "bad_phase", i1[1], i3_down, port=plan["pathid_up_port_agg"])
     pi("unknown_host_label", "bad_label", i1[4], _set(ih[4], 15, 7))
     pi("local_unknown_host_label", "bad_label", i1[0], _set(bytes.fromhex(v["I3"]), 15, 7))
+    pi("body_longer", "bad_field_value", i1[0], _set(ih[0], 3, 4) + bytes(8))
     pi("id_len_65", "bad_field_value", i1[0], _set(ih[0], 9, 65))
     pi("id_len_0_without_local", "bad_field_value", i1[0], _set(ih[0], 9, 0))
     pi("local_with_id_len", "bad_field_value", i1[0], _set(bytes.fromhex(v["I3"]), 9, 6))

@@ -345,6 +345,10 @@ fn cases() -> Vec<Case> {
     bad("pathid.id bit past ID len", "I1", &|h| h[17] = 0x08);
     bad("pathid.id_len with LOCAL", "I3", &|h| h[9] = 1);
     bad("pathid.flags reserved", "I1", &|h| h[8] = 0x01);
+    bad("pathid.body longer than 16", "I1", &|h| {
+        h[3] = 4;
+        h.extend_from_slice(&[0; 8]);
+    });
     // the hop record area: descriptor at 8, body at 16, slots at the end
     bad("hops.flags reserved", "H2", &|h| h[10] = 0x81);
     bad("hops.reserved", "H1", &|h| h[15] = 1);

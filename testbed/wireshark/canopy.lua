@@ -266,6 +266,7 @@ end
 local function dissect_pathid(b, tree)
     local n = b:len()
     if n < 16 then flag(tree, e.truncated, "pathid.body", "needs 16 bytes, has " .. n); return end
+    if n ~= 16 then flag(tree, e.bad_value, "pathid.body", "length " .. n .. " != 16") end
     local flags = b:range(0, 1):uint()
     local fi = tree:add(f.p_flags, b:range(0, 1))
     fi:add(f.p_phase, b:range(0, 1))
