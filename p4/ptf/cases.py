@@ -281,6 +281,8 @@ def build(plan):
     tr("route_len_past_body", "truncated", t1[0], _set(th, 9, 12))
     re = plan["transit_route_exhausted"]
     tr("swallow_past_route", "route_exhausted", re, bytes.fromhex(re["hdr_bad"]))
+    rn = plan["transit_route_exhausted_no_swallow"]
+    tr("head_at_route_len", "route_exhausted", rn, bytes.fromhex(rn["hdr_bad"]))
     no = plan["transit_no_output"]
     tr("unconnected_direction", "no_output", no, bytes.fromhex(no["hdr_bad"]))
 

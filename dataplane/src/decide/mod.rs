@@ -62,7 +62,8 @@ crate::reasons::drop_reasons! {
         /// Sliced: a frame leaves a level-1 switch towards a processor with SLICE bits
         /// still unconsumed (the header was built for a longer path).
         SliceLeftover => "slice_leftover",
-        /// Transit: the head cursor ran past the last routing byte.
+        /// Transit: no routing byte left for this stage (head ≥ RouteLen after the input's
+        /// swallow, if it swallows).
         RouteExhausted => "route_exhausted",
         /// Transit: the decoded direction has no connected output (e.g. 11 at the root).
         NoOutput => "no_output",
