@@ -300,6 +300,26 @@ mod tests {
     }
 
     #[test]
+    fn hop_limit_and_route_length_follow_the_documented_rules() {
+        // docs/transit.md §2: hop limit 4U (full), 1 + j_leaf + 4U (hybrid); RouteLen at
+        // most ⌈U/4⌉ + U (full), ⌈(U + 1)/4⌉ + U + 1 (hybrid)
+        let params = |s: String| Params::from_spec(&s.parse().unwrap()).unwrap();
+        for u in 1..=3u32 {
+            let p = params(format!("transit-full:layers={u}"));
+            assert_eq!(p.max_stages(), 4 * u);
+            assert_eq!(p.max_route_len() as u32, u.div_ceil(4) + u);
+            for (leaf, j_leaf) in [(12, 2), (48, 3), (192, 4)] {
+                if u > 2 {
+                    continue;
+                }
+                let p = params(format!("transit-hybrid:leaf={leaf};layers={u}"));
+                assert_eq!(p.max_stages(), 1 + j_leaf + 4 * u);
+                assert_eq!(p.max_route_len() as u32, (u + 1).div_ceil(4) + u + 1);
+            }
+        }
+    }
+
+    #[test]
     fn tables_match_the_topology_config_and_walks_succeed() {
         let t = build_str("transit-full:layers=1").unwrap();
         let tabs = tables(&t).unwrap();
