@@ -257,6 +257,8 @@ def build(plan):
     sl("srcdst_without_src", "bad_field_value", s6h, _set(_set(s6, 9, 0), 3, 3)[:24])
     s5h = paths["S5"]["hops"][0]
     sl("dst_bit_above_w", "reserved_bits_set", s5h, _or(s5, 23, 0x40))
+    # modes 1-3 never move the cursor: a non-zero one is bad_field_value (wire-format §4.1)
+    sl("cursor_in_dst_mode", "bad_field_value", s5h, _set(s5, 11, 1))
     bs = plan["side_label"]
     sl("side_label_not_below_m", "bad_side_label", bs, bytes.fromhex(bs["hdr_bad"]))
 

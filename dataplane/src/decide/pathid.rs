@@ -340,6 +340,76 @@ mod tests {
         }
     }
 
+    #[test]
+    fn common_checks_come_in_the_documented_order() {
+        // docs/wire-format.md §3: Ethernet, prefix, payload length, ingress port, hop limit,
+        // kind, body. Each frame below breaks the named check and every later one; the
+        // first names the drop.
+        // `until` breaks the checks from the body up to: 1 the body, 2 the hop limit, 3 the
+        // ingress port (port 9, which the switch does not have), 4 the payload length,
+        // 5 the version; the kind is broken by a switch without path-ID tables.
+        let edit = |f: &mut Vec<u8>, until: usize| {
+            if until >= 1 {
+                f[14 + 8] |= 0x01; // body: reserved path-ID flag
+            }
+            if until >= 2 {
+                f[14 + 2] = 0; // hop limit 0
+            }
+            if until >= 4 {
+                f[14 + 4..14 + 6].copy_from_slice(&0xFFFFu16.to_be_bytes()); // payload
+            }
+            if until >= 5 {
+                f[14] = 0x23; // version 2
+            }
+        };
+        let mut no_kind = leaf();
+        no_kind.pathid = None;
+        let cases: [(usize, u16, &SwitchTables, DropReason); 6] = [
+            (
+                1,
+                0,
+                &leaf(),
+                DropReason::Malformed(WireError::Reserved {
+                    field: "pathid.flags",
+                    value: 1,
+                }),
+            ),
+            (2, 0, &no_kind, DropReason::TtlExpired),
+            (3, 9, &no_kind, DropReason::BadIngress),
+            (
+                4,
+                9,
+                &no_kind,
+                DropReason::Malformed(WireError::Truncated {
+                    field: "prefix.payload_len",
+                    need: 24 + 0xFFFF,
+                    have: 46,
+                }),
+            ),
+            (
+                5,
+                9,
+                &no_kind,
+                DropReason::Malformed(WireError::BadVersion(2)),
+            ),
+            (2, 0, &leaf(), DropReason::TtlExpired),
+        ];
+        for (until, port, t, want) in cases {
+            let mut f = frame_of("I1");
+            edit(&mut f, until);
+            let mut g = f.clone();
+            assert_eq!(
+                decide_frame(t, port, &mut f),
+                Verdict::Drop(want),
+                "{until}"
+            );
+            assert_eq!(
+                crate::decide::decide_general(t, port, &mut g),
+                Verdict::Drop(want)
+            );
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn arbitrary_bodies_never_panic(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24), port in 0u16..6) {
