@@ -311,6 +311,11 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             hop_cfg.apply();
         }
         meta.body_len = meta.hl - 8 - meas - desc - slots_len;
+        /* the payload the prefix announces must be in the frame (Header::check_payload);
+         * the bytes after it are Ethernet padding or a trailer, forwarded unchanged */
+        if (meta.drop == 0 && hdr.prefix.payload_len > meta.avail - meta.hl) {
+            fail(DROP_TRUNCATED);
+        }
 
         /* ---- ingress port, hop limit (decide::after_prefix) ---- */
         if (meta.drop == 0) {
@@ -665,6 +670,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.pid_on == 0) { fail(DROP_KIND_NOT_CONFIGURED); }
             /* PathIdBody::check, in its order */
             if (meta.drop == 0 && meta.body_len < 16) { fail(DROP_TRUNCATED); }
+            if (meta.drop == 0 && meta.body_len != 16) { fail(DROP_BAD_FIELD_VALUE); }
             if (meta.drop == 0 && (hdr.pathid.flags & 0x3f) != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && hdr.pathid.reserved != 0) { fail(DROP_RESERVED_BITS_SET); }
             if (meta.drop == 0 && hdr.pathid.id_len > 64) { fail(DROP_BAD_FIELD_VALUE); }
@@ -688,6 +694,9 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                         fail(DROP_BAD_PHASE);
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
+                    } else if (local) {
+                        /* a LOCAL frame never leaves its leaf */
+                        fail(DROP_BAD_PHASE);
                     } else {
                         use_lpm = true;
                     }

@@ -274,6 +274,7 @@ struct canopy_fail_t {
     bit<1> f42;
     bit<1> f43;
     bit<1> f44;
+    bit<1> f45;
 }
 struct canopy_meta_t {
     /* common */

@@ -4,6 +4,7 @@
  * end reports a program that needs more stages than the chip has only through the stage
  * count of the .bfa, so control/tests/p4_tna.rs checks that count. That release has no assembler:
  * the .bfa and bfrt.json are as far as it goes here. UNTESTED on tofino-model or hardware.
+ * The path-ID body-length and LOCAL checks changed after the last compile (docs/p4.md §7).
  * It follows canopy.p4 (v1model) rule by rule; the differences come from the target
  * (docs/p4.md §5):
  *  - no variable shifts: 64-bit words are two 32-bit halves, and a field of w <= 32 bits at
@@ -24,8 +25,9 @@
  *    stage each;
  *  - the sliced outcome (up, down, side link) is one ternary table (tna_outcome) over the
  *    inputs of canopy.p4's decision tree; the lookups are applied on exclusive branches;
- *  - no frame length in ingress: the "header past the end of the frame" truncated check is not
- *    made (a frame that ends inside the parsed headers fails in the parser instead); a prefix
+ *  - no frame length in ingress: the "header past the end of the frame" and "payload past the
+ *    end of the frame" truncated checks are not made (a frame that ends inside the parsed
+ *    headers fails in the parser instead); a prefix
  *    that is not there is NOT_CANOPY (the parser reaches it exactly for Canopy's EtherType);
  *  - one ALU operation per action, and no comparison between two fields in a gateway (a > b
  *    is a |-| b != 0 into a temporary of its own); PHV clusters stay within one group of
@@ -247,6 +249,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             meta.fl.f42: ternary;
             meta.fl.f43: ternary;
             meta.fl.f44: ternary;
+            meta.fl.f45: ternary;
             meta.hc_prefix: ternary;
             meta.hc_sliced: ternary;
             meta.hc_transit: ternary;
@@ -257,7 +260,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         const entries = {
 #include "tna_entries/tna_drop_pick.p4"
         }
-        size = 72;
+        size = 73;
     }
 
     action set_port_info(bit<2> role, bit<1> swallow) {
@@ -289,7 +292,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
         ig_tm_md.ucast_egress_port = port;
     }
     action group_empty() {
-        meta.fl.f44 = 1;
+        meta.fl.f45 = 1;
     }
     table fwd_group {
         key = {
@@ -968,7 +971,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             if (meta.hl < 16) { meta.fl.f1 = 1; }
             tna_body_len();
         }
-        /* (no packet_length in TNA ingress: HdrLen against the frame end is not checked) */
+        /* (no packet_length in TNA ingress: HdrLen and Payload length against the frame end
+         * are not checked) */
 
         if (true) {
             canopy_port.apply();
@@ -1203,6 +1207,8 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             tna_hc_pathid.apply();
             if (meta.pid_on == 0) { meta.fl.f34 = 1; }
             if (meta.body_len < 16) { meta.fl.f35 = 1; }
+            /* longer than 16 bytes (shorter is f35, which comes first) */
+            if (meta.body_len != 16) { meta.fl.f36 = 1; }
             /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 1 */  /* flags */
             /* DROP_RESERVED_BITS_SET: tna_hc_pathid = 2 */  /* reserved */
             /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 3 */  /* id_len */
@@ -1211,7 +1217,7 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             /* DROP_BAD_FIELD_VALUE: tna_hc_pathid = 5 */  /* nonlocal */
             tna_chk_id.apply();
             if (meta.id_bad == 1) {
-                meta.fl.f36 = 1;
+                meta.fl.f37 = 1;
             }
             tna_flow = tna_flow_pathid.get({ hdr.pathid.id, hdr.pathid.host_label });
             bool phase_down = (hdr.pathid.flags & PID_PHASE_DOWN) != 0;
@@ -1219,21 +1225,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
             bool use_lpm = false;
             if (true) {
                 if (meta.role == ROLE_SIDE) {
-                    meta.fl.f37 = 1;
+                    meta.fl.f38 = 1;
                 } else if (meta.role == ROLE_UP) {
                     if (!phase_down) {
-                        meta.fl.f38 = 1;
+                        meta.fl.f39 = 1;
                     } else if (meta.pid_leaf == 1) {
                         use_host = true;
-                    } else {
+                    } else if (!local) {
                         use_lpm = true;
                     }
                 } else if (phase_down) {
-                    meta.fl.f39 = 1;
+                    meta.fl.f40 = 1;
                 } else if (local) {
-                    if (meta.pid_leaf == 0) {
-                        meta.fl.f40 = 1;
-                    } else {
+                    if (meta.pid_leaf == 1) {
                         hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                         use_host = true;
                     }
@@ -1241,16 +1245,19 @@ control CanopyIngress(inout canopy_headers_t hdr, inout canopy_meta_t meta,
                     use_lpm = true;
                 }
             }
+            /* a LOCAL frame never leaves its leaf, whichever way it arrives (after the
+             * phase checks above, which tna_drop_pick puts first) */
+            if (local && meta.pid_leaf == 0) { meta.fl.f41 = 1; }
             if (use_host) {
                 pathid_host.apply();
-                if (meta.hit == 0) { meta.fl.f41 = 1; }
+                if (meta.hit == 0) { meta.fl.f42 = 1; }
             }
             if (use_lpm) {
                 pathid_lpm.apply();
                 if (meta.hit == 0) {
-                    meta.fl.f42 = 1;
+                    meta.fl.f43 = 1;
                 } else if (meta.role == ROLE_UP) {
-                    if (meta.down == 0) { meta.fl.f43 = 1; }
+                    if (meta.down == 0) { meta.fl.f44 = 1; }
                 } else if (meta.down == 1) {
                     hdr.pathid.flags = hdr.pathid.flags | PID_PHASE_DOWN;
                 }

@@ -198,3 +198,95 @@ fn root_direction_11_is_no_output() {
         w.outcome
     );
 }
+
+/// One row of a latency table of docs/transit.md §5: `A → B | R | k | stages | swallows |
+/// Cycles | …`.
+struct LatencyRow {
+    src: String,
+    dst: String,
+    route: String,
+    k: u32,
+    stages: u32,
+    swallows: u32,
+    cycles: u32,
+}
+
+/// The tables of docs/transit.md §5, each with the topology of the command that its rows
+/// come from (`canopyctl header 'SPEC' --kind transit --src A --dst B --trace`).
+fn latency_tables() -> Vec<(String, Vec<LatencyRow>)> {
+    let doc = include_str!("../docs/transit.md");
+    let sec = doc
+        .split("\n## 5. ")
+        .nth(1)
+        .and_then(|s| s.split("\n## 6. ").next())
+        .expect("docs/transit.md has a section 5");
+    let mut tables: Vec<(String, Vec<LatencyRow>)> = Vec::new();
+    let cmd = "rows of `canopyctl header '";
+    for line in sec.lines() {
+        if let Some(i) = line.find(cmd) {
+            let rest = &line[i + cmd.len()..];
+            let (spec, tail) = rest.split_once('\'').expect("quoted spec");
+            assert!(
+                tail.starts_with(" --kind transit --src A --dst B --trace`"),
+                "{line}"
+            );
+            tables.push((spec.to_string(), Vec::new()));
+        } else if line.starts_with("| 0x") {
+            let c: Vec<&str> = line.split('|').map(str::trim).collect();
+            let (a, b) = c[1].split_once(" → ").expect("A → B");
+            let n = |i: usize| c[i].parse::<u32>().unwrap_or_else(|_| panic!("{line}"));
+            let row = LatencyRow {
+                src: a.to_string(),
+                dst: b.to_string(),
+                route: c[2].to_string(),
+                k: n(3),
+                stages: n(4),
+                swallows: n(5),
+                cycles: n(6),
+            };
+            tables
+                .last_mut()
+                .expect("a table row before any command")
+                .1
+                .push(row);
+        }
+    }
+    tables
+}
+
+#[test]
+fn transit_latency_tables_are_what_their_commands_print() {
+    let tables = latency_tables();
+    let rows: usize = tables.iter().map(|(_, r)| r.len()).sum();
+    assert_eq!((tables.len(), rows), (2, 16), "the two tables of §5");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let mut wrong = Vec::new();
+    for (spec, table) in &tables {
+        let t = build_str(spec).unwrap();
+        let p = kinds::transit::params(&t).unwrap();
+        let o = Oracle::for_kind(&t, Kind::Transit).unwrap();
+        for r in table {
+            // what `canopyctl header SPEC --kind transit --src A --dst B --trace` does
+            let (s, d, h) = kinds::header_named(&t, Kind::Transit, None, &r.src, &r.dst).unwrap();
+            let w = o.walk_header(s, d, &h, &mut rng);
+            w.check().unwrap();
+            kinds::transit::check_walk(&t, &w).unwrap();
+            let b = kinds::transit::delivered_body(&w).unwrap();
+            let got = (
+                hex::encode(&b.route),
+                kinds::transit::level(&t, &p, s, d).unwrap(),
+                u32::from(b.hops),
+                u32::from(b.head),
+                u32::from(b.cycles),
+            );
+            let want = (r.route.clone(), r.k, r.stages, r.swallows, r.cycles);
+            if got != want {
+                wrong.push(format!(
+                    "{spec} {} → {}: (R, k, stages, swallows, Cycles) = {got:?}, documented {want:?}",
+                    r.src, r.dst
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -45,6 +45,31 @@ fn transit_trace_delivers() {
 }
 
 #[test]
+fn flat_trace_passes_ancestors_twice_and_exits_0() {
+    // FLAT climbs to the top and comes back down through its own ancestors
+    // (docs/sliced-flit.md): the trace's check allows one visit per direction, as
+    // `canopyctl check --mode flat` does.
+    let (code, out, err) = canopyctl(&[
+        "header",
+        "fat-tree:k=4",
+        "--kind",
+        "sliced",
+        "--src",
+        "6",
+        "--dst",
+        "4",
+        "--mode",
+        "flat",
+        "--trace",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("=> Delivered { host: 4"), "{out}");
+    // the walk did pass a switch twice (agg-p1-a0 going up, then coming down)
+    let visits = out.lines().filter(|l| l.contains(" agg-p1-a0 ")).count();
+    assert_eq!(visits, 2, "{out}");
+}
+
+#[test]
 fn bad_input_is_an_error_message_not_a_panic() {
     for (args, want) in [
         (vec!["topo", "fat-tree:k=5"], "parameter `k`"),

@@ -39,6 +39,12 @@ pub fn wire(data: &[u8]) {
         if let Ok(hdr) = Header::new_checked(h) {
             let hl = hdr.header_len();
             assert!(hl <= h.len(), "header length {hl} past the buffer");
+            let payload = hl + usize::from(hdr.payload_len());
+            assert_eq!(
+                hdr.check_payload().is_ok(),
+                payload <= h.len(),
+                "the payload check disagrees with the lengths"
+            );
             let p = PrefixRepr::parse(&hdr);
             let at = hdr.body_offset();
             assert!(at >= PREFIX_LEN);

@@ -46,6 +46,11 @@ def _or(hdr, i, value):
     return _set(hdr, i, hdr[i] | value)
 
 
+def _payload_len(hdr, n):
+    """`hdr` with the prefix's payload length (bytes 4-5) set to n."""
+    return bytes(hdr[:4]) + n.to_bytes(2, "big") + bytes(hdr[6:])
+
+
 class Builder:
     def __init__(self, plan):
         self.plan = plan
@@ -64,7 +69,7 @@ class Builder:
             }
         )
 
-    def fwd(self, name, kind, rule, hop, hdr_in=None, hdr_out=None, vlans=()):
+    def fwd(self, name, kind, rule, hop, hdr_in=None, hdr_out=None, vlans=(), payload_len=None):
         hin = hop["hdr_in"] if hdr_in is None else hdr_in
         hout = hop["hdr_out"] if hdr_out is None else hdr_out
         self.add(
@@ -73,11 +78,17 @@ class Builder:
             rule,
             hop["inst"],
             hop["in_port"],
-            frame(bytes.fromhex(hin) if isinstance(hin, str) else hin, vlans=vlans),
+            frame(
+                bytes.fromhex(hin) if isinstance(hin, str) else hin,
+                payload_len=payload_len,
+                vlans=vlans,
+            ),
             {
                 "out": hop["out_ports"],
                 "frame": frame(
-                    bytes.fromhex(hout) if isinstance(hout, str) else hout, vlans=vlans
+                    bytes.fromhex(hout) if isinstance(hout, str) else hout,
+                    payload_len=payload_len,
+                    vlans=vlans,
                 ).hex(),
             },
         )
@@ -181,6 +192,16 @@ def common_drops(b, kind, hop, other_inst, other_port):
     b.drop(f"{k}_hdrlen_too_small", kind, "bad_field_value", inst, port, frame(_set(h, 3, 1)))
     b.drop(f"{k}_hop_limit_zero", kind, "ttl_expired", inst, port, frame(_set(h, 2, 0)))
     b.drop(f"{k}_kind_not_configured", kind, "kind_not_configured", other_inst, other_port, frame(h))
+    # The payload length against the frame (wire-format §2): a 4-byte payload padded to 60
+    # bytes leaves `room` bytes after the header; a payload length up to `room` is carried
+    # (the padding counts), one more is not.
+    room = 60 - 14 - len(h)
+    assert room >= 4, f"{k}: a {len(h)}-byte header leaves no padding"
+    hout = bytes.fromhex(hop["hdr_out"])
+    b.fwd(f"{k}_payload_len_into_padding", kind, "payload_len_within_frame", hop,
+          hdr_in=_payload_len(h, room), hdr_out=_payload_len(hout, room), payload_len=4)
+    b.drop(f"{k}_payload_len_past_frame", kind, "truncated", inst, port,
+           frame(_payload_len(h, room + 1), payload_len=4))
     # Accepted framing: one and two VLAN tags are skipped and kept.
     b.fwd(f"{k}_one_vlan_tag", kind, "vlan_tags_skipped", hop, vlans=((0x8100, 7),))
     b.fwd(f"{k}_two_vlan_tags", kind, "vlan_tags_skipped", hop, vlans=((0x88A8, 5), (0x8100, 7)))
@@ -236,6 +257,8 @@ def build(plan):
     sl("srcdst_without_src", "bad_field_value", s6h, _set(_set(s6, 9, 0), 3, 3)[:24])
     s5h = paths["S5"]["hops"][0]
     sl("dst_bit_above_w", "reserved_bits_set", s5h, _or(s5, 23, 0x40))
+    # modes 1-3 never move the cursor: a non-zero one is bad_field_value (wire-format §4.1)
+    sl("cursor_in_dst_mode", "bad_field_value", s5h, _set(s5, 11, 1))
     bs = plan["side_label"]
     sl("side_label_not_below_m", "bad_side_label", bs, bytes.fromhex(bs["hdr_bad"]))
 
@@ -260,6 +283,8 @@ def build(plan):
     tr("route_len_past_body", "truncated", t1[0], _set(th, 9, 12))
     re = plan["transit_route_exhausted"]
     tr("swallow_past_route", "route_exhausted", re, bytes.fromhex(re["hdr_bad"]))
+    rn = plan["transit_route_exhausted_no_swallow"]
+    tr("head_at_route_len", "route_exhausted", rn, bytes.fromhex(rn["hdr_bad"]))
     no = plan["transit_no_output"]
     tr("unconnected_direction", "no_output", no, bytes.fromhex(no["hdr_bad"]))
 
@@ -280,8 +305,12 @@ def build(plan):
     pi("descending_without_phase_down", "bad_phase", i1[3], bytes.fromhex(v["I5"]))
     pi("descending_on_upward_entry", "bad_phase", i1[1], bytes.fromhex(v["I2"]), port=plan["pathid_up_port_agg"])
     pi("local_at_non_leaf", "bad_phase", i1[1], bytes.fromhex(v["I3"]))
+    # the same from above (PHASE_DOWN set): still bad_phase, not no_route (wire-format §6.3)
+    i3_down = _or(bytes.fromhex(v["I3"]), 8, 0x80)
+    pi("local_from_above_at_non_leaf", "bad_phase", i1[1], i3_down, port=plan["pathid_up_port_agg"])
     pi("unknown_host_label", "bad_label", i1[4], _set(ih[4], 15, 7))
     pi("local_unknown_host_label", "bad_label", i1[0], _set(bytes.fromhex(v["I3"]), 15, 7))
+    pi("body_longer", "bad_field_value", i1[0], _set(ih[0], 3, 4) + bytes(8))
     pi("id_len_65", "bad_field_value", i1[0], _set(ih[0], 9, 65))
     pi("id_len_0_without_local", "bad_field_value", i1[0], _set(ih[0], 9, 0))
     pi("local_with_id_len", "bad_field_value", i1[0], _set(bytes.fromhex(v["I3"]), 9, 6))

@@ -191,8 +191,8 @@ class Planner:
         p["I1"], topo = self.pathid_walk(0, "I1", ["I4", "I5", "I2", "I6", "I7"])
         p["I3"], _ = self.pathid_walk(0, "I3")
         p["I8"], _ = self.pathid_walk(0, "I8")
-        # the h0 -> h15 path the builder picks (not I1's), straight from the trace
-        p["pathid_built_h0_h15"] = self.trace_path(FAT, "path-id", "0", "15")
+        # the h0 -> h15 path the builder picks (vector I9, not I1's), straight from the trace
+        p["pathid_built_h0_h15"] = self.trace_path(FAT, "path-id", "0", "15", first="I9")
 
         plan = {"paths": p, "vectors": {k: v[1].hex() for k, v in self.vectors.items()}}
 
@@ -208,6 +208,8 @@ class Planner:
 
         # route_exhausted: the first T1 hop entering on a swallowing input, head on the last byte
         plan["transit_route_exhausted"] = None
+        # and without a swallow: the first hop on an input that does not swallow, Head = RouteLen
+        plan["transit_route_exhausted_no_swallow"] = None
         plan["transit_no_output"] = None
         for hop in p["T4"]["hops"] + p["T1"]["hops"]:
             inst = self.instances[hop["inst"]]
@@ -218,6 +220,11 @@ class Planner:
                 h2 = bytearray(h)
                 h2[10] = route_len - 1
                 plan["transit_route_exhausted"] = dict(hop, hdr_bad=bytes(h2).hex())
+            swallows = t["config"]["swallow"][hop["in_port"]]
+            if plan["transit_route_exhausted_no_swallow"] is None and not swallows:
+                h2 = bytearray(h)
+                h2[10] = route_len
+                plan["transit_route_exhausted_no_swallow"] = dict(hop, hdr_bad=bytes(h2).hex())
             half = t["dirs"][hop["in_port"] // 4 if t["config"]["mode"] == "split" else 0]
             dead = [d for d, e in enumerate(half) if e["target"] == "none"]
             if plan["transit_no_output"] is None and dead:
@@ -230,7 +237,7 @@ class Planner:
                         h2[11] = rot
                         plan["transit_no_output"] = dict(hop, hdr_bad=bytes(h2).hex())
                         break
-        for k in ("transit_route_exhausted", "transit_no_output"):
+        for k in ("transit_route_exhausted", "transit_route_exhausted_no_swallow", "transit_no_output"):
             if plan[k] is None:
                 raise cc.PlanError(f"no switch on the T1/T4 paths for {k}")
 

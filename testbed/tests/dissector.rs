@@ -167,6 +167,13 @@ fn rust_view(frame: &[u8]) -> Expected {
         col("canopy.hop.tx", &|r| r.tx_ns);
         col("canopy.hop.queue_delay", &|r| r.queue_delay_ns.into());
     }
+    // the payload the prefix announces, after the header checks (as `decide` does)
+    if let Err(e) = h.check_payload() {
+        return Expected {
+            fields,
+            error: Some(error_tag(&e)),
+        };
+    }
     let body = h.body();
     let res = match h.kind() {
         Kind::Sliced => SlicedBody::new_checked(body).map(|v| {
@@ -263,8 +270,8 @@ fn tag(mut frame: Vec<u8>, tpid: u16, vid: u16) -> Vec<u8> {
 }
 
 fn frame_of(header: &[u8]) -> Vec<u8> {
-    // The payload length the prefix declares, capped (mutants may declare 64 KiB); neither
-    // the parsers nor the dissector require the payload to be all there.
+    // The payload length the prefix declares, capped (mutants may declare 64 KiB): a frame
+    // that carries less than it declares is malformed for the switch and the dissector.
     let plen = usize::from(u16::from_be_bytes([header[4], header[5]])).min(64);
     let payload: Vec<u8> = (0..plen).map(|i| [0xde, 0xad, 0xbe, 0xef][i % 4]).collect();
     wire::ethernet_frame(
@@ -338,6 +345,10 @@ fn cases() -> Vec<Case> {
     bad("pathid.id bit past ID len", "I1", &|h| h[17] = 0x08);
     bad("pathid.id_len with LOCAL", "I3", &|h| h[9] = 1);
     bad("pathid.flags reserved", "I1", &|h| h[8] = 0x01);
+    bad("pathid.body longer than 16", "I1", &|h| {
+        h[3] = 4;
+        h.extend_from_slice(&[0; 8]);
+    });
     // the hop record area: descriptor at 8, body at 16, slots at the end
     bad("hops.flags reserved", "H2", &|h| h[10] = 0x81);
     bad("hops.reserved", "H1", &|h| h[15] = 1);
@@ -352,6 +363,18 @@ fn cases() -> Vec<Case> {
         h[3] = 4;
         h.truncate(32);
     });
+    // The payload length against the frame: I1 (a 24-byte header) with a 4-byte payload is
+    // padded to 60 bytes, 22 after the header. A payload length up to 22 is carried (the
+    // padding counts), 23 is not.
+    for plen in [22u16, 23] {
+        let mut h = by_id("I1");
+        h[4..6].copy_from_slice(&plen.to_be_bytes());
+        let frame = wire::ethernet_frame([2; 6], [4; 6], &h, &[0xde, 0xad, 0xbe, 0xef]);
+        out.push(Case {
+            name: format!("payload length {plen} in a padded 60-byte frame (I1)"),
+            frame,
+        });
+    }
     // Mutants: every vector with one or two bytes (after the version/kind byte) replaced by
     // pseudo-random values (a fixed xorshift seed, so runs are reproducible). Most are
     // malformed in some way; the comparison below holds for all of them.

@@ -266,6 +266,7 @@ end
 local function dissect_pathid(b, tree)
     local n = b:len()
     if n < 16 then flag(tree, e.truncated, "pathid.body", "needs 16 bytes, has " .. n); return end
+    if n ~= 16 then flag(tree, e.bad_value, "pathid.body", "length " .. n .. " != 16") end
     local flags = b:range(0, 1):uint()
     local fi = tree:add(f.p_flags, b:range(0, 1))
     fi:add(f.p_phase, b:range(0, 1))
@@ -379,7 +380,7 @@ function canopy.dissector(tvb, pinfo, root)
     tree:add(f.hop_limit, tvb:range(2, 1))
     local hl_units = tvb:range(3, 1):uint()
     local hli = tree:add(f.hdr_len, tvb:range(3, 1))
-    tree:add(f.payload_len, tvb:range(4, 2))
+    local pli = tree:add(f.payload_len, tvb:range(4, 2))
     tree:add(f.inner_type, tvb:range(6, 2))
     -- Checks in the order of Header::check (dataplane/src/wire/mod.rs).
     if ver ~= 1 then
@@ -417,6 +418,12 @@ function canopy.dissector(tvb, pinfo, root)
             return n
         end
     end
+    -- The payload the prefix announces must be in the frame; more is Ethernet padding or a
+    -- trailer (Header::check_payload).
+    local plen = tvb:range(4, 2):uint()
+    if plen > n - hl then
+        flag(pli, e.truncated, "prefix.payload_len", "needs " .. (hl + plen) .. " bytes, has " .. n)
+    end
     local slots_at = hl - slots * RECORD_LEN
     local body_at = PREFIX_LEN + desc
     local body_len = slots_at - body_at - (meas and MEAS_LEN or 0)
@@ -433,7 +440,7 @@ function canopy.dissector(tvb, pinfo, root)
         info or "[malformed]", hops and string.format(" records=%d/%d", count, slots) or "")
     -- The payload (payload_len bytes, then Ethernet padding) follows: hand it to the inner
     -- EtherType's dissector, or show it as data for a raw message.
-    local plen = math.min(tvb:range(4, 2):uint(), n - hl)
+    plen = math.min(plen, n - hl)
     if plen > 0 then
         local inner = tvb:range(6, 2):uint()
         local d = inner ~= 0 and DissectorTable.get("ethertype"):get_dissector(inner) or nil

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use canopy_control::kinds::{self, TableSummary};
-use canopy_control::oracle::{self, Oracle};
+use canopy_control::oracle::{self, Oracle, Revisits};
 use canopy_control::p4::{self, tna as p4_tna};
 use canopy_control::sim::{self, Fabric, TrafficOptions};
 use canopy_control::topology::{self, Peer, PortRole, Topology};
@@ -305,12 +305,6 @@ const MAX_PAIRS: u64 = 1_000_000;
 fn parse_kind(s: &str) -> Result<Kind> {
     Kind::from_name(s)
         .with_context(|| format!("unknown header kind `{s}` (sliced, transit, path-id)"))
-}
-
-/// A host given as a hexadecimal Transit address `0x…` (L = C·P).
-fn transit_addr(s: &str) -> Option<u64> {
-    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    u64::from_str_radix(h, 16).ok()
 }
 
 /// `--mode` for the sliced kind (None: the kind's default; other kinds reject it).
@@ -823,15 +817,7 @@ fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
     let kind = parse_kind(&kind)?;
     let mode = parse_mode(kind, mode.as_deref())?;
     let t = build(&spec, clock)?;
-    let s = topology::parse_host(&t, &src)?;
-    let d = topology::parse_host(&t, &dst)?;
-    let h = match (mode, kind, transit_addr(&src), transit_addr(&dst)) {
-        (Some(m), _, _, _) => kinds::sliced::header_mode(&t, m, s, d)?,
-        // Transit addresses given as L = C·P are used verbatim (unused bits
-        // included), as in [Transit]'s example (§3.8.5).
-        (None, Kind::Transit, Some(l1), Some(l2)) => kinds::transit::header_addr(&t, l1, l2)?,
-        (None, _, _, _) => kinds::header(&t, kind, s, d)?,
-    };
+    let (s, d, h) = kinds::header_named(&t, kind, mode, &src, &dst)?;
     outln!("{}", hex::encode(&h));
     if trace {
         let mut o = match mode {
@@ -842,7 +828,10 @@ fn header(a: HeaderArgs, clock: &mut Clock) -> Result<()> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let w = o.walk_header(s, d, &h, &mut rng);
         out!("{}", w.render(&t));
-        if let Err(e) = w.check() {
+        // the generic walk properties, with the mode's rule for revisiting a switch
+        // (FLAT passes its ancestors once going up and once coming down)
+        let revisits = mode.map_or(Revisits::Never, kinds::sliced::revisits);
+        if let Err(e) = w.check_with(revisits) {
             bail!("walk failed: {e}");
         }
     }

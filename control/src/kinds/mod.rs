@@ -9,6 +9,7 @@ pub mod transit;
 use crate::oracle::{self, Oracle, PairsReport};
 use crate::topology::{TopoError, Topology};
 use canopy_dataplane::table::SwitchTables;
+use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::{Kind, WireError};
 use thiserror::Error;
 
@@ -141,6 +142,33 @@ pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, K
         Kind::Transit => transit::header(t, src, dst),
         Kind::PathId => pathid::header(t, src, dst),
     }
+}
+
+/// The header `canopyctl header SPEC --kind KIND [--mode M] --src SRC --dst DST` prints,
+/// with the two hosts (named as [`topology::parse_host`](crate::topology::parse_host)
+/// reads them): the sliced header in `mode` when one is given; for Transit, a pair given
+/// as `0x…` addresses L = C·P is used verbatim, unused C bits included, as in \[Transit\]'s
+/// own example (§3.8.5; docs/transit.md §4); otherwise [`header`] between the two hosts.
+pub fn header_named(
+    t: &Topology,
+    kind: Kind,
+    mode: Option<Mode>,
+    src: &str,
+    dst: &str,
+) -> Result<(u32, u32, Vec<u8>), KindError> {
+    let s = crate::topology::parse_host(t, src)?;
+    let d = crate::topology::parse_host(t, dst)?;
+    let h = match (
+        mode,
+        kind,
+        transit::parse_addr(src),
+        transit::parse_addr(dst),
+    ) {
+        (Some(m), _, _, _) => sliced::header_mode(t, m, s, d)?,
+        (None, Kind::Transit, Some(l1), Some(l2)) => transit::header_addr(t, l1, l2)?,
+        (None, _, _, _) => header(t, kind, s, d)?,
+    };
+    Ok((s, d, h))
 }
 
 /// Walk `pairs` through the fabric with `kind`'s own tables and headers (adaptive

@@ -11,7 +11,7 @@
 //! address) are configuration, not entries, and are not counted. The count is the same
 //! in every mode.
 use super::{KindError, TableSummary};
-use crate::oracle::{Oracle, PairsReport, Walk, WalkError};
+use crate::oracle::{Oracle, PairsReport, Revisits, Walk, WalkError};
 use crate::topology::{znode, PortDir, PortRole, Topology};
 use canopy_dataplane::build::sliced::{header as build_header, BuildError, Geometry, HeaderOpts};
 use canopy_dataplane::table::sliced::SlicedTable;
@@ -366,17 +366,21 @@ pub fn check_walk(t: &Topology, g: &Geometry, mode: Mode, w: &Walk) -> Result<()
     Ok(())
 }
 
-/// The generic walk properties for FLAT mode. [`Walk::check`] forbids visiting a
-/// switch twice; a FLAT frame always climbs to the top and comes back down, so it passes
-/// its own ancestors twice, once going up and once going down. Here a switch may be
-/// visited at most once per direction, with everything else as in [`Walk::check`]:
-/// delivered to the right host with the payload intact, on an up*-side?-down* path.
-pub fn check_flat_walk(w: &Walk) -> Result<(), WalkError> {
-    w.check_with(crate::oracle::Revisits::OncePerDirection)
+/// How often a walk in `mode` may pass the same switch ([`Walk::check_with`]). A FLAT
+/// frame always climbs to the top and comes back down, so it passes its own ancestors
+/// twice, once going up and once going down: at most once per direction. The other modes
+/// turn at the lowest common level and never revisit a switch. Either rule still catches
+/// a loop: the walk is up*-side?-down*, so a loop passes some switch twice in the same
+/// direction (and the oracle stops a walk after [`Oracle::max_hops`] switches).
+pub fn revisits(mode: Mode) -> Revisits {
+    match mode {
+        Mode::Flat => Revisits::OncePerDirection,
+        Mode::Sliced | Mode::SrcDst | Mode::Dst => Revisits::Never,
+    }
 }
 
 /// Walk `pairs` in `mode` with adaptive choices from `seed`, checking the generic walk
-/// properties ([`Walk::check`]; [`check_flat_walk`] in FLAT mode) and [`check_walk`].
+/// properties ([`Walk::check_with`] the mode's [`revisits`]) and [`check_walk`].
 pub fn check_pairs(
     t: &Topology,
     mode: Mode,
@@ -391,12 +395,8 @@ pub fn check_pairs(
         seed,
         |s, d| header_mode(t, mode, s, d),
         |w| {
-            let generic = if mode == Mode::Flat {
-                check_flat_walk(w)
-            } else {
-                w.check()
-            };
-            generic.and_then(|_| check_walk(t, &g, mode, w))
+            w.check_with(revisits(mode))
+                .and_then(|_| check_walk(t, &g, mode, w))
         },
     )
 }
@@ -407,6 +407,7 @@ mod tests {
     use crate::oracle::all_pairs;
     use crate::topology::build_str;
     use canopy_dataplane::wire;
+    use rand::SeedableRng;
     use std::collections::BTreeMap;
 
     fn hist(rep: &PairsReport) -> Vec<(usize, u64)> {
@@ -456,6 +457,35 @@ mod tests {
         assert_eq!(h, wire::doc_vector("S1").unwrap().bytes);
         let h = header_mode(&t, Mode::SrcDst, 5, 26).unwrap();
         assert_eq!(h, wire::doc_vector("S6").unwrap().bytes);
+    }
+
+    #[test]
+    fn flat_revisits_once_per_direction_and_loops_are_still_caught() {
+        // h6 -> h4 in FLAT passes agg-p1-a0 going up and again coming down
+        let t = build_str("fat-tree:k=4").unwrap();
+        let o = Oracle::new(&t, tables_mode(&t, Mode::Flat).unwrap());
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let h = header_mode(&t, Mode::Flat, 6, 4).unwrap();
+        let w = o.walk_header(6, 4, &h, &mut rng);
+        assert!(matches!(
+            w.check(),
+            Err(WalkError::Revisited {
+                revisits: Revisits::Never,
+                ..
+            })
+        ));
+        w.check_with(revisits(Mode::Flat)).unwrap();
+        assert_eq!(revisits(Mode::Sliced), Revisits::Never);
+        // a loop on the way up (the first up hop taken twice) breaks FLAT's rule too
+        let mut looped = w.clone();
+        looped.hops.insert(1, w.hops[0].clone());
+        assert!(matches!(
+            looped.check_with(revisits(Mode::Flat)),
+            Err(WalkError::Revisited {
+                revisits: Revisits::OncePerDirection,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -19,7 +19,8 @@ use canopy_dataplane::wire::Kind;
 
 const KIND: Kind = Kind::Transit;
 
-fn params(t: &Topology) -> Result<Params, KindError> {
+/// The Transit parameters of `t` (layers, cluster size, address widths).
+pub fn params(t: &Topology) -> Result<Params, KindError> {
     match t.spec.family.as_str() {
         "transit-full" | "transit-hybrid" => Params::from_spec(&t.spec).map_err(Into::into),
         _ => Err(KindError::Unsupported {
@@ -142,6 +143,13 @@ fn route(t: &Topology, p: &Params, l1: u64, l2: u64) -> Result<build::Route, Kin
     build::route(&c1, &c2, &p2, p.full).map_err(|e| {
         TopoError::bad_host(t, format!("{l1:#x} -> {l2:#x}"), HostError::NoRoute(e)).into()
     })
+}
+
+/// A host given as a hexadecimal address `0x…` (L = C·P), as written; `None` for any
+/// other form (`h<index>`, an index).
+pub fn parse_addr(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    u64::from_str_radix(h, 16).ok()
 }
 
 /// Header from address `l1` to address `l2` (L = C·P) exactly as given: the C bytes of
@@ -289,6 +297,26 @@ mod tests {
         let p = Params::from_spec(&"transit-hybrid:leaf=192;layers=2".parse().unwrap()).unwrap();
         assert_eq!(8 * p.max_route_len(), 32);
         assert_eq!(p.max_stages(), 1 + 4 + 6 + 2);
+    }
+
+    #[test]
+    fn hop_limit_and_route_length_follow_the_documented_rules() {
+        // docs/transit.md §2: hop limit 4U (full), 1 + j_leaf + 4U (hybrid); RouteLen at
+        // most ⌈U/4⌉ + U (full), ⌈(U + 1)/4⌉ + U + 1 (hybrid)
+        let params = |s: String| Params::from_spec(&s.parse().unwrap()).unwrap();
+        for u in 1..=3u32 {
+            let p = params(format!("transit-full:layers={u}"));
+            assert_eq!(p.max_stages(), 4 * u);
+            assert_eq!(p.max_route_len() as u32, u.div_ceil(4) + u);
+            for (leaf, j_leaf) in [(12, 2), (48, 3), (192, 4)] {
+                if u > 2 {
+                    continue;
+                }
+                let p = params(format!("transit-hybrid:leaf={leaf};layers={u}"));
+                assert_eq!(p.max_stages(), 1 + j_leaf + 4 * u);
+                assert_eq!(p.max_route_len() as u32, (u + 1).div_ceil(4) + u + 1);
+            }
+        }
     }
 
     #[test]

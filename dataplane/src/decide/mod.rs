@@ -62,7 +62,8 @@ crate::reasons::drop_reasons! {
         /// Sliced: a frame leaves a level-1 switch towards a processor with SLICE bits
         /// still unconsumed (the header was built for a longer path).
         SliceLeftover => "slice_leftover",
-        /// Transit: the head cursor ran past the last routing byte.
+        /// Transit: no routing byte left for this stage (head ≥ RouteLen after the input's
+        /// swallow, if it swallows).
         RouteExhausted => "route_exhausted",
         /// Transit: the decoded direction has no connected output (e.g. 11 at the root).
         NoOutput => "no_output",
@@ -91,7 +92,8 @@ impl From<WireError> for DropReason {
 }
 
 /// Offset of a Canopy header whose prefix passes every check of
-/// [`Header::new_checked`]: [`canopy_offset`] then the prefix check, with the exact
+/// [`Header::new_checked`] and whose frame carries the payload it announces
+/// ([`Header::check_payload`]): [`canopy_offset`] then those checks, with the exact
 /// errors of the first failing check. Sets `hops` when the prefix has flag HOPS (only
 /// this path takes such frames).
 #[cold]
@@ -99,13 +101,14 @@ impl From<WireError> for DropReason {
 fn checked_offset(frame: &[u8], hops: &mut bool) -> Result<usize, WireError> {
     let off = canopy_offset(frame)?;
     let h = Header::new_checked(&frame[off..])?;
+    h.check_payload()?;
     *hops = h.has_hops();
     Ok(off)
 }
 
 /// The common case of [`checked_offset`] in a few instructions: an untagged Canopy
-/// frame whose prefix is valid (version, kind, flags, header length within the frame)
-/// and that carries no hop record area.
+/// frame whose prefix is valid (version, kind, flags, header length and payload within
+/// the frame) and that carries no hop record area.
 /// `None` for anything else, which then takes the checked path (VLAN tags, errors),
 /// so the verdicts are the same.
 #[inline(always)]
@@ -113,6 +116,7 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
     use crate::wire::{ETHERTYPE_CANOPY, ETH_HEADER_LEN, FLAG_MEAS, MEAS_LEN, PREFIX_LEN, VERSION};
     let b = frame.get(ETH_HEADER_LEN - 2..ETH_HEADER_LEN + PREFIX_LEN)?;
     let (ethertype, vk, flags, hdr_len) = (u16::from_be_bytes([b[0], b[1]]), b[2], b[3], b[5]);
+    let payload = usize::from(u16::from_be_bytes([b[6], b[7]]));
     let min = PREFIX_LEN + 8 + if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
     let hl = usize::from(hdr_len) * 8;
     let ok = ethertype == ETHERTYPE_CANOPY
@@ -122,7 +126,7 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
         // checks the area's descriptor
         && flags & !FLAG_MEAS == 0
         && hl >= min
-        && frame.len() - ETH_HEADER_LEN >= hl;
+        && frame.len() - ETH_HEADER_LEN >= hl + payload;
     ok.then_some(ETH_HEADER_LEN)
 }
 

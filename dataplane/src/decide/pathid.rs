@@ -5,9 +5,10 @@
 //!
 //! Rules (docs/wire-format.md §6):
 //! * arrival on an **up** port (from above): PHASE_DOWN must be set (`bad_phase`). A leaf
-//!   switch delivers by host label (`bad_label` if it has none); any other switch needs
-//!   a downward entry (`no_route` if nothing matches, `bad_phase` if only an upward
-//!   entry matches — the frame would climb again).
+//!   switch delivers by host label (`bad_label` if it has none); at any other switch a
+//!   LOCAL frame is `bad_phase` (it never leaves its leaf), and any other frame needs a
+//!   downward entry (`no_route` if nothing matches, `bad_phase` if only an upward entry
+//!   matches — the frame would climb again).
 //! * arrival on a **down** port (from below): PHASE_DOWN must be clear (`bad_phase`). A
 //!   LOCAL frame is delivered by host label at a leaf (`bad_phase` elsewhere). Otherwise
 //!   the longest match decides: an upward entry forwards up, a downward entry sets
@@ -49,6 +50,10 @@ pub fn decide(t: &PathIdTable, sw: &SwitchTables, ingress: u16, body: &mut [u8])
             }
             if t.leaf {
                 return deliver(b.host_label());
+            }
+            if b.local() {
+                // a LOCAL frame never leaves its leaf: no ID to route by
+                return Verdict::Drop(DropReason::BadPhase);
             }
             match t.lookup(b.id(), b.id_len()) {
                 Some(e) if e.down => verdict(e.action),
@@ -259,6 +264,17 @@ mod tests {
             decide_frame(&agg(), 0, &mut f),
             Verdict::Drop(DropReason::BadPhase)
         );
+        // and from above (PHASE_DOWN set, no ID to route by): bad_phase too, not no_route
+        let mut f = frame_of("I3");
+        f[14 + 8] |= FLAG_PHASE_DOWN;
+        assert_eq!(
+            decide_frame(&agg(), 2, &mut f),
+            Verdict::Drop(DropReason::BadPhase)
+        );
+        // at a leaf from above it is delivered by its host label
+        let mut f = frame_of("I3");
+        f[14 + 8] |= FLAG_PHASE_DOWN;
+        assert_eq!(decide_frame(&leaf(), 2, &mut f), Verdict::Port(1));
         // malformed body: reserved flag
         let mut f = frame_of("I1");
         f[14 + 8] |= 0x01;
@@ -284,6 +300,114 @@ mod tests {
             decide_frame(&s, 0, &mut f),
             Verdict::Drop(DropReason::KindNotConfigured)
         );
+    }
+
+    #[test]
+    fn payload_length_within_the_frame_padding_included() {
+        // I1 with the payload 1 2 3 4, padded to 60 bytes: 60 - 14 - 24 = 22 bytes follow
+        // the header. Payload lengths up to 22 are carried (the rest is padding); 23 and
+        // 0xFFFF announce more than the frame holds (docs/wire-format.md §2).
+        for (plen, ok) in [
+            (0u16, true),
+            (4, true),
+            (22, true),
+            (23, false),
+            (0xFFFF, false),
+        ] {
+            let mut f = frame_of("I1");
+            assert_eq!(f.len(), 60);
+            f[14 + 4..14 + 6].copy_from_slice(&plen.to_be_bytes());
+            let mut g = f.clone();
+            let v = decide_frame(&leaf(), 0, &mut f);
+            assert_eq!(
+                v,
+                crate::decide::decide_general(&leaf(), 0, &mut g),
+                "{plen}"
+            );
+            if ok {
+                assert_eq!(v, Verdict::Port(2), "payload length {plen}");
+            } else {
+                assert_eq!(
+                    v,
+                    Verdict::Drop(DropReason::Malformed(WireError::Truncated {
+                        field: "prefix.payload_len",
+                        need: 24 + usize::from(plen),
+                        have: 46,
+                    })),
+                    "payload length {plen}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn common_checks_come_in_the_documented_order() {
+        // docs/wire-format.md §3: Ethernet, prefix, payload length, ingress port, hop limit,
+        // kind, body. Each frame below breaks the named check and every later one; the
+        // first names the drop.
+        // `until` breaks the checks from the body up to: 1 the body, 2 the hop limit, 3 the
+        // ingress port (port 9, which the switch does not have), 4 the payload length,
+        // 5 the version; the kind is broken by a switch without path-ID tables.
+        let edit = |f: &mut Vec<u8>, until: usize| {
+            if until >= 1 {
+                f[14 + 8] |= 0x01; // body: reserved path-ID flag
+            }
+            if until >= 2 {
+                f[14 + 2] = 0; // hop limit 0
+            }
+            if until >= 4 {
+                f[14 + 4..14 + 6].copy_from_slice(&0xFFFFu16.to_be_bytes()); // payload
+            }
+            if until >= 5 {
+                f[14] = 0x23; // version 2
+            }
+        };
+        let mut no_kind = leaf();
+        no_kind.pathid = None;
+        let cases: [(usize, u16, &SwitchTables, DropReason); 6] = [
+            (
+                1,
+                0,
+                &leaf(),
+                DropReason::Malformed(WireError::Reserved {
+                    field: "pathid.flags",
+                    value: 1,
+                }),
+            ),
+            (2, 0, &no_kind, DropReason::TtlExpired),
+            (3, 9, &no_kind, DropReason::BadIngress),
+            (
+                4,
+                9,
+                &no_kind,
+                DropReason::Malformed(WireError::Truncated {
+                    field: "prefix.payload_len",
+                    need: 24 + 0xFFFF,
+                    have: 46,
+                }),
+            ),
+            (
+                5,
+                9,
+                &no_kind,
+                DropReason::Malformed(WireError::BadVersion(2)),
+            ),
+            (2, 0, &leaf(), DropReason::TtlExpired),
+        ];
+        for (until, port, t, want) in cases {
+            let mut f = frame_of("I1");
+            edit(&mut f, until);
+            let mut g = f.clone();
+            assert_eq!(
+                decide_frame(t, port, &mut f),
+                Verdict::Drop(want),
+                "{until}"
+            );
+            assert_eq!(
+                crate::decide::decide_general(t, port, &mut g),
+                Verdict::Drop(want)
+            );
+        }
     }
 
     proptest::proptest! {

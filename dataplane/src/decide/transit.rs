@@ -2,6 +2,7 @@
 //!
 //! Per hop (docs/wire-format.md §5):
 //! 1. if the ingress input swallows: `head += 1`, `cycles += 1` (never popping bytes);
+//!    then, swallow or not, `head ≥ RouteLen` is `route_exhausted` (no byte to read);
 //! 2. `d = (R[head] >> (6 − 2·rot)) & 3` (the pair the cumulative rotation presents);
 //! 3. the direction's outputs (half `ingress/4` in split mode) give a port or a group;
 //! 4. `rot = (rot + link rotation) mod 4`, `hops += 1`, `cycles += 1 + link delay`.

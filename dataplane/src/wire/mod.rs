@@ -340,6 +340,16 @@ impl<T: AsRef<[u8]>> Header<T> {
         Ok(())
     }
 
+    /// Check that the buffer, which must run to the end of the frame, carries the payload
+    /// the prefix announces: at least Payload length bytes after the header
+    /// (`docs/wire-format.md` §2). More is allowed: the bytes after the payload are
+    /// Ethernet padding (a frame shorter than 60 bytes is padded with zeros) or a trailer,
+    /// which a switch forwards unchanged and a receiver ignores.
+    pub fn check_payload(&self) -> Result<()> {
+        let end = self.header_len() + usize::from(self.payload_len());
+        need(self.buf.as_ref(), end, "prefix.payload_len")
+    }
+
     /// Bytes of the header that are not body or record slots: the prefix, the hop
     /// descriptor and the measurement block, as the flags say.
     fn fixed_len(&self) -> usize {
@@ -739,6 +749,30 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn payload_must_fit_in_the_frame_and_may_be_followed_by_padding() {
+        let h = sample_prefix(false); // payload length 4, header 24 bytes
+        let mut buf = h.clone();
+        assert!(matches!(
+            Header::new_checked(&buf[..]).unwrap().check_payload(),
+            Err(WireError::Truncated {
+                field: "prefix.payload_len",
+                need: 28,
+                have: 24
+            })
+        ));
+        buf.extend_from_slice(&[1, 2, 3, 4]);
+        Header::new_checked(&buf[..])
+            .unwrap()
+            .check_payload()
+            .unwrap();
+        buf.extend_from_slice(&[0; 18]); // Ethernet padding
+        Header::new_checked(&buf[..])
+            .unwrap()
+            .check_payload()
+            .unwrap();
     }
 
     #[test]

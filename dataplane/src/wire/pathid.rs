@@ -69,6 +69,13 @@ impl<T: AsRef<[u8]>> PathIdBody<T> {
     fn check(&self) -> Result<()> {
         let b = self.buf.as_ref();
         need(b, BODY_LEN, "pathid.body")?;
+        if b.len() != BODY_LEN {
+            return Err(WireError::BadValue {
+                field: "pathid.body",
+                value: b.len() as u64,
+                why: "the path-ID body is exactly 16 bytes",
+            });
+        }
         let flags = b[field::FLAGS];
         if flags & !FLAGS_DEFINED != 0 {
             return Err(WireError::Reserved {
@@ -264,7 +271,7 @@ mod tests {
     #[test]
     fn doc_vectors_parse() {
         // I1: fat-tree:k=4 h0 -> h15 (type 1, top core-c0, DP3 = pod 3, DP2 = edge 1),
-        // as built; I2 the same after the turn; I3 a LOCAL frame h0 -> h1.
+        // desired path 0; I2 the same after the turn; I3 a LOCAL frame h0 -> h1.
         let r = PathIdRepr::parse(&PathIdBody::new_checked(&body_of("I1")[..]).unwrap()).unwrap();
         assert_eq!(
             r,
@@ -295,6 +302,17 @@ mod tests {
             chk(&good[..15]),
             WireError::Truncated {
                 field: "pathid.body",
+                ..
+            }
+        ));
+        // exactly 16 bytes: a longer body is refused, as sliced and Transit bodies are
+        let mut long = good.clone();
+        long.extend_from_slice(&[0; 8]);
+        assert!(matches!(
+            chk(&long),
+            WireError::BadValue {
+                field: "pathid.body",
+                value: 24,
                 ..
             }
         ));

@@ -212,6 +212,46 @@ fn closed_forms_match_materialised_tables() {
     }
 }
 
+/// The path-ID vectors of docs/wire-format.md §6.5 on `fat-tree:k=4` whose comment says
+/// `hA -> hB` and `marker`: (id, A, B, bytes).
+fn doc_pairs(marker: &str) -> Vec<(String, u32, u32, Vec<u8>)> {
+    canopy_dataplane::wire::doc_vectors()
+        .unwrap()
+        .into_iter()
+        .filter(|v| v.kind == "path-id" && v.comment.contains(marker))
+        .map(|v| {
+            let pair = v.comment.strip_prefix("fat-tree:k=4 h").unwrap();
+            let (a, rest) = pair.split_once(" -> h").unwrap();
+            let b: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            (v.id, a.parse().unwrap(), b.parse().unwrap(), v.bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn vectors_as_built_are_the_builders_and_path_0_is_choice_0() {
+    // "as built": what `canopyctl header` emits (the pair's hashed choice); "(path 0)": the
+    // builder's desired path number 0 for the pair (docs/wire-format.md §6.5)
+    let t = build_str("fat-tree:k=4").unwrap();
+    let built = doc_pairs("as built");
+    let ids: Vec<&str> = built.iter().map(|v| v.0.as_str()).collect();
+    assert_eq!(ids, ["I9", "I10"]);
+    for (id, a, b, bytes) in &built {
+        assert_eq!(&header(&t, *a, *b).unwrap(), bytes, "{id}");
+    }
+    let zero = doc_pairs("(path 0)");
+    let ids: Vec<&str> = zero.iter().map(|v| v.0.as_str()).collect();
+    assert_eq!(ids, ["I1", "I8"]);
+    for (id, a, b, bytes) in &zero {
+        assert_eq!(&header_with_choice(&t, *a, *b, 0).unwrap(), bytes, "{id}");
+        assert_ne!(
+            &header(&t, *a, *b).unwrap(),
+            bytes,
+            "{id}: the builder picks another"
+        );
+    }
+}
+
 #[test]
 fn header_matches_doc_vector() {
     // docs/wire-format.md I1: h0 -> h15 via core-c0 (choice 0), I3: h0 -> h1 LOCAL.

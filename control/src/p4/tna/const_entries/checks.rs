@@ -478,21 +478,22 @@ pub(crate) const DROP_ORDER: &[Step] = &[
     // path-ID
     Step::Flag(34, "kind_not_configured"),
     Step::Flag(35, "truncated"),           // body < 16
+    Step::Flag(36, "bad_field_value"),     // body > 16
     Step::Header(PATHID, "flags"),
     Step::Header(PATHID, "reserved"),
     Step::Header(PATHID, "id_len"),
     Step::Header(PATHID, "local"),
     Step::Header(PATHID, "nonlocal"),
-    Step::Flag(36, "reserved_bits_set"),   // ID bits beyond IdLen
-    Step::Flag(37, "bad_ingress_port"),    // a side port
-    Step::Flag(38, "bad_phase"),           // up input, PHASE_DOWN clear
-    Step::Flag(39, "bad_phase"),           // down input, PHASE_DOWN set
-    Step::Flag(40, "bad_phase"),           // LOCAL at a switch that is not a leaf
-    Step::Flag(41, "bad_label"),           // pathid_host misses
-    Step::Flag(42, "no_route"),            // pathid_lpm misses
-    Step::Flag(43, "bad_phase"),           // up input, an upward entry
+    Step::Flag(37, "reserved_bits_set"),   // ID bits beyond IdLen
+    Step::Flag(38, "bad_ingress_port"),    // a side port
+    Step::Flag(39, "bad_phase"),           // up input, PHASE_DOWN clear
+    Step::Flag(40, "bad_phase"),           // down input, PHASE_DOWN set
+    Step::Flag(41, "bad_phase"),           // LOCAL at a switch that is not a leaf (up or down input)
+    Step::Flag(42, "bad_label"),           // pathid_host misses
+    Step::Flag(43, "no_route"),            // pathid_lpm misses
+    Step::Flag(44, "bad_phase"),           // up input, an upward entry
     // the group
-    Step::Flag(44, "no_port"),             // an empty group (group_empty)
+    Step::Flag(45, "no_port"),             // an empty group (group_empty)
 ];
 
 /// Number of flags, `meta.fl.f0` … (`canopy_fail_t`).
