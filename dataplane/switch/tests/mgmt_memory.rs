@@ -45,6 +45,36 @@ fn cost(sw: &Switch, line: &[u8]) -> (u64, u64, serde_json::Value) {
     (peak, after, a)
 }
 
+/// Grow `line` with `unit` up to [`LINE`] bytes, then end it with `end`.
+fn fill(line: &mut Vec<u8>, unit: &[u8], end: &[u8]) {
+    while line.len() + unit.len() + end.len() <= LINE {
+        line.extend_from_slice(unit);
+    }
+    line.extend_from_slice(end);
+}
+
+/// `line` (32 MiB), sent twice, is refused with `want` each time, peaks under 4× its
+/// size and leaves under 8 MiB behind.
+fn refused_within_4x(sw: &Switch, what: &str, line: &[u8], want: &str) {
+    for round in 0..2 {
+        let (peak, after, a) = cost(sw, line);
+        println!(
+            "{what} round {round}: peak +{} MiB, after +{} MiB",
+            peak / MIB,
+            after / MIB
+        );
+        assert!(a["error"].as_str().unwrap().contains(want), "{what}: {a}");
+        assert!(
+            peak <= 4 * 32 * MIB,
+            "{what}: peak +{peak} KiB for a 32 MiB request"
+        );
+        assert!(
+            after <= 8 * MIB,
+            "{what}: +{after} KiB kept after the request"
+        );
+    }
+}
+
 #[test]
 fn a_request_takes_at_most_four_times_its_size_and_gives_it_back() {
     let dir = Dir::new(&format!("cmm{}", std::process::id()));
@@ -58,57 +88,15 @@ fn a_request_takes_at_most_four_times_its_size_and_gives_it_back() {
     assert_eq!(sw.ok(&Request::Health {})["ok"], json!(true));
 
     // nested junk in an unknown field: refused by name
-    let unit = br#"{"":0},"#;
     let mut junk = br#"{"op":"health","x":["#.to_vec();
-    while junk.len() + unit.len() + 3 < LINE {
-        junk.extend_from_slice(unit);
-    }
-    junk.extend_from_slice(b"0]}");
-    for round in 0..2 {
-        let (peak, after, a) = cost(&sw, &junk);
-        println!(
-            "junk round {round}: peak +{} MiB, after +{} MiB",
-            peak / MIB,
-            after / MIB
-        );
-        assert!(
-            a["error"].as_str().unwrap().contains("unknown field `x`"),
-            "{a}"
-        );
-        assert!(
-            peak <= 4 * 32 * MIB,
-            "peak +{peak} KiB for a 32 MiB request"
-        );
-        assert!(after <= 8 * MIB, "+{after} KiB kept after the request");
-    }
+    fill(&mut junk, br#"{"":0},"#, b"0]}");
+    refused_within_4x(&sw, "junk", &junk, "unknown field `x`");
 
     // a table push of 32 MiB: millions of one-port groups, refused while decoding
     // once there are more than a group id addresses
     let mut push = br#"{"op":"replace_tables","tables":{"name":"x","ports":[],"groups":["#.to_vec();
-    while push.len() + 8 < LINE {
-        push.extend_from_slice(b"[0],");
-    }
-    push.extend_from_slice(b"[0]]}}");
-    for round in 0..2 {
-        let (peak, after, a) = cost(&sw, &push);
-        println!(
-            "groups push round {round}: peak +{} MiB, after +{} MiB",
-            peak / MIB,
-            after / MIB
-        );
-        assert!(
-            a["error"]
-                .as_str()
-                .unwrap()
-                .contains("more than 65536 elements"),
-            "{a}"
-        );
-        assert!(
-            peak <= 4 * 32 * MIB,
-            "peak +{peak} KiB for a 32 MiB request"
-        );
-        assert!(after <= 8 * MIB, "+{after} KiB kept after the request");
-    }
+    fill(&mut push, b"[0],", b"[0]]}}");
+    refused_within_4x(&sw, "groups push", &push, "more than 65536 elements");
 
     // many frames to inject: decoded one by one into their strings (the frames it
     // injects take pool buffers, touched for the first time, so only the peak counts)

@@ -173,11 +173,24 @@ fn current_total(meminfo: &str) -> u64 {
 /// with `dpdk` ports): `check-config` on a temporary copy. `Err` is the binary's own
 /// message (exit 2: invalid for this build, e.g. built without the `dpdk` feature).
 pub fn check_switch_binary(bin: &Path, text: &str, tag: &str) -> Result<(), DpdkError> {
+    // a fresh name, created here and only by us (never a file or link someone put
+    // there first), readable by its owner only
     let file = std::env::temp_dir().join(format!(
-        "canopy-testbed-{tag}-{}-check.toml",
-        std::process::id()
+        "canopy-testbed-{tag}-{}-{:016x}-check.toml",
+        std::process::id(),
+        rand::random::<u64>()
     ));
-    std::fs::write(&file, text).map_err(|source| DpdkError::Write {
+    let write = || {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&file)?
+            .write_all(text.as_bytes())
+    };
+    write().map_err(|source| DpdkError::Write {
         path: file.clone(),
         source,
     })?;
