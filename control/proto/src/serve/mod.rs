@@ -97,7 +97,7 @@ impl Stream for TcpStream {
     }
     /// A lingering close: closing a TCP socket with unread input sends a reset, which
     /// can discard the final answer before the peer reads it. So: end our side, then
-    /// drain (at most [`LINGER_BYTES`] for [`LINGER`]) what the peer still sends.
+    /// drain (at most 1 MiB for 0.5 s) what the peer still sends.
     fn finish(&mut self) {
         if TcpStream::shutdown(self, Shutdown::Write).is_err() {
             return;
