@@ -112,12 +112,7 @@ impl Service for Control {
                 let a = handle(req, &self.0);
                 // a refused `hello` ends the connection
                 let close = hello && a["ok"] != json!(true);
-                let a = Answer::json(&a);
-                if close {
-                    a.closing()
-                } else {
-                    a
-                }
+                Answer::json(&a).closing_if(close)
             }
             Err(e) => Answer::error(format!("bad request: {e} (ops: {})", OPS.join(", "))),
         }

@@ -316,29 +316,9 @@ fn serve(mut s: TcpStream, src: &SnapshotSource, timeout: Duration) {
     };
     // A client that went away is not an error of the daemon's.
     if respond(&mut s, &a).is_ok() {
-        linger(&mut s);
-    }
-}
-
-/// Closing a TCP socket with unread input sends a reset, which can discard the answer
-/// before the peer reads it: end our side, then drain (at most 1 MiB, for 500 ms) what
-/// the peer still sends (a body nobody reads, for one).
-fn linger(s: &mut TcpStream) {
-    if s.shutdown(Shutdown::Write).is_err() {
-        return;
-    }
-    let deadline = Instant::now() + Duration::from_millis(500);
-    let mut left = 1usize << 20;
-    let mut sink = [0u8; 8192];
-    while left > 0 {
-        let now = Instant::now();
-        if now >= deadline || s.set_read_timeout(Some(deadline - now)).is_err() {
-            return;
-        }
-        match s.read(&mut sink) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => left = left.saturating_sub(n),
-        }
+        // the management sockets' lingering close: the peer reads the answer, not a
+        // reset, even with a body nobody read
+        canopy_proto::serve::Stream::finish(&mut s);
     }
 }
 

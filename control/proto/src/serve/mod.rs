@@ -175,12 +175,9 @@ impl Answer {
         Answer::json(&error_value(msg.to_string()))
     }
 
-    /// This answer, then the connection is closed.
-    pub fn closing(self) -> Answer {
-        Answer {
-            close: true,
-            ..self
-        }
+    /// This answer, then the connection is closed when `close`.
+    pub fn closing_if(self, close: bool) -> Answer {
+        Answer { close, ..self }
     }
 }
 

@@ -29,12 +29,7 @@ struct Control(Shared);
 impl Service for Control {
     fn answer(&self, line: &[u8]) -> Answer {
         let (v, close) = answer(line, &self.0);
-        let a = Answer::json(&v);
-        if close {
-            a.closing()
-        } else {
-            a
-        }
+        Answer::json(&v).closing_if(close)
     }
 }
 

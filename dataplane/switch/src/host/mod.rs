@@ -296,7 +296,7 @@ pub fn run(cfg: HostConfig) -> Result<()> {
     for m in &cfg.switches {
         load_member(m).with_context(|| format!("switch {} ({})", m.name, m.config.display()))?;
     }
-    server::prepare_socket(&cfg.socket)?;
+    canopy_proto::serve::prepare_socket(&cfg.socket)?;
     let mut ready = Vec::with_capacity(cfg.switches.len());
     for m in &cfg.switches {
         match prepare(m) {

@@ -45,7 +45,11 @@ impl Shared {
     pub(super) fn answer_value(&self, line: &[u8]) -> (Value, bool) {
         let req: Request = match serde_json::from_slice(line) {
             Ok(r) => r,
-            Err(e) => return (refusal(line, &e), looks_like_hello(line)),
+            Err(e) => {
+                let op = op_of(line);
+                let hello = op.as_deref() == Some("hello");
+                return (refusal(op.as_deref(), &e), hello);
+            }
         };
         let op = req.op();
         let hello = matches!(req, Request::Hello { .. });
@@ -69,45 +73,34 @@ impl Shared {
 impl canopy_proto::serve::Service for Shared {
     fn answer(&self, line: &[u8]) -> canopy_proto::serve::Answer {
         let (v, close) = self.answer_value(line);
-        let a = canopy_proto::serve::Answer::json(&v);
-        if close {
-            a.closing()
-        } else {
-            a
-        }
+        canopy_proto::serve::Answer::json(&v).closing_if(close)
     }
 }
 
-/// Whether a line that did not decode was meant as a `hello` (its refusal closes).
-fn looks_like_hello(line: &[u8]) -> bool {
+/// The `op` string of a line that did not decode as a request, if it has one.
+fn op_of(line: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     #[derive(Deserialize)]
     struct Op<'a> {
         #[serde(borrow)]
         op: std::borrow::Cow<'a, str>,
     }
-    serde_json::from_slice::<Op>(line).is_ok_and(|o| o.op == "hello")
+    serde_json::from_slice::<Op>(line).ok().map(|o| o.op)
 }
 
-/// The answer refusing a line that is not a request: what is wrong, naming the op
-/// when it has a known one.
-fn refusal(line: &[u8], e: &serde_json::Error) -> Value {
-    #[derive(Deserialize)]
-    struct Op<'a> {
-        #[serde(borrow)]
-        op: std::borrow::Cow<'a, str>,
-    }
+/// The answer refusing a line that is not a request (its `op`, if any, and why):
+/// what is wrong, naming the op when it has a known one.
+fn refusal(op: Option<&str>, e: &serde_json::Error) -> Value {
     if e.is_syntax() || e.is_eof() {
         return err(format!("malformed JSON: {e}"));
     }
-    match serde_json::from_slice::<Op>(line) {
-        Ok(o) if o.op == "auth" || o.op == "challenge" => err(format!(
-            "{}: only the TCP endpoint authenticates, and only before its first request (the Unix socket is protected by its 0600 mode)",
-            o.op
+    match op {
+        Some(o) if o == "auth" || o == "challenge" => err(format!(
+            "{o}: only the TCP endpoint authenticates, and only before its first request (the Unix socket is protected by its 0600 mode)"
         )),
-        Ok(o) if OPS.contains(&&*o.op) => err(format!("{}: {e}", o.op)),
-        Ok(o) => err(format!("unknown op {:?} (ops: {})", o.op, OPS.join(", "))),
-        Err(_) if e.to_string().contains("duplicate field") => err(e),
-        Err(_) => err("a request is a JSON object with an \"op\" string"),
+        Some(o) if OPS.contains(&o) => err(format!("{o}: {e}")),
+        Some(o) => err(format!("unknown op {o:?} (ops: {})", OPS.join(", "))),
+        None if e.to_string().contains("duplicate field") => err(e),
+        None => err("a request is a JSON object with an \"op\" string"),
     }
 }
 

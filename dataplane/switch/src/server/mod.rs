@@ -37,7 +37,7 @@ use anyhow::{bail, Context, Result};
 use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool};
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{self, MAX_TCP_CONNS};
-use canopy_proto::serve::{Server, Stats};
+use canopy_proto::serve::{prepare_socket, Server, Stats};
 use conn::{bind_tcp, serve_tcp, serve_unix, Tcp};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -190,14 +190,6 @@ impl Shared {
     pub fn socket(&self) -> &Path {
         &self.socket
     }
-}
-
-/// Check the socket path before start ([`canopy_proto::serve::prepare_socket`]): a
-/// live socket (another switch answers) or a path that is not a socket refuses to
-/// start; a stale socket is removed; a missing parent directory is created 0700 and
-/// returned.
-pub fn prepare_socket(path: &Path) -> Result<Option<std::path::PathBuf>> {
-    Ok(canopy_proto::serve::prepare_socket(path)?)
 }
 
 /// Undo a start that failed after [`prepare_socket`]: the socket, if bound, and the
