@@ -2,7 +2,7 @@
 //! request after request.
 
 use super::slots::{Phase, Slots, Ticket};
-use super::{send_line, Answer, Limits, LineEnd, LineReader, Service, Socket, Stats, PRE_AUTH_MAX};
+use super::{send, Answer, Limits, LineEnd, LineReader, Service, Socket, Stats, PRE_AUTH_MAX};
 use crate::auth::{self, AuthRequest, ChallengeAnswer};
 use crate::mgmt::AUTH_FAILED;
 use std::net::{Shutdown, SocketAddr};
@@ -60,6 +60,7 @@ enum Step {
 impl Conn {
     /// Take a slot for `s` (or refuse it, saying why) and serve it on its own thread.
     pub(super) fn start<S: Socket>(self, mut s: S, name: &str) {
+        s.configure();
         let now = Instant::now();
         let phase = if self.token.is_some() {
             Phase::Unauthenticated(now)
@@ -85,7 +86,7 @@ impl Conn {
                     "too many connections ({} open, each in a request); try again later",
                     self.limits.max_conns
                 ));
-                let _ = send_line(&mut s, &a.line);
+                let _ = send(&mut s, &a);
                 let _ = s.shutdown(Shutdown::Both);
                 return;
             }
@@ -160,7 +161,7 @@ impl Conn {
                             "read timeout: no complete request line within {} ms",
                             self.limits.read_timeout.as_millis()
                         ));
-                        send_line(s, &a.line)?;
+                        send(s, &a)?;
                         s.finish();
                     }
                     return Ok(());
@@ -174,7 +175,7 @@ impl Conn {
                         "request larger than {} bytes; closing the connection",
                         self.limits.max_request
                     ));
-                    send_line(s, &a.line)?;
+                    send(s, &a)?;
                     s.finish();
                     return Ok(());
                 }
@@ -189,7 +190,7 @@ impl Conn {
             let step = if authed {
                 let a = self.svc.answer(&line);
                 drop(line);
-                send_line(s, &a.line)?;
+                send(s, &a)?;
                 if a.close {
                     s.finish();
                     Step::Close
@@ -235,7 +236,7 @@ impl Conn {
                     nonce: auth::hex(&switch),
                     proof: auth::hex(&auth::switch_proof(token, &client, &switch)),
                 };
-                send_line(s, &Answer::json(&a).line)?;
+                send(s, &Answer::json(&a))?;
                 *auth = Auth::Challenged { client, switch };
                 Ok(Step::Continue)
             }
@@ -246,9 +247,9 @@ impl Conn {
                     return Ok(Step::Close);
                 }
                 info!(peer = ?self.peer, "TCP management connection authenticated");
-                send_line(
+                send(
                     s,
-                    &Answer::json(&serde_json::json!({"ok": true, "auth": "ok"})).line,
+                    &Answer::json(&serde_json::json!({"ok": true, "auth": "ok"})),
                 )?;
                 *auth = Auth::Done;
                 Ok(Step::Continue)
@@ -268,7 +269,7 @@ impl Conn {
     fn auth_failed<S: Socket>(&self, s: &mut S, why: &str) -> std::io::Result<()> {
         self.stats.auth_failures.fetch_add(1, Ordering::Relaxed);
         warn!(peer = ?self.peer, "authentication failed ({why}); closing the connection");
-        send_line(s, &Answer::error(format!("{AUTH_FAILED}: {why}")).line)?;
+        send(s, &Answer::error(format!("{AUTH_FAILED}: {why}")))?;
         s.finish();
         Ok(())
     }
@@ -283,7 +284,7 @@ impl Conn {
             "connection closed: all {} slots were taken and this one was waiting between requests; connect again",
             self.limits.max_conns
         ));
-        let _ = send_line(s, &a.line);
+        let _ = send(s, &a);
         let _ = s.shutdown(Shutdown::Both);
         Ok(())
     }

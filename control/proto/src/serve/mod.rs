@@ -68,6 +68,8 @@ pub trait Socket: Stream + Send + Sized + 'static {
     fn shutdown(&self, how: Shutdown) -> std::io::Result<()>;
     /// As the socket's `try_clone`.
     fn try_clone(&self) -> std::io::Result<Self>;
+    /// Set up an accepted socket (TCP: no Nagle delay; answers are whole lines).
+    fn configure(&self) {}
 }
 
 impl Stream for UnixStream {
@@ -125,6 +127,9 @@ impl Socket for TcpStream {
     fn try_clone(&self) -> std::io::Result<Self> {
         TcpStream::try_clone(self)
     }
+    fn configure(&self) {
+        let _ = self.set_nodelay(true);
+    }
 }
 
 /// One server's limits.
@@ -154,7 +159,8 @@ pub struct Stats {
 /// An answer line, and whether the connection ends after it.
 #[derive(Debug)]
 pub struct Answer {
-    /// The JSON text, without its newline.
+    /// The JSON text and its newline (sent in one write: with TCP_NODELAY, a newline
+    /// written on its own would be a packet of its own).
     pub line: Vec<u8>,
     /// The connection is closed after it (a refused `hello`, say).
     pub close: bool,
@@ -163,10 +169,11 @@ pub struct Answer {
 impl Answer {
     /// `v` as a JSON line; the connection stays open.
     pub fn json(v: &impl Serialize) -> Answer {
-        let line = serde_json::to_vec(v).unwrap_or_else(|e| {
+        let mut line = serde_json::to_vec(v).unwrap_or_else(|e| {
             serde_json::to_vec(&error_value(format!("cannot encode the answer: {e}")))
                 .unwrap_or_default()
         });
+        line.push(b'\n');
         Answer { line, close: false }
     }
 
@@ -324,8 +331,7 @@ fn spawn<S: Socket>(
     })
 }
 
-/// Write `line` and its newline.
-pub(crate) fn send_line<S: Write + ?Sized>(s: &mut S, line: &[u8]) -> std::io::Result<()> {
-    s.write_all(line)?;
-    s.write_all(b"\n")
+/// Write `a`'s line (with its newline), in one write.
+pub(crate) fn send<S: Write + ?Sized>(s: &mut S, a: &Answer) -> std::io::Result<()> {
+    s.write_all(&a.line)
 }
