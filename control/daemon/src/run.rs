@@ -190,6 +190,31 @@ struct State {
     traffic: Option<TrafficSnapshot>,
 }
 
+impl State {
+    /// The faults the switches' states show now: switches down, ports down (by link or
+    /// through the daemon) on the switches that are up.
+    fn faults_seen(&self) -> Faults {
+        let mut f = Faults::default();
+        for (i, s) in self.sw.iter().enumerate() {
+            if !s.up {
+                f.dead_switches.insert(i as u32);
+            } else {
+                for &p in s.ports_down.iter().chain(s.admin_down.iter()) {
+                    f.dead_ports.insert((i as u32, p));
+                }
+            }
+        }
+        f
+    }
+
+    /// Every switch runs the wanted tables, and those were computed from the faults
+    /// seen now: a switch that just came back (or went) makes the fabric not ready until
+    /// the planner has pruned or restored around it.
+    fn ready(&self) -> bool {
+        self.sw.iter().all(|s| s.current()) && self.faults.as_ref() == Some(&self.faults_seen())
+    }
+}
+
 struct Shared {
     cfg: Config,
     state: Mutex<State>,
@@ -330,7 +355,7 @@ impl DaemonHandle {
             topology: cfg.spec.clone(),
             kind: cfg.kind.name().into(),
             uptime_s: self.shared.started.elapsed().as_secs_f64(),
-            ready: st.sw.iter().all(|s| s.current()),
+            ready: st.ready(),
             switches,
             traffic: st.traffic.clone(),
         }
@@ -612,16 +637,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
         if !st.sw.iter().all(|s| s.settled) {
             return vec![];
         }
-        let mut f = Faults::default();
-        for (i, s) in st.sw.iter().enumerate() {
-            if !s.up {
-                f.dead_switches.insert(i as u32);
-            } else {
-                for &p in s.ports_down.iter().chain(s.admin_down.iter()) {
-                    f.dead_ports.insert((i as u32, p));
-                }
-            }
-        }
+        let f = st.faults_seen();
         if st.faults.as_ref() != Some(&f) {
             let t0 = Instant::now();
             let p = prune(&cfg.topology, &cfg.base, &f);
@@ -843,4 +859,49 @@ pub fn wait<T>(rx: Receiver<T>, timeout: Duration) -> Option<T> {
 /// A reply channel for a [`Command`].
 pub fn reply_channel<T>() -> (Sender<T>, Receiver<T>) {
     bounded(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A switch that is up and runs the wanted tables (generation 1) of incarnation 7.
+    fn current_sw() -> Sw {
+        let mut s = Sw::new();
+        s.up = true;
+        s.pid = Some((7, 7));
+        s.pushed = Some(((7, 7), 1));
+        s
+    }
+
+    #[test]
+    fn the_fabric_is_ready_only_once_the_tables_match_the_faults_seen() {
+        let mut st = State {
+            sw: vec![current_sw(), current_sw()],
+            wanted: vec![],
+            pruned: vec![],
+            faults: Some(Faults::default()),
+            warnings: vec![],
+            traffic: None,
+        };
+        assert!(st.ready());
+        // switch 1 hung: pruned around it, the others current: not ready (it is down)
+        st.sw[1].up = false;
+        st.faults = Some(st.faults_seen());
+        assert!(!st.ready());
+        // it answers again: every switch current, but the tables are still the pruned
+        // ones until the planner restores them
+        st.sw[1].up = true;
+        assert!(st.sw.iter().all(Sw::current));
+        assert!(!st.ready(), "ready before the planner saw the switch back");
+        st.faults = Some(st.faults_seen());
+        assert!(st.ready());
+        // a port down seen before the planner prunes around it: not ready either
+        st.sw[0].ports_down.insert(2);
+        assert!(!st.ready());
+        // never planned: not ready
+        st.faults = None;
+        st.sw[0].ports_down.clear();
+        assert!(!st.ready());
+    }
 }
