@@ -434,6 +434,12 @@ fn eth_address_fanout_spreads_canopy_frames_by_host_pair() {
         )
     });
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    spread_by_host_pair(&raw, &mut w0, &mut w1);
+}
+
+/// Send 512 frames of 64 host pairs from `raw`: every frame reaches exactly one of the
+/// two workers, pairs spread over both, and one pair always reaches the same worker.
+fn spread_by_host_pair(raw: &Raw, w0: &mut AfPacketPort, w1: &mut AfPacketPort) {
     // frame i: host pair i % 64, sequence number i in the payload
     let frame = |i: u32| {
         let pair = (i % 64) as u8;
@@ -477,6 +483,55 @@ fn eth_address_fanout_spreads_canopy_frames_by_host_pair() {
             "host pair {pair} split between sockets"
         );
     }
+}
+
+/// Workers sharing an interface through a fanout group reopen together when it is
+/// deleted and re-created: the old group stays tied to the deleted interface while any
+/// old socket is open, so the reopens meet in a group derived from the new ifindex.
+#[test]
+fn fanout_workers_reopen_together_after_the_interface_is_re_created() {
+    canopy_test_utils::netns_or_return!();
+    let ns = Netns::new("fanre", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let cfg = AfPacketConfig {
+        fanout: Some(0x4323),
+        ..AfPacketConfig::default()
+    };
+    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
+        (
+            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
+            AfPacketPort::open("pa", cfg).expect("worker 1"),
+        )
+    });
+    ip(&["-n", ns.name(0), "link", "del", "pa"]);
+    ns.veth(0, "pa", 1, "pb");
+    // each worker polls its own port (from this thread: the reopen enters the port's
+    // namespace), as the engine's workers do, one after the other
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let (mut r0, mut r1) = (false, false);
+    while !(r0 && r1) && Instant::now() < deadline {
+        for (w, done) in [(&mut w0, &mut r0), (&mut w1, &mut r1)] {
+            if !*done {
+                match w.poll_link() {
+                    Ok(LinkEvent::Reopened { .. }) => *done = true,
+                    Ok(_) => {}
+                    Err(e) => panic!("reopen failed: {e}"),
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(r0 && r1, "both workers reopened: {r0} {r1}");
+    assert_eq!(w0.fanout_group(), w1.fanout_group(), "one group");
+    assert_ne!(
+        w0.fanout_group(),
+        Some(0x4323),
+        "not the deleted interface's"
+    );
+    assert!(w0.link_up() && w1.link_up());
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    spread_by_host_pair(&raw, &mut w0, &mut w1);
+    assert_eq!((w0.stats().reopens, w1.stats().reopens), (1, 1));
 }
 
 /// CANOPY_TPACKET=2 selects V2 for the measurements (default V3).

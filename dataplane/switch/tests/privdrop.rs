@@ -9,7 +9,8 @@
 //!   every thread's /proc status shows uid/gid 65534, CapEff = CapPrm = CapBnd =
 //!   CAP_NET_RAW, no inheritable or ambient capability and NoNewPrivs; management works
 //!   over the socket (given to nobody, still 0600); a link that goes down and up forwards
-//!   again; an interface deleted and re-created is re-opened (CAP_NET_RAW). With
+//!   again; an interface deleted and re-created is re-opened (CAP_NET_RAW; it is a fanout port, so both
+//!   workers' sockets re-open into one new group). With
 //!   `reopen_caps = false` nothing is kept, a down/up flap still recovers, and a
 //!   re-created interface stays down (the documented limit). The same with four AF_XDP
 //!   ports: kept are CAP_NET_RAW, CAP_NET_ADMIN, CAP_IPC_LOCK and CAP_BPF, and a
@@ -285,12 +286,11 @@ fn as_nobody(tag: &str, backend: &str, reopen_caps: bool) {
             continue;
         }
         cfg += &format!("\n[[port]]\nbackend = \"{backend}\"\ninterface = \"s{i}\"\n");
-        // port 0 shares its RX between both workers (fanout); port 1, the one
-        // re-created below, does not: a fanout port does not re-open after its
-        // interface is re-created, with or without privileges (the old sockets keep
-        // the group bound to the deleted device; docs/canopy-switch.md "Privileges")
-        if i == 0 && backend == "afpacket" {
-            cfg += "fanout = 60\n";
+        // ports 0 and 1 share their RX between both workers (fanout): port 1, the
+        // one re-created below, re-opens both its sockets (the primary and the other
+        // worker's replica) into one new group
+        if i < 2 && backend == "afpacket" {
+            cfg += &format!("fanout = {}\n", 60 + i);
         }
     }
     let sw = Switch::start_with(&dir, &cfg, in_ns_cmd(ns.name(0)));

@@ -132,6 +132,8 @@ type Opened = link::Opened<Conn>;
 pub(crate) struct Conn {
     rings: Rings,
     sock: Socket,
+    /// The fanout group the socket joined.
+    fanout_group: Option<u16>,
 }
 
 /// Ring walking state.
@@ -169,6 +171,8 @@ pub struct AfPacketPort {
     // Field order: the mapping is unmapped before the socket closes.
     rings: Rings,
     sock: Socket,
+    /// The fanout group the socket joined (the configured one until a reopen).
+    fanout_group: Option<u16>,
     /// Interface, link state and a reopen running on a helper thread.
     link: Link<Result<Opened, AfPacketError>>,
     stats: PortStats,
@@ -182,19 +186,30 @@ impl AfPacketPort {
             ifname: ifname.to_string(),
             source,
         })?;
-        let o = Self::open_socket(ifname, &cfg)?;
+        let o = Self::open_socket(ifname, &cfg, false)?;
         let link = Link::new(ifname, link::netns_id(), &o);
-        let Conn { rings, sock } = o.socket;
+        let Conn {
+            rings,
+            sock,
+            fanout_group,
+        } = o.socket;
         Ok(AfPacketPort {
             cfg,
             rings,
             sock,
+            fanout_group,
             link,
             stats: PortStats::default(),
         })
     }
 
-    fn open_socket(ifname: &str, cfg: &AfPacketConfig) -> Result<Opened, AfPacketError> {
+    /// Open a socket and its rings on `ifname`; `reopen`: after the interface was
+    /// re-created (see [`join_fanout`]).
+    fn open_socket(
+        ifname: &str,
+        cfg: &AfPacketConfig,
+        reopen: bool,
+    ) -> Result<Opened, AfPacketError> {
         let err = |call| IfError::sys(ifname, call);
         let sock = Socket::new().map_err(err("socket(AF_PACKET)"))?;
         let ifindex = sock.ifindex(ifname).map_err(err("ioctl(SIOCGIFINDEX)"))?;
@@ -249,16 +264,7 @@ impl AfPacketPort {
             sock.add_promisc(ifindex)
                 .map_err(err("setsockopt(PACKET_ADD_MEMBERSHIP, PROMISC)"))?;
         }
-        if let Some(group) = cfg.fanout {
-            match cfg.fanout_mode {
-                FanoutMode::Hash => sock
-                    .join_fanout_hash(group)
-                    .map_err(err("setsockopt(PACKET_FANOUT, HASH)"))?,
-                FanoutMode::EthAddrs => sock
-                    .join_fanout_eth(group)
-                    .map_err(err("setsockopt(PACKET_FANOUT, CBPF + PACKET_FANOUT_DATA)"))?,
-            }
-        }
+        let fanout_group = join_fanout(&sock, ifname, cfg, ifindex, reopen)?;
         let rings = Rings {
             map,
             rx: cfg.rx,
@@ -278,7 +284,11 @@ impl AfPacketPort {
             tx_inflight: 0,
         };
         Ok(Opened {
-            socket: Conn { rings, sock },
+            socket: Conn {
+                rings,
+                sock,
+                fanout_group,
+            },
             ifindex,
             mtu,
             flags,
@@ -306,6 +316,11 @@ impl AfPacketPort {
     /// (no syscall).
     pub fn link_up(&self) -> bool {
         self.link.up
+    }
+    /// The `PACKET_FANOUT` group the socket is in: the configured one, or after a
+    /// reopen one derived from it and the new ifindex (see `docs/afpacket.md`).
+    pub fn fanout_group(&self) -> Option<u16> {
+        self.fanout_group
     }
     /// The configuration.
     pub fn config(&self) -> &AfPacketConfig {
@@ -488,6 +503,81 @@ impl AfPacketPort {
     }
 }
 
+/// Ids a reopen tries for its fanout group, in order.
+const FANOUT_REOPEN_TRIES: u64 = 16;
+
+/// Join the configured fanout group, if any (after bind), and return the id joined.
+///
+/// A reopen cannot join the configured id: the kernel ties a group to the interface
+/// its first socket was bound to and refuses other interfaces with `EINVAL`, and the
+/// group lives while any of its sockets is open. Every worker keeps its old socket
+/// until its new one is open, so the workers would wait on each other for ever. A
+/// reopen instead joins the first of a sequence of ids derived from the configured id
+/// and the new ifindex that the kernel accepts (`EINVAL`: that id is held by a group on
+/// another interface, or of another mode): every worker reopening on the same
+/// interface walks the same sequence past the same held ids and meets in one group.
+fn join_fanout(
+    sock: &Socket,
+    ifname: &str,
+    cfg: &AfPacketConfig,
+    ifindex: i32,
+    reopen: bool,
+) -> Result<Option<u16>, AfPacketError> {
+    let Some(group) = cfg.fanout else {
+        return Ok(None);
+    };
+    let (call, prog) = match cfg.fanout_mode {
+        FanoutMode::Hash => ("setsockopt(PACKET_FANOUT, HASH)", false),
+        FanoutMode::EthAddrs => ("setsockopt(PACKET_FANOUT, CBPF)", true),
+    };
+    let join = |id| match cfg.fanout_mode {
+        FanoutMode::Hash => sock.join_fanout_hash(id),
+        FanoutMode::EthAddrs => sock.join_fanout_cbpf(id),
+    };
+    let joined = if reopen {
+        let mut tried = reopen_fanout_ids(group, ifindex);
+        loop {
+            let Some(id) = tried.next() else {
+                let e = std::io::Error::from_raw_os_error(libc::EINVAL);
+                return Err(IfError::sys(
+                    ifname,
+                    "setsockopt(PACKET_FANOUT) on reopen: every derived group id refused",
+                )(e)
+                .into());
+            };
+            match join(id) {
+                Ok(()) => break id,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => continue,
+                Err(e) => return Err(IfError::sys(ifname, call)(e).into()),
+            }
+        }
+    } else {
+        join(group).map_err(IfError::sys(ifname, call))?;
+        group
+    };
+    if prog {
+        sock.set_fanout_eth_prog()
+            .map_err(IfError::sys(ifname, "setsockopt(PACKET_FANOUT_DATA)"))?;
+    }
+    Ok(Some(joined))
+}
+
+/// The fanout group ids a reopen on interface `ifindex` tries, for a port configured
+/// with `group`: [`FANOUT_REOPEN_TRIES`] ids from a SplitMix64 sequence seeded with
+/// both, never `group` itself (it may still be held by the old interface's group, which
+/// closes while the workers reopen).
+fn reopen_fanout_ids(group: u16, ifindex: i32) -> impl Iterator<Item = u16> {
+    let seed = (u64::from(group) << 32) | u64::from(ifindex as u32);
+    (1..=FANOUT_REOPEN_TRIES)
+        .map(move |i| {
+            let mut z = seed.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u16
+        })
+        .filter(move |&id| id != group)
+}
+
 impl link::Reopen for AfPacketPort {
     type Socket = Conn;
     type Error = AfPacketError;
@@ -504,7 +594,7 @@ impl link::Reopen for AfPacketPort {
     }
     fn opener(&self) -> impl FnOnce() -> Result<Opened, AfPacketError> + Send + 'static {
         let (name, cfg) = (self.link.name.clone(), self.cfg.clone());
-        move || Self::open_socket(&name, &cfg)
+        move || Self::open_socket(&name, &cfg, true)
     }
     fn install(&mut self, new: Conn, background: bool) {
         // the old socket's kernel counters since the last read go with it
@@ -512,6 +602,7 @@ impl link::Reopen for AfPacketPort {
         let old = Conn {
             rings: std::mem::replace(&mut self.rings, new.rings),
             sock: std::mem::replace(&mut self.sock, new.sock),
+            fanout_group: std::mem::replace(&mut self.fanout_group, new.fanout_group),
         };
         if background {
             link::close_on_helper(Self::THREAD, old);
@@ -543,6 +634,22 @@ mod tests {
             assert_eq!(r as usize, i);
             assert_eq!(PortDrop::NAMES[i], r.to_string());
         }
+    }
+
+    #[test]
+    fn reopen_fanout_ids_depend_on_the_interface_and_skip_the_configured_group() {
+        let a: Vec<u16> = reopen_fanout_ids(7, 10).collect();
+        assert_eq!(
+            a,
+            reopen_fanout_ids(7, 10).collect::<Vec<_>>(),
+            "deterministic"
+        );
+        assert!(!a.contains(&7));
+        assert!(a.len() >= FANOUT_REOPEN_TRIES as usize - 1);
+        assert_ne!(a, reopen_fanout_ids(7, 11).collect::<Vec<_>>());
+        assert_ne!(a, reopen_fanout_ids(8, 10).collect::<Vec<_>>());
+        let distinct: std::collections::BTreeSet<_> = a.iter().collect();
+        assert_eq!(distinct.len(), a.len(), "{a:?}");
     }
 
     #[test]

@@ -249,12 +249,17 @@ impl Socket {
         self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)
     }
 
-    /// Join fanout group `group` in classic-BPF mode with the Ethernet-address hash
-    /// program (after bind): frames of one (destination, source) MAC pair always reach
-    /// the same socket of the group.
-    pub fn join_fanout_eth(&self, group: u16) -> io::Result<()> {
+    /// Join fanout group `group` in classic-BPF mode (after bind); then
+    /// [`set_fanout_eth_prog`](Self::set_fanout_eth_prog).
+    pub fn join_fanout_cbpf(&self, group: u16) -> io::Result<()> {
         let arg: libc::c_int = (group as u32 | (PACKET_FANOUT_CBPF << 16)) as libc::c_int;
-        self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)?;
+        self.setsockopt(SOL_PACKET, PACKET_FANOUT, &arg)
+    }
+
+    /// Give the classic-BPF fanout group this socket joined the Ethernet-address hash
+    /// program: frames of one (destination, source) MAC pair always reach the same
+    /// socket of the group.
+    pub fn set_fanout_eth_prog(&self) -> io::Result<()> {
         let prog = ETH_ADDR_HASH;
         let fprog = libc::sock_fprog {
             len: prog.len() as u16,
