@@ -709,3 +709,76 @@ fn a_port_polled_from_another_namespace_reopens_in_its_own() {
     assert_eq!(got, vec![f], "the new socket is in the port's namespace");
     assert_eq!(port.stats().reopens, 1);
 }
+
+/// The interface's `tx_dropped` in namespace `ns` (`/proc/thread-self/net/dev`, read
+/// there: `/sys/class/net` shows the namespace sysfs was mounted in).
+fn tx_dropped(ns: &str, ifname: &str) -> u64 {
+    let dev = in_ns(ns, || std::fs::read_to_string("/proc/thread-self/net/dev")).unwrap();
+    let line = dev
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix(&format!("{ifname}:")))
+        .expect("the interface's line");
+    // eight receive fields, then transmit bytes, packets, errs, drop
+    line.split_whitespace().nth(11).unwrap().parse().unwrap()
+}
+
+/// A veth whose peer is down drops the frame it is given (its `tx_dropped`), and the
+/// kernel puts the frame back in the TX ring (the send is refused with `ENOBUFS`): each
+/// attempt is one `tx_requeues` and one `tx_dropped`, no frame is lost, and the frames
+/// go out in order once the peer is back.
+#[test]
+fn a_frame_the_veth_drops_goes_back_in_the_ring_and_out_later() {
+    canopy_test_utils::netns_or_return!();
+    let ns = Netns::new("requeue", &["a", "b"]);
+    ns.veth(0, "pa", 1, "pb");
+    let mut port = in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open");
+    let raw = in_ns(ns.name(1), || Raw::open("pb"));
+    ip(&["-n", ns.name(1), "link", "set", "pb", "down"]);
+    let before = tx_dropped(ns.name(0), "pa");
+    // not polled: the port still believes its link is up and queues
+    let frames: Vec<Vec<u8>> = (0..3).map(|i| frame(20 + i, 100)).collect();
+    for f in &frames {
+        assert_eq!(port.tx_frame(f), Ok(true));
+    }
+    const ATTEMPTS: u64 = 5;
+    for _ in 0..ATTEMPTS {
+        let e = port.tx_flush().expect_err("the peer is down");
+        assert!(e.to_string().contains("No buffer space"), "{e}");
+    }
+    let st = port.stats();
+    assert_eq!(st.tx_requeues, ATTEMPTS);
+    assert_eq!(
+        tx_dropped(ns.name(0), "pa") - before,
+        ATTEMPTS,
+        "one per attempt"
+    );
+    assert_eq!(port.tx_backlog(), 3, "every frame still in the ring");
+    ip(&["-n", ns.name(1), "link", "set", "pb", "up"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while port.tx_flush().is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "never sent after the peer came back"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        raw.recv_n(3, Duration::from_secs(5)),
+        frames,
+        "all, in order"
+    );
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while port.tx_backlog() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(port.tx_backlog(), 0);
+    let requeued = port.stats().tx_requeues;
+    assert_eq!(
+        tx_dropped(ns.name(0), "pa") - before,
+        requeued,
+        "every tx_dropped was a frame put back"
+    );
+}

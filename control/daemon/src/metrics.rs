@@ -83,24 +83,25 @@ const PORT_ADMIN_UP: usize = 10;
 const PORT_IN_USE: usize = 11;
 const PORT_LINK_DOWN_EVENTS: usize = 12;
 const PORT_REOPENS: usize = 13;
-const PORT_INFO: usize = 14;
-const SWITCH_UP: usize = 15;
-const SWITCH_UPTIME: usize = 16;
-const SWITCH_TABLES_CURRENT: usize = 17;
-const PUSHES: usize = 18;
-const PUSH_FAILURES: usize = 19;
-const DOWN_EVENTS: usize = 20;
-const RESTARTS: usize = 21;
-const PROBE: usize = 22;
-const READY: usize = 23;
-const UPTIME: usize = 24;
-const SWITCHES: usize = 25;
-const PRUNED: usize = 26;
-const TRAFFIC_SENT: usize = 27;
-const TRAFFIC_RECEIVED: usize = 28;
-const TRAFFIC_LOST: usize = 29;
-const TRAFFIC_MISDELIVERED: usize = 30;
-const TRAFFIC_LATENCY: usize = 31;
+const PORT_TX_REQUEUES: usize = 14;
+const PORT_INFO: usize = 15;
+const SWITCH_UP: usize = 16;
+const SWITCH_UPTIME: usize = 17;
+const SWITCH_TABLES_CURRENT: usize = 18;
+const PUSHES: usize = 19;
+const PUSH_FAILURES: usize = 20;
+const DOWN_EVENTS: usize = 21;
+const RESTARTS: usize = 22;
+const PROBE: usize = 23;
+const READY: usize = 24;
+const UPTIME: usize = 25;
+const SWITCHES: usize = 26;
+const PRUNED: usize = 27;
+const TRAFFIC_SENT: usize = 28;
+const TRAFFIC_RECEIVED: usize = 29;
+const TRAFFIC_LOST: usize = 30;
+const TRAFFIC_MISDELIVERED: usize = 31;
+const TRAFFIC_LATENCY: usize = 32;
 
 /// Every family [`render`] can emit, in exposition order.
 pub const FAMILIES: &[FamilySpec] = &[
@@ -118,6 +119,7 @@ pub const FAMILIES: &[FamilySpec] = &[
     fam!("canopy_port_in_use", Gauge, FSP, "1 when the port is in the switch's forwarding groups, 0 when canopyd pruned it."),
     fam!("canopy_port_link_down_events_total", Counter, FSP, "Times the port's link went down."),
     fam!("canopy_port_reopens_total", Counter, FSP, "Times the port reopened after its interface was re-created."),
+    fam!("canopy_port_tx_requeues_total", Counter, FSP, "Frames the kernel dropped at the device or qdisc and put back in the port's TX ring to send again (not losses)."),
     fam!("canopy_port_info", Gauge, INFO, "Port names: always 1, the labels carry the interface name and backend."),
     fam!("canopy_switch_up", Gauge, FS, "1 when the switch answers canopyd's health probes."),
     fam!("canopy_switch_uptime_seconds", Gauge, FS, "Seconds since the switch process started (absent while the switch is down)."),
@@ -373,6 +375,7 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
             b.value(PORT_BACKLOG, &l, c.tx_backlog as f64);
             b.value(PORT_LINK_DOWN_EVENTS, &l, c.backend.link_down_events as f64);
             b.value(PORT_REOPENS, &l, c.backend.reopens as f64);
+            b.value(PORT_TX_REQUEUES, &l, c.backend.tx_requeues as f64);
         }
         if let Some(h) = h {
             b.value(PORT_LINK_UP, &l, b2f(h.link));
@@ -419,6 +422,7 @@ pub(crate) mod tests {
                     kernel_drops: 4,
                     link_down_events: 1,
                     reopens: 0,
+                    tx_requeues: 2,
                     drops: bd,
                 },
             }

@@ -238,6 +238,11 @@ pub struct BackendReport {
     pub link_down_events: u64,
     /// Times the port reopened after its interface was re-created.
     pub reopens: u64,
+    /// Frames the kernel dropped at the device or its qdisc and put back in the TX ring
+    /// to be sent again (AF_PACKET: a send refused with `ENOBUFS`): each is one of the
+    /// interface's `tx_dropped` (or the qdisc's drops) that lost no frame.
+    #[serde(default)]
+    pub tx_requeues: u64,
     /// Backend drops by reason (AF_PACKET names; empty for `mem`).
     pub drops: BTreeMap<String, u64>,
 }
@@ -347,6 +352,7 @@ pub fn format_counters(c: &CountersReport) -> String {
             ("kernel_drops", b.kernel_drops),
             ("link_down_events", b.link_down_events),
             ("reopens", b.reopens),
+            ("tx_requeues", b.tx_requeues),
             ("tx_backlog", p.tx_backlog),
         ] {
             if n > 0 {

@@ -144,6 +144,10 @@ pub struct BackendCounters {
     pub link_down_events: u64,
     /// Times the backend reopened after its interface was re-created.
     pub reopens: u64,
+    /// Frames the kernel handed back to the TX ring after the device or qdisc dropped
+    /// them once ([`BackendStats::tx_requeues`](super::BackendStats)): attempts, not
+    /// losses.
+    pub tx_requeues: u64,
     /// The backend's drop counters under its own names (AF_PACKET:
     /// `PortDrop::NAMES`), in its order; empty for backends without any.
     pub drops: Vec<(&'static str, u64)>,
@@ -168,6 +172,7 @@ pub(crate) struct BackendGauges {
     kernel_drops: AtomicU64,
     link_down_events: AtomicU64,
     reopens: AtomicU64,
+    tx_requeues: AtomicU64,
     drops: [AtomicU64; BACKEND_DROP_SLOTS],
 }
 
@@ -178,6 +183,7 @@ impl BackendGauges {
             kernel_drops: AtomicU64::new(0),
             link_down_events: AtomicU64::new(0),
             reopens: AtomicU64::new(0),
+            tx_requeues: AtomicU64::new(0),
             drops: std::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
@@ -186,6 +192,7 @@ impl BackendGauges {
         self.kernel_drops.store(s.kernel_drops, Relaxed);
         self.link_down_events.store(s.link_down_events, Relaxed);
         self.reopens.store(s.reopens, Relaxed);
+        self.tx_requeues.store(s.tx_requeues, Relaxed);
         for (a, v) in self.drops.iter().zip(s.drops) {
             a.store(v, Relaxed);
         }
@@ -196,6 +203,7 @@ impl BackendGauges {
             kernel_drops: self.kernel_drops.load(Relaxed),
             link_down_events: self.link_down_events.load(Relaxed),
             reopens: self.reopens.load(Relaxed),
+            tx_requeues: self.tx_requeues.load(Relaxed),
             drops: self
                 .names
                 .iter()

@@ -110,6 +110,10 @@ pub struct BackendStats {
     pub link_down_events: u64,
     /// Times the backend reopened after its interface was re-created.
     pub reopens: u64,
+    /// Frames the kernel dropped at the device or its qdisc and handed back to the
+    /// backend's TX ring to be sent again (AF_PACKET: a send refused with `ENOBUFS`).
+    /// Not a loss; the device's `tx_dropped` or the qdisc's drops counted an attempt.
+    pub tx_requeues: u64,
     /// Drops by the backend's own reasons ([`Port::backend_drop_names`] order).
     pub drops: [u64; BACKEND_DROP_SLOTS],
 }

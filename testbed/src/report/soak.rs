@@ -46,6 +46,13 @@ pub fn summary(r: &SoakReport) -> String {
         "  qdisc drops {}  receiver socket drops {}  in switch TX rings {}",
         a.qdisc_drops, a.host_socket_drops, a.in_flight
     );
+    if a.requeued > 0 {
+        let _ = writeln!(
+            s,
+            "  of the interface and qdisc drops, {} were frames put back in a TX ring and sent again (tx_requeues)",
+            a.requeued
+        );
+    }
     let _ = writeln!(
         s,
         "  counted {}  UNACCOUNTED {}{}  host wire extra {}",

@@ -41,15 +41,20 @@ pub const BACKEND_OUTSIDE_ENGINE: [&str; 4] = [
 /// (AF_PACKET `tp_drops`), and the [`BACKEND_OUTSIDE_ENGINE`] reasons.
 pub fn backend_drops(before: &CountersReport, after: &CountersReport) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
-    for (pa, pb) in after.ports.iter().zip(&before.ports) {
+    // a port missing before (a switch read first after its restart) counts from 0
+    for (i, pa) in after.ports.iter().enumerate() {
+        let pb = before.ports.get(i);
         let reasons = BACKEND_OUTSIDE_ENGINE.iter().map(|r| {
-            let n = |p: &canopy_proto::mgmt::PortCounters| p.backend.drops.get(*r).copied();
-            (*r, n(pa).unwrap_or(0).saturating_sub(n(pb).unwrap_or(0)))
+            let n = |p: Option<&canopy_proto::mgmt::PortCounters>| {
+                p.and_then(|p| p.backend.drops.get(*r).copied())
+                    .unwrap_or(0)
+            };
+            (*r, n(Some(pa)).saturating_sub(n(pb)))
         });
         let kernel = pa
             .backend
             .kernel_drops
-            .saturating_sub(pb.backend.kernel_drops);
+            .saturating_sub(pb.map_or(0, |p| p.backend.kernel_drops));
         for (r, n) in std::iter::once(("kernel_drops", kernel)).chain(reasons) {
             if n > 0 {
                 *out.entry(r.to_string()).or_insert(0) += n;
@@ -83,10 +88,27 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
             return missing(name, "before");
         };
         if a.restarted_since(b) {
-            let mut d = missing(name, "");
-            d.unchecked = Some("restarted during the run: its counters began again".into());
-            return d;
+            return since_restart(name, a, "restarted during the run");
         }
+        delta_of(name, b, a)
+    }));
+    out
+}
+
+/// The counters of switch `name` since it started again (`after` alone), marked
+/// unchecked with `why`: its frames before the restart died with the old process, so
+/// the run's accounting is not exact, but what it did since is all there.
+pub fn since_restart(name: &str, after: &CountersReport, why: &str) -> SwitchDelta {
+    let mut d = delta_of(name, &CountersReport::default(), after);
+    d.unchecked = Some(format!(
+        "{why}: its counters began again (shown: since its last start)"
+    ));
+    d
+}
+
+/// The delta of switch `name` between two readings of one process.
+fn delta_of(name: &str, b: &CountersReport, a: &CountersReport) -> SwitchDelta {
+    {
         let rx = a.rx_packets.saturating_sub(b.rx_packets);
         let tx = a.tx_packets.saturating_sub(b.tx_packets);
         let dropped = a.dropped.saturating_sub(b.dropped);
@@ -106,7 +128,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
             }
         }
         SwitchDelta {
-            name: name.clone(),
+            name: name.to_string(),
             rx,
             tx,
             drops,
@@ -115,8 +137,7 @@ pub fn switch_deltas(before: &Snapshot, after: &Snapshot) -> Vec<SwitchDelta> {
             backends: vec![],
             backend_drops: backend_drops(b, a),
         }
-    }));
-    out
+    }
 }
 
 /// Name of each switch level for link tiers: the alphabetic name prefix its switches
@@ -331,6 +352,14 @@ mod tests {
             x.unchecked.as_deref().unwrap().contains("restarted"),
             "{x:?}"
         );
+        // what it did since its restart is all in its counters now
+        let a = &after[&name];
+        assert_eq!((x.rx, x.tx), (a.rx_packets, a.tx_packets));
+        assert_eq!(x.drops.values().sum::<u64>(), a.dropped);
+        assert_eq!(x.conserved, a.rx_packets == a.tx_packets + a.dropped);
+        let k: u64 = a.ports.iter().map(|p| p.backend.kernel_drops).sum();
+        assert!(k >= 40);
+        assert_eq!(x.backend_drops.get("kernel_drops"), Some(&k));
         let x = d.iter().find(|x| x.name == gone).unwrap();
         assert!(x.unchecked.as_deref().unwrap().contains("after"), "{x:?}");
     }

@@ -71,6 +71,9 @@ pub(super) struct Counters {
     pub(super) ifaces: BTreeMap<String, LinkStats>,
     pub(super) qdiscs: BTreeMap<String, u64>,
     pub(super) host_socket_drops: u64,
+    /// The generator's `tx_requeues` (attempts its hosts' interfaces counted as
+    /// `tx_dropped`).
+    pub(super) host_tx_requeues: u64,
 }
 
 fn namespaces(state: &State) -> Vec<String> {
@@ -97,6 +100,7 @@ pub(super) fn read_counters(state: &State, g: &mut Generator) -> Result<Counters
         ifaces: interface_snapshot(&ns)?,
         qdiscs: qdisc_snapshot(&ns)?,
         host_socket_drops: g.rx_kernel_drops(),
+        host_tx_requeues: g.tx_requeues(),
     })
 }
 
@@ -174,7 +178,20 @@ pub(super) fn account(
     for d in deltas {
         if let Some(why) = &d.unchecked {
             acc.exact = false;
-            acc.not_exact.push(format!("switch {}: {why}", d.name));
+            // a restarted switch's counters since its start (a silent one has none)
+            let drops: Vec<String> = d
+                .drops
+                .iter()
+                .chain(&d.backend_drops)
+                .map(|(r, n)| format!("{r} {n}"))
+                .collect();
+            let since = match (d.rx + d.tx, drops.is_empty()) {
+                (0, true) => String::new(),
+                (_, true) => format!("; rx {} tx {}, no drops", d.rx, d.tx),
+                _ => format!("; rx {} tx {}, drops: {}", d.rx, d.tx, drops.join(", ")),
+            };
+            acc.not_exact
+                .push(format!("switch {}: {why}{since}", d.name));
             continue;
         }
         for (r, n) in &d.drops {
@@ -194,6 +211,7 @@ pub(super) fn account(
         for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
             acc.in_flight += pa.tx_backlog;
             acc.in_flight = acc.in_flight.saturating_sub(pb.tx_backlog);
+            acc.requeued += delta(pa.backend.tx_requeues, pb.backend.tx_requeues);
         }
     }
     let host_ifs: Vec<String> = state
@@ -221,34 +239,28 @@ pub(super) fn account(
             acc.interface_drops.insert(format!("{k} tx"), d.tx_dropped);
         }
     }
-    acc.host_wire_extra = wire as i64 - (t.sent + t.warmup_sent) as i64;
+    let host_requeued = delta(a.host_tx_requeues, b.host_tx_requeues);
+    acc.requeued += host_requeued;
+    acc.host_wire_extra = wire as i64 - host_requeued as i64 - (t.sent + t.warmup_sent) as i64;
     for (k, qa) in &a.qdiscs {
         acc.qdisc_drops += delta(*qa, b.qdiscs.get(k).copied().unwrap_or(0));
     }
     acc.qdisc_drops += injected.iter().map(|e| e.qdisc_drops).sum::<u64>();
     acc.host_socket_drops = delta(a.host_socket_drops, b.host_socket_drops);
-    acc.counted = acc.switch_drops.values().sum::<u64>()
+    let counted = acc.switch_drops.values().sum::<u64>()
         + acc.backend_drops.values().sum::<u64>()
         + acc.interface_drops.values().sum::<u64>()
         + acc.qdisc_drops
         + acc.host_socket_drops
         + acc.in_flight;
+    // every requeue is one of the interface or qdisc drops counted above
+    acc.counted = counted.saturating_sub(acc.requeued);
     acc.unaccounted =
         t.sent as i64 - t.received as i64 - t.misdelivered as i64 - acc.counted as i64;
     if injected.iter().any(|e| e.kind == FaultKind::SwitchKill) {
         acc.exact = false;
         acc.uncounted.push(
             "frames in a killed switch's RX rings, engine rings and TX ring die with the process and its counters"
-                .into(),
-        );
-    }
-    if injected.iter().any(|e| e.kind == FaultKind::LinkFlap) {
-        acc.exact = false;
-        acc.not_exact.push(
-            "link-flap: a veth whose peer is down drops the frame (tx_dropped) and AF_PACKET \
-             puts it back in the sender's TX ring (tpacket_snd resets it to SEND_REQUEST on a \
-             driver drop), so it is handed over again: tx_dropped counts attempts, and the \
-             frame may still arrive after the link is back"
                 .into(),
         );
     }
@@ -307,9 +319,10 @@ pub(super) fn port_hops(
                 .map(|e| e.qdisc_drops)
                 .sum::<u64>();
             let backlog = pa.tx_backlog as i64 - pb.tx_backlog as i64;
+            let requeued = delta(pa.backend.tx_requeues, pb.backend.tx_requeues);
             let tx_gap = eng_tx as i64
                 - bd("tx_wrong_format") as i64
-                - (i.tx_packets + i.tx_dropped + q) as i64
+                - ((i.tx_packets + i.tx_dropped + q) as i64 - requeued as i64)
                 - backlog;
             if rx_gap != 0 || tx_gap != 0 {
                 gaps.push(PortHop {

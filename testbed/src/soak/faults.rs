@@ -228,7 +228,13 @@ pub(super) fn inject(
                     nap(hold, stop);
                     ev.repair_ns = now();
                     let s = drill::start_switch(root, name, sw)?;
-                    ev.note = format!("restarted as pid {}", s.pid);
+                    ev.note = match s.instance {
+                        Some(i) => format!(
+                            "restarted in the shared host (pid {}) as instance {i}",
+                            s.pid
+                        ),
+                        None => format!("restarted as pid {}", s.pid),
+                    };
                 }
                 FaultKind::DaemonKill => {
                     if !daemon {

@@ -236,12 +236,12 @@ fn search_pdr(
 
 /// A switch killed and started again may well have run longer by now than it had
 /// before the soak, so its uptime does not give its restart away: its counters began
-/// again, and nothing about it is exact. Its delta says so, and its counters leave both
-/// snapshots.
+/// again, and nothing about it is exact. Its delta says so and holds its counters
+/// since its last start, and its counters leave both snapshots.
 fn forget_restarted(
     injected: &[faults::Injected],
     deltas: &mut [crate::report::results::SwitchDelta],
-    snapshots: [&mut account::Counters; 2],
+    [before, after]: [&mut account::Counters; 2],
 ) {
     let restarted: Vec<&str> = injected
         .iter()
@@ -250,15 +250,16 @@ fn forget_restarted(
         .collect();
     for d in deltas {
         if restarted.contains(&d.name.as_str()) && d.unchecked.is_none() {
-            d.conserved = false;
-            d.rx = 0;
-            d.tx = 0;
-            d.drops.clear();
-            d.unchecked =
-                Some("killed and started again during the soak: its counters began again".into());
+            if let Some(a) = after.switches.get(&d.name) {
+                *d = crate::run::linkload::since_restart(
+                    &d.name,
+                    a,
+                    "killed and started again during the soak",
+                );
+            }
         }
     }
-    for c in snapshots {
+    for c in [before, after] {
         c.switches.retain(|n, _| !restarted.contains(&n.as_str()));
     }
 }

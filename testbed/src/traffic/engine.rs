@@ -459,6 +459,19 @@ impl Generator {
             .sum()
     }
 
+    /// Frames the kernel dropped at the hosts' interfaces (their `tx_dropped`) and put
+    /// back in the generator's TX rings to be sent again, since the ports were opened
+    /// (`tx_requeues`, summed over the TX and latency-stream ports): attempts, not
+    /// losses.
+    pub fn tx_requeues(&mut self) -> u64 {
+        self.tx
+            .iter_mut()
+            .chain(self.probe_tx.iter_mut())
+            .flatten()
+            .map(|p| p.stats().tx_requeues)
+            .sum()
+    }
+
     fn macs(&self) -> Vec<[u8; 6]> {
         self.hosts.hosts.iter().map(|h| h.mac).collect()
     }

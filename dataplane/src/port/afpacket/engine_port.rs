@@ -75,6 +75,7 @@ impl RingPort for AfPacketPort {
             kernel_drops: s.kernel_drops,
             link_down_events: s.link_down_events,
             reopens: s.reopens,
+            tx_requeues: s.tx_requeues,
             drops: drop_slots(&[&s.drops]),
         }
     }

@@ -102,6 +102,13 @@ pub struct PortStats {
     pub tx_sends: u64,
     /// `send` calls that failed.
     pub tx_send_errors: u64,
+    /// Frames the kernel handed back to the TX ring: a `send` refused with `ENOBUFS`
+    /// because the device or its qdisc dropped the burst's first frame (a veth whose
+    /// peer is down or whose peer's backlog is full), which `tpacket_snd` then resets
+    /// to send-request, so the next send tries it again. Not a loss: the device's
+    /// `tx_dropped` (or the qdisc's drops) counted an attempt, and the frame is still
+    /// in the ring ([`AfPacketPort::tx_backlog`]) or went out later.
+    pub tx_requeues: u64,
     /// Frames the kernel counted for this socket (`PACKET_STATISTICS` tp_packets).
     pub kernel_packets: u64,
     /// Frames the kernel dropped because the RX ring was full (`tp_drops`).
@@ -457,8 +464,9 @@ impl AfPacketPort {
 
     /// Hand every queued TX frame to the kernel with one `send(MSG_DONTWAIT)`. No-op when
     /// nothing is queued. A failure is counted (`tx_send_errors`); `ENETDOWN`, `ENXIO`
-    /// or `ENODEV` also mark the port down. Frames stay queued on error and go out with
-    /// the next successful flush.
+    /// or `ENODEV` also mark the port down; `ENOBUFS` is a frame the kernel put back
+    /// in the ring after the device dropped it (`tx_requeues`). Frames stay queued on
+    /// error and go out with the next successful flush.
     pub fn tx_flush(&mut self) -> Result<(), AfPacketError> {
         if self.rings.tx_pending == 0 {
             return Ok(());
@@ -471,6 +479,9 @@ impl AfPacketPort {
             }
             Err(e) => {
                 self.stats.tx_send_errors += 1;
+                if e.raw_os_error() == Some(libc::ENOBUFS) {
+                    self.stats.tx_requeues += 1;
+                }
                 self.link.send_failed(&e);
                 Err(IfError::sys(&self.link.name, "send(TX ring)")(e).into())
             }

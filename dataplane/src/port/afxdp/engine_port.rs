@@ -76,6 +76,7 @@ impl RingPort for AfXdpPort {
             kernel_drops: s.kernel.rx_lost(),
             link_down_events: s.link_down_events,
             reopens: s.reopens,
+            tx_requeues: 0,
             drops: drop_slots(&[&s.drops, &s.kernel.as_array()]),
         }
     }

@@ -74,6 +74,7 @@ impl RingPort for DpdkPort {
             kernel_drops: s.eth.imissed + s.eth.rx_nombuf,
             link_down_events: s.link_down_events,
             reopens: 0,
+            tx_requeues: 0,
             drops: drop_slots(&[&s.drops, &s.eth.as_array()]),
         }
     }

@@ -303,6 +303,7 @@ impl Shared {
                     kernel_drops: s.backend.kernel_drops,
                     link_down_events: s.backend.link_down_events,
                     reopens: s.backend.reopens,
+                    tx_requeues: s.backend.tx_requeues,
                     drops: s
                         .backend
                         .drops

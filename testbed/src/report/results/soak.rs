@@ -18,8 +18,9 @@ pub struct Accounting {
     /// Frames received that were not this soak's.
     pub foreign: u64,
     /// Frames the hosts' interfaces sent or dropped on transmit beyond what the
-    /// generator counted (`Σ host tx_packets + tx_dropped − sent`); 0 when the
-    /// generator's frames are the only ones and none vanished before the wire.
+    /// generator counted (`Σ host tx_packets + tx_dropped − generator tx_requeues −
+    /// sent`); 0 when the generator's frames are the only ones and none vanished before
+    /// the wire.
     pub host_wire_extra: i64,
     /// Switch drops by reason (the engine's).
     pub switch_drops: BTreeMap<String, u64>,
@@ -33,7 +34,13 @@ pub struct Accounting {
     pub host_socket_drops: u64,
     /// Frames still held in switch TX rings at the end.
     pub in_flight: u64,
-    /// Sum of every counted drop (and `in_flight`).
+    /// Interface and qdisc drops that lost no frame: the device dropped the frame it
+    /// was handed, and the kernel put it back in the sender's AF_PACKET TX ring, which
+    /// sent it again (the switches' and the generator's `tx_requeues`; a veth whose peer
+    /// is down, during a link flap). Subtracted from `counted`.
+    #[serde(default)]
+    pub requeued: u64,
+    /// Sum of every counted drop (and `in_flight`), less `requeued`.
     pub counted: u64,
     /// `sent − received − misdelivered − counted`: must be 0.
     pub unaccounted: i64,
@@ -52,8 +59,8 @@ pub struct PortHop {
     pub port: String,
     /// Interface rx_packets − rx_dropped − (engine rx + tp_drops + backend RX drops).
     pub rx_gap: i64,
-    /// Engine tx − tx_wrong_format − (interface tx_packets + tx_dropped + qdisc drops)
-    /// − TX ring backlog growth.
+    /// Engine tx − tx_wrong_format − (interface tx_packets + tx_dropped + qdisc drops −
+    /// backend tx_requeues) − TX ring backlog growth.
     pub tx_gap: i64,
 }
 
