@@ -1,6 +1,11 @@
 //! Switch and daemon restarts, dead and hung switches.
 
 use super::*;
+use canopy_proto::mgmt::Health;
+use canopy_proto::serve::{self, Answer, Limits, Service};
+use canopy_proto::version::{answer_hello, SWITCH};
+use std::os::unix::net::UnixListener;
+use std::sync::{Arc, Mutex};
 
 /// 3. A switch killed with SIGKILL is marked DOWN and its neighbours' ports towards it
 ///    are pruned; restarted, it has its tables in under a second and the neighbours
@@ -463,4 +468,130 @@ fn hung_switch_is_pruned_around_and_resumes() {
         assert!(pruned(&snap, f.name(*n)).is_empty(), "{}", summary(&snap));
         assert_eq!(f.tables(*n).as_ref(), Some(&f.base[*n]), "{}", f.name(*n));
     }
+}
+
+/// The fake switch of [`neighbours_wait_for_a_restarted_switch_with_a_slow_read_back`]:
+/// answers `health` as a new process, its tables read-back only after `delay`, and
+/// records when its tables were pushed.
+struct SlowReadBack {
+    health: Health,
+    delay: Duration,
+    pushed: Mutex<Option<Instant>>,
+}
+
+impl Service for SlowReadBack {
+    fn answer(&self, line: &[u8]) -> Answer {
+        let req: Request = match serde_json::from_slice(line) {
+            Ok(r) => r,
+            Err(e) => return Answer::error(e),
+        };
+        match req {
+            Request::Health {} => {
+                let mut h = self.health.clone();
+                h.tables_loaded = self.pushed.lock().unwrap().is_some();
+                let mut v = serde_json::to_value(&h).unwrap();
+                v["ok"] = json!(true);
+                Answer::json(&v)
+            }
+            Request::GetTables {} => {
+                std::thread::sleep(self.delay);
+                Answer::json(&json!({"ok": true, "tables": null}))
+            }
+            Request::ReplaceTables { .. } => {
+                self.pushed.lock().unwrap().get_or_insert_with(Instant::now);
+                Answer::json(&json!({"ok": true}))
+            }
+            Request::Hello { version } => Answer::json(&answer_hello(SWITCH, version)),
+            other => Answer::error(format!("{}: not in this fake", other.op())),
+        }
+    }
+}
+
+/// 3b. A switch that comes back as a new process is read back first (a restarted
+///     daemon adopts tables that are already right). Its neighbours stay pruned around
+///     it until it has its tables, even when that read-back takes long and the planner
+///     runs meanwhile: restored earlier, they would send it frames it drops (it has no
+///     tables yet).
+#[test]
+fn neighbours_wait_for_a_restarted_switch_with_a_slow_read_back() {
+    let _s = serial();
+    let mut f = ready_fabric("slowback", K4);
+    let a = f.index("agg-p0-a0");
+    let nb = neighbours(&f, a);
+    let expect_pruned: Vec<(usize, u16)> = nb
+        .iter()
+        .filter(|(n, p, _)| group_ports(&f, *n).contains(p))
+        .map(|&(n, p, _)| (n, p))
+        .collect();
+    assert!(!expect_pruned.is_empty());
+    let mut health: Health = serde_json::from_value(f.health(a)).unwrap();
+    f.kill_switch(a);
+    wait_for(5.0, "the killed switch pruned around", || {
+        let s = f.status();
+        expect_pruned
+            .iter()
+            .all(|(n, p)| pruned(&s, f.name(*n)).contains(p))
+            .then_some(())
+    });
+    // the new process, as the daemon sees it
+    health.pid = 4_000_000;
+    health.instance = 1;
+    health.tables = None;
+    let delay = Duration::from_millis(1500);
+    let fake = Arc::new(SlowReadBack {
+        health,
+        delay,
+        pushed: Mutex::new(None),
+    });
+    let sock = f.socket(a);
+    let _ = std::fs::remove_file(&sock);
+    let listener = UnixListener::bind(&sock).unwrap();
+    let limits = Limits {
+        max_conns: 8,
+        max_request: 64 << 20,
+        read_timeout: Duration::from_secs(10),
+    };
+    let t0 = Instant::now();
+    let _server = serve::spawn_unix(
+        listener,
+        sock.clone(),
+        fake.clone(),
+        limits,
+        Arc::default(),
+        "fake-switch",
+    )
+    .unwrap();
+    let restored = |n: usize, p: u16| {
+        f.tables(n)
+            .is_some_and(|t| t.groups.iter().any(|g| g.contains(&p)))
+    };
+    let mut first_restored = None;
+    let deadline = t0 + Duration::from_secs(8);
+    while Instant::now() < deadline {
+        if first_restored.is_none() && expect_pruned.iter().any(|&(n, p)| restored(n, p)) {
+            first_restored = Some(Instant::now());
+        }
+        if first_restored.is_some() && fake.pushed.lock().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let pushed = fake
+        .pushed
+        .lock()
+        .unwrap()
+        .expect("the switch that came back was never pushed");
+    let restored_at = first_restored.expect("its neighbours were never restored");
+    println!(
+        "pushed {:.0} ms after it answered, neighbours restored {:.0} ms after",
+        (pushed - t0).as_secs_f64() * 1e3,
+        (restored_at - t0).as_secs_f64() * 1e3
+    );
+    assert!(pushed - t0 >= delay, "pushed before its read-back ended");
+    assert!(
+        restored_at >= pushed,
+        "a neighbour was restored {:.0} ms before the switch it leads to had tables",
+        (pushed - restored_at).as_secs_f64() * 1e3
+    );
+    f.wait_ready(5.0);
 }

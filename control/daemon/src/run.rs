@@ -207,6 +207,30 @@ impl State {
         f
     }
 
+    /// The faults the tables are computed from, and the switches held dead in them: a
+    /// switch that came back (dead in the faults last planned for, up now) stays dead
+    /// in them until it runs the tables wanted for it, so that its neighbours are only
+    /// restored once it can forward. Without this, a plan made while its read-back
+    /// still runs (it is not pushed then) restored its neighbours towards a switch that
+    /// had no tables yet, and it dropped what they sent it.
+    fn faults_to_plan(&self) -> (Faults, Vec<u32>) {
+        let mut f = self.faults_seen();
+        let held: Vec<u32> = self
+            .faults
+            .iter()
+            .flat_map(|prev| prev.dead_switches.iter().copied())
+            .filter(|&d| {
+                let s = &self.sw[d as usize];
+                s.up && !s.current()
+            })
+            .collect();
+        for &d in &held {
+            f.dead_switches.insert(d);
+            f.dead_ports.retain(|&(s, _)| s != d);
+        }
+        (f, held)
+    }
+
     /// Every switch runs the wanted tables, and those were computed from the faults
     /// seen now: a switch that just came back (or went) makes the fabric not ready until
     /// the planner has pruned or restored around it.
@@ -632,12 +656,24 @@ struct PushJob {
 /// results of the pushes made.
 fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
     let cfg = &sh.cfg;
-    let work: Vec<PushJob> = {
+    let (work, held): (Vec<PushJob>, Vec<u32>) = {
         let mut st = sh.lock();
         if !st.sw.iter().all(|s| s.settled) {
             return vec![];
         }
-        let f = st.faults_seen();
+        let (f, held) = st.faults_to_plan();
+        if !held.is_empty() {
+            // a switch held dead for its neighbours gets its own tables from the
+            // faults as they are (it is up)
+            let own = prune(&cfg.topology, &cfg.base, &st.faults_seen());
+            for &d in &held {
+                let d = d as usize;
+                if st.wanted[d] != own.tables[d] {
+                    st.wanted[d] = own.tables[d].clone();
+                    st.sw[d].gen += 1;
+                }
+            }
+        }
         if st.faults.as_ref() != Some(&f) {
             let t0 = Instant::now();
             let p = prune(&cfg.topology, &cfg.base, &f);
@@ -653,6 +689,9 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
                 warn!("{w}");
             }
             for (i, t) in p.tables.into_iter().enumerate() {
+                if held.contains(&(i as u32)) {
+                    continue;
+                }
                 if st.wanted[i] != t {
                     st.wanted[i] = t;
                     st.sw[i].gen += 1;
@@ -697,7 +736,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
             .collect();
         // restarted (or new) switches first: their neighbours are restored after
         w.sort_by_key(|x| !x.restarted);
-        w
+        (w, held)
     };
     let mut out = Vec::with_capacity(work.len());
     for PushJob {
@@ -741,6 +780,10 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
             }
         }
         out.push((i, r.map(|_| ())));
+    }
+    // a switch held dead now runs its tables: plan again at once to restore around it
+    if !held.is_empty() && held.iter().any(|&d| sh.lock().sw[d as usize].current()) {
+        let _ = sh.events.send(Event::Changed);
     }
     out
 }
@@ -903,5 +946,48 @@ mod tests {
         st.faults = None;
         st.sw[0].ports_down.clear();
         assert!(!st.ready());
+    }
+
+    #[test]
+    fn a_switch_that_came_back_stays_dead_for_its_neighbours_until_it_runs_its_tables() {
+        let mut st = State {
+            sw: vec![current_sw(), current_sw(), current_sw()],
+            wanted: vec![],
+            pruned: vec![],
+            faults: Some(Faults::default()),
+            warnings: vec![],
+            traffic: None,
+        };
+        assert_eq!(st.faults_to_plan(), (Faults::default(), vec![]));
+        // switch 1 died and was pruned around
+        st.sw[1].up = false;
+        st.faults = Some(st.faults_seen());
+        let dead = st.faults.clone().unwrap();
+        assert_eq!(st.faults_to_plan(), (dead.clone(), vec![]));
+        // it is back as a new process, with a port down, and not pushed yet (its
+        // read-back may still run): still dead in the faults the tables come from
+        st.sw[1].up = true;
+        st.sw[1].pid = Some((8, 8));
+        st.sw[1].ports_down.insert(3);
+        assert!(!st.sw[1].current());
+        assert_ne!(st.faults_seen(), dead);
+        assert_eq!(st.faults_to_plan(), (dead.clone(), vec![1]));
+        assert!(!st.ready());
+        // pushed: its neighbours are restored
+        st.sw[1].pushed = Some(((8, 8), st.sw[1].gen));
+        let (f, held) = st.faults_to_plan();
+        assert!(held.is_empty());
+        assert_eq!(f, st.faults_seen());
+        assert!(!f.dead_switches.contains(&1) && f.dead_ports.contains(&(1, 3)));
+        // a switch that hung and answers again as the same process still runs its
+        // tables: restored at once
+        st.faults = Some(f);
+        st.sw[2].up = false;
+        st.faults = Some(st.faults_seen());
+        st.sw[2].up = true;
+        assert_eq!(st.faults_to_plan(), (st.faults_seen(), vec![]));
+        // one never planned for holds nothing
+        st.faults = None;
+        assert_eq!(st.faults_to_plan().1, Vec::<u32>::new());
     }
 }
