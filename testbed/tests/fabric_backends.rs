@@ -4,13 +4,14 @@
 //! on its veths. Every pair is delivered, a fixed-rate run loses nothing, every switch
 //! conserves frames and carried traffic, the XDP program sits on exactly the AF_XDP
 //! ports in the mode asked for, `status` and the run report name each switch's
-//! backends; after `down` nothing is left. A backend that cannot work on a veth is
-//! refused before anything is created.
+//! backends; an overload's soak accounts for every frame exactly, each port checked
+//! against its interface; after `down` nothing is left. A backend that cannot work on a
+//! veth is refused before anything is created.
 #![cfg(target_os = "linux")]
 
 mod fabric_common;
 
-use fabric_common::{root_or_skip, run_mixed_backends, Fab};
+use fabric_common::{overload_soak, root_or_skip, run_mixed_backends, Fab};
 use std::process::Command;
 
 /// The description: `[ports]` says AF_XDP (SKB) for every port, overrides give the
@@ -106,6 +107,10 @@ fn mixed_backends_forward_every_frame_and_say_which() {
         md.contains("| port backends | afxdp/skb ×4, afxdp/copy ×2, afpacket ×4 |"),
         "{md}"
     );
+    // an overload: every frame accounted for exactly, AF_XDP's drops by their own
+    // names, native mode's counted once (the veth counts them too)
+    let r = overload_soak(&f, "300kpps", (5, 10), true);
+    eprintln!("overload: {}", r["accounting"]["backend_drops"]);
 
     f.down();
     f.assert_clean();

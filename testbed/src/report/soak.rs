@@ -46,6 +46,16 @@ pub fn summary(r: &SoakReport) -> String {
         "  qdisc drops {}  receiver socket drops {}  in switch TX rings {}",
         a.qdisc_drops, a.host_socket_drops, a.in_flight
     );
+    if a.late > 0 {
+        let _ = writeln!(
+            s,
+            "  delivered after the generator stopped reading: {}",
+            a.late
+        );
+    }
+    if !a.inferred.is_empty() {
+        let _ = writeln!(s, "  inferred (no counter): {}", list(&a.inferred));
+    }
     if a.requeued > 0 {
         let _ = writeln!(
             s,

@@ -167,7 +167,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
 /// the result of `egress_buffers.push_front`). A switch that received more than it sent
 /// and dropped is therefore listed as unchecked, with the gap named, instead of failing
 /// conservation; one that sent more than it received still fails it.
-fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
+pub(crate) fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
     for d in deltas
         .iter_mut()
         .filter(|d| !d.conserved && d.unchecked.is_none())

@@ -43,6 +43,7 @@
 
 pub mod account;
 pub mod faults;
+mod ports;
 
 pub use faults::{FaultKind, FaultPlan};
 
@@ -164,7 +165,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     g.timeline_bin_ns = Some(opts.bin_ms.max(1) * 1_000_000);
 
     // 2. counters, the trial (with the faults beside it), counters
-    let mut before = read_counters(&state, &mut g)?;
+    let mut before = read_counters(&state, &topo, &mut g)?;
     let log = Mutex::new(Vec::new());
     let tg = targets(&topo);
     let fault_stop = AtomicBool::new(false);
@@ -192,7 +193,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     if injected.iter().any(|e| e.kind == FaultKind::SwitchKill) {
         std::thread::sleep(Duration::from_millis(500));
     }
-    let mut after = read_counters(&state, &mut g)?;
+    let mut after = read_counters(&state, &topo, &mut g)?;
 
     // 3. accounting
     let tl = trial.timeline.clone().unwrap_or_default();
@@ -200,6 +201,10 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     forget_restarted(&injected, &mut rep.switches, [&mut before, &mut after]);
     rep.accounting = account(&state, &trial, &before, &after, &rep.switches, &injected);
     let (gaps, checked) = port_hops(&state, &topo, &before, &after, &injected);
+    if state.target == "bmv2" {
+        // (after the accounting, which counts these losses by name)
+        crate::run::bmv2_queue_losses(&mut rep.switches);
+    }
     rep.port_gaps = gaps;
     rep.ports_checked = checked;
     rep.min_delivery_100ms = min_delivery(&tl, (100 / opts.bin_ms.max(1)).max(1) as usize);

@@ -40,7 +40,21 @@ pub struct Accounting {
     /// is down, during a link flap). Subtracted from `counted`.
     #[serde(default)]
     pub requeued: u64,
-    /// Sum of every counted drop (and `in_flight`), less `requeued`.
+    /// Frames lost where no counter of their own sees them, inferred from two counters
+    /// around the place, by place: a DPDK af_packet port's RX ring (its interface's
+    /// counters less the switch's: the PMD never reads its ring's drops), a bmv2
+    /// switch's egress queues (its ingress less its egress and drop counters:
+    /// `simple_switch` drops what a full queue refuses without counting it). Counted,
+    /// and the accounting is then not exact.
+    #[serde(default)]
+    pub inferred: BTreeMap<String, u64>,
+    /// Frames the hosts' interfaces received that the generator did not read: delivered
+    /// after the trial's grace period ended (a slow target, such as bmv2, still
+    /// draining its queues). Delivered late, not lost; counted.
+    #[serde(default)]
+    pub late: u64,
+    /// Sum of every counted drop (and `in_flight`, `inferred` and `late`), less
+    /// `requeued`.
     pub counted: u64,
     /// `sent − received − misdelivered − counted`: must be 0.
     pub unaccounted: i64,
