@@ -38,6 +38,14 @@ fn small_tx_cfg() -> AfPacketConfig {
     }
 }
 
+/// A port with the default configuration on `pa` in the first namespace of `ns`.
+fn open_pa(ns: &Netns) -> AfPacketPort {
+    in_ns(ns.name(0), || {
+        AfPacketPort::open("pa", AfPacketConfig::default())
+    })
+    .expect("open")
+}
+
 /// Both TPACKET versions.
 fn versions() -> [(TpacketVersion, &'static str); 2] {
     [(TpacketVersion::V3, "v3"), (TpacketVersion::V2, "v2")]
@@ -213,10 +221,7 @@ fn oversize_and_runt_frames_are_refused_and_counted() {
     assert_eq!(port.tx_frame(&[0u8; 13]), Err(PortDrop::Runt));
     drop(port);
     // With a big TX frame, the MTU is the limit.
-    let mut port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open");
+    let mut port = open_pa(&ns);
     assert_eq!(port.max_frame(), 1514);
     assert_eq!(port.tx_frame(&frame(2, 1515)), Err(PortDrop::Oversize));
     assert_eq!(port.tx_frame(&frame(2, 1514)), Ok(true));
@@ -230,10 +235,7 @@ fn deleted_interface_goes_down_and_comes_back() {
     canopy_test_utils::netns_or_return!();
     let ns = Netns::new("link", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
-    let port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open");
+    let port = open_pa(&ns);
     let nsa = ns.name(0).to_string();
     // poll_link runs in the port's namespace (it may reopen the socket there). The
     // kernel publishes carrier changes asynchronously (linkwatch), so poll until the
@@ -677,10 +679,7 @@ fn a_port_polled_from_another_namespace_reopens_in_its_own() {
     canopy_test_utils::netns_or_return!();
     let ns = Netns::new("xns", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
-    let mut port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open");
+    let mut port = open_pa(&ns);
     // polled from this thread (the test's namespace) from here on
     let poll = |p: &mut AfPacketPort, want: fn(&LinkEvent) -> bool| {
         let deadline = Instant::now() + Duration::from_secs(3);
@@ -731,10 +730,7 @@ fn a_frame_the_veth_drops_goes_back_in_the_ring_and_out_later() {
     canopy_test_utils::netns_or_return!();
     let ns = Netns::new("requeue", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
-    let mut port = in_ns(ns.name(0), || {
-        AfPacketPort::open("pa", AfPacketConfig::default())
-    })
-    .expect("open");
+    let mut port = open_pa(&ns);
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
     ip(&["-n", ns.name(1), "link", "set", "pb", "down"]);
     let before = tx_dropped(ns.name(0), "pa");

@@ -26,6 +26,7 @@ fn soak_accounts_for_every_frame() {
     if !root_or_skip("soak_accounts_for_every_frame") {
         return;
     }
+    let _one_at_a_time = canopy_test_utils::serial();
     let f = Fab::named("sk", "s");
     let d = f.desc("fabric.toml", "");
     f.up(&d, &[]);
@@ -81,6 +82,8 @@ fn faults_under_traffic_recover() {
     if !root_or_skip("faults_under_traffic_recover") {
         return;
     }
+    // not beside the soak at full rate: canopyd's probes would starve
+    let _one_at_a_time = canopy_test_utils::serial();
     let f = Fab::named("sk", "f");
     // the edge switches send through their ports' qdiscs, so a slowed port's TX ring fills
     let d = f.desc(

@@ -22,14 +22,10 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Fabric tests run one at a time: they start dozens of processes and measure times.
-pub fn serial() -> MutexGuard<'static, ()> {
-    static M: Mutex<()> = Mutex::new(());
-    M.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub use canopy_test_utils::serial;
 
 /// Send raw bytes on a fresh connection and read every answer line until EOF or
 /// `timeout`.

@@ -67,6 +67,16 @@ fn neighbours(f: &Fabric, i: usize) -> Vec<(usize, u16, u16)> {
         .collect()
 }
 
+/// The ports of `i`'s neighbours that its death must prune: (neighbour, its port
+/// towards `i`) for each that is a group member.
+fn ports_to_prune(f: &Fabric, i: usize) -> Vec<(usize, u16)> {
+    neighbours(f, i)
+        .iter()
+        .filter(|(n, p, _)| group_ports(f, *n).contains(p))
+        .map(|&(n, p, _)| (n, p))
+        .collect()
+}
+
 fn pruned(snap: &Value, name: &str) -> Vec<u16> {
     serde_json::from_value(Fabric::snap_of(snap, name)["pruned_ports"].clone()).unwrap()
 }

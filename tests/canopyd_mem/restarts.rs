@@ -16,13 +16,8 @@ fn switch_restart_is_pruned_around_then_reloaded_fast() {
     let mut f = ready_fabric("restart", K4);
     let a = f.index("agg-p0-a0");
     let name = f.name(a).to_string();
-    let nb = neighbours(&f, a);
     // the neighbour ports a dead aggregation switch must be pruned from
-    let expect_pruned: Vec<(usize, u16)> = nb
-        .iter()
-        .filter(|(n, p, _)| group_ports(&f, *n).contains(p))
-        .map(|&(n, p, _)| (n, p))
-        .collect();
+    let expect_pruned = ports_to_prune(&f, a);
     assert!(
         !expect_pruned.is_empty(),
         "the topology gives {name} no neighbour group member"
@@ -517,12 +512,7 @@ fn neighbours_wait_for_a_restarted_switch_with_a_slow_read_back() {
     let _s = serial();
     let mut f = ready_fabric("slowback", K4);
     let a = f.index("agg-p0-a0");
-    let nb = neighbours(&f, a);
-    let expect_pruned: Vec<(usize, u16)> = nb
-        .iter()
-        .filter(|(n, p, _)| group_ports(&f, *n).contains(p))
-        .map(|&(n, p, _)| (n, p))
-        .collect();
+    let expect_pruned = ports_to_prune(&f, a);
     assert!(!expect_pruned.is_empty());
     let mut health: Health = serde_json::from_value(f.health(a)).unwrap();
     f.kill_switch(a);

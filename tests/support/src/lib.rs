@@ -57,3 +57,11 @@ pub fn bin(name: &str) -> PathBuf {
     );
     p
 }
+
+/// Tests of one test binary that measure times or start whole fabrics run one at a
+/// time under this lock: two at once on a small machine starve each other's probes
+/// and timers (a soak at full rate beside a failover drill made canopyd late).
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static M: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    M.lock().unwrap_or_else(|p| p.into_inner())
+}
