@@ -218,10 +218,8 @@ pub fn harden(
     created_dir: Option<&Path>,
 ) -> Result<privs::Dropped> {
     if let Some(i) = id {
-        for p in std::iter::once(sock).chain(created_dir) {
-            std::os::unix::fs::chown(p, Some(i.uid), Some(i.gid))
-                .with_context(|| format!("cannot give {} to {i}", p.display()))?;
-        }
+        let paths: Vec<&Path> = std::iter::once(sock).chain(created_dir).collect();
+        canopy_privs::give(i, &paths)?;
     }
     let keep = privs::needed(&cfg.ports, cfg.switch.reopen_caps);
     let d = privs::drop_privileges(id, keep).context("cannot drop privileges")?;
