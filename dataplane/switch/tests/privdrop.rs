@@ -17,6 +17,8 @@
 //!   re-created interface gets a new socket, UMEM, XDP program and link as nobody.
 //!   With four DPDK ports (af_packet PMD, `--features dpdk`): nothing kept, forwarding and
 //!   management as nobody; the EAL's own threads are nobody without capabilities.
+//! - As root without `user`: the switch keeps uid 0, and its log and `check-config` warn
+//!   that it does, naming the risk and `[switch] user`.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -200,6 +202,56 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     let (st, _) = sw.terminate();
     assert!(st.success());
     assert!(!sock.exists(), "nobody removed its socket at exit");
+}
+
+#[test]
+fn mem_switch_as_root_without_user_warns_that_it_keeps_uid_0() {
+    if !canopy_test_utils::root_or_skip(
+        "mem_switch_as_root_without_user_warns_that_it_keeps_uid_0",
+        "to start as root",
+    ) {
+        return;
+    }
+    let dir = Dir::new("hdn-memroot");
+    let cfg = mem_config(&dir, 4, true, "");
+    let risk = [
+        "runs as uid 0 (root)",
+        "files owned by root stay writable",
+        "other root processes can be signalled",
+        "set [switch] user (or --user)",
+    ];
+    let p = dir.path("switch.toml");
+    std::fs::write(&p, &cfg).unwrap();
+    let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
+    assert!(st.success(), "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("warning    started as root"))
+        .unwrap_or_else(|| panic!("no uid-0 warning in {out}"));
+    for w in risk {
+        assert!(line.contains(w), "check-config: want {w:?} in {line}");
+    }
+    let sw = Switch::start(&dir, &cfg);
+    sw.ok(&Request::Health {});
+    let log = sw.log();
+    let line = log
+        .lines()
+        .find(|l| l.contains(risk[0]))
+        .unwrap_or_else(|| panic!("no uid-0 warning in {log}"));
+    assert!(line.contains("WARN"), "{line}");
+    for w in risk {
+        assert!(line.contains(w), "log: want {w:?} in {line}");
+    }
+    // with a user, neither says it
+    if nobody_exists() {
+        let with = cfg.replacen("[switch]\n", "[switch]\nuser = \"nobody\"\n", 1);
+        std::fs::write(&p, &with).unwrap();
+        let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
+        assert!(st.success(), "{err}");
+        assert!(!out.contains("warning"), "{out}");
+    }
+    let (st, _) = sw.terminate();
+    assert!(st.success(), "{st}");
 }
 
 /// Send `fr` from `from` (ingress port `ing`) and return the Canopy frames that reach
