@@ -26,46 +26,13 @@ mod common;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::{Kind, ETHERTYPE_CANOPY};
 use canopy_proto::mgmt::Request;
+use canopy_test_utils::privs::{give_to_nobody, hex_caps, nobody_exists, thread_status, NOBODY};
 use common::*;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-const NOBODY: u32 = 65534;
 const CAP_NET_RAW: u64 = 1 << 13;
-
-fn nobody_exists() -> bool {
-    Command::new("getent")
-        .args(["passwd", "nobody"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains(":65534:65534:"))
-        .unwrap_or(false)
-}
-
-/// The `Name:\tvalue` lines of /proc/`pid`/task/`tid`/status, for every thread.
-fn thread_status(pid: u32) -> Vec<BTreeMap<String, String>> {
-    let mut out = vec![];
-    for t in std::fs::read_dir(format!("/proc/{pid}/task")).expect("/proc/PID/task") {
-        let p = t.unwrap().path().join("status");
-        let Ok(text) = std::fs::read_to_string(&p) else {
-            continue; // a thread that ended meanwhile
-        };
-        out.push(
-            text.lines()
-                .filter_map(|l| l.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.trim().to_string()))
-                .collect(),
-        );
-    }
-    assert!(!out.is_empty());
-    out
-}
-
-fn hex_caps(v: &str) -> u64 {
-    u64::from_str_radix(v, 16).unwrap_or_else(|_| panic!("{v} is not hex"))
-}
 
 /// Every thread of `pid` runs as nobody with exactly `caps` permitted, effective and
 /// bounding, nothing inheritable or ambient, and no_new_privs; except threads DPDK's
@@ -102,7 +69,7 @@ fn assert_dropped(pid: u32, caps: u64) {
 /// socket at exit).
 fn nobody_dir(tag: &str) -> Dir {
     let dir = Dir::new(tag);
-    std::os::unix::fs::chown(dir.0.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    give_to_nobody(dir.0.path());
     dir
 }
 
