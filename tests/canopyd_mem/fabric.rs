@@ -76,6 +76,8 @@ pub struct SwitchOpts {
     /// Start with its own sliced tables from the config (`[tables]`), not the
     /// placeholder ones.
     pub static_tables: bool,
+    /// Extra `[switch]` lines.
+    pub extra_switch: String,
 }
 
 /// A fabric of `canopy-switch` processes with mem ports (and, once started, a canopyd).
@@ -97,7 +99,14 @@ impl Fabric {
     }
 
     /// As [`Fabric::start`]; `adjust(index, opts)` changes how a switch is started.
-    pub fn start_with(
+    pub fn start_with(tag: &str, spec: &str, adjust: impl FnMut(usize, &mut SwitchOpts)) -> Fabric {
+        let mut f = Self::prepare(tag, spec, adjust);
+        f.start_all();
+        f
+    }
+
+    /// As [`Fabric::start_with`], but nothing started yet ([`Fabric::start_all`] does).
+    pub fn prepare(
         tag: &str,
         spec: &str,
         mut adjust: impl FnMut(usize, &mut SwitchOpts),
@@ -119,11 +128,11 @@ impl Fabric {
                 ports: None,
                 extra_mgmt: String::new(),
                 static_tables: false,
+                extra_switch: String::new(),
             };
             adjust(i, &mut o);
             f.opts.push(o);
         }
-        f.start_all();
         f
     }
 
@@ -170,7 +179,7 @@ impl Fabric {
         let o = &self.opts[i];
         let ports = o.ports.unwrap_or(self.topo.switches[i].ports.len());
         config(
-            "workers = 1\nmode = \"adaptive\"",
+            &format!("workers = 1\nmode = \"adaptive\"\n{}", o.extra_switch),
             o.static_tables
                 .then_some((self.spec.as_str(), self.name(i))),
             &self.socket(i),

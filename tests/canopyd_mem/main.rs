@@ -1,18 +1,20 @@
 //! `canopyd` against real `canopy-switch` processes with `mem` ports (no root needed):
 //! the push at start, forwarding through the pushed tables, switch and daemon
 //! restarts, port drains, hostile control requests, tables that do not fit a switch,
-//! a TCP endpoint with a token, and `canopyd --check`.
+//! a TCP endpoint with a token, `canopyd --check`, and the privileges canopyd gives up
+//! (as root).
 //!
 //! The binaries come from `target/<profile>/` (`cargo test --workspace` builds them;
 //! with `-p canopy` alone, run `cargo build --workspace --bins` first). The fabric of
 //! processes is `fabric.rs`; the tests are grouped by what they exercise: pushes and
 //! forwarding (`push.rs`), restarts (`restarts.rs`), hostile control requests
 //! (`hostile.rs`), refused tables and tokens (`refused.rs`), `canopyd --check`
-//! (`check.rs`).
+//! (`check.rs`), privileges (`privs.rs`).
 
 mod check;
 mod fabric;
 mod hostile;
+mod privs;
 mod push;
 mod refused;
 mod restarts;

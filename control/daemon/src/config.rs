@@ -6,6 +6,7 @@
 use canopy_control::topology::{self, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
+use canopy_privs::{Identity, PrivError};
 use canopy_proto::client::Endpoint;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -102,6 +103,11 @@ pub struct RawDaemon {
     /// daemon's (catches a `replace_tables` behind the daemon's back).
     #[serde(default = "d_verify")]
     pub verify_interval_ms: u64,
+    /// Run as this user once the control socket and the HTTP listener are bound (the
+    /// process starts as root).
+    pub user: Option<String>,
+    /// With `user`: run with this group (default: the user's primary group).
+    pub group: Option<String>,
 }
 
 impl Default for RawDaemon {
@@ -114,6 +120,8 @@ impl Default for RawDaemon {
             missed_probes: d_missed(),
             counters_interval_ms: d_counters(),
             verify_interval_ms: d_verify(),
+            user: None,
+            group: None,
         }
     }
 }
@@ -197,6 +205,19 @@ pub struct Config {
     pub counters_interval: Duration,
     /// Read-back interval of the tables.
     pub verify_interval: Duration,
+    /// The user and group to run as once the control socket and the HTTP listener are
+    /// bound (`[daemon] user`/`group`, or `--user`/`--group`); None: the starting user.
+    pub run_as: Option<Identity>,
+}
+
+/// `--user` and `--group`: they override `[daemon] user` and `group`, and their errors
+/// name the option instead of the key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunAs {
+    /// `--user`.
+    pub user: Option<String>,
+    /// `--group`.
+    pub group: Option<String>,
 }
 
 fn line_of(text: &str, at: usize) -> usize {
@@ -258,6 +279,7 @@ struct Daemon {
     missed_probes: u32,
     counters_interval: Duration,
     verify_interval: Duration,
+    run_as: Option<Identity>,
 }
 
 /// A switch's endpoint as written, with the key and line its errors name.
@@ -266,25 +288,59 @@ type Written = (RawEndpoint, String, Option<usize>);
 impl Config {
     /// Read and validate a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_as(path, RunAs::default())
+    }
+
+    /// [`Config::load`] with `--user`/`--group` over `[daemon] user`/`group`.
+    pub fn load_as(path: &Path, over: RunAs) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             file: file.clone(),
             source,
         })?;
-        Config::parse(&file, &text, path.parent().unwrap_or(Path::new(".")))
+        Config::parse_as(&file, &text, path.parent().unwrap_or(Path::new(".")), over)
     }
 
     /// Validate `text` (relative paths are resolved against `dir`).
     pub fn parse(file: &str, text: &str, dir: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        Config::parse_as(file, text, dir, RunAs::default())
+    }
+
+    /// [`Config::parse`] with `--user`/`--group` over `[daemon] user`/`group`.
+    pub fn parse_as(
+        file: &str,
+        text: &str,
+        dir: &Path,
+        over: RunAs,
+    ) -> Result<Config, ConfigError> {
+        let mut raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
             file: file.into(),
             detail: e.to_string().trim_end().replace('\n', " "),
         })?;
         let src = Src { file, text };
+        let keys = (
+            if over.user.is_some() {
+                "--user"
+            } else {
+                "daemon.user"
+            },
+            if over.group.is_some() {
+                "--group"
+            } else {
+                "daemon.group"
+            },
+        );
+        if over.user.is_some() {
+            raw.daemon.user = over.user;
+        }
+        if over.group.is_some() {
+            raw.daemon.group = over.group;
+        }
         let fabric = Fabric::check(&src, &raw)?;
-        let daemon = Daemon::check(&src, &raw.daemon, dir)?;
+        let daemon = Daemon::check(&src, &raw.daemon, dir, keys)?;
         let per = per_switch(&src, &raw, &fabric)?;
-        let endpoints = endpoints(&src, &raw, &fabric.topology, per, dir)?;
+        let runs_as = daemon.run_as.as_ref().map(|i| i.uid);
+        let endpoints = endpoints(&src, &raw, &fabric.topology, per, dir, runs_as)?;
         let Fabric {
             name,
             spec,
@@ -307,6 +363,7 @@ impl Config {
             missed_probes: daemon.missed_probes,
             counters_interval: daemon.counters_interval,
             verify_interval: daemon.verify_interval,
+            run_as: daemon.run_as,
         })
     }
 
@@ -314,7 +371,7 @@ impl Config {
     pub fn summary(&self) -> String {
         let ports: usize = self.base.iter().map(|t| t.ports.len()).sum();
         format!(
-            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nfirst endpoint {}",
+            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nfirst endpoint {}\nprivileges {}; once the control socket and metrics are bound keeps no capability, no_new_privs",
             self.name,
             self.spec,
             self.kind.name(),
@@ -328,6 +385,10 @@ impl Config {
             self.missed_probes,
             self.counters_interval.as_millis(),
             self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
+            match &self.run_as {
+                Some(i) => format!("runs as {i}"),
+                None => "stays the starting user".into(),
+            },
         )
     }
 }
@@ -381,8 +442,14 @@ impl Fabric {
 }
 
 impl Daemon {
-    /// `[daemon]`: every interval in its range, the metrics address, the control path.
-    fn check(src: &Src, d: &RawDaemon, dir: &Path) -> Result<Daemon, ConfigError> {
+    /// `[daemon]`: every interval in its range, the metrics address, the control path,
+    /// the user and group (`keys`: what their errors name, the key or the option).
+    fn check(
+        src: &Src,
+        d: &RawDaemon,
+        dir: &Path,
+        keys: (&str, &str),
+    ) -> Result<Daemon, ConfigError> {
         let ms = |key: &str, v: u64, lo: u64, hi: u64| -> Result<Duration, ConfigError> {
             if !(lo..=hi).contains(&v) {
                 return Err(src.bad(
@@ -427,6 +494,7 @@ impl Daemon {
             Ok(()) | Err(canopy_proto::serve::SocketPathError::InUse { .. }) => {}
             Err(e) => return Err(src.bad("daemon.control", None, e.to_string())),
         }
+        let run_as = run_as(src, d, keys)?;
         Ok(Daemon {
             metrics,
             control,
@@ -435,8 +503,36 @@ impl Daemon {
             missed_probes: d.missed_probes,
             counters_interval,
             verify_interval,
+            run_as,
         })
     }
+}
+
+/// `user` and `group` (their errors name `keys`): names as written, a group only with
+/// a user, and both looked up (an unknown one is refused here, so by `--check` too).
+fn run_as(src: &Src, d: &RawDaemon, keys: (&str, &str)) -> Result<Option<Identity>, ConfigError> {
+    let (ukey, gkey) = keys;
+    for (k, v) in [(ukey, &d.user), (gkey, &d.group)] {
+        if let Some(v) = v.as_deref().filter(|v| !canopy_privs::is_name(v)) {
+            return Err(src.bad(k, None, format!("{v:?} is not a user or group name")));
+        }
+    }
+    if d.group.is_some() && d.user.is_none() {
+        return Err(src.bad(
+            gkey,
+            None,
+            "needs a user (--user or [daemon] user): the group canopyd runs with as that user"
+                .into(),
+        ));
+    }
+    Identity::resolve(d.user.as_deref(), d.group.as_deref()).map_err(|e| {
+        let key = if matches!(e, PrivError::NoGroup(_)) {
+            gkey
+        } else {
+            ukey
+        };
+        src.bad(key, None, e.to_string())
+    })
 }
 
 /// The `[[switch]]` entries by switch index: each names a switch of the topology, once.
@@ -493,13 +589,14 @@ fn endpoints(
     topology: &Topology,
     per: Vec<Option<Written>>,
     dir: &Path,
+    runs_as: Option<u32>,
 ) -> Result<Vec<Endpoint>, ConfigError> {
     let mut endpoints = Vec::with_capacity(topology.switches.len());
     for (i, (sw, written)) in topology.switches.iter().zip(per).enumerate() {
         // a [[switch]] entry's errors give the line of its name
         let written =
             written.unwrap_or_else(|| (raw.switches.clone(), "switches".to_string(), None));
-        let e = endpoint(src, &written, &sw.name, i, dir)?;
+        let e = endpoint(src, &written, &sw.name, i, dir, runs_as)?;
         let (ep, key, at) = written;
         // two switches on one endpoint: the daemon would push both tables to one
         // switch in turn, forever
@@ -525,13 +622,15 @@ fn endpoints(
 }
 
 /// The endpoint `ep` (written under `key`, line `at`) gives switch `name`, index `i`:
-/// a socket, or tcp with its token read.
+/// a socket, or tcp with its token read (now, before any privilege is dropped; a token
+/// file may belong to root, the reader or `runs_as`, the user canopyd changes to).
 fn endpoint(
     src: &Src,
     (ep, key, at): &Written,
     name: &str,
     i: usize,
     dir: &Path,
+    runs_as: Option<u32>,
 ) -> Result<Endpoint, ConfigError> {
     let at = *at;
     match (&ep.socket, &ep.tcp) {
@@ -565,7 +664,7 @@ fn endpoint(
                 ));
             };
             let tf = dir.join(tf);
-            let token = canopy_proto::token::read_token_file(&tf, None)
+            let token = canopy_proto::token::read_token_file(&tf, runs_as)
                 .map_err(|w| src.bad(&format!("{key}.token_file"), at, w.to_string()))?;
             let addr = subst(a, name, i).map_err(|e| src.bad(&format!("{key}.tcp"), at, e))?;
             Ok(Endpoint::Tcp(addr, token))
@@ -725,5 +824,112 @@ mod tests {
             e.contains("core-c0") && e.contains("core-c1") && e.contains("needs its own"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn user_and_group_are_checked_and_looked_up() {
+        let with = |lines: &str| format!("{GOOD}[daemon]\n{lines}\n");
+        let err = |t: &str, over: RunAs| {
+            Config::parse_as("c.toml", t, Path::new("/etc"), over)
+                .unwrap_err()
+                .to_string()
+        };
+        let none = RunAs::default;
+        for (lines, want) in [
+            (
+                "group = \"root\"",
+                "c.toml: daemon.group: needs a user (--user or [daemon] user)",
+            ),
+            (
+                "user = \"hdn-no-such-user\"",
+                "c.toml: daemon.user: no such user \"hdn-no-such-user\" (see `getent passwd`)",
+            ),
+            (
+                "user = \"root\"\ngroup = \"hdn-no-such-group\"",
+                "c.toml: daemon.group: no such group \"hdn-no-such-group\"",
+            ),
+            (
+                "user = \"\"",
+                "c.toml: daemon.user: \"\" is not a user or group name",
+            ),
+            (
+                "user = \"root\"\ngroup = \"a:b\"",
+                "c.toml: daemon.group: \"a:b\" is not a user or group name",
+            ),
+        ] {
+            let e = err(&with(lines), none());
+            assert!(e.starts_with(want), "{lines}: want {want:?}, got {e}");
+        }
+        // --user and --group override the file, and their errors name the option
+        let over = |u: Option<&str>, g: Option<&str>| RunAs {
+            user: u.map(String::from),
+            group: g.map(String::from),
+        };
+        let e = err(GOOD, over(Some("hdn-no-such-user"), None));
+        assert!(
+            e.contains("--user: no such user \"hdn-no-such-user\""),
+            "{e}"
+        );
+        let e = err(GOOD, over(None, Some("root")));
+        assert!(e.contains("--group: needs a user"), "{e}");
+        let e = err(
+            &with("user = \"root\""),
+            over(None, Some("hdn-no-such-group")),
+        );
+        assert!(e.contains("--group: no such group"), "{e}");
+        let c = Config::parse_as(
+            "c.toml",
+            &with("user = \"hdn-no-such-user\""),
+            Path::new("/etc"),
+            over(Some("root"), Some("root")),
+        )
+        .unwrap();
+        let id = c.run_as.as_ref().unwrap();
+        assert_eq!((id.user.as_str(), id.uid, id.gid), ("root", 0, 0));
+        assert!(
+            c.summary()
+                .contains("privileges runs as user root (uid 0), group root (gid 0)"),
+            "{}",
+            c.summary()
+        );
+        // without either: the starting user
+        let c = parse(GOOD).unwrap();
+        assert!(c.run_as.is_none());
+        assert!(c.summary().contains("privileges stays the starting user"));
+    }
+
+    #[test]
+    fn a_token_may_belong_to_the_user_canopyd_becomes() {
+        let nobody = Identity::resolve(Some("nobody"), None).ok().flatten();
+        let Some(nobody) = nobody.filter(|_| canopy_privs::euid() == 0) else {
+            eprintln!("SKIP a_token_may_belong_to_the_user_canopyd_becomes: needs root and the user nobody");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let tok = dir.path().join("tok");
+        std::fs::write(&tok, "0123456789abcdef0123\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::chown(&tok, Some(nobody.uid), Some(nobody.gid)).unwrap();
+        let t = format!(
+            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
+            tok.display()
+        );
+        let e = parse(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("switch[0].token_file"),
+            "another user's token: {e}"
+        );
+        let c = Config::parse_as(
+            "c.toml",
+            &t,
+            Path::new("/etc"),
+            RunAs {
+                user: Some("nobody".into()),
+                group: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(c.run_as, Some(nobody));
     }
 }

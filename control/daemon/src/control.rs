@@ -9,6 +9,7 @@ use canopy_proto::control::{PushResult, Request, SwitchCounters, OPS};
 use canopy_proto::serve::{self, Answer, Limits, Server, Service, SocketPathError};
 use canopy_proto::version::{answer_hello, DAEMON};
 use serde_json::{json, Value};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,17 +53,65 @@ pub struct ControlServer {
     server: Option<Server>,
 }
 
-impl ControlServer {
+/// The control socket bound, not served yet: canopyd binds it before it drops its
+/// privileges (and gives it to the user it changes to, [`ControlSocket::files`]), and
+/// serves it once the daemon's threads run. Dropped unserved, it removes the socket and
+/// the directory made for it (when empty).
+#[derive(Debug)]
+pub struct ControlSocket {
+    listener: UnixListener,
+    made: Made,
+}
+
+/// What [`ControlSocket::bind`] made; removed on drop while `armed`.
+#[derive(Debug)]
+struct Made {
+    path: PathBuf,
+    created_dir: Option<PathBuf>,
+    armed: bool,
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = std::fs::remove_file(&self.path);
+            if let Some(d) = &self.created_dir {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+    }
+}
+
+impl ControlSocket {
     /// Bind `path` (0600; a stale socket left by a dead daemon is replaced, anything
-    /// else there is refused) and serve.
-    pub fn start(path: &Path, daemon: DaemonHandle) -> Result<ControlServer, ControlError> {
-        let io = |what, source| ControlError::Io {
+    /// else there is refused; a missing directory is created 0700).
+    pub fn bind(path: &Path) -> Result<ControlSocket, ControlError> {
+        let made = Made {
             path: path.to_path_buf(),
-            what,
-            source,
+            created_dir: serve::prepare_socket(path)?,
+            armed: true,
         };
-        serve::prepare_socket(path)?;
-        let listener = canopy_proto::sys::bind_private(path).map_err(|e| io("bind", e))?;
+        // on an error `made` drops and removes what was made
+        let listener =
+            canopy_proto::sys::bind_private(path).map_err(|source| ControlError::Io {
+                path: path.to_path_buf(),
+                what: "bind",
+                source,
+            })?;
+        Ok(ControlSocket { listener, made })
+    }
+
+    /// The socket, and the directory [`ControlSocket::bind`] made for it: what a user
+    /// canopyd changes to must own to remove the socket at exit.
+    pub fn files(&self) -> Vec<&Path> {
+        std::iter::once(self.made.path.as_path())
+            .chain(self.made.created_dir.as_deref())
+            .collect()
+    }
+
+    /// Serve it with `daemon`'s answers (an accept thread from now on).
+    pub fn serve(self, daemon: DaemonHandle) -> Result<ControlServer, ControlError> {
+        let ControlSocket { listener, mut made } = self;
         let limits = Limits {
             max_conns: MAX_CONNS,
             max_request: MAX_REQUEST,
@@ -70,20 +119,29 @@ impl ControlServer {
         };
         let server = serve::spawn_unix(
             listener,
-            path.to_path_buf(),
+            made.path.clone(),
             Arc::new(Control(daemon)),
             limits,
             Arc::default(),
             "control",
         )
-        .map_err(|e| {
-            let _ = std::fs::remove_file(path);
-            io("start the accept thread", e)
+        .map_err(|source| ControlError::Io {
+            path: made.path.clone(),
+            what: "start the accept thread",
+            source,
         })?;
+        made.armed = false;
         Ok(ControlServer {
-            path: path.to_path_buf(),
+            path: made.path.clone(),
             server: Some(server),
         })
+    }
+}
+
+impl ControlServer {
+    /// Bind `path` ([`ControlSocket::bind`]) and serve.
+    pub fn start(path: &Path, daemon: DaemonHandle) -> Result<ControlServer, ControlError> {
+        ControlSocket::bind(path)?.serve(daemon)
     }
 
     /// The socket path.

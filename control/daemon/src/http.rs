@@ -106,19 +106,18 @@ impl std::fmt::Debug for HttpServer {
     }
 }
 
-impl HttpServer {
-    /// Listen on `addr` (`HOST:PORT`; port 0 picks a free one, see [`Self::local_addr`])
-    /// and serve snapshots from `src`, with the default [`Limits`].
-    pub fn start(addr: &str, src: SnapshotSource) -> Result<HttpServer, HttpError> {
-        Self::start_with(addr, src, Limits::default())
-    }
+/// An HTTP listening socket, bound and not served yet (`canopyd` binds before it drops
+/// its privileges, so a port below 1024 works, and serves after).
+#[derive(Debug)]
+pub struct HttpListener {
+    addr: String,
+    listener: TcpListener,
+    local: SocketAddr,
+}
 
-    /// [`Self::start`] with other limits.
-    pub fn start_with(
-        addr: &str,
-        src: SnapshotSource,
-        limits: Limits,
-    ) -> Result<HttpServer, HttpError> {
+impl HttpListener {
+    /// Listen on `addr` (`HOST:PORT`; port 0 picks a free one, see [`Self::local_addr`]).
+    pub fn bind(addr: &str) -> Result<HttpListener, HttpError> {
         let sa = addr
             .to_socket_addrs()
             .map_err(|e| HttpError::Address {
@@ -136,20 +135,53 @@ impl HttpServer {
         };
         let listener = TcpListener::bind(sa).map_err(bind)?;
         let local = listener.local_addr().map_err(bind)?;
+        Ok(HttpListener {
+            addr: addr.to_string(),
+            listener,
+            local,
+        })
+    }
+
+    /// The address it listens on (with the port chosen when 0 was given).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// Serve snapshots from `src` with `limits` (an accept thread from now on).
+    pub fn serve(self, src: SnapshotSource, limits: Limits) -> Result<HttpServer, HttpError> {
+        let HttpListener {
+            addr,
+            listener,
+            local,
+        } = self;
         let stop = Arc::new(AtomicBool::new(false));
         let st = Arc::clone(&stop);
         let accept = std::thread::Builder::new()
             .name("canopyd-http".into())
             .spawn(move || accept_loop(listener, &st, &src, limits))
-            .map_err(|source| HttpError::Thread {
-                addr: addr.to_string(),
-                source,
-            })?;
+            .map_err(|source| HttpError::Thread { addr, source })?;
         Ok(HttpServer {
             addr: local,
             stop,
             accept: Some(accept),
         })
+    }
+}
+
+impl HttpServer {
+    /// Listen on `addr` (`HOST:PORT`; port 0 picks a free one, see [`Self::local_addr`])
+    /// and serve snapshots from `src`, with the default [`Limits`].
+    pub fn start(addr: &str, src: SnapshotSource) -> Result<HttpServer, HttpError> {
+        Self::start_with(addr, src, Limits::default())
+    }
+
+    /// [`Self::start`] with other limits.
+    pub fn start_with(
+        addr: &str,
+        src: SnapshotSource,
+        limits: Limits,
+    ) -> Result<HttpServer, HttpError> {
+        HttpListener::bind(addr)?.serve(src, limits)
     }
 
     /// The address the server listens on (with the port chosen when 0 was given).

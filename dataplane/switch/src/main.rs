@@ -395,6 +395,13 @@ fn check_config(path: &Path) -> Result<ExitCode> {
         },
         privs::needed(&cfg.ports, cfg.switch.reopen_caps)
     );
+    if id.is_none() && canopy_privs::euid() == 0 {
+        let _ = writeln!(
+            o,
+            "warning    started as root, the switch {}",
+            canopy_privs::root_risk(server::ROOT_KEY)
+        );
+    }
     if let Some(d) = &cfg.dpdk {
         let _ = writeln!(o, "dpdk eal   {}", d.eal_args.join(" "));
     }

@@ -17,6 +17,8 @@
 //!   re-created interface gets a new socket, UMEM, XDP program and link as nobody.
 //!   With four DPDK ports (af_packet PMD, `--features dpdk`): nothing kept, forwarding and
 //!   management as nobody; the EAL's own threads are nobody without capabilities.
+//! - As root without `user`: the switch keeps uid 0, and its log and `check-config` warn
+//!   that it does, naming the risk and `[switch] user`.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -24,46 +26,13 @@ mod common;
 use canopy_dataplane::port::afpacket::AfPacketPort;
 use canopy_dataplane::wire::{Kind, ETHERTYPE_CANOPY};
 use canopy_proto::mgmt::Request;
+use canopy_test_utils::privs::{give_to_nobody, hex_caps, nobody_exists, thread_status, NOBODY};
 use common::*;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-const NOBODY: u32 = 65534;
 const CAP_NET_RAW: u64 = 1 << 13;
-
-fn nobody_exists() -> bool {
-    Command::new("getent")
-        .args(["passwd", "nobody"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains(":65534:65534:"))
-        .unwrap_or(false)
-}
-
-/// The `Name:\tvalue` lines of /proc/`pid`/task/`tid`/status, for every thread.
-fn thread_status(pid: u32) -> Vec<BTreeMap<String, String>> {
-    let mut out = vec![];
-    for t in std::fs::read_dir(format!("/proc/{pid}/task")).expect("/proc/PID/task") {
-        let p = t.unwrap().path().join("status");
-        let Ok(text) = std::fs::read_to_string(&p) else {
-            continue; // a thread that ended meanwhile
-        };
-        out.push(
-            text.lines()
-                .filter_map(|l| l.split_once(':'))
-                .map(|(k, v)| (k.to_string(), v.trim().to_string()))
-                .collect(),
-        );
-    }
-    assert!(!out.is_empty());
-    out
-}
-
-fn hex_caps(v: &str) -> u64 {
-    u64::from_str_radix(v, 16).unwrap_or_else(|_| panic!("{v} is not hex"))
-}
 
 /// Every thread of `pid` runs as nobody with exactly `caps` permitted, effective and
 /// bounding, nothing inheritable or ambient, and no_new_privs; except threads DPDK's
@@ -100,7 +69,7 @@ fn assert_dropped(pid: u32, caps: u64) {
 /// socket at exit).
 fn nobody_dir(tag: &str) -> Dir {
     let dir = Dir::new(tag);
-    std::os::unix::fs::chown(dir.0.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    give_to_nobody(dir.0.path());
     dir
 }
 
@@ -200,6 +169,56 @@ fn mem_switch_runs_as_nobody_without_capabilities() {
     let (st, _) = sw.terminate();
     assert!(st.success());
     assert!(!sock.exists(), "nobody removed its socket at exit");
+}
+
+#[test]
+fn mem_switch_as_root_without_user_warns_that_it_keeps_uid_0() {
+    if !canopy_test_utils::root_or_skip(
+        "mem_switch_as_root_without_user_warns_that_it_keeps_uid_0",
+        "to start as root",
+    ) {
+        return;
+    }
+    let dir = Dir::new("hdn-memroot");
+    let cfg = mem_config(&dir, 4, true, "");
+    let risk = [
+        "runs as uid 0 (root)",
+        "files owned by root stay writable",
+        "other root processes can be signalled",
+        "set [switch] user (or --user)",
+    ];
+    let p = dir.path("switch.toml");
+    std::fs::write(&p, &cfg).unwrap();
+    let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
+    assert!(st.success(), "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("warning    started as root"))
+        .unwrap_or_else(|| panic!("no uid-0 warning in {out}"));
+    for w in risk {
+        assert!(line.contains(w), "check-config: want {w:?} in {line}");
+    }
+    let sw = Switch::start(&dir, &cfg);
+    sw.ok(&Request::Health {});
+    let log = sw.log();
+    let line = log
+        .lines()
+        .find(|l| l.contains(risk[0]))
+        .unwrap_or_else(|| panic!("no uid-0 warning in {log}"));
+    assert!(line.contains("WARN"), "{line}");
+    for w in risk {
+        assert!(line.contains(w), "log: want {w:?} in {line}");
+    }
+    // with a user, neither says it
+    if nobody_exists() {
+        let with = cfg.replacen("[switch]\n", "[switch]\nuser = \"nobody\"\n", 1);
+        std::fs::write(&p, &with).unwrap();
+        let (st, out, err) = run_bin(&["check-config", "--config", p.to_str().unwrap()]);
+        assert!(st.success(), "{err}");
+        assert!(!out.contains("warning"), "{out}");
+    }
+    let (st, _) = sw.terminate();
+    assert!(st.success(), "{st}");
 }
 
 /// Send `fr` from `from` (ingress port `ing`) and return the Canopy frames that reach

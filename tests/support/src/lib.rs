@@ -1,13 +1,15 @@
 //! What the integration tests of the Canopy crates share, in one place: a scratch
 //! directory ([`Dir`]), this build's binaries ([`bin`]), the skip when a test needs root
 //! ([`root_or_skip`], [`netns_or_skip`]), child processes killed on drop ([`Proc`]) and
-//! polling ([`wait_for`]); with the `switch` feature, switch configs, management
+//! polling ([`wait_for`]), the user `nobody` and a process's credentials per thread
+//! ([`privs`]); with the `switch` feature, switch configs, management
 //! requests, the model's frames and decisions and the k=4 edge-switch fixture
 //! ([`switch`]); with the `netns` feature, test namespaces over the testbed's ([`netns`]).
 //!
 //! A dev-dependency only: no library or binary of the workspace links it.
 
 mod dir;
+pub mod privs;
 mod proc;
 mod skip;
 mod sys;

@@ -146,7 +146,7 @@ fn switch_bounds(s: &SwitchSection) -> Result<(), Refusal> {
     }
     for (k, v) in [("switch.user", &s.user), ("switch.group", &s.group)] {
         if let Some(v) = v {
-            if v.is_empty() || v.contains(['\0', '/', ':']) || v.trim() != v {
+            if !canopy_privs::is_name(v) {
                 return bad(k, format!("{v:?} is not a user or group name"));
             }
         }

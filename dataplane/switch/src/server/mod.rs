@@ -207,10 +207,15 @@ pub fn bind_socket(path: &Path) -> Result<UnixListener> {
         .with_context(|| format!("cannot bind management socket {}", path.display()))
 }
 
+/// The settings that make the switch change user, as the uid-0 warning names them.
+pub const ROOT_KEY: &str = "[switch] user (or --user)";
+
 /// Give up privileges once everything privileged is done (ports open, socket and TCP
 /// endpoint bound) and before any other thread starts: with `id`, the socket (and the
 /// directory [`prepare_socket`] created for it) is given to that user and group, then
-/// [`privs::drop_privileges`] keeps only what the ports need to re-open.
+/// [`privs::drop_privileges`] keeps only what the ports need to re-open. A switch that
+/// is still uid 0 afterwards (started as root without a user) says what that leaves it
+/// ([`canopy_privs::root_risk`]).
 pub fn harden(
     cfg: &Config,
     id: Option<&Identity>,
@@ -218,10 +223,8 @@ pub fn harden(
     created_dir: Option<&Path>,
 ) -> Result<privs::Dropped> {
     if let Some(i) = id {
-        for p in std::iter::once(sock).chain(created_dir) {
-            std::os::unix::fs::chown(p, Some(i.uid), Some(i.gid))
-                .with_context(|| format!("cannot give {} to {i}", p.display()))?;
-        }
+        let paths: Vec<&Path> = std::iter::once(sock).chain(created_dir).collect();
+        canopy_privs::give(i, &paths)?;
     }
     let keep = privs::needed(&cfg.ports, cfg.switch.reopen_caps);
     let d = privs::drop_privileges(id, keep).context("cannot drop privileges")?;
@@ -238,6 +241,9 @@ pub fn harden(
             missing = %d.missing,
             "the process did not have these capabilities: a port whose interface is re-created cannot re-open"
         );
+    }
+    if d.uid == 0 {
+        warn!("{}", canopy_privs::root_risk(ROOT_KEY));
     }
     if d.threads > 1 && id.is_none() {
         warn!(
