@@ -966,9 +966,9 @@ pub(crate) mod tests {
         let text = render(&s);
         let took = t0.elapsed();
         let samples = text.lines().filter(|l| !l.starts_with('#')).count();
-        let per_port = 4 + engine_reasons as usize + (backend_reasons as usize + 1) + 9;
+        let per_port = 4 + engine_reasons as usize + (backend_reasons as usize + 1) + 10;
         let per_switch = 7 + PROBE_BUCKETS.len() + 3;
-        assert_eq!((per_port, per_switch), (47, 24));
+        assert_eq!((per_port, per_switch), (48, 24));
         assert_eq!(samples, 80 * per_switch + 640 * per_port + 4);
         eprintln!(
             "k=8-sized fabric: {samples} series, {} bytes, rendered in {took:?}",
