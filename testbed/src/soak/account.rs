@@ -75,8 +75,6 @@ pub(super) struct Counters {
     /// The generator's `tx_requeues` (attempts its hosts' interfaces counted as
     /// `tx_dropped`).
     pub(super) host_tx_requeues: u64,
-    /// What the switch ports' backends mean for their interfaces' counters.
-    pub(super) kinds: PortKinds,
 }
 
 fn namespaces(state: &State) -> Vec<String> {
@@ -96,7 +94,7 @@ fn namespaces(state: &State) -> Vec<String> {
 /// The counters once the fabric is quiet (see [`settled_snapshot`]): a switch that
 /// still drains a backlog when the switches are read, and the interfaces a moment
 /// later, would show gaps that are only the time between the two readings.
-pub(super) fn read_counters(state: &State, topo: &Topology, g: &mut Generator) -> Result<Counters> {
+pub(super) fn read_counters(state: &State, g: &mut Generator) -> Result<Counters> {
     let ns = namespaces(state);
     Ok(Counters {
         switches: settled_snapshot(state)?,
@@ -104,7 +102,6 @@ pub(super) fn read_counters(state: &State, topo: &Topology, g: &mut Generator) -
         qdiscs: qdisc_snapshot(&ns)?,
         host_socket_drops: g.rx_kernel_drops(),
         host_tx_requeues: g.tx_requeues(),
-        kinds: PortKinds::read(state, topo),
     })
 }
 
@@ -165,8 +162,8 @@ pub fn min_delivery(tl: &Timeline, w: usize) -> f64 {
 pub(super) fn account(
     state: &State,
     t: &Trial,
-    b: &Counters,
-    a: &Counters,
+    [b, a]: [&Counters; 2],
+    overlap: &RxOverlap,
     deltas: &[SwitchDelta],
     injected: &[Injected],
 ) -> Accounting {
@@ -229,7 +226,6 @@ pub(super) fn account(
         .iter()
         .map(|h| format!("{}/{}", h.netns, h.ifname))
         .collect();
-    let overlap = RxOverlap::of(state, b, a);
     let twice = &overlap.twice;
     for (port, (_, n)) in &overlap.inferred {
         if *n > 0 {
@@ -324,13 +320,12 @@ pub(super) fn account(
 pub(super) fn port_hops(
     state: &State,
     topo: &Topology,
-    b: &Counters,
-    a: &Counters,
+    [b, a]: [&Counters; 2],
+    (kinds, overlap): (&PortKinds, &RxOverlap),
     injected: &[Injected],
 ) -> (Vec<PortHop>, usize) {
     let mut gaps = vec![];
     let mut checked = 0;
-    let overlap = RxOverlap::of(state, b, a);
     for s in &state.switches {
         let (Some(ca), Some(cb)) = (a.switches.get(&s.name), b.switches.get(&s.name)) else {
             continue;
@@ -339,7 +334,7 @@ pub(super) fn port_hops(
             continue;
         }
         for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
-            let key = a.kinds.iface(s, pa);
+            let key = kinds.iface(s, pa);
             let (Some(ia), Some(ib)) = (a.ifaces.get(&key), b.ifaces.get(&key)) else {
                 continue;
             };

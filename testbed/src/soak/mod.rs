@@ -45,6 +45,8 @@ pub mod account;
 pub mod faults;
 mod ports;
 
+use ports::{PortKinds, RxOverlap};
+
 pub use faults::{FaultKind, FaultPlan};
 
 use crate::error::{Result, TestbedError};
@@ -165,7 +167,9 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     g.timeline_bin_ns = Some(opts.bin_ms.max(1) * 1_000_000);
 
     // 2. counters, the trial (with the faults beside it), counters
-    let mut before = read_counters(&state, &topo, &mut g)?;
+    // the backend (and AF_XDP mode) of every switch port, which the accounting needs
+    let kinds = PortKinds::read(&state, &topo);
+    let mut before = read_counters(&state, &mut g)?;
     let log = Mutex::new(Vec::new());
     let tg = targets(&topo);
     let fault_stop = AtomicBool::new(false);
@@ -193,14 +197,16 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     if injected.iter().any(|e| e.kind == FaultKind::SwitchKill) {
         std::thread::sleep(Duration::from_millis(500));
     }
-    let mut after = read_counters(&state, &topo, &mut g)?;
+    let mut after = read_counters(&state, &mut g)?;
 
     // 3. accounting
     let tl = trial.timeline.clone().unwrap_or_default();
     rep.switches = linkload::switch_deltas(&before.switches, &after.switches);
     forget_restarted(&injected, &mut rep.switches, [&mut before, &mut after]);
-    rep.accounting = account(&state, &trial, &before, &after, &rep.switches, &injected);
-    let (gaps, checked) = port_hops(&state, &topo, &before, &after, &injected);
+    let overlap = RxOverlap::of(&state, &kinds, &before, &after);
+    let counters = [&before, &after];
+    rep.accounting = account(&state, &trial, counters, &overlap, &rep.switches, &injected);
+    let (gaps, checked) = port_hops(&state, &topo, counters, (&kinds, &overlap), &injected);
     if state.target == "bmv2" {
         // (after the accounting, which counts these losses by name)
         crate::run::bmv2_queue_losses(&mut rep.switches);

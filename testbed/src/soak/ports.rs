@@ -21,7 +21,6 @@ use crate::fabric::state::{State, SwitchState};
 use canopy_control::topology::Topology;
 use canopy_proto::mgmt::PortCounters;
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 /// The places where losses are inferred, as their labels in `accounting.inferred` name
 /// them, and how each is inferred.
@@ -40,9 +39,6 @@ pub(super) const INFERRED_PLACES: [(&str, &str); 3] = [
     ),
 ];
 
-/// How long a switch is given to answer the `health` that names its ports' backends.
-const HEALTH_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// The ports whose interface counters need care (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub(super) struct PortKinds {
@@ -53,26 +49,27 @@ pub(super) struct PortKinds {
 }
 
 impl PortKinds {
-    /// From every switch's `health` (a switch that does not answer, or has no
-    /// management socket as with bmv2, lists nothing).
+    /// From the backends every switch's `health` names ([`crate::run::port_backends`]:
+    /// none for bmv2, or for a switch that does not answer). The testbed names a switch
+    /// port's interface after the switch and the port ([`Desc::ifname`]), and a `dpdk`
+    /// port is an af_packet vdev on that interface ([`Desc::dpdk_table`]).
     pub(super) fn read(state: &State, topo: &Topology) -> PortKinds {
         let mut k = PortKinds::default();
-        for s in &state.switches {
-            let Ok(h) = crate::fabric::mgmt::health(&s.socket, HEALTH_TIMEOUT) else {
+        for (name, backends) in crate::run::port_backends(state) {
+            let sw = topo.switch_index(&name);
+            let s = state.switches.iter().find(|s| s.name == name);
+            let (Some(sw), Some(s)) = (sw, s) else {
                 continue;
             };
-            let sw = topo.switch_index(&s.name);
-            for p in h.ports {
-                match p.backend.as_str() {
+            for (p, backend) in backends.iter().enumerate() {
+                let p = p as u16;
+                let key = format!("{}/{}", s.netns, Desc::ifname(Node::Switch(sw as u32), p));
+                match backend.as_str() {
                     "afxdp/copy" | "afxdp/zerocopy" => {
-                        k.native_xdp.insert(format!("{}/{}", s.netns, p.name));
+                        k.native_xdp.insert(key);
                     }
-                    "dpdk" if p.name.starts_with("net_af_packet") => {
-                        if let Some(sw) = sw {
-                            let ifname = Desc::ifname(Node::Switch(sw as u32), p.port);
-                            k.dpdk_af_packet
-                                .insert((s.name.clone(), p.port), format!("{}/{ifname}", s.netns));
-                        }
+                    "dpdk" => {
+                        k.dpdk_af_packet.insert((name.clone(), p), key);
                     }
                     _ => {}
                 }
@@ -120,8 +117,8 @@ pub(super) struct RxOverlap {
 }
 
 impl RxOverlap {
-    /// Read from the counters of both snapshots (the port kinds of `a`).
-    pub(super) fn of(state: &State, b: &Counters, a: &Counters) -> RxOverlap {
+    /// Read from the counters of both snapshots.
+    pub(super) fn of(state: &State, kinds: &PortKinds, b: &Counters, a: &Counters) -> RxOverlap {
         let mut o = RxOverlap::default();
         for s in &state.switches {
             let (Some(ca), Some(cb)) = (a.switches.get(&s.name), b.switches.get(&s.name)) else {
@@ -131,8 +128,8 @@ impl RxOverlap {
                 continue;
             }
             for (pa, pb) in ca.ports.iter().zip(&cb.ports) {
-                let key = a.kinds.iface(s, pa);
-                if a.kinds.native_xdp.contains(&key) {
+                let key = kinds.iface(s, pa);
+                if kinds.native_xdp.contains(&key) {
                     let kd = pa
                         .backend
                         .kernel_drops
@@ -141,8 +138,7 @@ impl RxOverlap {
                 }
                 let receiver = if state.target == "bmv2" {
                     "simple_switch's receive socket".to_string()
-                } else if a
-                    .kinds
+                } else if kinds
                     .dpdk_af_packet
                     .contains_key(&(s.name.clone(), pa.port))
                 {
