@@ -46,6 +46,17 @@ fn open_pa(ns: &Netns) -> AfPacketPort {
     .expect("open")
 }
 
+/// Two ports on `pa` in the first namespace of `ns` with `cfg` (one fanout group), as
+/// two workers open them.
+fn two_workers(ns: &Netns, cfg: AfPacketConfig) -> (AfPacketPort, AfPacketPort) {
+    in_ns(ns.name(0), move || {
+        (
+            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
+            AfPacketPort::open("pa", cfg).expect("worker 1"),
+        )
+    })
+}
+
 /// Both TPACKET versions.
 fn versions() -> [(TpacketVersion, &'static str); 2] {
     [(TpacketVersion::V3, "v3"), (TpacketVersion::V2, "v2")]
@@ -368,12 +379,7 @@ fn fanout_group_splits_flows_between_sockets() {
         fanout_mode: FanoutMode::Hash,
         ..AfPacketConfig::default()
     };
-    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
-        (
-            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
-            AfPacketPort::open("pa", cfg).expect("worker 1"),
-        )
-    });
+    let (mut w0, mut w1) = two_workers(&ns, cfg);
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
     const N: u32 = 512;
     for i in 0..N {
@@ -429,12 +435,7 @@ fn eth_address_fanout_spreads_canopy_frames_by_host_pair() {
         ..AfPacketConfig::default()
     };
     assert_eq!(cfg.fanout_mode, FanoutMode::EthAddrs);
-    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
-        (
-            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
-            AfPacketPort::open("pa", cfg).expect("worker 1"),
-        )
-    });
+    let (mut w0, mut w1) = two_workers(&ns, cfg);
     let raw = in_ns(ns.name(1), || Raw::open("pb"));
     spread_by_host_pair(&raw, &mut w0, &mut w1);
 }
@@ -499,12 +500,7 @@ fn fanout_workers_reopen_together_after_the_interface_is_re_created() {
         fanout: Some(0x4323),
         ..AfPacketConfig::default()
     };
-    let (mut w0, mut w1) = in_ns(ns.name(0), move || {
-        (
-            AfPacketPort::open("pa", cfg.clone()).expect("worker 0"),
-            AfPacketPort::open("pa", cfg).expect("worker 1"),
-        )
-    });
+    let (mut w0, mut w1) = two_workers(&ns, cfg);
     ip(&["-n", ns.name(0), "link", "del", "pa"]);
     ns.veth(0, "pa", 1, "pb");
     // each worker polls its own port (from this thread: the reopen enters the port's

@@ -74,10 +74,7 @@ struct Made {
 impl Drop for Made {
     fn drop(&mut self) {
         if self.armed {
-            let _ = std::fs::remove_file(&self.path);
-            if let Some(d) = &self.created_dir {
-                let _ = std::fs::remove_dir(d);
-            }
+            serve::unprepare_socket(&self.path, self.created_dir.as_deref());
         }
     }
 }

@@ -28,7 +28,8 @@ mod slots;
 
 pub use line::{LineEnd, LineReader};
 pub use path::{
-    check_socket_path, inspect_socket_path, prepare_socket, SocketPathError, MAX_SOCKET_PATH,
+    check_socket_path, inspect_socket_path, prepare_socket, unprepare_socket, SocketPathError,
+    MAX_SOCKET_PATH,
 };
 
 use serde::Serialize;

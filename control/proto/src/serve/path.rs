@@ -80,6 +80,15 @@ pub fn inspect_socket_path(path: &Path) -> Result<(), SocketPathError> {
     }
 }
 
+/// Undo a start that failed after [`prepare_socket`]: the socket at `path`, if bound,
+/// and the directory `prepare_socket` made for it (only if it is empty then).
+pub fn unprepare_socket(path: &Path, created_dir: Option<&Path>) {
+    let _ = std::fs::remove_file(path);
+    if let Some(d) = created_dir {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
 /// Make `path` ready for a socket: short enough; nothing there, or a stale socket
 /// (nobody accepts on it), which is removed. A live socket or anything that is not a
 /// socket (a regular file, a directory, a symbolic link) is refused and left as it is.

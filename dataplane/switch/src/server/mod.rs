@@ -37,7 +37,7 @@ use anyhow::{bail, Context, Result};
 use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool};
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{self, MAX_TCP_CONNS};
-use canopy_proto::serve::{prepare_socket, Server, Stats};
+use canopy_proto::serve::{prepare_socket, unprepare_socket, Server, Stats};
 use conn::{bind_tcp, serve_tcp, serve_unix, Tcp};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -189,15 +189,6 @@ impl Shared {
     /// The management socket's path.
     pub fn socket(&self) -> &Path {
         &self.socket
-    }
-}
-
-/// Undo a start that failed after [`prepare_socket`]: the socket, if bound, and the
-/// directory made for it (only if it is empty then).
-pub fn unprepare_socket(path: &Path, created_dir: Option<&Path>) {
-    let _ = std::fs::remove_file(path);
-    if let Some(d) = created_dir {
-        let _ = std::fs::remove_dir(d);
     }
 }
 
