@@ -110,6 +110,14 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A guest (or the guest image) could not be built, started or reached.
+    #[error("guest {guest}: {detail}")]
+    Vm {
+        /// The guest's name (`image` for the image).
+        guest: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,

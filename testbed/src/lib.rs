@@ -13,6 +13,7 @@
 //! | [`report`] | every report: the result types (one header), JSON, Markdown/HTML, SVG plots, summaries; run, compare, soak, vethbench |
 //! | [`soak`] | `canopy-testbed soak`: a long run at the PDR with end-to-end accounting, faults in rounds, recovery times |
 //! | [`vethbench`] | `canopy-vethbench`: the bench wiring, the forwarders, the three passes, its report |
+//! | [`vm`] | switches in QEMU guests: the guest image, QEMU's command line, the accelerator probe, QMP |
 //! | [`prom`] | a throwaway Prometheus server for tests and its query client |
 //! | `fuzzing` | what the fabric-description fuzz target shares with its regression test |
 //! | [`error`] | [`TestbedError`] |
@@ -30,6 +31,7 @@ pub mod run;
 pub mod soak;
 pub mod traffic;
 pub mod vethbench;
+pub mod vm;
 
 pub use error::{Result, TestbedError};
 /// The namespace helpers under their old path: other crates' tests (`tests/`,

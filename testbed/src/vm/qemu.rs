@@ -1,0 +1,306 @@
+//! QEMU: each guest's command line (built here and nowhere else), the accelerator probe,
+//! and the link backend the machine supports.
+//!
+//! Every guest is `qemu-system-x86_64` with direct kernel boot (`-kernel`, `-initrd`),
+//! no display, its serial console appended to a file under the state directory, a QMP
+//! socket (power, link state) and one `virtio-net-pci` NIC per port on a tap device that
+//! the testbed made beforehand in the fabric's hypervisor namespace.
+
+use super::image::GuestImage;
+use super::init::{PROBE_ARG, PROBE_MARK};
+use crate::error::{Result, TestbedError};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The emulator.
+pub const QEMU: &str = "qemu-system-x86_64";
+
+/// How a guest's CPU runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Accel {
+    /// Hardware virtualisation: figures comparable with a real VM's.
+    Kvm,
+    /// QEMU's emulator: the guest's drivers, XDP and DPDK are the real code, but its
+    /// throughput and latency are not comparable with namespaces or real VMs.
+    Tcg,
+}
+
+impl Accel {
+    /// Its name for `-accel` and the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accel::Kvm => "kvm",
+            Accel::Tcg => "tcg",
+        }
+    }
+}
+
+/// A NIC of a guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nic {
+    /// QEMU's id of its netdev (what QMP's `set_link` names).
+    pub id: String,
+    /// The tap device on the hypervisor.
+    pub tap: String,
+    /// The guest's MAC address.
+    pub mac: String,
+    /// Queue pairs (a multi-queue tap; virtio_net's native XDP needs more queue pairs
+    /// than the guest has vCPUs).
+    pub queues: u32,
+}
+
+/// Everything one guest's command line says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestSpec {
+    /// The guest's name (`-name`).
+    pub name: String,
+    /// Its accelerator.
+    pub accel: Accel,
+    /// Memory (MiB).
+    pub memory_mib: u32,
+    /// vCPUs.
+    pub vcpus: u32,
+    /// The kernel and initramfs.
+    pub image: GuestImage,
+    /// Its NICs, the management NIC first.
+    pub nics: Vec<Nic>,
+    /// Firmware configuration files: (name under `opt/canopy/`, file).
+    pub files: Vec<(String, PathBuf)>,
+    /// The serial console's log (appended to: a guest booted again adds to it).
+    pub console: PathBuf,
+    /// The QMP socket.
+    pub qmp: PathBuf,
+    /// Whether the taps use vhost-net (in-kernel virtio data path).
+    pub vhost: bool,
+}
+
+/// The kernel command line of every guest: the serial console, no KASLR (the guest is a
+/// test instrument), a guest that stops instead of rebooting when it panics.
+fn cmdline(extra: &str) -> String {
+    format!("console=ttyS0 panic=-1 nokaslr quiet {extra}")
+        .trim()
+        .to_string()
+}
+
+/// The arguments of `qemu-system-x86_64` for `g`.
+pub fn args(g: &GuestSpec) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        "-name".into(),
+        g.name.clone(),
+        "-accel".into(),
+        g.accel.name().into(),
+        "-m".into(),
+        g.memory_mib.to_string(),
+        "-smp".into(),
+        g.vcpus.to_string(),
+        "-display".into(),
+        "none".into(),
+        "-nodefaults".into(),
+        "-no-reboot".into(),
+        "-chardev".into(),
+        format!("file,id=console,path={},append=on", g.console.display()),
+        "-serial".into(),
+        "chardev:console".into(),
+        "-qmp".into(),
+        format!("unix:{},server=on,wait=off", g.qmp.display()),
+        "-kernel".into(),
+        g.image.kernel.display().to_string(),
+        "-initrd".into(),
+        g.image.initrd.display().to_string(),
+        "-append".into(),
+        cmdline(""),
+    ];
+    if g.accel == Accel::Kvm {
+        a.extend(["-cpu".into(), "host".into()]);
+    }
+    for n in &g.nics {
+        let mut netdev = format!("tap,id={},ifname={},script=no,downscript=no", n.id, n.tap);
+        let mut dev = format!("virtio-net-pci,netdev={},mac={}", n.id, n.mac);
+        if n.queues > 1 {
+            netdev.push_str(&format!(",queues={}", n.queues));
+            dev.push_str(&format!(",mq=on,vectors={}", 2 * n.queues + 2));
+        }
+        if g.vhost {
+            netdev.push_str(",vhost=on");
+        }
+        a.extend(["-netdev".into(), netdev, "-device".into(), dev]);
+    }
+    for (name, file) in &g.files {
+        a.extend([
+            "-fw_cfg".into(),
+            format!("name=opt/canopy/{name},file={}", file.display()),
+        ]);
+    }
+    a
+}
+
+/// Whether this machine's kernel offers vhost-net to taps.
+pub fn vhost_available() -> bool {
+    Path::new("/dev/vhost-net").exists()
+}
+
+/// The outcome of the accelerator probe.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Probe {
+    /// What the guests get.
+    pub accel: Accel,
+    /// Why (KVM's test boot and how long it took, or why it is not used).
+    pub why: String,
+}
+
+/// Which accelerator the guests get: KVM when `/dev/kvm` opens and a test boot of
+/// `image` under it reaches the guest's init within `timeout`, TCG otherwise (with the
+/// reason). The test boot is the real kernel with `/init` powering off at once.
+pub fn probe(qemu: &Path, image: &GuestImage, timeout: Duration) -> Probe {
+    let tcg = |why: String| Probe {
+        accel: Accel::Tcg,
+        why,
+    };
+    if let Err(e) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+    {
+        return tcg(format!("/dev/kvm cannot be opened ({e})"));
+    }
+    let t0 = Instant::now();
+    let child = Command::new(qemu)
+        .args([
+            "-accel",
+            "kvm",
+            "-cpu",
+            "host",
+            "-m",
+            "256",
+            "-display",
+            "none",
+            "-nodefaults",
+            "-no-reboot",
+            "-serial",
+            "stdio",
+            "-kernel",
+        ])
+        .arg(&image.kernel)
+        .arg("-initrd")
+        .arg(&image.initrd)
+        .args(["-append", &cmdline(PROBE_ARG)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return tcg(format!("cannot start {}: {e}", qemu.display())),
+    };
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if t0.elapsed() < timeout => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return tcg(format!(
+                    "a test boot under KVM did not reach the guest's init within {:.0} s \
+                     (nested virtualisation that does not run this guest kernel)",
+                    timeout.as_secs_f64()
+                ));
+            }
+        }
+    }
+    let out = child.wait_with_output();
+    let (stdout, stderr) = out
+        .map(|o| {
+            (
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        })
+        .unwrap_or_default();
+    if stdout.contains(PROBE_MARK) {
+        Probe {
+            accel: Accel::Kvm,
+            why: format!(
+                "a test boot under KVM reached the guest's init in {:.1} s",
+                t0.elapsed().as_secs_f64()
+            ),
+        }
+    } else {
+        tcg(format!(
+            "a test boot under KVM failed: {}",
+            stderr.lines().last().unwrap_or("no message").trim()
+        ))
+    }
+}
+
+/// `qemu-system-x86_64` on `PATH`, or the error that says which package has it.
+pub fn find() -> Result<PathBuf> {
+    crate::os::netns::which(QEMU).ok_or_else(|| TestbedError::Missing {
+        tool: QEMU.into(),
+        hint: "Debian package qemu-system-x86; scripts/install-deps installs it".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> GuestSpec {
+        GuestSpec {
+            name: "edge-p0-e0".into(),
+            accel: Accel::Tcg,
+            memory_mib: 512,
+            vcpus: 1,
+            image: GuestImage {
+                kernel: "/c/vmlinuz".into(),
+                initrd: "/c/initrd.cpio".into(),
+                kernel_version: "6.1".into(),
+                packages: vec![],
+                modules: vec![],
+            },
+            nics: vec![
+                Nic {
+                    id: "mgmt".into(),
+                    tap: "g0m".into(),
+                    mac: "52:54:00:00:00:01".into(),
+                    queues: 1,
+                },
+                Nic {
+                    id: "p0".into(),
+                    tap: "g0p0".into(),
+                    mac: "52:54:00:00:01:00".into(),
+                    queues: 2,
+                },
+            ],
+            files: vec![("token".into(), "/s/token".into())],
+            console: "/s/console.log".into(),
+            qmp: "/s/qmp.sock".into(),
+            vhost: false,
+        }
+    }
+
+    #[test]
+    fn a_guest_has_its_nics_files_console_and_qmp() {
+        let a = args(&spec()).join(" ");
+        assert!(a.contains("-accel tcg"), "{a}");
+        assert!(!a.contains("-cpu host"), "{a}");
+        assert!(a.contains("-netdev tap,id=mgmt,ifname=g0m,script=no,downscript=no -device virtio-net-pci,netdev=mgmt,mac=52:54:00:00:00:01 "), "{a}");
+        assert!(a.contains("tap,id=p0,ifname=g0p0,script=no,downscript=no,queues=2 -device virtio-net-pci,netdev=p0,mac=52:54:00:00:01:00,mq=on,vectors=6"), "{a}");
+        assert!(
+            a.contains("-fw_cfg name=opt/canopy/token,file=/s/token"),
+            "{a}"
+        );
+        assert!(
+            a.contains("file,id=console,path=/s/console.log,append=on"),
+            "{a}"
+        );
+        assert!(a.contains("unix:/s/qmp.sock,server=on,wait=off"), "{a}");
+        let mut k = spec();
+        k.accel = Accel::Kvm;
+        k.vhost = true;
+        let a = args(&k).join(" ");
+        assert!(a.contains("-accel kvm") && a.contains("-cpu host"), "{a}");
+        assert!(a.contains("downscript=no,vhost=on"), "{a}");
+    }
+}

@@ -1,0 +1,220 @@
+//! One `canopy-switch` in a QEMU guest built from Debian packages: it boots (KVM when a
+//! test boot works, TCG otherwise), runs its ports on `virtio_net` NICs, answers
+//! `health` and `counters` over its TCP management endpoint with the token, receives
+//! frames sent on the hypervisor's taps (directly, and through a tc `mirred` wire from a
+//! veth), sees its carrier go when QMP takes a link down, and powers off when asked.
+//! Skips without root or QEMU; needs the machine's package sources (the image's packages
+//! are downloaded once into the cache).
+
+use canopy_proto::client::Endpoint;
+use canopy_proto::mgmt::{CountersReport, Request};
+use canopy_testbed::netns;
+use canopy_testbed::traffic::port;
+use canopy_testbed::vm::guest::{self, MGMT_PORT};
+use canopy_testbed::vm::init::{GuestEnv, GuestNic, STARTED_MARK};
+use canopy_testbed::vm::qemu::{self, GuestSpec, Nic};
+use canopy_testbed::vm::{image, qmp, DEFAULT_CACHE};
+use std::net::Ipv4Addr;
+use std::process::Child;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Stops QEMU and deletes the hypervisor namespace (taps, bridge, wire) however the test
+/// ends.
+struct Cleanup {
+    ns: String,
+    child: Option<Child>,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = std::process::Command::new("ip")
+            .args(["netns", "del", &self.ns])
+            .output();
+    }
+}
+
+fn counters(ns: &str, addr: &str, token: &[u8]) -> CountersReport {
+    let ep = Endpoint::Tcp(addr.to_string(), token.to_vec());
+    let v = netns::in_ns(ns, move || {
+        ep.request(&Request::Counters {}, Duration::from_secs(10))
+    })
+    .unwrap()
+    .unwrap();
+    serde_json::from_value(v).unwrap()
+}
+
+/// Wait until `f` holds (polling every 200 ms) or panic with `what` after `secs`.
+fn until(secs: u64, what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(t0.elapsed() < Duration::from_secs(secs), "{what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
+    let test = "a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp";
+    if !canopy_test_utils::netns_or_skip(test, "network namespaces, taps and QEMU guests") {
+        return;
+    }
+    let Ok(q) = qemu::find() else {
+        eprintln!(
+            "SKIP {test}: {} is not installed (Debian: qemu-system-x86)",
+            qemu::QEMU
+        );
+        return;
+    };
+    let switch = canopy_test_utils::bin("canopy-switch");
+    let dir = tempfile::tempdir().unwrap();
+    let img =
+        image::build(DEFAULT_CACHE.as_ref(), &switch, &|s| eprintln!("{s}")).expect("guest image");
+    eprintln!("image: {img:?}");
+    let probe = qemu::probe(&q, &img, Duration::from_secs(15));
+    eprintln!("accelerator: {} ({})", probe.accel.name(), probe.why);
+
+    let ns = format!("cvm{}-hv", std::process::id());
+    let mut c = Cleanup {
+        ns: ns.clone(),
+        child: None,
+    };
+    guest::hypervisor(&ns, Ipv4Addr::new(10, 254, 0, 1)).unwrap();
+    guest::tap(&ns, "g0m", 1, 1500, true).unwrap();
+    guest::tap(&ns, "g0p0", 1, 1500, false).unwrap();
+    guest::tap(&ns, "g0p1", 1, 1500, false).unwrap();
+    // port 1 is reached through a wire from a veth, as a host namespace's link is
+    netns::ip(&[
+        "-n", &ns, "link", "add", "w1", "type", "veth", "peer", "w1h",
+    ])
+    .unwrap();
+    for d in ["w1", "w1h"] {
+        netns::ip(&["-n", &ns, "link", "set", d, "up"]).unwrap();
+    }
+    guest::wire(&ns, "w1", "g0p1").unwrap();
+
+    let addr = format!("10.254.0.2:{MGMT_PORT}");
+    let token = b"vm-guest-test-token-9f3c1a7e5b20d4".to_vec();
+    let env = GuestEnv {
+        hostname: "edge-p0-e0".into(),
+        mgmt: ("52:54:00:fe:00:00".into(), Ipv4Addr::new(10, 254, 0, 2), 24),
+        nics: (0..2)
+            .map(|p| GuestNic {
+                mac: format!("52:54:00:00:00:{p:02x}"),
+                name: format!("s0p{p}"),
+                mtu: 1500,
+            })
+            .collect(),
+        hugepages: 0,
+    };
+    let toml = format!(
+        "[management]\nsocket = \"/run/canopy/switch.sock\"\ntcp = \"{addr}\"\n\
+         token_file = \"/run/canopy/token\"\n\n[switch]\nid = 0\nmode = \"adaptive\"\n\n\
+         [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p0\"\n\n\
+         [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p1\"\n"
+    );
+    let files = guest::write_files(dir.path(), "edge-p0-e0", &env, &toml, &token).unwrap();
+    let mut nics = vec![Nic {
+        id: "mgmt".into(),
+        tap: "g0m".into(),
+        mac: env.mgmt.0.clone(),
+        queues: 1,
+    }];
+    for (p, n) in env.nics.iter().enumerate() {
+        nics.push(Nic {
+            id: format!("p{p}"),
+            tap: format!("g0p{p}"),
+            mac: n.mac.clone(),
+            queues: 1,
+        });
+    }
+    let console = dir.path().join("edge-p0-e0.console");
+    let qmp_sock = dir.path().join("edge-p0-e0.qmp");
+    let spec = GuestSpec {
+        name: "edge-p0-e0".into(),
+        accel: probe.accel,
+        memory_mib: 512,
+        vcpus: 1,
+        image: img,
+        nics,
+        files,
+        console: console.clone(),
+        qmp: qmp_sock.clone(),
+        vhost: qemu::vhost_available(),
+    };
+    let log = dir.path().join("edge-p0-e0.qemu.log");
+    c.child = Some(guest::start(&ns, &q, &spec, &log).unwrap());
+    let (h, took) = guest::wait_healthy(
+        &ns,
+        &addr,
+        &token,
+        c.child.as_mut().unwrap(),
+        &console,
+        Duration::from_secs(180),
+    )
+    .unwrap_or_else(|e| panic!("{e}\nQEMU: {:?}", std::fs::read_to_string(&log)));
+    eprintln!("healthy after {:.1} s: {h:?}", took.as_secs_f64());
+    let con = std::fs::read_to_string(&console).unwrap();
+    assert!(con.contains(STARTED_MARK), "{con}");
+    assert_eq!(h.ports.len(), 2, "{h:?}");
+    for (i, p) in h.ports.iter().enumerate() {
+        assert_eq!(p.name, format!("s0p{i}"));
+        assert_eq!(p.backend, "afpacket");
+        assert!(p.link && p.admin, "{p:?}");
+    }
+
+    // frames on the taps reach the guest's ports: one directly, one through the wire
+    let frame: Vec<u8> = [[0xffu8; 6], [0x02, 0, 0, 0, 0, 1]]
+        .concat()
+        .into_iter()
+        .chain([0x88, 0xb5])
+        .chain([0u8; 50])
+        .collect();
+    let before = counters(&ns, &addr, &token);
+    let stop = AtomicBool::new(false);
+    for dev in ["g0p0", "w1h"] {
+        let mut p = port::open_tx(&ns, dev).unwrap();
+        for _ in 0..10 {
+            assert!(port::queue(&mut p, &frame, &stop));
+        }
+        p.tx_flush().unwrap();
+    }
+    until(
+        30,
+        "the guest's ports did not count the 10 frames each",
+        || {
+            let now = counters(&ns, &addr, &token);
+            (0..2).all(|i| now.ports[i].rx_packets >= before.ports[i].rx_packets + 10)
+        },
+    );
+
+    // QMP: link down on the hypervisor side is carrier loss in the guest
+    qmp::execute(
+        &qmp_sock,
+        &qmp::Command::SetLink {
+            name: "p0".into(),
+            up: false,
+        },
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    until(30, "port 0 kept its link after set_link off", || {
+        let h = guest::health(&ns, &addr, &token, Duration::from_secs(5)).unwrap();
+        !h.ports[0].link && h.ports[1].link
+    });
+    assert_eq!(
+        qmp::status(&qmp_sock, Duration::from_secs(5))
+            .unwrap()
+            .status,
+        "running"
+    );
+    qmp::execute(&qmp_sock, &qmp::Command::Quit {}, Duration::from_secs(5)).unwrap();
+    let child = c.child.as_mut().unwrap();
+    until(10, "QEMU did not exit after quit", || {
+        child.try_wait().unwrap().is_some()
+    });
+}
