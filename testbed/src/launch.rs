@@ -118,9 +118,22 @@ pub fn start_switch(
     )
 }
 
-/// Start `canopyd --config CONFIG` in this (the initial) namespace, output to `log`.
-pub fn start_daemon(bin: &Path, config: &Path, log: &Path, append: bool) -> Result<Child> {
-    let mut c = Command::new(bin);
+/// Start `canopyd --config CONFIG` in namespace `ns` (None: this one), output to `log`.
+pub fn start_daemon(
+    bin: &Path,
+    config: &Path,
+    log: &Path,
+    append: bool,
+    ns: Option<&str>,
+) -> Result<Child> {
+    let mut c = match ns {
+        Some(ns) => {
+            let mut c = netns::exec(ns, None);
+            c.arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
     c.arg("--config").arg(config);
     process::spawn_logged(c, log, append, false, "start canopyd")
 }

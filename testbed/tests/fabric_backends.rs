@@ -73,7 +73,7 @@ fn mixed_backends_forward_every_frame_and_say_which() {
     let status = String::from_utf8_lossy(&status.stdout).into_owned();
     for s in &st.switches {
         let (label, flag) = expected(&s.name);
-        let h = canopy_testbed::fabric::mgmt::health(&s.socket, std::time::Duration::from_secs(5))
+        let h = canopy_testbed::fabric::mgmt::health(&s.mgmt(), std::time::Duration::from_secs(5))
             .unwrap();
         assert!(!h.ports.is_empty());
         for p in &h.ports {

@@ -139,7 +139,7 @@ fn dpdk_and_kernel_backends_in_one_fabric() {
     // of its own (its own runtime directory, canopy<pid>)
     let mut dpdk_pids = vec![];
     for s in &st.switches {
-        let h = canopy_testbed::fabric::mgmt::health(&s.socket, Duration::from_secs(5)).unwrap();
+        let h = canopy_testbed::fabric::mgmt::health(&s.mgmt(), Duration::from_secs(5)).unwrap();
         assert_eq!(h.ports.len(), 2, "{}", s.name);
         for p in &h.ports {
             assert_eq!(p.backend, label(&s.name), "{} port {}", s.name, p.port);

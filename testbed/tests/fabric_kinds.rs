@@ -68,7 +68,7 @@ fn check_fails_when_a_host_port_is_down() {
     // edge-p0-e0 is switch 0; its port 0 leads to h0
     let st = canopy_testbed::fabric::State::load(&f.root().join(&f.name).join("local")).unwrap();
     let sw = st.switches.iter().find(|s| s.name == "edge-p0-e0").unwrap();
-    canopy_testbed::fabric::mgmt::set_port(&sw.socket, 0, false, Duration::from_secs(2)).unwrap();
+    canopy_testbed::fabric::mgmt::set_port(&sw.mgmt(), 0, false, Duration::from_secs(2)).unwrap();
     let (ok, v) = check_json(&f);
     assert!(!ok, "check passed with h0's port down: {v}");
     // h0 sends nothing out and receives nothing: 15 + 15 pairs lost

@@ -160,7 +160,7 @@ fn flowlet_gap_from_the_calibration(f: &Fab, res: &Value) {
     for s in &st.switches {
         let req = canopy_proto::mgmt::Request::Flowlets { gap_us: None };
         let a: canopy_proto::mgmt::FlowletGap =
-            canopy_testbed::fabric::mgmt::typed(&s.socket, &req, std::time::Duration::from_secs(5))
+            canopy_testbed::fabric::mgmt::typed(&s.mgmt(), &req, std::time::Duration::from_secs(5))
                 .unwrap();
         assert_eq!(a.gap_us, gap, "switch {}", s.name);
     }

@@ -8,7 +8,8 @@ use crate::os::netns::ip;
 use std::path::Path;
 use std::time::Duration;
 
-/// Namespaces of fabric `name` that exist now (`<name>-s<i>`, `<name>-h<i>`).
+/// Namespaces of fabric `name` that exist now (`<name>-s<i>`, `<name>-h<i>`, and a VM
+/// fabric's `<name>-vm`).
 pub fn fabric_namespaces(name: &str) -> Vec<String> {
     let out = ip(&["netns", "list"]).unwrap_or_default();
     let mut v: Vec<String> = out
@@ -26,6 +27,10 @@ pub fn is_fabric_ns(name: &str, ns: &str) -> bool {
     let Some(rest) = ns.strip_prefix(name).and_then(|r| r.strip_prefix('-')) else {
         return false;
     };
+    // a VM fabric's hypervisor namespace
+    if rest == "vm" {
+        return true;
+    }
     let Some(num) = rest.strip_prefix('s').or_else(|| rest.strip_prefix('h')) else {
         return false;
     };
@@ -201,8 +206,10 @@ mod tests {
     fn fabric_namespaces_match_exactly() {
         assert!(is_fabric_ns("ft", "ft-s0"));
         assert!(is_fabric_ns("ft", "ft-h15"));
+        assert!(is_fabric_ns("ft", "ft-vm"));
         for other in [
-            "ft-x", "ftx-s0", "ft-s", "ft-s1a", "ft-u0", "ft", "xft-s0", "ft-s-1",
+            "ft-x", "ftx-s0", "ft-s", "ft-vm0", "ftx-vm", "ft-s1a", "ft-u0", "ft", "xft-s0",
+            "ft-s-1",
         ] {
             assert!(!is_fabric_ns("ft", other), "{other}");
         }

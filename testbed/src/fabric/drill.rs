@@ -103,8 +103,8 @@ fn need_file(name: &str, what: &str, p: &Path) -> Result<()> {
 }
 
 /// The `canopy-switch` binary that starts switch `sw` of `st` again in a process of its
-/// own, once everything the start needs is checked: its binary, configuration and
-/// namespace are there. Checked before any switch is stopped.
+/// own (QEMU for a guest switch), once everything the start needs is checked: its
+/// binary, configuration and namespace are there. Checked before any switch is stopped.
 fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
     let name = &st.name;
     if st.target == "bmv2" {
@@ -112,6 +112,17 @@ fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
             name,
             "switch drills restart canopy-switch processes; this fabric runs bmv2 (bring it down and up again)",
         ));
+    }
+    if let Some(g) = &sw.guest {
+        // a guest boots again with the arguments it was started with
+        let qemu = crate::vm::qemu::find()?;
+        if !Path::new("/run/netns").join(&g.netns).exists() {
+            return Err(err(
+                name,
+                format!("hypervisor namespace {} is gone: {} could not be booted again; nothing was stopped", g.netns, sw.name),
+            ));
+        }
+        return Ok(qemu);
     }
     let bin = match &st.switch_bin {
         Some(b) => b.clone(),
@@ -192,7 +203,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
         };
         mgmt::host(&h.control, &req, HOST_TIMEOUT)
             .map_err(|e| err(name, format!("{switch}: {e}")))?;
-        let health = mgmt::health(&sw.socket, HOST_TIMEOUT)?;
+        let health = mgmt::health(&sw.mgmt(), HOST_TIMEOUT)?;
         return Ok(Started {
             pid: h.pid,
             instance: Some(health.instance),
@@ -205,7 +216,15 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
         ));
     }
     let bin = switch_launch(&st, &sw)?;
-    let child = crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?;
+    let child = match &sw.guest {
+        Some(g) => {
+            let mut c = crate::os::netns::exec(&g.netns, None);
+            c.arg(&bin).args(&g.args);
+            let log = g.console.with_extension("qemu.log");
+            crate::os::process::spawn_logged(c, &log, true, false, &format!("boot {switch} again"))?
+        }
+        None => crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?,
+    };
     let pid = child.id();
     st.switches[i].pid = pid;
     st.record(Created::Process {
@@ -242,7 +261,7 @@ pub fn start_daemon(root: &Path, name: &str) -> Result<u32> {
         ));
     }
     let bin = daemon_launch(&st, &d)?;
-    let child = crate::launch::start_daemon(&bin, &d.config, &d.log, true)?;
+    let child = crate::launch::start_daemon(&bin, &d.config, &d.log, true, d.netns.as_deref())?;
     let pid = child.id();
     if let Some(x) = st.daemon.as_mut() {
         x.pid = pid;
@@ -277,9 +296,26 @@ fn switch_port(root: &Path, name: &str, switch: &str, port: u16) -> Result<(Stri
 
 /// Set the link of `switch` port `port` down or up from the switch's side (`ip link set
 /// s<i>p<j> down`): the switch sees its carrier go, its neighbour sees the veth peer go
-/// too. Nobody is told.
+/// too. Nobody is told. A guest switch's NIC is taken down by QEMU (QMP `set_link`):
+/// the guest sees its carrier go; its neighbour's NIC stays up.
 pub fn set_link(root: &Path, name: &str, switch: &str, port: u16, up: bool) -> Result<String> {
     let (ns, ifn) = switch_port(root, name, switch, port)?;
+    let st = part(root, name, Some(switch))?;
+    if let Some(g) = st
+        .switches
+        .iter()
+        .find(|x| x.name == switch)
+        .and_then(|x| x.guest.as_ref())
+    {
+        // the guest's NIC loses its carrier, as with a cable pulled on the hypervisor
+        let netdev = format!("p{port}");
+        let cmd = crate::vm::qmp::Command::SetLink {
+            name: netdev.clone(),
+            up,
+        };
+        crate::vm::qmp::execute(&g.qmp, &cmd, HOST_TIMEOUT)?;
+        return Ok(format!("{switch}'s NIC {netdev} (QMP set_link)"));
+    }
     ip(&[
         "-n",
         &ns,
@@ -335,6 +371,12 @@ pub fn slow_port(
     rate: Option<&str>,
 ) -> Result<SlowStats> {
     let (ns, ifn) = switch_port(root, name, switch, port)?;
+    if part(root, name, Some(switch))?.vm.is_some() {
+        return Err(err(
+            name,
+            "slowing a port of a guest switch is not supported: its interface is inside the guest",
+        ));
+    }
     let tc = |args: &[&str]| -> Result<String> {
         let mut a = vec!["-n", ns.as_str(), "qdisc"];
         a.extend(args);

@@ -235,11 +235,11 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
                     machine: st.machine.clone(),
                     health: if bmv2 {
                         Err(TestbedError::Mgmt {
-                            socket: sw.socket.display().to_string(),
+                            socket: sw.mgmt().to_string(),
                             detail: "bmv2 simple_switch: no Canopy management endpoint".into(),
                         })
                     } else {
-                        crate::fabric::mgmt::health(&sw.socket, Duration::from_secs(2))
+                        crate::fabric::mgmt::health(&sw.mgmt(), Duration::from_secs(2))
                     },
                     bmv2,
                     alive: procs::alive(sw.pid),

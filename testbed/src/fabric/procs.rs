@@ -24,7 +24,8 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 
 /// Whether `argv` is a fabric process: `canopy-switch run --config CFG` (or `ip netns
 /// exec NS canopy-switch ...` before its exec), or the fabric's `canopyd --config CFG`,
-/// with `CFG` under `dir`; or a bmv2 `simple_switch` whose program JSON is under `dir`.
+/// with `CFG` under `dir`; or a bmv2 `simple_switch` whose program JSON is under `dir`;
+/// or a guest's QEMU whose firmware configuration files are under `dir`.
 pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     let base = |s: &str| {
         Path::new(s)
@@ -46,7 +47,15 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
         && argv
             .iter()
             .any(|a| a.ends_with(".json") && Path::new(a).starts_with(dir));
-    is_switch && (config_here || bmv2)
+    // a guest: `qemu-system-x86_64 ... -fw_cfg name=...,file=<dir>/...`
+    let guest = (is_switch || base(a0) == crate::vm::qemu::QEMU)
+        && argv.iter().any(|a| base(a) == crate::vm::qemu::QEMU)
+        && argv.iter().any(|a| {
+            a.split(',')
+                .filter_map(|kv| kv.strip_prefix("file="))
+                .any(|f| Path::new(f).starts_with(dir))
+        });
+    (is_switch && (config_here || bmv2)) || guest
 }
 
 /// Whether `argv` is a switch of fabric `name` under any state root: a
@@ -161,6 +170,35 @@ mod tests {
 
     fn v(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn recognises_a_guest_of_the_fabric_dir() {
+        let d = Path::new("/run/canopy-testbed/ft");
+        let q = |file: &str| {
+            v(&[
+                "qemu-system-x86_64",
+                "-name",
+                "core-c0",
+                "-fw_cfg",
+                &format!("name=opt/canopy/token,file={file}"),
+            ])
+        };
+        assert!(is_fabric_switch(
+            &q("/run/canopy-testbed/ft/local/s4.token"),
+            d
+        ));
+        assert!(!is_fabric_switch(
+            &q("/run/canopy-testbed/ft2/local/s4.token"),
+            d
+        ));
+        let mut pre = v(&["ip", "netns", "exec", "ft-vm"]);
+        pre.extend(q("/run/canopy-testbed/ft/local/s4.token"));
+        assert!(is_fabric_switch(&pre, d));
+        // another program with such an argument
+        let mut other = q("/run/canopy-testbed/ft/local/s4.token");
+        other[0] = "/usr/bin/cat".into();
+        assert!(!is_fabric_switch(&other, d));
     }
 
     #[test]

@@ -58,6 +58,42 @@ pub struct SwitchState {
     pub config: PathBuf,
     /// Log file (stdout and stderr).
     pub log: PathBuf,
+    /// The switch's guest, when it runs in one (`[vm]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest: Option<GuestState>,
+}
+
+/// A switch's QEMU guest (`pid` is QEMU's; `log` its messages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuestState {
+    /// The switch's TCP management endpoint on the management network.
+    pub tcp: String,
+    /// The hypervisor's copy of its token.
+    pub token_file: PathBuf,
+    /// The hypervisor namespace.
+    pub netns: String,
+    /// The guest's QMP socket.
+    pub qmp: PathBuf,
+    /// Its serial console's log.
+    pub console: PathBuf,
+    /// Its QEMU arguments, to boot it again as it was.
+    pub args: Vec<String>,
+    /// The accelerator it got.
+    pub accel: crate::vm::qemu::Accel,
+}
+
+impl SwitchState {
+    /// Its management endpoint.
+    pub fn mgmt(&self) -> super::mgmt::Target {
+        match &self.guest {
+            Some(g) => super::mgmt::Target::Guest {
+                tcp: g.tcp.clone(),
+                token_file: g.token_file.clone(),
+                netns: g.netns.clone(),
+            },
+            None => super::mgmt::Target::Unix(self.socket.clone()),
+        }
+    }
 }
 
 /// The state file.
@@ -116,6 +152,9 @@ pub struct State {
     /// report states it (a search measures it again with its own traffic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator_ceiling: Option<crate::report::results::GeneratorCeiling>,
+    /// The guests of a VM fabric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<VmState>,
 }
 
 /// A running shared host (`canopy-switch host`, `docs/shared-host.md`).
@@ -156,6 +195,22 @@ pub struct DaemonState {
     /// recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bin: Option<PathBuf>,
+    /// The namespace it runs in (a VM fabric's hypervisor namespace; None: this one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netns: Option<String>,
+}
+
+/// A VM fabric's guests as a whole (`[vm]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VmState {
+    /// The hypervisor namespace.
+    pub netns: String,
+    /// The accelerator the guests got and why.
+    pub probe: crate::vm::qemu::Probe,
+    /// What the guest image is made of (`package version`).
+    pub packages: Vec<String>,
+    /// How long from the first guest's start until every switch answered (s).
+    pub boot_s: f64,
 }
 
 /// Directory of fabric `name` under `root`.

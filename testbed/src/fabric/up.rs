@@ -211,6 +211,8 @@ struct Plan {
     /// The namespace that stands in for this machine's underlay, and its address.
     underlay: Option<String>,
     local_addr: Option<String>,
+    /// A VM fabric's QEMU, guest image and accelerator.
+    vm: Option<vm_step::VmPlan>,
 }
 
 /// `up`'s checks for the fabric's `dpdk` ports on this machine ([`super::dpdk`]): the
@@ -243,7 +245,7 @@ fn check_dpdk(desc: &Desc, bin: &Path, configs: &[SwitchConfig]) -> Result<()> {
 /// the local nodes (whose namespaces must not exist yet), every switch's configuration
 /// (one computed against its ports), the dpdk ports' needs, and canopyd's
 /// configuration.
-fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
+fn plan(desc: &Desc, opts: &UpOptions, dir: &Path, progress: &dyn Fn(&str)) -> Result<Plan> {
     let name = &desc.name;
     let err = |d: String| TestbedError::fabric(name, d);
     let machine = opts.machine.as_str();
@@ -286,7 +288,11 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
         let sname = &desc.topo.switches[s as usize].name;
         let socket = dir.join(format!("s{s}.sock"));
         let cfg_path = dir.join(format!("s{s}.toml"));
-        let text = desc.switch_config(s, &socket);
+        let text = if desc.in_vms() {
+            desc.guest_switch_config(s)
+        } else {
+            desc.switch_config(s, &socket)
+        };
         if configs.is_empty() && !desc.bmv2 {
             // one full check (tables computed against the ports) is enough: the others differ only in names
             canopy_switch::config::Config::parse_rules(&cfg_path, &text)
@@ -305,11 +311,18 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
         let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
         let text = desc.daemon_config(dir);
         let cfg_path = dir.join("canopyd.toml");
-        canopyd::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
-            .map_err(|e| err(format!("generated canopyd config: {e}")))?;
+        // a VM fabric's token files are written when the guests start; canopyd checks them
+        if !desc.in_vms() {
+            canopyd::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
+                .map_err(|e| err(format!("generated canopyd config: {e}")))?;
+        }
         Some((dbin, cfg_path, text))
     } else {
         None
+    };
+    let vm = match desc.in_vms() {
+        true => Some(vm_step::plan(desc, &bin, progress)?),
+        false => None,
     };
     Ok(Plan {
         bin,
@@ -320,6 +333,7 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path) -> Result<Plan> {
         daemon,
         underlay: desc.machine(machine).and_then(|m| m.underlay_netns.clone()),
         local_addr: desc.machine(machine).map(|m| m.underlay.get_ref().clone()),
+        vm,
     })
 }
 
@@ -372,6 +386,7 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, plan: &Plan) -> State {
         up_policy: desc.raw.up_policy,
         flowlet_gap_set: desc.flowlet_gap_set(),
         generator_ceiling: None,
+        vm: None,
     }
 }
 
@@ -391,7 +406,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
     let root =
         std::path::absolute(&opts.state_root).map_err(|e| TestbedError::io("state root", e))?;
     let dir = state::state_dir(&root, name, machine);
-    let plan = plan(desc, opts, &dir)?;
+    let plan = plan(desc, opts, &dir, progress)?;
     // private (0700): the state, configurations, logs and sockets of the fabric
     crate::os::private::create_dir_all(&dir)
         .and_then(|()| crate::os::private::restrict_dir(&state::fabric_dir(&root, name)))
@@ -436,6 +451,7 @@ pub fn up(desc: &Desc, opts: &UpOptions, progress: &dyn Fn(&str)) -> Result<UpSu
 
 mod host_step;
 mod links;
+mod vm_step;
 
 /// The key of canopyd's child among [`Builder::children`] (switches use their index).
 const DAEMON_CHILD: usize = usize::MAX;
@@ -479,7 +495,13 @@ impl Builder<'_> {
         self.namespaces(&plan, progress)?;
         let links = self.links(&plan)?;
         self.bring_up(links, progress)?;
-        self.switches(&plan.bin, plan.bmv2.as_ref(), plan.configs, progress)?;
+        self.switches(
+            &plan.bin,
+            plan.bmv2.as_ref(),
+            plan.vm.as_ref(),
+            plan.configs,
+            progress,
+        )?;
         let has_daemon = match plan.daemon {
             Some(d) => {
                 self.daemon(d, progress)?;
@@ -487,11 +509,16 @@ impl Builder<'_> {
             }
             None => false,
         };
+        let booting = Instant::now();
         match &plan.bmv2 {
             // bmv2: every switch accepts its entries
             Some(t) => self.program_bmv2(t, progress),
             None => self.wait_healthy(has_daemon, progress),
+        }?;
+        if plan.vm.is_some() {
+            self.guests_booted(booting)?;
         }
+        Ok(())
     }
 
     /// Step 1: one namespace per local node (recorded before it exists: a crash right after
@@ -504,7 +531,16 @@ impl Builder<'_> {
             .chain(plan.local_h.iter().map(|&h| Node::Host(h)))
             .collect();
         progress(&format!("creating {} namespaces", nodes.len()));
+        if self.desc.in_vms() {
+            let hv = self.desc.hypervisor_netns();
+            self.record(Created::Netns { name: hv.clone() })?;
+            crate::vm::guest::hypervisor(&hv, crate::fabric::desc::MGMT_HYPERVISOR)?;
+            self.sum.namespaces += 1;
+        }
         for &n in &nodes {
+            if self.desc.in_vms() && matches!(n, Node::Switch(_)) {
+                continue;
+            }
             let ns = self.desc.netns(n);
             self.record(Created::Netns { name: ns.clone() })?;
             netns::add(&ns)?;
@@ -519,6 +555,7 @@ impl Builder<'_> {
         &mut self,
         bin: &Path,
         bmv2: Option<&Tools>,
+        vm: Option<&vm_step::VmPlan>,
         configs: Vec<SwitchConfig>,
         progress: &dyn Fn(&str),
     ) -> Result<()> {
@@ -539,6 +576,9 @@ impl Builder<'_> {
         };
         if let (None, Some(h)) = (bmv2, desc.host.as_ref()) {
             return self.host(bin, h, configs, progress);
+        }
+        if let Some(vm) = vm {
+            return self.guests(vm, configs, progress);
         }
         progress(&format!(
             "starting {} {} processes ({})",
@@ -581,6 +621,7 @@ impl Builder<'_> {
                 socket,
                 config: cfg,
                 log,
+                guest: None,
             });
             self.state.save()?;
             self.sum.processes += 1;
@@ -589,7 +630,8 @@ impl Builder<'_> {
     }
 
     /// Step 3b: canopyd, in this (the initial) namespace: it reaches the switches by their
-    /// sockets, and /metrics is on this machine's loopback.
+    /// sockets, and /metrics is on this machine's loopback. A VM fabric's canopyd runs in
+    /// the hypervisor namespace, on the guests' management network.
     fn daemon(
         &mut self,
         (dbin, cfg, text): (PathBuf, PathBuf, String),
@@ -599,7 +641,8 @@ impl Builder<'_> {
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = self.state.dir.join("canopyd.log");
         progress(&format!("starting canopyd ({})", dbin.display()));
-        let child = launch::start_daemon(&dbin, &cfg, &log, false)?;
+        let ns = self.desc.in_vms().then(|| self.desc.hypervisor_netns());
+        let child = launch::start_daemon(&dbin, &cfg, &log, false, ns.as_deref())?;
         let pid = child.id();
         self.record(Created::Process {
             pid,
@@ -614,6 +657,7 @@ impl Builder<'_> {
             metrics: (m != "off").then(|| m.clone()),
             log,
             bin: Some(dbin),
+            netns: ns,
         });
         self.state.save()?;
         // with the switches: a failed `up` reaps it, or kills it if teardown could not
@@ -643,7 +687,12 @@ impl Builder<'_> {
         } else {
             "waiting for every switch to report healthy"
         });
-        let deadline = Instant::now() + Duration::from_secs(desc.raw.health_timeout_s);
+        // guests boot first (under TCG, a few seconds each)
+        let timeout = match desc.in_vms() {
+            true => desc.raw.health_timeout_s.max(desc.raw.vm.boot_timeout_s),
+            false => desc.raw.health_timeout_s,
+        };
+        let deadline = Instant::now() + Duration::from_secs(timeout);
         let mut pending: Vec<usize> = (0..self.state.switches.len()).collect();
         while !pending.is_empty() {
             self.interrupted()?;
@@ -666,7 +715,7 @@ impl Builder<'_> {
                 return Err(self.err(format!(
                     "{} switch(es) not healthy after {} s (e.g. {}); logs in {}",
                     pending.len(),
-                    desc.raw.health_timeout_s,
+                    timeout,
                     names.join(", "),
                     self.state.dir.display()
                 )));
@@ -715,7 +764,7 @@ impl Builder<'_> {
             }
         }
         Ok(
-            match crate::fabric::mgmt::health(&sw.socket, Duration::from_secs(2)) {
+            match crate::fabric::mgmt::health(&sw.mgmt(), Duration::from_secs(2)) {
                 Ok(h) => {
                     let sw_idx = desc
                         .topo

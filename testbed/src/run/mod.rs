@@ -93,7 +93,7 @@ pub fn snapshot(state: &State) -> Result<Snapshot> {
         return snapshot_bmv2(state);
     }
     for s in &state.switches {
-        match crate::fabric::mgmt::counters(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::counters(&s.mgmt(), MGMT_TIMEOUT) {
             Ok(c) => {
                 snap.insert(s.name.clone(), c);
             }
@@ -147,7 +147,7 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
         return m;
     }
     for s in &state.switches {
-        match crate::fabric::mgmt::health(&s.socket, MGMT_TIMEOUT) {
+        match crate::fabric::mgmt::health(&s.mgmt(), MGMT_TIMEOUT) {
             Ok(h) => {
                 let mut ports = h.ports;
                 ports.sort_by_key(|p| p.port);

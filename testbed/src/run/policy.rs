@@ -56,7 +56,7 @@ pub fn set_gap(state: &State, gap_us: u64) -> Vec<String> {
         let req = Request::Flowlets {
             gap_us: Some(gap_us),
         };
-        let why = match mgmt::typed::<FlowletGap>(&s.socket, &req, MGMT_TIMEOUT) {
+        let why = match mgmt::typed::<FlowletGap>(&s.mgmt(), &req, MGMT_TIMEOUT) {
             Ok(a) if a.gap_us == gap_us => continue,
             Ok(a) => format!("asked for {gap_us} µs, it has {}", a.gap_us),
             Err(e) => e.to_string(),
@@ -71,7 +71,7 @@ pub fn set_gap(state: &State, gap_us: u64) -> Vec<String> {
 fn current_gap(state: &State) -> Option<u64> {
     let req = Request::Flowlets { gap_us: None };
     state.switches.iter().find_map(|s| {
-        mgmt::typed::<FlowletGap>(&s.socket, &req, MGMT_TIMEOUT)
+        mgmt::typed::<FlowletGap>(&s.mgmt(), &req, MGMT_TIMEOUT)
             .ok()
             .map(|a| a.gap_us)
     })

@@ -260,7 +260,7 @@ pub(super) fn inject(
                         .switches
                         .iter()
                         .find(|s| &s.name == sw)
-                        .map(|s| s.socket.clone());
+                        .map(|s| s.mgmt());
                     let before = sock.as_ref().and_then(|s| {
                         crate::fabric::mgmt::counters(s, Duration::from_secs(2)).ok()
                     });

@@ -117,6 +117,8 @@ done
 chmod 600 /run/canopy/token
 . /run/canopy/guest.env
 hostname "$HOSTNAME"
+# no IPv6 (router solicitations, MLD) out of the switch's ports
+for k in all default; do echo 1 > "/proc/sys/net/ipv6/conf/$k/disable_ipv6"; done
 rename() { # MAC NAME
     for d in /sys/class/net/*; do
         if [ "$(cat "$d/address")" = "$1" ]; then

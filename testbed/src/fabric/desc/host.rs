@@ -65,7 +65,7 @@ impl Desc {
         let busy = self.raw.polling.get_ref() == "busy";
         let has_dpdk = self.ports.iter().flatten().any(|p| p.backend() == "dpdk");
         let shared = match h.processes.as_ref() {
-            None => !self.bmv2 && !has_dpdk,
+            None => !self.bmv2 && !has_dpdk && !self.in_vms(),
             Some(p) => match p.get_ref().as_str() {
                 "per-switch" => false,
                 "shared" if self.bmv2 => {
@@ -81,6 +81,9 @@ impl Desc {
                         Some(p.span()),
                         "\"shared\": a switch has a dpdk port, and one process runs one DPDK environment; use \"per-switch\"",
                     ))
+                }
+                "shared" if self.in_vms() => {
+                    return Err(ctx.err("host.processes", Some(p.span()), super::vm::NOT_SHARED))
                 }
                 "shared" => true,
                 other => {

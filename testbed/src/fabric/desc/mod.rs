@@ -11,15 +11,18 @@
 //! | `config` | the configurations `up` generates: every switch's, `canopyd`'s |
 //! | `ports` | `[ports]`: every switch port's backend and keys, checked by `canopy-switch`'s rules |
 //! | `host` | `[host]`: one shared `canopy-switch host` process or one process per switch |
+//! | `vm` | `[vm]`: every switch in its own QEMU guest |
 
 mod config;
 mod host;
 mod parse;
 mod ports;
+mod vm;
 
 pub use host::{default_cores, machine_cpus, HostDesc, SharedHost};
 
 pub use ports::{PortKey, PortOverride, PortSettings, PortsDesc};
+pub use vm::{AccelChoice, VmDesc, MGMT_HYPERVISOR, MGMT_PREFIX};
 
 use crate::error::{Result, TestbedError};
 use canopy_control::topology::{Peer, PortDir, Topology};
@@ -131,6 +134,9 @@ pub struct RawDesc {
     /// How adaptive switches spread a flow over its equal-cost up ports.
     #[serde(default)]
     pub up_policy: UpPolicy,
+    /// Switches in QEMU guests.
+    #[serde(default)]
+    pub vm: VmDesc,
 }
 
 /// `up_policy`: how a Canopy switch spreads the frames of one flow over the live ports

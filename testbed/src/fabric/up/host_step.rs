@@ -73,6 +73,7 @@ impl Builder<'_> {
                 socket,
                 config: cfg,
                 log: log.clone(),
+                guest: None,
             });
         }
         self.state.save()?;

@@ -22,6 +22,10 @@ pub(super) struct Links {
     /// NICs per namespace: brought up but not waited for (their carrier comes when the
     /// far machine's part is up).
     nic_up: BTreeMap<String, Vec<String>>,
+    /// A VM fabric's taps (in the hypervisor namespace; their carrier comes with QEMU).
+    taps: Vec<String>,
+    /// A VM fabric's wires between two interfaces of the hypervisor namespace.
+    wires: Vec<(String, String)>,
 }
 
 impl Builder<'_> {
@@ -30,6 +34,9 @@ impl Builder<'_> {
     /// into the switch's namespace on every unconnected switch port.
     pub(super) fn links(&mut self, plan: &Plan) -> Result<Links> {
         let desc = self.desc;
+        if desc.in_vms() {
+            return Ok(self.vm_links());
+        }
         let machine = self.state.machine.clone();
         let mtu = desc.raw.mtu.get_ref().to_string();
         let is_local = |n: Node| desc.machine_of(n) == machine;
@@ -87,6 +94,40 @@ impl Builder<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The links of a VM fabric: a tap per switch port (its guest's NIC), a veth from
+    /// each host's namespace into the hypervisor namespace, and a wire between the two
+    /// hypervisor-side interfaces of every link. Unconnected switch ports keep a tap of
+    /// their own, wired to nothing.
+    fn vm_links(&mut self) -> Links {
+        let desc = self.desc;
+        let hv = desc.hypervisor_netns();
+        let mtu = desc.raw.mtu.get_ref();
+        let mut out = Links::default();
+        for (s, sw) in desc.topo.switches.iter().enumerate() {
+            out.taps.push(Desc::vm_mgmt_tap(s as u32));
+            for p in 0..sw.ports.len() as u16 {
+                out.taps.push(Desc::vm_end(Node::Switch(s as u32), p));
+            }
+        }
+        for l in &desc.links {
+            for end in [l.a, l.b] {
+                if let Node::Host(_) = end.0 {
+                    let (ns, ifn) = (desc.netns(end.0), Desc::ifname(end.0, end.1));
+                    let side = Desc::vm_end(end.0, end.1);
+                    out.add_lines.push(format!("link add {ifn} netns {ns} mtu {mtu} type veth peer name {side} netns {hv} mtu {mtu}"));
+                    out.veth_ends.push((ns.clone(), ifn.clone()));
+                    out.veth_ends.push((hv.clone(), side.clone()));
+                    out.wait.entry(ns).or_default().push(ifn);
+                    out.wait.entry(hv.clone()).or_default().push(side);
+                    self.sum.veths += 1;
+                }
+            }
+            out.wires
+                .push((Desc::vm_end(l.a.0, l.a.1), Desc::vm_end(l.b.0, l.b.1)));
+        }
+        out
     }
 
     /// A VXLAN device `ifn` in `ns` towards machine `remote`, its sockets in the
@@ -172,6 +213,9 @@ impl Builder<'_> {
                 .collect();
             ip_batch(Some(ns), &lines)?;
         }
+        if !links.taps.is_empty() || !links.wires.is_empty() {
+            self.taps_and_wires(&links, progress)?;
+        }
         let deadline = Instant::now() + Duration::from_secs(10);
         for (ns, devs) in &links.wait {
             loop {
@@ -186,6 +230,50 @@ impl Builder<'_> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
+        }
+        Ok(())
+    }
+}
+
+impl Builder<'_> {
+    /// A VM fabric's taps (one `ip -batch`) and wires (`tc` on each end).
+    fn taps_and_wires(&mut self, links: &Links, progress: &dyn Fn(&str)) -> Result<()> {
+        let hv = self.desc.hypervisor_netns();
+        let mtu = self.desc.raw.mtu.get_ref();
+        progress(&format!(
+            "creating {} taps and {} wires in {hv}",
+            links.taps.len(),
+            links.wires.len()
+        ));
+        let lines: Vec<String> = links
+            .taps
+            .iter()
+            .flat_map(|t| {
+                [
+                    format!("tuntap add mode tap name {t}"),
+                    format!("link set dev {t} mtu {mtu} up"),
+                ]
+            })
+            .collect();
+        for chunk in lines.chunks(64) {
+            self.interrupted()?;
+            ip_batch(Some(&hv), chunk)?;
+        }
+        for s in 0..self.desc.topo.switches.len() as u32 {
+            let tap = Desc::vm_mgmt_tap(s);
+            ip(&[
+                "-n",
+                &hv,
+                "link",
+                "set",
+                &tap,
+                "master",
+                crate::vm::guest::MGMT_BRIDGE,
+            ])?;
+        }
+        for (a, b) in &links.wires {
+            self.interrupted()?;
+            crate::vm::guest::wire(&hv, a, b)?;
         }
         Ok(())
     }

@@ -1,0 +1,220 @@
+//! `[vm]`: every switch in its own QEMU guest, with a `virtio-net` NIC per port
+//! (`docs/ops-vms.md`). The hosts stay in namespaces on this machine (the hypervisor),
+//! so one clock stamps both ends of every frame.
+
+use super::{Ctx, Desc};
+use crate::error::Result;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// Guest memory by default (MiB): the kernel, the initramfs in RAM and the switch.
+pub const DEFAULT_MEMORY_MIB: u32 = 512;
+/// Least guest memory `up` accepts (MiB).
+pub const MIN_MEMORY_MIB: u32 = 256;
+
+fn default_memory() -> u32 {
+    DEFAULT_MEMORY_MIB
+}
+fn default_vcpus() -> u32 {
+    1
+}
+fn default_boot_timeout() -> u64 {
+    180
+}
+
+/// Which accelerator the guests get.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccelChoice {
+    /// KVM when a test boot under it works, TCG otherwise (`up` says which and why).
+    #[default]
+    Auto,
+    /// KVM or fail.
+    Kvm,
+    /// TCG, no probe.
+    Tcg,
+}
+
+/// `[vm]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmDesc {
+    /// Run every switch in its own guest.
+    #[serde(default)]
+    pub switches: bool,
+    /// Memory of each guest (MiB).
+    #[serde(default = "default_memory")]
+    pub memory_mib: u32,
+    /// vCPUs of each guest.
+    #[serde(default = "default_vcpus")]
+    pub vcpus: u32,
+    /// `auto` (default), `kvm` or `tcg`.
+    #[serde(default)]
+    pub accel: AccelChoice,
+    /// Where the guest image and its packages are kept (default
+    /// [`crate::vm::DEFAULT_CACHE`]).
+    pub cache: Option<PathBuf>,
+    /// How long `up` waits for every guest's switch to answer (s).
+    #[serde(default = "default_boot_timeout")]
+    pub boot_timeout_s: u64,
+}
+
+impl Default for VmDesc {
+    fn default() -> Self {
+        VmDesc {
+            switches: false,
+            memory_mib: DEFAULT_MEMORY_MIB,
+            vcpus: 1,
+            accel: AccelChoice::Auto,
+            cache: None,
+            boot_timeout_s: default_boot_timeout(),
+        }
+    }
+}
+
+impl Desc {
+    /// Whether the switches run in guests.
+    pub fn in_vms(&self) -> bool {
+        self.raw.vm.switches
+    }
+
+    /// The hypervisor namespace of a VM fabric: the management bridge, the taps and
+    /// the wires, QEMU and canopyd.
+    pub fn hypervisor_netns(&self) -> String {
+        format!("{}-vm", self.name)
+    }
+
+    /// `[vm]` checked against the rest: the canopy target, one machine, no NICs moved
+    /// in, guests of a workable size.
+    pub(super) fn check_vm(&self, ctx: &Ctx) -> Result<()> {
+        let vm = &self.raw.vm;
+        if !vm.switches {
+            return Ok(());
+        }
+        let refuse = |key: &str, span: Option<std::ops::Range<usize>>, what: &str| {
+            Err(ctx.err(key, span, what))
+        };
+        if self.bmv2 {
+            return refuse(
+                "target",
+                Some(self.raw.target.span()),
+                "[vm] switches runs canopy-switch in the guests; target = \"bmv2\" is not",
+            );
+        }
+        if !self.raw.machine.is_empty() || !self.raw.nic.is_empty() {
+            return refuse(
+                "vm.switches",
+                None,
+                "a VM fabric runs on this machine: [[machine]] and [[nic]] are for fabrics \
+                 across machines",
+            );
+        }
+        if !self.daemon {
+            return refuse(
+                "canopyd.enabled",
+                None,
+                "a VM fabric is managed by canopyd over the guests' TCP endpoints; leave \
+                 [canopyd] enabled",
+            );
+        }
+        if vm.memory_mib < MIN_MEMORY_MIB {
+            return refuse(
+                "vm.memory_mib",
+                None,
+                &format!(
+                    "{} MiB is under the {MIN_MEMORY_MIB} MiB a guest needs",
+                    vm.memory_mib
+                ),
+            );
+        }
+        if vm.vcpus == 0 || vm.vcpus > 64 {
+            return refuse("vm.vcpus", None, "must be 1..=64");
+        }
+        if self.topo.switches.len() > 1000 {
+            return refuse(
+                "vm.switches",
+                None,
+                &format!(
+                    "{} switches: at most 1000 guests on one hypervisor",
+                    self.topo.switches.len()
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// `[vm]` keys a shared host cannot take (for `[host]`'s message).
+pub const NOT_SHARED: &str = "[vm] switches runs one canopy-switch per guest";
+
+/// The hypervisor's address on the management network (`10.254.0.0/16`, inside the
+/// hypervisor namespace only, so it never meets the machine's own networks).
+pub const MGMT_HYPERVISOR: std::net::Ipv4Addr = std::net::Ipv4Addr::new(10, 254, 0, 1);
+/// The management network's prefix length.
+pub const MGMT_PREFIX: u8 = 16;
+
+impl Desc {
+    /// Switch `s`'s guest's address on the management network.
+    pub fn vm_mgmt_addr(s: u32) -> std::net::Ipv4Addr {
+        std::net::Ipv4Addr::from(u32::from(MGMT_HYPERVISOR) + 1 + s)
+    }
+
+    /// The MAC of switch `s`'s management NIC (`52:55:...`: locally administered).
+    pub fn vm_mgmt_mac(s: u32) -> String {
+        format!("52:55:00:00:{:02x}:{:02x}", s >> 8, s & 0xff)
+    }
+
+    /// The MAC of switch `s`'s NIC of port `p`.
+    pub fn vm_port_mac(s: u32, p: u16) -> String {
+        format!(
+            "52:54:{:02x}:{:02x}:{:02x}:{:02x}",
+            s >> 8,
+            s & 0xff,
+            p >> 8,
+            p & 0xff
+        )
+    }
+
+    /// The tap of switch `s`'s management NIC.
+    pub fn vm_mgmt_tap(s: u32) -> String {
+        format!("t{s}m")
+    }
+
+    /// The interface in the hypervisor namespace of a link end: the tap of a switch
+    /// port, or the hypervisor's end of a host's veth.
+    pub fn vm_end(n: super::Node, p: u16) -> String {
+        match n {
+            super::Node::Switch(s) => format!("t{s}p{p}"),
+            super::Node::Host(h) => format!("v{h}p{p}"),
+        }
+    }
+}
+
+/// Where a guest keeps its files ([`crate::vm::init::GUEST_DIR`]).
+const GUEST_DIR: &str = crate::vm::init::GUEST_DIR;
+
+impl Desc {
+    /// Switch `s`'s configuration inside its guest: its ports on the guest's NICs (named
+    /// as in a namespace fabric), the management socket in the guest, and the TCP
+    /// endpoint on the management network with the token the guest is given.
+    pub fn guest_switch_config(&self, s: u32) -> String {
+        let sock = std::path::PathBuf::from(GUEST_DIR).join("switch.sock");
+        let mut t = self.switch_config_table(s, &sock, false);
+        if let Some(toml::Value::Table(m)) = t.get_mut("management") {
+            m.insert(
+                "tcp".into(),
+                format!("{}:{}", Desc::vm_mgmt_addr(s), crate::vm::guest::MGMT_PORT).into(),
+            );
+            m.insert(
+                "token_file".into(),
+                format!("{GUEST_DIR}/{}", crate::vm::init::TOKEN_FILE).into(),
+            );
+        }
+        format!(
+            "# generated by canopy-testbed up for fabric {} (switch {}, in its guest); do not edit\n{}",
+            self.name,
+            self.topo.switches[s as usize].name,
+            toml::to_string(&t).unwrap_or_default()
+        )
+    }
+}

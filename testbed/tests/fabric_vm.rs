@@ -1,0 +1,147 @@
+//! A fabric whose switches run in QEMU guests (`[vm] switches = true`): a two-level
+//! k-ary 2-tree (two leaves with a choice of two up ports each, two tops: four guests,
+//! four hosts in namespaces on the hypervisor). `up` boots the guests, canopyd pushes
+//! every table over the guests' TCP endpoints; `check` delivers every ordered pair; a
+//! run conserves frames on every switch; a guest killed and booted again gets its tables
+//! back from canopyd and forwards; a NIC taken down by QEMU is pruned and restored;
+//! `down` leaves no QEMU, namespace, tap or state behind. Skips without root or QEMU.
+
+mod fabric_common;
+
+use fabric_common::{root_or_skip, Fab};
+use std::time::{Duration, Instant};
+
+/// The leaf whose guest the drills power off and whose NIC they take down.
+const LEAF: &str = "sw-k0-y0-l1-z0-r0";
+
+/// Wait until `check` passes (at most `secs`).
+fn until_check_passes(f: &Fab, secs: u64) {
+    let t0 = Instant::now();
+    loop {
+        let out = f.run(&["check", &f.name]);
+        if out.status.success() {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(secs),
+            "check never passed again"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+#[test]
+fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
+    let test = "a_vm_fabric_forwards_recovers_and_leaves_nothing";
+    if !root_or_skip(test) {
+        return;
+    }
+    if canopy_testbed::vm::qemu::find().is_err() {
+        eprintln!("SKIP {test}: qemu-system-x86_64 is not installed (Debian: qemu-system-x86)");
+        return;
+    }
+    let _serial = canopy_test_utils::serial();
+    let f = Fab::named("cvm", "a");
+    let d = f.desc(
+        "fabric.toml",
+        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n",
+    );
+    f.up(&d, &[]);
+    let st: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(f.state_file()).unwrap()).unwrap();
+    let vm = &st["vm"];
+    eprintln!("guests: {vm}");
+    assert!(
+        vm["probe"]["accel"] == "kvm" || vm["probe"]["accel"] == "tcg",
+        "{vm}"
+    );
+    assert!(vm["boot_s"].as_f64().unwrap() > 0.0, "{vm}");
+    let sw = st["switches"].as_array().unwrap();
+    assert_eq!(sw.len(), 4);
+    for s in sw {
+        assert!(
+            s["guest"]["tcp"].as_str().unwrap().starts_with("10.254."),
+            "{s}"
+        );
+    }
+
+    // every switch answers over TCP, its tables pushed by canopyd, every port up
+    let state = canopy_testbed::fabric::State::load(&f.state_file().with_file_name("")).unwrap();
+    for s in &state.switches {
+        let h = canopy_testbed::fabric::mgmt::health(&s.mgmt(), Duration::from_secs(10)).unwrap();
+        assert!(h.tables_loaded, "{}: {h:?}", s.name);
+        assert!(
+            h.ports.iter().all(|p| p.link && p.backend == "afpacket"),
+            "{h:?}"
+        );
+    }
+    assert!(f.run(&["status", &f.name]).status.success());
+
+    // every ordered pair, and a short run that conserves on every switch
+    let out = f.run(&["check", &f.name]);
+    assert!(out.status.success(), "check failed");
+    let run = f.dir.join("run");
+    let out = f.run(&[
+        "run",
+        &f.name,
+        "--rate",
+        "500pps",
+        "--duration-s",
+        "2",
+        "--quiet",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "run failed");
+    let r = fabric_common::results(&run);
+    let t = &r["trials"][0];
+    assert_eq!(t["lost"], 0, "{t}");
+    for s in r["switches"].as_array().unwrap() {
+        assert_eq!(s["conserved"], true, "{s}");
+    }
+
+    // a guest powered off hard and booted again: canopyd pushes its tables back
+    let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);
+    assert!(out.status.success(), "kill failed");
+    let out = f.run(&["drill", "--name", &f.name, "start", LEAF]);
+    assert!(out.status.success(), "start failed");
+    until_check_passes(&f, 180);
+
+    // a NIC taken down by QEMU: the fabric routes around it, and back when it is up
+    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "down"]);
+    assert!(out.status.success(), "link down failed");
+    let leaf = state
+        .switches
+        .iter()
+        .find(|s| s.name == LEAF)
+        .unwrap()
+        .mgmt();
+    let t0 = Instant::now();
+    loop {
+        let h = canopy_testbed::fabric::mgmt::health(&leaf, Duration::from_secs(10)).unwrap();
+        if !h.ports[2].link && h.ports[3].link {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the guest kept its link: {h:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    until_check_passes(&f, 60);
+    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "up"]);
+    assert!(out.status.success(), "link up failed");
+    until_check_passes(&f, 60);
+
+    f.down();
+    let left = f.leftovers();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let qemus: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("qemu-system") && c.contains(&f.name))
+        .collect();
+    assert!(qemus.is_empty(), "QEMU left running: {qemus:?}");
+}
