@@ -209,6 +209,35 @@ pub fn daemon_status(
     Some((d, r))
 }
 
+/// One line on a guest switch's guest: QEMU's pid, accelerator and run state (QMP), the
+/// management address, QEMU's resident memory and CPU time, its console log. None for a
+/// switch that is not in a guest.
+pub fn guest_line(sw: &SwitchState) -> Option<String> {
+    let g = sw.guest.as_ref()?;
+    let run = crate::vm::qmp::status(&g.qmp, Duration::from_secs(2))
+        .map_or_else(|e| format!("QMP: {e}"), |s| s.status);
+    let rss = std::fs::read_to_string(format!("/proc/{}/status", sw.pid))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    let cpu = crate::os::cpu::process_ns(sw.pid).ok();
+    Some(format!(
+        "guest {}: QEMU pid {} ({}), {run}, management {}, {} resident, {} CPU; console {}",
+        sw.name,
+        sw.pid,
+        g.accel.name(),
+        g.tcp,
+        rss.map_or("?".into(), |k| format!("{} MiB", k / 1024)),
+        cpu.map_or("?".into(), |n| format!("{:.1} s", n as f64 / 1e9)),
+        g.console.display()
+    ))
+}
+
+/// Every switch of fabric `name` (all its parts) with its health, asked over its
+/// management endpoint.
 pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
     let (states, bad) = State::load_all(root, name);
     if states.is_empty() {

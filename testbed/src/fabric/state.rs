@@ -213,6 +213,26 @@ pub struct VmState {
     pub boot_s: f64,
 }
 
+impl VmState {
+    /// One line for reports: the accelerator and why; under TCG, that the figures are not
+    /// comparable with namespaces or real VMs.
+    pub fn describe(&self) -> String {
+        match self.probe.accel {
+            crate::vm::qemu::Accel::Tcg => format!(
+                "every switch in a QEMU guest under TCG: the NIC drivers are real, throughput \
+                 and latency are not comparable with namespaces or real VMs ({})",
+                self.probe.why
+            ),
+            crate::vm::qemu::Accel::Kvm => {
+                format!(
+                    "every switch in a QEMU guest under KVM ({})",
+                    self.probe.why
+                )
+            }
+        }
+    }
+}
+
 /// Directory of fabric `name` under `root`.
 pub fn fabric_dir(root: &Path, name: &str) -> PathBuf {
     root.join(name)

@@ -529,8 +529,11 @@ impl Builder<'_> {
             .iter()
             .map(|&s| Node::Switch(s))
             .chain(plan.local_h.iter().map(|&h| Node::Host(h)))
+            // a VM fabric's switches are guests: one hypervisor namespace instead
+            .filter(|n| !(self.desc.in_vms() && matches!(n, Node::Switch(_))))
             .collect();
-        progress(&format!("creating {} namespaces", nodes.len()));
+        let hv = usize::from(self.desc.in_vms());
+        progress(&format!("creating {} namespaces", nodes.len() + hv));
         if self.desc.in_vms() {
             let hv = self.desc.hypervisor_netns();
             self.record(Created::Netns { name: hv.clone() })?;
@@ -538,9 +541,6 @@ impl Builder<'_> {
             self.sum.namespaces += 1;
         }
         for &n in &nodes {
-            if self.desc.in_vms() && matches!(n, Node::Switch(_)) {
-                continue;
-            }
             let ns = self.desc.netns(n);
             self.record(Created::Netns { name: ns.clone() })?;
             netns::add(&ns)?;

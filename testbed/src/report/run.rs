@@ -379,6 +379,10 @@ fn what_ran(r: &RunResults) -> Vec<Block> {
             },
         ],
         vec![
+            "guests".into(),
+            m.guests.as_deref().map_or(Cell::from("—"), Cell::from),
+        ],
+        vec![
             "hosts / switches".into(),
             format!("{} / {}", m.hosts, m.switches).into(),
         ],
@@ -664,6 +668,9 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
     }
     if m.target == "canopy" {
         lines.push(format!("Switches: {}", m.cpus.describe(m.switches)));
+    }
+    if let Some(g) = &m.guests {
+        lines.push(format!("Guests: {g}"));
     }
     if let Some(b) = &m.target_build {
         // the binary, then its build (one line each when they do not fit one)

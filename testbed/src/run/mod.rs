@@ -505,6 +505,10 @@ fn meta(state: &State, name: &str, command: &str) -> RunMeta {
         cpus: CpuSplit::default(),
         generator_ceiling: None,
         target_build: state.target_build.clone(),
+        guests: state
+            .vm
+            .as_ref()
+            .map(crate::fabric::state::VmState::describe),
     }
 }
 

@@ -145,6 +145,7 @@ pub fn meta() -> RunMeta {
         },
         generator_ceiling: None,
         target_build: None,
+        guests: None,
     }
 }
 

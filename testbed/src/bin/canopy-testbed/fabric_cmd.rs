@@ -130,6 +130,11 @@ pub fn status(root: &Path, name: Option<String>) -> Result<ExitCode> {
         }
     }
     outln!("{} switch(es), {} healthy", all.len(), all.len() - bad);
+    for s in &all {
+        if let Some(l) = fabric::ops::guest_line(&s.switch) {
+            outln!("{l}");
+        }
+    }
     if let Some((d, r)) = fabric::ops::daemon_status(root, &name) {
         match r {
             Ok(snap) => {

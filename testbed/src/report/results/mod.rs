@@ -108,6 +108,10 @@ pub struct RunMeta {
     /// `up` read it from the binary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_build: Option<String>,
+    /// Where the switches ran when in QEMU guests: the accelerator and why, and under TCG
+    /// that the figures are not comparable with namespaces or real VMs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guests: Option<String>,
 }
 
 /// How the machine's CPUs were split between the switches and the generator.
