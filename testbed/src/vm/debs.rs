@@ -2,6 +2,7 @@
 //! sources (`apt-get download`) and unpacked with `dpkg-deb -x` into the cache: nothing
 //! is installed on the hypervisor and nothing comes from outside the registries.
 
+use super::image_err as vm_err;
 use crate::error::{Result, TestbedError};
 use crate::os::netns::run;
 use std::path::{Path, PathBuf};
@@ -27,13 +28,6 @@ impl Unpacked {
 
 /// The marker written once a package is fully unpacked.
 const DONE: &str = ".canopy-unpacked";
-
-fn vm_err(detail: impl Into<String>) -> TestbedError {
-    TestbedError::Vm {
-        guest: "image".into(),
-        detail: detail.into(),
-    }
-}
 
 /// The package a meta-package depends on first whose name starts with `prefix`
 /// (`linux-image-cloud-amd64` → `linux-image-6.1.0-56-cloud-amd64`), or `name` itself

@@ -5,6 +5,7 @@
 //! (`<cache>/images/<key>/`) and reused while the packages and the switch binary are
 //! the same.
 
+use super::image_err as err;
 use super::{debs, init, modules};
 use crate::error::{Result, TestbedError};
 use crate::os::netns::{run, which};
@@ -31,13 +32,6 @@ pub struct GuestImage {
     pub packages: Vec<String>,
     /// The modules `/init` loads, in order.
     pub modules: Vec<String>,
-}
-
-fn err(detail: impl Into<String>) -> TestbedError {
-    TestbedError::Vm {
-        guest: "image".into(),
-        detail: detail.into(),
-    }
 }
 
 /// The shared libraries `bin` loads (`ldd`), the dynamic loader included.

@@ -21,3 +21,11 @@ pub mod qmp;
 
 /// Where guest images and the Debian packages they are made of are kept between runs.
 pub const DEFAULT_CACHE: &str = "/var/cache/canopy-testbed";
+
+/// An error of the guest image (its packages, modules or initramfs).
+pub(crate) fn image_err(detail: impl Into<String>) -> crate::error::TestbedError {
+    crate::error::TestbedError::Vm {
+        guest: "image".into(),
+        detail: detail.into(),
+    }
+}

@@ -3,6 +3,7 @@
 //! (`depends=a,b`); the closure of the wanted ones is loaded dependencies first, so the
 //! guest's init needs no `modules.dep` (the package leaves it to `depmod` at install).
 
+use super::image_err as err;
 use crate::error::{Result, TestbedError};
 use object::{Object, ObjectSection};
 use std::collections::{BTreeMap, HashSet};
@@ -12,13 +13,6 @@ use std::path::{Path, PathBuf};
 /// configuration files (how each guest gets its configuration), and the generic UIO
 /// driver DPDK's virtio PMD binds a NIC to.
 pub const WANTED: &[&str] = &["virtio_pci", "virtio_net", "qemu_fw_cfg", "uio_pci_generic"];
-
-fn err(detail: impl Into<String>) -> TestbedError {
-    TestbedError::Vm {
-        guest: "image".into(),
-        detail: detail.into(),
-    }
-}
 
 /// A module's name from its file name (`virtio-net.ko` → `virtio_net`: the kernel treats
 /// `-` and `_` alike).
