@@ -194,6 +194,36 @@ fn mode_is_reported_and_unsupported_modes_fail_with_the_fix() {
     assert_eq!(p.mode(), BindMode::Skb);
 }
 
+/// `promiscuity` of `dev` in `ns` (`ip -d -j link show`).
+fn promiscuity(ns: &str, dev: &str) -> u64 {
+    let out = std::process::Command::new("ip")
+        .args(["-n", ns, "-d", "-j", "link", "show", "dev", dev])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0]["promiscuity"].as_u64().unwrap()
+}
+
+#[test]
+fn an_open_port_holds_its_interface_promiscuous() {
+    // a NIC that filters by MAC (virtio-net, real NICs) drops frames for other MACs
+    // before XDP sees them; a switch port takes them all
+    canopy_test_utils::netns_or_return!();
+    let ns = netns("promisc", &["a", "b"]);
+    ns.veth(0, "axa", 1, "axb");
+    assert_eq!(promiscuity(ns.name(0), "axa"), 0);
+    for (mode, label, _) in modes() {
+        let p = open_in(ns.name(0), "axa", cfg(mode));
+        assert_eq!(promiscuity(ns.name(0), "axa"), 1, "{label}");
+        drop(p);
+        assert_eq!(
+            promiscuity(ns.name(0), "axa"),
+            0,
+            "{label}: released with the port"
+        );
+    }
+}
+
 #[test]
 fn bad_interface_and_queue_are_named_errors() {
     canopy_test_utils::netns_or_return!();

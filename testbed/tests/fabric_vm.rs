@@ -4,7 +4,9 @@
 //! every table over the guests' TCP endpoints; `check` delivers every ordered pair; a
 //! run conserves frames on every switch; a guest killed and booted again gets its tables
 //! back from canopyd and forwards; a NIC taken down by QEMU is pruned and restored;
-//! `down` leaves no QEMU, namespace, tap or state behind. Skips without root or QEMU.
+//! `down` leaves no QEMU, namespace, tap or state behind. The tops' ports are AF_XDP in
+//! `virtio_net`'s native mode; canopyd's `/metrics` shows every guest switch. Skips
+//! without root or QEMU.
 
 mod fabric_common;
 
@@ -44,7 +46,9 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     let f = Fab::named("cvm", "a");
     let d = f.desc(
         "fabric.toml",
-        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n",
+        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\n\
+         [canopyd]\nmetrics = \"127.0.0.1:9464\"\n\n\
+         [[ports.override]]\nswitch = \"sw-k0-y0-l2-*\"\nbackend = \"afxdp\"\nmode = \"copy\"\n",
     );
     f.up(&d, &[]);
     let st: serde_json::Value =
@@ -70,10 +74,31 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     for s in &state.switches {
         let h = canopy_testbed::fabric::mgmt::health(&s.mgmt(), Duration::from_secs(10)).unwrap();
         assert!(h.tables_loaded, "{}: {h:?}", s.name);
-        assert!(
-            h.ports.iter().all(|p| p.link && p.backend == "afpacket"),
-            "{h:?}"
+        // the tops run AF_XDP in virtio_net's native XDP mode (copy), the leaves AF_PACKET
+        let want = if s.name.contains("-l2-") {
+            "afxdp/copy"
+        } else {
+            "afpacket"
+        };
+        assert!(h.ports.iter().all(|p| p.link && p.backend == want), "{h:?}");
+    }
+    // canopyd's /metrics, inside the hypervisor namespace, shows every guest switch up
+    let hv = state.vm.as_ref().unwrap().netns.clone();
+    let metrics = canopy_testbed::netns::in_ns(&hv, || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect("127.0.0.1:9464").unwrap();
+        s.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+        let mut body = String::new();
+        s.read_to_string(&mut body).unwrap();
+        body
+    })
+    .unwrap();
+    for s in &state.switches {
+        let up = format!(
+            "canopy_switch_up{{fabric=\"{}\",switch=\"{}\"}} 1",
+            f.name, s.name
         );
+        assert!(metrics.contains(&up), "no {up} in:\n{metrics}");
     }
     assert!(f.run(&["status", &f.name]).status.success());
 

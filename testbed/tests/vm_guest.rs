@@ -123,6 +123,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         tap: "g0m".into(),
         mac: env.mgmt.0.clone(),
         queues: 1,
+        offloads: true,
     }];
     for (p, n) in env.nics.iter().enumerate() {
         nics.push(Nic {
@@ -130,6 +131,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
             tap: format!("g0p{p}"),
             mac: n.mac.clone(),
             queues: 1,
+            offloads: false,
         });
     }
     let console = dir.path().join("edge-p0-e0.console");

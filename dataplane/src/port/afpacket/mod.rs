@@ -26,6 +26,7 @@ mod config;
 mod engine_port;
 mod rx;
 mod sys;
+pub(crate) use sys::Promisc;
 
 pub use config::{
     AfPacketConfig, FanoutMode, GeometryError, RingGeometry, TpacketVersion, MAX_RING_BYTES,

@@ -196,6 +196,24 @@ pub(super) struct Socket {
     fd: OwnedFd,
 }
 
+/// Interface `ifindex` held in promiscuous mode while this is open: an AF_PACKET socket
+/// of protocol 0 (it receives nothing) with a `PACKET_MR_PROMISC` membership, which the
+/// kernel counts per socket and drops when the socket closes, also when the process
+/// dies. The AF_XDP backend holds one per socket: a switch port takes frames for any
+/// MAC, and a NIC that filters by MAC (virtio-net, real NICs) drops the others before
+/// XDP sees them.
+#[derive(Debug)]
+pub(crate) struct Promisc(#[allow(dead_code)] Socket);
+
+impl Promisc {
+    /// Hold `ifindex` promiscuous.
+    pub(crate) fn hold(ifindex: i32) -> io::Result<Promisc> {
+        let s = Socket::new()?;
+        s.add_promisc(ifindex)?;
+        Ok(Promisc(s))
+    }
+}
+
 impl Socket {
     /// A packet socket with protocol 0: it receives nothing until [`Socket::bind`], so no
     /// frame of another interface can land in the ring before it is bound.

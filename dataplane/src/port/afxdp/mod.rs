@@ -263,6 +263,8 @@ pub(crate) struct Xsk {
     frame: u32,
     mode: BindMode,
     _attached: Arc<Attached>,
+    /// The interface held promiscuous while the socket is open.
+    _promisc: crate::port::afpacket::Promisc,
 }
 
 /// An AF_XDP port on one queue of one interface.

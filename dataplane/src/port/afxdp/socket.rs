@@ -66,6 +66,10 @@ impl AfXdpPort {
                 .map(|i| tx_base + u64::from(i) * u64::from(frame)),
         );
 
+        // a switch port takes every frame, whatever its destination MAC
+        let promisc = crate::port::afpacket::Promisc::hold(ifindex).map_err(sys_err(
+            "setsockopt(PACKET_ADD_MEMBERSHIP, PACKET_MR_PROMISC)",
+        ))?;
         bind_queue(&sock, ifname, ifindex, cfg, attached.native)?;
         let zc = sock
             .zero_copy()
@@ -99,6 +103,7 @@ impl AfXdpPort {
                 frame,
                 mode,
                 _attached: attached,
+                _promisc: promisc,
             },
             ifindex,
             mtu,

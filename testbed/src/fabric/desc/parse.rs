@@ -48,8 +48,8 @@ impl Desc {
         };
         desc.target_and_daemon(&ctx)?;
         desc.check_cross_machine_links(&ctx)?;
-        desc.check_ports(&ctx)?;
         desc.check_vm(&ctx)?;
+        desc.check_ports(&ctx)?;
         desc.resolve_host(&ctx)?;
         desc.check_traffic(traffic)?;
         Ok(desc)

@@ -141,7 +141,7 @@ impl PortSettings {
     }
 
     /// Where `key` was set, or the layer when it was not (a default).
-    fn origin(&self, key: &str) -> (String, Option<std::ops::Range<usize>>) {
+    pub(super) fn origin(&self, key: &str) -> (String, Option<std::ops::Range<usize>>) {
         match self.keys.get(key) {
             Some(k) => (k.key.clone(), k.span.clone()),
             None => self.layer.clone(),
@@ -504,6 +504,7 @@ impl Desc {
             ),
             PortSpec::AfXdp { cfg, queues, .. } => {
                 let dev = match &kind {
+                    _ if self.in_vms() => Some("a guest's virtio-net NIC (one queue pair)"),
                     LinkKind::Veth => Some("a veth"),
                     LinkKind::Vxlan { .. } => Some("a VXLAN device"),
                     LinkKind::Nic { .. } => None,
@@ -511,7 +512,7 @@ impl Desc {
                 if let Some(dev) = dev {
                     if cfg.mode == XdpMode::ZeroCopy {
                         return fail("mode", format!(
-                            "\"zerocopy\": the port is {dev}, which has no zero-copy AF_XDP (a NIC driver's feature); use \"copy\", \"skb\" or \"auto\", or zero-copy on a [[nic]] port"
+                            "\"zerocopy\": the port is {dev}, which has no zero-copy AF_XDP (a NIC driver's feature; virtio_net gains it after the guest's 6.1 kernel); use \"copy\", \"skb\" or \"auto\", or zero-copy on a [[nic]] port"
                         ));
                     }
                     if matches!(kind, LinkKind::Vxlan { .. }) && cfg.mode == XdpMode::Copy {

@@ -117,6 +117,25 @@ impl Desc {
                  [canopyd] enabled",
             );
         }
+        if let Some((s, p)) = self.ports.iter().enumerate().find_map(|(s, ports)| {
+            ports
+                .iter()
+                .position(|p| p.backend() == "dpdk")
+                .map(|p| (s, p))
+        }) {
+            let (key, span) = self.ports[s][p].origin("backend");
+            return Err(ctx.err(
+                &key,
+                span,
+                format!(
+                    "\"dpdk\" on port {}:{p} of a guest: DPDK in the guests (the virtio PMD on \
+                     a NIC bound to uio_pci_generic, DPDK's libraries in the guest image, huge \
+                     pages in the guest) is not built yet; use \"afpacket\" or \"afxdp\" \
+                     (docs/ops-vms.md)",
+                    self.topo.switches[s].name
+                ),
+            ));
+        }
         if vm.memory_mib < MIN_MEMORY_MIB {
             return refuse(
                 "vm.memory_mib",
@@ -216,5 +235,113 @@ impl Desc {
             self.topo.switches[s as usize].name,
             toml::to_string(&t).unwrap_or_default()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::desc::Node;
+
+    const VM: &str = "topology = \"fat-tree:k=2\"\n[vm]\nswitches = true\n";
+
+    fn err(body: &str) -> String {
+        Desc::parse("t.toml", body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn what_a_vm_fabric_cannot_be_is_refused_with_the_key() {
+        // (top-level keys, more [vm] keys, other tables, what the error says)
+        for (top, vm, tables, frag) in [
+            (
+                "target = \"bmv2\"\n",
+                "",
+                "",
+                "t.toml: target: [vm] switches runs canopy-switch",
+            ),
+            (
+                "",
+                "",
+                "[canopyd]\nenabled = false\n",
+                "t.toml: canopyd.enabled: a VM fabric is managed by canopyd",
+            ),
+            (
+                "",
+                "memory_mib = 128\n",
+                "",
+                "t.toml: vm.memory_mib: 128 MiB is under",
+            ),
+            ("", "vcpus = 0\n", "", "t.toml: vm.vcpus: must be 1..=64"),
+            (
+                "",
+                "",
+                "[host]\nprocesses = \"shared\"\n",
+                "t.toml: host.processes: [vm] switches runs one canopy-switch per guest",
+            ),
+            (
+                "",
+                "",
+                "[ports]\nbackend = \"dpdk\"\n",
+                "t.toml: ports.backend: \"dpdk\" on port edge-p0-e0:0 of a guest",
+            ),
+            (
+                "",
+                "",
+                "[ports]\nbackend = \"afxdp\"\nmode = \"zerocopy\"\n",
+                "a guest's virtio-net NIC (one queue pair), which has no zero-copy AF_XDP",
+            ),
+            (
+                "",
+                "switch = true\n",
+                "",
+                "t.toml: vm.switch: unknown field",
+            ),
+        ] {
+            let body = format!("{top}{VM}{vm}{tables}");
+            let e = err(&body);
+            assert!(e.contains(frag), "{body:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_vm_fabric_has_guest_configs_and_canopyd_on_tcp() {
+        let d = Desc::parse(
+            "t.toml",
+            &format!("{VM}[ports]\nbackend = \"afxdp\"\nmode = \"copy\"\n"),
+        )
+        .unwrap();
+        assert!(d.in_vms() && d.host.is_none() && d.daemon);
+        assert_eq!(d.hypervisor_netns(), "canopy-vm");
+        let text = d.guest_switch_config(3);
+        let cfg = canopy_switch::config::Config::parse(std::path::Path::new("s.toml"), &text)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let m = cfg.management.tcp.as_ref().expect("tcp endpoint");
+        assert_eq!(m.addr.to_string(), "10.254.0.5:7410");
+        assert_eq!(m.token_file, std::path::Path::new("/run/canopy/token"));
+        let daemon = d.daemon_config(std::path::Path::new("/st"));
+        let c =
+            canopyd::config::Config::parse("canopyd.toml", &daemon, std::path::Path::new("/st"));
+        // the token files do not exist here: canopyd names the first one it cannot read
+        let e = c.unwrap_err().to_string();
+        assert!(e.contains("/st/s0.token"), "{e}\n{daemon}");
+        assert!(
+            daemon.contains("tcp = \"10.254.0.6:7410\"")
+                && daemon.contains("probe_timeout_ms = 1000"),
+            "{daemon}"
+        );
+        assert!(!daemon.contains("[switches]"), "{daemon}");
+        // names and addresses
+        assert_eq!(
+            Desc::vm_mgmt_addr(0),
+            std::net::Ipv4Addr::new(10, 254, 0, 2)
+        );
+        assert_eq!(
+            Desc::vm_mgmt_addr(300),
+            std::net::Ipv4Addr::new(10, 254, 1, 46)
+        );
+        assert_eq!(Desc::vm_port_mac(258, 3), "52:54:01:02:00:03");
+        assert_eq!(Desc::vm_mgmt_mac(258), "52:55:00:00:01:02");
+        assert_eq!(Desc::vm_end(Node::Switch(4), 2), "t4p2");
+        assert_eq!(Desc::vm_end(Node::Host(11), 0), "v11p0");
     }
 }

@@ -118,12 +118,15 @@ impl Builder<'_> {
                 tap: Desc::vm_mgmt_tap(s),
                 mac: env.mgmt.0.clone(),
                 queues: 1,
+                offloads: true,
             }];
+            let offloads = desc.raw.offloads.get_ref() != "off";
             nics.extend((0..ports).map(|p| Nic {
                 id: format!("p{p}"),
                 tap: Desc::vm_end(Node::Switch(s), p),
                 mac: Desc::vm_port_mac(s, p),
                 queues: 1,
+                offloads,
             }));
             let spec = GuestSpec {
                 name: sw.name.clone(),
