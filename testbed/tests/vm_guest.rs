@@ -6,8 +6,8 @@
 //! Skips without root or QEMU; needs the machine's package sources (the image's packages
 //! are downloaded once into the cache).
 
-use canopy_proto::client::Endpoint;
-use canopy_proto::mgmt::{CountersReport, Request};
+use canopy_proto::mgmt::CountersReport;
+use canopy_testbed::fabric::mgmt::{self, Target};
 use canopy_testbed::netns;
 use canopy_testbed::traffic::port;
 use canopy_testbed::vm::guest::{self, MGMT_PORT};
@@ -38,14 +38,8 @@ impl Drop for Cleanup {
     }
 }
 
-fn counters(ns: &str, addr: &str, token: &[u8]) -> CountersReport {
-    let ep = Endpoint::Tcp(addr.to_string(), token.to_vec());
-    let v = netns::in_ns(ns, move || {
-        ep.request(&Request::Counters {}, Duration::from_secs(10))
-    })
-    .unwrap()
-    .unwrap();
-    serde_json::from_value(v).unwrap()
+fn counters(to: &Target) -> CountersReport {
+    mgmt::counters(to, Duration::from_secs(10)).unwrap()
 }
 
 /// Wait until `f` holds (polling every 200 ms) or panic with `what` after `secs`.
@@ -83,10 +77,12 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         ns: ns.clone(),
         child: None,
     };
-    guest::hypervisor(&ns, Ipv4Addr::new(10, 254, 0, 1)).unwrap();
-    guest::tap(&ns, "g0m", 1, 1500, true).unwrap();
-    guest::tap(&ns, "g0p0", 1, 1500, false).unwrap();
-    guest::tap(&ns, "g0p1", 1, 1500, false).unwrap();
+    guest::hypervisor(&ns, Ipv4Addr::new(10, 254, 0, 1), 24).unwrap();
+    let taps = [("g0m", true), ("g0p0", false), ("g0p1", false)]
+        .iter()
+        .flat_map(|(t, m)| guest::tap_lines(t, 1500, *m))
+        .collect::<Vec<_>>();
+    netns::ip_batch(Some(&ns), &taps).unwrap();
     // port 1 is reached through a wire from a veth, as a host namespace's link is
     netns::ip(&[
         "-n", &ns, "link", "add", "w1", "type", "veth", "peer", "w1h",
@@ -118,11 +114,16 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
          [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p1\"\n"
     );
     let files = guest::write_files(dir.path(), "edge-p0-e0", &env, &toml, &token).unwrap();
+    // the hypervisor's copy of the token (0600), as canopyd and the testbed read it
+    let to = Target::Guest {
+        tcp: addr.clone(),
+        token_file: files.iter().find(|(n, _)| n == "token").unwrap().1.clone(),
+        netns: ns.clone(),
+    };
     let mut nics = vec![Nic {
         id: "mgmt".into(),
         tap: "g0m".into(),
         mac: env.mgmt.0.clone(),
-        queues: 1,
         offloads: true,
     }];
     for (p, n) in env.nics.iter().enumerate() {
@@ -130,7 +131,6 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
             id: format!("p{p}"),
             tap: format!("g0p{p}"),
             mac: n.mac.clone(),
-            queues: 1,
             offloads: false,
         });
     }
@@ -148,12 +148,11 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         qmp: qmp_sock.clone(),
         vhost: qemu::vhost_available(),
     };
-    let log = dir.path().join("edge-p0-e0.qemu.log");
-    c.child = Some(guest::start(&ns, &q, &spec, &log).unwrap());
+    let log = guest::qemu_log(&console);
+    let args = qemu::args(&spec);
+    c.child = Some(guest::start(&ns, &q, &args, &log, "start the guest").unwrap());
     let (h, took) = guest::wait_healthy(
-        &ns,
-        &addr,
-        &token,
+        &to,
         c.child.as_mut().unwrap(),
         &console,
         Duration::from_secs(180),
@@ -176,7 +175,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         .chain([0x88, 0xb5])
         .chain([0u8; 50])
         .collect();
-    let before = counters(&ns, &addr, &token);
+    let before = counters(&to);
     let stop = AtomicBool::new(false);
     for dev in ["g0p0", "w1h"] {
         let mut p = port::open_tx(&ns, dev).unwrap();
@@ -189,7 +188,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         30,
         "the guest's ports did not count the 10 frames each",
         || {
-            let now = counters(&ns, &addr, &token);
+            let now = counters(&to);
             (0..2).all(|i| now.ports[i].rx_packets >= before.ports[i].rx_packets + 10)
         },
     );
@@ -205,7 +204,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     )
     .unwrap();
     until(30, "port 0 kept its link after set_link off", || {
-        let h = guest::health(&ns, &addr, &token, Duration::from_secs(5)).unwrap();
+        let h = mgmt::health(&to, Duration::from_secs(5)).unwrap();
         !h.ports[0].link && h.ports[1].link
     });
     assert_eq!(

@@ -218,10 +218,14 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
     let bin = switch_launch(&st, &sw)?;
     let child = match &sw.guest {
         Some(g) => {
-            let mut c = crate::os::netns::exec(&g.netns, None);
-            c.arg(&bin).args(&g.args);
-            let log = g.console.with_extension("qemu.log");
-            crate::os::process::spawn_logged(c, &log, true, false, &format!("boot {switch} again"))?
+            let log = crate::vm::guest::qemu_log(&g.console);
+            crate::vm::guest::start(
+                &g.netns,
+                &bin,
+                &g.args,
+                &log,
+                &format!("boot {switch} again"),
+            )?
         }
         None => crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?,
     };

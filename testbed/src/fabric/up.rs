@@ -537,7 +537,11 @@ impl Builder<'_> {
         if self.desc.in_vms() {
             let hv = self.desc.hypervisor_netns();
             self.record(Created::Netns { name: hv.clone() })?;
-            crate::vm::guest::hypervisor(&hv, crate::fabric::desc::MGMT_HYPERVISOR)?;
+            crate::vm::guest::hypervisor(
+                &hv,
+                crate::fabric::desc::MGMT_HYPERVISOR,
+                crate::fabric::desc::MGMT_PREFIX,
+            )?;
             self.sum.namespaces += 1;
         }
         for &n in &nodes {

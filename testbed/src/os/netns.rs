@@ -106,6 +106,46 @@ impl Drop for Netns {
     }
 }
 
+/// Run `ip [-n ns] -batch -` with `lines` (one `ip` for many commands).
+pub fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<()> {
+    use std::io::Write;
+    use std::process::Stdio;
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let mut args: Vec<&str> = vec![];
+    if let Some(n) = ns {
+        args.extend(["-n", n]);
+    }
+    args.extend(["-batch", "-"]);
+    let mut c = Command::new("ip")
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| TestbedError::io("spawn ip -batch", e))?;
+    let text = lines.join("\n") + "\n";
+    if let Some(mut i) = c.stdin.take() {
+        i.write_all(text.as_bytes())
+            .map_err(|e| TestbedError::io("write ip -batch", e))?;
+    }
+    let out = c
+        .wait_with_output()
+        .map_err(|e| TestbedError::io("ip -batch", e))?;
+    if !out.status.success() {
+        return Err(TestbedError::Command {
+            cmd: format!(
+                "ip {} <<< {}",
+                args.join(" "),
+                lines.first().cloned().unwrap_or_default()
+            ),
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// Create namespace `ns` with IPv6 off (no router solicitations or DAD frames in the
 /// counters) and loopback up.
 pub fn add(ns: &str) -> Result<()> {

@@ -7,11 +7,10 @@
 //! namespace removes every tap and the bridge, whatever state a crash left.
 
 use super::init::{GuestEnv, ENV_FILE, SWITCH_FILE, TOKEN_FILE};
-use super::qemu::{self, GuestSpec};
 use crate::error::{Result, TestbedError};
-use crate::os::netns::{self, ip};
-use canopy_proto::client::Endpoint;
-use canopy_proto::mgmt::{Health, Request};
+use crate::fabric::mgmt::{self, Target};
+use crate::os::netns;
+use canopy_proto::mgmt::Health;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -29,45 +28,40 @@ fn err(guest: &str, detail: impl Into<String>) -> TestbedError {
     }
 }
 
-/// The hypervisor namespace `ns`: created with the management bridge holding `addr/24`.
-pub fn hypervisor(ns: &str, addr: Ipv4Addr) -> Result<()> {
+/// The hypervisor namespace `ns`: created with the management bridge holding
+/// `addr/prefix`.
+pub fn hypervisor(ns: &str, addr: Ipv4Addr, prefix: u8) -> Result<()> {
     netns::add(ns)?;
-    ip(&["-n", ns, "link", "add", MGMT_BRIDGE, "type", "bridge"])?;
-    ip(&[
-        "-n",
-        ns,
-        "addr",
-        "add",
-        &format!("{addr}/24"),
-        "dev",
-        MGMT_BRIDGE,
-    ])?;
-    ip(&["-n", ns, "link", "set", MGMT_BRIDGE, "up"])?;
-    Ok(())
+    let cidr = format!("{addr}/{prefix}");
+    netns::ip_batch(
+        Some(ns),
+        &[
+            format!("link add {MGMT_BRIDGE} type bridge"),
+            format!("addr add {cidr} dev {MGMT_BRIDGE}"),
+            format!("link set {MGMT_BRIDGE} up"),
+        ],
+    )
 }
 
-/// A tap `name` in namespace `ns` (multi-queue when `queues` > 1), up, with `mtu`, and on
-/// the management bridge when `mgmt`.
-pub fn tap(ns: &str, name: &str, queues: u32, mtu: u32, mgmt: bool) -> Result<()> {
-    let mut a = vec!["-n", ns, "tuntap", "add", "mode", "tap", "name", name];
-    if queues > 1 {
-        a.push("multi_queue");
-    }
-    ip(&a)?;
-    let mtu = mtu.to_string();
-    ip(&["-n", ns, "link", "set", name, "mtu", &mtu, "up"])?;
+/// The `ip -batch` lines of a tap `name`: created, up with `mtu`, and on the management
+/// bridge when `mgmt` (a guest's management NIC).
+pub fn tap_lines(name: &str, mtu: u32, mgmt: bool) -> Vec<String> {
+    let mut l = vec![
+        format!("tuntap add mode tap name {name}"),
+        format!("link set dev {name} mtu {mtu} up"),
+    ];
     if mgmt {
-        ip(&["-n", ns, "link", "set", name, "master", MGMT_BRIDGE])?;
+        l.push(format!("link set dev {name} master {MGMT_BRIDGE}"));
     }
-    Ok(())
+    l
 }
 
 /// A point-to-point wire between interfaces `a` and `b` of namespace `ns`: whatever
 /// arrives on one leaves by the other (tc `mirred` redirects on both ingresses; no
 /// bridge, so no learning, flooding or link-local filtering between them).
 pub fn wire(ns: &str, a: &str, b: &str) -> Result<()> {
+    let tc = |args: &[&str]| netns::run("tc", &[&["-n", ns], args].concat());
     for (from, to) in [(a, b), (b, a)] {
-        let tc = |args: &[&str]| netns::run("ip", &[&["netns", "exec", ns, "tc"], args].concat());
         tc(&["qdisc", "add", "dev", from, "ingress"])?;
         tc(&[
             "filter", "add", "dev", from, "parent", "ffff:", "protocol", "all", "u32", "match",
@@ -103,28 +97,24 @@ pub fn write_files(
     Ok(out)
 }
 
-/// Start the guest `g` inside namespace `ns`; QEMU's own messages go to `log`.
-pub fn start(ns: &str, qemu: &Path, g: &GuestSpec, log: &Path) -> Result<Child> {
+/// Start QEMU with `args` ([`super::qemu::args`] of the guest, or the ones a state file kept)
+/// inside namespace `ns`; QEMU's own messages are appended to `log`.
+pub fn start(ns: &str, qemu: &Path, args: &[String], log: &Path, what: &str) -> Result<Child> {
     let mut cmd = netns::exec(ns, None);
-    cmd.arg(qemu).args(qemu::args(g));
-    crate::os::process::spawn_logged(cmd, log, true, false, &format!("start guest {}", g.name))
+    cmd.arg(qemu).args(args);
+    crate::os::process::spawn_logged(cmd, log, true, false, what)
 }
 
-/// The guest's switch's `health` over its management endpoint `addr` (TCP, from inside
-/// namespace `ns`).
-pub fn health(ns: &str, addr: &str, token: &[u8], timeout: Duration) -> Result<Health> {
-    let ep = Endpoint::Tcp(addr.to_string(), token.to_vec());
-    let v = netns::in_ns(ns, move || ep.request(&Request::Health {}, timeout))??;
-    serde_json::from_value(v).map_err(|e| err(addr, format!("health: unexpected answer: {e}")))
+/// Where QEMU's own messages go for the guest whose console log is `console`.
+pub fn qemu_log(console: &Path) -> PathBuf {
+    console.with_extension("qemu.log")
 }
 
-/// Wait until the guest's switch answers `health` over TCP: its health, and how long it
+/// Wait until the guest's switch answers `health` at `to`: its health, and how long it
 /// took. Fails when QEMU exits first (with the end of the console log) or after
 /// `timeout`.
 pub fn wait_healthy(
-    ns: &str,
-    addr: &str,
-    token: &[u8],
+    to: &Target,
     child: &mut Child,
     console: &Path,
     timeout: Duration,
@@ -134,15 +124,15 @@ pub fn wait_healthy(
     loop {
         if let Ok(Some(st)) = child.try_wait() {
             return Err(err(
-                addr,
+                &to.to_string(),
                 format!("QEMU exited ({st}); console:\n  {}", tail()),
             ));
         }
-        match health(ns, addr, token, Duration::from_secs(2)) {
+        match mgmt::health(to, Duration::from_secs(2)) {
             Ok(h) => return Ok((h, t0.elapsed())),
             Err(e) if t0.elapsed() > timeout => {
                 return Err(err(
-                    addr,
+                    &to.to_string(),
                     format!(
                         "no answer within {:.0} s ({e}); console:\n  {}",
                         timeout.as_secs_f64(),

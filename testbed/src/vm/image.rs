@@ -26,12 +26,8 @@ pub struct GuestImage {
     pub kernel: PathBuf,
     /// The initramfs (an uncompressed newc cpio archive: no decompression at boot).
     pub initrd: PathBuf,
-    /// The kernel's version (`6.1.0-56-cloud-amd64`).
-    pub kernel_version: String,
     /// The packages it was made of (`package version`).
     pub packages: Vec<String>,
-    /// The modules `/init` loads, in order.
-    pub modules: Vec<String>,
 }
 
 /// The shared libraries `bin` loads (`ldd`), the dynamic loader included.
@@ -202,9 +198,7 @@ pub fn build(cache: &Path, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result
     let image = GuestImage {
         kernel: dir.join("vmlinuz"),
         initrd: dir.join("initrd.cpio"),
-        kernel_version: version,
         packages: vec![kernel.describe(), busybox.describe()],
-        modules: mods.iter().map(|(n, _)| n.clone()).collect(),
     };
     if image.initrd.exists() && image.kernel.exists() {
         return Ok(image);

@@ -46,8 +46,6 @@ pub struct Nic {
     pub tap: String,
     /// The guest's MAC address.
     pub mac: String,
-    /// Queue pairs (a multi-queue tap).
-    pub queues: u32,
     /// The guest's receive offloads (GRO done by the host side for the guest: TSO, ECN,
     /// UFO) stay on. Off, the guest receives frame by frame, as the namespace fabric's
     /// veths with `offloads = "off"`, and `virtio_net` can attach native XDP without
@@ -126,10 +124,6 @@ pub fn args(g: &GuestSpec) -> Vec<String> {
     for n in &g.nics {
         let mut netdev = format!("tap,id={},ifname={},script=no,downscript=no", n.id, n.tap);
         let mut dev = format!("virtio-net-pci,netdev={},mac={}", n.id, n.mac);
-        if n.queues > 1 {
-            netdev.push_str(&format!(",queues={}", n.queues));
-            dev.push_str(&format!(",mq=on,vectors={}", 2 * n.queues + 2));
-        }
         if !n.offloads {
             dev.push_str(",guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off");
         }
@@ -266,23 +260,19 @@ mod tests {
             image: GuestImage {
                 kernel: "/c/vmlinuz".into(),
                 initrd: "/c/initrd.cpio".into(),
-                kernel_version: "6.1".into(),
                 packages: vec![],
-                modules: vec![],
             },
             nics: vec![
                 Nic {
                     id: "mgmt".into(),
                     tap: "g0m".into(),
                     mac: "52:54:00:00:00:01".into(),
-                    queues: 1,
                     offloads: true,
                 },
                 Nic {
                     id: "p0".into(),
                     tap: "g0p0".into(),
                     mac: "52:54:00:00:01:00".into(),
-                    queues: 2,
                     offloads: false,
                 },
             ],
@@ -299,7 +289,7 @@ mod tests {
         assert!(a.contains("-accel tcg"), "{a}");
         assert!(a.contains("-cpu max") && !a.contains("-cpu host"), "{a}");
         assert!(a.contains("-netdev tap,id=mgmt,ifname=g0m,script=no,downscript=no -device virtio-net-pci,netdev=mgmt,mac=52:54:00:00:00:01 "), "{a}");
-        assert!(a.contains("tap,id=p0,ifname=g0p0,script=no,downscript=no,queues=2 -device virtio-net-pci,netdev=p0,mac=52:54:00:00:01:00,mq=on,vectors=6,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off"), "{a}");
+        assert!(a.contains("tap,id=p0,ifname=g0p0,script=no,downscript=no -device virtio-net-pci,netdev=p0,mac=52:54:00:00:01:00,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off"), "{a}");
         assert!(
             a.contains("-fw_cfg name=opt/canopy/token,file=/s/token"),
             "{a}"

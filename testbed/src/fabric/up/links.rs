@@ -7,7 +7,6 @@ use crate::fabric::desc::{Desc, LinkKind, Node};
 use crate::fabric::state::Created;
 use crate::os::netns::{self, ip};
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The links `up` creates on this machine, before they are brought up.
@@ -22,8 +21,9 @@ pub(super) struct Links {
     /// NICs per namespace: brought up but not waited for (their carrier comes when the
     /// far machine's part is up).
     nic_up: BTreeMap<String, Vec<String>>,
-    /// A VM fabric's taps (in the hypervisor namespace; their carrier comes with QEMU).
-    taps: Vec<String>,
+    /// A VM fabric's taps (in the hypervisor namespace; their carrier comes with QEMU),
+    /// and whether each is a management NIC's.
+    taps: Vec<(String, bool)>,
     /// A VM fabric's wires between two interfaces of the hypervisor namespace.
     wires: Vec<(String, String)>,
 }
@@ -106,9 +106,10 @@ impl Builder<'_> {
         let mtu = desc.raw.mtu.get_ref();
         let mut out = Links::default();
         for (s, sw) in desc.topo.switches.iter().enumerate() {
-            out.taps.push(Desc::vm_mgmt_tap(s as u32));
+            out.taps.push((Desc::vm_mgmt_tap(s as u32), true));
             for p in 0..sw.ports.len() as u16 {
-                out.taps.push(Desc::vm_end(Node::Switch(s as u32), p));
+                out.taps
+                    .push((Desc::vm_end(Node::Switch(s as u32), p), false));
             }
         }
         for l in &desc.links {
@@ -195,7 +196,7 @@ impl Builder<'_> {
         ));
         for chunk in links.add_lines.chunks(64) {
             self.interrupted()?;
-            ip_batch(None, chunk)?;
+            netns::ip_batch(None, chunk)?;
         }
         self.sum.offloads_off = if self.desc.raw.offloads.get_ref() == "off" {
             progress(&format!(
@@ -211,7 +212,7 @@ impl Builder<'_> {
                 .iter()
                 .map(|d| format!("link set dev {d} up"))
                 .collect();
-            ip_batch(Some(ns), &lines)?;
+            netns::ip_batch(Some(ns), &lines)?;
         }
         if !links.taps.is_empty() || !links.wires.is_empty() {
             self.taps_and_wires(&links, progress)?;
@@ -236,7 +237,7 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
-    /// A VM fabric's taps (one `ip -batch`) and wires (`tc` on each end).
+    /// A VM fabric's taps (`ip -batch`) and wires (`tc` on each end).
     fn taps_and_wires(&mut self, links: &Links, progress: &dyn Fn(&str)) -> Result<()> {
         let hv = self.desc.hypervisor_netns();
         let mtu = self.desc.raw.mtu.get_ref();
@@ -248,28 +249,11 @@ impl Builder<'_> {
         let lines: Vec<String> = links
             .taps
             .iter()
-            .flat_map(|t| {
-                [
-                    format!("tuntap add mode tap name {t}"),
-                    format!("link set dev {t} mtu {mtu} up"),
-                ]
-            })
+            .flat_map(|(t, mgmt)| crate::vm::guest::tap_lines(t, *mtu, *mgmt))
             .collect();
         for chunk in lines.chunks(64) {
             self.interrupted()?;
-            ip_batch(Some(&hv), chunk)?;
-        }
-        for s in 0..self.desc.topo.switches.len() as u32 {
-            let tap = Desc::vm_mgmt_tap(s);
-            ip(&[
-                "-n",
-                &hv,
-                "link",
-                "set",
-                &tap,
-                "master",
-                crate::vm::guest::MGMT_BRIDGE,
-            ])?;
+            netns::ip_batch(Some(&hv), chunk)?;
         }
         for (a, b) in &links.wires {
             self.interrupted()?;
@@ -293,45 +277,6 @@ fn offloads_off(ends: &[(String, String)]) -> bool {
             .collect();
         hs.into_iter().all(|h| h.join().unwrap_or(false))
     })
-}
-
-/// Run `ip -n ns -batch -` with `lines`.
-fn ip_batch(ns: Option<&str>, lines: &[String]) -> Result<()> {
-    use std::io::Write;
-    if lines.is_empty() {
-        return Ok(());
-    }
-    let mut args: Vec<&str> = vec![];
-    if let Some(n) = ns {
-        args.extend(["-n", n]);
-    }
-    args.extend(["-batch", "-"]);
-    let mut c = Command::new("ip")
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| TestbedError::io("spawn ip -batch", e))?;
-    let text = lines.join("\n") + "\n";
-    if let Some(mut i) = c.stdin.take() {
-        i.write_all(text.as_bytes())
-            .map_err(|e| TestbedError::io("write ip -batch", e))?;
-    }
-    let out = c
-        .wait_with_output()
-        .map_err(|e| TestbedError::io("ip -batch", e))?;
-    if !out.status.success() {
-        return Err(TestbedError::Command {
-            cmd: format!(
-                "ip {} <<< {}",
-                args.join(" "),
-                lines.first().cloned().unwrap_or_default()
-            ),
-            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    Ok(())
 }
 
 /// Interfaces of `want` in `ns` that are not operationally up.

@@ -117,7 +117,6 @@ impl Builder<'_> {
                 id: "mgmt".into(),
                 tap: Desc::vm_mgmt_tap(s),
                 mac: env.mgmt.0.clone(),
-                queues: 1,
                 offloads: true,
             }];
             let offloads = desc.raw.offloads.get_ref() != "off";
@@ -125,7 +124,6 @@ impl Builder<'_> {
                 id: format!("p{p}"),
                 tap: Desc::vm_end(Node::Switch(s), p),
                 mac: Desc::vm_port_mac(s, p),
-                queues: 1,
                 offloads,
             }));
             let spec = GuestSpec {
@@ -140,7 +138,15 @@ impl Builder<'_> {
                 qmp: dir.join(format!("s{s}.qmp")),
                 vhost: qemu::vhost_available(),
             };
-            let child = guest::start(&hv, &vm.qemu, &spec, &dir.join(format!("s{s}.qemu.log")))?;
+            let args = qemu::args(&spec);
+            let log = guest::qemu_log(&spec.console);
+            let child = guest::start(
+                &hv,
+                &vm.qemu,
+                &args,
+                &log,
+                &format!("start guest {}", sw.name),
+            )?;
             let pid = child.id();
             self.children.push((i, child));
             self.record(Created::Process {
@@ -163,7 +169,7 @@ impl Builder<'_> {
                     netns: hv.clone(),
                     qmp: spec.qmp.clone(),
                     console: spec.console.clone(),
-                    args: qemu::args(&spec),
+                    args,
                     accel: spec.accel,
                 }),
             });
