@@ -5,8 +5,8 @@
 //! run conserves frames on every switch; a guest killed and booted again gets its tables
 //! back from canopyd and forwards; a NIC taken down by QEMU is pruned and restored;
 //! `down` leaves no QEMU, namespace, tap or state behind. The tops' ports are AF_XDP in
-//! `virtio_net`'s native mode; canopyd's `/metrics` shows every guest switch. Skips
-//! without root or QEMU.
+//! `virtio_net`'s native mode, one leaf's DPDK's virtio PMD; canopyd's `/metrics` shows
+//! every guest switch. Skips without root or QEMU.
 
 mod fabric_common;
 
@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 /// The leaf whose guest the drills power off and whose NIC they take down.
 const LEAF: &str = "sw-k0-y0-l1-z0-r0";
+/// The leaf whose ports are DPDK's virtio PMD on NICs bound to `uio_pci_generic`.
+const DPDK_LEAF: &str = "sw-k0-y0-l1-z1-r0";
 
 /// Wait until `check` passes (at most `secs`).
 fn until_check_passes(f: &Fab, secs: u64) {
@@ -46,9 +48,12 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     let f = Fab::named("cvm", "a");
     let d = f.desc(
         "fabric.toml",
-        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\n\
+        &format!(
+            "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\n\
          [canopyd]\nmetrics = \"127.0.0.1:9464\"\n\n\
-         [[ports.override]]\nswitch = \"sw-k0-y0-l2-*\"\nbackend = \"afxdp\"\nmode = \"copy\"\n",
+         [[ports.override]]\nswitch = \"sw-k0-y0-l2-*\"\nbackend = \"afxdp\"\nmode = \"copy\"\n\n\
+         [[ports.override]]\nswitch = \"{DPDK_LEAF}\"\nbackend = \"dpdk\"\n"
+        ),
     );
     f.up(&d, &[]);
     let st: serde_json::Value =
@@ -74,9 +79,12 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     for s in &state.switches {
         let h = canopy_testbed::fabric::mgmt::health(&s.mgmt(), Duration::from_secs(10)).unwrap();
         assert!(h.tables_loaded, "{}: {h:?}", s.name);
-        // the tops run AF_XDP in virtio_net's native XDP mode (copy), the leaves AF_PACKET
+        // the tops run AF_XDP in virtio_net's native XDP mode (copy), one leaf DPDK's
+        // virtio PMD, the other AF_PACKET
         let want = if s.name.contains("-l2-") {
             "afxdp/copy"
+        } else if s.name == DPDK_LEAF {
+            "dpdk"
         } else {
             "afpacket"
         };

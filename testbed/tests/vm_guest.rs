@@ -1,5 +1,6 @@
 //! One `canopy-switch` in a QEMU guest built from Debian packages: it boots (KVM when a
-//! test boot works, TCG otherwise), runs its ports on `virtio_net` NICs, answers
+//! test boot works, TCG otherwise), runs port 0 on a `virtio_net` NIC and port 1 on
+//! DPDK's virtio PMD (with a switch built with DPDK; `virtio_net` otherwise), answers
 //! `health` and `counters` over its TCP management endpoint with the token, receives
 //! frames sent on the hypervisor's taps (directly, and through a tc `mirred` wire from a
 //! veth), sees its carrier go when QMP takes a link down, and powers off when asked.
@@ -7,12 +8,13 @@
 //! are downloaded once into the cache).
 
 use canopy_proto::mgmt::CountersReport;
+use canopy_testbed::fabric::dpdk;
 use canopy_testbed::fabric::mgmt::{self, Target};
 use canopy_testbed::netns;
 use canopy_testbed::traffic::port;
 use canopy_testbed::vm::guest::{self, MGMT_PORT};
 use canopy_testbed::vm::init::{GuestEnv, GuestNic, STARTED_MARK};
-use canopy_testbed::vm::qemu::{self, GuestSpec, Nic};
+use canopy_testbed::vm::qemu::{self, GuestSpec, Nic, PciAddr};
 use canopy_testbed::vm::{image, qmp, DEFAULT_CACHE};
 use std::net::Ipv4Addr;
 use std::process::Child;
@@ -93,26 +95,43 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     }
     guest::wire(&ns, "w1", "g0p1").unwrap();
 
+    // port 1 on DPDK's virtio PMD (its NIC bound to uio_pci_generic by the guest's
+    // init) when the switch was built with DPDK, as CI builds it
+    let p1 = PciAddr::port(1).unwrap().guest();
+    let dpdk_port = format!(
+        "[[port]]\nbackend = \"dpdk\"\ndevice = \"{p1}\"\n\n[dpdk]\neal_args = [\"-a\", \"{p1}\"]\n"
+    );
     let addr = format!("10.254.0.2:{MGMT_PORT}");
+    let config = |port1: &str| {
+        format!(
+            "[management]\nsocket = \"/run/canopy/switch.sock\"\ntcp = \"{addr}\"\n\
+             token_file = \"/run/canopy/token\"\n\n[switch]\nid = 0\nmode = \"adaptive\"\n\n\
+             [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p0\"\n\n{port1}"
+        )
+    };
+    let check =
+        format!("[management]\nsocket = \"/run/c.sock\"\n\n[switch]\nid = 0\n\n{dpdk_port}");
+    let dpdk = dpdk::check_switch_binary(&switch, &check, "vm-guest")
+        .inspect_err(|e| eprintln!("NOTE {test}: port 1 on afpacket, not DPDK: {e}"))
+        .is_ok();
+    let toml = match dpdk {
+        true => config(&dpdk_port),
+        false => config("[[port]]\nbackend = \"afpacket\"\ninterface = \"s0p1\"\n"),
+    };
     let token = b"vm-guest-test-token-9f3c1a7e5b20d4".to_vec();
     let env = GuestEnv {
         hostname: "edge-p0-e0".into(),
         mgmt: ("52:54:00:fe:00:00".into(), Ipv4Addr::new(10, 254, 0, 2), 24),
-        nics: (0..2)
+        nics: (0..if dpdk { 1 } else { 2 })
             .map(|p| GuestNic {
                 mac: format!("52:54:00:00:00:{p:02x}"),
                 name: format!("s0p{p}"),
                 mtu: 1500,
             })
             .collect(),
-        hugepages: 0,
+        hugepages: if dpdk { 16 } else { 0 },
+        dpdk: if dpdk { vec![p1.clone()] } else { vec![] },
     };
-    let toml = format!(
-        "[management]\nsocket = \"/run/canopy/switch.sock\"\ntcp = \"{addr}\"\n\
-         token_file = \"/run/canopy/token\"\n\n[switch]\nid = 0\nmode = \"adaptive\"\n\n\
-         [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p0\"\n\n\
-         [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p1\"\n"
-    );
     let files = guest::write_files(dir.path(), "edge-p0-e0", &env, &toml, &token).unwrap();
     // the hypervisor's copy of the token (0600), as canopyd and the testbed read it
     let to = Target::Guest {
@@ -122,15 +141,17 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     };
     let mut nics = vec![Nic {
         id: "mgmt".into(),
+        pci: PciAddr::MGMT,
         tap: "g0m".into(),
         mac: env.mgmt.0.clone(),
         offloads: true,
     }];
-    for (p, n) in env.nics.iter().enumerate() {
+    for p in 0..2u16 {
         nics.push(Nic {
             id: format!("p{p}"),
+            pci: PciAddr::port(p).unwrap(),
             tap: format!("g0p{p}"),
-            mac: n.mac.clone(),
+            mac: format!("52:54:00:00:00:{p:02x}"),
             offloads: false,
         });
     }
@@ -157,14 +178,29 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         &console,
         Duration::from_secs(180),
     )
-    .unwrap_or_else(|e| panic!("{e}\nQEMU: {:?}", std::fs::read_to_string(&log)));
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}\nconsole:\n{}\nQEMU: {:?}",
+            std::fs::read_to_string(&console).unwrap_or_default(),
+            std::fs::read_to_string(&log)
+        )
+    });
     eprintln!("healthy after {:.1} s: {h:?}", took.as_secs_f64());
     let con = std::fs::read_to_string(&console).unwrap();
     assert!(con.contains(STARTED_MARK), "{con}");
     assert_eq!(h.ports.len(), 2, "{h:?}");
     for (i, p) in h.ports.iter().enumerate() {
-        assert_eq!(p.name, format!("s0p{i}"));
-        assert_eq!(p.backend, "afpacket");
+        if i == 1 && dpdk {
+            // DPDK's virtio PMD on the NIC, the first DPDK port on a NIC's PMD
+            assert_eq!((p.name.as_str(), p.backend.as_str()), (p1.as_str(), "dpdk"));
+            assert!(
+                con.contains(&format!("{p1} bound to uio_pci_generic")),
+                "{con}"
+            );
+        } else {
+            assert_eq!(p.name, format!("s0p{i}"));
+            assert_eq!(p.backend, "afpacket");
+        }
         assert!(p.link && p.admin, "{p:?}");
     }
 

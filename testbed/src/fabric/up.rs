@@ -217,11 +217,14 @@ struct Plan {
 
 /// `up`'s checks for the fabric's `dpdk` ports on this machine ([`super::dpdk`]): the
 /// switch binary takes them (built with the feature), and the free huge pages cover the
-/// estimate of every switch with dpdk ports.
-fn check_dpdk(desc: &Desc, bin: &Path, configs: &[SwitchConfig]) -> Result<()> {
+/// estimate of every switch with dpdk ports; in a VM fabric, each guest's memory holds
+/// its switch's huge pages (which its `/init` reserves) besides what the guest itself
+/// needs. Returns the huge-page bytes of every switch with dpdk ports.
+fn check_dpdk(desc: &Desc, bin: &Path, configs: &[SwitchConfig]) -> Result<Vec<(u32, u64)>> {
     let mut need = vec![];
+    let mut bytes = vec![];
     let mut first = None;
-    for (s, _, path, text) in configs {
+    for (s, socket, path, text) in configs {
         if desc.dpdk_table(*s).is_none() {
             continue;
         }
@@ -229,16 +232,28 @@ fn check_dpdk(desc: &Desc, bin: &Path, configs: &[SwitchConfig]) -> Result<()> {
         let cfg = canopy_switch::config::Config::parse_rules(path, text).map_err(|e| {
             TestbedError::fabric(&desc.name, format!("generated config of {sname}: {e}"))
         })?;
-        need.push((sname.clone(), super::dpdk::switch_hugepage_bytes(&cfg)));
-        first.get_or_insert(text);
+        let b = super::dpdk::switch_hugepage_bytes(&cfg);
+        need.push((sname.clone(), b));
+        bytes.push((*s, b));
+        // a guest's configuration names files of the guest (its token): the binary is
+        // asked about the same ports under a management socket
+        first.get_or_insert_with(|| match desc.in_vms() {
+            true => desc.switch_config(*s, socket),
+            false => text.clone(),
+        });
     }
     let Some(text) = first else {
-        return Ok(());
+        return Ok(bytes);
     };
     let refused = |e: super::dpdk::DpdkError| TestbedError::fabric(&desc.name, e.to_string());
-    super::dpdk::check_switch_binary(bin, text, &desc.name).map_err(refused)?;
+    super::dpdk::check_switch_binary(bin, &text, &desc.name).map_err(refused)?;
+    if desc.in_vms() {
+        vm_step::check_guest_memory(desc, &bytes)?;
+        return Ok(bytes);
+    }
     let meminfo = crate::os::meminfo::read();
-    super::dpdk::check_hugepages(&need, &meminfo).map_err(refused)
+    super::dpdk::check_hugepages(&need, &meminfo).map_err(refused)?;
+    Ok(bytes)
 }
 
 /// What `up` needs, generated and checked before anything is created: the programs,
@@ -301,9 +316,10 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path, progress: &dyn Fn(&str)) -> R
         configs.push((s, socket, cfg_path, text));
     }
     // dpdk ports: the switch binary's build and the huge pages, before anything is created
-    if !desc.bmv2 {
-        check_dpdk(desc, &bin, &configs)?;
-    }
+    let hugepage_bytes = match desc.bmv2 {
+        false => check_dpdk(desc, &bin, &configs)?,
+        true => vec![],
+    };
     // canopyd: its binary and its generated configuration, checked (tables computed)
     // before anything is created
     let daemon = if desc.daemon {
@@ -321,7 +337,7 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path, progress: &dyn Fn(&str)) -> R
         None
     };
     let vm = match desc.in_vms() {
-        true => Some(vm_step::plan(desc, &bin, progress)?),
+        true => Some(vm_step::plan(desc, &bin, &hugepage_bytes, progress)?),
         false => None,
     };
     Ok(Plan {

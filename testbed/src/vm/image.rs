@@ -19,6 +19,10 @@ pub const KERNEL_PACKAGE: (&str, &str) = ("linux-image-cloud-amd64", "linux-imag
 /// BusyBox, statically linked.
 pub const BUSYBOX_PACKAGE: &str = "busybox-static";
 
+/// The layout of the image this code writes, part of its cache key: raised when what
+/// goes into the archive, or how, changes.
+const LAYOUT: &str = "canopy-guest-image 3";
+
 /// A built guest image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuestImage {
@@ -46,6 +50,72 @@ fn libraries(bin: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(libs)
+}
+
+/// DPDK's drivers the guests load: the PCI bus, the ring mempool (the mbuf pools'
+/// handler) and the virtio PMD. EAL loads every library in its plugin directory
+/// (`DPDK_PLUGIN_PATH`, compiled into `librte_eal`); the host's holds over a hundred,
+/// many linking libraries the guest has no use for, so the guest's holds only these.
+pub const DPDK_PLUGINS: &[&str] = &["librte_bus_pci", "librte_mempool_ring", "librte_net_virtio"];
+
+/// DPDK's plugin directory in the guest: links named as on the host to the libraries
+/// (so that a driver loaded as a plugin and as another's dependency is one object).
+#[derive(Debug, Default)]
+struct Plugins {
+    /// (link in the plugin directory, the library it points to).
+    links: Vec<(String, PathBuf)>,
+    /// The drivers and the libraries they load.
+    libs: Vec<PathBuf>,
+}
+
+/// The plugin directory compiled into `librte_eal`'s bytes.
+fn plugin_dir(eal: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = b"DPDK_PLUGIN_PATH=";
+    let at = eal.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let rest = &eal[at..];
+    let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+    std::str::from_utf8(&rest[..end])
+        .ok()
+        .filter(|d| d.starts_with('/'))
+}
+
+/// [`DPDK_PLUGINS`] for a switch that links DPDK (`libs` holds `librte_eal`), nothing
+/// for one that does not. Each driver is `<name>.so.<ABI major>` beside `librte_eal`
+/// (the major is the plugin directory's `pmds-<ABI>`).
+fn dpdk_plugins(libs: &[PathBuf]) -> Result<Plugins> {
+    let Some(eal) = libs.iter().find(|l| {
+        l.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("librte_eal.so"))
+    }) else {
+        return Ok(Plugins::default());
+    };
+    let bytes =
+        std::fs::read(eal).map_err(|e| TestbedError::io(format!("read {}", eal.display()), e))?;
+    let dir = plugin_dir(&bytes)
+        .ok_or_else(|| err(format!("{} names no DPDK_PLUGIN_PATH", eal.display())))?;
+    let major = Path::new(dir)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("pmds-"))
+        .and_then(|abi| abi.split('.').next())
+        .ok_or_else(|| err(format!("DPDK's plugin directory {dir} is not pmds-<ABI>")))?;
+    let libdir = eal.parent().unwrap_or(Path::new("/"));
+    let mut p = Plugins::default();
+    for name in DPDK_PLUGINS {
+        let lib = libdir.join(format!("{name}.so.{major}"));
+        if !lib.exists() {
+            return Err(err(format!(
+                "{} is missing (Debian: the package {} for DPDK's ABI {major}; scripts/install-deps installs DPDK)",
+                lib.display(),
+                name.replace('_', "-")
+            )));
+        }
+        p.links.push((format!("{dir}/{name}.so"), lib.clone()));
+        p.libs.extend(libraries(&lib)?);
+        p.libs.push(lib);
+    }
+    Ok(p)
 }
 
 /// The initramfs being written: directories as they are needed, files with their mode.
@@ -94,6 +164,11 @@ impl<W: Write> Cpio<W> {
     fn file(&mut self, path: &str, mode: u32, data: &[u8]) -> std::io::Result<()> {
         self.parents(path)?;
         self.entry(path.trim_start_matches('/'), 0o100000 | mode, data)
+    }
+
+    fn symlink(&mut self, path: &str, target: &str) -> std::io::Result<()> {
+        self.parents(path)?;
+        self.entry(path.trim_start_matches('/'), 0o120777, target.as_bytes())
     }
 
     /// `/dev/console`, so that `/init` has its output before devtmpfs is mounted.
@@ -165,13 +240,21 @@ pub fn build(cache: &Path, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result
     let moddir = kernel.root.join("lib/modules").join(&version);
     let mods = modules::closure(&moddir, modules::WANTED)?;
     let bb = busybox.root.join("bin/busybox");
-    let libs = libraries(switch_bin)?;
+    let mut libs = libraries(switch_bin)?;
+    let plugins = dpdk_plugins(&libs)?;
+    libs.extend(plugins.libs.iter().cloned());
+    let libs: Vec<PathBuf> = libs
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
 
     // the key: everything that goes into the image
     let switch = std::fs::read(switch_bin)
         .map_err(|e| TestbedError::io(format!("read {}", switch_bin.display()), e))?;
     let mut h = Sha256::new();
     for part in [
+        LAYOUT.as_bytes(),
         kernel.describe().as_bytes(),
         busybox.describe().as_bytes(),
         init::INIT.as_bytes(),
@@ -188,6 +271,9 @@ pub fn build(cache: &Path, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result
                 .unwrap_or(0)
                 .to_le_bytes(),
         );
+    }
+    for (link, _) in &plugins.links {
+        h.update(link.as_bytes());
     }
     drop(switch);
     let key: String = h.finalize()[..8]
@@ -216,10 +302,15 @@ pub fn build(cache: &Path, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result
         ino: 0,
     };
     let write = |c: &mut Cpio<std::io::BufWriter<std::fs::File>>| -> std::io::Result<()> {
+        // the root itself, 0755: the kernel's rootfs is world-writable otherwise, and
+        // DPDK refuses to load plugins under a world-writable directory
+        c.entry(".", 0o040755, &[])?;
         c.console()?;
         for d in ["/proc", "/sys", "/run", "/tmp", "/dev/hugepages"] {
             c.dir(d)?;
         }
+        // where DPDK's EAL (and others) look for the runtime directory
+        c.symlink("/var/run", "/run")?;
         c.file("/init", 0o755, init::INIT.as_bytes())?;
         c.file("/bin/busybox", 0o755, &std::fs::read(&bb)?)?;
         c.file(
@@ -229,6 +320,9 @@ pub fn build(cache: &Path, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result
         )?;
         for l in &libs {
             c.file(&l.to_string_lossy(), 0o755, &std::fs::read(l)?)?;
+        }
+        for (link, lib) in &plugins.links {
+            c.symlink(link, &lib.to_string_lossy())?;
         }
         let mut order = String::new();
         for (name, path) in &mods {
@@ -285,6 +379,20 @@ mod tests {
                 ("lib/x".to_string(), 0o100644),
             ]
         );
+    }
+
+    #[test]
+    fn the_plugin_directory_is_read_from_eal() {
+        let eal = b"\0x\0DPDK_PLUGIN_PATH=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0\0tail";
+        assert_eq!(
+            plugin_dir(eal),
+            Some("/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0")
+        );
+        assert_eq!(plugin_dir(b"DPDK_PLUGIN_PATH=relative\0"), None);
+        assert_eq!(plugin_dir(b"nothing"), None);
+        // a switch without DPDK gets no plugins
+        let p = dpdk_plugins(&[PathBuf::from("/lib/x86_64-linux-gnu/libc.so.6")]).unwrap();
+        assert!(p.links.is_empty() && p.libs.is_empty());
     }
 
     #[test]

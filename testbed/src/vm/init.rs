@@ -49,6 +49,9 @@ pub struct GuestEnv {
     pub nics: Vec<GuestNic>,
     /// 2 MiB huge pages to reserve (DPDK ports).
     pub hugepages: u32,
+    /// The PCI addresses of the NICs DPDK drives (its virtio PMD): bound to
+    /// `uio_pci_generic` instead of `virtio_net`.
+    pub dpdk: Vec<String>,
 }
 
 /// Whether `s` may appear unquoted in the shell script's settings (names, MACs).
@@ -68,7 +71,8 @@ impl GuestEnv {
                 self.nics
                     .iter()
                     .flat_map(|n| [n.mac.as_str(), n.name.as_str()]),
-            );
+            )
+            .chain(self.dpdk.iter().map(String::as_str));
         if !words.into_iter().all(shell_safe) {
             return None;
         }
@@ -83,13 +87,16 @@ impl GuestEnv {
             .collect();
         let _ = writeln!(s, "NICS=\"{}\"", nics.join(" "));
         let _ = writeln!(s, "HUGEPAGES={}", self.hugepages);
+        let _ = writeln!(s, "DPDK=\"{}\"", self.dpdk.join(" "));
         Some(s)
     }
 }
 
 /// `/init`: mounts, loads the modules in `modules.order`, reads its files from the
-/// firmware configuration, names the NICs by MAC, brings up the management address,
-/// reserves huge pages, then runs the switch; when it exits, the guest powers off (the
+/// firmware configuration, hands the NICs of DPDK's ports to `uio_pci_generic` (the
+/// cloud kernel has no `vfio-pci` no-IOMMU mode; DPDK's virtio PMD maps the device's
+/// registers through `uio`), names the other NICs by MAC, brings up the management
+/// address, reserves huge pages, then runs the switch; when it exits, the guest powers off (the
 /// hypervisor sees the guest stop, as it would see the process die).
 pub const INIT: &str = r#"#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -129,6 +136,18 @@ rename() { # MAC NAME
     echo "canopy-guest: no NIC with MAC $1 (for $2)"
     return 1
 }
+for a in $DPDK; do
+    d="/sys/bus/pci/devices/$a"
+    if [ ! -e "$d" ]; then
+        echo "canopy-guest: no PCI device $a for DPDK"
+        continue
+    fi
+    echo uio_pci_generic > "$d/driver_override"
+    if [ -e "$d/driver" ]; then echo "$a" > "$d/driver/unbind"; fi
+    echo "$a" > /sys/bus/pci/drivers_probe
+    drv=$(readlink "$d/driver")
+    echo "canopy-guest: $a bound to ${drv##*/}"
+done
 ip link set lo up
 rename "$MGMT_MAC" mgmt && ip link set mgmt up && ip addr add "$MGMT_ADDR" dev mgmt
 for n in $NICS; do
@@ -162,9 +181,11 @@ mod tests {
                 mtu: 1500,
             }],
             hugepages: 0,
+            dpdk: vec!["0000:00:03.1".into()],
         };
         let s = g.render().unwrap();
         assert!(s.contains("MGMT_ADDR=10.0.0.2/24\n"), "{s}");
+        assert!(s.contains("DPDK=\"0000:00:03.1\"\n"), "{s}");
         assert!(s.contains("NICS=\"52:54:00:01:00:01=s0p0=1500\"\n"), "{s}");
         g.nics[0].name = "x; reboot".into();
         assert_eq!(g.render(), None);

@@ -37,11 +37,53 @@ impl Accel {
     }
 }
 
+/// Where a NIC sits on the guest's PCI bus (bus 0 of QEMU's `pc` machine, whose slots 0
+/// and 1 hold the host bridge and the ISA bridge): a fixed address, so that a switch's
+/// configuration can name a port's NIC by it (DPDK's device, a PCI address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PciAddr {
+    /// The slot (device number).
+    pub slot: u8,
+    /// The function.
+    pub func: u8,
+}
+
+/// The first slot of the port NICs (the management NIC has the one before).
+const FIRST_PORT_SLOT: u8 = 3;
+/// Slots on bus 0.
+const SLOTS: u8 = 32;
+/// Most port NICs a guest can have: eight functions in each slot from
+/// [`FIRST_PORT_SLOT`] on.
+pub const MAX_PORT_NICS: u16 = (SLOTS - FIRST_PORT_SLOT) as u16 * 8;
+
+impl PciAddr {
+    /// The management NIC's place.
+    pub const MGMT: PciAddr = PciAddr { slot: 2, func: 0 };
+
+    /// The place of port `p`'s NIC: slot `3 + p / 8`, function `p % 8` (functions of
+    /// one multi-function device, so that 232 ports fit on one bus). None past
+    /// [`MAX_PORT_NICS`].
+    pub fn port(p: u16) -> Option<PciAddr> {
+        (p < MAX_PORT_NICS).then(|| PciAddr {
+            slot: FIRST_PORT_SLOT + (p / 8) as u8,
+            func: (p % 8) as u8,
+        })
+    }
+
+    /// The address as the guest sees it (`0000:00:03.1`): what DPDK's EAL and sysfs
+    /// name the device by.
+    pub fn guest(self) -> String {
+        format!("0000:00:{:02x}.{}", self.slot, self.func)
+    }
+}
+
 /// A NIC of a guest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nic {
     /// QEMU's id of its netdev (what QMP's `set_link` names).
     pub id: String,
+    /// Its place on the guest's PCI bus.
+    pub pci: PciAddr,
     /// The tap device on the hypervisor.
     pub tap: String,
     /// The guest's MAC address.
@@ -123,7 +165,14 @@ pub fn args(g: &GuestSpec) -> Vec<String> {
     a.extend(["-cpu".into(), cpu.into()]);
     for n in &g.nics {
         let mut netdev = format!("tap,id={},ifname={},script=no,downscript=no", n.id, n.tap);
-        let mut dev = format!("virtio-net-pci,netdev={},mac={}", n.id, n.mac);
+        let mut dev = format!(
+            "virtio-net-pci,netdev={},mac={},addr=0x{:x}.{}",
+            n.id, n.mac, n.pci.slot, n.pci.func
+        );
+        if n.pci.func == 0 {
+            // the slot's other functions (ports p+1..p+7) are more NICs
+            dev.push_str(",multifunction=on");
+        }
         if !n.offloads {
             dev.push_str(",guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off");
         }
@@ -265,12 +314,14 @@ mod tests {
             nics: vec![
                 Nic {
                     id: "mgmt".into(),
+                    pci: PciAddr::MGMT,
                     tap: "g0m".into(),
                     mac: "52:54:00:00:00:01".into(),
                     offloads: true,
                 },
                 Nic {
-                    id: "p0".into(),
+                    id: "p9".into(),
+                    pci: PciAddr::port(9).unwrap(),
                     tap: "g0p0".into(),
                     mac: "52:54:00:00:01:00".into(),
                     offloads: false,
@@ -288,8 +339,8 @@ mod tests {
         let a = args(&spec()).join(" ");
         assert!(a.contains("-accel tcg"), "{a}");
         assert!(a.contains("-cpu max") && !a.contains("-cpu host"), "{a}");
-        assert!(a.contains("-netdev tap,id=mgmt,ifname=g0m,script=no,downscript=no -device virtio-net-pci,netdev=mgmt,mac=52:54:00:00:00:01 "), "{a}");
-        assert!(a.contains("tap,id=p0,ifname=g0p0,script=no,downscript=no -device virtio-net-pci,netdev=p0,mac=52:54:00:00:01:00,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off"), "{a}");
+        assert!(a.contains("-netdev tap,id=mgmt,ifname=g0m,script=no,downscript=no -device virtio-net-pci,netdev=mgmt,mac=52:54:00:00:00:01,addr=0x2.0,multifunction=on "), "{a}");
+        assert!(a.contains("tap,id=p9,ifname=g0p0,script=no,downscript=no -device virtio-net-pci,netdev=p9,mac=52:54:00:00:01:00,addr=0x4.1,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off"), "{a}");
         assert!(
             a.contains("-fw_cfg name=opt/canopy/token,file=/s/token"),
             "{a}"
@@ -305,5 +356,16 @@ mod tests {
         let a = args(&k).join(" ");
         assert!(a.contains("-accel kvm") && a.contains("-cpu host"), "{a}");
         assert!(a.contains("downscript=no,vhost=on"), "{a}");
+    }
+
+    #[test]
+    fn port_nics_fill_the_bus_eight_to_a_slot() {
+        assert_eq!(PciAddr::port(0).unwrap().guest(), "0000:00:03.0");
+        assert_eq!(PciAddr::port(7).unwrap().guest(), "0000:00:03.7");
+        assert_eq!(PciAddr::port(8).unwrap().guest(), "0000:00:04.0");
+        let last = PciAddr::port(MAX_PORT_NICS - 1).unwrap();
+        assert_eq!((last.slot, last.func), (31, 7));
+        assert_eq!(PciAddr::port(MAX_PORT_NICS), None);
+        assert_eq!(PciAddr::MGMT.guest(), "0000:00:02.0");
     }
 }

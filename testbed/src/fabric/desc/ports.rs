@@ -330,7 +330,7 @@ impl Desc {
             .or_insert_with(|| toml::Value::String("afpacket".into()));
         if t.get("backend").and_then(|b| b.as_str()) == Some("dpdk") {
             // the interface goes into the device's --vdev ([`Desc::dpdk_table`])
-            t.insert("device".into(), Desc::dpdk_device(port).into());
+            t.insert("device".into(), self.dpdk_device(port).into());
         } else {
             t.insert(
                 "interface".into(),
@@ -341,9 +341,13 @@ impl Desc {
     }
 
     /// The DPDK device of switch port `port` when its backend is `dpdk`: an af_packet
-    /// vdev named after the port (`net_af_packet<port>`).
-    pub fn dpdk_device(port: u16) -> String {
-        format!("net_af_packet{port}")
+    /// vdev named after the port (`net_af_packet<port>`); in a guest, the PCI address of
+    /// the port's virtio-net NIC, which DPDK's virtio PMD drives.
+    pub fn dpdk_device(&self, port: u16) -> String {
+        match crate::vm::qemu::PciAddr::port(port) {
+            Some(pci) if self.in_vms() => pci.guest(),
+            _ => format!("net_af_packet{port}"),
+        }
     }
 
     /// The `[dpdk]` table of switch `sw` (None: no `dpdk` port): `--no-pci` and one
@@ -351,15 +355,23 @@ impl Desc {
     /// `qpairs=N` when the port has `queues = N > 1`: the PMD's N sockets share the
     /// interface's traffic by `PACKET_FANOUT`). No `--file-prefix`: canopy-switch's own
     /// (`canopy<pid>`) differs per switch process, and with `--in-memory` (its default)
-    /// no switch leaves files behind.
+    /// no switch leaves files behind. In a guest: `-a PCI` per dpdk port (EAL probes
+    /// those NICs only; the guest's `/init` bound them to `uio_pci_generic`).
     pub fn dpdk_table(&self, sw: u32) -> Option<toml::Table> {
         let ports = self.ports.get(sw as usize)?;
-        let mut args = vec![toml::Value::String("--no-pci".into())];
+        let mut args = vec![];
+        if !self.in_vms() {
+            args.push(toml::Value::String("--no-pci".into()));
+        }
         for (p, ps) in ports.iter().enumerate() {
             if ps.backend() != "dpdk" {
                 continue;
             }
             let p = p as u16;
+            if self.in_vms() {
+                args.extend(["-a".into(), toml::Value::String(self.dpdk_device(p))]);
+                continue;
+            }
             let queues = ps
                 .keys
                 .get("queues")
@@ -372,11 +384,11 @@ impl Desc {
             };
             args.push(toml::Value::String(format!(
                 "--vdev={},iface={},framecnt=8192{qpairs}",
-                Desc::dpdk_device(p),
+                self.dpdk_device(p),
                 Desc::ifname(Node::Switch(sw), p)
             )));
         }
-        if args.len() == 1 {
+        if !args.iter().any(|a| a.as_str() != Some("--no-pci")) {
             return None;
         }
         let mut t = toml::Table::new();
@@ -554,6 +566,14 @@ impl Desc {
                         "mtu {mtu} gives frames of {frame} bytes, but an AF_XDP port with {}-byte chunks receives at most {max_rx} (chunk minus {XDP_PACKET_HEADROOM} bytes of headroom): set frame_size = 4096 on afxdp ports or lower the mtu ({at})",
                         cfg.frame_size
                     )));
+                }
+                Ok(())
+            }
+            PortSpec::Dpdk { queues, .. } if self.in_vms() => {
+                if *queues > 1 {
+                    return fail("queues", format!(
+                        "queues = {queues}: a guest's virtio-net NIC has one queue pair, which DPDK's virtio PMD drives"
+                    ));
                 }
                 Ok(())
             }

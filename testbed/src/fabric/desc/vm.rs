@@ -117,24 +117,23 @@ impl Desc {
                  [canopyd] enabled",
             );
         }
-        if let Some((s, p)) = self.ports.iter().enumerate().find_map(|(s, ports)| {
-            ports
-                .iter()
-                .position(|p| p.backend() == "dpdk")
-                .map(|p| (s, p))
-        }) {
-            let (key, span) = self.ports[s][p].origin("backend");
-            return Err(ctx.err(
-                &key,
-                span,
-                format!(
-                    "\"dpdk\" on port {}:{p} of a guest: DPDK in the guests (the virtio PMD on \
-                     a NIC bound to uio_pci_generic, DPDK's libraries in the guest image, huge \
-                     pages in the guest) is not built yet; use \"afpacket\" or \"afxdp\" \
-                     (docs/ops-vms.md)",
-                    self.topo.switches[s].name
+        let most = crate::vm::qemu::MAX_PORT_NICS;
+        if let Some(sw) = self
+            .topo
+            .switches
+            .iter()
+            .find(|s| s.ports.len() > usize::from(most))
+        {
+            return refuse(
+                "vm.switches",
+                None,
+                &format!(
+                    "switch {} has {} ports; a guest has at most {most} port NICs (eight to \
+                     a PCI slot on one bus)",
+                    sw.name,
+                    sw.ports.len()
                 ),
-            ));
+            );
         }
         if vm.memory_mib < MIN_MEMORY_MIB {
             return refuse(
@@ -281,8 +280,8 @@ mod tests {
             (
                 "",
                 "",
-                "[ports]\nbackend = \"dpdk\"\n",
-                "t.toml: ports.backend: \"dpdk\" on port edge-p0-e0:0 of a guest",
+                "[ports]\nbackend = \"dpdk\"\nqueues = 2\n",
+                "t.toml: ports.queues: queues = 2: a guest's virtio-net NIC has one queue pair",
             ),
             (
                 "",
@@ -301,6 +300,31 @@ mod tests {
             let e = err(&body);
             assert!(e.contains(frag), "{body:?}: {e}");
         }
+    }
+
+    #[test]
+    fn dpdk_ports_in_a_guest_are_its_nics_pci_addresses() {
+        let d = Desc::parse(
+            "t.toml",
+            &format!("{VM}[[ports.override]]\nswitch = \"edge-*\"\nport = 1\nbackend = \"dpdk\"\n"),
+        )
+        .unwrap();
+        let text = d.guest_switch_config(0);
+        let cfg = canopy_switch::config::Config::parse_rules(std::path::Path::new("s.toml"), &text)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        match &cfg.ports[1] {
+            canopy_switch::config::PortSpec::Dpdk { device, .. } => {
+                assert_eq!(device, "0000:00:03.1")
+            }
+            p => panic!("{p:?}"),
+        }
+        assert!(matches!(
+            cfg.ports[0],
+            canopy_switch::config::PortSpec::AfPacket { .. }
+        ));
+        // EAL probes that NIC only, and no af_packet vdev
+        assert_eq!(cfg.dpdk.unwrap().eal_args, ["-a", "0000:00:03.1"]);
+        assert_eq!(d.dpdk_switches().len(), 2);
     }
 
     #[test]

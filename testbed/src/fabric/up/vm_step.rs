@@ -4,12 +4,13 @@
 
 use super::{Builder, SwitchConfig};
 use crate::error::{Result, TestbedError};
-use crate::fabric::desc::{AccelChoice, Desc, Node};
+use crate::fabric::desc::{AccelChoice, Desc, Node, MIN_MEMORY_MIB};
 use crate::fabric::state::{Created, GuestState, SwitchState, VmState};
 use crate::vm::guest;
 use crate::vm::image::{self, GuestImage};
 use crate::vm::init::{GuestEnv, GuestNic};
-use crate::vm::qemu::{self, Accel, GuestSpec, Nic, Probe};
+use crate::vm::qemu::{self, Accel, GuestSpec, Nic, PciAddr, Probe};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -21,10 +22,49 @@ pub(super) struct VmPlan {
     qemu: PathBuf,
     image: GuestImage,
     probe: Probe,
+    /// 2 MiB huge pages per switch with dpdk ports.
+    hugepages: BTreeMap<u32, u32>,
+}
+
+/// Huge pages of 2 MiB (the guest kernel's default size) for `bytes`.
+fn pages(bytes: u64) -> u32 {
+    u32::try_from(bytes.div_ceil(2 << 20)).unwrap_or(u32::MAX)
+}
+
+/// Whether every guest's memory holds its switch's huge pages (`bytes` per switch with
+/// dpdk ports) on top of the [`MIN_MEMORY_MIB`] a guest needs without them.
+pub(super) fn check_guest_memory(desc: &Desc, bytes: &[(u32, u64)]) -> Result<()> {
+    let have = desc.raw.vm.memory_mib;
+    let Some((s, most)) = bytes
+        .iter()
+        .map(|&(s, b)| (s, pages(b)))
+        .max_by_key(|p| p.1)
+    else {
+        return Ok(());
+    };
+    let want = MIN_MEMORY_MIB + 2 * most;
+    if have >= want {
+        return Ok(());
+    }
+    Err(TestbedError::fabric(
+        &desc.name,
+        format!(
+            "[vm] memory_mib = {have}: the guest of {} reserves {most} huge pages of 2 MiB for \
+             its dpdk ports (their mbuf pools and EAL's memory), so it needs at least {want} MiB \
+             ({MIN_MEMORY_MIB} MiB besides them); raise memory_mib or put fewer ports on dpdk",
+            desc.topo.switches[s as usize].name
+        ),
+    ))
 }
 
 /// QEMU, the guest image (built or reused) and the accelerator (`[vm] accel`).
-pub(super) fn plan(desc: &Desc, switch_bin: &Path, progress: &dyn Fn(&str)) -> Result<VmPlan> {
+/// `hugepage_bytes`: what each switch with dpdk ports reserves in its guest.
+pub(super) fn plan(
+    desc: &Desc,
+    switch_bin: &Path,
+    hugepage_bytes: &[(u32, u64)],
+    progress: &dyn Fn(&str),
+) -> Result<VmPlan> {
     let vm = &desc.raw.vm;
     let qemu = qemu::find()?;
     let cache = vm
@@ -49,7 +89,13 @@ pub(super) fn plan(desc: &Desc, switch_bin: &Path, progress: &dyn Fn(&str)) -> R
             p
         }
     };
-    Ok(VmPlan { qemu, image, probe })
+    let hugepages = hugepage_bytes.iter().map(|&(s, b)| (s, pages(b))).collect();
+    Ok(VmPlan {
+        qemu,
+        image,
+        probe,
+        hugepages,
+    })
 }
 
 /// A fresh management token: 32 characters from a 62-letter alphabet (190 bits).
@@ -96,6 +142,14 @@ impl Builder<'_> {
             crate::os::private::write(&token_file, &token)
                 .map_err(|e| TestbedError::io(format!("write {}", token_file.display()), e))?;
             let ports = sw.ports.len() as u16;
+            let pci = |p: u16| PciAddr::port(p).unwrap_or(PciAddr::MGMT);
+            let dpdk: Vec<u16> = desc
+                .port_backends(s)
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| *b == "dpdk")
+                .map(|(p, _)| p as u16)
+                .collect();
             let env = GuestEnv {
                 hostname: sw.name.clone(),
                 mgmt: (
@@ -104,17 +158,20 @@ impl Builder<'_> {
                     crate::fabric::desc::MGMT_PREFIX,
                 ),
                 nics: (0..ports)
+                    .filter(|p| !dpdk.contains(p))
                     .map(|p| GuestNic {
                         mac: Desc::vm_port_mac(s, p),
                         name: Desc::ifname(Node::Switch(s), p),
                         mtu,
                     })
                     .collect(),
-                hugepages: 0,
+                hugepages: vm.hugepages.get(&s).copied().unwrap_or(0),
+                dpdk: dpdk.iter().map(|&p| pci(p).guest()).collect(),
             };
             let files = guest::write_files(&dir, &format!("s{s}"), &env, &text, &token)?;
             let mut nics = vec![Nic {
                 id: "mgmt".into(),
+                pci: PciAddr::MGMT,
                 tap: Desc::vm_mgmt_tap(s),
                 mac: env.mgmt.0.clone(),
                 offloads: true,
@@ -122,6 +179,7 @@ impl Builder<'_> {
             let offloads = desc.raw.offloads.get_ref() != "off";
             nics.extend((0..ports).map(|p| Nic {
                 id: format!("p{p}"),
+                pci: pci(p),
                 tap: Desc::vm_end(Node::Switch(s), p),
                 mac: Desc::vm_port_mac(s, p),
                 offloads,
@@ -185,5 +243,36 @@ impl Builder<'_> {
             v.boot_s = since.elapsed().as_secs_f64();
         }
         self.state.save()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guest_must_hold_its_switchs_huge_pages() {
+        let d = |mib: u32| {
+            Desc::parse(
+                "t.toml",
+                &format!(
+                    "topology = \"fat-tree:k=2\"\n[vm]\nswitches = true\nmemory_mib = {mib}\n"
+                ),
+            )
+            .unwrap()
+        };
+        // 40 MiB in 20 pages: 256 + 40 MiB
+        let need = [(0, 3 << 20), (1, 40 << 20)];
+        assert!(check_guest_memory(&d(296), &need).is_ok());
+        let e = check_guest_memory(&d(295), &need).unwrap_err().to_string();
+        assert!(
+            e.contains("memory_mib = 295: the guest of ")
+                && e.contains("reserves 20 huge pages of 2 MiB")
+                && e.contains("at least 296 MiB"),
+            "{e}"
+        );
+        assert!(check_guest_memory(&d(256), &[]).is_ok());
+        assert_eq!(pages(1), 1);
+        assert_eq!(pages(4 << 20), 2);
     }
 }
