@@ -3,7 +3,9 @@
 //! four hosts in namespaces on the hypervisor). `up` boots the guests, canopyd pushes
 //! every table over the guests' TCP endpoints; `check` delivers every ordered pair; a
 //! run conserves frames on every switch; a guest killed and booted again gets its tables
-//! back from canopyd and forwards; a NIC taken down by QEMU is pruned and restored;
+//! back from canopyd and forwards; a NIC taken down by QEMU is pruned and restored; a
+//! soak with a round of faults accounts for every frame and checks every port against
+//! its tap;
 //! `down` leaves no QEMU, namespace, tap or state behind. The tops' ports are AF_XDP in
 //! `virtio_net`'s native mode, one leaf's DPDK's virtio PMD; canopyd's `/metrics` shows
 //! every guest switch. Skips without root or QEMU.
@@ -132,6 +134,43 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     for s in r["switches"].as_array().unwrap() {
         assert_eq!(s["conserved"], true, "{s}");
     }
+
+    // a soak with a round of faults: every frame accounted for, every port checked
+    // against its tap, a link set down and a guest killed routed around and recovered
+    let soak = f.dir.join("soak");
+    let out = f.run(&[
+        "soak",
+        &f.name,
+        "--rate",
+        "500pps",
+        "--duration",
+        "5",
+        "--fault-rounds",
+        "1",
+        "--faults",
+        "link-flap,switch-kill,daemon-kill",
+        "--out",
+        soak.to_str().unwrap(),
+    ]);
+    let rep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(soak.join("soak.json")).unwrap()).unwrap();
+    assert!(out.status.success(), "soak failed: {}", rep["failures"]);
+    // 12 ports less the killed top's 2, none with a gap
+    assert_eq!(rep["ports_checked"], 10, "{}", rep["port_gaps"]);
+    assert_eq!(rep["port_gaps"].as_array().map_or(0, Vec::len), 0);
+    let faults = rep["faults"].as_array().unwrap();
+    let kill = faults.iter().find(|e| e["kind"] == "switch-kill").unwrap();
+    assert!(kill["boot_ms"].as_f64().unwrap() > 0.0, "{kill}");
+    assert!(kill["detect_ms"].as_f64().unwrap() >= 3000.0, "{kill}");
+    // what QEMU dropped at the downed NIC is inferred, named, and nothing else is
+    let inferred = rep["accounting"]["inferred"].as_object().unwrap();
+    assert!(
+        inferred.keys().all(|k| k.contains("link set down")),
+        "{inferred:?}"
+    );
+    // a VM fabric has no tx-fill (the port's interface is inside the guest)
+    let out = f.run(&["soak", &f.name, "--rate", "500pps", "--fault-rounds", "1"]);
+    assert!(!out.status.success());
 
     // a guest powered off hard and booted again: canopyd pushes its tables back
     let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);

@@ -251,6 +251,18 @@ pub struct LinkStats {
 }
 
 impl LinkStats {
+    /// The counters of a tap as the guest NIC at its other end sees them: what the tap
+    /// transmitted the guest received, what the tap received (or dropped on receive) the
+    /// guest sent. What the tap dropped on transmit never reached the guest.
+    pub fn from_the_guest(&self) -> LinkStats {
+        LinkStats {
+            rx_packets: self.tx_packets,
+            rx_dropped: 0,
+            tx_packets: self.rx_packets,
+            tx_dropped: self.rx_dropped,
+        }
+    }
+
     /// `self - before`, per field (saturating).
     pub fn since(&self, before: &LinkStats) -> LinkStats {
         LinkStats {

@@ -4,7 +4,7 @@
 //! timeline, and the verdict.
 
 use super::faults::{FaultKind, Injected};
-use super::ports::{rx_in, PortKinds, RxOverlap, INFERRED_PLACES};
+use super::ports::{raw_gaps, PortKinds, RxOverlap, INFERRED_PLACES};
 use super::SoakOptions;
 use crate::error::{Result, TestbedError};
 use crate::fabric::state::State;
@@ -227,7 +227,7 @@ pub(super) fn account(
         .map(|h| format!("{}/{}", h.netns, h.ifname))
         .collect();
     let twice = &overlap.twice;
-    for (port, (_, n)) in &overlap.inferred {
+    for (port, (_, n, _)) in &overlap.inferred {
         if *n > 0 {
             acc.inferred.insert(port.clone(), *n);
         }
@@ -339,38 +339,32 @@ pub(super) fn port_hops(
                 continue;
             };
             checked += 1;
-            let i = ia.since(ib);
-            let bd = |r: &str| {
-                delta(
-                    pa.backend.drops.get(r).copied().unwrap_or(0),
-                    pb.backend.drops.get(r).copied().unwrap_or(0),
-                )
+            let guest = kinds.is_guest_tap(&key);
+            let i = match guest {
+                true => ia.since(ib).from_the_guest(),
+                false => ia.since(ib),
             };
-            let eng_tx = delta(pa.tx_packets, pb.tx_packets);
-            // what the backend's socket counted already (native XDP), and what no one
-            // counted but the interface shows (DPDK's af_packet PMD, named in the
-            // accounting)
+            // what the backend's socket counted already (native XDP)
             let twice = overlap.twice.get(&key).copied().unwrap_or(0);
-            let rx_dropped = i.rx_dropped as i64 - twice as i64;
-            let rx_gap = (i.rx_packets as i64 - rx_dropped)
-                - rx_in(pa, pb) as i64
-                - overlap.inferred_at(&key) as i64;
             // a slowed port's qdisc was removed before the last read: its drops were
-            // read when it was
-            let q = delta(
-                a.qdiscs.get(&key).copied().unwrap_or(0),
-                b.qdiscs.get(&key).copied().unwrap_or(0),
-            ) + injected
-                .iter()
-                .filter(|e| e.qdisc_dev == key)
-                .map(|e| e.qdisc_drops)
-                .sum::<u64>();
-            let backlog = pa.tx_backlog as i64 - pb.tx_backlog as i64;
-            let requeued = delta(pa.backend.tx_requeues, pb.backend.tx_requeues);
-            let tx_gap = eng_tx as i64
-                - bd("tx_wrong_format") as i64
-                - ((i.tx_packets + i.tx_dropped + q) as i64 - requeued as i64)
-                - backlog;
+            // read when it was. (A tap's qdisc is on the guest's receive side: what it
+            // drops never reached the guest, and the accounting counts it.)
+            let q = if guest {
+                0
+            } else {
+                delta(
+                    a.qdiscs.get(&key).copied().unwrap_or(0),
+                    b.qdiscs.get(&key).copied().unwrap_or(0),
+                ) + injected
+                    .iter()
+                    .filter(|e| e.qdisc_dev == key)
+                    .map(|e| e.qdisc_drops)
+                    .sum::<u64>()
+            };
+            // less what no one counted but the counters show (named in the accounting)
+            let (rx, tx) = raw_gaps(pa, pb, &i, twice, q);
+            let rx_gap = rx - overlap.inferred_at(&key, false) as i64;
+            let tx_gap = tx - overlap.inferred_at(&key, true) as i64;
             if rx_gap != 0 || tx_gap != 0 {
                 gaps.push(PortHop {
                     port: format!("{}:{} ({})", s.name, pa.port, pa.name),
@@ -450,12 +444,13 @@ pub(super) fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
             ));
         }
         let limit = opts.recovery_limit_ms;
+        // a guest booted again: from when its switch answered
         f.extend(slow_recovery(
             &what,
             "repair",
             "after the repair",
             e.repair_recovery_ms,
-            limit,
+            limit + e.boot_ms.unwrap_or(0.0),
         ));
         if e.expect_fault_recovery {
             f.extend(slow_recovery(
@@ -463,7 +458,7 @@ pub(super) fn judge(r: &SoakReport, opts: &SoakOptions) -> Vec<String> {
                 "fault",
                 "during the fault",
                 e.fault_recovery_ms,
-                limit,
+                limit + e.detect_ms.unwrap_or(0.0),
             ));
         }
     }

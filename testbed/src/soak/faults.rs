@@ -92,6 +92,11 @@ impl Default for FaultPlan {
 }
 
 impl FaultPlan {
+    /// How many faults of `kind` the plan injects.
+    pub fn count(&self, kind: FaultKind) -> usize {
+        self.rounds * self.kinds.iter().filter(|&&k| k == kind).count()
+    }
+
     /// Send time the plan needs (lead, every round, one settle period at the end).
     pub fn needs_s(&self) -> f64 {
         if self.rounds == 0 || self.kinds.is_empty() {
@@ -119,6 +124,29 @@ pub(super) struct Injected {
     pub(super) qdisc_dev: String,
     /// tx-fill: what the switch counted (drops, other ports' tx, backlog).
     pub(super) fill: Option<FillSeen>,
+    /// switch-kill of a guest: how long the guest's switch took to answer after QEMU
+    /// started again (ms).
+    pub(super) boot_ms: Option<f64>,
+}
+
+/// Longest wait for a guest booted again by a switch-kill's repair.
+const GUEST_BOOT_LIMIT: Duration = Duration::from_secs(180);
+
+/// Wait until the switch of a guest booted again answers `health`: its time since
+/// `t0`, None when it did not answer within [`GUEST_BOOT_LIMIT`] or the soak stopped.
+fn guest_back(
+    s: &crate::fabric::state::SwitchState,
+    t0: Instant,
+    stop: &AtomicBool,
+) -> Option<f64> {
+    let to = s.mgmt();
+    while t0.elapsed() < GUEST_BOOT_LIMIT && !stop.load(Ordering::Relaxed) {
+        if crate::fabric::mgmt::health(&to, Duration::from_secs(1)).is_ok() {
+            return Some(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
 }
 
 /// What a slowed port's switch counted while the port was slowed.
@@ -205,6 +233,7 @@ pub(super) fn inject(
                 qdisc_drops: 0,
                 qdisc_dev: String::new(),
                 fill: None,
+                boot_ms: None,
             };
             match kind {
                 FaultKind::LinkFlap => {
@@ -227,6 +256,7 @@ pub(super) fn inject(
                     drill::kill_switch(root, name, sw)?;
                     nap(hold, stop);
                     ev.repair_ns = now();
+                    let t0 = Instant::now();
                     let s = drill::start_switch(root, name, sw)?;
                     ev.note = match s.instance {
                         Some(i) => format!(
@@ -235,6 +265,27 @@ pub(super) fn inject(
                         ),
                         None => format!("restarted as pid {}", s.pid),
                     };
+                    // a guest boots before its switch can take tables: the next fault
+                    // waits for it, and its recovery is timed from its answer
+                    if let Some(g) = state
+                        .switches
+                        .iter()
+                        .find(|x| &x.name == sw && x.guest.is_some())
+                    {
+                        ev.boot_ms = guest_back(g, t0, stop);
+                        ev.note = match ev.boot_ms {
+                            Some(ms) => format!(
+                                "guest booted again (QEMU pid {}), its switch answered after {:.1} s",
+                                s.pid,
+                                ms / 1e3
+                            ),
+                            None => format!(
+                                "guest booted again (QEMU pid {}), its switch did not answer within {} s",
+                                s.pid,
+                                GUEST_BOOT_LIMIT.as_secs()
+                            ),
+                        };
+                    }
                 }
                 FaultKind::DaemonKill => {
                     if !daemon {

@@ -107,9 +107,42 @@ pub struct SoakOptions {
     pub command: String,
 }
 
+/// How long canopyd may take to declare a guest switch down, in ms (None: not a VM
+/// fabric, or no canopyd): its missed probes, each up to the longer of its probe
+/// timeout and interval. A switch in a killed guest answers nothing (no reset, no
+/// refusal), so only that many probe timeouts tell it apart from a slow guest.
+fn guest_detect_ms(state: &crate::fabric::state::State) -> Result<Option<f64>> {
+    let (Some(_), Some(d)) = (&state.vm, &state.daemon) else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&d.config)
+        .map_err(|e| TestbedError::io(format!("read {}", d.config.display()), e))?;
+    let c = canopyd::config::Config::parse(&d.config.display().to_string(), &text, &state.dir)
+        .map_err(|e| TestbedError::fabric(&state.name, format!("canopyd's configuration: {e}")))?;
+    let each = c.probe_timeout.max(c.probe_interval);
+    Ok(Some(each.as_secs_f64() * 1e3 * f64::from(c.missed_probes)))
+}
+
 /// Run the soak.
 pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakReport> {
     let state = run::running(&opts.state_root, &opts.name, &opts.machine)?;
+    if state.vm.is_some() && opts.faults.count(FaultKind::TxFill) > 0 {
+        return Err(TestbedError::fabric(
+            &opts.name,
+            "tx-fill slows a switch port with a tbf qdisc on its interface, which in a VM \
+             fabric is inside the guest; leave it out (--faults link-flap,switch-kill,daemon-kill)",
+        ));
+    }
+    // a VM fabric: faults are held until canopyd can have seen a guest die
+    let detect_ms = guest_detect_ms(&state)?;
+    let opts = &match detect_ms {
+        Some(ms) => {
+            let mut o = opts.clone();
+            o.faults.hold_s = o.faults.hold_s.max(ms / 1e3 + o.faults.hold_s);
+            o
+        }
+        None => opts.clone(),
+    };
     let topo = canopy_control::build_str(&state.hosts.topology)
         .map_err(|e| TestbedError::Frame(format!("topology {}: {e}", state.hosts.topology)))?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -154,7 +187,13 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
         }
     };
     rep.rate_pps = (pdr * opts.load).max(1.0);
-    let duration = opts.duration_s.max(opts.faults.needs_s());
+    // a killed guest boots again before the next fault: as long as `up` took to boot
+    // them all, per switch-kill
+    let boots = match &state.vm {
+        Some(vm) => vm.boot_s * opts.faults.count(FaultKind::SwitchKill) as f64,
+        None => 0.0,
+    };
+    let duration = opts.duration_s.max(opts.faults.needs_s() + boots);
     rep.duration_s = duration;
     let spec = TrafficSpec {
         rate: Rate::Pps(rep.rate_pps),
@@ -203,7 +242,15 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     let tl = trial.timeline.clone().unwrap_or_default();
     rep.switches = linkload::switch_deltas(&before.switches, &after.switches);
     forget_restarted(&injected, &mut rep.switches, [&mut before, &mut after]);
-    let overlap = RxOverlap::of(&state, &kinds, &before, &after);
+    let downed: Vec<(String, u16)> = injected
+        .iter()
+        .filter(|e| e.kind == FaultKind::LinkFlap)
+        .filter_map(|e| {
+            let (sw, p) = e.target.rsplit_once(':')?;
+            Some((sw.to_string(), p.parse().ok()?))
+        })
+        .collect();
+    let overlap = RxOverlap::of(&state, &kinds, [&before, &after], &downed);
     let counters = [&before, &after];
     rep.accounting = account(&state, &trial, counters, &overlap, &rep.switches, &injected);
     let (gaps, checked) = port_hops(&state, &topo, counters, (&kinds, &overlap), &injected);
@@ -216,7 +263,7 @@ pub fn soak(opts: &SoakOptions, stop: Option<Arc<AtomicBool>>) -> Result<SoakRep
     rep.min_delivery_100ms = min_delivery(&tl, (100 / opts.bin_ms.max(1)).max(1) as usize);
 
     // 4. recovery per fault, from the timeline
-    rep.faults = fault_events(&tl, &injected);
+    rep.faults = fault_events(&tl, &injected, detect_ms);
     rep.failures = judge(&rep, opts);
     let mut trial = trial;
     trial.timeline = None;
@@ -280,6 +327,7 @@ fn forget_restarted(
 fn fault_events(
     tl: &crate::report::results::Timeline,
     injected: &[faults::Injected],
+    detect_ms: Option<f64>,
 ) -> Vec<FaultEvent> {
     let clean = 200_000_000u64;
     let guard = 50_000_000u64;
@@ -309,7 +357,16 @@ fn fault_events(
             drops: e.fill.as_ref().map(|f| f.drops.clone()).unwrap_or_default(),
             other_ports_tx: e.fill.as_ref().map(|f| f.other_tx),
             tx_backlog: e.fill.as_ref().map(|f| f.backlog),
-            note: e.note.clone(),
+            boot_ms: e.boot_ms,
+            detect_ms: detect_ms.filter(|_| e.kind == FaultKind::SwitchKill),
+            note: match detect_ms.filter(|_| e.kind == FaultKind::SwitchKill) {
+                Some(d) => format!(
+                    "{}; canopyd takes up to {:.1} s to declare a silent guest down: recovery allowed that much longer",
+                    e.note,
+                    d / 1e3
+                ),
+                None => e.note.clone(),
+            },
         });
     }
     out

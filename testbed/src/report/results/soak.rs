@@ -113,6 +113,16 @@ pub struct FaultEvent {
     /// tx-fill: frames held in the slowed port's TX ring at the end of the fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_backlog: Option<u64>,
+    /// A switch in a guest killed and booted again: how long its switch took to answer
+    /// `health` after QEMU started (the recovery after the repair is allowed this much
+    /// longer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_ms: Option<f64>,
+    /// A switch in a guest killed: how long canopyd may take to declare it down (its
+    /// missed probes × the probe timeout; a dead guest answers nothing). The fault is
+    /// held that much longer, and the recovery during it is allowed that much longer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detect_ms: Option<f64>,
     /// Details (drops counted at a slowed port, how long a restart took, ...).
     pub note: String,
 }
