@@ -217,3 +217,88 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
         .collect();
     assert!(qemus.is_empty(), "QEMU left running: {qemus:?}");
 }
+
+/// The same fabric with its switch-to-switch links on QEMU's userspace `dgram` netdev
+/// (Unix datagram sockets, no taps between switches) and without vhost-net: every pair
+/// delivered, a `run --search` finds an NDR and conserves, a guest killed and booted
+/// again (its sockets bound afresh) forwards again, a NIC set down is routed around,
+/// and `down` leaves nothing.
+#[test]
+fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
+    let test = "a_vm_fabric_on_userspace_links_forwards_and_recovers";
+    if !root_or_skip(test) {
+        return;
+    }
+    if canopy_testbed::vm::qemu::find().is_err() {
+        eprintln!("SKIP {test}: qemu-system-x86_64 is not installed (Debian: qemu-system-x86)");
+        return;
+    }
+    let _serial = canopy_test_utils::serial();
+    let f = Fab::named("cvm", "d");
+    let d = f.desc(
+        "fabric.toml",
+        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\
+         links = \"dgram\"\nvhost = \"off\"\n",
+    );
+    f.up(&d, &[]);
+    // no tap for a switch-to-switch port: only the management NICs' and the hosts'
+    let st: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(f.state_file()).unwrap()).unwrap();
+    assert_eq!(st["vm"]["links"], "dgram", "{}", st["vm"]);
+    let hv = st["vm"]["netns"].as_str().unwrap().to_string();
+    let taps = canopy_testbed::netns::ip(&["-n", &hv, "-o", "link", "show"]).unwrap();
+    let taps: Vec<&str> = taps
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1))
+        .filter(|n| n.starts_with('t'))
+        .collect();
+    // 4 management taps, 4 leaf ports towards hosts
+    assert_eq!(taps.len(), 8, "{taps:?}");
+    let out = f.run(&["check", &f.name]);
+    assert!(out.status.success(), "check failed");
+
+    let run = f.dir.join("run");
+    let out = f.run(&[
+        "run",
+        &f.name,
+        "--search",
+        "--duration-s",
+        "1",
+        "--quiet",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "run --search failed");
+    let r = fabric_common::results(&run);
+    assert!(
+        r["search"]["ndr_pps"].as_f64().unwrap_or(0.0) > 0.0,
+        "{}",
+        r["search"]
+    );
+    for s in r["switches"].as_array().unwrap() {
+        assert_eq!(s["conserved"], true, "{s}");
+    }
+    assert!(
+        r["meta"]["guests"]
+            .as_str()
+            .is_some_and(|g| g.contains("dgram")),
+        "{}",
+        r["meta"]
+    );
+
+    let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);
+    assert!(out.status.success(), "kill failed");
+    let out = f.run(&["drill", "--name", &f.name, "start", LEAF]);
+    assert!(out.status.success(), "start failed");
+    until_check_passes(&f, 180);
+    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "down"]);
+    assert!(out.status.success(), "link down failed");
+    until_check_passes(&f, 60);
+    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "up"]);
+    assert!(out.status.success(), "link up failed");
+    until_check_passes(&f, 60);
+
+    f.down();
+    let left = f.leftovers();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -116,6 +116,7 @@ fn harness(tag: &str, n: u32) -> Harness {
             topology: TOPO.into(),
             kind: "sliced".into(),
             hosts,
+            guest_clocks: false,
         },
     }
 }

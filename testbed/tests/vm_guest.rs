@@ -14,7 +14,7 @@ use canopy_testbed::netns;
 use canopy_testbed::traffic::port;
 use canopy_testbed::vm::guest::{self, MGMT_PORT};
 use canopy_testbed::vm::init::{GuestEnv, GuestNic, STARTED_MARK};
-use canopy_testbed::vm::qemu::{self, GuestSpec, Nic, PciAddr};
+use canopy_testbed::vm::qemu::{self, GuestSpec, Nic, NicLink, PciAddr};
 use canopy_testbed::vm::{image, qmp, DEFAULT_CACHE};
 use std::net::Ipv4Addr;
 use std::process::Child;
@@ -142,7 +142,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     let mut nics = vec![Nic {
         id: "mgmt".into(),
         pci: PciAddr::MGMT,
-        tap: "g0m".into(),
+        link: NicLink::Tap("g0m".into()),
         mac: env.mgmt.0.clone(),
         offloads: true,
     }];
@@ -150,7 +150,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         nics.push(Nic {
             id: format!("p{p}"),
             pci: PciAddr::port(p).unwrap(),
-            tap: format!("g0p{p}"),
+            link: NicLink::Tap(format!("g0p{p}")),
             mac: format!("52:54:00:00:00:{p:02x}"),
             offloads: false,
         });
@@ -171,7 +171,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     };
     let log = guest::qemu_log(&console);
     let args = qemu::args(&spec);
-    c.child = Some(guest::start(&ns, &q, &args, &log, "start the guest").unwrap());
+    c.child = Some(guest::start(&ns, &q, (&args, &[]), &log, "start the guest").unwrap());
     let (h, took) = guest::wait_healthy(
         &to,
         c.child.as_mut().unwrap(),

@@ -222,7 +222,7 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
             crate::vm::guest::start(
                 &g.netns,
                 &bin,
-                &g.args,
+                (&g.args, &g.sockets),
                 &log,
                 &format!("boot {switch} again"),
             )?

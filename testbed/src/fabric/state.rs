@@ -78,6 +78,9 @@ pub struct GuestState {
     pub console: PathBuf,
     /// Its QEMU arguments, to boot it again as it was.
     pub args: Vec<String>,
+    /// The Unix sockets its `dgram` NICs bind (removed before it boots again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<PathBuf>,
     /// The accelerator it got.
     pub accel: crate::vm::qemu::Accel,
 }
@@ -211,24 +214,32 @@ pub struct VmState {
     pub packages: Vec<String>,
     /// How long from the first guest's start until every switch answered (s).
     pub boot_s: f64,
+    /// How the switch-to-switch links are carried.
+    #[serde(default)]
+    pub links: crate::fabric::desc::VmLinks,
 }
 
 impl VmState {
     /// One line for reports: the accelerator and why; under TCG, that the figures are not
     /// comparable with namespaces or real VMs.
     pub fn describe(&self) -> String {
+        let links = match self.links {
+            crate::fabric::desc::VmLinks::Tap => "links on taps",
+            crate::fabric::desc::VmLinks::Dgram => "switch links on QEMU's dgram netdev",
+        };
+        // the hop breakdown needs the switches' stamps on the hosts' clock
+        let clocks = "no hop breakdown (the guests' clocks are not the hosts')";
         match self.probe.accel {
             crate::vm::qemu::Accel::Tcg => format!(
-                "every switch in a QEMU guest under TCG: the NIC drivers are real, throughput \
-                 and latency are not comparable with namespaces or real VMs ({})",
+                "every switch in a QEMU guest under TCG, {links}: the NIC drivers are real, \
+                 throughput and latency are not comparable with namespaces or real VMs ({}); \
+                 {clocks}",
                 self.probe.why
             ),
-            crate::vm::qemu::Accel::Kvm => {
-                format!(
-                    "every switch in a QEMU guest under KVM ({})",
-                    self.probe.why
-                )
-            }
+            crate::vm::qemu::Accel::Kvm => format!(
+                "every switch in a QEMU guest under KVM, {links} ({}); {clocks}",
+                self.probe.why
+            ),
         }
     }
 }

@@ -337,7 +337,7 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path, progress: &dyn Fn(&str)) -> R
         None
     };
     let vm = match desc.in_vms() {
-        true => Some(vm_step::plan(desc, &bin, &hugepage_bytes, progress)?),
+        true => Some(vm_step::plan(desc, (&bin, dir), &hugepage_bytes, progress)?),
         false => None,
     };
     Ok(Plan {
@@ -376,6 +376,7 @@ fn initial_state(desc: &Desc, machine: &str, dir: &Path, plan: &Plan) -> State {
                 }
             })
             .collect(),
+        guest_clocks: desc.in_vms(),
     };
     State {
         name: desc.name.clone(),

@@ -307,6 +307,17 @@ pub(super) fn account(
                 .into(),
         );
     }
+    if state
+        .vm
+        .as_ref()
+        .is_some_and(|v| v.links == crate::fabric::desc::VmLinks::Dgram)
+    {
+        // the unaccounted remainder would show them, but nothing names the link
+        acc.uncounted.push(
+            "frames QEMU's userspace links (links = \"dgram\") lose between two guests: no interface counts them, and their ports are not checked"
+                .into(),
+        );
+    }
     if injected.iter().any(|e| e.kind == FaultKind::TxFill) {
         acc.uncounted.push(
             "frames a slowed port's qdisc still held when it was removed (drained first; any left are purged uncounted by the kernel)"

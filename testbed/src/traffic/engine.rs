@@ -704,7 +704,7 @@ impl Generator {
             return Ok((acc, None));
         };
         self.open_probe_ports(active)?;
-        let hops = spec.probe_hops.then(|| {
+        let hops = (spec.probe_hops && !self.hosts.guest_clocks).then(|| {
             let levels: Vec<u16> = self.topo.switches.iter().map(|s| s.level).collect();
             let top = levels.iter().copied().max().unwrap_or(1);
             (super::hopstats::slots_for(top), levels)

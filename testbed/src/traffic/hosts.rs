@@ -46,6 +46,11 @@ pub struct FabricHosts {
     pub kind: String,
     /// Every host of the topology that is placed on this machine, in host order.
     pub hosts: Vec<HostEndpoint>,
+    /// The switches stamp their hop records with the clocks of machines of their own
+    /// (QEMU guests), which the hosts' stamps cannot be set against: the latency stream
+    /// asks for no hop records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest_clocks: bool,
 }
 
 /// Host positions by MAC address, for the per-frame lookups of receivers (a sorted

@@ -364,6 +364,7 @@ pub fn desc_check(
                 mac: canopy_control::oracle::host_mac(topo, h),
             })
             .collect(),
+        guest_clocks: false,
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     spec.validate(&hosts, cpus)
@@ -663,6 +664,7 @@ mod tests {
                     mac: [2, 0, 0, 0, 0, h as u8],
                 })
                 .collect(),
+            guest_clocks: false,
         }
     }
 

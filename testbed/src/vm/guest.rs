@@ -98,8 +98,24 @@ pub fn write_files(
 }
 
 /// Start QEMU with `args` ([`super::qemu::args`] of the guest, or the ones a state file kept)
-/// inside namespace `ns`; QEMU's own messages are appended to `log`.
-pub fn start(ns: &str, qemu: &Path, args: &[String], log: &Path, what: &str) -> Result<Child> {
+/// inside namespace `ns`; QEMU's own messages are appended to `log`. `sockets`: the
+/// Unix sockets its `dgram` NICs bind ([`super::qemu::GuestSpec::sockets`]), removed
+/// first (a guest killed leaves them behind).
+pub fn start(
+    ns: &str,
+    qemu: &Path,
+    (args, sockets): (&[String], &[PathBuf]),
+    log: &Path,
+    what: &str,
+) -> Result<Child> {
+    for s in sockets {
+        match std::fs::remove_file(s) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(TestbedError::io(format!("remove {}", s.display()), e))
+            }
+            _ => {}
+        }
+    }
     let mut cmd = netns::exec(ns, None);
     cmd.arg(qemu).args(args);
     crate::os::process::spawn_logged(cmd, log, true, false, what)

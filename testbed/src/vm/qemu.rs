@@ -77,6 +77,21 @@ impl PciAddr {
     }
 }
 
+/// What a guest NIC is connected to on the hypervisor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NicLink {
+    /// A tap device the testbed made beforehand (its name).
+    Tap(String),
+    /// QEMU's userspace `dgram` netdev over Unix datagram sockets: it receives on
+    /// `local` and sends to `remote` (the peer NIC's `local`).
+    Dgram {
+        /// Its own socket (bound by QEMU; must not exist when QEMU starts).
+        local: PathBuf,
+        /// The peer's socket.
+        remote: PathBuf,
+    },
+}
+
 /// A NIC of a guest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nic {
@@ -84,8 +99,8 @@ pub struct Nic {
     pub id: String,
     /// Its place on the guest's PCI bus.
     pub pci: PciAddr,
-    /// The tap device on the hypervisor.
-    pub tap: String,
+    /// What it is connected to.
+    pub link: NicLink,
     /// The guest's MAC address.
     pub mac: String,
     /// The guest's receive offloads (GRO done by the host side for the guest: TSO, ECN,
@@ -118,6 +133,19 @@ pub struct GuestSpec {
     pub qmp: PathBuf,
     /// Whether the taps use vhost-net (in-kernel virtio data path).
     pub vhost: bool,
+}
+
+impl GuestSpec {
+    /// The Unix sockets its `dgram` NICs bind, which must not exist when QEMU starts.
+    pub fn sockets(&self) -> Vec<PathBuf> {
+        self.nics
+            .iter()
+            .filter_map(|n| match &n.link {
+                NicLink::Dgram { local, .. } => Some(local.clone()),
+                NicLink::Tap(_) => None,
+            })
+            .collect()
+    }
 }
 
 /// The kernel command line of every guest: the serial console, no KASLR (the guest is a
@@ -164,7 +192,21 @@ pub fn args(g: &GuestSpec) -> Vec<String> {
     };
     a.extend(["-cpu".into(), cpu.into()]);
     for n in &g.nics {
-        let mut netdev = format!("tap,id={},ifname={},script=no,downscript=no", n.id, n.tap);
+        let mut netdev = match &n.link {
+            NicLink::Tap(tap) => {
+                let mut t = format!("tap,id={},ifname={tap},script=no,downscript=no", n.id);
+                if g.vhost {
+                    t.push_str(",vhost=on");
+                }
+                t
+            }
+            NicLink::Dgram { local, remote } => format!(
+                "dgram,id={},local.type=unix,local.path={},remote.type=unix,remote.path={}",
+                n.id,
+                local.display(),
+                remote.display()
+            ),
+        };
         let mut dev = format!(
             "virtio-net-pci,netdev={},mac={},addr=0x{:x}.{}",
             n.id, n.mac, n.pci.slot, n.pci.func
@@ -176,10 +218,12 @@ pub fn args(g: &GuestSpec) -> Vec<String> {
         if !n.offloads {
             dev.push_str(",guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off");
         }
-        if g.vhost {
-            netdev.push_str(",vhost=on");
-        }
-        a.extend(["-netdev".into(), netdev, "-device".into(), dev]);
+        a.extend([
+            "-netdev".into(),
+            std::mem::take(&mut netdev),
+            "-device".into(),
+            dev,
+        ]);
     }
     for (name, file) in &g.files {
         a.extend([
@@ -315,14 +359,14 @@ mod tests {
                 Nic {
                     id: "mgmt".into(),
                     pci: PciAddr::MGMT,
-                    tap: "g0m".into(),
+                    link: NicLink::Tap("g0m".into()),
                     mac: "52:54:00:00:00:01".into(),
                     offloads: true,
                 },
                 Nic {
                     id: "p9".into(),
                     pci: PciAddr::port(9).unwrap(),
-                    tap: "g0p0".into(),
+                    link: NicLink::Tap("g0p0".into()),
                     mac: "52:54:00:00:01:00".into(),
                     offloads: false,
                 },
@@ -356,6 +400,15 @@ mod tests {
         let a = args(&k).join(" ");
         assert!(a.contains("-accel kvm") && a.contains("-cpu host"), "{a}");
         assert!(a.contains("downscript=no,vhost=on"), "{a}");
+        assert!(k.sockets().is_empty());
+        // a userspace link: no tap, no vhost, its socket to remove before a start
+        k.nics[1].link = NicLink::Dgram {
+            local: "/s/s0p9.dgram".into(),
+            remote: "/s/s1p0.dgram".into(),
+        };
+        let a = args(&k).join(" ");
+        assert!(a.contains("-netdev dgram,id=p9,local.type=unix,local.path=/s/s0p9.dgram,remote.type=unix,remote.path=/s/s1p0.dgram -device virtio-net-pci,netdev=p9,"), "{a}");
+        assert_eq!(k.sockets(), [PathBuf::from("/s/s0p9.dgram")]);
     }
 
     #[test]

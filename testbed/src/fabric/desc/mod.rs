@@ -22,7 +22,9 @@ mod vm;
 pub use host::{default_cores, machine_cpus, HostDesc, SharedHost};
 
 pub use ports::{PortKey, PortOverride, PortSettings, PortsDesc};
-pub use vm::{AccelChoice, VmDesc, MGMT_HYPERVISOR, MGMT_PREFIX, MIN_MEMORY_MIB};
+pub use vm::{
+    AccelChoice, VhostChoice, VmDesc, VmLinks, MGMT_HYPERVISOR, MGMT_PREFIX, MIN_MEMORY_MIB,
+};
 
 use crate::error::{Result, TestbedError};
 use canopy_control::topology::{Peer, PortDir, Topology};

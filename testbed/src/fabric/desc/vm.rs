@@ -35,6 +35,33 @@ pub enum AccelChoice {
     Tcg,
 }
 
+/// How the guests' switch-to-switch links are carried (host links are always taps).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VmLinks {
+    /// A tap per NIC in the hypervisor namespace, the two taps of a link joined by a tc
+    /// `mirred` wire; the kernel carries the frames (vhost-net where it is there).
+    #[default]
+    Tap,
+    /// QEMU's userspace `dgram` netdev: the two NICs of a link exchange frames over a
+    /// pair of Unix datagram sockets under the state directory, with no kernel
+    /// interface between them (nothing for the hypervisor to count).
+    Dgram,
+}
+
+/// Whether the taps use vhost-net (the kernel's virtio data path).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VhostChoice {
+    /// When `/dev/vhost-net` is there.
+    #[default]
+    Auto,
+    /// Always (refused without `/dev/vhost-net`).
+    On,
+    /// Never: QEMU's own userspace virtio-net.
+    Off,
+}
+
 /// `[vm]` as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,6 +84,12 @@ pub struct VmDesc {
     /// How long `up` waits for every guest's switch to answer (s).
     #[serde(default = "default_boot_timeout")]
     pub boot_timeout_s: u64,
+    /// `tap` (default) or `dgram`.
+    #[serde(default)]
+    pub links: VmLinks,
+    /// `auto` (default), `on` or `off`.
+    #[serde(default)]
+    pub vhost: VhostChoice,
 }
 
 impl Default for VmDesc {
@@ -68,6 +101,8 @@ impl Default for VmDesc {
             accel: AccelChoice::Auto,
             cache: None,
             boot_timeout_s: default_boot_timeout(),
+            links: VmLinks::Tap,
+            vhost: VhostChoice::Auto,
         }
     }
 }
@@ -148,6 +183,14 @@ impl Desc {
         if vm.vcpus == 0 || vm.vcpus > 64 {
             return refuse("vm.vcpus", None, "must be 1..=64");
         }
+        if vm.vhost == VhostChoice::On && !crate::vm::qemu::vhost_available() {
+            return refuse(
+                "vm.vhost",
+                None,
+                "\"on\", but this machine has no /dev/vhost-net (`modprobe vhost_net`; a \
+                 kernel without it needs \"auto\" or \"off\")",
+            );
+        }
         if self.topo.switches.len() > 1000 {
             return refuse(
                 "vm.switches",
@@ -191,6 +234,35 @@ impl Desc {
             p >> 8,
             p & 0xff
         )
+    }
+
+    /// Whether the guests' taps use vhost-net (`[vm] vhost`, and `/dev/vhost-net`).
+    pub fn vm_vhost(&self) -> bool {
+        match self.raw.vm.vhost {
+            VhostChoice::Off => false,
+            VhostChoice::On | VhostChoice::Auto => crate::vm::qemu::vhost_available(),
+        }
+    }
+
+    /// With `[vm] links = "dgram"`: the switch port at the other end of switch `s`'s
+    /// port `p` when a switch's (their link is QEMU's `dgram` netdev, no tap); None
+    /// otherwise.
+    pub fn vm_dgram_peer(&self, s: u32, p: u16) -> Option<(u32, u16)> {
+        if self.raw.vm.links != VmLinks::Dgram {
+            return None;
+        }
+        let end = (super::Node::Switch(s), p);
+        let l = self.links.iter().find(|l| l.a == end || l.b == end)?;
+        match if l.a == end { l.b } else { l.a } {
+            (super::Node::Switch(t), q) => Some((t, q)),
+            _ => None,
+        }
+    }
+
+    /// The Unix datagram socket switch `s`'s NIC of port `p` receives on, with
+    /// `links = "dgram"` (under the state directory `dir`).
+    pub fn vm_dgram_socket(dir: &std::path::Path, s: u32, p: u16) -> PathBuf {
+        dir.join(format!("s{s}p{p}.dgram"))
     }
 
     /// The tap of switch `s`'s management NIC.
@@ -271,6 +343,12 @@ mod tests {
                 "t.toml: vm.memory_mib: 128 MiB is under",
             ),
             ("", "vcpus = 0\n", "", "t.toml: vm.vcpus: must be 1..=64"),
+            (
+                "",
+                "links = \"udp\"\n",
+                "",
+                "t.toml: vm.links: unknown variant `udp`",
+            ),
             (
                 "",
                 "",

@@ -108,11 +108,19 @@ impl Builder<'_> {
         for (s, sw) in desc.topo.switches.iter().enumerate() {
             out.taps.push((Desc::vm_mgmt_tap(s as u32), true));
             for p in 0..sw.ports.len() as u16 {
-                out.taps
-                    .push((Desc::vm_end(Node::Switch(s as u32), p), false));
+                if desc.vm_dgram_peer(s as u32, p).is_none() {
+                    out.taps
+                        .push((Desc::vm_end(Node::Switch(s as u32), p), false));
+                }
             }
         }
         for l in &desc.links {
+            if let (Node::Switch(s), p) = l.a {
+                if desc.vm_dgram_peer(s, p).is_some() {
+                    // QEMU carries it between the two guests' sockets
+                    continue;
+                }
+            }
             for end in [l.a, l.b] {
                 if let Node::Host(_) = end.0 {
                     let (ns, ifn) = (desc.netns(end.0), Desc::ifname(end.0, end.1));

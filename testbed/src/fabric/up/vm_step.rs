@@ -9,7 +9,7 @@ use crate::fabric::state::{Created, GuestState, SwitchState, VmState};
 use crate::vm::guest;
 use crate::vm::image::{self, GuestImage};
 use crate::vm::init::{GuestEnv, GuestNic};
-use crate::vm::qemu::{self, Accel, GuestSpec, Nic, PciAddr, Probe};
+use crate::vm::qemu::{self, Accel, GuestSpec, Nic, NicLink, PciAddr, Probe};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -57,15 +57,39 @@ pub(super) fn check_guest_memory(desc: &Desc, bytes: &[(u32, u64)]) -> Result<()
     ))
 }
 
+/// Longest path of a Unix socket (`sun_path` less its terminating NUL).
+const UNIX_PATH_MAX: usize = 107;
+
+/// With `links = "dgram"`, whether every NIC's socket path under `dir` fits a Unix
+/// socket address.
+fn check_sockets(desc: &Desc, dir: &Path) -> Result<()> {
+    let longest = (0..desc.topo.switches.len() as u32)
+        .flat_map(|s| (0..desc.topo.switches[s as usize].ports.len() as u16).map(move |p| (s, p)))
+        .filter(|&(s, p)| desc.vm_dgram_peer(s, p).is_some())
+        .map(|(s, p)| Desc::vm_dgram_socket(dir, s, p))
+        .max_by_key(|p| p.as_os_str().len());
+    match longest {
+        Some(p) if p.as_os_str().len() > UNIX_PATH_MAX => Err(TestbedError::fabric(
+            &desc.name,
+            format!(
+                "[vm] links = \"dgram\": the socket {} is longer than a Unix socket's {UNIX_PATH_MAX} bytes; use a shorter --state-root or fabric name",
+                p.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// QEMU, the guest image (built or reused) and the accelerator (`[vm] accel`).
 /// `hugepage_bytes`: what each switch with dpdk ports reserves in its guest.
 pub(super) fn plan(
     desc: &Desc,
-    switch_bin: &Path,
+    (switch_bin, dir): (&Path, &Path),
     hugepage_bytes: &[(u32, u64)],
     progress: &dyn Fn(&str),
 ) -> Result<VmPlan> {
     let vm = &desc.raw.vm;
+    check_sockets(desc, dir)?;
     let qemu = qemu::find()?;
     let cache = vm
         .cache
@@ -96,6 +120,35 @@ pub(super) fn plan(
         probe,
         hugepages,
     })
+}
+
+/// Switch `s`'s NICs: management, then one per port, each on its tap, or with
+/// `links = "dgram"` a port linked to another switch on QEMU's `dgram` netdev towards
+/// the peer port's socket.
+fn guest_nics(desc: &Desc, s: u32, dir: &Path) -> Vec<Nic> {
+    let mut nics = vec![Nic {
+        id: "mgmt".into(),
+        pci: PciAddr::MGMT,
+        link: NicLink::Tap(Desc::vm_mgmt_tap(s)),
+        mac: Desc::vm_mgmt_mac(s),
+        offloads: true,
+    }];
+    let offloads = desc.raw.offloads.get_ref() != "off";
+    let ports = desc.topo.switches[s as usize].ports.len() as u16;
+    nics.extend((0..ports).map(|p| Nic {
+        id: format!("p{p}"),
+        pci: PciAddr::port(p).unwrap_or(PciAddr::MGMT),
+        link: match desc.vm_dgram_peer(s, p) {
+            Some((t, q)) => NicLink::Dgram {
+                local: Desc::vm_dgram_socket(dir, s, p),
+                remote: Desc::vm_dgram_socket(dir, t, q),
+            },
+            None => NicLink::Tap(Desc::vm_end(Node::Switch(s), p)),
+        },
+        mac: Desc::vm_port_mac(s, p),
+        offloads,
+    }));
+    nics
 }
 
 /// A fresh management token: 32 characters from a 62-letter alphabet (190 bits).
@@ -132,6 +185,7 @@ impl Builder<'_> {
             probe: vm.probe.clone(),
             packages: vm.image.packages.clone(),
             boot_s: 0.0,
+            links: desc.raw.vm.links,
         });
         let mtu = *desc.raw.mtu.get_ref();
         for (i, (s, socket, cfg, text)) in configs.into_iter().enumerate() {
@@ -169,39 +223,25 @@ impl Builder<'_> {
                 dpdk: dpdk.iter().map(|&p| pci(p).guest()).collect(),
             };
             let files = guest::write_files(&dir, &format!("s{s}"), &env, &text, &token)?;
-            let mut nics = vec![Nic {
-                id: "mgmt".into(),
-                pci: PciAddr::MGMT,
-                tap: Desc::vm_mgmt_tap(s),
-                mac: env.mgmt.0.clone(),
-                offloads: true,
-            }];
-            let offloads = desc.raw.offloads.get_ref() != "off";
-            nics.extend((0..ports).map(|p| Nic {
-                id: format!("p{p}"),
-                pci: pci(p),
-                tap: Desc::vm_end(Node::Switch(s), p),
-                mac: Desc::vm_port_mac(s, p),
-                offloads,
-            }));
             let spec = GuestSpec {
                 name: sw.name.clone(),
                 accel: vm.probe.accel,
                 memory_mib: desc.raw.vm.memory_mib,
                 vcpus: desc.raw.vm.vcpus,
                 image: vm.image.clone(),
-                nics,
+                nics: guest_nics(desc, s, &dir),
                 files,
                 console: dir.join(format!("s{s}.console")),
                 qmp: dir.join(format!("s{s}.qmp")),
-                vhost: qemu::vhost_available(),
+                vhost: desc.vm_vhost(),
             };
             let args = qemu::args(&spec);
+            let sockets = spec.sockets();
             let log = guest::qemu_log(&spec.console);
             let child = guest::start(
                 &hv,
                 &vm.qemu,
-                &args,
+                (&args, &sockets),
                 &log,
                 &format!("start guest {}", sw.name),
             )?;
@@ -228,6 +268,7 @@ impl Builder<'_> {
                     qmp: spec.qmp.clone(),
                     console: spec.console.clone(),
                     args,
+                    sockets,
                     accel: spec.accel,
                 }),
             });
