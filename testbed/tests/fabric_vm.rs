@@ -36,18 +36,51 @@ fn until_check_passes(f: &Fab, secs: u64) {
     }
 }
 
-#[test]
-fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
-    let test = "a_vm_fabric_forwards_recovers_and_leaves_nothing";
+/// The fabric `cvm<pid><tag>` of test `test` and the lock that runs one fabric test at a
+/// time; None (the test skips) without root or QEMU.
+fn vm_fabric(test: &str, tag: &str) -> Option<(Fab, std::sync::MutexGuard<'static, ()>)> {
     if !root_or_skip(test) {
-        return;
+        return None;
     }
     if canopy_testbed::vm::qemu::find().is_err() {
         eprintln!("SKIP {test}: qemu-system-x86_64 is not installed (Debian: qemu-system-x86)");
-        return;
+        return None;
     }
-    let _serial = canopy_test_utils::serial();
-    let f = Fab::named("cvm", "a");
+    let serial = canopy_test_utils::serial();
+    Some((Fab::named("cvm", tag), serial))
+}
+
+/// `run` with `args` into `<dir>/run`, which must succeed with every switch conserving:
+/// its results.
+fn run_conserving(f: &Fab, args: &[&str]) -> serde_json::Value {
+    let run = f.dir.join("run");
+    let mut all = vec!["run", &f.name];
+    all.extend(args);
+    all.extend(["--quiet", "--out", run.to_str().unwrap()]);
+    assert!(f.run(&all).status.success(), "run {args:?} failed");
+    let r = fabric_common::results(&run);
+    for s in r["switches"].as_array().unwrap() {
+        assert_eq!(s["conserved"], true, "{s}");
+    }
+    r
+}
+
+/// Power `LEAF`'s guest off hard and boot it again: canopyd pushes its tables back and
+/// every pair is delivered again.
+fn kill_and_boot(f: &Fab) {
+    let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);
+    assert!(out.status.success(), "kill failed");
+    let out = f.run(&["drill", "--name", &f.name, "start", LEAF]);
+    assert!(out.status.success(), "start failed");
+    until_check_passes(f, 180);
+}
+
+#[test]
+fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
+    let Some((f, _serial)) = vm_fabric("a_vm_fabric_forwards_recovers_and_leaves_nothing", "a")
+    else {
+        return;
+    };
     let d = f.desc(
         "fabric.toml",
         &format!(
@@ -115,25 +148,9 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     // every ordered pair, and a short run that conserves on every switch
     let out = f.run(&["check", &f.name]);
     assert!(out.status.success(), "check failed");
-    let run = f.dir.join("run");
-    let out = f.run(&[
-        "run",
-        &f.name,
-        "--rate",
-        "500pps",
-        "--duration-s",
-        "2",
-        "--quiet",
-        "--out",
-        run.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "run failed");
-    let r = fabric_common::results(&run);
+    let r = run_conserving(&f, &["--rate", "500pps", "--duration-s", "2"]);
     let t = &r["trials"][0];
     assert_eq!(t["lost"], 0, "{t}");
-    for s in r["switches"].as_array().unwrap() {
-        assert_eq!(s["conserved"], true, "{s}");
-    }
 
     // a soak with a round of faults: every frame accounted for, every port checked
     // against its tap, a link set down and a guest killed routed around and recovered
@@ -173,11 +190,7 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
     assert!(!out.status.success());
 
     // a guest powered off hard and booted again: canopyd pushes its tables back
-    let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);
-    assert!(out.status.success(), "kill failed");
-    let out = f.run(&["drill", "--name", &f.name, "start", LEAF]);
-    assert!(out.status.success(), "start failed");
-    until_check_passes(&f, 180);
+    kill_and_boot(&f);
 
     // a NIC taken down by QEMU: the fabric routes around it, and back when it is up
     let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "down"]);
@@ -225,16 +238,10 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
 /// and `down` leaves nothing.
 #[test]
 fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
-    let test = "a_vm_fabric_on_userspace_links_forwards_and_recovers";
-    if !root_or_skip(test) {
+    let Some((f, _serial)) = vm_fabric("a_vm_fabric_on_userspace_links_forwards_and_recovers", "d")
+    else {
         return;
-    }
-    if canopy_testbed::vm::qemu::find().is_err() {
-        eprintln!("SKIP {test}: qemu-system-x86_64 is not installed (Debian: qemu-system-x86)");
-        return;
-    }
-    let _serial = canopy_test_utils::serial();
-    let f = Fab::named("cvm", "d");
+    };
     let d = f.desc(
         "fabric.toml",
         "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\
@@ -257,27 +264,12 @@ fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
     let out = f.run(&["check", &f.name]);
     assert!(out.status.success(), "check failed");
 
-    let run = f.dir.join("run");
-    let out = f.run(&[
-        "run",
-        &f.name,
-        "--search",
-        "--duration-s",
-        "1",
-        "--quiet",
-        "--out",
-        run.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "run --search failed");
-    let r = fabric_common::results(&run);
+    let r = run_conserving(&f, &["--search", "--duration-s", "1"]);
     assert!(
         r["search"]["ndr_pps"].as_f64().unwrap_or(0.0) > 0.0,
         "{}",
         r["search"]
     );
-    for s in r["switches"].as_array().unwrap() {
-        assert_eq!(s["conserved"], true, "{s}");
-    }
     assert!(
         r["meta"]["guests"]
             .as_str()
@@ -286,11 +278,7 @@ fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
         r["meta"]
     );
 
-    let out = f.run(&["drill", "--name", &f.name, "kill", LEAF]);
-    assert!(out.status.success(), "kill failed");
-    let out = f.run(&["drill", "--name", &f.name, "start", LEAF]);
-    assert!(out.status.success(), "start failed");
-    until_check_passes(&f, 180);
+    kill_and_boot(&f);
     let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "down"]);
     assert!(out.status.success(), "link down failed");
     until_check_passes(&f, 60);

@@ -52,8 +52,7 @@ pub struct PciAddr {
 const FIRST_PORT_SLOT: u8 = 3;
 /// Slots on bus 0.
 const SLOTS: u8 = 32;
-/// Most port NICs a guest can have: eight functions in each slot from
-/// [`FIRST_PORT_SLOT`] on.
+/// Most port NICs a guest can have: eight functions in each slot from slot 3 on.
 pub const MAX_PORT_NICS: u16 = (SLOTS - FIRST_PORT_SLOT) as u16 * 8;
 
 impl PciAddr {
