@@ -75,6 +75,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
                     port: p.port,
                     name: p.name.clone(),
                     backend: "afpacket".to_string(),
+                    mode_note: None,
                     link: true,
                     admin: true,
                 })

@@ -1,6 +1,7 @@
 //! One `canopy-switch` in a QEMU guest built from Debian packages: it boots (KVM when a
-//! test boot works, TCG otherwise), runs port 0 on a `virtio_net` NIC and port 1 on
-//! DPDK's virtio PMD (with a switch built with DPDK; `virtio_net` otherwise), answers
+//! test boot works, TCG otherwise), runs port 0 on a `virtio_net` NIC, port 1 on DPDK's
+//! virtio PMD (with a switch built with DPDK; `virtio_net` otherwise) and port 2 on AF_XDP
+//! in mode auto, which falls back to generic XDP and says why, answers
 //! `health` and `counters` over its TCP management endpoint with the token, receives
 //! frames sent on the hypervisor's taps (directly, and through a tc `mirred` wire from a
 //! veth), sees its carrier go when QMP takes a link down, and powers off when asked.
@@ -80,10 +81,15 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         child: None,
     };
     guest::hypervisor(&ns, Ipv4Addr::new(10, 254, 0, 1), 24).unwrap();
-    let taps = [("g0m", true), ("g0p0", false), ("g0p1", false)]
-        .iter()
-        .flat_map(|(t, m)| guest::tap_lines(t, 1500, *m))
-        .collect::<Vec<_>>();
+    let taps = [
+        ("g0m", true),
+        ("g0p0", false),
+        ("g0p1", false),
+        ("g0p2", false),
+    ]
+    .iter()
+    .flat_map(|(t, m)| guest::tap_lines(t, 1500, *m))
+    .collect::<Vec<_>>();
     netns::ip_batch(Some(&ns), &taps).unwrap();
     // port 1 is reached through a wire from a veth, as a host namespace's link is
     netns::ip(&[
@@ -106,7 +112,8 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         format!(
             "[management]\nsocket = \"/run/canopy/switch.sock\"\ntcp = \"{addr}\"\n\
              token_file = \"/run/canopy/token\"\n\n[switch]\nid = 0\nmode = \"adaptive\"\n\n\
-             [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p0\"\n\n{port1}"
+             [[port]]\nbackend = \"afpacket\"\ninterface = \"s0p0\"\n\n{port1}\n\
+             [[port]]\nbackend = \"afxdp\"\ninterface = \"s0p2\"\nmode = \"auto\"\n"
         )
     };
     let check =
@@ -122,7 +129,8 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     let env = GuestEnv {
         hostname: "edge-p0-e0".into(),
         mgmt: ("52:54:00:fe:00:00".into(), Ipv4Addr::new(10, 254, 0, 2), 24),
-        nics: (0..if dpdk { 1 } else { 2 })
+        nics: (0..3)
+            .filter(|&p| !(dpdk && p == 1))
             .map(|p| GuestNic {
                 mac: format!("52:54:00:00:00:{p:02x}"),
                 name: format!("s0p{p}"),
@@ -146,13 +154,14 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         mac: env.mgmt.0.clone(),
         offloads: true,
     }];
-    for p in 0..2u16 {
+    for p in 0..3u16 {
         nics.push(Nic {
             id: format!("p{p}"),
             pci: PciAddr::port(p).unwrap(),
             link: NicLink::Tap(format!("g0p{p}")),
             mac: format!("52:54:00:00:00:{p:02x}"),
-            offloads: false,
+            // port 2 keeps the guest's receive offloads (below)
+            offloads: p == 2,
         });
     }
     let console = dir.path().join("edge-p0-e0.console");
@@ -170,7 +179,16 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         vhost: qemu::vhost_available(),
     };
     let log = guest::qemu_log(&console);
-    let args = qemu::args(&spec);
+    // port 2's NIC keeps its receive offloads and cannot be told to drop them
+    // (`ctrl_guest_offloads=off`): `virtio_net` refuses native XDP on it, so its AF_XDP
+    // port in mode auto falls back to generic XDP and says why
+    let mut args = qemu::args(&spec);
+    let p2 = args
+        .iter_mut()
+        .find(|a| a.starts_with("virtio-net-pci,netdev=p2,"))
+        .unwrap();
+    p2.push_str(",ctrl_guest_offloads=off");
+    let args = args;
     c.child = Some(guest::start(&ns, &q, (&args, &[]), &log, "start the guest").unwrap());
     let (h, took) = guest::wait_healthy(
         &to,
@@ -188,7 +206,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
     eprintln!("healthy after {:.1} s: {h:?}", took.as_secs_f64());
     let con = std::fs::read_to_string(&console).unwrap();
     assert!(con.contains(STARTED_MARK), "{con}");
-    assert_eq!(h.ports.len(), 2, "{h:?}");
+    assert_eq!(h.ports.len(), 3, "{h:?}");
     for (i, p) in h.ports.iter().enumerate() {
         if i == 1 && dpdk {
             // DPDK's virtio PMD on the NIC, the first DPDK port on a NIC's PMD
@@ -197,14 +215,19 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
                 con.contains(&format!("{p1} bound to uio_pci_generic")),
                 "{con}"
             );
+        } else if i == 2 {
+            assert_eq!(p.backend, "afxdp/skb", "{p:?}");
+            let why = p.mode_note.as_deref().unwrap_or_default();
+            assert!(why.contains("refused native XDP"), "{p:?}");
         } else {
             assert_eq!(p.name, format!("s0p{i}"));
             assert_eq!(p.backend, "afpacket");
+            assert_eq!(p.mode_note, None);
         }
         assert!(p.link && p.admin, "{p:?}");
     }
 
-    // frames on the taps reach the guest's ports: one directly, one through the wire
+    // frames on the taps reach the guest's ports: directly, and through the wire
     let frame: Vec<u8> = [[0xffu8; 6], [0x02, 0, 0, 0, 0, 1]]
         .concat()
         .into_iter()
@@ -213,7 +236,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         .collect();
     let before = counters(&to);
     let stop = AtomicBool::new(false);
-    for dev in ["g0p0", "w1h"] {
+    for dev in ["g0p0", "w1h", "g0p2"] {
         let mut p = port::open_tx(&ns, dev).unwrap();
         for _ in 0..10 {
             assert!(port::queue(&mut p, &frame, &stop));
@@ -225,7 +248,7 @@ fn a_guest_switch_runs_on_virtio_nics_and_answers_over_tcp() {
         "the guest's ports did not count the 10 frames each",
         || {
             let now = counters(&to);
-            (0..2).all(|i| now.ports[i].rx_packets >= before.ports[i].rx_packets + 10)
+            (0..3).all(|i| now.ports[i].rx_packets >= before.ports[i].rx_packets + 10)
         },
     );
 

@@ -431,6 +431,7 @@ pub(crate) mod tests {
             port: n,
             name: name.to_string(),
             backend: "afpacket".to_string(),
+            mode_note: None,
             link,
             admin: true,
         };
@@ -943,6 +944,7 @@ pub(crate) mod tests {
                         port: p,
                         name: format!("eth{p}"),
                         backend: "afpacket".to_string(),
+                        mode_note: None,
                         link: true,
                         admin: true,
                     })

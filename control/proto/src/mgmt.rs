@@ -147,6 +147,10 @@ pub struct PortHealth {
     pub name: String,
     /// `mem`, `afpacket`, or `afxdp/<mode>` (`afxdp/zerocopy`, `afxdp/copy`, `afxdp/skb`).
     pub backend: String,
+    /// Why the port runs in a lesser mode than it asked for: an AF_XDP port in mode
+    /// `auto` that got generic XDP names the driver's refusal of native XDP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode_note: Option<String>,
     /// Link (carrier) up.
     pub link: bool,
     /// Administratively up.

@@ -104,6 +104,7 @@ mod tests {
             port,
             name: format!("p{port}"),
             backend: "afpacket".into(),
+            mode_note: None,
             link,
             admin,
         };

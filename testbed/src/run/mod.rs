@@ -151,10 +151,12 @@ pub fn port_backends(state: &State) -> BTreeMap<String, Vec<String>> {
             Ok(h) => {
                 let mut ports = h.ports;
                 ports.sort_by_key(|p| p.port);
-                m.insert(
-                    s.name.clone(),
-                    ports.into_iter().map(|p| p.backend).collect(),
-                );
+                // a lesser mode than asked for says why (AF_XDP `auto` on generic XDP)
+                let label = |p: canopy_proto::mgmt::PortHealth| match p.mode_note {
+                    Some(why) => format!("{} ({why})", p.backend),
+                    None => p.backend,
+                };
+                m.insert(s.name.clone(), ports.into_iter().map(label).collect());
             }
             Err(e) => tracing::warn!(switch = %s.name, "no health: {e}"),
         }

@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, Weak};
 pub(super) struct Attached {
     pub(super) prog: XdpProgram,
     pub(super) native: bool,
+    /// Mode `auto` that got generic XDP: why native XDP was refused.
+    pub(super) fallback: Option<String>,
 }
 
 /// Programs attached by this process: (namespace, ifindex) → program. Locked at open
@@ -74,24 +76,29 @@ pub(super) fn attach_shared(
             }
         }
     };
-    let (prog, native) = match cfg.mode {
-        XdpMode::Skb => (attach(false)?, false),
-        XdpMode::Copy | XdpMode::ZeroCopy => (attach(true)?, true),
+    let (prog, native, fallback) = match cfg.mode {
+        XdpMode::Skb => (attach(false)?, false, None),
+        XdpMode::Copy | XdpMode::ZeroCopy => (attach(true)?, true, None),
         XdpMode::Auto => match attach(true) {
-            Ok(p) => (p, true),
-            // no native XDP in this driver: generic
+            Ok(p) => (p, true, None),
+            // no native XDP in this driver (or not in its present state): generic
             Err(AfXdpError::Attach { error, .. })
                 if matches!(
                     error.raw_os_error(),
                     Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ERANGE)
                 ) =>
             {
-                (attach(false)?, false)
+                let why = format!("the driver refused native XDP: {error}");
+                (attach(false)?, false, Some(why))
             }
             Err(e) => return Err(e),
         },
     };
-    let a = Arc::new(Attached { prog, native });
+    let a = Arc::new(Attached {
+        prog,
+        native,
+        fallback,
+    });
     reg.push((netns, ifindex, Arc::downgrade(&a)));
     Ok(a)
 }

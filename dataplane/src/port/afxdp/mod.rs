@@ -262,7 +262,8 @@ pub(crate) struct Xsk {
     tx_chunks: u32,
     frame: u32,
     mode: BindMode,
-    _attached: Arc<Attached>,
+    /// The interface's XDP program, shared by its sockets.
+    attached: Arc<Attached>,
     /// The interface held promiscuous while the socket is open.
     _promisc: crate::port::afpacket::Promisc,
 }
@@ -318,6 +319,11 @@ impl AfXdpPort {
     /// The mode obtained at open.
     pub fn mode(&self) -> BindMode {
         self.xsk.mode
+    }
+    /// Mode `auto` that got generic (SKB) XDP: why the driver refused native XDP (None
+    /// otherwise).
+    pub fn fallback(&self) -> Option<&str> {
+        self.xsk.attached.fallback.as_deref()
     }
     /// Interface MTU (L3 bytes) at open or the last `poll_link`.
     pub fn mtu(&self) -> u32 {

@@ -102,7 +102,7 @@ impl AfXdpPort {
                 tx_chunks: cfg.tx_ring,
                 frame,
                 mode,
-                _attached: attached,
+                attached,
                 _promisc: promisc,
             },
             ifindex,

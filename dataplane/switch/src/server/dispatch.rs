@@ -230,7 +230,7 @@ impl Shared {
             None => bail!(
                 "port {port} ({}) is an {} port; inject and capture work on mem ports",
                 self.ports[p].0,
-                self.ports[p].1
+                self.ports[p].1.backend
             ),
         }
     }
@@ -252,12 +252,13 @@ impl Shared {
                 .ports
                 .iter()
                 .enumerate()
-                .map(|(i, (name, backend))| {
+                .map(|(i, (name, label))| {
                     let st = self.handle.port_state(i as u16);
                     PortHealth {
                         port: i as u16,
                         name: name.clone(),
-                        backend: (*backend).into(),
+                        backend: label.backend.into(),
+                        mode_note: label.note.clone(),
                         link: st.is_some_and(|s| s.link_up()),
                         admin: st.is_some_and(|s| s.admin_up()),
                     }

@@ -28,7 +28,7 @@ pub(crate) mod dispatch;
 mod ports;
 
 pub use canopy_proto::serve::PRE_AUTH_MAX;
-pub use ports::{afxdp_label, open_ports, OpenPorts};
+pub use ports::{afxdp_label, open_ports, OpenPorts, PortLabel};
 
 use crate::config::Config;
 use crate::privs::{self, Identity};
@@ -51,7 +51,7 @@ use tracing::{info, warn};
 /// State shared by the management threads.
 pub struct Shared {
     handle: EngineHandle,
-    ports: Vec<(String, &'static str)>,
+    ports: Vec<(String, PortLabel)>,
     far: Vec<Option<Mutex<mem::MemPort>>>,
     pool: Pool,
     loaded: AtomicBool,
@@ -81,7 +81,7 @@ pub struct Shared {
 struct Parts {
     handle: EngineHandle,
     /// Name and backend label of each port.
-    ports: Vec<(String, &'static str)>,
+    ports: Vec<(String, PortLabel)>,
     far: Vec<Option<Mutex<mem::MemPort>>>,
     pool: Pool,
     /// Whether the engine runs real tables (not the placeholder ones).

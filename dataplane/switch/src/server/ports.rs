@@ -18,9 +18,18 @@ pub struct OpenPorts {
     pub replicas: Vec<(u16, Box<dyn Port>)>,
     /// The far ends of `mem` ports (None for other backends).
     pub far: Vec<Option<Mutex<mem::MemPort>>>,
-    /// Backend label per port, as `health` reports it: `afpacket`, `mem`, or for AF_XDP
-    /// the mode obtained: `afxdp/zerocopy`, `afxdp/copy`, `afxdp/skb`.
-    pub labels: Vec<&'static str>,
+    /// How each port came up, as `health` reports it.
+    pub labels: Vec<PortLabel>,
+}
+
+/// How a port came up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortLabel {
+    /// `afpacket`, `mem`, `dpdk`, or for AF_XDP the mode obtained: `afxdp/zerocopy`,
+    /// `afxdp/copy`, `afxdp/skb`.
+    pub backend: &'static str,
+    /// Why it runs in a lesser mode than it asked for ([`AfXdpPort::fallback`]).
+    pub note: Option<String>,
 }
 
 /// The `health` backend label of an AF_XDP port in `mode`.
@@ -41,7 +50,10 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
     #[cfg(feature = "dpdk")]
     let mut eal: Option<std::sync::Arc<canopy_dataplane::port::dpdk::Eal>> = None;
     for (i, p) in cfg.ports.iter().enumerate() {
-        labels.push(p.backend());
+        labels.push(PortLabel {
+            backend: p.backend(),
+            note: None,
+        });
         match p {
             PortSpec::AfPacket { interface, cfg: c } => {
                 let port = AfPacketPort::open(interface, c.clone())
@@ -85,7 +97,11 @@ pub fn open_ports(cfg: &Config) -> Result<OpenPorts> {
                 let port = open(0)?;
                 let mode = port.mode();
                 if let Some(l) = labels.last_mut() {
-                    *l = afxdp_label(mode);
+                    l.backend = afxdp_label(mode);
+                    l.note = port.fallback().map(str::to_string);
+                }
+                if let Some(why) = port.fallback() {
+                    warn!(port = i, interface = %interface, "afxdp mode auto fell back to generic XDP: {why}");
                 }
                 info!(
                     port = i,
