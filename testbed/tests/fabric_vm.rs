@@ -36,9 +36,13 @@ fn until_check_passes(f: &Fab, secs: u64) {
     }
 }
 
-/// The fabric `cvm<pid><tag>` of test `test` and the lock that runs one fabric test at a
-/// time; None (the test skips) without root or QEMU.
-fn vm_fabric(test: &str, tag: &str) -> Option<(Fab, std::sync::MutexGuard<'static, ()>)> {
+/// The fabric `cvm<pid><tag>` of test `test`, up from the description `body`, and the
+/// lock that runs one fabric test at a time; None (the test skips) without root or QEMU.
+fn vm_fabric(
+    test: &str,
+    tag: &str,
+    body: &str,
+) -> Option<(Fab, std::sync::MutexGuard<'static, ()>)> {
     if !root_or_skip(test) {
         return None;
     }
@@ -47,7 +51,10 @@ fn vm_fabric(test: &str, tag: &str) -> Option<(Fab, std::sync::MutexGuard<'stati
         return None;
     }
     let serial = canopy_test_utils::serial();
-    Some((Fab::named("cvm", tag), serial))
+    let f = Fab::named("cvm", tag);
+    let d = f.desc("fabric.toml", body);
+    f.up(&d, &[]);
+    Some((f, serial))
 }
 
 /// `run` with `args` into `<dir>/run`, which must succeed with every switch conserving:
@@ -75,22 +82,43 @@ fn kill_and_boot(f: &Fab) {
     until_check_passes(f, 180);
 }
 
+/// `drill link LEAF 2 up|down`; every pair is delivered again within a minute.
+fn link_drill(f: &Fab, updown: &str) {
+    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", updown]);
+    assert!(out.status.success(), "link {updown} failed");
+    until_check_passes(f, 60);
+}
+
+/// `down`, which must leave no namespace, state or QEMU process behind.
+fn down_leaves_nothing(f: &Fab) {
+    f.down();
+    let left = f.leftovers();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let qemus: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("qemu-system") && c.contains(&f.name))
+        .collect();
+    assert!(qemus.is_empty(), "QEMU left running: {qemus:?}");
+}
+
 #[test]
 fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
-    let Some((f, _serial)) = vm_fabric("a_vm_fabric_forwards_recovers_and_leaves_nothing", "a")
-    else {
-        return;
-    };
-    let d = f.desc(
-        "fabric.toml",
-        &format!(
-            "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\n\
+    let body = format!(
+        "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\n\
          [canopyd]\nmetrics = \"127.0.0.1:9464\"\n\n\
          [[ports.override]]\nswitch = \"sw-k0-y0-l2-*\"\nbackend = \"afxdp\"\nmode = \"copy\"\n\n\
          [[ports.override]]\nswitch = \"{DPDK_LEAF}\"\nbackend = \"dpdk\"\n"
-        ),
     );
-    f.up(&d, &[]);
+    let Some((f, _serial)) = vm_fabric(
+        "a_vm_fabric_forwards_recovers_and_leaves_nothing",
+        "a",
+        &body,
+    ) else {
+        return;
+    };
     let st: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(f.state_file()).unwrap()).unwrap();
     let vm = &st["vm"];
@@ -214,21 +242,9 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
         std::thread::sleep(Duration::from_millis(200));
     }
     until_check_passes(&f, 60);
-    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "up"]);
-    assert!(out.status.success(), "link up failed");
-    until_check_passes(&f, 60);
+    link_drill(&f, "up");
 
-    f.down();
-    let left = f.leftovers();
-    assert!(left.is_empty(), "left behind: {left:?}");
-    let qemus: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains("qemu-system") && c.contains(&f.name))
-        .collect();
-    assert!(qemus.is_empty(), "QEMU left running: {qemus:?}");
+    down_leaves_nothing(&f);
 }
 
 /// The same fabric with its switch-to-switch links on QEMU's userspace `dgram` netdev
@@ -238,16 +254,14 @@ fn a_vm_fabric_forwards_recovers_and_leaves_nothing() {
 /// and `down` leaves nothing.
 #[test]
 fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
-    let Some((f, _serial)) = vm_fabric("a_vm_fabric_on_userspace_links_forwards_and_recovers", "d")
-    else {
-        return;
-    };
-    let d = f.desc(
-        "fabric.toml",
+    let Some((f, _serial)) = vm_fabric(
+        "a_vm_fabric_on_userspace_links_forwards_and_recovers",
+        "d",
         "topology = \"kary-ntree:k=2;n=2\"\n\n[vm]\nswitches = true\nmemory_mib = 384\n\
          links = \"dgram\"\nvhost = \"off\"\n",
-    );
-    f.up(&d, &[]);
+    ) else {
+        return;
+    };
     // no tap for a switch-to-switch port: only the management NICs' and the hosts'
     let st: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(f.state_file()).unwrap()).unwrap();
@@ -279,14 +293,8 @@ fn a_vm_fabric_on_userspace_links_forwards_and_recovers() {
     );
 
     kill_and_boot(&f);
-    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "down"]);
-    assert!(out.status.success(), "link down failed");
-    until_check_passes(&f, 60);
-    let out = f.run(&["drill", "--name", &f.name, "link", LEAF, "2", "up"]);
-    assert!(out.status.success(), "link up failed");
-    until_check_passes(&f, 60);
+    link_drill(&f, "down");
+    link_drill(&f, "up");
 
-    f.down();
-    let left = f.leftovers();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    down_leaves_nothing(&f);
 }
