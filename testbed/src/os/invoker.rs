@@ -29,6 +29,10 @@ fn parse_ids(uid: Option<&str>, gid: Option<&str>) -> Option<(u32, u32)> {
     (uid != 0).then_some((uid, gid))
 }
 
+/// How far behind the fine clock a file's modification time may be (the kernel's
+/// coarse clock lags it by up to a tick; 100 ms is ten ticks at 100 Hz).
+const MTIME_LAG: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A report directory to give back when the command ends: taken before the command
 /// writes anything ([`OutputOwner::before`]), applied after ([`OutputOwner::give_back`]).
 #[derive(Debug)]
@@ -64,10 +68,16 @@ impl OutputOwner {
             created = Some(q.to_path_buf());
             p = q.parent();
         }
+        // the kernel stamps files from its coarse clock (one tick, up to 10 ms, behind
+        // the fine one `now` reads): a file written right after this instant can carry
+        // an earlier time, so the start is taken a margin before it
+        let start = SystemTime::now()
+            .checked_sub(MTIME_LAG)
+            .unwrap_or(SystemTime::UNIX_EPOCH);
         OutputOwner {
             dir,
             created,
-            start: SystemTime::now(),
+            start,
             to,
         }
     }
