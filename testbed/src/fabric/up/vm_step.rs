@@ -196,7 +196,6 @@ impl Builder<'_> {
             crate::os::private::write(&token_file, &token)
                 .map_err(|e| TestbedError::io(format!("write {}", token_file.display()), e))?;
             let ports = sw.ports.len() as u16;
-            let pci = |p: u16| PciAddr::port(p).unwrap_or(PciAddr::MGMT);
             let dpdk: Vec<u16> = desc
                 .port_backends(s)
                 .iter()
@@ -220,7 +219,7 @@ impl Builder<'_> {
                     })
                     .collect(),
                 hugepages: vm.hugepages.get(&s).copied().unwrap_or(0),
-                dpdk: dpdk.iter().map(|&p| pci(p).guest()).collect(),
+                dpdk: dpdk.iter().map(|&p| desc.dpdk_device(p)).collect(),
             };
             let files = guest::write_files(&dir, &format!("s{s}"), &env, &text, &token)?;
             let spec = GuestSpec {
