@@ -89,16 +89,15 @@ fn prometheus_scrapes_a_netns_fabric_after_traffic() {
     q(&format!("canopyd_ready{{{f_}}}"), &|s| value(s) == 1.0);
     // h0's link is port 0 of edge-p0-e0: the run's frames and the replay's 18
     let rx = q(
-        &format!("canopy_port_rx_packets_total{{{f_},switch=\"edge-p0-e0\",port=\"0\"}}"),
+        &format!("canopy_port_rx_frames_total{{{f_},switch=\"edge-p0-e0\",port=\"0\"}}"),
         &|s| value(s) > 0.0,
     );
     assert_eq!(rx.len(), 1, "{rx:?}");
     // every frame that entered the fabric left it or was dropped: fabric-wide, tx on
     // the host links is what the hosts received
-    let tx = q(
-        &format!("sum(canopy_port_tx_packets_total{{{f_}}})"),
-        &|s| value(s) >= received as f64,
-    );
+    let tx = q(&format!("sum(canopy_port_tx_frames_total{{{f_}}})"), &|s| {
+        value(s) >= received as f64
+    });
     assert!(value(&tx) >= received as f64);
     // the drops: exactly the three IPv4 frames, at edge-p0-e0 port 0, as not_canopy
     let drops = q(&format!("canopy_port_drops_total{{{f_}}} > 0"), &|s| {

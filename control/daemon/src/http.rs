@@ -21,7 +21,7 @@
 //! slow client holds only its own. The server stops, and its accept thread is joined,
 //! on drop.
 
-use super::metrics::{render, CONTENT_TYPE};
+use super::metrics::{gzip, render, CONTENT_TYPE};
 use canopy_proto::snapshot::FabricSnapshot;
 use std::fmt::Write as _;
 use std::io::{ErrorKind, Read, Write};
@@ -339,6 +339,9 @@ fn serve(mut s: TcpStream, src: &SnapshotSource, timeout: Duration) {
             ),
             Some(r) => {
                 let mut a = answer(matches!(r.method, "GET" | "HEAD"), r.target, src);
+                if a.status == 200 && a.content_type == CONTENT_TYPE && accepts_gzip(&h) {
+                    a.gzip();
+                }
                 // HEAD: the head GET would get, without the body
                 a.head_only = r.method == "HEAD";
                 a
@@ -380,12 +383,50 @@ fn respond(s: &mut TcpStream, a: &Answer) -> std::io::Result<()> {
     if a.allow_get {
         out.push_str("Allow: GET, HEAD\r\n");
     }
-    out.push_str("\r\n");
-    if !a.head_only {
-        out.push_str(&a.body);
+    if a.status == 200 && a.content_type == CONTENT_TYPE {
+        // the answer depends on the request's Accept-Encoding: caches must know
+        out.push_str("Vary: Accept-Encoding\r\n");
     }
-    s.write_all(out.as_bytes())?;
+    if a.gzipped {
+        out.push_str("Content-Encoding: gzip\r\n");
+    }
+    out.push_str("\r\n");
+    let mut out = out.into_bytes();
+    if !a.head_only {
+        out.extend_from_slice(&a.body);
+    }
+    s.write_all(&out)?;
     s.flush()
+}
+
+/// Whether the request head's `Accept-Encoding` takes gzip (RFC 9110 §12.5.3): a
+/// `gzip`, `x-gzip` or `*` coding whose `q` is not 0. Prometheus asks for it on every
+/// scrape.
+fn accepts_gzip(head: &[u8]) -> bool {
+    let Ok(head) = std::str::from_utf8(head) else {
+        return false;
+    };
+    head.lines().skip(1).any(|line| {
+        let Some((name, value)) = line.split_once(':') else {
+            return false;
+        };
+        name.trim().eq_ignore_ascii_case("accept-encoding")
+            && value.split(',').any(|coding| {
+                let mut parts = coding.split(';');
+                let name = parts.next().unwrap_or("").trim();
+                let q_zero = parts.any(|p| {
+                    p.trim()
+                        .strip_prefix("q=")
+                        .or_else(|| p.trim().strip_prefix("Q="))
+                        .and_then(|q| q.trim().parse::<f64>().ok())
+                        .is_some_and(|q| q <= 0.0)
+                });
+                ["gzip", "x-gzip", "*"]
+                    .iter()
+                    .any(|c| name.eq_ignore_ascii_case(c))
+                    && !q_zero
+            })
+    })
 }
 
 /// An answer before it is written.
@@ -393,7 +434,9 @@ fn respond(s: &mut TcpStream, a: &Answer) -> std::io::Result<()> {
 struct Answer {
     status: u16,
     content_type: &'static str,
-    body: String,
+    body: Vec<u8>,
+    /// `body` is gzip-compressed (`Content-Encoding: gzip`).
+    gzipped: bool,
     allow_get: bool,
     /// Answering HEAD: the body's length is sent, not the body.
     head_only: bool,
@@ -404,9 +447,21 @@ impl Answer {
         Answer {
             status,
             content_type: "text/plain; charset=utf-8",
-            body: body.into(),
+            body: body.into().into_bytes(),
+            gzipped: false,
             allow_get: false,
             head_only: false,
+        }
+    }
+}
+
+impl Answer {
+    /// Compress the body with [`gzip`] (kept as it is if that fails, which compressing
+    /// in memory does not).
+    fn gzip(&mut self) {
+        if let Ok(z) = gzip(&self.body) {
+            self.body = z;
+            self.gzipped = true;
         }
     }
 }
@@ -434,7 +489,8 @@ fn answer(is_get: bool, url: &str, src: &SnapshotSource) -> Answer {
         return Answer {
             status: 200,
             content_type: CONTENT_TYPE,
-            body: render(&snap),
+            body: render(&snap).into_bytes(),
+            gzipped: false,
             allow_get: false,
             head_only: false,
         };
@@ -530,12 +586,12 @@ mod tests {
             "{head}"
         );
         assert!(body.contains(
-            "canopy_port_rx_packets_total{fabric=\"lab\",switch=\"edge-p0-e0\",port=\"0\"} 100\n"
+            "canopy_port_rx_frames_total{fabric=\"lab\",switch=\"edge-p0-e0\",port=\"0\"} 100\n"
         ));
         // Each scrape takes a fresh snapshot.
         let (_, _, body2) = get(a, "/metrics?x=1");
         assert!(body2.contains(
-            "canopy_port_rx_packets_total{fabric=\"lab\",switch=\"edge-p0-e0\",port=\"0\"} 200\n"
+            "canopy_port_rx_frames_total{fabric=\"lab\",switch=\"edge-p0-e0\",port=\"0\"} 200\n"
         ));
         assert_eq!(calls.load(Ordering::SeqCst), 2);
         assert_eq!(get(a, "/healthz").0, 200);
@@ -549,6 +605,63 @@ mod tests {
         assert_eq!((st, body.as_str()), (200, "ready\n"));
     }
 
+    /// The raw answer to `raw`, read to the close: (head, body bytes).
+    fn exchange_bytes(addr: SocketAddr, raw: &[u8]) -> (String, Vec<u8>) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(raw).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let end = out.windows(4).position(|w| w == b"\r\n\r\n").expect("head");
+        let body = out.split_off(end + 4);
+        (String::from_utf8(out).unwrap(), body)
+    }
+
+    #[test]
+    fn metrics_are_gzipped_when_the_scraper_asks() {
+        let (srv, _) = server(false);
+        let a = srv.local_addr();
+        // what Prometheus sends
+        let ask = |enc: &str, path: &str| {
+            let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: {enc}\r\n\r\n");
+            exchange_bytes(a, req.as_bytes())
+        };
+        let (head, body) = ask("gzip", "/metrics");
+        assert!(head.contains("Content-Encoding: gzip\r\n"), "{head}");
+        assert!(head.contains("Vary: Accept-Encoding\r\n"), "{head}");
+        assert!(
+            head.contains(&format!("Content-Length: {}\r\n", body.len())),
+            "{head}"
+        );
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&body[..])
+            .read_to_string(&mut text)
+            .expect("a gzip stream");
+        assert!(text.contains(
+            "canopy_port_rx_frames_total{fabric=\"lab\",switch=\"edge-p0-e0\",port=\"0\"} 100\n"
+        ));
+        // any spelling that allows gzip, case and spaces aside
+        for enc in ["deflate, GZIP;q=0.5", "x-gzip", "*", "identity, gzip ; q=1"] {
+            let (head, _) = ask(enc, "/metrics");
+            assert!(head.contains("Content-Encoding: gzip"), "{enc}: {head}");
+        }
+        // refused or not offered: plain text
+        for enc in ["gzip;q=0", "identity", "br, deflate", "gzip; q=0.0"] {
+            let (head, body) = ask(enc, "/metrics");
+            assert!(!head.contains("Content-Encoding"), "{enc}: {head}");
+            assert!(body.starts_with(b"# HELP "), "{enc}");
+        }
+        // without the header at all
+        let (head, _) = exchange_bytes(a, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(!head.contains("Content-Encoding"), "{head}");
+        // only /metrics is compressed
+        let (head, body) = ask("gzip", "/healthz");
+        assert!(
+            !head.contains("Content-Encoding") && body == b"ok\n",
+            "{head}"
+        );
+    }
+
     #[test]
     fn readyz_names_stale_tables() {
         let mut s = sample(1);
@@ -557,7 +670,7 @@ mod tests {
         let a = readyz(&s);
         assert_eq!(a.status, 503);
         assert_eq!(
-            a.body,
+            String::from_utf8_lossy(&a.body),
             "edge-p0-e0: tables not current\ncore-0: tables not current\n"
         );
     }

@@ -56,6 +56,8 @@ const FS: &[&str] = &["fabric", "switch"];
 const FSP: &[&str] = &["fabric", "switch", "port"];
 const FSPR: &[&str] = &["fabric", "switch", "port", "reason"];
 const INFO: &[&str] = &["fabric", "switch", "port", "ifname", "backend"];
+const BUILD: &[&str] = &["fabric", "version", "protocol_version"];
+const SWITCH_BUILD: &[&str] = &["fabric", "switch", "version", "protocol_version"];
 
 macro_rules! fam {
     ($name:literal, $kind:ident, $labels:expr, $help:literal) => {
@@ -69,9 +71,9 @@ macro_rules! fam {
 }
 
 // Indices into FAMILIES (the order of the exposition).
-const PORT_RX_PACKETS: usize = 0;
+const PORT_RX_FRAMES: usize = 0;
 const PORT_RX_BYTES: usize = 1;
-const PORT_TX_PACKETS: usize = 2;
+const PORT_TX_FRAMES: usize = 2;
 const PORT_TX_BYTES: usize = 3;
 const PORT_DROPS: usize = 4;
 const PORT_BACKEND_DROPS: usize = 5;
@@ -86,7 +88,7 @@ const PORT_REOPENS: usize = 13;
 const PORT_TX_REQUEUES: usize = 14;
 const PORT_INFO: usize = 15;
 const SWITCH_UP: usize = 16;
-const SWITCH_UPTIME: usize = 17;
+const SWITCH_START_TIME: usize = 17;
 const SWITCH_TABLES_CURRENT: usize = 18;
 const PUSHES: usize = 19;
 const PUSH_FAILURES: usize = 20;
@@ -94,7 +96,7 @@ const DOWN_EVENTS: usize = 21;
 const RESTARTS: usize = 22;
 const PROBE: usize = 23;
 const READY: usize = 24;
-const UPTIME: usize = 25;
+const BUILD_INFO: usize = 25;
 const SWITCHES: usize = 26;
 const PRUNED: usize = 27;
 const TRAFFIC_SENT: usize = 28;
@@ -102,12 +104,13 @@ const TRAFFIC_RECEIVED: usize = 29;
 const TRAFFIC_LOST: usize = 30;
 const TRAFFIC_MISDELIVERED: usize = 31;
 const TRAFFIC_LATENCY: usize = 32;
+const SWITCH_BUILD_INFO: usize = 33;
 
 /// Every family [`render`] can emit, in exposition order.
 pub const FAMILIES: &[FamilySpec] = &[
-    fam!("canopy_port_rx_packets_total", Counter, FSP, "Frames received on the port (switch counter)."),
+    fam!("canopy_port_rx_frames_total", Counter, FSP, "Frames received on the port (switch counter)."),
     fam!("canopy_port_rx_bytes_total", Counter, FSP, "Bytes received on the port (switch counter)."),
-    fam!("canopy_port_tx_packets_total", Counter, FSP, "Frames transmitted on the port (switch counter)."),
+    fam!("canopy_port_tx_frames_total", Counter, FSP, "Frames transmitted on the port (switch counter)."),
     fam!("canopy_port_tx_bytes_total", Counter, FSP, "Bytes transmitted on the port (switch counter)."),
     fam!("canopy_port_drops_total", Counter, FSPR, "Frames dropped at the port by the engine, by reason (every reason the switch reports, zeros included)."),
     fam!("canopy_port_backend_drops_total", Counter, FSPR, "Frames dropped by the port backend before the engine saw them, by reason (kernel: RX ring full)."),
@@ -122,7 +125,7 @@ pub const FAMILIES: &[FamilySpec] = &[
     fam!("canopy_port_tx_requeues_total", Counter, FSP, "Frames the kernel dropped at the device or qdisc and put back in the port's TX ring to send again (not losses)."),
     fam!("canopy_port_info", Gauge, INFO, "Port names: always 1, the labels carry the interface name and backend."),
     fam!("canopy_switch_up", Gauge, FS, "1 when the switch answers canopyd's health probes."),
-    fam!("canopy_switch_uptime_seconds", Gauge, FS, "Seconds since the switch process started (absent while the switch is down)."),
+    fam!("canopy_switch_start_time_seconds", Gauge, FS, "When the switch started, in seconds since the Unix epoch (absent while the switch is down)."),
     fam!("canopy_switch_tables_current", Gauge, FS, "1 when the switch runs the tables canopyd wants it to run."),
     fam!("canopyd_table_pushes_total", Counter, FS, "Successful table pushes to the switch since canopyd started."),
     fam!("canopyd_table_push_failures_total", Counter, FS, "Failed table pushes (refused or unreachable) since canopyd started."),
@@ -130,7 +133,7 @@ pub const FAMILIES: &[FamilySpec] = &[
     fam!("canopyd_switch_restarts_total", Counter, FS, "Times a new switch process answered for the switch since canopyd started."),
     fam!("canopyd_probe_duration_seconds", Histogram, FS, "Round trip of canopyd's health probes to the switch."),
     fam!("canopyd_ready", Gauge, F, "1 when every switch is up and runs current tables (/readyz)."),
-    fam!("canopyd_uptime_seconds", Gauge, F, "Seconds since canopyd started."),
+    fam!("canopyd_build_info", Gauge, BUILD, "canopyd's build: always 1, the labels carry its release and protocol version."),
     fam!("canopyd_switches", Gauge, F, "Switches in the fabric's topology."),
     fam!("canopyd_pruned_ports", Gauge, F, "Ports canopyd has taken out of forwarding groups, fabric-wide."),
     fam!("canopy_traffic_sent_frames_total", Counter, F, "Frames sent by the traffic generator (reported trials)."),
@@ -138,6 +141,7 @@ pub const FAMILIES: &[FamilySpec] = &[
     fam!("canopy_traffic_lost_frames_total", Counter, F, "Frames sent and never received."),
     fam!("canopy_traffic_misdelivered_frames_total", Counter, F, "Frames delivered to the wrong host."),
     fam!("canopy_traffic_latency_seconds", Histogram, F, "One-way latency measured by the traffic generator."),
+    fam!("canopy_switch_build_info", Gauge, SWITCH_BUILD, "The switch's build: always 1, the labels carry its release and protocol version (absent while the switch is down)."),
 ];
 
 /// A `prometheus` collector over one snapshot.
@@ -179,14 +183,39 @@ impl Collector for SnapshotCollector<'_> {
     }
 }
 
-/// The text exposition of `s`.
+/// The families of canopyd's own process that [`render`] adds after the snapshot's
+/// (the `prometheus` crate's `ProcessCollector`, from `/proc/self`; no labels): the
+/// standard `process_*` metrics every Prometheus client library exports.
+pub const PROCESS_FAMILIES: &[&str] = &[
+    "process_cpu_seconds_total",
+    "process_open_fds",
+    "process_max_fds",
+    "process_virtual_memory_bytes",
+    "process_resident_memory_bytes",
+    "process_start_time_seconds",
+    "process_threads",
+];
+
+/// The text exposition of `s`, followed by canopyd's [`PROCESS_FAMILIES`].
 pub fn render(s: &FabricSnapshot) -> String {
-    let families = SnapshotCollector::new(s).collect();
+    let mut families = SnapshotCollector::new(s).collect();
+    families.extend(prometheus::process_collector::ProcessCollector::for_self().collect());
     // The encoder only fails on a family without name or samples; `finish` leaves
     // those out.
     TextEncoder::new()
         .encode_to_string(&families)
         .unwrap_or_else(|e| format!("# canopyd: encoding failed: {e}\n"))
+}
+
+/// `text` compressed with gzip, for a scraper that sends `Accept-Encoding: gzip` (as
+/// Prometheus does). Level 1 ("fast"): a k=8 fabric's exposition shrinks about
+/// tenfold at a fraction of the render's time (`docs/metrics.md`, "Size").
+pub fn gzip(text: &[u8]) -> std::io::Result<Vec<u8>> {
+    use flate2::{write::GzEncoder, Compression};
+    use std::io::Write as _;
+    let mut enc = GzEncoder::new(Vec::with_capacity(text.len() / 8), Compression::fast());
+    enc.write_all(text)?;
+    enc.finish()
 }
 
 /// The metric names [`render`] can emit with their sample suffixes (`_bucket`, `_sum`,
@@ -202,6 +231,7 @@ pub fn sample_names() -> Vec<String> {
             v.push(f.name.to_string());
         }
     }
+    v.extend(PROCESS_FAMILIES.iter().map(|n| n.to_string()));
     v
 }
 
@@ -305,7 +335,12 @@ fn collect_into(s: &FabricSnapshot, b: &mut Builder) {
         collect_switch(fabric, sw, b);
     }
     b.value(READY, &[fabric], b2f(s.ready));
-    b.value(UPTIME, &[fabric], s.uptime_s);
+    let protocol = canopy_proto::version::PROTOCOL_VERSION.to_string();
+    b.value(
+        BUILD_INFO,
+        &[fabric, canopy_proto::version::RELEASE, &protocol],
+        1.0,
+    );
     b.value(SWITCHES, &[fabric], s.switches.len() as f64);
     let pruned: usize = s.switches.iter().map(|w| w.pruned_ports.len()).sum();
     b.value(PRUNED, &[fabric], pruned as f64);
@@ -333,9 +368,18 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
         return;
     }
     if let Some(h) = &sw.health {
-        b.value(SWITCH_UPTIME, &fs, h.uptime_s);
-    } else if let Some(c) = &sw.counters {
-        b.value(SWITCH_UPTIME, &fs, c.uptime_s);
+        // `instance` is the switch's start in ns since the epoch (0: it does not say)
+        if h.instance != 0 {
+            let start = std::time::Duration::from_nanos(h.instance);
+            b.value(SWITCH_START_TIME, &fs, start.as_secs_f64());
+        }
+        let release = if h.version.is_empty() {
+            "unknown"
+        } else {
+            h.version.as_str()
+        };
+        let protocol = h.protocol_version.to_string();
+        b.value(SWITCH_BUILD_INFO, &[fabric, name, release, &protocol], 1.0);
     }
     // Ports: the union of what health and counters report, by number.
     let mut ports: BTreeMap<u16, (Option<&PortHealth>, Option<&PortCounters>)> = BTreeMap::new();
@@ -353,9 +397,9 @@ fn collect_switch(fabric: &str, sw: &SwitchSnapshot, b: &mut Builder) {
         let pn = port.to_string();
         let l = [fabric, name, pn.as_str()];
         if let Some(c) = c {
-            b.value(PORT_RX_PACKETS, &l, c.rx_packets as f64);
+            b.value(PORT_RX_FRAMES, &l, c.rx_packets as f64);
             b.value(PORT_RX_BYTES, &l, c.rx_bytes as f64);
-            b.value(PORT_TX_PACKETS, &l, c.tx_packets as f64);
+            b.value(PORT_TX_FRAMES, &l, c.tx_packets as f64);
             b.value(PORT_TX_BYTES, &l, c.tx_bytes as f64);
             for (reason, n) in &c.drops {
                 b.value(PORT_DROPS, &[fabric, name, &pn, reason], *n as f64);
@@ -438,7 +482,7 @@ pub(crate) mod tests {
         let health = |ports: Vec<PortHealth>| Health {
             uptime_s: 12.5,
             pid: 4242,
-            instance: 1,
+            instance: 1_700_000_000_250_000_000,
             workers: 1,
             mode: "adaptive".to_string(),
             tables_loaded: true,
@@ -450,6 +494,7 @@ pub(crate) mod tests {
             tcp_refused: 0,
             conns_evicted: 0,
             protocol_version: 1,
+            version: "0.1.0".to_string(),
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
             uptime_s: 12.5,
@@ -530,16 +575,16 @@ pub(crate) mod tests {
         let t = render(&sample(1));
         has(
             &t,
-            "# HELP canopy_port_rx_packets_total Frames received on the port (switch counter).",
+            "# HELP canopy_port_rx_frames_total Frames received on the port (switch counter).",
         );
-        has(&t, "# TYPE canopy_port_rx_packets_total counter");
+        has(&t, "# TYPE canopy_port_rx_frames_total counter");
         has(
             &t,
-            r#"canopy_port_rx_packets_total{fabric="lab",switch="edge-p0-e0",port="0"} 100"#,
+            r#"canopy_port_rx_frames_total{fabric="lab",switch="edge-p0-e0",port="0"} 100"#,
         );
         has(
             &t,
-            r#"canopy_port_rx_packets_total{fabric="lab",switch="edge-p0-e0",port="1"} 101"#,
+            r#"canopy_port_rx_frames_total{fabric="lab",switch="edge-p0-e0",port="1"} 101"#,
         );
         has(
             &t,
@@ -547,7 +592,7 @@ pub(crate) mod tests {
         );
         has(
             &t,
-            r#"canopy_port_tx_packets_total{fabric="lab",switch="edge-p0-e0",port="1"} 90"#,
+            r#"canopy_port_tx_frames_total{fabric="lab",switch="edge-p0-e0",port="1"} 90"#,
         );
         has(
             &t,
@@ -623,9 +668,15 @@ pub(crate) mod tests {
             r#"canopy_switch_up{fabric="lab",switch="edge-p0-e0"} 1"#,
         );
         has(&t, r#"canopy_switch_up{fabric="lab",switch="core-0"} 0"#);
+        // the switch's start (`instance`, ns since the epoch) in seconds
         has(
             &t,
-            r#"canopy_switch_uptime_seconds{fabric="lab",switch="edge-p0-e0"} 12.5"#,
+            r#"canopy_switch_start_time_seconds{fabric="lab",switch="edge-p0-e0"} 1700000000.25"#,
+        );
+        has(&t, "# TYPE canopy_switch_build_info gauge");
+        has(
+            &t,
+            r#"canopy_switch_build_info{fabric="lab",switch="edge-p0-e0",version="0.1.0",protocol_version="1"} 1"#,
         );
         has(
             &t,
@@ -649,7 +700,22 @@ pub(crate) mod tests {
             r#"canopyd_switch_restarts_total{fabric="lab",switch="edge-p0-e0"} 1"#,
         );
         has(&t, r#"canopyd_ready{fabric="lab"} 0"#);
-        has(&t, r#"canopyd_uptime_seconds{fabric="lab"} 60"#);
+        has(
+            &t,
+            &format!(
+                r#"canopyd_build_info{{fabric="lab",version="{}",protocol_version="{}"}} 1"#,
+                canopy_proto::version::RELEASE,
+                canopy_proto::version::PROTOCOL_VERSION
+            ),
+        );
+        // canopyd's own process, with the standard names and no labels
+        has(&t, "# TYPE process_start_time_seconds gauge");
+        for name in PROCESS_FAMILIES {
+            assert!(
+                t.lines().any(|l| l.starts_with(&format!("{name} "))),
+                "no {name} in\n{t}"
+            );
+        }
         has(&t, r#"canopyd_switches{fabric="lab"} 2"#);
         has(&t, r#"canopyd_pruned_ports{fabric="lab"} 1"#);
         has(&t, r#"canopy_traffic_sent_frames_total{fabric="lab"} 1000"#);
@@ -669,12 +735,16 @@ pub(crate) mod tests {
         let t = render(&sample(1));
         lacks(
             &t,
-            r#"canopy_port_rx_packets_total{fabric="lab",switch="core-0""#,
+            r#"canopy_port_rx_frames_total{fabric="lab",switch="core-0""#,
         );
         lacks(&t, r#"canopy_port_info{fabric="lab",switch="core-0""#);
         lacks(
             &t,
-            r#"canopy_switch_uptime_seconds{fabric="lab",switch="core-0"}"#,
+            r#"canopy_switch_start_time_seconds{fabric="lab",switch="core-0"}"#,
+        );
+        lacks(
+            &t,
+            r#"canopy_switch_build_info{fabric="lab",switch="core-0""#,
         );
         // The daemon's own counters for it stay.
         has(
@@ -689,7 +759,8 @@ pub(crate) mod tests {
         has(&t, "# TYPE canopyd_probe_duration_seconds histogram");
         let p = r#"canopyd_probe_duration_seconds_bucket{fabric="lab",switch="edge-p0-e0""#;
         has(&t, &format!(r#"{p},le="0.0001"}} 0"#));
-        has(&t, &format!(r#"{p},le="0.00025"}} 3"#));
+        has(&t, &format!(r#"{p},le="0.00015"}} 0"#));
+        has(&t, &format!(r#"{p},le="0.0002"}} 3"#));
         has(&t, &format!(r#"{p},le="0.0025"}} 3"#));
         has(&t, &format!(r#"{p},le="0.005"}} 4"#));
         has(&t, &format!(r#"{p},le="1"}} 4"#));
@@ -753,7 +824,10 @@ pub(crate) mod tests {
         assert!(!t2.contains('\u{1b}') && !t2.contains('\0'));
         // No raw newline inside a sample line: every line is a comment or a sample.
         for l in t.lines() {
-            assert!(l.starts_with('#') || l.contains("} "), "broken line {l:?}");
+            assert!(
+                l.starts_with('#') || l.contains("} ") || l.starts_with("process_"),
+                "broken line {l:?}"
+            );
         }
     }
 
@@ -769,12 +843,20 @@ pub(crate) mod tests {
             traffic: None,
         };
         let t = render(&s);
-        let samples: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+        let samples: Vec<&str> = t
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("process_"))
+            .collect();
+        let build = format!(
+            r#"canopyd_build_info{{fabric="x",version="{}",protocol_version="{}"}} 1"#,
+            canopy_proto::version::RELEASE,
+            canopy_proto::version::PROTOCOL_VERSION
+        );
         assert_eq!(
             samples,
             vec![
                 r#"canopyd_ready{fabric="x"} 1"#,
-                r#"canopyd_uptime_seconds{fabric="x"} 0"#,
+                &build,
                 r#"canopyd_switches{fabric="x"} 0"#,
                 r#"canopyd_pruned_ports{fabric="x"} 0"#,
             ]
@@ -969,11 +1051,23 @@ pub(crate) mod tests {
         let took = t0.elapsed();
         let samples = text.lines().filter(|l| !l.starts_with('#')).count();
         let per_port = 4 + engine_reasons as usize + (backend_reasons as usize + 1) + 10;
-        let per_switch = 7 + PROBE_BUCKETS.len() + 3;
-        assert_eq!((per_port, per_switch), (48, 24));
-        assert_eq!(samples, 80 * per_switch + 640 * per_port + 4);
+        let per_switch = 8 + PROBE_BUCKETS.len() + 3;
+        assert_eq!((per_port, per_switch), (48, 30));
+        let process = PROCESS_FAMILIES.len();
+        assert_eq!(samples, 80 * per_switch + 640 * per_port + 4 + process);
+        let t1 = std::time::Instant::now();
+        let gz = gzip(text.as_bytes()).expect("gzip in memory");
+        let took_gz = t1.elapsed();
         eprintln!(
-            "k=8-sized fabric: {samples} series, {} bytes, rendered in {took:?}",
+            "k=8-sized fabric: {samples} series, {} bytes, rendered in {took:?}; \
+             gzip {} bytes in {took_gz:?}",
+            text.len(),
+            gz.len()
+        );
+        assert!(
+            gz.len() * 5 < text.len(),
+            "gzip: {} of {}",
+            gz.len(),
             text.len()
         );
     }

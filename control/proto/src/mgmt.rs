@@ -198,6 +198,10 @@ pub struct Health {
     /// The switch's [`crate::version::PROTOCOL_VERSION`] (0: a switch before versions).
     #[serde(default)]
     pub protocol_version: u32,
+    /// The switch's release, its Cargo package version ([`crate::version::RELEASE`];
+    /// empty from a switch that does not say).
+    #[serde(default)]
+    pub version: String,
 }
 
 /// One port in `counters`.
@@ -386,7 +390,12 @@ pub fn format_health(h: &Health) -> String {
     let _ = writeln!(s, "tables    {tables}");
     let _ = writeln!(s, "uptime    {:.1} s", h.uptime_s);
     let _ = writeln!(s, "pid       {}", h.pid);
-    let _ = writeln!(s, "protocol  version {}", h.protocol_version);
+    let release = if h.version.is_empty() {
+        "unknown"
+    } else {
+        h.version.as_str()
+    };
+    let _ = writeln!(s, "version   {release} (protocol {})", h.protocol_version);
     let _ = writeln!(s, "workers   {} ({})", h.workers, h.mode);
     if let Some(t) = &h.tcp {
         let _ = writeln!(

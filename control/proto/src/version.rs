@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// of a connection must know about.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// This build's release: the workspace's Cargo package version, which every Canopy
+/// crate and binary shares. `health` and the metrics' `*_build_info` carry it.
+pub const RELEASE: &str = env!("CARGO_PKG_VERSION");
+
 /// The server names a `hello` answer carries (and a mismatch message names).
 pub const SWITCH: &str = "canopy-switch";
 /// See [`SWITCH`].

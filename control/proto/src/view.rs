@@ -132,6 +132,7 @@ mod tests {
                 tcp_refused: 0,
                 conns_evicted: 0,
                 protocol_version: 1,
+                version: "0.1.0".to_string(),
             }),
             counters: None,
             pruned_ports: vec![1, 3],

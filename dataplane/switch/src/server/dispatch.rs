@@ -270,6 +270,7 @@ impl Shared {
             conns_evicted: self.tcp_stats.evicted.load(Ordering::Relaxed)
                 + self.unix_stats.evicted.load(Ordering::Relaxed),
             protocol_version: PROTOCOL_VERSION,
+            version: canopy_proto::version::RELEASE.into(),
         }
     }
 
