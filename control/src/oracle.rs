@@ -380,19 +380,27 @@ impl<'a> Oracle<'a> {
     }
 }
 
-/// Result of checking many pairs.
-#[derive(Debug, Clone, Default)]
+/// Result of checking many pairs. Serialized (for `canopyctl check --json`) with its
+/// field names: `failures` as their messages, `hops` as an object from the number of
+/// switch traversals (a string, as JSON keys are) to the pairs that took it.
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct PairsReport {
     /// Pairs walked.
     pub pairs: u64,
     /// Pairs delivered and passing every check.
     pub ok: u64,
     /// First failures (up to 20).
+    #[serde(serialize_with = "messages")]
     pub failures: Vec<WalkError>,
     /// Number of failures.
     pub failed: u64,
     /// Histogram of switch traversals over passing pairs.
     pub hops: BTreeMap<usize, u64>,
+}
+
+/// Errors serialized as their messages.
+fn messages<S: serde::Serializer>(errors: &[WalkError], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(errors.iter().map(ToString::to_string))
 }
 
 impl PairsReport {

@@ -368,8 +368,9 @@ impl<'a> Fabric<'a> {
     }
 }
 
-/// Result of [`Fabric::run_traffic`].
-#[derive(Debug, Clone, Default)]
+/// Result of [`Fabric::run_traffic`]. Serialized (for `canopyctl sim --json`) with its
+/// field names, `elapsed` as `elapsed_seconds`, a number.
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct TrafficReport {
     /// Frames the sources injected.
     pub sent: u64,
@@ -380,7 +381,13 @@ pub struct TrafficReport {
     /// Frames the switches dropped (all reasons).
     pub dropped: u64,
     /// Time from the first injection until the fabric drained.
+    #[serde(rename = "elapsed_seconds", serialize_with = "seconds")]
     pub elapsed: std::time::Duration,
+}
+
+/// A duration serialized as seconds.
+fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 impl TrafficReport {

@@ -81,19 +81,6 @@ fn bad_input_is_an_error_message_not_a_panic() {
         (
             vec![
                 "header",
-                "fat-tree:k=4",
-                "-k",
-                "bogus",
-                "--src",
-                "h0",
-                "--dst",
-                "h1",
-            ],
-            "unknown header kind",
-        ),
-        (
-            vec![
-                "header",
                 "znode:z=3,2,3;m=2",
                 "-k",
                 "path-id",

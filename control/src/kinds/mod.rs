@@ -55,8 +55,10 @@ pub enum KindError {
     Wire(#[from] WireError),
 }
 
-/// Size of one kind's forwarding state over a whole topology.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// Size of one kind's forwarding state over a whole topology. Serialized (for
+/// `canopyctl tables --summary --json`) with its field names, `by_level` as objects
+/// `{level, switches, max_entries, total_entries}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct TableSummary {
     /// Largest header routing field in bits (sliced: SLICE bits; Transit: routing
     /// bytes × 8; path-ID: ID bits).
@@ -72,9 +74,33 @@ pub struct TableSummary {
     /// Sum of entries over all switches.
     pub total_entries: u64,
     /// Per level: `(level, switches, max entries, total entries)`.
+    #[serde(serialize_with = "level_rows")]
     pub by_level: Vec<(u16, u64, u64, u64)>,
     /// Remarks (how entries were counted, deviations from a source document…).
     pub notes: Vec<String>,
+}
+
+/// [`TableSummary::by_level`] serialized as one object per level.
+fn level_rows<S: serde::Serializer>(
+    rows: &[(u16, u64, u64, u64)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Level {
+        level: u16,
+        switches: u64,
+        max_entries: u64,
+        total_entries: u64,
+    }
+    s.collect_seq(
+        rows.iter()
+            .map(|&(level, switches, max_entries, total_entries)| Level {
+                level,
+                switches,
+                max_entries,
+                total_entries,
+            }),
+    )
 }
 
 impl TableSummary {
