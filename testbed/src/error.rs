@@ -110,6 +110,14 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A report table could not be written as CSV.
+    #[error("{file}: {detail}")]
+    Csv {
+        /// The file (e.g. `trials.csv`).
+        file: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// A guest (or the guest image) could not be built, started or reached.
     #[error("guest {guest}: {detail}")]
     Vm {

@@ -5,7 +5,7 @@
 //!
 //! | module | report | files |
 //! |---|---|---|
-//! | [`run`] | `canopy-testbed run` / `replay` / `demo` | `results.json`, `report.md`, `report.html`, SVG plots ([`plots`]); the terminal summary |
+//! | [`run`] | `canopy-testbed run` / `replay` / `demo` | `results.json`, `report.md`, `report.html`, SVG plots ([`plots`]), CSV tables ([`csv`]); the terminal summary |
 //! | [`compare`] | `canopy-testbed compare` | `compare.md`, `compare.html`, `compare_latency_cdf.svg` |
 //! | [`soak`] | `canopy-testbed soak` | `soak.json`, `soak.md`, `timeline.csv`; the terminal summary |
 //! | [`vethbench`] | `canopy-vethbench` | `results.json`, `results.md` |
@@ -14,6 +14,7 @@
 //! | [`hlog`] | latency histograms kept whole | `latency.hlog` (HdrHistogram interval log); `canopy-testbed latency` reads it |
 
 pub mod compare;
+pub mod csv;
 mod doc;
 pub mod fmt;
 pub mod hlog;

@@ -13,6 +13,7 @@
 //! | `links.svg` | per-link load by tier, both directions ([`plots::links`]) |
 //! | `latency_hops.svg` | after a search with latency trials, where the stream's time went, per load ([`super::hopplot`]) |
 //! | `latency.hlog` | after a search, the latency trials' histograms as an HdrHistogram interval log ([`super::hlog`]) |
+//! | `trials.csv`, `switches.csv`, `switch_drops.csv`, `links.csv` | the trials, switches, drops by reason and links as CSV tables ([`super::csv`]) |
 //!
 //! A plot with nothing to show is not written, and the report says why. [`summary`] is
 //! the one-screen text for the terminal (at most [`SUMMARY_LINES`] lines of at most
@@ -42,14 +43,16 @@ pub struct Written {
     pub markdown: PathBuf,
     /// `report.html`.
     pub html: PathBuf,
+    /// The CSV tables, in [`super::csv::FILES`] order.
+    pub csv: Vec<PathBuf>,
     /// The SVG plots written (a plot with nothing to show is not).
     pub plots: Vec<PathBuf>,
     /// `latency.hlog`, when the run had latency trials.
     pub hlog: Option<PathBuf>,
 }
 
-/// Write `results.json`, `report.md`, `report.html` and the SVG plots into `dir`
-/// (created if missing; files of the same name are replaced).
+/// Write `results.json`, `report.md`, `report.html`, the CSV tables and the SVG plots
+/// into `dir` (created if missing; files of the same name are replaced).
 pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
     let svgs = Svgs::draw(results)?;
     let blocks = blocks(results, &svgs);
@@ -58,6 +61,9 @@ pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
         ("report.md", doc::markdown(&blocks)),
         ("report.html", doc::html(&title(results), &blocks)),
     ];
+    let tables = super::csv::tables(results)?;
+    let n_tables = tables.len();
+    files.extend(tables);
     let hlog = super::hlog::run_log(results)?;
     let has_hlog = hlog.is_some();
     if let Some(log) = hlog {
@@ -81,6 +87,7 @@ pub fn write(results: &RunResults, dir: &Path) -> Result<Written> {
         json: next(),
         markdown: next(),
         html: next(),
+        csv: (0..n_tables).map(|_| next()).collect(),
         hlog: has_hlog.then(&mut next),
         plots: paths.collect(),
     })
@@ -710,7 +717,7 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
         lines.push(format!("Report: {}", w.markdown.display()));
         lines.push(format!("        {}", w.html.display()));
         lines.push(format!(
-            "        {} (+ {} SVG plot{}{})",
+            "        {} (+ {} SVG plot{}{}{})",
             w.json.display(),
             w.plots.len(),
             if w.plots.len() == 1 { "" } else { "s" },
@@ -718,7 +725,8 @@ pub fn summary(r: &RunResults, written: Option<&Written>) -> String {
                 ", latency.hlog"
             } else {
                 ""
-            }
+            },
+            if w.csv.is_empty() { "" } else { ", CSV tables" }
         ));
     }
     lines.truncate(SUMMARY_LINES);

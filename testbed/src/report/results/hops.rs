@@ -2,10 +2,11 @@
 //! records (`docs/wire-format.md` §2.1) its frames collected on the way
 //! ([`crate::traffic::hopstats`]).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One part of the latency: over the frames it was measured on, ns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Part {
     /// Mean (what adds up along a path).
     pub mean_ns: f64,
@@ -16,7 +17,7 @@ pub struct Part {
 }
 
 /// One switch on the path, by its position.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HopParts {
     /// Its level in the topology (1 = leaf switches) when every frame's switch at this
     /// position had the same, else 0.
@@ -34,7 +35,7 @@ pub struct HopParts {
 }
 
 /// The frames of one path length.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PathParts {
     /// Switches on the path.
     pub hops: usize,
@@ -53,7 +54,7 @@ pub struct PathParts {
 }
 
 /// The breakdown of a trial's latency stream.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HopBreakdown {
     /// Record slots each frame carried.
     pub slots: u8,

@@ -21,11 +21,12 @@ pub mod vethbench;
 pub use hops::{HopBreakdown, HopParts, Part, PathParts};
 pub use policy::{GapSource, PolicyCost, UpPolicyResult};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What every report starts with: what ran, when, where, which build.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Header {
     /// The exact command line.
     pub command: String,
@@ -40,8 +41,32 @@ pub struct Header {
 /// Version of this schema, written into every results file.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Where the JSON Schema of `results.json` is kept, from the workspace root.
+pub const JSON_SCHEMA_PATH: &str = "docs/results.schema.json";
+
+/// The JSON Schema (draft 2020-12) of `results.json`, generated from [`RunResults`] and
+/// the types in it (their doc comments are its descriptions): what
+/// [`JSON_SCHEMA_PATH`] holds. It lists every field and its type; a field that may be
+/// missing is not `required`, and properties it does not list are allowed (a reader of
+/// this schema version keeps working when a later build adds a field).
+pub fn json_schema() -> serde_json::Value {
+    let mut s = schemars::schema_for!(RunResults);
+    s.insert(
+        "title".into(),
+        format!("results.json of canopy-testbed run / replay / demo, schema {SCHEMA_VERSION}")
+            .into(),
+    );
+    s.to_value()
+}
+
+/// [`json_schema`] as pretty JSON with a final newline: the text of
+/// [`JSON_SCHEMA_PATH`].
+pub fn json_schema_text() -> crate::error::Result<String> {
+    super::to_json(&json_schema(), "the results schema")
+}
+
 /// A whole run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunResults {
     /// [`SCHEMA_VERSION`].
     pub schema: u32,
@@ -65,7 +90,7 @@ pub struct RunResults {
 }
 
 /// What limited a run (`run::limit`): the cause, then the evidence, one fact a line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limit {
     /// The generator (its senders or its receivers), a switch's CPU, a ring or port
     /// inside a switch, frames lost outside the switches, the machine's CPU, or nothing.
@@ -75,7 +100,7 @@ pub struct Limit {
 }
 
 /// What ran, where and how.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunMeta {
     /// Command, start, machine and version (`command`, `started`, `machine`, `version`
     /// in the JSON, next to the fields below).
@@ -115,7 +140,7 @@ pub struct RunMeta {
 }
 
 /// How the machine's CPUs were split between the switches and the generator.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CpuSplit {
     /// Polling threads of the shared `canopy-switch host` (0: one process per switch).
     pub host_threads: usize,
@@ -150,7 +175,7 @@ impl CpuSplit {
 
 /// The generator's own ceiling (`traffic::ceiling`): its sender lanes at full speed on
 /// one veth pair, into a sink or into its own receiver, with stamped frames.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GeneratorCeiling {
     /// Sender threads (lanes), each sending as its own host on its own TX socket.
     pub tx_threads: usize,
@@ -182,7 +207,7 @@ pub struct GeneratorCeiling {
 }
 
 /// The receive side of a [`GeneratorCeiling`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CeilingRx {
     /// Distinct frames received.
     pub received: u64,
@@ -207,7 +232,7 @@ pub struct CeilingRx {
 }
 
 /// The machine a command measured on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Machine {
     /// Online CPUs.
     pub cpus: usize,
@@ -220,7 +245,7 @@ pub struct Machine {
 }
 
 /// One traffic trial at one offered rate.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Trial {
     /// Offered rate over all senders, frames per second.
     pub offered_pps: f64,
@@ -289,7 +314,7 @@ impl Trial {
 }
 
 /// Reordering per flow (a flow: one sending host to one receiving host).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FlowReorder {
     /// Flows that received at least one frame.
     pub flows: u64,
@@ -303,7 +328,7 @@ pub struct FlowReorder {
 /// id sent one at a time (each stamped just before its own `send()`) at a low rate
 /// beside the trial's load, counted and timed apart from it. Its latency is the
 /// fabric's at that load, not the load's own queueing in the generator's bursts.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProbeStream {
     /// Offered rate of the stream over all its senders, frames per second.
     pub offered_pps: f64,
@@ -324,7 +349,7 @@ pub struct ProbeStream {
 
 /// Latency under a background load that is a fraction of the NDR (`run --search`):
 /// the trial at that load with its latency stream.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadLatency {
     /// The background load as a fraction of the NDR (0.1 = 10 %).
     pub fraction: f64,
@@ -339,7 +364,7 @@ pub struct LoadLatency {
 /// (each frame once; misdelivered and duplicate frames are not in `received`). A bin
 /// with `received < sent` lost frames sent in it; the last bin also holds anything
 /// later. Recovery times are read from it (`soak`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Timeline {
     /// Start of bin 0, CLOCK_MONOTONIC nanoseconds (the clock fault times are taken on).
     pub t0_ns: u64,
@@ -373,7 +398,7 @@ impl Timeline {
 }
 
 /// Latency summary, nanoseconds, from an HDR histogram (3 significant digits).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Latency {
     /// Frames recorded.
     pub count: u64,
@@ -419,7 +444,7 @@ impl Latency {
 }
 
 /// An RFC 2544-style binary search.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchResult {
     /// Highest offered rate with no loss (frames per second), if any trial had none.
     pub ndr_pps: Option<f64>,
@@ -454,7 +479,7 @@ pub struct SearchResult {
 }
 
 /// One switch's counters over the run (after minus before).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SwitchDelta {
     /// Switch name.
     pub name: String,
@@ -510,7 +535,7 @@ pub fn backend_summary<'a>(backends: impl IntoIterator<Item = &'a String>) -> St
 }
 
 /// Frames carried by one fabric link over the run, in each direction.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LinkLoad {
     /// One end, `node:port` (e.g. `edge-p0-e0:2`).
     pub a: String,

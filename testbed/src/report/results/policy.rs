@@ -2,10 +2,11 @@
 //! cost at one rate, side by side (`run::policy`).
 
 use super::Trial;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a run's flowlet gap came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GapSource {
     /// Derived from the latency spread of a per-packet calibration trial.
@@ -20,7 +21,7 @@ pub enum GapSource {
 }
 
 /// The up-port policy of a run's trials, and the evidence behind its gap.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UpPolicyResult {
     /// `flowlets` or `per-packet`.
     pub policy: String,
@@ -42,7 +43,7 @@ pub struct UpPolicyResult {
 }
 
 /// One policy's trial in the side-by-side comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PolicyCost {
     /// `flowlets` or `per-packet`.
     pub policy: String,
