@@ -76,6 +76,9 @@ fn d_control() -> PathBuf {
 fn d_verify() -> u64 {
     5000
 }
+fn d_ready_wait() -> u64 {
+    30_000
+}
 
 /// `[daemon]`.
 #[derive(Debug, Clone, Deserialize)]
@@ -103,6 +106,10 @@ pub struct RawDaemon {
     /// daemon's (catches a `replace_tables` behind the daemon's back).
     #[serde(default = "d_verify")]
     pub verify_interval_ms: u64,
+    /// Under systemd (`Type=notify`): how long canopyd waits for every switch to answer
+    /// and run current tables before it says `READY=1` anyway (0: at once).
+    #[serde(default = "d_ready_wait")]
+    pub ready_wait_ms: u64,
     /// Run as this user once the control socket and the HTTP listener are bound (the
     /// process starts as root).
     pub user: Option<String>,
@@ -120,6 +127,7 @@ impl Default for RawDaemon {
             missed_probes: d_missed(),
             counters_interval_ms: d_counters(),
             verify_interval_ms: d_verify(),
+            ready_wait_ms: d_ready_wait(),
             user: None,
             group: None,
         }
@@ -205,6 +213,8 @@ pub struct Config {
     pub counters_interval: Duration,
     /// Read-back interval of the tables.
     pub verify_interval: Duration,
+    /// Longest wait for the fabric to be ready before `READY=1` ([`RawDaemon::ready_wait_ms`]).
+    pub ready_wait: Duration,
     /// The user and group to run as once the control socket and the HTTP listener are
     /// bound (`[daemon] user`/`group`, or `--user`/`--group`); None: the starting user.
     pub run_as: Option<Identity>,
@@ -279,6 +289,7 @@ struct Daemon {
     missed_probes: u32,
     counters_interval: Duration,
     verify_interval: Duration,
+    ready_wait: Duration,
     run_as: Option<Identity>,
 }
 
@@ -363,6 +374,7 @@ impl Config {
             missed_probes: daemon.missed_probes,
             counters_interval: daemon.counters_interval,
             verify_interval: daemon.verify_interval,
+            ready_wait: daemon.ready_wait,
             run_as: daemon.run_as,
         })
     }
@@ -371,7 +383,7 @@ impl Config {
     pub fn summary(&self) -> String {
         let ports: usize = self.base.iter().map(|t| t.ports.len()).sum();
         format!(
-            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nfirst endpoint {}\nprivileges {}; once the control socket and metrics are bound keeps no capability, no_new_privs",
+            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nsystemd READY=1 when every switch is current, at most {} ms after start\nfirst endpoint {}\nprivileges {}; once the control socket and metrics are bound keeps no capability, no_new_privs",
             self.name,
             self.spec,
             self.kind.name(),
@@ -384,6 +396,7 @@ impl Config {
             self.probe_timeout.as_millis(),
             self.missed_probes,
             self.counters_interval.as_millis(),
+            self.ready_wait.as_millis(),
             self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
             match &self.run_as {
                 Some(i) => format!("runs as {i}"),
@@ -464,6 +477,7 @@ impl Daemon {
         let probe_timeout = ms("probe_timeout_ms", d.probe_timeout_ms, 10, 60_000)?;
         let counters_interval = ms("counters_interval_ms", d.counters_interval_ms, 100, 600_000)?;
         let verify_interval = ms("verify_interval_ms", d.verify_interval_ms, 100, 3_600_000)?;
+        let ready_wait = ms("ready_wait_ms", d.ready_wait_ms, 0, 3_600_000)?;
         if !(1..=100).contains(&d.missed_probes) {
             return Err(src.bad(
                 "daemon.missed_probes",
@@ -503,6 +517,7 @@ impl Daemon {
             missed_probes: d.missed_probes,
             counters_interval,
             verify_interval,
+            ready_wait,
             run_as,
         })
     }

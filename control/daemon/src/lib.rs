@@ -13,5 +13,6 @@ pub mod control;
 pub mod fuzzing;
 pub mod http;
 pub mod metrics;
+pub mod notify;
 pub mod prune;
 pub mod run;

@@ -8,6 +8,7 @@ use canopy_privs::CapSet;
 use canopyd::config::{Config, RunAs};
 use canopyd::control::ControlSocket;
 use canopyd::http::{HttpListener, Limits};
+use canopyd::notify::Notifier;
 use canopyd::run::Daemon;
 use clap::Parser;
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -104,6 +105,7 @@ fn run(cfg: Config) -> Result<()> {
         None => None,
     };
     harden(&cfg, &socket)?;
+    let ready_wait = cfg.ready_wait;
     let daemon = Daemon::start(cfg).context("cannot start the daemon's threads")?;
     let _control = socket
         .serve(daemon.handle())
@@ -121,9 +123,13 @@ fn run(cfg: Config) -> Result<()> {
         }
         None => None,
     };
+    let notifier = Notifier::start(daemon.handle(), ready_wait)
+        .context("cannot start the thread that notifies systemd")?;
     if let Some(sig) = signals.forever().next() {
         info!(signal = sig, "stopping");
+        canopy_proto::service::stopping();
     }
+    drop(notifier);
     daemon.stop();
     Ok(())
 }

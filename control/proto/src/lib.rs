@@ -33,6 +33,7 @@ pub mod control;
 pub mod host;
 pub mod mgmt;
 pub mod serve;
+pub mod service;
 pub mod snapshot;
 pub mod sys;
 pub mod tagged;

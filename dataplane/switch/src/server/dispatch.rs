@@ -170,6 +170,10 @@ impl Shared {
         self.handle.swap_tables(t)?;
         self.loaded.store(true, Ordering::Release);
         info!(tables = %name, ?kinds, "tables replaced");
+        canopy_proto::service::status(&format!(
+            "forwarding with tables {name} on {} ports",
+            self.nports()
+        ));
         Ok(json!({"ok": true, "tables": name, "kinds": kinds}))
     }
 

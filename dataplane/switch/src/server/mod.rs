@@ -38,6 +38,7 @@ use canopy_dataplane::engine::{mem, Engine, EngineHandle, Pool};
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::mgmt::{self, MAX_TCP_CONNS};
 use canopy_proto::serve::{prepare_socket, unprepare_socket, Server, Stats};
+use canopy_proto::service;
 use conn::{bind_tcp, serve_tcp, serve_unix, Tcp};
 use std::io::Write;
 use std::net::SocketAddr;
@@ -339,14 +340,23 @@ pub fn run(
         .context("cannot start the workers")
         .map_err(unbind)?;
     let shared = p.serve(&cfg, "canopy-").map_err(unbind)?;
+    // ports open, tables (if any) loaded, management listening: what READY=1 promises
+    let ports = cfg.ports.len();
     match name {
-        Some(name) => info!(tables = %name, socket = %sock.display(), "switch running"),
+        Some(name) => {
+            info!(tables = %name, socket = %sock.display(), "switch running");
+            service::ready(&format!("forwarding with tables {name} on {ports} ports"));
+        }
         None => {
-            info!(socket = %sock.display(), "switch running without tables: frames are dropped (kind_not_configured) until replace_tables")
+            info!(socket = %sock.display(), "switch running without tables: frames are dropped (kind_not_configured) until replace_tables");
+            service::ready(&format!(
+                "{ports} ports open, no tables yet: dropping frames until replace_tables"
+            ));
         }
     }
     let sig = signals.forever().next().unwrap_or(SIGTERM);
     info!(signal = sig, "stopping");
+    service::stopping();
     shared.close();
     drop(running.stop());
     print_final_counters(&shared);
