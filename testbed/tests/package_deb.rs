@@ -82,9 +82,9 @@ fn depends_names(field: &str) -> Vec<String> {
     v
 }
 
-/// A Debian base with systemd and `extra`, made once and kept: its path.
-fn base_rootfs(extra: &[String]) -> PathBuf {
-    let mut include: Vec<String> = ["systemd", "systemd-sysv", "dbus"]
+/// A Debian minbase with the packages `include`, made once and kept: its path.
+fn base_rootfs(include: &[&str], extra: &[String]) -> PathBuf {
+    let mut include: Vec<String> = include
         .iter()
         .map(|s| s.to_string())
         .chain(extra.iter().cloned())
@@ -98,9 +98,12 @@ fn base_rootfs(extra: &[String]) -> PathBuf {
     });
     let cache = PathBuf::from("/var/cache/canopy-tests");
     let base = cache.join(format!("rootfs-{SUITE}-{hash:016x}"));
-    if base.join("usr/lib/systemd/systemd").exists() {
+    // debootstrap finished: the marker is written into the tree before it takes its name
+    let done = base.join(".canopy-base-complete");
+    if done.exists() {
         return base;
     }
+    let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&cache).expect("create /var/cache/canopy-tests");
     let partial = cache.join(format!("rootfs-{SUITE}-{hash:016x}.partial"));
     let _ = std::fs::remove_dir_all(&partial);
@@ -113,6 +116,7 @@ fn base_rootfs(extra: &[String]) -> PathBuf {
             .arg(&partial)
             .arg(&mirror),
     );
+    std::fs::write(partial.join(".canopy-base-complete"), &key).expect("mark the base");
     std::fs::rename(&partial, &base).expect("keep the base");
     eprintln!(
         "{TEST}: made the container base {} in {:.0} s",
@@ -166,23 +170,16 @@ ExecStopPost=/bin/systemctl poweroff --no-block
 WantedBy=multi-user.target
 ";
 
-#[test]
-fn the_package_installs_and_its_units_run_under_systemd() {
-    if !root_or_skip(TEST, "debootstrap and systemd-nspawn") {
-        return;
+/// What a packaging test needs, or None after a `SKIP` line: root, `tools` (name,
+/// version flag, how to install), `cargo deb`, and the binaries this run built.
+fn ready(test: &str, tools: &[(&str, &str, &str)]) -> Option<PathBuf> {
+    if !root_or_skip(test, "debootstrap, chroot and containers") {
+        return None;
     }
-    for (tool, arg, hint) in [
-        ("debootstrap", "--version", "apt-get install debootstrap"),
-        (
-            "systemd-nspawn",
-            "--version",
-            "apt-get install systemd-container",
-        ),
-        ("dpkg-deb", "--version", "dpkg"),
-    ] {
+    for (tool, arg, hint) in tools {
         if !have(tool, arg) {
-            eprintln!("SKIP {TEST}: {tool} not installed ({hint}; scripts/install-deps does)");
-            return;
+            eprintln!("SKIP {test}: {tool} not installed ({hint}; scripts/install-deps does)");
+            return None;
         }
     }
     if !Command::new(cargo())
@@ -190,8 +187,8 @@ fn the_package_installs_and_its_units_run_under_systemd() {
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        eprintln!("SKIP {TEST}: cargo-deb not installed (scripts/install-deps installs it)");
-        return;
+        eprintln!("SKIP {test}: cargo-deb not installed (scripts/install-deps installs it)");
+        return None;
     }
     // the binaries this run built, next to canopy-testbed (target/debug)
     let bins = Path::new(env!("CARGO_BIN_EXE_canopy-testbed"))
@@ -201,33 +198,65 @@ fn the_package_installs_and_its_units_run_under_systemd() {
     for b in ["canopy-switch", "canopyd", "canopyctl"] {
         if !bins.join(b).is_file() {
             eprintln!(
-                "SKIP {TEST}: {} not built (cargo test --workspace builds every binary)",
+                "SKIP {test}: {} not built (cargo test --workspace builds every binary)",
                 bins.join(b).display()
             );
-            return;
+            return None;
         }
     }
+    Some(bins)
+}
+
+/// A scratch directory for `test`, removed however the test ends.
+fn scratch(test: &str) -> (PathBuf, Cleanup) {
     let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{TEST}-{}", std::process::id()));
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("target")).expect("run dir");
-    let _cleanup = Cleanup(dir.clone());
+    (dir.clone(), Cleanup(dir))
+}
 
-    // 1. cargo deb over these binaries: `target/release` of its target dir is them
-    std::os::unix::fs::symlink(&bins, dir.join("target/release")).expect("link the binaries");
+/// `cargo deb` over the binaries in `bins` (`target/release` of its target dir is
+/// them), into `dir`: the package's path.
+fn build_deb(bins: &Path, dir: &Path) -> PathBuf {
+    std::os::unix::fs::symlink(bins, dir.join("target/release")).expect("link the binaries");
     run(
         "cargo deb",
         Command::new(cargo())
             .args(["deb", "-p", "canopy", "--no-build", "-o"])
-            .arg(&dir)
+            .arg(dir)
             .env("CARGO_TARGET_DIR", dir.join("target"))
             .current_dir(repo()),
     );
-    let deb = std::fs::read_dir(&dir)
+    std::fs::read_dir(dir)
         .expect("run dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|e| e == "deb"))
-        .expect("cargo deb wrote no .deb");
+        .expect("cargo deb wrote no .deb")
+}
+
+const DEB_TOOLS: &[(&str, &str, &str)] = &[
+    ("debootstrap", "--version", "apt-get install debootstrap"),
+    ("dpkg-deb", "--version", "dpkg"),
+];
+
+#[test]
+fn the_package_installs_and_its_units_run_under_systemd() {
+    let tools = [
+        DEB_TOOLS[0],
+        DEB_TOOLS[1],
+        (
+            "systemd-nspawn",
+            "--version",
+            "apt-get install systemd-container",
+        ),
+    ];
+    let Some(bins) = ready(TEST, &tools) else {
+        return;
+    };
+    let (dir, _cleanup) = scratch(TEST);
+    // 1. the package, its control fields, files and conffiles
+    let deb = build_deb(&bins, &dir);
     let field = |f: &str| {
         run(
             "dpkg-deb -f",
@@ -271,7 +300,10 @@ fn the_package_installs_and_its_units_run_under_systemd() {
     );
 
     // 2. a container with the package's dependencies, the package installed
-    let base = base_rootfs(&depends_names(&depends));
+    let base = base_rootfs(
+        &["systemd", "systemd-sysv", "dbus"],
+        &depends_names(&depends),
+    );
     let root = dir.join("root");
     run(
         "copy the base",
@@ -385,6 +417,175 @@ fn the_package_installs_and_its_units_run_under_systemd() {
     expect("purge_rc", "0");
     expect("left_running", "");
     expect("left_files", "");
+}
+
+const IMAGE_TEST: &str = "oci_image";
+
+/// Removes a container however the test ends.
+struct Container(String);
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        let _ = Command::new("podman").args(["umount", &self.0]).output();
+        let _ = Command::new("podman").args(["rm", "-f", &self.0]).output();
+    }
+}
+
+/// Removes the test's image however the test ends.
+struct Image(String);
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        let _ = Command::new("podman")
+            .args(["image", "unmount", &self.0])
+            .output();
+        let _ = Command::new("podman").args(["rmi", "-f", &self.0]).output();
+    }
+}
+
+/// The OCI image (`packaging/oci/build-image`, `docs/packaging.md`): built from the
+/// package over a debootstrapped root, its configuration and OCI archive checked, then
+/// its file system run as a container: the shipped switch answers `health`. `podman run`
+/// is tried too; on a machine where podman cannot start containers (this sandbox has
+/// no `CAP_SYS_RESOURCE`, and both crun and runc fail to set the container's rlimits)
+/// that part says so and systemd-nspawn runs the image's file system instead.
+#[test]
+fn the_oci_image_is_built_from_the_package_and_runs() {
+    let tools = [
+        DEB_TOOLS[0],
+        DEB_TOOLS[1],
+        ("podman", "--version", "apt-get install podman"),
+        (
+            "systemd-nspawn",
+            "--version",
+            "apt-get install systemd-container",
+        ),
+    ];
+    let Some(bins) = ready(IMAGE_TEST, &tools) else {
+        return;
+    };
+    let (dir, _cleanup) = scratch(IMAGE_TEST);
+    let deb = build_deb(&bins, &dir);
+    let depends = run(
+        "dpkg-deb -f",
+        Command::new("dpkg-deb").arg("-f").arg(&deb).arg("Depends"),
+    );
+    // the root build-image would debootstrap, made once and kept
+    let base = base_rootfs(&["iproute2"], &depends_names(&depends));
+    let name = format!("localhost/canopy-test:{}", std::process::id());
+    let image = Image(name.clone());
+    let archive = dir.join("canopy-oci.tar");
+    let out = run(
+        "packaging/oci/build-image",
+        Command::new(repo().join("packaging/oci/build-image"))
+            .arg(&deb)
+            .arg(&name)
+            .env("CANOPY_ROOTFS", &base)
+            .env("CANOPY_OCI_ARCHIVE", &archive)
+            .env("CONTAINER_ENGINE", "podman"),
+    );
+    assert!(out.lines().any(|l| l.trim() == name), "{out}");
+
+    // its configuration
+    let config = run(
+        "podman image inspect",
+        Command::new("podman").args(["image", "inspect", &name, "--format", "{{json .Config}}"]),
+    );
+    let config: serde_json::Value = serde_json::from_str(config.trim()).expect("config JSON");
+    assert_eq!(
+        config["Entrypoint"],
+        serde_json::json!(["/usr/bin/canopy-switch"])
+    );
+    assert_eq!(
+        config["Cmd"],
+        serde_json::json!(["run", "--config", "/etc/canopy/switch.toml"])
+    );
+    assert_eq!(
+        config["Labels"]["org.opencontainers.image.version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    // the archive is an OCI image layout
+    let listing = run("tar -tf", Command::new("tar").arg("-tf").arg(&archive));
+    for f in ["oci-layout", "index.json"] {
+        assert!(
+            listing.lines().any(|l| l.trim_start_matches("./") == f),
+            "{f} not in the OCI archive:\n{listing}"
+        );
+    }
+
+    // its file system, run as a container (a container podman creates from the image,
+    // its root run by systemd-nspawn): the shipped switch on its mem ports answers
+    let cid = run(
+        "podman create",
+        Command::new("podman").args(["create", &name]),
+    );
+    let cid = cid.trim().lines().last().unwrap_or_default().to_string();
+    let container = Container(cid.clone());
+    let root = run("podman mount", Command::new("podman").args(["mount", &cid]));
+    let root = PathBuf::from(root.trim());
+    let sock = format!("/run/canopy/{SWITCH}.sock");
+    let script = format!(
+        "mkdir -p /run/canopy; \
+         canopy-switch run --config /etc/canopy/switches/{SWITCH}.toml --log warn & pid=$!; \
+         for i in $(seq 100); do [ -S {sock} ] && break; sleep 0.1; done; \
+         canopy-switch ctl --socket {sock} health; rc=$?; \
+         kill -TERM $pid; wait $pid; echo switch_exit=$?; exit $rc"
+    );
+    let health = run(
+        "the image's switch, in systemd-nspawn",
+        nspawn(&root).args(["--private-network", "bash", "-c", &script]),
+    );
+    assert!(health.contains("ports     2"), "{health}");
+    assert!(
+        health.contains(&format!(
+            "version   {} (protocol",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{health}"
+    );
+    assert!(health.contains("switch_exit=0"), "{health}");
+    drop(container);
+    drop(image);
+
+    // and through podman itself, where it can start containers
+    let name2 = format!("{name}-run");
+    let _image2 = Image(name2.clone());
+    let load = Command::new("podman")
+        .args(["load", "-i"])
+        .arg(&archive)
+        .output()
+        .expect("podman load");
+    assert!(load.status.success(), "podman load: {load:?}");
+    let loaded = String::from_utf8_lossy(&load.stdout);
+    let id = loaded
+        .lines()
+        .find_map(|l| l.strip_prefix("Loaded image: "))
+        .map(str::trim)
+        .unwrap_or(&name)
+        .to_string();
+    let r = Command::new("podman")
+        .args(["run", "--rm", "--network", "none", &id, "--version"])
+        .output()
+        .expect("podman run");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let _ = Command::new("podman").args(["rmi", "-f", &id]).output();
+    if !r.status.success() && said.contains("setrlimit") {
+        eprintln!(
+            "NOTE {IMAGE_TEST}: podman cannot start containers on this machine ({}); \
+             the image's file system ran under systemd-nspawn above",
+            said.trim()
+        );
+        return;
+    }
+    assert!(r.status.success(), "podman run: {said}");
+    assert_eq!(
+        said.trim(),
+        format!("canopy-switch {}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
