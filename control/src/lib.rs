@@ -4,6 +4,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cli_docs;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod kinds;

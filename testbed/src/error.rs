@@ -74,14 +74,10 @@ pub enum TestbedError {
         /// What is wrong and what would work.
         detail: String,
     },
-    /// A pcap file that could not be read or written.
-    #[error("pcap {path}: {detail}")]
-    Pcap {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        detail: String,
-    },
+    /// A capture file (pcap or pcapng) that could not be read or written: the file and
+    /// what is wrong with it.
+    #[error(transparent)]
+    Pcap(#[from] crate::traffic::pcap::PcapError),
     /// A fabric description is invalid (`file: key: what (line N)`).
     #[error("{file}: {key}{}{what}{}", if key.is_empty() { "" } else { ": " }, line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     Desc {
@@ -126,6 +122,10 @@ pub enum TestbedError {
         /// What went wrong.
         detail: String,
     },
+    /// A fabric description that an export (`canopy-testbed export`) cannot represent,
+    /// or an export option that is invalid.
+    #[error("export: {0}")]
+    Export(#[from] crate::export::ExportError),
     /// Stopped by SIGINT.
     #[error("interrupted")]
     Interrupted,

@@ -20,6 +20,7 @@
 #![cfg(target_os = "linux")]
 
 pub mod error;
+pub mod export;
 pub mod fabric;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

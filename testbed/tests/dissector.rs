@@ -2,10 +2,11 @@
 //!
 //! Every vector of docs/wire-format.md (`wire::doc_vectors`) is wrapped in an Ethernet frame
 //! (some also behind one or two VLAN tags), a few malformed frames are added, all are written to a
-//! classic pcap file and decoded by `tshark -X lua_script:...`. For each frame the decoded
-//! `canopy.*` field values must equal what `canopy_dataplane::wire` reads from the same bytes,
-//! field by field, and the dissector's expert info must name the same drop reason and field as
-//! the Rust parser's error (none for a valid frame). Skips when tshark is not installed.
+//! classic pcap file (by `canopy_testbed::traffic::pcap`) and decoded by
+//! `tshark -X lua_script:...`. For each frame the decoded `canopy.*` field values must equal what
+//! `canopy_dataplane::wire` reads from the same bytes, field by field, and the dissector's expert
+//! info must name the same drop reason and field as the Rust parser's error (none for a valid
+//! frame). Skips when tshark is not installed.
 //! See docs/wireshark.md.
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use std::process::Command;
 use canopy_dataplane::wire::{
     self, pathid::PathIdBody, sliced::SlicedBody, transit::TransitBody, Header, Kind, WireError,
 };
+use canopy_testbed::traffic::pcap::PcapWriter;
 
 /// Fields asked from tshark, in column order.
 const FIELDS: &[&str] = &[
@@ -410,24 +412,13 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Classic libpcap file: global header then one record per frame, Ethernet link type.
+/// A classic pcap file (the testbed's writer), one frame a second.
 fn write_pcap(path: &Path, frames: &[&[u8]]) {
-    let mut f = Vec::new();
-    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes()); // magic, microsecond timestamps
-    f.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
-    f.extend_from_slice(&4u16.to_le_bytes());
-    f.extend_from_slice(&0i32.to_le_bytes()); // thiszone
-    f.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-    f.extend_from_slice(&65535u32.to_le_bytes()); // snaplen
-    f.extend_from_slice(&1u32.to_le_bytes()); // LINKTYPE_ETHERNET
+    let mut w = PcapWriter::create(path, frames.len() as u64).expect("create pcap");
     for (i, fr) in frames.iter().enumerate() {
-        f.extend_from_slice(&(i as u32).to_le_bytes()); // ts_sec: the frame number
-        f.extend_from_slice(&0u32.to_le_bytes()); // ts_usec
-        f.extend_from_slice(&(fr.len() as u32).to_le_bytes()); // incl_len
-        f.extend_from_slice(&(fr.len() as u32).to_le_bytes()); // orig_len
-        f.extend_from_slice(fr);
+        w.write(i as u64 * 1_000_000_000, fr).expect("write frame");
     }
-    std::fs::write(path, f).expect("write pcap");
+    assert_eq!(w.finish().expect("flush pcap"), frames.len() as u64);
 }
 
 /// Removes the scratch directory even when an assertion fails.

@@ -219,7 +219,18 @@ fn scratch(test: &str) -> (PathBuf, Cleanup) {
 /// `cargo deb` over the binaries in `bins` (`target/release` of its target dir is
 /// them), into `dir`: the package's path.
 fn build_deb(bins: &Path, dir: &Path) -> PathBuf {
-    std::os::unix::fs::symlink(bins, dir.join("target/release")).expect("link the binaries");
+    // the binaries, and beside them their completions and man pages, as the docs build them
+    let release = dir.join("target/release");
+    std::fs::create_dir_all(&release).expect("release dir");
+    for b in ["canopy-switch", "canopyd", "canopyctl", "canopy-testbed"] {
+        std::os::unix::fs::symlink(bins.join(b), release.join(b)).expect("link a binary");
+    }
+    run(
+        "packaging/completions-man/generate",
+        Command::new(repo().join("packaging/completions-man/generate"))
+            .arg(&release)
+            .arg(&release),
+    );
     run(
         "cargo deb",
         Command::new(cargo())
@@ -281,6 +292,11 @@ fn the_package_installs_and_its_units_run_under_systemd() {
         "./usr/share/canopy/grafana/canopy-fabric.json",
         "./usr/share/canopy/prometheus/canopy-rules.yml",
         "./usr/share/doc/canopy/ops-systemd.md",
+        "./usr/share/bash-completion/completions/canopyctl",
+        "./usr/share/zsh/vendor-completions/_canopy-testbed",
+        "./usr/share/fish/vendor_completions.d/canopyd.fish",
+        "./usr/share/man/man1/canopy-switch.1.gz",
+        "./usr/share/man/man1/canopyctl-tables.1.gz",
     ] {
         assert!(
             contents.lines().any(|l| l.ends_with(f)),

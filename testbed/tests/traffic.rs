@@ -199,7 +199,8 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
         let mut s = spec(p, 8000.0, 0.4);
         if p == Pattern::Uniform {
             s.pcap_tx = Some(dir.join("tx.pcap"));
-            s.pcap_rx = Some(dir.join("rx.pcap"));
+            // the receiver's file as pcapng (by its name)
+            s.pcap_rx = Some(dir.join("rx.pcapng"));
             s.pcap_max = 500;
         }
         let mut expect = 3200.0;
@@ -236,28 +237,33 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
     assert_clean("transpose", &t, 800.0);
     drop(g4);
 
-    // pcap: both files read back by us and by tshark
+    // pcap and pcapng: both files read back by us and by tshark
     let tx = pcap::read(&dir.join("tx.pcap")).unwrap();
-    let rx = pcap::read(&dir.join("rx.pcap")).unwrap();
+    let rx = pcap::read(&dir.join("rx.pcapng")).unwrap();
     assert_eq!(tx.len(), 500);
     assert_eq!(rx.len(), 500);
     assert!(tx.iter().all(|f| HostFrame::parse(&f.data).is_some()));
+    assert!(rx.iter().all(|f| HostFrame::parse(&f.data).is_some()));
+    // one receiver thread, one clock: its times never go back
+    assert!(rx.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns));
     if which("tshark").is_some() {
-        let out = canopy_testbed::os::netns::run(
-            "tshark",
-            &[
-                "-r",
-                dir.join("tx.pcap").to_str().unwrap(),
-                "-T",
-                "fields",
-                "-e",
-                "eth.type",
-            ],
-        )
-        .unwrap();
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 500, "{out}");
-        assert!(lines.iter().all(|l| l.trim() == "0x88b5"), "{out}");
+        for file in ["tx.pcap", "rx.pcapng"] {
+            let out = canopy_testbed::os::netns::run(
+                "tshark",
+                &[
+                    "-r",
+                    dir.join(file).to_str().unwrap(),
+                    "-T",
+                    "fields",
+                    "-e",
+                    "eth.type",
+                ],
+            )
+            .unwrap();
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines.len(), 500, "{file}: {out}");
+            assert!(lines.iter().all(|l| l.trim() == "0x88b5"), "{file}: {out}");
+        }
     } else {
         eprintln!("SKIP tshark check: tshark not installed");
     }

@@ -31,6 +31,7 @@ pub mod auth;
 pub mod client;
 pub mod control;
 pub mod host;
+pub mod logging;
 pub mod mgmt;
 pub mod serve;
 pub mod service;

@@ -7,20 +7,27 @@ use canopy_dataplane::engine::PollMode;
 use canopy_dataplane::table::SwitchTables;
 use canopy_proto::client::Endpoint;
 use canopy_proto::host::{format_host, HostReport, HostRequest};
+use canopy_proto::logging::{self, Filter, Style};
 use canopy_proto::mgmt::{self, CountersReport, Health, Request};
 use canopy_switch::config::{Config, PortSpec, TablesSource};
 use canopy_switch::host::config::HostConfig;
 use canopy_switch::privs::{self, Identity, PrivError};
 use canopy_switch::{server, tables};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
+use tracing::level_filters::LevelFilter;
 
 /// Exit status of a configuration that does not validate.
 const EXIT_CONFIG: u8 = 2;
+
+/// `--log`'s help (`run` and `host`).
+const LOG_HELP: &str = "Log filter: a level (error, warn, info, debug, trace, off) or \
+                        RUST_LOG-style directives such as `warn,canopy_switch=debug` \
+                        [default: $RUST_LOG, else info]";
 
 #[derive(Parser)]
 #[command(
@@ -38,17 +45,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run a switch until SIGTERM or SIGINT, then print the final counters and exit 0.
+    /// Run a switch until SIGTERM or SIGINT.
     ///
     /// The whole configuration is validated (and the tables computed and checked)
-    /// before any port opens. Logs go to stderr; the final counter table to stdout.
+    /// before any port opens. On SIGTERM or SIGINT the switch stops, prints the final
+    /// counters and exits 0. Logs go to stderr; the final counter table to stdout.
     Run {
         /// The TOML configuration file ([switch], [tables], [management], [[port]]).
         #[arg(long, short)]
         config: PathBuf,
-        /// Log level: error, warn, info, debug, trace.
-        #[arg(long, default_value = "info")]
-        log: String,
+        #[arg(long, value_name = "FILTER", help = LOG_HELP)]
+        log: Option<Filter>,
         /// Run as this user once the ports are open (overrides [switch] user; start as root).
         #[arg(long)]
         user: Option<String>,
@@ -56,7 +63,7 @@ enum Cmd {
         #[arg(long)]
         group: Option<String>,
     },
-    /// Talk to a running switch over its management socket (or its TCP endpoint).
+    /// Talk to a running switch over its management socket or TCP endpoint.
     Ctl {
         /// The switch's management socket ([management] socket in its configuration).
         #[arg(long, short, required_unless_present = "tcp", conflicts_with = "tcp")]
@@ -77,18 +84,18 @@ enum Cmd {
         #[command(subcommand)]
         req: CtlCmd,
     },
-    /// Run many switches in one process, polled by a fixed set of threads (a shared
-    /// host), until SIGTERM or SIGINT; each keeps its own management socket.
+    /// Run many switches in one process (a shared host) until SIGTERM or SIGINT.
     ///
-    /// The host file lists the switches (`[[switch]] name, config, netns`) and the
-    /// threads (`[host] threads, mode, pin_cores, socket`); see docs/shared-host.md.
+    /// The switches are polled by a fixed set of threads; each keeps its own
+    /// management socket. The host file lists the switches (`[[switch]] name, config,
+    /// netns`) and the threads (`[host] threads, mode, pin_cores, socket`); see
+    /// docs/shared-host.md.
     Host {
         /// The host's TOML file.
         #[arg(long, short)]
         config: PathBuf,
-        /// Log level: error, warn, info, debug, trace.
-        #[arg(long, default_value = "info")]
-        log: String,
+        #[arg(long, value_name = "FILTER", help = LOG_HELP)]
+        log: Option<Filter>,
         /// Validate the host file and every switch's, print what would run, open nothing.
         #[arg(long)]
         check: bool,
@@ -107,7 +114,10 @@ enum Cmd {
         #[command(subcommand)]
         req: HostCmd,
     },
-    /// Validate a configuration and print what would run (no port is opened).
+    /// Validate a configuration and print what would run.
+    ///
+    /// The configuration is loaded as `run` loads it (tables computed and checked, the
+    /// user and group looked up, the token read); no port is opened.
     CheckConfig {
         /// The TOML configuration file.
         #[arg(long, short)]
@@ -115,11 +125,66 @@ enum Cmd {
     },
 }
 
+/// `ctl port PORT up|down`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PortState {
+    /// The port forwards again.
+    Up,
+    /// The port's frames are dropped.
+    Down,
+}
+
+impl std::fmt::Display for PortState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PortState::Up => "up",
+            PortState::Down => "down",
+        })
+    }
+}
+
+use canopy_control::cli_docs::Docs;
+
+/// What the command line asks for.
+enum Invocation {
+    Cli(Cli),
+    Docs(Docs),
+}
+
+/// The command line of this process: the commands of [`Cli`], or one of [`Docs`]; a
+/// usage error (exit status 2) ends the process.
+fn parse() -> Invocation {
+    let mut cmd = Docs::augment_subcommands(Cli::command());
+    let m = cmd.get_matches_mut();
+    let r = match m.subcommand_name() {
+        Some(n) if Docs::has_subcommand(n) => Docs::from_arg_matches(&m).map(Invocation::Docs),
+        _ => Cli::from_arg_matches(&m).map(Invocation::Cli),
+    };
+    r.unwrap_or_else(|e| e.format(&mut cmd).exit())
+}
+
+/// Print the completions or the man page on stdout, or write the man pages.
+fn docs(d: Docs) -> Result<ExitCode> {
+    let text = canopy_control::cli_docs::render(&d, Cli::command(), "canopy-switch")?;
+    use std::io::Write as _;
+    std::io::stdout()
+        .lock()
+        .write_all(&text)
+        .context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Subcommand)]
 enum HostCmd {
-    /// The threads (mode, pinning, ports per thread) and every switch with its state.
+    /// List the threads and every switch with its state.
+    ///
+    /// The host's threads with their mode, pinning and ports per thread, then every
+    /// switch: running or stopped, its ports, how often it started, its namespace and
+    /// its management socket.
     Switches,
-    /// Stop one switch (its socket goes away, its ports close); the others forward on.
+    /// Stop one switch; the others forward on.
+    ///
+    /// Its management socket goes away and its ports close.
     Stop {
         /// The switch's name.
         switch: String,
@@ -133,20 +198,27 @@ enum HostCmd {
 
 #[derive(Subcommand)]
 enum CtlCmd {
+    /// Show the switch's health.
+    ///
     /// Uptime, ports with link and admin state, whether tables are loaded and their name.
     Health,
+    /// Show the switch's counters.
+    ///
     /// Per port: rx/tx packets and bytes, adaptive choices, ring occupancy, drops by reason.
     Counters,
-    /// Set a port administratively up or down (down: its frames are dropped as port_down).
+    /// Set a port administratively up or down.
+    ///
+    /// Down: the port's frames are dropped (counted as port_down) until it is up again.
     Port {
         /// Port number (index in the configuration's [[port]] list).
         port: u16,
-        /// `up` or `down`.
-        #[arg(value_parser = ["up", "down"])]
-        state: String,
+        /// The port's new admin state.
+        state: PortState,
     },
-    /// Replace the tables atomically with a SwitchTables JSON file (`-` reads stdin), as
-    /// `canopyctl tables SPEC --kind K --switch NAME` prints; validated before the swap.
+    /// Replace the tables atomically with a SwitchTables JSON file.
+    ///
+    /// The file (`-` reads stdin) is what `canopyctl tables SPEC --kind K --switch NAME`
+    /// prints; the switch validates it before the swap.
     Tables {
         /// The JSON file, or `-`.
         file: PathBuf,
@@ -161,7 +233,9 @@ enum CtlCmd {
         #[arg(required = true)]
         frames: Vec<String>,
     },
-    /// Print (hex, one a line) the frames the switch sent out of a mem port.
+    /// Print the frames the switch sent out of a mem port.
+    ///
+    /// One frame a line, in hex; the frames printed are taken off the port.
     Capture {
         /// Port number (a mem port).
         port: u16,
@@ -172,16 +246,24 @@ enum CtlCmd {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Invocation::Cli(cli) => cli,
+        Invocation::Docs(d) => {
+            return docs(d).unwrap_or_else(|e| {
+                eprintln!("canopy-switch: {e:#}");
+                ExitCode::FAILURE
+            })
+        }
+    };
     let r = match cli.cmd {
         Cmd::Run {
             config,
             log,
             user,
             group,
-        } => run(&config, &log, user, group),
+        } => run(&config, log.as_ref(), user, group),
         Cmd::CheckConfig { config } => check_config(&config),
-        Cmd::Host { config, log, check } => host(&config, &log, check),
+        Cmd::Host { config, log, check } => host(&config, log.as_ref(), check),
         Cmd::HostCtl {
             socket,
             json,
@@ -279,21 +361,28 @@ fn load_or_exit(
     })
 }
 
-/// Log to stderr at `log`; `false` (said on stderr) when it is no level.
-fn init_log(log: &str) -> bool {
-    let Ok(level) = log.parse::<tracing::Level>() else {
-        eprintln!("canopy-switch: --log {log:?}: use error, warn, info, debug or trace");
-        return false;
+/// Log to stderr through `log` (else `RUST_LOG`, else info); `false` (said on stderr)
+/// when `RUST_LOG` does not parse.
+fn init_log(log: Option<&Filter>) -> bool {
+    let style = Style {
+        target: true,
+        ansi: false,
     };
-    tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
-    true
+    match logging::init(log, LevelFilter::INFO, style) {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("canopy-switch: {e}");
+            false
+        }
+    }
 }
 
-fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> Result<ExitCode> {
+fn run(
+    path: &Path,
+    log: Option<&Filter>,
+    user: Option<String>,
+    group: Option<String>,
+) -> Result<ExitCode> {
     if !init_log(log) {
         return Ok(ExitCode::from(EXIT_CONFIG));
     }
@@ -305,7 +394,7 @@ fn run(path: &Path, log: &str, user: Option<String>, group: Option<String>) -> R
     Ok(ExitCode::SUCCESS)
 }
 
-fn host(path: &Path, log: &str, check: bool) -> Result<ExitCode> {
+fn host(path: &Path, log: Option<&Filter>, check: bool) -> Result<ExitCode> {
     let cfg = match HostConfig::load(path) {
         Ok(c) => c,
         Err(e) => {
@@ -522,7 +611,7 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
         CtlCmd::Counters => Request::Counters {},
         CtlCmd::Port { port, state } => Request::SetPort {
             port: *port,
-            up: state == "up",
+            up: *state == PortState::Up,
         },
         CtlCmd::Tables { file } => {
             let text = if file.as_os_str() == "-" {
@@ -607,4 +696,71 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
+        let mut with_docs = Docs::augment_subcommands(Cli::command());
+        with_docs.build();
+        with_docs.debug_assert();
+    }
+
+    /// Every command's summary (its `-h` line) is one short sentence; the details are in
+    /// its long help.
+    #[test]
+    fn summaries_are_one_sentence() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let name = format!("{path} {}", sub.get_name());
+                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+                assert!(!about.is_empty(), "{name}: no summary");
+                assert!(about.len() <= 80, "{name}: {about}");
+                assert!(
+                    !about.trim_end_matches('.').contains(". "),
+                    "{name}: {about}"
+                );
+                walk(sub, &name);
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        walk(&cmd, "canopy-switch");
+    }
+
+    #[test]
+    fn log_and_port_state_are_typed() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("canopy-switch").chain(args.iter().copied()))
+        };
+        let cli = parse(&["run", "-c", "x.toml", "--log", "warn,canopy_switch=debug"]).unwrap();
+        assert!(matches!(
+            cli.cmd,
+            Cmd::Run { log: Some(f), .. } if f.as_str() == "warn,canopy_switch=debug"
+        ));
+        let cli = parse(&["host", "-c", "h.toml"]).unwrap();
+        assert!(matches!(cli.cmd, Cmd::Host { log: None, .. }));
+        let e = parse(&["run", "-c", "x.toml", "--log", "canopy_switch=loud"])
+            .err()
+            .expect("refused");
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2);
+        let cli = parse(&["ctl", "-s", "s.sock", "port", "3", "down"]).unwrap();
+        assert!(matches!(
+            cli.cmd,
+            Cmd::Ctl {
+                req: CtlCmd::Port {
+                    port: 3,
+                    state: PortState::Down
+                },
+                ..
+            }
+        ));
+        assert_eq!(PortState::Up.to_string(), "up");
+        assert_eq!(PortState::Down.to_string(), "down");
+    }
 }

@@ -2,8 +2,10 @@
 //! (and bmv2 when installed). Needs root. See `docs/vethbench.md`.
 
 use anyhow::{bail, Context};
+use canopy_proto::logging::{self, Filter, Style};
 use canopy_testbed::vethbench::forwarder::{Kind, Options};
 use canopy_testbed::vethbench::{self, Config, Generator, WorkDir};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -27,9 +29,10 @@ struct Args {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "direct,bridge,testpmd,canopy,canopy-busy,bmv2"
+        default_value = "direct,bridge,testpmd,canopy,canopy-busy,bmv2",
+        value_parser = forwarder()
     )]
-    forwarders: Vec<String>,
+    forwarders: Vec<Kind>,
     /// Seconds of the max-rate pass per forwarder (0 = skip).
     #[arg(long, default_value_t = 5.0)]
     seconds: f64,
@@ -54,8 +57,8 @@ struct Args {
     #[arg(long, default_value_t = 200)]
     latency_warmup: u64,
     /// Max-rate sender: auto (trafgen if installed), trafgen, own.
-    #[arg(long, default_value = "auto")]
-    generator: String,
+    #[arg(long, default_value = "auto", value_parser = generator())]
+    generator: Generator,
     /// Seconds of each sender in the senders comparison on the direct pair, before the
     /// forwarders: trafgen, then the fabric generator into the sink, then into its own
     /// receiver (0 = skip).
@@ -79,12 +82,16 @@ struct Args {
     #[arg(long)]
     canopy_switch: Option<PathBuf>,
     /// TPACKET version of canopy's AF_PACKET ports: v2 (per-frame, low latency) or v3.
-    #[arg(long, default_value = "v2")]
+    #[arg(long, default_value = "v2", value_parser = ["v2", "v3"])]
     canopy_tpacket: String,
     /// Backend of canopy's ports: afpacket, afxdp (AF_XDP, mode auto: native copy on
     /// veth), afxdp-skb (AF_XDP on generic XDP) or dpdk (DPDK's af_packet PMD on each
     /// veth; canopy-switch must be built with `--features dpdk`).
-    #[arg(long, default_value = "afpacket")]
+    #[arg(
+        long,
+        default_value = "afpacket",
+        value_parser = ["afpacket", "afxdp", "afxdp-skb", "dpdk"]
+    )]
     canopy_backend: String,
     /// canopy adaptive mode: empty polling rounds before sleeping.
     #[arg(long, default_value_t = canopy_dataplane::engine::DEFAULT_SPINS)]
@@ -111,45 +118,39 @@ struct Args {
     /// Keep the scratch directory (generated configs, forwarder logs) after the run.
     #[arg(long)]
     keep_work: bool,
+    /// Log filter: a level (error, warn, info, debug, trace, off) or RUST_LOG-style
+    /// directives such as `warn,canopy_testbed=debug` [default: $RUST_LOG, else info].
+    #[arg(long, value_name = "FILTER")]
+    log: Option<Filter>,
+}
+
+/// The value parser of `--forwarders`: the library's forwarder names.
+fn forwarder() -> impl TypedValueParser<Value = Kind> {
+    PossibleValuesParser::new(Kind::ALL.map(Kind::name))
+        .try_map(|name| Kind::parse(&name).ok_or_else(|| format!("no forwarder `{name}`")))
+}
+
+/// The value parser of `--generator`.
+fn generator() -> impl TypedValueParser<Value = Generator> {
+    PossibleValuesParser::new(["auto", "trafgen", "own"]).map(|name| match name.as_str() {
+        "trafgen" => Generator::Trafgen,
+        "own" => Generator::Own,
+        _ => Generator::Auto,
+    })
 }
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
     let a = Args::parse();
+    let level = tracing::level_filters::LevelFilter::INFO;
+    if let Err(e) = logging::init(a.log.as_ref(), level, Style::colour_if_terminal(false)) {
+        eprintln!("canopy-vethbench: {e}");
+        std::process::exit(2);
+    }
     if !canopy_testbed::os::sys::is_root() {
         bail!(canopy_testbed::TestbedError::NotRoot);
     }
-    let mut forwarders = vec![];
-    for f in &a.forwarders {
-        match Kind::parse(f.trim()) {
-            Some(k) => forwarders.push(k),
-            None => bail!(
-                "--forwarders: unknown forwarder `{f}` (known: {})",
-                Kind::ALL.map(Kind::name).join(", ")
-            ),
-        }
-    }
-    let generator = match a.generator.as_str() {
-        "auto" => Generator::Auto,
-        "trafgen" => Generator::Trafgen,
-        "own" => Generator::Own,
-        g => bail!("--generator: `{g}` is not auto, trafgen or own"),
-    };
-    if !matches!(
-        a.canopy_backend.as_str(),
-        "afpacket" | "afxdp" | "afxdp-skb" | "dpdk"
-    ) {
-        bail!(
-            "--canopy-backend: `{}` is not afpacket, afxdp, afxdp-skb or dpdk",
-            a.canopy_backend
-        );
-    }
-    if !matches!(a.canopy_tpacket.as_str(), "v2" | "v3") {
-        bail!("--canopy-tpacket: `{}` is not v2 or v3", a.canopy_tpacket);
-    }
+    let forwarders = a.forwarders.clone();
+    let generator = a.generator;
     let prefix = match &a.prefix {
         Some(p)
             if !p.is_empty() && p.len() <= 12 && p.bytes().all(|b| b.is_ascii_alphanumeric()) =>

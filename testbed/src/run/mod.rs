@@ -399,7 +399,7 @@ pub struct ReplayOptions {
     pub name: String,
     /// This machine's part.
     pub machine: String,
-    /// The pcap file.
+    /// The capture file (classic pcap or pcapng, Ethernet).
     pub file: PathBuf,
     /// Host position the frames leave from.
     pub from: usize,
@@ -411,11 +411,12 @@ pub struct ReplayOptions {
     pub command: String,
 }
 
-/// Replay the frames of a pcap file out of one host of a running fabric, count the
-/// generator frames among them like a trial (their measurement blocks rewritten with this
-/// replay's run id, sequence numbers and send times), read the switches' counters around
-/// it and write the report. Also returns the number of frames sent that were not
-/// generator frames (not counted; their receivers see them as foreign).
+/// Replay the frames of a capture file (pcap or pcapng) out of one host of a running
+/// fabric, count the generator frames among them like a trial (their measurement blocks
+/// rewritten with this replay's run id, sequence numbers and send times), read the
+/// switches' counters around it and write the report. Also returns the number of frames
+/// sent that were not generator frames (not counted; their receivers see them as
+/// foreign).
 pub fn replay(o: &ReplayOptions, stop: Option<Arc<AtomicBool>>) -> Result<(RunOutcome, u64)> {
     let state = running(&o.state_root, &o.name, &o.machine)?;
     let frames = crate::traffic::pcap::read(&o.file)?;

@@ -11,7 +11,7 @@
 //! | [`hopstats`] | the latency stream's hop records turned into a per-hop breakdown (host stack, RX ring, residence, link) |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search, its confirmation, and the latency trials at fractions of the NDR |
 //! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
-//! | [`pcap`] | classic pcap writer and reader |
+//! | [`pcap`] | capture files through `pcap-file`: classic pcap or pcapng written, both read |
 //! | [`progress`] | the progress bar |
 //! | [`frame`] | [`frame::HostFrame`] (host to host, with a measurement block); the vethbench frame and stamp |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |

@@ -249,11 +249,13 @@ pub struct TrafficSpec {
     pub latency_every: u64,
     /// Frames per host per sender slot (default: by rate, 1 up to 20 kpps, at most 32).
     pub burst: Option<usize>,
-    /// Write the first `pcap_max` frames sent to this classic pcap file.
+    /// Write the first `pcap_max` frames sent to this capture file: pcapng when its
+    /// name ends in `.pcapng`, classic pcap (nanosecond timestamps) otherwise.
     pub pcap_tx: Option<PathBuf>,
-    /// Write the first `pcap_max` frames received to this classic pcap file.
+    /// Write the first `pcap_max` frames received to this capture file (format as for
+    /// `pcap_tx`).
     pub pcap_rx: Option<PathBuf>,
-    /// Frames written per pcap file.
+    /// Frames written per capture file (the rest are counted, not written).
     #[serde(default = "default_pcap_max")]
     pub pcap_max: u64,
     /// No progress bar.

@@ -155,15 +155,6 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// The command line of this process, checked: a usage error (exit status 2) ends it.
-    pub fn parse_checked() -> Cli {
-        let cli = Cli::parse();
-        if let Err(e) = cli.check() {
-            e.exit()
-        }
-        cli
-    }
-
     /// What clap cannot say in its definitions: `--mode` takes only `--kind sliced`.
     pub fn check(&self) -> Result<(), clap::Error> {
         let (sub, kind, mode) = match &self.cmd {

@@ -1,9 +1,11 @@
 //! `canopyctl`: offline tool for Canopy fabrics: topologies, addresses, headers,
 //! per-switch tables, the routing oracle, and the whole fabric simulated in one process.
 //! The command line is in [`cli`]; the results, printed as text or with `--json` as JSON,
-//! in [`json`].
+//! in [`json`]; the hidden commands that print the completions and the man pages in
+//! [`docs`].
 
 mod cli;
+mod docs;
 mod json;
 
 use anyhow::{bail, Context, Result};
@@ -16,7 +18,7 @@ use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
-use cli::{CheckArgs, Cli, Cmd, FabricCmd, HeaderArgs, Names, P4EntriesArgs, PortState};
+use cli::{CheckArgs, Cmd, FabricCmd, HeaderArgs, Names, P4EntriesArgs, PortState};
 use cli::{SimArgs, TablesArgs};
 use rand::SeedableRng;
 use std::path::Path;
@@ -93,7 +95,10 @@ fn build(spec: &str, clock: &mut Clock) -> Result<Topology> {
 }
 
 fn main() -> Result<()> {
-    let cli = Cli::parse_checked();
+    let cli = match docs::parse() {
+        docs::Invocation::Cli(cli) => cli,
+        docs::Invocation::Docs(d) => return docs::print(d),
+    };
     let mut clock = Clock {
         verbose: cli.verbose,
         t0: Instant::now(),

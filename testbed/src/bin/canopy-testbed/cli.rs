@@ -1,9 +1,14 @@
-//! The command line of `canopy-testbed`: the subcommands and their options.
+//! The command line of `canopy-testbed`: the subcommands and their options. Closed sets
+//! of values (port states, fault kinds) are typed, so clap refuses a word outside the
+//! set with exit status 2, naming the possible values, which `--help` lists too.
 
 use anyhow::{bail, Context, Result};
+use canopy_proto::logging::Filter;
 use canopy_testbed::fabric::{self, state::DEFAULT_ROOT};
+use canopy_testbed::soak::FaultKind;
 use canopy_testbed::traffic::{Pattern, Rate, SearchSpec, TrafficSpec};
-use clap::{Parser, Subcommand};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -16,11 +21,36 @@ pub struct Cli {
     /// Root of the state directories (`<root>/<name>/<machine>/state.json`).
     #[arg(long, global = true, default_value = DEFAULT_ROOT)]
     pub state_root: PathBuf,
-    /// Log level: error, warn, info, debug, trace.
-    #[arg(long, global = true, default_value = "info")]
-    pub log: tracing::Level,
+    /// Log filter: a level (error, warn, info, debug, trace, off) or RUST_LOG-style
+    /// directives such as `warn,canopy_testbed=debug` [default: $RUST_LOG, else info].
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log: Option<Filter>,
     #[command(subcommand)]
     pub cmd: Cmd,
+}
+
+/// `drill link SWITCH PORT up|down`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LinkState {
+    /// The link comes up.
+    Up,
+    /// The link goes down.
+    Down,
+}
+
+impl std::fmt::Display for LinkState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LinkState::Up => "up",
+            LinkState::Down => "down",
+        })
+    }
+}
+
+/// The value parser of `soak --faults`: the library's fault names.
+fn fault_kind() -> impl TypedValueParser<Value = FaultKind> {
+    PossibleValuesParser::new(FaultKind::ALL.map(FaultKind::name))
+        .try_map(|name| FaultKind::parse(&name))
 }
 
 #[derive(Subcommand, Debug)]
@@ -35,25 +65,30 @@ pub enum DrillCmd {
         /// Switch name.
         switch: String,
     },
-    /// Kill a switch and start it again at once; prints how long until canopyd had
-    /// pushed its tables (when canopyd runs).
+    /// Kill a switch and start it again at once.
+    ///
+    /// When canopyd runs, prints how long until it had pushed the switch's tables; exit
+    /// status 1 when it had not within 10 s.
     Restart {
         /// Switch name.
         switch: String,
     },
-    /// Set a switch port's link down or up (`ip link set`), telling nobody.
+    /// Set a switch port's link down or up, telling nobody.
+    ///
+    /// `ip link set` on the port's interface: neither the switch nor canopyd is told.
     Link {
         /// Switch name.
         switch: String,
         /// Port number.
         port: u16,
-        /// `up` or `down`.
-        #[arg(value_parser = ["up", "down"])]
-        state: String,
+        /// The link's new state.
+        state: LinkState,
     },
-    /// Slow a switch port with a `tbf` qdisc (`--rate 200kbit`), or release it
-    /// (`--off`: drain, print its counters, remove it). The port's socket must not
-    /// bypass the qdisc (`qdisc_bypass = false`); then its TX ring fills.
+    /// Slow a switch port with a `tbf` qdisc, or release it.
+    ///
+    /// `--rate 200kbit` slows the port; `--off` drains the qdisc, prints its counters and
+    /// removes it. The port's socket must not bypass the qdisc (`qdisc_bypass = false`);
+    /// then its TX ring fills.
     Slow {
         /// Switch name.
         switch: String,
@@ -74,66 +109,106 @@ pub enum DrillCmd {
 
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// Build the fabric (or this machine's part of it): namespaces, links, one
-    /// canopy-switch per switch; wait until every switch is healthy; print a summary.
-    /// A failure rolls back everything created.
+    /// Build a fabric and wait until every switch is healthy.
+    ///
+    /// Builds the fabric (or this machine's part of it): namespaces, links, one
+    /// canopy-switch per switch; waits until every switch is healthy and prints a
+    /// summary. A failure rolls back everything created.
     Up(UpArgs),
-    /// Remove everything of fabric NAME: switch processes, namespaces (with their
-    /// veths and VXLAN devices), NICs moved in, the state directory. Finds leftovers of
-    /// a crashed or half-finished `up` by its state file and its name prefix.
+    /// Remove everything of a fabric.
+    ///
+    /// Removes everything of fabric NAME: switch processes, namespaces (with their veths
+    /// and VXLAN devices), NICs moved in, the state directory. Finds leftovers of a
+    /// crashed or half-finished `up` by its state file and its name prefix.
     Down {
         /// Fabric name (default: the only fabric under the state root).
         name: Option<String>,
+        /// Print what was removed as JSON.
+        #[arg(long)]
+        json: bool,
     },
-    /// Health of every switch of fabric NAME.
+    /// Show the health of every switch of a fabric.
+    ///
+    /// One line per switch of fabric NAME (machine, pid, tables, health, ports up and
+    /// their backends, workers, uptime), then canopyd's view when the fabric has one.
+    /// Exit status 1 when a switch or canopyd is not healthy.
     Status {
         /// Fabric name (default: the only fabric under the state root).
         name: Option<String>,
+        /// Print the status as JSON.
+        #[arg(long)]
+        json: bool,
     },
-    /// Fault drills on a running fabric: kill or start a switch process or canopyd,
-    /// take a switch's link down or up unannounced. A planned, drained port-down goes
-    /// through canopyd instead: `canopyctl fabric port SWITCH PORT down`.
+    /// Inject a fault into a running fabric.
+    ///
+    /// Fault drills: kill or start a switch process or canopyd, take a switch's link
+    /// down or up unannounced, slow a port. A planned, drained port-down goes through
+    /// canopyd instead: `canopyctl fabric port SWITCH PORT down`.
     Drill(DrillArgs),
-    /// Send one frame per ordered host pair and check that each arrives at exactly
-    /// its destination host (exit 1 otherwise).
+    /// Send one frame per ordered host pair and check where each arrives.
+    ///
+    /// Each frame must arrive at exactly its destination host; exit status 1 otherwise.
     Check(CheckArgs),
-    /// Drive traffic through a running fabric from its hosts, measure loss, reordering
-    /// and one-way latency (in-band timestamps), read every switch's counters before and
-    /// after, and write results.json, report.md, report.html and SVG plots. The traffic
-    /// is the description's `[traffic]` table with the options below on top. Exit 1
-    /// when a frame reached a wrong host or a switch's counters do not add up.
+    /// Drive traffic through a running fabric and write a report.
+    ///
+    /// Sends from the fabric's hosts, measures loss, reordering and one-way latency
+    /// (in-band timestamps), reads every switch's counters before and after, and writes
+    /// results.json, report.md, report.html and SVG plots. The traffic is the
+    /// description's `[traffic]` table with the options below on top. Exit status 1 when
+    /// a frame reached a wrong host or a switch's counters do not add up.
     Run(RunArgs),
-    /// Put several runs side by side (e.g. the same description on `target = "canopy"`
-    /// and `target = "bmv2"`): NDR, PDR, received rate, loss and latency percentiles of
-    /// each run's NDR (or only) trial, and their latency CDFs in one plot. Writes
-    /// compare.md, compare.html and compare_latency_cdf.svg.
+    /// Put several runs side by side.
+    ///
+    /// For example the same description on `target = "canopy"` and `target = "bmv2"`:
+    /// NDR, PDR, received rate, loss and latency percentiles of each run's NDR (or only)
+    /// trial, and their latency CDFs in one plot. Writes compare.md, compare.html and
+    /// compare_latency_cdf.svg.
     Compare(CompareArgs),
-    /// Send the frames of a pcap file (crafted or captured with tcpdump, tshark, trafgen,
-    /// or written by `run --pcap-tx`) out of one host, with every host receiving. Frames
-    /// that carry a Canopy measurement block between two of the fabric's hosts get fresh
-    /// sequence numbers and timestamps and are counted like a trial (loss, reordering,
-    /// misdelivery, latency); other frames are sent unchanged and only counted as sent.
-    /// Counters, report and exit status as for `run`.
+    /// Send the frames of a capture file (pcap or pcapng) out of one host.
+    ///
+    /// The file is crafted or captured with tcpdump, tshark, trafgen, or written by `run
+    /// --pcap-tx`; every host receives. Frames that carry a Canopy measurement block
+    /// between two of the fabric's hosts get fresh sequence numbers and timestamps and
+    /// are counted like a trial (loss, reordering, misdelivery, latency); other frames
+    /// are sent unchanged and only counted as sent. Counters, report and exit status as
+    /// for `run`.
     Replay(ReplayArgs),
-    /// Reflect the frames host POS receives back to their senders (the host agent of a
-    /// machine whose hosts another machine's `run --remote` measures), until Ctrl-C.
+    /// Reflect the frames a host receives back to their senders, until Ctrl-C.
+    ///
+    /// The host agent of a machine whose hosts another machine's `run --remote`
+    /// measures: host POS sends back what it receives.
     Agent(AgentArgs),
-    /// Soak: measure the fabric's PDR (or take `--rate`), drive it at that rate for
-    /// `--duration`, and account for every frame end to end: received, or counted as a
+    /// Drive a fabric at its PDR for minutes and account for every frame.
+    ///
+    /// Measures the fabric's PDR (or takes `--rate`), drives it at that rate for
+    /// `--duration`, and accounts for every frame end to end: received, or counted as a
     /// drop somewhere (switch reasons, backend and kernel socket drops, interface and
-    /// qdisc drops). With `--fault-rounds N`, inject faults in rounds while the traffic
-    /// flows and report the time to full delivery after each, from the traffic itself.
-    /// Writes soak.json, soak.md and timeline.csv. Exit 1 when a frame is unaccounted or
-    /// misdelivered, a switch does not conserve, or a recovery is missing or too slow.
+    /// qdisc drops). With `--fault-rounds N`, injects faults in rounds while the traffic
+    /// flows and reports the time to full delivery after each, from the traffic itself.
+    /// Writes soak.json, soak.md and timeline.csv. Exit status 1 when a frame is
+    /// unaccounted or misdelivered, a switch does not conserve, or a recovery is missing
+    /// or too slow.
     Soak(SoakArgs),
+    /// Bring up a fabric, check and measure it, and tear it down.
+    ///
     /// The whole job in one command: bring up the fabric (default: a k=4 fat-tree with
     /// sliced-flit headers, named `demo`), check every host pair, run an RFC 2544 NDR/PDR
     /// search with 64-byte frames and a uniform random pattern, write the report, print
     /// the summary and tear everything down (also on failure or Ctrl-C).
     Demo(DemoArgs),
-    /// Read the latency histograms of HdrHistogram interval logs (a run's
-    /// `latency.hlog`, or any other), merge those with the same tag across the files, and
-    /// print each tag's percentiles: runs measured apart, added up.
+    /// Export a fabric description for other tools: containerlab, Graphviz.
+    ///
+    /// `containerlab`: a topology file (`<name>.clab.yml`) with one `kind: linux` node per
+    /// switch running canopy-switch from the OCI image, one per host, the links as in the
+    /// description, and each switch's configuration beside it (`docs/export.md`).
+    /// `dot`: the fabric as a Graphviz graph, switches ranked by level.
+    #[command(subcommand)]
+    Export(ExportCmd),
+    /// Merge HdrHistogram latency logs and print each tag's percentiles.
+    ///
+    /// Reads the latency histograms of HdrHistogram interval logs (a run's
+    /// `latency.hlog`, or any other), merges those with the same tag across the files,
+    /// and prints each tag's percentiles: runs measured apart, added up.
     Latency(LatencyArgs),
 }
 
@@ -146,6 +221,9 @@ pub struct LatencyArgs {
     /// Only this tag (e.g. `probe-50pct`); default: every tag, each merged on its own.
     #[arg(long)]
     pub tag: Option<String>,
+    /// Print the percentiles as JSON (nanoseconds).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--latency-loads`: percentages, comma-separated, as fractions; `none` for no trials.
@@ -228,10 +306,10 @@ pub struct TrafficArgs {
     /// size, and there is no per-hop breakdown).
     #[arg(long)]
     pub no_probe_hops: bool,
-    /// Write the first frames sent to this pcap file.
+    /// Write the first frames sent to this capture file (pcapng when it ends in .pcapng, else pcap).
     #[arg(long)]
     pub pcap_tx: Option<PathBuf>,
-    /// Write the first frames received to this pcap file.
+    /// Write the first frames received to this capture file (pcapng when it ends in .pcapng, else pcap).
     #[arg(long)]
     pub pcap_rx: Option<PathBuf>,
     /// No progress bar.
@@ -399,7 +477,7 @@ pub struct CompareArgs {
 // `canopy-testbed replay`.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// The pcap file (classic pcap, Ethernet).
+    /// The capture file (pcap or pcapng, Ethernet frames).
     pub file: PathBuf,
     /// Fabric name (default: the only fabric under the state root).
     pub name: Option<String>,
@@ -466,13 +544,14 @@ pub struct SoakArgs {
     /// Fault rounds (0: none).
     #[arg(long, default_value_t = 0)]
     pub fault_rounds: usize,
-    /// Faults of every round: link-flap, switch-kill, daemon-kill, tx-fill.
+    /// Faults of every round, comma-separated.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "link-flap,switch-kill,daemon-kill,tx-fill"
+        default_value = "link-flap,switch-kill,daemon-kill,tx-fill",
+        value_parser = fault_kind()
     )]
-    pub faults: Vec<String>,
+    pub faults: Vec<FaultKind>,
     /// How long each fault lasts, seconds.
     #[arg(long, default_value_t = 1.5)]
     pub hold_s: f64,
@@ -532,4 +611,43 @@ pub fn parse_duration(s: &str) -> Result<f64> {
         bail!("duration {s:?}: 0.5 s to 7 days");
     }
     Ok(secs)
+}
+
+/// `canopy-testbed export ...`.
+#[derive(Subcommand, Debug)]
+pub enum ExportCmd {
+    /// Write a containerlab topology and the switches' configurations.
+    Containerlab {
+        /// The fabric description (TOML).
+        file: PathBuf,
+        /// Directory the topology and the configurations are written to.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// The switches' image (default: canopy:<version>, `packaging/oci/build-image`).
+        #[arg(long)]
+        image: Option<String>,
+        /// The hosts' image (default: the switches').
+        #[arg(long)]
+        host_image: Option<String>,
+        /// The machine whose part to export (multi-machine descriptions).
+        #[arg(long)]
+        machine: Option<String>,
+        /// How long a node waits for its interfaces, seconds.
+        #[arg(long, default_value_t = 300)]
+        wait_s: u32,
+    },
+    /// Print the fabric as a Graphviz DOT graph.
+    Dot {
+        /// The fabric description (TOML).
+        file: PathBuf,
+        /// Write to this file instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Leave the hosts out (big fabrics).
+        #[arg(long)]
+        no_hosts: bool,
+        /// No port numbers on the links.
+        #[arg(long)]
+        no_ports: bool,
+    },
 }

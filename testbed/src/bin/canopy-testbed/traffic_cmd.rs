@@ -69,7 +69,7 @@ pub fn soak(root: &Path, a: SoakArgs) -> Result<ExitCode> {
         frame_size,
         quiet,
     } = a;
-    use canopy_testbed::soak::{self, FaultKind, FaultPlan, RateChoice, SoakOptions};
+    use canopy_testbed::soak::{self, FaultPlan, RateChoice, SoakOptions};
     let name = fabric::ops::resolve_name(root, name.as_deref())?;
     let duration = match duration.or_else(|| std::env::var("CANOPY_SOAK_DURATION").ok()) {
         Some(d) => parse_duration(&d)?,
@@ -84,10 +84,6 @@ pub fn soak(root: &Path, a: SoakArgs) -> Result<ExitCode> {
     if !(0.1..=600.0).contains(&hold_s) || !(0.1..=600.0).contains(&settle_s) {
         bail!("--hold-s and --settle-s must be 0.1..=600");
     }
-    let kinds = faults
-        .iter()
-        .map(|f| FaultKind::parse(f))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
     let state = state_of(root, &name, &machine)?;
     let mut spec = canopy_testbed::run::spec_of(&state)?;
     if let Some(p) = &pattern {
@@ -119,7 +115,7 @@ pub fn soak(root: &Path, a: SoakArgs) -> Result<ExitCode> {
         bin_ms,
         faults: FaultPlan {
             rounds: fault_rounds,
-            kinds,
+            kinds: faults,
             hold_s,
             settle_s,
             slow_rate,
@@ -148,7 +144,7 @@ pub fn compare(a: CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `replay`: a pcap file's frames out of one host, counted like a trial.
+/// `replay`: a capture file's (pcap or pcapng) frames out of one host, counted like a trial.
 pub fn replay(root: &Path, a: ReplayArgs) -> Result<ExitCode> {
     let ReplayArgs {
         name,
@@ -332,8 +328,27 @@ pub fn demo(root: &Path, a: DemoArgs) -> Result<ExitCode> {
     }
 }
 
+/// `latency --json`: one tag's merged histogram.
+#[derive(serde::Serialize)]
+struct TagLatency<'a> {
+    /// The tag (empty: untagged).
+    tag: &'a str,
+    /// Interval histograms merged.
+    intervals: usize,
+    /// Frames recorded.
+    count: u64,
+    /// Percentiles in nanoseconds.
+    min_ns: u64,
+    mean_ns: f64,
+    p50_ns: u64,
+    p90_ns: u64,
+    p99_ns: u64,
+    p999_ns: u64,
+    max_ns: u64,
+}
+
 /// `latency`: the histograms of interval logs, merged per tag across the files (in the
-/// order each tag first appears), with their percentiles in µs.
+/// order each tag first appears), with their percentiles in µs (in ns with `--json`).
 pub fn latency(a: LatencyArgs) -> Result<ExitCode> {
     use canopy_testbed::report::{hlog, latency};
     let mut entries = Vec::new();
@@ -357,20 +372,51 @@ pub fn latency(a: LatencyArgs) -> Result<ExitCode> {
             a.files.len()
         );
     }
-    println!(
-        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "tag", "intervals", "count", "min µs", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"
-    );
+    let mut rows = Vec::new();
     for t in tags {
         let h = hlog::merge(&entries, Some(t))?;
         let l = canopy_testbed::traffic::rx::latency_summary(&h);
         let n = entries.iter().filter(|e| e.tag == t).count();
+        rows.push((t, n, l));
+    }
+    if a.json {
+        let tags: Vec<TagLatency> = rows
+            .iter()
+            .map(|(t, n, l)| TagLatency {
+                tag: t,
+                intervals: *n,
+                count: l.count,
+                min_ns: l.min_ns,
+                mean_ns: l.mean_ns,
+                p50_ns: l.p50_ns,
+                p90_ns: l.p90_ns,
+                p99_ns: l.p99_ns,
+                p999_ns: l.p999_ns,
+                max_ns: l.max_ns,
+            })
+            .collect();
+        outln!("{}", serde_json::to_string_pretty(&tags)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "{:<16} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "tag",
+        "intervals",
+        "count",
+        "min µs",
+        "p50 µs",
+        "p90 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs"
+    );
+    for (t, n, l) in rows {
         let cells: Vec<String> = latency::cells(&l)
             .iter()
             .map(|c| format!("{c:>10}"))
             .collect();
         let name = if t.is_empty() { "(untagged)" } else { t };
-        println!("{name:<16} {n:>9} {:>10} {}", l.count, cells.join(" "));
+        outln!("{name:<16} {n:>9} {:>10} {}", l.count, cells.join(" "));
     }
     Ok(ExitCode::SUCCESS)
 }
