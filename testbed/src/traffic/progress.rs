@@ -1,6 +1,7 @@
 //! Progress display of trials and searches (`indicatif`): a bar of frames sent per
-//! trial, with the trial's offered rate and, in a search, the step. Hidden when `quiet`
-//! or when stdout is not a terminal (CI, pipes), so logs stay clean.
+//! trial, with the trial's offered rate and, in a search, the step. Drawn on stderr, so
+//! stdout carries only results (a summary or `--json` piped on stays clean); hidden when
+//! `quiet` or when stderr is not a terminal (CI, redirected logs).
 
 use crate::report::results::Trial;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,12 +14,12 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Visible only when not `quiet` and stdout is a terminal.
+    /// Visible only when not `quiet` and stderr is a terminal; drawn on stderr.
     pub fn new(quiet: bool) -> Progress {
-        let bar = if quiet || !std::io::stdout().is_terminal() {
+        let bar = if quiet || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
         } else {
-            let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stdout());
+            let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
                     "{prefix:.bold} {msg} [{bar:30}] {pos}/{len} frames ({elapsed})",
@@ -88,8 +89,8 @@ mod tests {
     fn hidden_when_quiet_or_not_a_terminal() {
         assert!(Progress::new(true).is_hidden());
         assert!(Progress::hidden().is_hidden());
-        // under `cargo test` stdout is captured, not a terminal
-        if !std::io::stdout().is_terminal() {
+        // under `cargo test` (CI, or output piped) stderr is not a terminal
+        if !std::io::stderr().is_terminal() {
             assert!(Progress::new(false).is_hidden());
         }
     }
