@@ -84,6 +84,26 @@ pub fn write_man_pages(cmd: Command, dir: &Path, name: &str) -> std::io::Result<
     write(&cmd, dir, name)
 }
 
+/// Checks that every command under `cmd` (but `help`) has a summary, its `-h` line, that
+/// is one short sentence (at most 80 bytes, no sentence break); the details belong in its
+/// long help. `Err` names the first command that breaks it. For the binaries' tests.
+pub fn check_one_sentence_summaries(cmd: &Command, path: &str) -> Result<(), String> {
+    for sub in cmd.get_subcommands() {
+        let name = format!("{path} {}", sub.get_name());
+        if sub.get_name() != "help" {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            if about.is_empty() {
+                return Err(format!("{name}: no summary"));
+            }
+            if about.len() > 80 || about.trim_end_matches('.').contains(". ") {
+                return Err(format!("{name}: {about}"));
+            }
+        }
+        check_one_sentence_summaries(sub, &name)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +141,20 @@ mod tests {
         let mut cmd = Docs::augment_subcommands(Command::new("x").arg(Arg::new("y")));
         cmd.build();
         assert!(cmd.find_subcommand("man").is_some_and(|c| c.is_hide_set()));
+        // summaries: one sentence each, or the first offender is named
+        assert_eq!(
+            check_one_sentence_summaries(&Demo::command(), "demo"),
+            Ok(())
+        );
+        let two = Command::new("x").subcommand(Command::new("y").about("One. Two."));
+        assert_eq!(
+            check_one_sentence_summaries(&two, "x"),
+            Err("x y: One. Two.".to_string())
+        );
+        let none = Command::new("x").subcommand(Command::new("z"));
+        assert_eq!(
+            check_one_sentence_summaries(&none, "x"),
+            Err("x z: no summary".to_string())
+        );
     }
 }

@@ -258,23 +258,9 @@ mod tests {
     /// in its long help.
     #[test]
     fn summaries_are_one_sentence() {
-        fn walk(cmd: &clap::Command, path: &str) {
-            for sub in cmd.get_subcommands() {
-                let name = format!("{path} {}", sub.get_name());
-                if sub.get_name() != "help" {
-                    let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-                    assert!(!about.is_empty(), "{name}: no summary");
-                    assert!(about.len() <= 80, "{name}: {about}");
-                    assert!(
-                        !about.trim_end_matches('.').contains(". "),
-                        "{name}: {about}"
-                    );
-                }
-                walk(sub, &name);
-            }
-        }
         let mut cmd = Cli::command();
         cmd.build();
-        walk(&cmd, "canopy-testbed");
+        canopy_control::cli_docs::check_one_sentence_summaries(&cmd, "canopy-testbed")
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }
