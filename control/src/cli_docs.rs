@@ -4,7 +4,7 @@
 //! through hidden commands ([`Docs`]; canopyd through hidden flags) that
 //! `packaging/completions-man/generate` runs for the Debian package.
 
-use clap::{Command, Subcommand};
+use clap::{Command, CommandFactory, FromArgMatches, Subcommand};
 use std::path::{Path, PathBuf};
 
 /// The shells completions are made for (bash, zsh, fish, elvish, powershell).
@@ -28,6 +28,52 @@ pub enum Docs {
         /// The directory of the pages (PROGRAM.1, PROGRAM-COMMAND.1, ...).
         dir: Option<PathBuf>,
     },
+}
+
+/// What a command line asks for: the program's own command `C`, or one of [`Docs`].
+#[derive(Debug)]
+pub enum Invocation<C> {
+    /// The program's own command line.
+    Cli(C),
+    /// A hidden documentation command.
+    Docs(Docs),
+}
+
+/// This process's command line: `C`'s commands, or one of the hidden [`Docs`] ones.
+/// `check` runs on a parsed `C` (usage rules clap cannot express); a usage error, its
+/// or clap's, ends the process with exit status 2 and clap's message.
+pub fn parse<C: CommandFactory + FromArgMatches>(
+    check: impl FnOnce(&C) -> Result<(), clap::Error>,
+) -> Invocation<C> {
+    parse_from(std::env::args_os(), check).unwrap_or_else(|e| e.exit())
+}
+
+/// [`parse`] of `args` (the program name first), the error returned formatted for the
+/// whole command.
+pub fn parse_from<C: CommandFactory + FromArgMatches>(
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+    check: impl FnOnce(&C) -> Result<(), clap::Error>,
+) -> Result<Invocation<C>, clap::Error> {
+    let mut cmd = with_docs(C::command());
+    let r = cmd
+        .try_get_matches_from_mut(args)
+        .and_then(|m| match m.subcommand_name() {
+            Some(n) if Docs::has_subcommand(n) => Docs::from_arg_matches(&m).map(Invocation::Docs),
+            _ => C::from_arg_matches(&m).and_then(|c| check(&c).map(|()| Invocation::Cli(c))),
+        });
+    r.map_err(|e| e.format(&mut cmd))
+}
+
+/// `cmd` with the hidden [`Docs`] commands added (what [`parse`] parses).
+pub fn with_docs(cmd: Command) -> Command {
+    Docs::augment_subcommands(cmd)
+}
+
+/// [`render`] for program `name` whose definitions are `C`, onto standard output.
+pub fn print<C: CommandFactory>(d: &Docs, name: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let text = render(d, C::command(), name)?;
+    std::io::stdout().lock().write_all(&text)
 }
 
 /// What `d` asks of program `name` whose definitions are `cmd`: the text for stdout
@@ -109,7 +155,7 @@ mod tests {
     use super::*;
     use clap::{Arg, CommandFactory, Parser};
 
-    #[derive(Parser)]
+    #[derive(Parser, Debug)]
     #[command(name = "demo")]
     enum Demo {
         /// Do one thing.
@@ -156,5 +202,38 @@ mod tests {
             check_one_sentence_summaries(&none, "x"),
             Err("x z: no summary".to_string())
         );
+    }
+
+    #[test]
+    fn a_command_line_is_the_program_s_or_a_hidden_docs_one() {
+        let parse = |args: &[&str]| parse_from::<Demo>(args.iter().copied(), |_| Ok(()));
+        assert!(matches!(
+            parse(&["demo", "one", "--pick", "a"]),
+            Ok(Invocation::Cli(Demo::One { .. }))
+        ));
+        assert!(matches!(
+            parse(&["demo", "completions", "zsh"]),
+            Ok(Invocation::Docs(Docs::Completions { shell: Shell::Zsh }))
+        ));
+        assert!(matches!(
+            parse(&["demo", "man"]),
+            Ok(Invocation::Docs(Docs::Man { dir: None }))
+        ));
+        let e = parse(&["demo", "one", "--pick", "c"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        // the program's own rule, checked after clap's
+        let refuse = |d: &Demo| match d {
+            Demo::Two => Err(clap::Error::raw(
+                clap::error::ErrorKind::ArgumentConflict,
+                "two is not allowed here",
+            )),
+            _ => Ok(()),
+        };
+        let e = parse_from::<Demo>(["demo", "two"], refuse).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict);
+        assert!(parse_from::<Demo>(["demo", "man"], refuse).is_ok());
+        let mut cmd = with_docs(Demo::command());
+        cmd.build();
+        cmd.debug_assert();
     }
 }

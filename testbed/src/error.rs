@@ -77,7 +77,7 @@ pub enum TestbedError {
     /// A capture file (pcap or pcapng) that could not be read or written: the file and
     /// what is wrong with it.
     #[error(transparent)]
-    Pcap(#[from] crate::traffic::pcap::PcapError),
+    Pcap(#[from] canopy_switch::pcap::PcapError),
     /// A fabric description is invalid (`file: key: what (line N)`).
     #[error("{file}: {key}{}{what}{}", if key.is_empty() { "" } else { ": " }, line.map(|l| format!(" (line {l})")).unwrap_or_default())]
     Desc {

@@ -141,7 +141,8 @@ pub fn start_daemon(
 /// bmv2's `simple_switch` in namespace `netns` (pinned to `pin` when given): device 0,
 /// Thrift on [`THRIFT_PORT`], its notification socket at `notifications` (a file path,
 /// which namespaces do not separate: one per switch), port `i` on `ifnames[i]`,
-/// running the compiled program `json`.
+/// running the compiled program `json`; with `pcap`, capturing every port into that
+/// directory (`--pcap`: `<interface>_in.pcap`, `<interface>_out.pcap`).
 pub fn simple_switch_command(
     bin: &Path,
     netns: &str,
@@ -149,6 +150,7 @@ pub fn simple_switch_command(
     json: &Path,
     notifications: &Path,
     pin: Option<usize>,
+    pcap: Option<&Path>,
 ) -> Command {
     let mut c = netns::exec(netns, pin);
     c.arg(bin).args([
@@ -161,6 +163,9 @@ pub fn simple_switch_command(
         .arg(format!("ipc://{}", notifications.display()));
     for (i, ifn) in ifnames.iter().enumerate() {
         c.args(["-i", &format!("{i}@{ifn}")]);
+    }
+    if let Some(dir) = pcap {
+        c.arg("--pcap").arg(dir);
     }
     c.arg(json);
     c
@@ -217,11 +222,26 @@ mod tests {
             Path::new("p.json"),
             Path::new("/w/n.ipc"),
             Some(2),
+            None,
         );
         assert_eq!(
             args(&c).join(" "),
             "ip netns exec ns taskset -c 2 simple_switch --device-id 0 --thrift-port 9090 \
              --notifications-addr ipc:///w/n.ipc -i 0@fa -i 1@fb p.json"
+        );
+        let c = simple_switch_command(
+            Path::new("simple_switch"),
+            "ns",
+            &ifs,
+            Path::new("p.json"),
+            Path::new("/w/n.ipc"),
+            None,
+            Some(Path::new("/cap/s0")),
+        );
+        assert_eq!(
+            args(&c).join(" "),
+            "ip netns exec ns simple_switch --device-id 0 --thrift-port 9090 \
+             --notifications-addr ipc:///w/n.ipc -i 0@fa -i 1@fb --pcap /cap/s0 p.json"
         );
     }
 

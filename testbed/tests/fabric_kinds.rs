@@ -2,7 +2,8 @@
 //! `SKIP` otherwise): a k=4 fat-tree with the sliced-flit and the path-ID header and the
 //! smallest Transit fabric (`transit-full:layers=1`); every ordered host pair delivered
 //! to exactly the right host; after `down` nothing is left (`ip netns list`, `/proc`).
-//! A port set down makes the check fail, so the check can fail.
+//! A port set down makes the check fail, so the check can fail. The path-ID fabric runs
+//! with `[capture]`: every switch writes each port's frames to files of its own.
 #![cfg(target_os = "linux")]
 
 mod fabric_common;
@@ -10,7 +11,7 @@ mod fabric_common;
 use fabric_common::{assert_check_passes, check_json, root_or_skip, Fab};
 use std::time::Duration;
 
-fn up_check_down(tag: &str, body: &str, hosts: u64) {
+fn up_check_down(tag: &str, body: &str, hosts: u64) -> Fab {
     let f = Fab::new(tag);
     let d = f.desc("fabric.toml", body);
     f.up(&d, &[]);
@@ -23,6 +24,7 @@ fn up_check_down(tag: &str, body: &str, hosts: u64) {
     assert_check_passes(&f, hosts);
     f.down();
     f.assert_clean();
+    f
 }
 
 #[test]
@@ -38,11 +40,31 @@ fn fat_tree_k4_path_id_every_pair() {
     if !root_or_skip("fat_tree_k4_path_id_every_pair") {
         return;
     }
-    up_check_down(
+    let f = up_check_down(
         "p",
-        "topology = \"fat-tree:k=4\"\nkind = \"path-id\"\n[ports]\ntpacket = \"v3\"\n",
+        "topology = \"fat-tree:k=4\"\nkind = \"path-id\"\n[ports]\ntpacket = \"v3\"\n\
+         [capture]\ndir = \"pcaps\"\nformat = \"pcapng\"\n",
         16,
     );
+    // each of the 20 switches wrote both ways of each of its 4 ports, closed at `down`;
+    // edge-p0-e0's port 0 received h0's frame to each of the 15 other hosts
+    let pcaps = f.dir.join("pcaps");
+    let switches = std::fs::read_dir(&pcaps).unwrap().count();
+    assert_eq!(switches, 20, "{}", pcaps.display());
+    let edge = pcaps.join("edge-p0-e0");
+    assert_eq!(std::fs::read_dir(&edge).unwrap().count(), 8);
+    let from_h0: Vec<_> = std::fs::read_dir(&edge)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("p0_in.pcapng"))
+        .collect();
+    assert_eq!(from_h0.len(), 1, "{from_h0:?}");
+    let frames = canopy_switch::pcap::read(&from_h0[0]).unwrap();
+    let canopy = frames
+        .iter()
+        .filter(|f| f.data.len() > 14 && f.data[12..14] != [0x86, 0xdd])
+        .count();
+    assert!(canopy >= 15, "{canopy} of {} frames", frames.len());
 }
 
 #[test]

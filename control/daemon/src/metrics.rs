@@ -495,6 +495,7 @@ pub(crate) mod tests {
             conns_evicted: 0,
             protocol_version: 1,
             version: "0.1.0".to_string(),
+            capture: None,
         };
         let counters = |ports: Vec<PortCounters>| CountersReport {
             uptime_s: 12.5,

@@ -202,6 +202,38 @@ pub struct Health {
     /// empty from a switch that does not say).
     #[serde(default)]
     pub version: String,
+    /// The switch's per-port capture (`[capture]`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureReport>,
+}
+
+/// A switch's per-port capture in `health`: where its files are and what each holds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct CaptureReport {
+    /// The directory of the files.
+    pub dir: String,
+    /// One per captured port and direction.
+    pub files: Vec<CaptureFile>,
+}
+
+/// One capture file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct CaptureFile {
+    /// The port.
+    pub port: u16,
+    /// `in` (received) or `out` (sent).
+    pub direction: String,
+    /// The file.
+    pub path: String,
+    /// Frames written.
+    pub written: u64,
+    /// Frames not captured because the writer's queue was full (they were forwarded).
+    pub dropped: u64,
+    /// Frames not written because the file held its `max_frames` (or had failed).
+    pub skipped: u64,
+    /// Why the file stopped, if a write failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One port in `counters`.
@@ -415,6 +447,32 @@ pub fn format_health(h: &Health) -> String {
             p.backend,
             ud(p.link),
             ud(p.admin)
+        );
+    }
+    if let Some(c) = &h.capture {
+        let _ = write!(s, "{}", format_capture(c));
+    }
+    s
+}
+
+/// A capture report as text: the directory, then a line per file.
+pub fn format_capture(c: &CaptureReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "capture   {} ({} files)", c.dir, c.files.len());
+    for f in &c.files {
+        let _ = writeln!(
+            s,
+            "  {:>3}  {:<3}  written {:>9}  dropped {:>7}  past max {:>7}  {}{}",
+            f.port,
+            f.direction,
+            f.written,
+            f.dropped,
+            f.skipped,
+            f.path,
+            f.error
+                .as_deref()
+                .map(|e| format!("  FAILED: {e}"))
+                .unwrap_or_default()
         );
     }
     s

@@ -133,6 +133,7 @@ mod tests {
                 conns_evicted: 0,
                 protocol_version: 1,
                 version: "0.1.0".to_string(),
+                capture: None,
             }),
             counters: None,
             pruned_ports: vec![1, 3],

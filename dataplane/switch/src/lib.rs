@@ -7,10 +7,12 @@
 //! are `canopy-proto`'s.
 #![warn(missing_docs)]
 
+pub mod capture;
 pub mod config;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod host;
+pub mod pcap;
 pub mod privs;
 pub mod server;
 pub mod sys;

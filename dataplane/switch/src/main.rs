@@ -13,7 +13,7 @@ use canopy_switch::config::{Config, PortSpec, TablesSource};
 use canopy_switch::host::config::HostConfig;
 use canopy_switch::privs::{self, Identity, PrivError};
 use canopy_switch::{server, tables};
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -62,6 +62,10 @@ enum Cmd {
         /// With --user (or [switch] user): run with this group (overrides [switch] group).
         #[arg(long)]
         group: Option<String>,
+        /// Capture every port's frames into DIR (`<port>_in.pcap`, `<port>_out.pcap`),
+        /// as bmv2's --pcap: overrides [capture] dir, or captures with the defaults.
+        #[arg(long, value_name = "DIR")]
+        pcap: Option<PathBuf>,
     },
     /// Talk to a running switch over its management socket or TCP endpoint.
     Ctl {
@@ -143,34 +147,12 @@ impl std::fmt::Display for PortState {
     }
 }
 
-use canopy_control::cli_docs::Docs;
-
-/// What the command line asks for.
-enum Invocation {
-    Cli(Cli),
-    Docs(Docs),
-}
-
-/// The command line of this process: the commands of [`Cli`], or one of [`Docs`]; a
-/// usage error (exit status 2) ends the process.
-fn parse() -> Invocation {
-    let mut cmd = Docs::augment_subcommands(Cli::command());
-    let m = cmd.get_matches_mut();
-    let r = match m.subcommand_name() {
-        Some(n) if Docs::has_subcommand(n) => Docs::from_arg_matches(&m).map(Invocation::Docs),
-        _ => Cli::from_arg_matches(&m).map(Invocation::Cli),
-    };
-    r.unwrap_or_else(|e| e.format(&mut cmd).exit())
-}
+use canopy_control::cli_docs::{self, Docs, Invocation};
 
 /// Print the completions or the man page on stdout, or write the man pages.
 fn docs(d: Docs) -> Result<ExitCode> {
-    let text = canopy_control::cli_docs::render(&d, Cli::command(), "canopy-switch")?;
-    use std::io::Write as _;
-    std::io::stdout()
-        .lock()
-        .write_all(&text)
-        .context("cannot write to standard output")?;
+    cli_docs::print::<Cli>(&d, "canopy-switch")
+        .context("cannot write the completions or the man pages")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -246,7 +228,7 @@ enum CtlCmd {
 }
 
 fn main() -> ExitCode {
-    let cli = match parse() {
+    let cli = match cli_docs::parse::<Cli>(|_| Ok(())) {
         Invocation::Cli(cli) => cli,
         Invocation::Docs(d) => {
             return docs(d).unwrap_or_else(|e| {
@@ -261,7 +243,8 @@ fn main() -> ExitCode {
             log,
             user,
             group,
-        } => run(&config, log.as_ref(), user, group),
+            pcap,
+        } => run(&config, log.as_ref(), user, group, pcap),
         Cmd::CheckConfig { config } => check_config(&config),
         Cmd::Host { config, log, check } => host(&config, log.as_ref(), check),
         Cmd::HostCtl {
@@ -382,14 +365,21 @@ fn run(
     log: Option<&Filter>,
     user: Option<String>,
     group: Option<String>,
+    pcap: Option<PathBuf>,
 ) -> Result<ExitCode> {
     if !init_log(log) {
         return Ok(ExitCode::from(EXIT_CONFIG));
     }
-    let (cfg, t, token, id) = match load_or_exit(path, user, group) {
+    let (mut cfg, t, token, id) = match load_or_exit(path, user, group) {
         Ok(x) => x,
         Err(code) => return Ok(code),
     };
+    if let Some(dir) = pcap {
+        match &mut cfg.capture {
+            Some(c) => c.dir = dir,
+            None => cfg.capture = Some(canopy_switch::capture::CaptureConfig::new(dir)),
+        }
+    }
     server::run(cfg, t, token, id)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -494,6 +484,9 @@ fn check_config(path: &Path) -> Result<ExitCode> {
     if let Some(d) = &cfg.dpdk {
         let _ = writeln!(o, "dpdk eal   {}", d.eal_args.join(" "));
     }
+    if let Some(c) = &cfg.capture {
+        let _ = writeln!(o, "capture    {}", capture_summary(c));
+    }
     let _ = writeln!(o, "ports      {}", cfg.ports.len());
     for (i, p) in cfg.ports.iter().enumerate() {
         let role = t
@@ -511,6 +504,27 @@ fn check_config(path: &Path) -> Result<ExitCode> {
     }
     print!("{o}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `check-config`'s capture line: where, which ports and ways, the bounds.
+fn capture_summary(c: &canopy_switch::capture::CaptureConfig) -> String {
+    let ports = match &c.ports {
+        None => "every port".to_string(),
+        Some(p) => format!("ports {p:?}"),
+    };
+    let ways = match (c.rx, c.tx) {
+        (true, true) => "in and out",
+        (true, false) => "in",
+        _ => "out",
+    };
+    format!(
+        "{} ({:?}), {ports} {ways}, ≤ {} frames per file, snaplen {} B, queue {} frames",
+        c.dir.display(),
+        c.format,
+        c.max_frames,
+        c.snaplen,
+        c.queue
+    )
 }
 
 /// `check-config`'s engine line: workers, polling, ring, drain, pool, flowlets, trace.
@@ -701,6 +715,7 @@ fn ctl(to: &Endpoint, as_json: bool, timeout: Duration, cmd: CtlCmd) -> Result<E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
     #[test]
     fn definitions_are_consistent() {

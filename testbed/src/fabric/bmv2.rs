@@ -277,12 +277,31 @@ impl Tools {
     }
 
     /// Start `simple_switch` in namespace `netns` with port i on `ifnames[i]`, output
-    /// to `log`, in its own process group.
-    pub fn spawn(&self, netns: &str, ifnames: &[String], json: &Path, log: &Path) -> Result<Child> {
+    /// to `log`, in its own process group; with `pcap`, capturing into that directory
+    /// (created here).
+    pub fn spawn(
+        &self,
+        netns: &str,
+        ifnames: &[String],
+        json: &Path,
+        log: &Path,
+        pcap: Option<&Path>,
+    ) -> Result<Child> {
         // the notification socket is a file path: one per switch, next to its log
         let ipc = log.with_extension("notifications.ipc");
-        let c =
-            launch::simple_switch_command(&self.simple_switch, netns, ifnames, json, &ipc, None);
+        if let Some(d) = pcap {
+            std::fs::create_dir_all(d)
+                .map_err(|e| TestbedError::io(format!("create {}", d.display()), e))?;
+        }
+        let c = launch::simple_switch_command(
+            &self.simple_switch,
+            netns,
+            ifnames,
+            json,
+            &ipc,
+            None,
+            pcap,
+        );
         process::spawn_logged(
             c,
             log,

@@ -619,7 +619,10 @@ impl Builder<'_> {
                     let ifs: Vec<String> = (0..desc.topo.switches[s as usize].ports.len() as u16)
                         .map(|p| Desc::ifname(Node::Switch(s), p))
                         .collect();
-                    (t.spawn(&ns, &ifs, json, &log)?, json.clone())
+                    (
+                        t.spawn(&ns, &ifs, json, &log, desc.capture_dir(s).as_deref())?,
+                        json.clone(),
+                    )
                 }
                 _ => {
                     crate::os::private::write(&cfg, text)

@@ -349,7 +349,7 @@ const PROBE_SEED: u64 = 0x5bd1_e995_0000_0001;
 
 /// A pcap writer for `path` when there is one.
 fn pcap_writer(path: Option<&std::path::Path>, max: u64) -> Result<Option<PcapWriter>> {
-    path.map(|p| PcapWriter::create(p, max)).transpose()
+    Ok(path.map(|p| PcapWriter::create(p, max)).transpose()?)
 }
 
 /// A trial's line in the log, and a warning with a sample when frames were foreign.

@@ -11,7 +11,7 @@
 //! | [`hopstats`] | the latency stream's hop records turned into a per-hop breakdown (host stack, RX ring, residence, link) |
 //! | [`search`] | RFC 2544-style NDR/PDR binary search, its confirmation, and the latency trials at fractions of the NDR |
 //! | [`port`] | AF_PACKET ports in a namespace; queueing, draining, waiting for a send time |
-//! | [`pcap`] | capture files through `pcap-file`: classic pcap or pcapng written, both read |
+//! | [`pcap`] | capture files (`canopy_switch::pcap`, re-exported): classic pcap or pcapng written, both read |
 //! | [`progress`] | the progress bar |
 //! | [`frame`] | [`frame::HostFrame`] (host to host, with a measurement block); the vethbench frame and stamp |
 //! | [`hosts`] | a running fabric's hosts, as the generator sees them |
@@ -24,7 +24,7 @@ pub mod frame;
 pub mod hopstats;
 pub mod hosts;
 pub mod pattern;
-pub mod pcap;
+pub use canopy_switch::pcap;
 pub mod port;
 pub mod progress;
 pub mod rx;

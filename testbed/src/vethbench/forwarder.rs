@@ -427,8 +427,15 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, sw: &EdgeSwitch) -> Result<Run
             // entries canopyctl generates name the switch's own port numbers
             let ifnames: Vec<String> = sw.port_interfaces().iter().map(|s| s.to_string()).collect();
             let ipc = o.work_dir.join("bmv2.notifications.ipc");
-            let cmd =
-                launch::simple_switch_command(bin, &f, &ifnames, json, &ipc, Some(o.fwd_core));
+            let cmd = launch::simple_switch_command(
+                bin,
+                &f,
+                &ifnames,
+                json,
+                &ipc,
+                Some(o.fwd_core),
+                None,
+            );
             let log = o.work_dir.join("bmv2.log");
             r.proc_ = Some(Proc::spawn("bmv2", cmd, &log, false)?);
             r.log = Some(log);

@@ -7,36 +7,22 @@
 
 use crate::cli::Cli;
 use anyhow::Result;
-use clap::{CommandFactory, FromArgMatches, Subcommand};
+use canopy_control::cli_docs;
 
-pub use canopy_control::cli_docs::Docs;
-
-/// What the command line asks for.
-pub enum Invocation {
-    Cli(Cli),
-    Docs(Docs),
-}
+pub use cli_docs::{Docs, Invocation};
 
 /// The command line of this process, checked ([`Cli::check`]): a usage error (exit
 /// status 2) ends the process.
-pub fn parse() -> Invocation {
-    let mut cmd = Docs::augment_subcommands(Cli::command());
-    let m = cmd.get_matches_mut();
-    let r = match m.subcommand_name() {
-        Some(n) if Docs::has_subcommand(n) => Docs::from_arg_matches(&m).map(Invocation::Docs),
-        _ => Cli::from_arg_matches(&m).and_then(|cli| cli.check().map(|()| Invocation::Cli(cli))),
-    };
-    r.unwrap_or_else(|e| e.format(&mut cmd).exit())
+pub fn parse() -> Invocation<Cli> {
+    cli_docs::parse(Cli::check)
 }
 
 /// Print the completions or the man page on stdout, or write the man pages.
 pub fn print(d: Docs) -> Result<()> {
-    let text = canopy_control::cli_docs::render(&d, Cli::command(), "canopyctl")?;
-    use std::io::Write as _;
-    if let Err(e) = std::io::stdout().lock().write_all(&text) {
-        crate::stdout_failed(e)
+    match cli_docs::print::<Cli>(&d, "canopyctl") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => crate::stdout_failed(e),
+        r => Ok(r?),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@ mod sections;
 mod tests;
 
 pub use sections::{
-    BackendName, DpdkSection, ManagementSection, PollName, PortSection, SwitchSection,
-    TablesSection, TpacketName, XdpModeName,
+    BackendName, CaptureFormatName, CaptureSection, DirectionName, DpdkSection, ManagementSection,
+    PollName, PortSection, SwitchSection, TablesSection, TpacketName, XdpModeName,
 };
 
 use canopy_dataplane::engine::EngineConfig;
@@ -178,6 +178,8 @@ pub struct Config {
     pub ports: Vec<PortSpec>,
     /// `[dpdk]` (None without it; only with a `dpdk` port).
     pub dpdk: Option<DpdkSection>,
+    /// `[capture]` (None: no port is captured).
+    pub capture: Option<crate::capture::CaptureConfig>,
 }
 
 /// Bounds checked by [`Config::parse`].

@@ -1,14 +1,16 @@
 //! Turning the text of a configuration file into a [`Config`]: the TOML read strictly,
 //! then each section checked in turn (`[switch]`, `[[port]]`, `[dpdk]`, `[tables]`,
-//! `[management]`); the first key refused ends it.
+//! `[management]`, `[capture]`); the first key refused ends it.
 
 use super::ports::ports;
 use super::sections::RawConfig;
 use super::{
-    Config, ConfigError, DpdkSection, Management, ManagementSection, PollName, PortSpec,
-    SwitchSection, TablesSection, TablesSource, TcpEndpoint, DPDK_ADAPTIVE_MAX_SLEEP_US, MAX_RING,
-    MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
+    CaptureFormatName, CaptureSection, Config, ConfigError, DirectionName, DpdkSection, Management,
+    ManagementSection, PollName, PortSpec, SwitchSection, TablesSection, TablesSource, TcpEndpoint,
+    DPDK_ADAPTIVE_MAX_SLEEP_US, MAX_RING, MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
 };
+use crate::capture::CaptureConfig;
+use crate::pcap::Format;
 use canopy_dataplane::engine::{self, EngineConfig, PollMode};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
@@ -63,6 +65,10 @@ fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
         Some(t) => Some(tables_source(t, base)?),
     };
     let management = management(raw.management.as_ref(), base)?;
+    let capture = match &raw.capture {
+        None => None,
+        Some(c) => Some(capture(c, base, ports.len())?),
+    };
     Ok(Config {
         file: path.to_path_buf(),
         switch: raw.switch.clone(),
@@ -72,7 +78,72 @@ fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
         management,
         ports,
         dpdk: has_dpdk.then(|| raw.dpdk.clone().unwrap_or_default()),
+        capture,
     })
+}
+
+/// `[capture]`: the directory resolved, the ports in range, the bounds.
+fn capture(c: &CaptureSection, base: &Path, nports: usize) -> Result<CaptureConfig, Refusal> {
+    use crate::capture::{MAX_SNAPLEN, MIN_SNAPLEN, QUEUE_RANGE};
+    if c.dir.as_os_str().is_empty() {
+        return bad("capture.dir", "is empty");
+    }
+    let mut cfg = CaptureConfig::new(base.join(&c.dir));
+    cfg.format = match c.format {
+        CaptureFormatName::Pcap => Format::Pcap,
+        CaptureFormatName::Pcapng => Format::PcapNg,
+    };
+    (cfg.rx, cfg.tx) = match c.direction {
+        DirectionName::Both => (true, true),
+        DirectionName::In => (true, false),
+        DirectionName::Out => (false, true),
+    };
+    if let Some(ports) = &c.ports {
+        if ports.is_empty() {
+            return bad(
+                "capture.ports",
+                "is empty: leave it out to capture every port",
+            );
+        }
+        let mut sorted = ports.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if let Some(p) = sorted.iter().find(|&&p| usize::from(p) >= nports) {
+            return bad(
+                "capture.ports",
+                format!("port {p} does not exist (the switch has {nports} ports)"),
+            );
+        }
+        cfg.ports = Some(sorted);
+    }
+    if let Some(m) = c.max_frames {
+        if m == 0 {
+            return bad("capture.max_frames", "must be at least 1");
+        }
+        cfg.max_frames = m;
+    }
+    if let Some(n) = c.snaplen {
+        if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&n) {
+            return bad(
+                "capture.snaplen",
+                format!("{n} is outside {MIN_SNAPLEN}..={MAX_SNAPLEN} bytes"),
+            );
+        }
+        cfg.snaplen = n;
+    }
+    if let Some(q) = c.queue {
+        if !(QUEUE_RANGE.0..=QUEUE_RANGE.1).contains(&q) {
+            return bad(
+                "capture.queue",
+                format!(
+                    "{q} is outside {}..={} frames",
+                    QUEUE_RANGE.0, QUEUE_RANGE.1
+                ),
+            );
+        }
+        cfg.queue = q;
+    }
+    Ok(cfg)
 }
 
 /// The file as written; a syntax error, an unknown key or a mistyped value is refused

@@ -2,7 +2,7 @@
 //! keys are errors); `parse` turns them into a validated [`Config`](super::Config).
 
 use super::{DEFAULT_MAX_REQUEST, DEFAULT_READ_TIMEOUT_MS};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// `[switch]`: engine settings. A key left out takes its value from
@@ -223,6 +223,58 @@ pub(super) struct RawConfig {
     #[serde(default)]
     pub(super) port: Vec<PortSection>,
     pub(super) dpdk: Option<DpdkSection>,
+    pub(super) capture: Option<CaptureSection>,
+}
+
+/// `[capture]`: write the frames ports receive and send to capture files
+/// (`<port>_in.pcap`, `<port>_out.pcap`), as bmv2's `--pcap` does.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSection {
+    /// The directory (resolved against the configuration file's; created if missing).
+    pub dir: PathBuf,
+    /// `pcap` (classic, nanosecond timestamps) or `pcapng`.
+    #[serde(default)]
+    pub format: CaptureFormatName,
+    /// The ports captured (default: every port).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ports: Option<Vec<u16>>,
+    /// `both`, `in` (received) or `out` (sent).
+    #[serde(default)]
+    pub direction: DirectionName,
+    /// Frames per file; later ones are counted, not written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_frames: Option<u64>,
+    /// Bytes kept of each frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snaplen: Option<u32>,
+    /// Frames queued for the writer at most (slots allocated at start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<usize>,
+}
+
+/// Capture file format name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptureFormatName {
+    /// Classic libpcap, nanosecond timestamps.
+    #[default]
+    Pcap,
+    /// pcapng.
+    Pcapng,
+}
+
+/// Which frames of a port are captured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirectionName {
+    /// Received and sent.
+    #[default]
+    Both,
+    /// Received.
+    In,
+    /// Sent.
+    Out,
 }
 
 /// `[dpdk]`: DPDK's environment, shared by every `dpdk` port of the process.

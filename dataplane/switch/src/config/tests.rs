@@ -470,3 +470,76 @@ fn token_file_must_be_private_and_long_enough() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn capture_section_parses_and_refuses_what_cannot_run() {
+    use crate::capture::{CaptureConfig, DEFAULT_MAX_FRAMES, MAX_SNAPLEN};
+    use crate::pcap::Format;
+    let with = |keys: &str| format!("{GOOD}\n[capture]\n{keys}\n");
+    let c = Config::parse(Path::new("/etc/canopy/a.toml"), &with("dir = \"cap\""))
+        .unwrap()
+        .capture
+        .unwrap();
+    assert_eq!(c, CaptureConfig::new(PathBuf::from("/etc/canopy/cap")));
+    assert_eq!(
+        (c.format, c.max_frames, c.snaplen, c.rx, c.tx),
+        (Format::Pcap, DEFAULT_MAX_FRAMES, MAX_SNAPLEN, true, true)
+    );
+    let c = Config::parse(
+        Path::new("a.toml"),
+        &with("dir = \"/var/tmp/c\"\nformat = \"pcapng\"\nports = [1, 0, 1]\ndirection = \"out\"\nmax_frames = 7\nsnaplen = 128\nqueue = 64"),
+    )
+    .unwrap()
+    .capture
+    .unwrap();
+    assert_eq!(c.dir, PathBuf::from("/var/tmp/c"));
+    assert_eq!(
+        (c.format, c.ports.as_deref()),
+        (Format::PcapNg, Some(&[0, 1][..]))
+    );
+    assert_eq!(
+        (c.rx, c.tx, c.max_frames, c.snaplen, c.queue),
+        (false, true, 7, 128, 64)
+    );
+    assert!(Config::parse(Path::new("a.toml"), GOOD)
+        .unwrap()
+        .capture
+        .is_none());
+    for (keys, key, want) in [
+        ("dir = \"\"", "capture.dir", "is empty"),
+        ("dir = \"c\"\nports = []", "capture.ports", "is empty"),
+        (
+            "dir = \"c\"\nports = [2]",
+            "capture.ports",
+            "port 2 does not exist",
+        ),
+        (
+            "dir = \"c\"\nmax_frames = 0",
+            "capture.max_frames",
+            "at least 1",
+        ),
+        (
+            "dir = \"c\"\nsnaplen = 20",
+            "capture.snaplen",
+            "outside 64..=2048",
+        ),
+        ("dir = \"c\"\nsnaplen = 9000", "capture.snaplen", "outside"),
+        ("dir = \"c\"\nqueue = 8", "capture.queue", "outside 64..="),
+        (
+            "dir = \"c\"\nformat = \"erf\"",
+            "capture.format",
+            "unknown variant",
+        ),
+        (
+            "dir = \"c\"\ndirection = \"up\"",
+            "capture.direction",
+            "unknown variant",
+        ),
+        ("dir = \"c\"\nsnap = 1", "capture.snap", "unknown field"),
+        ("format = \"pcap\"", "capture", "missing field `dir`"),
+    ] {
+        let e = Config::parse(Path::new("a.toml"), &with(keys)).unwrap_err();
+        assert_eq!(e.key, key, "{keys}: {e}");
+        assert!(e.to_string().contains(want), "{keys}: {e} lacks {want:?}");
+    }
+}

@@ -168,6 +168,9 @@ impl HostRun {
         drop(workers);
         println!("switch {name}:");
         server::print_final_counters(&st.shared);
+        if let Some(r) = st.shared.finish_capture() {
+            print!("{}", canopy_proto::mgmt::format_capture(&r));
+        }
         info!(switch = name, "switch stopped");
         Ok(())
     }

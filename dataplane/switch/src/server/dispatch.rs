@@ -275,6 +275,7 @@ impl Shared {
                 + self.unix_stats.evicted.load(Ordering::Relaxed),
             protocol_version: PROTOCOL_VERSION,
             version: canopy_proto::version::RELEASE.into(),
+            capture: self.capture_report(),
         }
     }
 

@@ -30,6 +30,7 @@ mod ports;
 pub use canopy_proto::serve::PRE_AUTH_MAX;
 pub use ports::{afxdp_label, open_ports, OpenPorts, PortLabel};
 
+use crate::capture::Capture;
 use crate::config::Config;
 use crate::privs::{self, Identity};
 use crate::tables;
@@ -76,6 +77,8 @@ pub struct Shared {
     /// The servers of the socket and the TCP endpoint ([`Prepared::serve`]), ended by
     /// [`Shared::close`].
     servers: Mutex<Vec<Server>>,
+    /// The per-port capture (`[capture]`), finished by [`Shared::finish_capture`].
+    capture: Mutex<Option<Capture>>,
 }
 
 /// What [`Shared`] keeps of a switch [`build`] made.
@@ -87,6 +90,8 @@ struct Parts {
     pool: Pool,
     /// Whether the engine runs real tables (not the placeholder ones).
     loaded: bool,
+    /// The per-port capture, its writer not started.
+    capture: Option<Capture>,
 }
 
 /// Open the ports of `cfg` and build its engine, not started, over `initial` (None: the
@@ -106,6 +111,15 @@ fn build(cfg: &Config, initial: Option<SwitchTables>) -> Result<(Engine, Parts)>
         .zip(labels)
         .map(|(p, l)| (p.name().to_string(), l))
         .collect();
+    let (capture, ports, replicas) = match &cfg.capture {
+        None => (None, ports, replicas),
+        Some(c) => {
+            let (cap, ports, replicas) =
+                Capture::open(c, ports, replicas).context("cannot start the capture")?;
+            info!(dir = %c.dir.display(), files = cap.paths().len(), max_frames = c.max_frames, snaplen = c.snaplen, "capture files open");
+            (Some(cap), ports, replicas)
+        }
+    };
     let pool = Pool::new(cfg.pool);
     let engine = Engine::with_rx_replicas(t, ports, replicas, pool.clone(), &cfg.engine)
         .context("cannot build the engine")?;
@@ -115,6 +129,7 @@ fn build(cfg: &Config, initial: Option<SwitchTables>) -> Result<(Engine, Parts)>
         far,
         pool,
         loaded,
+        capture,
     };
     Ok((engine, parts))
 }
@@ -159,6 +174,7 @@ impl Shared {
             unix_stats: Arc::default(),
             socket: cfg.management.socket.clone(),
             servers: Mutex::new(Vec::new()),
+            capture: Mutex::new(parts.capture),
         }
     }
 }
@@ -191,6 +207,24 @@ impl Shared {
     pub fn socket(&self) -> &Path {
         &self.socket
     }
+
+    /// The capture's report so far (None: no `[capture]`).
+    pub fn capture_report(&self) -> Option<mgmt::CaptureReport> {
+        let c = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        c.as_ref().map(Capture::report)
+    }
+
+    /// Write what the capture still queues and close its files (once the workers are
+    /// stopped); its final report, also logged. Nothing without `[capture]`.
+    pub fn finish_capture(&self) -> Option<mgmt::CaptureReport> {
+        let mut c = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+        let r = c.as_mut().map(Capture::finish)?;
+        let written: u64 = r.files.iter().map(|f| f.written).sum();
+        let dropped: u64 = r.files.iter().map(|f| f.dropped).sum();
+        let skipped: u64 = r.files.iter().map(|f| f.skipped).sum();
+        info!(dir = %r.dir, files = r.files.len(), written, dropped, past_max = skipped, "capture closed");
+        Some(r)
+    }
 }
 
 /// Bind the management socket with mode 0600 (umask 0177 during `bind`).
@@ -207,15 +241,20 @@ pub const ROOT_KEY: &str = "[switch] user (or --user)";
 /// directory [`prepare_socket`] created for it) is given to that user and group, then
 /// [`privs::drop_privileges`] keeps only what the ports need to re-open. A switch that
 /// is still uid 0 afterwards (started as root without a user) says what that leaves it
-/// ([`canopy_privs::root_risk`]).
+/// ([`canopy_privs::root_risk`]). `files`: more files the switch made that the user
+/// should own (its capture files).
 pub fn harden(
     cfg: &Config,
     id: Option<&Identity>,
     sock: &Path,
     created_dir: Option<&Path>,
+    files: &[std::path::PathBuf],
 ) -> Result<privs::Dropped> {
     if let Some(i) = id {
-        let paths: Vec<&Path> = std::iter::once(sock).chain(created_dir).collect();
+        let paths: Vec<&Path> = std::iter::once(sock)
+            .chain(created_dir)
+            .chain(files.iter().map(|p| p.as_path()))
+            .collect();
         canopy_privs::give(i, &paths)?;
     }
     let keep = privs::needed(&cfg.ports, cfg.switch.reopen_caps);
@@ -291,11 +330,22 @@ impl Prepared {
         self.parts.handle.clone()
     }
 
+    /// The capture files made (empty without `[capture]`).
+    pub fn capture_files(&self) -> Vec<std::path::PathBuf> {
+        self.parts
+            .capture
+            .as_ref()
+            .map_or_else(Vec::new, Capture::paths)
+    }
+
     /// Serve management from now on over the engine `cfg` describes (started by the
     /// caller): the socket's server, and the TCP endpoint's when configured, each with
     /// a thread per connection ([`canopy_proto::serve`]); `tag` starts their thread
     /// names. Returns the state they share; [`Shared::close`] ends them.
-    pub fn serve(self, cfg: &Config, tag: &str) -> Result<Arc<Shared>> {
+    pub fn serve(mut self, cfg: &Config, tag: &str) -> Result<Arc<Shared>> {
+        if let Some(c) = &mut self.parts.capture {
+            c.start(tag)?;
+        }
         let shared = Arc::new(Shared::new(
             self.parts,
             cfg,
@@ -334,7 +384,8 @@ pub fn run(
         unprepare_socket(&sock, created_dir.as_deref());
         e
     };
-    harden(&cfg, id.as_ref(), &sock, p.created_dir.as_deref()).map_err(unbind)?;
+    let files = p.capture_files();
+    harden(&cfg, id.as_ref(), &sock, p.created_dir.as_deref(), &files).map_err(unbind)?;
     let running = engine
         .spawn()
         .context("cannot start the workers")
@@ -360,6 +411,9 @@ pub fn run(
     shared.close();
     drop(running.stop());
     print_final_counters(&shared);
+    if let Some(r) = shared.finish_capture() {
+        let _ = write!(std::io::stdout().lock(), "{}", mgmt::format_capture(&r));
+    }
     info!("stopped");
     Ok(())
 }

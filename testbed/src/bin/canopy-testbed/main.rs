@@ -66,7 +66,7 @@ pub(crate) fn command_line() -> String {
 
 fn main() -> std::process::ExitCode {
     let cli = match docs::parse() {
-        docs::Invocation::Cli(cli) => *cli,
+        docs::Invocation::Cli(cli) => cli,
         docs::Invocation::Docs(d) => {
             return docs::print(d).unwrap_or_else(|e| {
                 eprintln!("canopy-testbed: {e:#}");

@@ -43,7 +43,19 @@ impl Desc {
         if let Some(d) = self.dpdk_table(sw) {
             t.insert("dpdk".into(), toml::Value::Table(d));
         }
+        if let (Some(c), Some(dir)) = (&self.raw.capture, self.capture_dir(sw)) {
+            let c = canopy_switch::config::CaptureSection { dir, ..c.clone() };
+            if let Ok(v) = toml::Value::try_from(&c) {
+                t.insert("capture".into(), v);
+            }
+        }
         t
+    }
+
+    /// Where switch `sw` writes its capture files (`[capture]`): `<dir>/<switch name>`.
+    pub fn capture_dir(&self, sw: u32) -> Option<std::path::PathBuf> {
+        let s = self.topo.switches.get(sw as usize)?;
+        Some(self.capture_dir.as_ref()?.join(&s.name))
     }
 
     /// The generated `canopy-switch` configuration of switch `sw` (management socket

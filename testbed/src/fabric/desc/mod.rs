@@ -139,6 +139,10 @@ pub struct RawDesc {
     /// Switches in QEMU guests.
     #[serde(default)]
     pub vm: VmDesc,
+    /// Per-port capture on every switch: `canopy-switch`'s `[capture]`, with `dir`
+    /// relative to the description and a directory per switch under it; bmv2's
+    /// `--pcap` with the bmv2 target.
+    pub capture: Option<canopy_switch::config::CaptureSection>,
 }
 
 /// `up_policy`: how a Canopy switch spreads the frames of one flow over the live ports
@@ -341,6 +345,8 @@ pub struct Desc {
     /// `[host]`: this machine's switches in one `canopy-switch host` (None: one process
     /// per switch).
     pub host: Option<SharedHost>,
+    /// `[capture] dir`, absolute: switch `s` captures into `<dir>/<its name>`.
+    pub capture_dir: Option<PathBuf>,
 }
 
 /// 1-based line of byte offset `at` in `text`.

@@ -13,6 +13,7 @@ use canopy_dataplane::wire::Kind;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
+use std::path::Path;
 
 impl Desc {
     /// [`Desc::parse`], plus `traffic` run on the `[traffic]` table (when present) with
@@ -45,10 +46,12 @@ impl Desc {
             daemon: false,
             bmv2: false,
             host: None,
+            capture_dir: None,
         };
         desc.target_and_daemon(&ctx)?;
         desc.check_cross_machine_links(&ctx)?;
         desc.check_vm(&ctx)?;
+        desc.check_capture(&ctx)?;
         desc.check_ports(&ctx)?;
         desc.resolve_host(&ctx)?;
         desc.check_traffic(traffic)?;
@@ -115,6 +118,48 @@ impl Desc {
                 format!("{} is outside 1..=100", cd.missed_probes),
             ));
         }
+        Ok(())
+    }
+
+    /// `[capture]`: its directory resolved against the description's; with bmv2, only
+    /// `dir` (bmv2's `--pcap` captures every port both ways as classic pcap, unbounded);
+    /// not in guests, whose file system is their initramfs.
+    fn check_capture(&mut self, ctx: &Ctx) -> Result<()> {
+        let Some(c) = &self.raw.capture else {
+            return Ok(());
+        };
+        if c.dir.as_os_str().is_empty() {
+            return Err(ctx.err("capture.dir", None, "is empty"));
+        }
+        if self.raw.vm.switches {
+            return Err(ctx.err(
+                "capture",
+                None,
+                "switches in guests write to their initramfs: capture on the hypervisor's side of their links instead (tcpdump on the tap)",
+            ));
+        }
+        if self.bmv2 {
+            let only_dir = canopy_switch::config::CaptureSection {
+                dir: c.dir.clone(),
+                format: Default::default(),
+                ports: None,
+                direction: Default::default(),
+                max_frames: None,
+                snaplen: None,
+                queue: None,
+            };
+            if *c != only_dir {
+                return Err(ctx.err(
+                    "capture",
+                    None,
+                    "with target = \"bmv2\" only `dir` applies: simple_switch's --pcap captures every port both ways as classic pcap, unbounded",
+                ));
+            }
+        }
+        let base = Path::new(&self.file).parent().unwrap_or(Path::new("."));
+        let dir = std::path::absolute(base.join(&c.dir))
+            .map_err(|e| ctx.err("capture.dir", None, format!("cannot resolve: {e}")))?;
+        self.capture_dir = Some(dir);
         Ok(())
     }
 

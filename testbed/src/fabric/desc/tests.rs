@@ -699,3 +699,56 @@ fn host_settings_that_cannot_hold_are_refused() {
         &["[host]\nprocesses = \"shared\"\nthreads = 2\n"],
     );
 }
+
+#[test]
+fn capture_gives_every_switch_a_directory_of_its_own() {
+    let d = Desc::parse(
+        "/labs/ft/fabric.toml",
+        "topology = \"fat-tree:k=4\"\n[capture]\ndir = \"pcaps\"\nformat = \"pcapng\"\nmax_frames = 100\n",
+    )
+    .unwrap();
+    let e0 = sw_index(&d, "edge-p0-e0");
+    assert_eq!(
+        d.capture_dir(e0),
+        Some(PathBuf::from("/labs/ft/pcaps/edge-p0-e0"))
+    );
+    let text = d.switch_config(e0, Path::new("/run/x/s0.sock"));
+    let c = canopy_switch::config::Config::parse_rules(Path::new("/run/x/s0.toml"), &text)
+        .unwrap()
+        .capture
+        .unwrap();
+    assert_eq!(c.dir, PathBuf::from("/labs/ft/pcaps/edge-p0-e0"));
+    assert_eq!(
+        (c.max_frames, c.format),
+        (100, canopy_switch::pcap::Format::PcapNg)
+    );
+    assert!(parse("").unwrap().capture_dir(0).is_none());
+    assert!(!parse("")
+        .unwrap()
+        .switch_config(0, Path::new("s.sock"))
+        .contains("capture"));
+    refused_and_fine(
+        &[
+            ("[capture]\ndir = \"\"\n", "capture.dir", 0, "is empty"),
+            (
+                "[capture]\nformat = \"pcap\"\n",
+                "capture",
+                0,
+                "missing field `dir`",
+            ),
+            (
+                "[capture]\ndir = \"c\"\nsnap = 3\n",
+                "capture.snap",
+                0,
+                "unknown field",
+            ),
+            (
+                "target = \"bmv2\"\n[capture]\ndir = \"c\"\nmax_frames = 5\n",
+                "capture",
+                0,
+                "only `dir` applies",
+            ),
+        ],
+        &["target = \"bmv2\"\n[capture]\ndir = \"c\"\n"],
+    );
+}

@@ -345,6 +345,12 @@ mod tests {
             ("", "vcpus = 0\n", "", "t.toml: vm.vcpus: must be 1..=64"),
             (
                 "",
+                "",
+                "[capture]\ndir = \"c\"\n",
+                "t.toml: capture: switches in guests write to their initramfs",
+            ),
+            (
+                "",
                 "links = \"udp\"\n",
                 "",
                 "t.toml: vm.links: unknown variant `udp`",

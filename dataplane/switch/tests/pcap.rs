@@ -1,4 +1,4 @@
-//! Capture files (`canopy_testbed::traffic::pcap`) against the tools that read and write
+//! Capture files (`canopy_switch::pcap`) against the tools that read and write
 //! them: tshark reads what we write, to the nanosecond, in both formats; a pcapng file
 //! made by editcap from our pcap reads back as the same frames; and truncated or mutated
 //! captures are refused with an error, never a panic. The tool tests print `SKIP ...` and
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use canopy_testbed::traffic::pcap::{self, Fault, Format, PcapFrame, PcapWriter};
+use canopy_switch::pcap::{self, Fault, Format, PcapFrame, PcapWriter};
 use pcap_file::pcap::{PcapHeader, PcapPacket};
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{

@@ -15,7 +15,6 @@
 //!   offered beyond `max` are counted, not written, so a file never exceeds
 //!   `max × (SNAPLEN + 36)` bytes plus its headers.
 
-use crate::error::{Result, TestbedError};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{
@@ -25,10 +24,13 @@ use pcap_file::pcapng::blocks::section_header::{SectionHeaderBlock, SectionHeade
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::borrow::Cow;
-use std::io::{BufWriter, Read};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// What the functions of this module return.
+pub type Result<T> = std::result::Result<T, PcapError>;
 
 /// LINKTYPE_ETHERNET.
 pub const LINKTYPE_ETHERNET: u32 = 1;
@@ -221,21 +223,33 @@ fn encode_fault(e: pcap_file::PcapError, index: u64) -> Fault {
     }
 }
 
-/// The encoder of the file's format.
+/// The encoder of the file's format. Classic pcap records are encoded by `pcap-file`
+/// straight into the file's buffer (its own writer keeps the buffer out of reach, so it
+/// could not be flushed while the file stays open).
 enum Sink {
-    Pcap(pcap_file::pcap::PcapWriter<BufWriter<std::fs::File>>),
+    Pcap(BufWriter<std::fs::File>),
     PcapNg(PcapNgWriter<BufWriter<std::fs::File>>),
 }
 
+impl Sink {
+    fn buffer(&mut self) -> &mut BufWriter<std::fs::File> {
+        match self {
+            Sink::Pcap(w) => w,
+            Sink::PcapNg(w) => w.get_mut(),
+        }
+    }
+}
+
 /// Writes frames into a capture file (format by name: [`Format::for_path`]), at most
-/// `max` of them (the rest are counted, not written). The first failed write stops the
-/// writer: later frames are counted as skipped and [`PcapWriter::finish`] returns the
-/// error.
+/// `max` of them (the rest are counted, not written), each cut at the writer's snapshot
+/// length. The first failed write stops the writer: later frames are counted as skipped
+/// and [`PcapWriter::finish`] returns the error.
 pub struct PcapWriter {
     path: PathBuf,
     format: Format,
     out: Sink,
     max: u64,
+    snaplen: u32,
     failed: Option<Fault>,
     /// Frames written.
     pub written: u64,
@@ -249,6 +263,7 @@ impl std::fmt::Debug for PcapWriter {
             .field("path", &self.path)
             .field("format", &self.format)
             .field("max", &self.max)
+            .field("snaplen", &self.snaplen)
             .field("failed", &self.failed)
             .field("written", &self.written)
             .field("skipped", &self.skipped)
@@ -258,35 +273,39 @@ impl std::fmt::Debug for PcapWriter {
 
 impl PcapWriter {
     /// Create `path` (truncating) in the format its name asks for
-    /// ([`Format::for_path`]) and write the file's headers.
+    /// ([`Format::for_path`]), snapshot length [`SNAPLEN`], and write the file's headers.
     pub fn create(path: &Path, max: u64) -> Result<PcapWriter> {
-        PcapWriter::create_as(path, Format::for_path(path), max)
+        PcapWriter::create_as(path, Format::for_path(path), max, SNAPLEN)
     }
 
-    /// Create `path` (truncating) in `format` and write the file's headers.
-    pub fn create_as(path: &Path, format: Format, max: u64) -> Result<PcapWriter> {
-        let err = |fault| TestbedError::Pcap(PcapError::new(path, fault));
+    /// Create `path` (truncating) in `format` with snapshot length `snaplen` (bytes
+    /// kept of each frame, 1 to [`SNAPLEN`]; the file's header says it) and write the
+    /// file's headers.
+    pub fn create_as(path: &Path, format: Format, max: u64, snaplen: u32) -> Result<PcapWriter> {
+        let err = |fault| PcapError::new(path, fault);
+        let snaplen = snaplen.clamp(1, SNAPLEN);
         let file = std::fs::File::create(path).map_err(|e| err(io("create")(e)))?;
-        let out = BufWriter::new(file);
+        let mut out = BufWriter::new(file);
         let header_fault = |e| encode_fault(e, 0);
         let out = match format {
             Format::Pcap => {
                 let header = PcapHeader {
-                    snaplen: SNAPLEN,
+                    snaplen,
                     datalink: DataLink::ETHERNET,
                     ts_resolution: TsResolution::NanoSecond,
                     endianness: Endianness::Little,
                     ..PcapHeader::default()
                 };
-                pcap_file::pcap::PcapWriter::with_header(out, header)
-                    .map(Sink::Pcap)
-                    .map_err(|e| err(header_fault(e)))?
+                header
+                    .write_to(&mut out)
+                    .map_err(|e| err(header_fault(e)))?;
+                Sink::Pcap(out)
             }
             Format::PcapNg => {
                 let section = SectionHeaderBlock {
                     endianness: Endianness::Little,
                     options: vec![SectionHeaderOption::UserApplication(Cow::Borrowed(
-                        "canopy-testbed",
+                        "canopy",
                     ))],
                     ..SectionHeaderBlock::default()
                 };
@@ -294,7 +313,7 @@ impl PcapWriter {
                     .map_err(|e| err(header_fault(e)))?;
                 let interface = InterfaceDescriptionBlock {
                     linktype: DataLink::ETHERNET,
-                    snaplen: SNAPLEN,
+                    snaplen,
                     options: vec![InterfaceDescriptionOption::IfTsResol(TSRESOL_NS)],
                 };
                 w.write_pcapng_block(interface)
@@ -307,6 +326,7 @@ impl PcapWriter {
             format,
             out,
             max,
+            snaplen,
             failed: None,
             written: 0,
             skipped: 0,
@@ -318,6 +338,11 @@ impl PcapWriter {
         self.format
     }
 
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Whether more frames would be written.
     #[inline]
     pub fn wants(&self) -> bool {
@@ -325,18 +350,26 @@ impl PcapWriter {
     }
 
     /// Append `frame` with timestamp `ts_ns` (any epoch; the generator uses
-    /// CLOCK_MONOTONIC, so the times are relative). Bytes past [`SNAPLEN`] are cut, the
-    /// frame's own length is kept as its original length.
+    /// CLOCK_MONOTONIC, so the times are relative). Bytes past the snapshot length are
+    /// cut, the frame's own length is kept as its original length.
     pub fn write(&mut self, ts_ns: u64, frame: &[u8]) -> Result<()> {
+        let original_len = u32::try_from(frame.len()).unwrap_or(u32::MAX);
+        self.write_cut(ts_ns, frame, original_len)
+    }
+
+    /// [`PcapWriter::write`] of a frame of `original_len` bytes of which `data` were
+    /// kept (by a capture that cut it already).
+    pub fn write_cut(&mut self, ts_ns: u64, data: &[u8], original_len: u32) -> Result<()> {
         if !self.wants() {
             self.skipped += 1;
             return Ok(());
         }
-        let data = &frame[..frame.len().min(SNAPLEN as usize)];
-        let original_len = u32::try_from(frame.len()).unwrap_or(u32::MAX);
+        let data = &data[..data.len().min(self.snaplen as usize)];
+        let original_len = original_len.max(data.len() as u32);
         let timestamp = Duration::from_nanos(ts_ns);
         let r = match &mut self.out {
-            Sink::Pcap(w) => w.write_packet(&PcapPacket::new(timestamp, original_len, data)),
+            Sink::Pcap(w) => PcapPacket::new(timestamp, original_len, data)
+                .write_to::<_, byteorder::LittleEndian>(w, TsResolution::NanoSecond, self.snaplen),
             Sink::PcapNg(w) => w.write_pcapng_block(EnhancedPacketBlock {
                 interface_id: 0,
                 timestamp,
@@ -355,23 +388,27 @@ impl PcapWriter {
                 self.skipped += 1;
                 // the caller gets it now, and `finish` again
                 self.failed = Some(fault.clone());
-                Err(TestbedError::Pcap(PcapError::new(&self.path, fault)))
+                Err(PcapError::new(&self.path, fault))
             }
         }
     }
 
-    /// Flush to disk; the number of frames written, or the first write's failure.
-    pub fn finish(self) -> Result<u64> {
-        let err = |fault| TestbedError::Pcap(PcapError::new(&self.path, fault));
-        if let Some(fault) = self.failed {
-            return Err(err(fault));
+    /// Push what is buffered to the file (it stays open): a reader then sees every
+    /// frame written so far. A failure stops the writer as a failed write does.
+    pub fn flush(&mut self) -> Result<()> {
+        if let Some(fault) = &self.failed {
+            return Err(PcapError::new(&self.path, fault.clone()));
         }
-        let out = match self.out {
-            Sink::Pcap(w) => w.into_writer(),
-            Sink::PcapNg(w) => w.into_inner(),
-        };
-        out.into_inner()
-            .map_err(|e| err(io("flush")(e.into_error())))?;
+        self.out.buffer().flush().map_err(|e| {
+            let fault = io("flush")(e);
+            self.failed = Some(fault.clone());
+            PcapError::new(&self.path, fault)
+        })
+    }
+
+    /// Flush to disk; the number of frames written, or the first write's failure.
+    pub fn finish(mut self) -> Result<u64> {
+        self.flush()?;
         Ok(self.written)
     }
 }
@@ -387,7 +424,7 @@ pub struct PcapFrame {
 
 /// Read every frame of a classic pcap or pcapng file of Ethernet frames.
 pub fn read(path: &Path) -> Result<Vec<PcapFrame>> {
-    let err = |fault| TestbedError::Pcap(PcapError::new(path, fault));
+    let err = |fault| PcapError::new(path, fault);
     let mut buf = Vec::new();
     std::fs::File::open(path)
         .map_err(|e| err(io("open")(e)))?
