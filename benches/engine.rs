@@ -159,7 +159,11 @@ fn handoff(c: &mut Criterion) {
 /// frame templates per host port: to the other local host and to a remote host).
 type Feeds = Vec<(usize, Vec<Vec<u8>>)>;
 
-fn edge_switch(workers: usize) -> (Engine, Vec<mem::MemPort>, Feeds, Pool) {
+/// The edge switch's capture, when it has one: every port both ways into a scratch
+/// directory (`canopy_switch::capture`), its writer running.
+type Cap = Option<(canopy_switch::capture::Capture, tempfile::TempDir)>;
+
+fn edge_switch(workers: usize, capture: bool) -> (Engine, Vec<mem::MemPort>, Feeds, Pool, Cap) {
     let topo = build_str("fat-tree:k=4").unwrap();
     let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
     let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
@@ -186,16 +190,28 @@ fn edge_switch(workers: usize) -> (Engine, Vec<mem::MemPort>, Feeds, Pool) {
         ring_size: 1024,
         ..EngineConfig::default()
     };
+    let (ports, cap) = if capture {
+        let dir = tempfile::tempdir().unwrap();
+        let c = canopy_switch::capture::CaptureConfig {
+            max_frames: u64::MAX,
+            ..canopy_switch::capture::CaptureConfig::new(dir.path().to_path_buf())
+        };
+        let (mut cap, ports, _) = canopy_switch::capture::Capture::open(&c, ports, vec![]).unwrap();
+        cap.start("bench-").unwrap();
+        (ports, Some((cap, dir)))
+    } else {
+        (ports, None)
+    };
     let e = Engine::new(tables[sw].clone(), ports, pool.clone(), &cfg).unwrap();
-    (e, outer, tmpl, pool)
+    (e, outer, tmpl, pool, cap)
 }
 
 /// Run `workers` workers of the edge switch on their own threads, each feeding and
 /// sinking its own ports, until `iters` frames went through; per thread, the time spent
 /// inside `Worker::poll` (`switch_only`) or the whole loop (feeding included). The
 /// result is the slowest thread's time.
-fn run_switch(workers: usize, iters: u64, switch_only: bool) -> Duration {
-    let (eng, outer, tmpl, pool) = edge_switch(workers);
+fn run_switch(workers: usize, iters: u64, switch_only: bool, capture: bool) -> Duration {
+    let (eng, outer, tmpl, pool, cap) = edge_switch(workers, capture);
     let mut outer: Vec<Option<mem::MemPort>> = outer.into_iter().map(Some).collect();
     let per = iters / workers as u64 + 1;
     let barrier = Arc::new(Barrier::new(workers));
@@ -265,6 +281,16 @@ fn run_switch(workers: usize, iters: u64, switch_only: bool) -> Duration {
     for t in threads {
         worst = worst.max(t.join().unwrap());
     }
+    if let Some((mut c, _dir)) = cap {
+        let r = c.finish();
+        let sum =
+            |f: fn(&canopy_proto::mgmt::CaptureFile) -> u64| r.files.iter().map(f).sum::<u64>();
+        eprintln!(
+            "capture: {} frames written, {} dropped (queue full) of {iters} through in {worst:?}",
+            sum(|f| f.written),
+            sum(|f| f.dropped)
+        );
+    }
     worst
 }
 
@@ -273,12 +299,17 @@ fn switch(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     for workers in [1usize, 2] {
         g.bench_function(format!("{workers}_workers_64B"), |b| {
-            b.iter_custom(|iters| run_switch(workers, iters, true))
+            b.iter_custom(|iters| run_switch(workers, iters, true, false))
         });
         g.bench_function(format!("{workers}_workers_64B_with_feed"), |b| {
-            b.iter_custom(|iters| run_switch(workers, iters, false))
+            b.iter_custom(|iters| run_switch(workers, iters, false, false))
         });
     }
+    // every port captured both ways (`[capture]`): the copy into a slot per frame, and
+    // the drop count when the writer thread falls behind
+    g.bench_function("1_workers_64B_capture", |b| {
+        b.iter_custom(|iters| run_switch(1, iters, true, true))
+    });
     g.finish();
 }
 
