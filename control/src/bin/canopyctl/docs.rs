@@ -28,6 +28,7 @@ pub fn print(d: Docs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::{CommandFactory, Subcommand};
 
     #[test]
     fn the_command_with_the_hidden_ones_is_consistent() {
