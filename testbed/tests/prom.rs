@@ -86,6 +86,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
             conns_evicted: 0,
             protocol_version: 1,
             version: "0.1.0".to_string(),
+            capture: None,
         }),
         counters: Some(CountersReport {
             uptime_s: tick as f64,
