@@ -19,6 +19,8 @@ mod entries;
 mod model;
 mod p4info;
 mod p4runtime;
+pub mod schema;
+pub mod state;
 #[cfg(test)]
 mod tests;
 pub mod tna;
@@ -31,6 +33,7 @@ pub use p4info::{
     P4Table, Preamble, P4INFO_COMMAND,
 };
 pub use p4runtime::{base64, canonical_bytes, p4runtime, p4runtime_priority};
+pub use state::{ActionCall, EntryKey, FieldMatch, P4State, StateError};
 
 /// Name of the ingress control in `p4/canopy.p4`: the prefix of every table, action,
 /// counter and action-profile name.

@@ -181,3 +181,53 @@ fn generator_and_p4_sources_agree_on_names_and_widths() {
         }
     }
 }
+
+/// `p4::schema`, the program as a P4Runtime target checks it, is `p4/canopy.p4`: the same
+/// tables with the same key fields and match kinds, actions, default actions and sizes,
+/// and every action with the same parameters and widths.
+#[test]
+fn the_schema_is_the_program() {
+    use canopy_control::p4::schema::{self, TABLES};
+    let src = p4_source("canopy.p4");
+    let (tabs, acts) = p4_decls(&src);
+    let want: Vec<&str> = tabs.keys().map(|s| s.as_str()).collect();
+    let mut got: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+    got.sort_unstable();
+    assert_eq!(got, want, "tables");
+    for t in TABLES {
+        let key: Vec<(String, String)> = t
+            .key
+            .iter()
+            .map(|f| (f.name.to_string(), f.kind.p4info_name().to_lowercase()))
+            .collect();
+        assert_eq!(key, tabs[t.name], "key of {}", t.name);
+        let at = src.find(&format!("\n    table {} {{", t.name)).unwrap();
+        let body = &src[at..at + src[at..].find("\n    }").unwrap()];
+        let actions = format!("actions = {{ {}; }}", t.actions.join("; "));
+        assert!(body.contains(&actions), "{}: {actions}\n{body}", t.name);
+        assert!(
+            body.contains(&format!("default_action = {}();", t.default)),
+            "{}: default",
+            t.name
+        );
+        assert!(
+            body.contains(&format!("size = {};", t.size)),
+            "{}: size {}",
+            t.name,
+            t.size
+        );
+        for a in t.actions {
+            let sch = schema::action(a).unwrap();
+            let params: Vec<(String, String)> = sch
+                .params
+                .iter()
+                .map(|(n, b)| (n.to_string(), format!("bit<{b}>")))
+                .collect();
+            assert_eq!(&params, &acts[*a], "parameters of {a}");
+        }
+    }
+    for c in schema::COUNTERS {
+        let short = c.name.rsplit('.').next().unwrap();
+        assert!(src.contains(&format!(") {short};")), "{}", c.name);
+    }
+}
