@@ -3,7 +3,7 @@
 //! canopy-switch's engine.
 //!
 //! [`P4State`] keeps every table's entries and default action as written, each checked
-//! against the program ([`schema`](super::schema)): the table exists, the key has its
+//! against the program ([`schema`]): the table exists, the key has its
 //! fields with their match kinds and widths, the action is one of the table's, its
 //! parameters fit. [`P4State::tables`] then builds the switch's tables from it. Where
 //! the P4 program could express more than canopy-switch's tables, the state refuses it
