@@ -12,6 +12,7 @@ pub mod config;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod host;
+pub mod p4rt;
 pub mod pcap;
 pub mod privs;
 pub mod server;
