@@ -1,6 +1,9 @@
 //! canopy-switch as a P4Runtime target (`docs/p4runtime.md`): a pushed P4Info checked
-//! against the program the switch implements ([`pipeline`]).
+//! against the program the switch implements ([`pipeline`]), and table entries resolved
+//! through it into the program's table state and back ([`entry`]).
 
+pub mod entry;
 pub mod pipeline;
 
+pub use entry::{from_state, to_state, EntryError};
 pub use pipeline::{Pipeline, PipelineError};

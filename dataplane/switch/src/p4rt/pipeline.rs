@@ -311,4 +311,4 @@ impl Pipeline {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
