@@ -1,8 +1,10 @@
 //! canopy-switch as a P4Runtime target (`docs/p4runtime.md`): a pushed P4Info checked
 //! against the program the switch implements ([`pipeline`]), and table entries resolved
 //! through it into the program's table state and back ([`entry`]), a `Write` batch
-//! applied with its atomicity ([`write`](mod@write)).
+//! applied with its atomicity ([`write`](mod@write)), and which controller is primary
+//! ([`arbitration`]).
 
+pub mod arbitration;
 pub mod entry;
 pub mod pipeline;
 pub mod write;
