@@ -329,6 +329,19 @@ pub const COUNTERS: &[CounterSchema] = &[
     },
 ];
 
+/// `CanopyIngress.canopy_drops`: drops by reason, cell = the reason's position in
+/// `canopy_dataplane::decide::DROP_REASON_NAMES`.
+pub const DROPS: usize = 0;
+/// `CanopyIngress.canopy_port_rx`: frames and bytes received, cell = the ingress port.
+pub const PORT_RX: usize = 1;
+/// `CanopyIngress.canopy_port_drops`: drops, cell = ingress port × [`DROP_STRIDE`] +
+/// reason.
+pub const PORT_DROPS: usize = 2;
+/// `CanopyEgress.canopy_port_tx`: frames and bytes sent, cell = the egress port.
+pub const PORT_TX: usize = 3;
+/// Cells per port in [`PORT_DROPS`] (`CANOPY_DROPS_SIZE`).
+pub const DROP_STRIDE: usize = 32;
+
 /// The table named `name` (without the control), with its index in [`TABLES`].
 pub fn table(name: &str) -> Option<(usize, &'static TableSchema)> {
     TABLES.iter().enumerate().find(|(_, t)| t.name == name)
@@ -361,5 +374,13 @@ mod tests {
         assert!(table("pathid_lpm").unwrap().1.needs_priority());
         assert!(!table("fwd_member").unwrap().1.needs_priority());
         assert!(table("nope").is_none() && action("nope").is_none());
+        assert!(COUNTERS[DROPS].name.ends_with("canopy_drops"));
+        assert!(COUNTERS[PORT_RX].name.ends_with("canopy_port_rx"));
+        assert!(COUNTERS[PORT_DROPS].name.ends_with("canopy_port_drops"));
+        assert!(COUNTERS[PORT_TX].name.ends_with("canopy_port_tx"));
+        assert_eq!(
+            COUNTERS[PORT_DROPS].size,
+            COUNTERS[PORT_RX].size * DROP_STRIDE as u32
+        );
     }
 }

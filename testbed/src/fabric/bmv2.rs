@@ -7,6 +7,7 @@ use super::desc::Desc;
 use crate::error::{Result, TestbedError};
 use crate::launch::{self, THRIFT_PORT};
 use crate::os::{netns, process};
+use canopy_control::p4::schema;
 use canopy_proto::mgmt::{CountersReport, PortCounters};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,13 +16,13 @@ use std::time::{Duration, Instant};
 
 /// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
 /// per port, and drops per (ingress port, reason) at `port * DROP_STRIDE + reason`.
-pub const PORT_RX: &str = "CanopyIngress.canopy_port_rx";
+pub const PORT_RX: &str = schema::COUNTERS[schema::PORT_RX].name;
 /// See [`PORT_RX`].
-pub const PORT_TX: &str = "CanopyEgress.canopy_port_tx";
+pub const PORT_TX: &str = schema::COUNTERS[schema::PORT_TX].name;
 /// See [`PORT_RX`].
-pub const PORT_DROPS: &str = "CanopyIngress.canopy_port_drops";
+pub const PORT_DROPS: &str = schema::COUNTERS[schema::PORT_DROPS].name;
 /// `CANOPY_DROPS_SIZE` of the program.
-pub const DROP_STRIDE: usize = 32;
+pub const DROP_STRIDE: usize = schema::DROP_STRIDE;
 
 /// One `counter_read` answer of `simple_switch_CLI`: (name, index, bytes, packets) from
 /// `RuntimeCmd: NAME[I]=  (B bytes, P packets)` (bmv2 1.15).
