@@ -465,6 +465,22 @@ fn check_config(path: &Path) -> Result<ExitCode> {
             mgmt::MAX_TCP_CONNS
         );
     }
+    if let Some(p) = &cfg.p4runtime {
+        let _ = writeln!(
+            o,
+            "p4runtime  {} device {}, {}",
+            p.addr,
+            p.device_id,
+            match &p.tls {
+                Some(t) => format!(
+                    "mutual TLS (certificate {}, client CA {})",
+                    t.cert.display(),
+                    t.client_ca.display()
+                ),
+                None => "plaintext (loopback only)".into(),
+            }
+        );
+    }
     let _ = writeln!(
         o,
         "privileges {}; after open keeps {}, no_new_privs",

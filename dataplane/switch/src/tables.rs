@@ -337,6 +337,27 @@ pub enum TablesError {
 /// table refers to; sliced widths and shifts; Transit's port layout, rotations and
 /// the agreement of its decoded directions with its configuration.
 pub fn validate(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
+    check(t, ports, Groups::Strict)
+}
+
+/// [`validate`] for tables built from what a P4Runtime controller wrote
+/// (`P4State::tables`), which may hold what `canopy.p4` itself takes: an empty group
+/// (its frames drop `no_port`, the program's `group_empty`), a port twice in a group
+/// (a weighted member), and a receive-only port in a group or as an action's port.
+pub fn validate_program(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
+    check(t, ports, Groups::Program)
+}
+
+/// How groups are checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Groups {
+    /// Not empty, no port twice, no receive-only port.
+    Strict,
+    /// Only that every member is a port of the switch.
+    Program,
+}
+
+fn check(t: &SwitchTables, ports: usize, groups: Groups) -> Result<(), TablesError> {
     if t.ports.len() != ports {
         return Err(TablesError::PortCount {
             name: t.name.clone(),
@@ -344,8 +365,12 @@ pub fn validate(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
             ports,
         });
     }
-    check_groups(t, ports)?;
-    let refs = Refs { t, ports };
+    check_groups(t, ports, groups)?;
+    let refs = Refs {
+        t,
+        ports,
+        strict: groups == Groups::Strict,
+    };
     if let Some(s) = &t.sliced {
         check_sliced(s, &refs)?;
     }
@@ -367,13 +392,15 @@ pub fn validate(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
     Ok(())
 }
 
-/// Every group: not empty, its ports in range, none twice, none receive-only.
-fn check_groups(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
+/// Every group's ports in range; with [`Groups::Strict`], also not empty, no port twice
+/// and none receive-only.
+fn check_groups(t: &SwitchTables, ports: usize, rules: Groups) -> Result<(), TablesError> {
+    let strict = rules == Groups::Strict;
     if t.groups.len() > usize::from(u16::MAX) {
         return Err(TablesError::TooManyGroups(t.groups.len()));
     }
     for (g, members) in t.groups.iter().enumerate() {
-        if members.is_empty() {
+        if strict && members.is_empty() {
             return Err(TablesError::EmptyGroup(g));
         }
         let mut seen = vec![false; ports];
@@ -386,10 +413,10 @@ fn check_groups(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
                     ports,
                 });
             }
-            if seen[i] {
+            if strict && seen[i] {
                 return Err(TablesError::GroupPortTwice { group: g, port: p });
             }
-            if t.ports[i].dir == PortDir::In {
+            if strict && t.ports[i].dir == PortDir::In {
                 return Err(TablesError::GroupPortIn { group: g, port: p });
             }
             seen[i] = true;
@@ -402,6 +429,8 @@ fn check_groups(t: &SwitchTables, ports: usize) -> Result<(), TablesError> {
 struct Refs<'a> {
     t: &'a SwitchTables,
     ports: usize,
+    /// Whether a receive-only port is refused as a target.
+    strict: bool,
 }
 
 impl Refs<'_> {
@@ -426,7 +455,7 @@ impl Refs<'_> {
                 ports: self.ports,
             });
         }
-        if self.t.ports[usize::from(p)].dir == PortDir::In {
+        if self.strict && self.t.ports[usize::from(p)].dir == PortDir::In {
             return Err(TablesError::PortIn {
                 at: at.to_string(),
                 port: p,

@@ -14,7 +14,8 @@ mod tests;
 
 pub use sections::{
     BackendName, CaptureFormatName, CaptureSection, DirectionName, DpdkSection, ManagementSection,
-    PollName, PortSection, SwitchSection, TablesSection, TpacketName, XdpModeName,
+    P4RuntimeSection, PollName, PortSection, SwitchSection, TablesSection, TpacketName,
+    XdpModeName,
 };
 
 use canopy_dataplane::engine::EngineConfig;
@@ -159,6 +160,28 @@ pub struct TcpEndpoint {
     pub token_file: PathBuf,
 }
 
+/// `[p4runtime]`, validated (the TLS files are read at start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct P4RuntimeConfig {
+    /// Address to serve on (port 0: the kernel picks one; the log names it).
+    pub addr: SocketAddr,
+    /// The device id.
+    pub device_id: u64,
+    /// Mutual TLS (None: plaintext, on a loopback address only).
+    pub tls: Option<TlsFiles>,
+}
+
+/// The files of mutual TLS, resolved against the configuration file's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The server's certificate chain (PEM).
+    pub cert: PathBuf,
+    /// The server's private key (PEM).
+    pub key: PathBuf,
+    /// The CA that signs controllers' certificates (PEM).
+    pub client_ca: PathBuf,
+}
+
 /// A validated configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -180,6 +203,8 @@ pub struct Config {
     pub dpdk: Option<DpdkSection>,
     /// `[capture]` (None: no port is captured).
     pub capture: Option<crate::capture::CaptureConfig>,
+    /// `[p4runtime]` (None: no P4Runtime endpoint).
+    pub p4runtime: Option<P4RuntimeConfig>,
 }
 
 /// Bounds checked by [`Config::parse`].

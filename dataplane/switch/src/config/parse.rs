@@ -1,13 +1,14 @@
 //! Turning the text of a configuration file into a [`Config`]: the TOML read strictly,
 //! then each section checked in turn (`[switch]`, `[[port]]`, `[dpdk]`, `[tables]`,
-//! `[management]`, `[capture]`); the first key refused ends it.
+//! `[management]`, `[capture]`, `[p4runtime]`); the first key refused ends it.
 
 use super::ports::ports;
 use super::sections::RawConfig;
 use super::{
     CaptureFormatName, CaptureSection, Config, ConfigError, DirectionName, DpdkSection, Management,
-    ManagementSection, PollName, PortSpec, SwitchSection, TablesSection, TablesSource, TcpEndpoint,
-    DPDK_ADAPTIVE_MAX_SLEEP_US, MAX_RING, MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
+    ManagementSection, P4RuntimeConfig, P4RuntimeSection, PollName, PortSpec, SwitchSection,
+    TablesSection, TablesSource, TcpEndpoint, TlsFiles, DPDK_ADAPTIVE_MAX_SLEEP_US, MAX_RING,
+    MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
 };
 use crate::capture::CaptureConfig;
 use crate::pcap::Format;
@@ -15,7 +16,7 @@ use canopy_dataplane::engine::{self, EngineConfig, PollMode};
 use canopy_dataplane::wire::sliced::Mode;
 use canopy_dataplane::wire::Kind;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A key refused, and why: a [`ConfigError`] before the file is named.
@@ -79,6 +80,61 @@ fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
         ports,
         dpdk: has_dpdk.then(|| raw.dpdk.clone().unwrap_or_default()),
         capture,
+        p4runtime: match &raw.p4runtime {
+            None => None,
+            Some(p) => Some(p4runtime(p, base)?),
+        },
+    })
+}
+
+/// `[p4runtime]`: the address; mutual TLS (all three files) or a loopback address.
+fn p4runtime(p: &P4RuntimeSection, base: &Path) -> Result<P4RuntimeConfig, Refusal> {
+    let Ok(addr) = p.listen.trim().parse::<SocketAddr>() else {
+        return bad(
+            "p4runtime.listen",
+            format!("{:?} is not ADDR:PORT (e.g. \"127.0.0.1:9559\")", p.listen),
+        );
+    };
+    let file = |key: &str, f: &Option<PathBuf>| -> Result<Option<PathBuf>, Refusal> {
+        match f {
+            Some(f) if f.as_os_str().is_empty() => bad(format!("p4runtime.{key}"), "is empty"),
+            Some(f) => Ok(Some(base.join(f))),
+            None => Ok(None),
+        }
+    };
+    let tls = match (
+        file("tls_cert", &p.tls_cert)?,
+        file("tls_key", &p.tls_key)?,
+        file("client_ca", &p.client_ca)?,
+    ) {
+        (Some(cert), Some(key), Some(client_ca)) => Some(TlsFiles {
+            cert,
+            key,
+            client_ca,
+        }),
+        (None, None, None) => None,
+        (c, k, _) => {
+            let missing = match (c, k) {
+                (None, _) => "tls_cert",
+                (_, None) => "tls_key",
+                _ => "client_ca",
+            };
+            return bad(
+                format!("p4runtime.{missing}"),
+                "missing: mutual TLS needs tls_cert, tls_key and client_ca",
+            );
+        }
+    };
+    if tls.is_none() && !addr.ip().is_loopback() {
+        return bad(
+            "p4runtime.listen",
+            format!("{addr} is not a loopback address: plaintext P4Runtime is served on loopback only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
+        );
+    }
+    Ok(P4RuntimeConfig {
+        addr,
+        device_id: p.device_id,
+        tls,
     })
 }
 

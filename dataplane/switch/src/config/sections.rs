@@ -224,6 +224,28 @@ pub(super) struct RawConfig {
     pub(super) port: Vec<PortSection>,
     pub(super) dpdk: Option<DpdkSection>,
     pub(super) capture: Option<CaptureSection>,
+    pub(super) p4runtime: Option<P4RuntimeSection>,
+}
+
+/// `[p4runtime]`: the P4Runtime endpoint (`docs/p4runtime.md`), off when absent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P4RuntimeSection {
+    /// `ADDR:PORT` to serve gRPC on (P4Runtime's registered port is 9559).
+    pub listen: String,
+    /// The device id controllers address (p4runtime-shell's default is 1).
+    #[serde(default = "device_id_default")]
+    pub device_id: u64,
+    /// The server's certificate chain (PEM); with `tls_key` and `client_ca`, mutual TLS.
+    pub tls_cert: Option<PathBuf>,
+    /// The server's private key (PEM).
+    pub tls_key: Option<PathBuf>,
+    /// The CA (PEM) a controller's client certificate must be signed by.
+    pub client_ca: Option<PathBuf>,
+}
+
+fn device_id_default() -> u64 {
+    1
 }
 
 /// `[capture]`: write the frames ports receive and send to capture files

@@ -543,3 +543,49 @@ fn capture_section_parses_and_refuses_what_cannot_run() {
         assert!(e.to_string().contains(want), "{keys}: {e} lacks {want:?}");
     }
 }
+
+#[test]
+fn p4runtime_is_mutual_tls_or_loopback_only() {
+    let parse = |s: &str| {
+        Config::parse(
+            Path::new("/etc/canopy/a.toml"),
+            &format!("{GOOD}\n[p4runtime]\n{s}"),
+        )
+    };
+    let c = parse("listen = \"127.0.0.1:9559\"").unwrap();
+    assert_eq!(
+        c.p4runtime,
+        Some(P4RuntimeConfig {
+            addr: "127.0.0.1:9559".parse().unwrap(),
+            device_id: 1,
+            tls: None,
+        })
+    );
+    assert!(Config::parse(Path::new("a.toml"), GOOD)
+        .unwrap()
+        .p4runtime
+        .is_none());
+    let c = parse("listen = \"[::]:9559\"\ndevice_id = 7\ntls_cert = \"s.pem\"\ntls_key = \"s.key\"\nclient_ca = \"ca.pem\"").unwrap();
+    let p = c.p4runtime.unwrap();
+    assert_eq!(p.device_id, 7);
+    assert_eq!(
+        p.tls,
+        Some(TlsFiles {
+            cert: "/etc/canopy/s.pem".into(),
+            key: "/etc/canopy/s.key".into(),
+            client_ca: "/etc/canopy/ca.pem".into(),
+        })
+    );
+    for (text, key, what) in [
+        ("listen = \"0.0.0.0:9559\"", "p4runtime.listen", "0.0.0.0:9559 is not a loopback address: plaintext P4Runtime is served on loopback only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
+        ("listen = \"9559\"", "p4runtime.listen", "\"9559\" is not ADDR:PORT (e.g. \"127.0.0.1:9559\")"),
+        ("listen = \"127.0.0.1:9559\"\ntls_cert = \"s.pem\"\ntls_key = \"s.key\"", "p4runtime.client_ca", "missing: mutual TLS needs tls_cert, tls_key and client_ca"),
+        ("listen = \"127.0.0.1:9559\"\nclient_ca = \"ca.pem\"", "p4runtime.tls_cert", "missing: mutual TLS needs tls_cert, tls_key and client_ca"),
+        ("listen = \"127.0.0.1:9559\"\ntls_cert = \"\"\ntls_key = \"k\"\nclient_ca = \"c\"", "p4runtime.tls_cert", "is empty"),
+    ] {
+        let e = parse(text).unwrap_err();
+        assert_eq!((e.key.as_str(), e.what.as_str()), (key, what), "{text}");
+    }
+    let e = parse("listen = \"127.0.0.1:1\"\nport = 3").unwrap_err();
+    assert!(e.what.contains("unknown field `port`"), "{e}");
+}

@@ -75,6 +75,11 @@ impl Arbiter {
         }
     }
 
+    /// The device's id.
+    pub fn device_id(&self) -> u64 {
+        self.device_id
+    }
+
     /// The primary's stream, if there is one.
     pub fn primary(&self) -> Option<Client> {
         self.primary

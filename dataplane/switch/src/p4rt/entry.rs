@@ -7,7 +7,7 @@
 //!
 //! [`P4State`]: canopy_control::p4::P4State
 
-use super::pipeline::Pipeline;
+use super::pipeline::{Pipeline, TableIds};
 use canopy_control::p4::schema::{MatchKind, TABLES};
 use canopy_control::p4::{canonical_bytes, ActionCall, EntryKey, FieldMatch};
 use canopy_p4rt::v1::{action, field_match, table_action, Action, TableAction, TableEntry};
@@ -94,6 +94,25 @@ pub fn to_state(
         );
     }
     let call = action_of(p, name, e.action.as_ref())?;
+    Ok((t.table, key(t, e)?, call))
+}
+
+/// The table and key `e` names, resolved through `p` (its action is not looked at): what
+/// a `Read` of one entry selects by.
+pub fn key_of(p: &Pipeline, e: &TableEntry) -> Result<(usize, Option<EntryKey>), EntryError> {
+    let Some(t) = p.tables.get(&e.table_id) else {
+        return bad(
+            NOT_FOUND,
+            format!("table id {} is not in the pipeline", e.table_id),
+        );
+    };
+    Ok((t.table, key(t, e)?))
+}
+
+/// The key of `e` in table `t` (`None`: the default action).
+fn key(t: &TableIds, e: &TableEntry) -> Result<Option<EntryKey>, EntryError> {
+    let ts = &TABLES[t.table];
+    let name = ts.name;
     if e.is_default_action {
         if !e.r#match.is_empty() || e.priority != 0 {
             return bad(
@@ -101,7 +120,7 @@ pub fn to_state(
                 format!("{name}: a default action has no key and no priority"),
             );
         }
-        return Ok((t.table, None, call));
+        return Ok(None);
     }
     let mut fields: Vec<Option<FieldMatch>> = vec![None; ts.key.len()];
     for m in &e.r#match {
@@ -186,7 +205,7 @@ pub fn to_state(
             format!("{name}: priority {} is negative", e.priority),
         );
     };
-    Ok((t.table, Some(EntryKey { fields, priority }), call))
+    Ok(Some(EntryKey { fields, priority }))
 }
 
 /// The action of an entry: a direct action of the pipeline with every parameter once.

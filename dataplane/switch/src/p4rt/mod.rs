@@ -2,12 +2,17 @@
 //! against the program the switch implements ([`pipeline`]), and table entries resolved
 //! through it into the program's table state and back ([`entry`]), a `Write` batch
 //! applied with its atomicity ([`write`](mod@write)), which controller is primary
-//! ([`arbitration`]), and the program's counters read from the switch's ([`counters`]).
+//! ([`arbitration`]), and the program's counters read from the switch's ([`counters`]);
+//! the device answering each RPC over them ([`device`]), the gRPC service over the
+//! switch's engine ([`service`]) and the endpoint that serves it ([`endpoint`]).
 
 pub mod arbitration;
 pub mod counters;
+pub mod device;
+pub mod endpoint;
 pub mod entry;
 pub mod pipeline;
+pub mod service;
 pub mod write;
 
 pub use entry::{from_state, to_state, EntryError};

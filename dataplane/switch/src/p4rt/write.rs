@@ -57,13 +57,22 @@ fn refused(e: StateError) -> EntryError {
     }
 }
 
-/// Apply `updates` to `state` through `pipeline` for a switch of `ports` ports, with
-/// `atomicity` (its number as sent; an unknown one is taken as `CONTINUE_ON_ERROR`
-/// after the batch is refused whole).
+/// What a batch is checked against beyond the program: the switch's ports and the
+/// switch id its hop records carry (set by its configuration, not at run time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// The switch's ports.
+    pub ports: usize,
+    /// The id in the switch's hop records (`[switch] id`, or its index in the topology).
+    pub switch_id: u32,
+}
+
+/// Apply `updates` to `state` through `pipeline` for switch `target`, with `atomicity`
+/// (its number as sent; an unknown one refuses the batch whole).
 pub fn apply(
     state: &P4State,
     pipeline: &Pipeline,
-    ports: usize,
+    target: &Target,
     updates: &[Update],
     atomicity: i32,
 ) -> Applied {
@@ -89,7 +98,7 @@ pub fn apply(
     let mut next = state.clone();
     let mut errors = Vec::with_capacity(updates.len());
     for u in updates {
-        let r = one(&mut next, pipeline, ports, u);
+        let r = one(&mut next, pipeline, target, u);
         errors.push(r.err());
     }
     let failed = errors.iter().any(Option::is_some);
@@ -119,7 +128,8 @@ pub fn apply(
 pub const ABORTED: i32 = 10;
 
 /// One update applied to `st` (unchanged when refused).
-fn one(st: &mut P4State, p: &Pipeline, ports: usize, u: &Update) -> Result<(), EntryError> {
+fn one(st: &mut P4State, p: &Pipeline, target: &Target, u: &Update) -> Result<(), EntryError> {
+    let ports = target.ports;
     let kind = UpdateType::try_from(u.r#type).unwrap_or(UpdateType::Unspecified);
     let e = match u.entity.as_ref().and_then(|e| e.entity.as_ref()) {
         Some(entity::Entity::TableEntry(e)) => e,
@@ -139,6 +149,7 @@ fn one(st: &mut P4State, p: &Pipeline, ports: usize, u: &Update) -> Result<(), E
     let (t, key, call) = to_state(p, e)?;
     ports_fit(t, &call, ports)?;
     ingress_fits(t, key.as_ref(), ports)?;
+    hop_fits(t, &call, target.switch_id)?;
     let r = match (kind, key) {
         (UpdateType::Insert, Some(k)) => st.insert(t, k, call),
         (UpdateType::Modify, Some(k)) => st.modify(t, &k, call),
@@ -187,6 +198,21 @@ fn ingress_fits(t: usize, key: Option<&EntryKey>, ports: usize) -> Result<(), En
         }
     }
     Ok(())
+}
+
+/// `set_hop_switch` names the switch's own id: canopy-switch's hop records carry the id
+/// its configuration gives, which a controller cannot change while it runs.
+fn hop_fits(t: usize, call: &ActionCall, switch_id: u32) -> Result<(), EntryError> {
+    match (call.action, call.params.first()) {
+        ("set_hop_switch", Some(&id)) if id != u64::from(switch_id) => Err(EntryError {
+            code: UNIMPLEMENTED,
+            what: format!(
+                "{}: hop switch id {id}, but this switch's hop records carry {switch_id} (its [switch] id, set at start)",
+                TABLES[t].name
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The key field of a frame's ingress port.

@@ -162,6 +162,9 @@ impl Shared {
     /// `replace_tables`: validated against this switch, then swapped in.
     fn replace_tables(&self, tables: &serde_json::value::RawValue) -> Result<Value> {
         // straight from the request's text into the typed tables
+        if self.p4rt_owned.load(Ordering::Acquire) {
+            bail!("the tables are programmed over P4Runtime (a controller committed a pipeline): write them there");
+        }
         let t: SwitchTables =
             serde_json::from_str(tables.get()).context("tables are not SwitchTables JSON")?;
         tables::validate(&t, self.nports())?;

@@ -32,6 +32,7 @@ pub use ports::{afxdp_label, open_ports, OpenPorts, PortLabel};
 
 use crate::capture::Capture;
 use crate::config::Config;
+use crate::p4rt;
 use crate::privs::{self, Identity};
 use crate::tables;
 use anyhow::{bail, Context, Result};
@@ -79,6 +80,11 @@ pub struct Shared {
     servers: Mutex<Vec<Server>>,
     /// The per-port capture (`[capture]`), finished by [`Shared::finish_capture`].
     capture: Mutex<Option<Capture>>,
+    /// Whether the tables are a P4Runtime controller's (it committed a pipeline): the
+    /// JSON protocol's `replace_tables` is then refused, so one source owns them.
+    p4rt_owned: AtomicBool,
+    /// The P4Runtime endpoint (`[p4runtime]`), closed by [`Shared::close`].
+    p4rt: Mutex<Option<p4rt::endpoint::Endpoint>>,
 }
 
 /// What [`Shared`] keeps of a switch [`build`] made.
@@ -175,6 +181,8 @@ impl Shared {
             socket: cfg.management.socket.clone(),
             servers: Mutex::new(Vec::new()),
             capture: Mutex::new(parts.capture),
+            p4rt_owned: AtomicBool::new(false),
+            p4rt: Mutex::new(None),
         }
     }
 }
@@ -193,6 +201,9 @@ impl Shared {
         for mut s in servers {
             s.close();
         }
+        if let Some(mut e) = self.p4rt.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            e.close();
+        }
         if let Err(e) = std::fs::remove_file(&self.socket) {
             warn!(socket = %self.socket.display(), "cannot remove socket: {e}");
         }
@@ -201,6 +212,35 @@ impl Shared {
     /// The engine's control handle.
     pub fn engine(&self) -> &EngineHandle {
         &self.handle
+    }
+
+    /// Held by a request while it runs; `None` once shutdown began ([`Shared::fence`]).
+    pub(crate) fn gate(&self) -> Option<std::sync::RwLockReadGuard<'_, bool>> {
+        let g = self.stopping.read().unwrap_or_else(|p| p.into_inner());
+        (!*g).then_some(g)
+    }
+
+    /// Swap in tables a P4Runtime controller's writes give: from now on the tables are
+    /// its, and `replace_tables` is refused.
+    pub(crate) fn install_p4rt_tables(&self, t: SwitchTables) -> Result<()> {
+        tables::validate_program(&t, self.ports.len())?;
+        let name = t.name.clone();
+        self.handle.swap_tables(t)?;
+        self.p4rt_owned.store(true, Ordering::Release);
+        if !self.loaded.swap(true, Ordering::AcqRel) {
+            info!(tables = %name, "tables programmed over P4Runtime");
+            service::status(&format!(
+                "forwarding with tables {name} (P4Runtime) on {} ports",
+                self.ports.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The P4Runtime endpoint's address, when it serves.
+    pub fn p4runtime_addr(&self) -> Option<SocketAddr> {
+        let e = self.p4rt.lock().unwrap_or_else(|p| p.into_inner());
+        e.as_ref().map(|e| e.addr)
     }
 
     /// The management socket's path.
@@ -291,6 +331,7 @@ pub struct Prepared {
     parts: Parts,
     listener: UnixListener,
     tcp: Option<Tcp>,
+    p4rt: Option<p4rt::endpoint::Bound>,
     /// The management socket's path.
     pub socket: std::path::PathBuf,
     /// The directory [`prepare_socket`] created for it, if any.
@@ -312,12 +353,19 @@ pub fn prepare(
     let (engine, parts) = build(cfg, initial).inspect_err(undo)?;
     let listener = bind_socket(&sock).inspect_err(undo)?;
     let tcp = bind_tcp(cfg, token).inspect_err(undo)?;
+    let p4rt = cfg
+        .p4runtime
+        .as_ref()
+        .map(p4rt::endpoint::bind)
+        .transpose()
+        .inspect_err(undo)?;
     Ok((
         engine,
         Prepared {
             parts,
             listener,
             tcp,
+            p4rt,
             socket: sock,
             created_dir,
         },
@@ -358,6 +406,14 @@ impl Prepared {
             info!(%addr, limit = MAX_TCP_CONNS, "management TCP endpoint listening (challenge-response on the token)");
         }
         *shared.servers.lock().unwrap_or_else(|p| p.into_inner()) = servers;
+        if let Some(b) = self.p4rt {
+            let target = p4rt::write::Target {
+                ports: cfg.ports.len(),
+                switch_id: cfg.engine.switch_id,
+            };
+            let e = p4rt::endpoint::serve(b, shared.clone(), target, tag)?;
+            *shared.p4rt.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+        }
         Ok(shared)
     }
 }

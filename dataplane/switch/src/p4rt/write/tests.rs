@@ -2,9 +2,21 @@
 
 use super::*;
 use crate::p4rt::entry::from_state;
-use crate::p4rt::pipeline::tests::program_p4info;
+use crate::p4rt::pipeline::program_p4info;
 use canopy_control::p4::{ActionCall, EntryKey, FieldMatch};
 use canopy_p4rt::v1::Entity;
+
+/// A switch of 4 ports whose hop records carry id 7.
+const T4: Target = Target {
+    ports: 4,
+    switch_id: 7,
+};
+
+/// A switch of 16 ports.
+const T16: Target = Target {
+    ports: 16,
+    switch_id: 7,
+};
 
 fn pipeline() -> Pipeline {
     Pipeline::check(&program_p4info()).unwrap()
@@ -56,7 +68,7 @@ fn updates_apply_in_order_and_each_reports_its_outcome() {
         port(&p, UpdateType::Insert, 9, 0),
         port(&p, UpdateType::Unspecified, 3, 0),
     ];
-    let a = apply(&s0, &p, 4, &batch, Atomicity::ContinueOnError as i32);
+    let a = apply(&s0, &p, &T4, &batch, Atomicity::ContinueOnError as i32);
     assert_eq!(
         codes(&a),
         vec![0, ALREADY_EXISTS, 0, NOT_FOUND, 11, INVALID_ARGUMENT]
@@ -70,7 +82,7 @@ fn updates_apply_in_order_and_each_reports_its_outcome() {
     );
     // all or nothing: the same batch leaves the state as it was and aborts the rest
     for atomicity in [Atomicity::RollbackOnError, Atomicity::DataplaneAtomic] {
-        let a = apply(&s0, &p, 4, &batch, atomicity as i32);
+        let a = apply(&s0, &p, &T4, &batch, atomicity as i32);
         assert_eq!(a.state, s0);
         assert_eq!(
             codes(&a),
@@ -90,7 +102,7 @@ fn updates_apply_in_order_and_each_reports_its_outcome() {
         port(&p, UpdateType::Insert, 3, 0),
     ];
     for atomicity in [0, 1, 2] {
-        let a = apply(&s0, &p, 4, &good, atomicity);
+        let a = apply(&s0, &p, &T4, &good, atomicity);
         assert!(a.ok());
         assert_eq!(a.state.len(), 2);
     }
@@ -100,10 +112,10 @@ fn updates_apply_in_order_and_each_reports_its_outcome() {
 fn whole_batches_are_refused_for_their_size_or_atomicity() {
     let p = pipeline();
     let s0 = P4State::new();
-    let a = apply(&s0, &p, 4, &[port(&p, UpdateType::Insert, 0, 1)], 7);
+    let a = apply(&s0, &p, &T4, &[port(&p, UpdateType::Insert, 0, 1)], 7);
     assert_eq!(codes(&a), vec![INVALID_ARGUMENT]);
     let big = vec![port(&p, UpdateType::Insert, 0, 1); MAX_UPDATES + 1];
-    let a = apply(&s0, &p, 4, &big, 0);
+    let a = apply(&s0, &p, &T4, &big, 0);
     assert!(a
         .errors
         .iter()
@@ -168,14 +180,44 @@ fn other_entities_defaults_and_groups_have_their_rules() {
         cfg(UpdateType::Modify, vec![1]),
         dir,
     ];
-    let a = apply(&s0, &p, 16, &batch, 0);
+    let a = apply(&s0, &p, &T16, &batch, 0);
     assert_eq!(
         codes(&a),
         vec![UNIMPLEMENTED, INVALID_ARGUMENT, INVALID_ARGUMENT, 0, 0]
     );
     assert!(a.state.tables("x", 16).unwrap().transit.is_some());
     // DELETE of a default puts the program's back
-    let b = apply(&a.state, &p, 16, &[cfg(UpdateType::Delete, vec![])], 0);
+    let b = apply(&a.state, &p, &T16, &[cfg(UpdateType::Delete, vec![])], 0);
     assert!(b.ok());
     assert!(b.state.tables("x", 16).unwrap().transit.is_none());
+}
+
+#[test]
+fn the_hop_switch_id_must_be_the_switchs_own() {
+    let p = pipeline();
+    let hop = |id: u64| Update {
+        r#type: UpdateType::Modify as i32,
+        entity: Some(Entity {
+            entity: Some(entity::Entity::TableEntry(from_state(
+                &p,
+                t("hop_cfg"),
+                None,
+                &ActionCall {
+                    action: "set_hop_switch",
+                    params: vec![id],
+                },
+            ))),
+        }),
+    };
+    let s0 = P4State::new();
+    let a = apply(&s0, &p, &T4, &[hop(7)], 0);
+    assert!(a.ok(), "{:?}", a.errors);
+    assert_eq!(a.state.hop_switch(), Some(7));
+    let a = apply(&s0, &p, &T4, &[hop(3)], 0);
+    assert_eq!(codes(&a), [UNIMPLEMENTED]);
+    assert_eq!(
+        a.errors[0].as_ref().unwrap().what,
+        "hop_cfg: hop switch id 3, but this switch's hop records carry 7 (its [switch] id, set at start)"
+    );
+    assert_eq!(a.state, s0);
 }
