@@ -243,6 +243,7 @@ fn command_lists_have_one_line_summaries_and_the_details_are_in_each_commands_he
             "header",
             "tables",
             "p4-entries",
+            "p4info",
             "p4-tna-entries",
             "check",
             "sim",
@@ -558,4 +559,42 @@ fn sim_json_is_the_final_report_and_progress_stays_on_stderr() {
         r.err
     );
     assert!(r.err.contains("Mpps over the last second"), "{}", r.err);
+}
+
+#[test]
+fn p4info_writes_the_programs_p4info_that_p4_entries_resolves_through() {
+    let text = ok(&["p4info"]);
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(v["pkgInfo"]["arch"], "v1model");
+    let names: Vec<&str> = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["preamble"]["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"CanopyIngress.pathid_lpm"), "{names:?}");
+    let drops = v["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["preamble"]["name"] == "CanopyIngress.canopy_drops")
+        .expect("the drop counter");
+    assert_eq!(drops["spec"]["unit"], "PACKETS");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("canopy.p4info.json");
+    std::fs::write(&path, &text).unwrap();
+    let req: Value = serde_json::from_str(&ok(&[
+        "p4-entries",
+        "fat-tree:k=4",
+        "--kind",
+        "path-id",
+        "--switch",
+        "agg-p0-a0",
+        "--format",
+        "p4runtime",
+        "--p4info",
+        path.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert!(req["updates"].as_array().unwrap().len() > 5, "{req}");
 }

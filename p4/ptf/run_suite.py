@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the Canopy PTF conformance suite against one target.
 
-    sudo p4/ptf/run_suite.py --target canopy|bmv2 [--bin-dir target/debug] [--keep]
+    sudo p4/ptf/run_suite.py --target canopy|canopy-p4rt|bmv2 [--bin-dir target/debug] [--keep]
 
 Computes the plan (switches, ports, frames) from docs/wire-format.md and `canopyctl`,
 creates one network namespace per switch (prefix `cnf`) plus one for PTF, joined by veth
@@ -9,7 +9,13 @@ pairs (one per switch port), starts the target on the switch-side veths, runs `p
 (PyPI `ptf`) on the test-side veths, checks that every declared case ran, and tears
 everything down (also on failure, SIGINT and SIGTERM).
 
-Exit status 0: every case passed (or the bmv2 target was skipped, with a `SKIP bmv2:` line).
+Targets: `canopy` (canopy-switch with the tables of its [tables] section), `canopy-p4rt`
+(canopy-switch started without tables and programmed over P4Runtime by p4runtime-shell with
+`canopyctl p4info` and `canopyctl p4-entries --format p4runtime`, read back identical first),
+`bmv2` (simple_switch programmed by simple_switch_CLI).
+
+Exit status 0: every case passed (or the bmv2 or canopy-p4rt target was skipped, with a
+`SKIP bmv2:` or `SKIP canopy-p4rt:` line).
 """
 
 import argparse
@@ -334,18 +340,29 @@ class Testbed:
         self.namespaces = []
 
 
-def start_canopy(tb, bins):
+def start_canopy(tb, bins, p4rt=None):
+    """One canopy-switch per instance on its veths. With `p4rt` (the p4runtime-shell
+    environment's python), each starts without tables, serves P4Runtime on its namespace's
+    loopback, and is programmed through p4runtime-shell (`program_p4rt`)."""
     switch = os.path.join(bins, "canopy-switch")
+    ids = {}
     for inst in tb.plan["instances"].values():
         sock = os.path.join(tb.work, f"sw{inst['dev']}.sock")
         cfg = os.path.join(tb.work, f"sw{inst['dev']}.toml")
-        lines = [
-            "[switch]", "workers = 1", "pool = 256", "max_sleep_us = 1000", "",
-            "[tables]", f'topology = "{inst["spec"]}"', f'kind = "{inst["kind"]}"',
-            f'switch = "{inst["name"]}"',
-        ]
-        if inst["mode"]:
-            lines.append(f'mode = "{inst["mode"]}"')
+        lines = ["[switch]", "workers = 1", "pool = 256", "max_sleep_us = 1000"]
+        if p4rt:
+            # the hop records' id: the switch's index in `canopyctl topo --list` order, as
+            # `canopyctl p4-entries` writes it into hop_cfg (canopy-switch refuses another)
+            if inst["spec"] not in ids:
+                listing = cc.run([os.path.join(bins, "canopyctl"), "topo", inst["spec"], "--list"])
+                ids[inst["spec"]] = list(cc.parse_topo_list(listing))
+            lines += [f"id = {ids[inst['spec']].index(inst['name'])}", "",
+                      "[p4runtime]", f'listen = "127.0.0.1:{P4RT_PORT}"']
+        else:
+            lines += ["", "[tables]", f'topology = "{inst["spec"]}"', f'kind = "{inst["kind"]}"',
+                      f'switch = "{inst["name"]}"']
+            if inst["mode"]:
+                lines.append(f'mode = "{inst["mode"]}"')
         lines += ["", "[management]", f'socket = "{sock}"', ""]
         for p in range(inst["nports"]):
             lines += ["[[port]]", 'backend = "afpacket"', f'interface = "s{inst["dev"]}p{p}"', ""]
@@ -360,11 +377,55 @@ def start_canopy(tb, bins):
             r = subprocess.run(inst["health"], capture_output=True, text=True)
             if r.returncode == 0:
                 h = json.loads(r.stdout)
-                if h.get("tables_loaded") and all(p.get("link") for p in h.get("ports", [])):
+                if (h.get("tables_loaded") or p4rt) and all(p.get("link") for p in h.get("ports", [])):
                     break
             if time.time() > deadline:
                 raise cc.PlanError(f"switch {inst['key']} not ready: {r.stdout}{r.stderr}")
             time.sleep(0.1)
+    if p4rt:
+        program_p4rt(tb, bins, p4rt)
+
+
+# The P4Runtime port of every switch (each on its own namespace's loopback).
+P4RT_PORT = 9559
+
+
+def p4rt_missing(venv_python):
+    """`SKIP canopy-p4rt: ...` when the p4runtime-shell environment is missing."""
+    if not os.path.isfile(venv_python):
+        return (f"SKIP canopy-p4rt: {os.path.relpath(venv_python, cc.REPO)} not found "
+                "(scripts/install-deps makes the p4runtime-shell environment)")
+    r = subprocess.run([venv_python, "-c", "import p4runtime_sh.shell"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"SKIP canopy-p4rt: p4runtime-shell does not import: {r.stderr.strip().splitlines()[-1:]}"
+    return None
+
+
+def program_p4rt(tb, bins, python):
+    """Push canopy.p4's P4Info (`canopyctl p4info`) to every switch and write its entries
+    (`canopyctl p4-entries --format p4runtime`) with p4runtime-shell (p4rt_program.py, which
+    reads them back and compares); then check each switch forwards with those tables."""
+    ctl = os.path.join(bins, "canopyctl")
+    info = os.path.join(tb.work, "canopy.p4info.json")
+    with open(info, "w", encoding="utf-8") as f:
+        f.write(cc.run([ctl, "p4info"]))
+    for inst in tb.plan["instances"].values():
+        cmd = [ctl, "p4-entries", inst["spec"], "--kind", inst["kind"], "--switch", inst["name"],
+               "--format", "p4runtime", "--p4info", info]
+        if inst["mode"] and inst["mode"] != "sliced":
+            cmd += ["--mode", inst["mode"]]
+        entries = os.path.join(tb.work, f"sw{inst['dev']}.write.json")
+        with open(entries, "w", encoding="utf-8") as f:
+            f.write(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+        r = subprocess.run(["ip", "netns", "exec", tb.ns(inst), python, os.path.join(HERE, "p4rt_program.py"),
+                            "--grpc-addr", f"127.0.0.1:{P4RT_PORT}", "--p4info", info, "--entries", entries],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise cc.PlanError(f"programming {inst['key']} over P4Runtime failed:\n{r.stdout}{r.stderr}")
+        log(f"{inst['key']}: {r.stdout.strip().splitlines()[-1]}")
+        h = json.loads(cc.run(inst["health"]))
+        if h.get("tables") != "p4runtime:device1":
+            raise cc.PlanError(f"switch {inst['key']} does not forward with its P4Runtime tables: {h}")
 
 
 def bmv2_missing(bins, p4):
@@ -432,7 +493,10 @@ def plan_cases(ctl):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", choices=["canopy", "bmv2"], help="required unless --list")
+    ap.add_argument("--target", choices=["canopy", "canopy-p4rt", "bmv2"],
+                    help="required unless --list; canopy-p4rt: canopy-switch programmed over P4Runtime by p4runtime-shell")
+    ap.add_argument("--p4rt-python", default=os.path.join(cc.REPO, ".venv", "p4runtime-shell", "bin", "python"),
+                    help="canopy-p4rt: the python of the p4runtime-shell environment (default .venv/p4runtime-shell)")
     ap.add_argument("--bin-dir", default=os.path.join(cc.REPO, "target", "debug"),
                     help="directory holding canopy-switch and canopyctl (default target/debug)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (configs, logs, plan, PTF log)")
@@ -467,7 +531,7 @@ def main():
         log("run_suite: needs root (network namespaces)")
         return 2
     ctl = os.path.join(a.bin_dir, "canopyctl")
-    need = [ctl] + ([os.path.join(a.bin_dir, "canopy-switch")] if a.target == "canopy" else [])
+    need = [ctl] + ([os.path.join(a.bin_dir, "canopy-switch")] if a.target != "bmv2" else [])
     for b in need:
         if not os.path.isfile(b):
             log(f"run_suite: {b} missing: cargo build -p canopy-control -p canopy-switch")
@@ -475,6 +539,11 @@ def main():
 
     if a.target == "bmv2":
         skip = bmv2_missing(a.bin_dir, a.p4)
+        if skip:
+            log(skip)
+            return 0
+    if a.target == "canopy-p4rt":
+        skip = p4rt_missing(a.p4rt_python)
         if skip:
             log(skip)
             return 0
@@ -508,6 +577,8 @@ def main():
         tb.wire()
         if a.target == "canopy":
             start_canopy(tb, a.bin_dir)
+        elif a.target == "canopy-p4rt":
+            start_canopy(tb, a.bin_dir, p4rt=a.p4rt_python)
         else:
             start_bmv2(tb, a.bin_dir, a.p4)
         plan["target"] = a.target

@@ -1,6 +1,8 @@
 //! The PTF + scapy conformance suite (`p4/ptf/run_suite.py`, docs/conformance.md) as a
-//! cargo test: against `canopy-switch` on veths always, then against bmv2 (which skips with
-//! a `SKIP bmv2:` line when p4c, simple_switch or p4/canopy.p4 are missing).
+//! cargo test: against `canopy-switch` on veths always, then against canopy-switch
+//! programmed over P4Runtime by p4runtime-shell (which skips with a `SKIP canopy-p4rt:` line
+//! without `.venv/p4runtime-shell`), then against bmv2 (which skips with a `SKIP bmv2:` line
+//! when p4c, simple_switch or p4/canopy.p4 are missing).
 //!
 //! Needs root (network namespaces), `ip`, and python3 with the PyPI packages `ptf` and
 //! `scapy` (versions in p4/ptf/requirements.txt; CI installs them); skipped with a message
@@ -124,6 +126,28 @@ fn conformance_suite_passes_against_canopy_switch_and_bmv2_when_present() {
 
     let text = run_suite("canopy");
     check(&text, "canopy");
+
+    // canopy-switch without tables, programmed over P4Runtime by p4runtime-shell (each
+    // switch's entries read back identical first); skipped without its environment
+    let text = run_suite("canopy-p4rt");
+    if text.lines().any(|l| l.starts_with("SKIP canopy-p4rt:")) {
+        eprintln!("(canopy-p4rt skipped: scripts/install-deps makes .venv/p4runtime-shell)");
+    } else {
+        check(&text, "canopy-p4rt");
+        // `DECLARED N cases, S switches, P ports`: one PROGRAMMED line per switch
+        let switches: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("DECLARED "))
+            .and_then(|r| r.split(", ").nth(1))
+            .and_then(|w| w.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("DECLARED names the switches");
+        let programmed = text.lines().filter(|l| l.contains(": PROGRAMMED ")).count();
+        assert_eq!(
+            programmed, switches,
+            "every switch programmed over P4Runtime and read back"
+        );
+    }
 
     let text = run_suite("bmv2");
     if text.lines().any(|l| l.starts_with("SKIP bmv2:")) {

@@ -19,6 +19,7 @@ mod entries;
 mod model;
 mod p4info;
 mod p4runtime;
+mod program;
 pub mod schema;
 pub mod state;
 #[cfg(test)]
@@ -33,6 +34,7 @@ pub use p4info::{
     P4Table, Preamble, P4INFO_COMMAND,
 };
 pub use p4runtime::{base64, canonical_bytes, p4runtime, p4runtime_priority};
+pub use program::program_p4info;
 pub use state::{ActionCall, EntryKey, FieldMatch, P4State, StateError};
 
 /// Name of the ingress control in `p4/canopy.p4`: the prefix of every table, action,

@@ -1,10 +1,11 @@
 //! The P4Info p4c writes for `p4/canopy.p4` ([`P4Info`]), read from its proto3 JSON form,
 //! and [`P4InfoError`], why the entries do not resolve through it ([`EntryProblem`]).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::DROP_COUNTER;
+use canopy_p4rt::config;
 
 /// The P4Info command that writes the JSON form [`P4Info::load`] reads (p4c picks the
 /// format from the file name's extension).
@@ -163,10 +164,14 @@ pub enum EntryProblem {
 
 /// The parts of a P4Info (`p4.config.v1.P4Info` in proto3 JSON, as
 /// `p4c --p4runtime-files X.json` writes it) that [`p4runtime`](super::p4runtime()) resolves names with;
-/// other members are ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// other members are ignored. Written in the same form by `canopyctl p4info` (from
+/// [`program_p4info`](super::program_p4info), through `From<&config::P4Info>`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct P4Info {
+    /// The package (its architecture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pkg_info: Option<PkgInfo>,
     /// Tables.
     pub tables: Vec<P4Table>,
     /// Actions.
@@ -175,18 +180,29 @@ pub struct P4Info {
     pub counters: Vec<P4Counter>,
 }
 
+/// `p4.config.v1.PkgInfo`: the architecture.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PkgInfo {
+    /// `v1model`, `tna`, ...
+    pub arch: String,
+}
+
 /// `p4.config.v1.Preamble`: id and fully qualified name.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct Preamble {
     /// Id.
     pub id: u32,
     /// Fully qualified name.
     pub name: String,
+    /// Shortest unique name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub alias: String,
 }
 
 /// `p4.config.v1.Table`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct P4Table {
     /// Id and name.
@@ -197,10 +213,23 @@ pub struct P4Table {
     /// Actions of the table.
     #[serde(alias = "action_refs")]
     pub action_refs: Vec<P4ActionRef>,
+    /// Size (an int64: a string in proto3 JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<Int64>,
+}
+
+/// A proto3 JSON int64: written as a string, read as a string or a number.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Int64 {
+    /// As proto3 JSON writes it.
+    Text(String),
+    /// As some writers do.
+    Number(i64),
 }
 
 /// `p4.config.v1.MatchField`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct P4MatchField {
     /// Id within the table.
@@ -210,10 +239,10 @@ pub struct P4MatchField {
     /// Width in bits.
     pub bitwidth: i32,
     /// `EXACT`, `LPM`, `TERNARY`, `RANGE`, `OPTIONAL`.
-    #[serde(alias = "match_type")]
+    #[serde(alias = "match_type", skip_serializing_if = "Option::is_none")]
     pub match_type: Option<String>,
     /// Architecture-specific match kind.
-    #[serde(alias = "other_match_type")]
+    #[serde(alias = "other_match_type", skip_serializing_if = "Option::is_none")]
     pub other_match_type: Option<String>,
 }
 
@@ -229,17 +258,18 @@ impl P4MatchField {
 }
 
 /// `p4.config.v1.ActionRef`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct P4ActionRef {
     /// Action id.
     pub id: u32,
     /// `TABLE_AND_DEFAULT` (absent), `TABLE_ONLY` or `DEFAULT_ONLY`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
 /// `p4.config.v1.Action`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct P4Action {
     /// Id and name.
@@ -249,7 +279,7 @@ pub struct P4Action {
 }
 
 /// `p4.config.v1.Action.Param`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct P4Param {
     /// Id within the action.
@@ -260,12 +290,136 @@ pub struct P4Param {
     pub bitwidth: i32,
 }
 
-/// `p4.config.v1.Counter` (only the preamble is used).
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `p4.config.v1.Counter` (only the preamble is read).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct P4Counter {
     /// Id and name.
     pub preamble: Preamble,
+    /// Its unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<P4CounterSpec>,
+    /// Cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<Int64>,
+}
+
+/// `p4.config.v1.CounterSpec`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct P4CounterSpec {
+    /// `PACKETS`, `BYTES` or `BOTH`.
+    pub unit: String,
+}
+
+impl From<&config::Preamble> for Preamble {
+    fn from(p: &config::Preamble) -> Preamble {
+        Preamble {
+            id: p.id,
+            name: p.name.clone(),
+            alias: p.alias.clone(),
+        }
+    }
+}
+
+fn preamble(p: Option<&config::Preamble>) -> Preamble {
+    p.map(Preamble::from).unwrap_or_default()
+}
+
+/// The name proto3 JSON gives a match kind.
+fn match_type(m: Option<&config::match_field::Match>) -> (Option<String>, Option<String>) {
+    use config::match_field::{Match, MatchType as T};
+    match m {
+        Some(Match::MatchType(t)) => {
+            let name = match T::try_from(*t) {
+                Ok(T::Exact) => "EXACT",
+                Ok(T::Lpm) => "LPM",
+                Ok(T::Ternary) => "TERNARY",
+                Ok(T::Range) => "RANGE",
+                Ok(T::Optional) => "OPTIONAL",
+                _ => "UNSPECIFIED",
+            };
+            (Some(name.into()), None)
+        }
+        Some(Match::OtherMatchType(o)) => (None, Some(o.clone())),
+        None => (None, None),
+    }
+}
+
+impl From<&config::P4Info> for P4Info {
+    /// The proto3 JSON form of a P4Info's tables, actions and counters (what this
+    /// subset holds; action profiles, meters and the like are left out).
+    fn from(i: &config::P4Info) -> P4Info {
+        use config::counter_spec::Unit;
+        P4Info {
+            pkg_info: i.pkg_info.as_ref().map(|p| PkgInfo {
+                arch: p.arch.clone(),
+            }),
+            tables: i
+                .tables
+                .iter()
+                .map(|t| P4Table {
+                    preamble: preamble(t.preamble.as_ref()),
+                    match_fields: t
+                        .match_fields
+                        .iter()
+                        .map(|f| {
+                            let (match_type, other_match_type) = match_type(f.r#match.as_ref());
+                            P4MatchField {
+                                id: f.id,
+                                name: f.name.clone(),
+                                bitwidth: f.bitwidth,
+                                match_type,
+                                other_match_type,
+                            }
+                        })
+                        .collect(),
+                    action_refs: t
+                        .action_refs
+                        .iter()
+                        .map(|a| P4ActionRef {
+                            id: a.id,
+                            scope: None,
+                        })
+                        .collect(),
+                    size: Some(Int64::Text(t.size.to_string())),
+                })
+                .collect(),
+            actions: i
+                .actions
+                .iter()
+                .map(|a| P4Action {
+                    preamble: preamble(a.preamble.as_ref()),
+                    params: a
+                        .params
+                        .iter()
+                        .map(|p| P4Param {
+                            id: p.id,
+                            name: p.name.clone(),
+                            bitwidth: p.bitwidth,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            counters: i
+                .counters
+                .iter()
+                .map(|c| P4Counter {
+                    preamble: preamble(c.preamble.as_ref()),
+                    spec: c.spec.as_ref().map(|s| P4CounterSpec {
+                        unit: match Unit::try_from(s.unit) {
+                            Ok(Unit::Bytes) => "BYTES",
+                            Ok(Unit::Packets) => "PACKETS",
+                            Ok(Unit::Both) => "BOTH",
+                            _ => "UNSPECIFIED",
+                        }
+                        .into(),
+                    }),
+                    size: Some(Int64::Text(c.size.to_string())),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl P4Info {

@@ -568,8 +568,12 @@ fn check_transit(tr: &TransitTable, refs: &Refs) -> Result<(), TablesError> {
 mod tests {
     use super::*;
 
+    /// Every computed table validates, and so do the tables a controller writes for it
+    /// over P4Runtime (its P4 entries through `P4State`), Transit's dilated mode among
+    /// them (the program writes only half 0 of `transit_dir` there).
     #[test]
-    fn every_computed_table_of_several_fabrics_validates() {
+    fn every_computed_table_of_several_fabrics_validates_and_so_does_its_p4_state() {
+        use canopy_control::p4::{self, P4State};
         for (spec, kind) in [
             ("fat-tree:k=4", Kind::Sliced),
             ("fat-tree:k=4", Kind::PathId),
@@ -579,7 +583,12 @@ mod tests {
         ] {
             let t = topology::build_str(spec).unwrap();
             for st in kinds::tables(&t, kind).unwrap() {
-                validate(&st, st.ports.len()).unwrap_or_else(|e| panic!("{spec} {}: {e}", st.name));
+                let n = st.ports.len();
+                validate(&st, n).unwrap_or_else(|e| panic!("{spec} {}: {e}", st.name));
+                let state = P4State::from_ops(&p4::entries(&st).unwrap()).unwrap();
+                let back = state.tables(&st.name, n).unwrap();
+                validate_program(&back, n)
+                    .unwrap_or_else(|e| panic!("{spec} {} from its P4 state: {e}", st.name));
             }
         }
     }

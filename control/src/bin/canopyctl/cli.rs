@@ -383,6 +383,14 @@ pub enum Cmd {
     /// commands or P4Runtime JSON) or, with --format bfrt-python, for the Tofino program
     /// `p4/canopy_tna.p4`, from the same tables the Rust switch uses (docs/p4.md).
     P4Entries(P4EntriesArgs),
+    /// Print the P4Info of p4/canopy.p4 without p4c.
+    ///
+    /// The program's P4Info in proto3 JSON (the form `p4c --p4runtime-files X.json`
+    /// writes), made from the program's description: the same tables, keys, actions,
+    /// widths and counters as p4c's, ids by kind prefix and position. A controller pushes
+    /// it with SetForwardingPipelineConfig to canopy-switch, and `p4-entries --format
+    /// p4runtime --p4info` resolves names through it (docs/p4runtime.md).
+    P4info,
     /// Write the constant entries of the Tofino program.
     ///
     /// The constant entries of `p4/canopy_tna.p4` (funnel shifts, masks, header checks, the

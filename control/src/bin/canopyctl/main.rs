@@ -154,6 +154,10 @@ fn main() -> Result<()> {
         Cmd::Header(a) => header(a, &mut clock)?,
         Cmd::Tables(a) => tables(a, &mut clock)?,
         Cmd::P4Entries(a) => p4_entries(a, &mut clock)?,
+        Cmd::P4info => {
+            let info = p4::P4Info::from(&p4::program_p4info());
+            outln!("{}", serde_json::to_string_pretty(&info)?);
+        }
         Cmd::P4TnaEntries { dir, check } => {
             let d = dir.display();
             if check {

@@ -237,6 +237,11 @@ impl P4State {
                 }
             }
         }
+        if !split {
+            // dilated: every input is in half 0 (the program's `tr_half` is 0), and the
+            // switch's table keeps half 1 the same, as `TransitTable::new` makes it
+            dirs[1] = dirs[0];
+        }
         Ok(TransitTable { config, dirs })
     }
 
