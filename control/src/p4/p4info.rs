@@ -377,9 +377,18 @@ impl From<&config::P4Info> for P4Info {
                     action_refs: t
                         .action_refs
                         .iter()
-                        .map(|a| P4ActionRef {
-                            id: a.id,
-                            scope: None,
+                        .map(|a| {
+                            use config::action_ref::Scope;
+                            let scope = match Scope::try_from(a.scope) {
+                                Ok(Scope::TableOnly) => Some("TABLE_ONLY"),
+                                Ok(Scope::DefaultOnly) => Some("DEFAULT_ONLY"),
+                                Ok(Scope::GroupAction) => Some("GROUP_ACTION"),
+                                _ => None,
+                            };
+                            P4ActionRef {
+                                id: a.id,
+                                scope: scope.map(String::from),
+                            }
                         })
                         .collect(),
                     size: Some(Int64::Text(t.size.to_string())),
@@ -468,5 +477,40 @@ impl P4Info {
             .find(|c| c.preamble.name == DROP_COUNTER)
             .map(|c| c.preamble.id)
             .ok_or(P4InfoError::NoDropCounter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_form_of_a_p4info_keeps_scopes_match_kinds_sizes_and_units() {
+        let info = super::super::program_p4info();
+        let mut info2 = info.clone();
+        info2.tables[0].action_refs[0].scope = config::action_ref::Scope::DefaultOnly as i32;
+        let json = serde_json::to_string(&P4Info::from(&info2)).unwrap();
+        let back = P4Info::from_json(&json, "x.json").unwrap();
+        assert_eq!(back.tables.len(), info.tables.len());
+        assert_eq!(
+            back.tables[0].action_refs[0].scope.as_deref(),
+            Some("DEFAULT_ONLY")
+        );
+        assert_eq!(back.tables[0].action_refs[1].scope, None);
+        assert_eq!(back.tables[0].match_fields[0].kind(), "EXACT");
+        assert_eq!(
+            back.tables[0].size,
+            Some(Int64::Text(info.tables[0].size.to_string()))
+        );
+        let c = &back.counters[0];
+        assert_eq!(
+            c.preamble.name,
+            info.counters[0].preamble.as_ref().unwrap().name
+        );
+        assert!(matches!(
+            c.spec.as_ref().map(|s| s.unit.as_str()),
+            Some("PACKETS" | "BOTH")
+        ));
+        assert_eq!(back.pkg_info.unwrap().arch, "v1model");
     }
 }
