@@ -20,6 +20,7 @@ mod model;
 mod p4info;
 mod p4runtime;
 mod program;
+pub mod runtime;
 pub mod schema;
 pub mod state;
 #[cfg(test)]

@@ -6,6 +6,9 @@
 
 mod common;
 
+use canopy_control::p4::program_p4info;
+use canopy_control::p4::runtime::from_state;
+use canopy_control::p4::runtime::Pipeline;
 use canopy_control::p4::{self, schema, P4State};
 use canopy_dataplane::wire::Kind;
 use canopy_p4rt::config::P4Info;
@@ -17,8 +20,7 @@ use canopy_p4rt::v1::{
     PipelineAction, ReadRequest, SetForwardingPipelineConfigRequest, StreamMessageRequest,
     StreamMessageResponse, TableEntry, Uint128, Update, UpdateType, WriteRequest,
 };
-use canopy_switch::p4rt::pipeline::{program_p4info, Pipeline};
-use canopy_switch::p4rt::{from_state, write::MAX_UPDATES};
+use canopy_switch::p4rt::write::MAX_UPDATES;
 use canopy_test_utils::switch::{config, mem_ports, Edge};
 use common::*;
 use prost::Message;

@@ -7,9 +7,11 @@
 //! Requests"), and swaps in the tables a request gives.
 
 use super::arbitration::{Arbiter, Refusal};
-use super::entry::{from_state, key_of, EntryError, INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED};
-use super::pipeline::Pipeline;
 use super::write::{self, Target};
+use canopy_control::p4::runtime::entry::{
+    from_state, key_of, EntryError, INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED,
+};
+use canopy_control::p4::runtime::pipeline::Pipeline;
 use canopy_control::p4::schema::{COUNTERS, TABLES};
 use canopy_control::p4::P4State;
 use canopy_dataplane::table::SwitchTables;
@@ -23,7 +25,7 @@ use canopy_proto::mgmt::CountersReport;
 use prost::Message;
 
 /// gRPC's OUT_OF_RANGE.
-const OUT_OF_RANGE: i32 = super::entry::OUT_OF_RANGE;
+const OUT_OF_RANGE: i32 = canopy_control::p4::runtime::entry::OUT_OF_RANGE;
 /// gRPC's FAILED_PRECONDITION.
 const FAILED_PRECONDITION: i32 = 9;
 

@@ -1,6 +1,7 @@
 //! canopy-switch as a P4Runtime target (`docs/p4runtime.md`): a pushed P4Info checked
-//! against the program the switch implements ([`pipeline`]), and table entries resolved
-//! through it into the program's table state and back ([`entry`]), a `Write` batch
+//! against the program the switch implements, and table entries resolved through it
+//! into the program's table state and back (both `canopy_control::p4::runtime`'s,
+//! shared with canopyd, the controller), a `Write` batch
 //! applied with its atomicity ([`write`](mod@write)), which controller is primary
 //! ([`arbitration`]), and the program's counters read from the switch's ([`counters`]);
 //! the device answering each RPC over them ([`device`]), the gRPC service over the
@@ -10,10 +11,5 @@ pub mod arbitration;
 pub mod counters;
 pub mod device;
 pub mod endpoint;
-pub mod entry;
-pub mod pipeline;
 pub mod service;
 pub mod write;
-
-pub use entry::{from_state, to_state, EntryError};
-pub use pipeline::{Pipeline, PipelineError};

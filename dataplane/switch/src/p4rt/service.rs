@@ -6,8 +6,8 @@
 
 use super::arbitration::{Client, Notices, Refusal};
 use super::device::{Device, Pending, WriteRefusal};
-use super::entry::EntryError;
 use crate::server::Shared;
+use canopy_control::p4::runtime::entry::EntryError;
 use canopy_p4rt::rpc::{Any, Status as RpcStatus};
 use canopy_p4rt::service::p4_runtime_server::P4Runtime;
 use canopy_p4rt::v1::{

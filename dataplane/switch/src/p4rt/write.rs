@@ -1,13 +1,13 @@
 //! A `Write` batch applied to the program's table state: each update resolved
-//! ([`super::entry::to_state`]) and applied in order to a copy of the state, with the
+//! ([`canopy_control::p4::runtime::entry::to_state`]) and applied in order to a copy of the state, with the
 //! batch's atomicity (P4Runtime Specification, "Batching and Ordering of Updates"):
 //! `CONTINUE_ON_ERROR` keeps every update that succeeded and reports the others;
 //! `ROLLBACK_ON_ERROR` and `DATAPLANE_ATOMIC` keep all or nothing. The caller swaps the
 //! tables of the returned state in at once, so the data plane never sees part of a batch
 //! in any mode. Nothing here allocates per frame or touches the engine.
 
-use super::entry::{to_state, EntryError, INVALID_ARGUMENT, UNIMPLEMENTED};
-use super::pipeline::Pipeline;
+use canopy_control::p4::runtime::entry::{to_state, EntryError, INVALID_ARGUMENT, UNIMPLEMENTED};
+use canopy_control::p4::runtime::pipeline::Pipeline;
 use canopy_control::p4::schema::{self, TABLES};
 use canopy_control::p4::{ActionCall, EntryKey, FieldMatch, P4State, StateError};
 use canopy_p4rt::v1::{entity, Atomicity, Update, UpdateType};
@@ -21,7 +21,7 @@ pub const ALREADY_EXISTS: i32 = 6;
 /// gRPC's RESOURCE_EXHAUSTED.
 pub const RESOURCE_EXHAUSTED: i32 = 8;
 /// gRPC's NOT_FOUND.
-pub const NOT_FOUND: i32 = super::entry::NOT_FOUND;
+pub const NOT_FOUND: i32 = canopy_control::p4::runtime::entry::NOT_FOUND;
 
 /// What a batch did.
 #[derive(Debug, Clone, PartialEq)]
@@ -188,7 +188,7 @@ fn ingress_fits(t: usize, key: Option<&EntryKey>, ports: usize) -> Result<(), En
         if let (INGRESS_PORT, FieldMatch::Exact(v)) = (f.name, m) {
             if *v >= ports as u64 {
                 return Err(EntryError {
-                    code: super::entry::OUT_OF_RANGE,
+                    code: canopy_control::p4::runtime::entry::OUT_OF_RANGE,
                     what: format!(
                         "{}: ingress port {v}, the switch has {ports} ports",
                         TABLES[t].name
@@ -226,7 +226,7 @@ fn ports_fit(t: usize, call: &ActionCall, ports: usize) -> Result<(), EntryError
     for (&(name, _), &v) in a.params.iter().zip(&call.params) {
         if name == "port" && v >= ports as u64 {
             return Err(EntryError {
-                code: super::entry::OUT_OF_RANGE,
+                code: canopy_control::p4::runtime::entry::OUT_OF_RANGE,
                 what: format!("{}: port {v}, the switch has {ports} ports", TABLES[t].name),
             });
         }

@@ -1,8 +1,8 @@
 //! Batches: in order, each update's outcome, all-or-nothing where asked, ports checked.
 
 use super::*;
-use crate::p4rt::entry::from_state;
-use crate::p4rt::pipeline::program_p4info;
+use canopy_control::p4::program_p4info;
+use canopy_control::p4::runtime::from_state;
 use canopy_control::p4::{ActionCall, EntryKey, FieldMatch};
 use canopy_p4rt::v1::Entity;
 

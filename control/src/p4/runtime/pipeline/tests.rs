@@ -2,6 +2,7 @@
 //! with where and what.
 
 use super::*;
+use crate::p4::program_p4info;
 
 #[test]
 fn the_programs_own_p4info_passes_and_maps_every_id() {

@@ -2,9 +2,9 @@
 //! bytestring and match rules; every refusal with its code.
 
 use super::*;
-use crate::p4rt::pipeline::program_p4info;
-use canopy_control::p4::{self, schema, P4State};
-use canopy_control::{kinds, topology::build_str};
+use crate::p4::program_p4info;
+use crate::p4::{self, schema, P4State};
+use crate::{kinds, topology::build_str};
 use canopy_dataplane::wire::Kind;
 use canopy_p4rt::v1::{FieldMatch as PbMatch, TableEntry};
 

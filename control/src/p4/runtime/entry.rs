@@ -5,11 +5,11 @@
 //! Format"): a value may carry leading zero bytes but must fit its width; a don't-care
 //! ternary or range field is left out, and an exact field never is.
 //!
-//! [`P4State`]: canopy_control::p4::P4State
+//! [`P4State`]: crate::p4::P4State
 
 use super::pipeline::{Pipeline, TableIds};
-use canopy_control::p4::schema::{MatchKind, TABLES};
-use canopy_control::p4::{canonical_bytes, ActionCall, EntryKey, FieldMatch};
+use crate::p4::schema::{MatchKind, TABLES};
+use crate::p4::{canonical_bytes, ActionCall, EntryKey, FieldMatch};
 use canopy_p4rt::v1::{action, field_match, table_action, Action, TableAction, TableEntry};
 
 /// Why an entry does not resolve, with the gRPC code P4Runtime gives it.
@@ -226,7 +226,7 @@ fn action_of(p: &Pipeline, table: &str, a: Option<&TableAction>) -> Result<Actio
             format!("{table}: action id {} is not in the pipeline", a.action_id),
         );
     };
-    let sch = canopy_control::p4::schema::action(ids.name).map_or(&[][..], |s| s.params);
+    let sch = crate::p4::schema::action(ids.name).map_or(&[][..], |s| s.params);
     let mut params: Vec<Option<u64>> = vec![None; ids.param_ids.len()];
     for q in &a.params {
         let Some(&i) = ids.params.get(&q.param_id) else {

@@ -1,19 +1,18 @@
-//! A pushed P4Info checked against the program canopy-switch implements
-//! (`canopy_control::p4::schema`): every table of `p4/canopy.p4` with the same key fields
-//! (names, match kinds, widths, in order), the same actions (each with the same
-//! parameters and widths) and no constant default action; every counter array with its
-//! size and unit; nothing the switch does not have (another table, an action profile, a
-//! meter, a register, a digest, packet I/O, an extern). What passes becomes a
-//! [`Pipeline`]: the P4Info's ids mapped to the program's tables, fields, actions,
-//! parameters and counters, which every later request is resolved through.
+//! A P4Info checked against the program (`p4/canopy.p4` as [`schema`] describes it):
+//! every table with the same key fields (names, match kinds, widths, in order), the same
+//! actions (each with the same parameters and widths) and no constant default action;
+//! every counter array with its size and unit; nothing the program does not have
+//! (another table, an action profile, a meter, a register, a digest, packet I/O, an
+//! extern). What passes becomes a [`Pipeline`]: the P4Info's ids mapped to the program's
+//! tables, fields, actions, parameters and counters. A target (canopy-switch) resolves
+//! every request through it; a controller (canopyd) writes its entries through it.
 
-use canopy_control::p4::schema::{self, MatchKind, COUNTERS, EGRESS, INGRESS, TABLES};
+use crate::p4::schema::{self, MatchKind, COUNTERS, EGRESS, INGRESS, TABLES};
 use canopy_p4rt::config::{counter_spec, match_field, P4Info};
 
-pub use canopy_control::p4::program_p4info;
 use std::collections::HashMap;
 
-/// Why a P4Info is not the program canopy-switch implements: what, and where.
+/// Why a P4Info is not the program: what, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("P4Info {at}: {what}")]
 pub struct PipelineError {
