@@ -15,6 +15,7 @@
 use thiserror::Error;
 
 mod bmv2;
+pub mod counters;
 mod entries;
 mod model;
 mod p4info;

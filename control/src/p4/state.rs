@@ -485,6 +485,11 @@ impl P4State {
         self.entries[t].iter()
     }
 
+    /// The action of table `t`'s entry with `key`, if there is one.
+    pub fn entry(&self, t: usize, key: &EntryKey) -> Option<&ActionCall> {
+        self.entries.get(t)?.get(key)
+    }
+
     /// Table `t`'s default action.
     pub fn default_action(&self, t: usize) -> &ActionCall {
         &self.defaults[t]

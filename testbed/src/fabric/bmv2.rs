@@ -7,22 +7,22 @@ use super::desc::Desc;
 use crate::error::{Result, TestbedError};
 use crate::launch::{self, THRIFT_PORT};
 use crate::os::{netns, process};
+use canopy_control::p4::counters::{self, MissingCell};
 use canopy_control::p4::schema;
-use canopy_proto::mgmt::{CountersReport, PortCounters};
+use canopy_proto::mgmt::CountersReport;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
-/// per port, and drops per (ingress port, reason) at `port * DROP_STRIDE + reason`.
+/// per port, and drops per (ingress port, reason).
 pub const PORT_RX: &str = schema::COUNTERS[schema::PORT_RX].name;
 /// See [`PORT_RX`].
 pub const PORT_TX: &str = schema::COUNTERS[schema::PORT_TX].name;
 /// See [`PORT_RX`].
 pub const PORT_DROPS: &str = schema::COUNTERS[schema::PORT_DROPS].name;
-/// `CANOPY_DROPS_SIZE` of the program.
-pub const DROP_STRIDE: usize = schema::DROP_STRIDE;
 
 /// One `counter_read` answer of `simple_switch_CLI`: (name, index, bytes, packets) from
 /// `RuntimeCmd: NAME[I]=  (B bytes, P packets)` (bmv2 1.15).
@@ -37,18 +37,13 @@ fn parse_counter_line(line: &str) -> Option<(&str, usize, u64, u64)> {
     Some((name.trim(), idx.parse().ok()?, bytes, packets))
 }
 
-/// The commands that read a switch's counters: for every port, rx, tx and one drop
-/// counter per decision reason.
+/// The commands that read a switch's counters: one `counter_read` per cell the report
+/// needs ([`counters::cells`]).
 fn counter_commands(nports: usize) -> String {
-    let reasons = canopy_dataplane::decide::DROP_REASON_NAMES.len();
-    let mut c = String::new();
-    for p in 0..nports {
-        c += &format!("counter_read {PORT_RX} {p}\ncounter_read {PORT_TX} {p}\n");
-        for r in 0..reasons {
-            c += &format!("counter_read {PORT_DROPS} {}\n", p * DROP_STRIDE + r);
-        }
-    }
-    c
+    counters::cells(nports)
+        .into_iter()
+        .map(|(c, i)| format!("counter_read {} {i}\n", schema::COUNTERS[c].name))
+        .collect()
 }
 
 /// Build a switch's [`CountersReport`] from the CLI's answers to
@@ -57,52 +52,16 @@ fn counters_from(
     out: &str,
     names: &[String],
     uptime_s: f64,
-) -> std::result::Result<CountersReport, NoAnswer> {
-    use std::collections::BTreeMap;
-    let reasons = canopy_dataplane::decide::DROP_REASON_NAMES;
+) -> std::result::Result<CountersReport, MissingCell> {
     let mut got: BTreeMap<(&str, usize), (u64, u64)> = BTreeMap::new();
     for l in out.lines() {
         if let Some((n, i, b, p)) = parse_counter_line(l) {
             got.insert((n, i), (b, p));
         }
     }
-    let mut rep = CountersReport {
-        uptime_s,
-        ..Default::default()
-    };
-    for (p, name) in names.iter().enumerate() {
-        let read = |n: &str, i: usize| {
-            got.get(&(n, i)).copied().ok_or_else(|| NoAnswer {
-                counter: n.to_string(),
-                index: i,
-            })
-        };
-        let (rx_bytes, rx_packets) = read(PORT_RX, p)?;
-        let (tx_bytes, tx_packets) = read(PORT_TX, p)?;
-        let mut drops = BTreeMap::new();
-        for (r, reason) in reasons.iter().enumerate() {
-            drops.insert(
-                (*reason).to_string(),
-                read(PORT_DROPS, p * DROP_STRIDE + r)?.1,
-            );
-        }
-        let dropped = drops.values().sum();
-        rep.rx_packets += rx_packets;
-        rep.tx_packets += tx_packets;
-        rep.dropped += dropped;
-        rep.ports.push(PortCounters {
-            port: p as u16,
-            name: name.clone(),
-            rx_packets,
-            rx_bytes,
-            tx_packets,
-            tx_bytes,
-            dropped,
-            drops,
-            ..Default::default()
-        });
-    }
-    Ok(rep)
+    counters::report(names, uptime_s, |c, i| {
+        got.get(&(schema::COUNTERS[c].name, i)).copied()
+    })
 }
 
 /// How a `simple_switch` binary was built, read from the binary itself: p4lang's
@@ -152,16 +111,6 @@ impl Bmv2Build {
             ),
         }
     }
-}
-
-/// A counter `simple_switch_CLI` was asked for and did not answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no answer for {counter}[{index}]")]
-pub struct NoAnswer {
-    /// The counter.
-    pub counter: String,
-    /// Its index.
-    pub index: usize,
 }
 
 /// The tools the target needs, found before anything is created (absolute paths, kept
