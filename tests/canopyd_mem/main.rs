@@ -7,13 +7,14 @@
 //! The binaries come from `target/<profile>/` (`cargo test --workspace` builds them;
 //! with `-p canopy` alone, run `cargo build --workspace --bins` first). The fabric of
 //! processes is `fabric.rs`; the tests are grouped by what they exercise: pushes and
-//! forwarding (`push.rs`), restarts (`restarts.rs`), hostile control requests
+//! forwarding (`push.rs`), canopyd over P4Runtime (`p4runtime.rs`), restarts (`restarts.rs`), hostile control requests
 //! (`hostile.rs`), refused tables and tokens (`refused.rs`), `canopyd --check`
 //! (`check.rs`), privileges (`privs.rs`).
 
 mod check;
 mod fabric;
 mod hostile;
+mod p4runtime;
 mod privs;
 mod push;
 mod refused;

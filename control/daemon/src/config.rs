@@ -3,6 +3,7 @@
 //! `deny_unknown_fields`, then checked as a whole against the topology; every error
 //! names the file, the key and, where known, the line.
 
+use crate::p4rt::{Program, Server};
 use canopy_control::topology::{self, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
@@ -11,9 +12,13 @@ use canopy_proto::client::Endpoint;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 use toml::Spanned;
+
+mod p4rt;
+pub use p4rt::{RawP4rt, DEFAULT_DEVICE_ID};
 
 /// Default address of `/metrics`, `/healthz`, `/readyz`.
 pub const DEFAULT_METRICS: &str = "127.0.0.1:9464";
@@ -134,7 +139,8 @@ impl Default for RawDaemon {
     }
 }
 
-/// An endpoint as written: `socket`, or `tcp` with `token_file`.
+/// An endpoint as written: `socket`, or `tcp` with `token_file` (the JSON management
+/// protocol), or `p4runtime` with `device_id`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEndpoint {
@@ -144,6 +150,10 @@ pub struct RawEndpoint {
     pub tcp: Option<String>,
     /// Token file for `tcp`.
     pub token_file: Option<PathBuf>,
+    /// A P4Runtime server, `HOST:PORT` or `unix:PATH` (`{name}`, `{index}` substituted).
+    pub p4runtime: Option<String>,
+    /// The device id of `p4runtime` ([`DEFAULT_DEVICE_ID`] when absent).
+    pub device_id: Option<u64>,
 }
 
 /// `[[switch]]`.
@@ -158,6 +168,10 @@ pub struct RawSwitch {
     pub tcp: Option<String>,
     /// Token file for `tcp`.
     pub token_file: Option<PathBuf>,
+    /// A P4Runtime server.
+    pub p4runtime: Option<String>,
+    /// Its device id.
+    pub device_id: Option<u64>,
 }
 
 /// The file as written.
@@ -179,6 +193,26 @@ pub struct RawConfig {
     /// Per-switch endpoints.
     #[serde(default)]
     pub switch: Vec<RawSwitch>,
+    /// What canopyd pushes to P4Runtime switches.
+    pub p4runtime: Option<RawP4rt>,
+}
+
+/// How canopyd reaches a switch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Its JSON management endpoint (canopy-switch).
+    Mgmt(Endpoint),
+    /// Its P4Runtime server (canopy-switch or bmv2's `simple_switch_grpc`).
+    P4rt(Server),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Mgmt(e) => e.fmt(f),
+            Target::P4rt(s) => s.fmt(f),
+        }
+    }
 }
 
 /// A validated configuration with its topology and base tables computed.
@@ -197,8 +231,10 @@ pub struct Config {
     /// Every switch's tables without faults (index = switch index), the same as
     /// `canopyctl tables SPEC --kind KIND --switch NAME`.
     pub base: Vec<SwitchTables>,
-    /// Endpoint per switch (index = switch index).
-    pub endpoints: Vec<Endpoint>,
+    /// How each switch is reached (index = switch index).
+    pub targets: Vec<Target>,
+    /// The program pushed to P4Runtime switches (None: no switch is one).
+    pub p4rt: Option<Arc<Program>>,
     /// `/metrics` address (None: off).
     pub metrics: Option<String>,
     /// Control socket.
@@ -351,7 +387,18 @@ impl Config {
         let daemon = Daemon::check(&src, &raw.daemon, dir, keys)?;
         let per = per_switch(&src, &raw, &fabric)?;
         let runs_as = daemon.run_as.as_ref().map(|i| i.uid);
-        let endpoints = endpoints(&src, &raw, &fabric.topology, per, dir, runs_as)?;
+        let program = p4rt::program(&src, raw.p4runtime.as_ref(), dir)?;
+        let tls = program.tls.is_some();
+        let targets = targets(&src, &raw, &fabric.topology, per, dir, runs_as, tls)?;
+        let any_p4rt = targets.iter().any(|t| matches!(t, Target::P4rt(_)));
+        if raw.p4runtime.is_some() && !any_p4rt {
+            return Err(src.bad(
+                "p4runtime",
+                None,
+                "no switch has a p4runtime endpoint ([switches] p4runtime or a [[switch]] one)"
+                    .into(),
+            ));
+        }
         let Fabric {
             name,
             spec,
@@ -366,7 +413,8 @@ impl Config {
             kind,
             topology,
             base,
-            endpoints,
+            targets,
+            p4rt: any_p4rt.then(|| Arc::new(program)),
             metrics: daemon.metrics,
             control: daemon.control,
             probe_interval: daemon.probe_interval,
@@ -382,8 +430,22 @@ impl Config {
     /// One line per setting, for `canopyd --check`.
     pub fn summary(&self) -> String {
         let ports: usize = self.base.iter().map(|t| t.ports.len()).sum();
+        let p4rt = match &self.p4rt {
+            Some(p) => format!(
+                "\np4runtime P4Info {} ({} bytes of device config), election id {}, {}",
+                p.source,
+                p.device_config.len(),
+                p.election_id,
+                if p.tls.is_some() {
+                    "mutual TLS"
+                } else {
+                    "plaintext (loopback and Unix sockets)"
+                }
+            ),
+            None => String::new(),
+        };
         format!(
-            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nsystemd READY=1 when every switch is current, at most {} ms after start\nfirst endpoint {}\nprivileges {}; once the control socket and metrics are bound keeps no capability, no_new_privs",
+            "fabric {} ({} {}): {} switches, {} ports, {} hosts\nmetrics {}\ncontrol {}\nprobes every {} ms (timeout {} ms, down after {} misses), counters every {} ms\nsystemd READY=1 when every switch is current, at most {} ms after start\nfirst endpoint {}{p4rt}\nprivileges {}; once the control socket and metrics are bound keeps no capability, no_new_privs",
             self.name,
             self.spec,
             self.kind.name(),
@@ -397,7 +459,7 @@ impl Config {
             self.missed_probes,
             self.counters_interval.as_millis(),
             self.ready_wait.as_millis(),
-            self.endpoints.first().map(|e| e.to_string()).unwrap_or_default(),
+            self.targets.first().map(|e| e.to_string()).unwrap_or_default(),
             match &self.run_as {
                 Some(i) => format!("runs as {i}"),
                 None => "stays the starting user".into(),
@@ -588,6 +650,8 @@ fn per_switch(
                 socket: s.socket.clone(),
                 tcp: s.tcp.clone(),
                 token_file: s.token_file.clone(),
+                p4runtime: s.p4runtime.clone(),
+                device_id: s.device_id,
             },
             key,
             at,
@@ -597,31 +661,65 @@ fn per_switch(
 }
 
 /// Every switch's endpoint: its `[[switch]]` entry, or `[switches]` otherwise; no two
-/// switches may share one.
-fn endpoints(
+/// switches may share one (`tls`: P4Runtime servers are reached over TLS).
+fn targets(
     src: &Src,
     raw: &RawConfig,
     topology: &Topology,
     per: Vec<Option<Written>>,
     dir: &Path,
     runs_as: Option<u32>,
-) -> Result<Vec<Endpoint>, ConfigError> {
+    tls: bool,
+) -> Result<Vec<Target>, ConfigError> {
     let mut endpoints = Vec::with_capacity(topology.switches.len());
     for (i, (sw, written)) in topology.switches.iter().zip(per).enumerate() {
         // a [[switch]] entry's errors give the line of its name
         let written =
             written.unwrap_or_else(|| (raw.switches.clone(), "switches".to_string(), None));
-        let e = endpoint(src, &written, &sw.name, i, dir, runs_as)?;
+        let e = if let Some(a) = &written.0.p4runtime {
+            let (ep, key, at) = &written;
+            if ep.socket.is_some() || ep.tcp.is_some() || ep.token_file.is_some() {
+                return Err(src.bad(
+                    key,
+                    *at,
+                    "give either p4runtime or socket/tcp, not both".into(),
+                ));
+            }
+            Target::P4rt(p4rt::server(
+                src,
+                key,
+                *at,
+                (a, ep.device_id),
+                (&sw.name, i),
+                dir,
+                tls,
+            )?)
+        } else if written.0.device_id.is_some() {
+            return Err(src.bad(
+                &format!("{}.device_id", written.1),
+                written.2,
+                "a device id is for p4runtime endpoints".into(),
+            ));
+        } else {
+            Target::Mgmt(endpoint(src, &written, &sw.name, i, dir, runs_as)?)
+        };
         let (ep, key, at) = written;
         // two switches on one endpoint: the daemon would push both tables to one
         // switch in turn, forever
-        let same = |x: &Endpoint| match (x, &e) {
-            (Endpoint::Unix(a), Endpoint::Unix(b)) => a == b,
-            (Endpoint::Tcp(a, _), Endpoint::Tcp(b, _)) => a == b,
+        let same = |x: &Target| match (x, &e) {
+            (Target::Mgmt(Endpoint::Unix(a)), Target::Mgmt(Endpoint::Unix(b))) => a == b,
+            (Target::Mgmt(Endpoint::Tcp(a, _)), Target::Mgmt(Endpoint::Tcp(b, _))) => a == b,
+            (Target::P4rt(a), Target::P4rt(b)) => a == b,
             _ => false,
         };
         if let Some(j) = endpoints.iter().position(same) {
-            let field = if ep.socket.is_some() { "socket" } else { "tcp" };
+            let field = if ep.p4runtime.is_some() {
+                "p4runtime"
+            } else if ep.socket.is_some() {
+                "socket"
+            } else {
+                "tcp"
+            };
             return Err(src.bad(
                 &format!("{key}.{field}"),
                 at,
@@ -654,7 +752,7 @@ fn endpoint(
             key,
             at,
             format!(
-                "no endpoint for switch {name:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file), or a [[switch]] entry",
+                "no endpoint for switch {name:?}: set [switches] socket = \"/run/canopy/{{name}}.sock\" (or tcp + token_file, or p4runtime), or a [[switch]] entry",
             ),
         )),
         (Some(p), None) => {
@@ -688,263 +786,4 @@ fn endpoint(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GOOD: &str = "name = \"lab\"\ntopology = \"fat-tree:k=4\"\nkind = \"sliced\"\n[switches]\nsocket = \"/run/x/{name}.sock\"\n";
-
-    fn parse(t: &str) -> Result<Config, ConfigError> {
-        Config::parse("c.toml", t, Path::new("/etc"))
-    }
-
-    #[test]
-    fn good_config_gives_every_endpoint_and_tables() {
-        let c = parse(GOOD).unwrap();
-        assert_eq!(c.endpoints.len(), 20);
-        assert_eq!(c.base.len(), 20);
-        assert_eq!(
-            c.endpoints[0],
-            Endpoint::Unix(format!("/run/x/{}.sock", c.topology.switches[0].name).into())
-        );
-        assert_eq!(c.metrics.as_deref(), Some(DEFAULT_METRICS));
-        assert_eq!(c.probe_interval, Duration::from_millis(100));
-        assert!(c.summary().contains("20 switches"));
-    }
-
-    #[test]
-    fn socket_paths_and_placeholders_are_checked() {
-        // an unknown placeholder (a typo would give every switch one socket)
-        let e = parse(&GOOD.replace("{name}", "{nmae}"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("switches.socket") && e.contains("unknown placeholder \"{nmae}\""),
-            "{e}"
-        );
-        let e = parse(&GOOD.replace("{name}.sock", "{name}-{.sock"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("unknown placeholder \"{.sock\""), "{e}");
-        // {index} is one
-        assert!(parse(&GOOD.replace("{name}", "s{index}")).is_ok());
-        // longer than a socket path can be
-        let long = format!("/run/{}/{{name}}.sock", "d".repeat(100));
-        let e = parse(&GOOD.replace("/run/x/{name}.sock", &long))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("a Unix socket path has at most 107"), "{e}");
-        // the control path: a regular file there is refused, not replaced
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("notes.txt");
-        std::fs::write(&file, "keep me").unwrap();
-        let e = parse(&format!(
-            "{GOOD}[daemon]\ncontrol = \"{}\"\n",
-            file.display()
-        ))
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("daemon.control") && e.contains("exists and is not a socket"),
-            "{e}"
-        );
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
-    }
-
-    #[test]
-    fn overrides_and_errors_name_the_key_and_line() {
-        let dir = std::env::temp_dir().join(format!("canopyd-cfg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("tok"), "0123456789abcdef0123\n").unwrap();
-        let private = |mode: u32| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir.join("tok"), std::fs::Permissions::from_mode(mode))
-                .unwrap();
-        };
-        private(0o644);
-        let e = parse(&format!(
-            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
-            dir.join("tok").display()
-        ))
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("switch[0].token_file") && e.contains("mode 0644"),
-            "a token others can read: {e}"
-        );
-        private(0o600);
-        let t = format!(
-            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
-            dir.join("tok").display()
-        );
-        let c = parse(&t).unwrap();
-        let i = c.topology.switch_index("core-c0").unwrap();
-        assert_eq!(
-            c.endpoints[i],
-            Endpoint::Tcp("10.0.0.9:7000".into(), b"0123456789abcdef0123".to_vec())
-        );
-        std::fs::write(dir.join("tok"), "short").unwrap();
-        private(0o600);
-        let e = parse(&t).unwrap_err().to_string();
-        assert!(
-            e.contains("switch[0].token_file") && e.contains("at least 16"),
-            "{e}"
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-
-        let e = parse(&format!(
-            "{GOOD}[[switch]]\nname = \"nope\"\nsocket = \"/x\"\n"
-        ))
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("switch[0].name") && e.contains("line 7"), "{e}");
-        let e = parse(&GOOD.replace("sliced", "slicd"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("kind") && e.contains("line 3"), "{e}");
-        let e = parse(&format!("{GOOD}[daemon]\nprobe_interval_ms = 1\n"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("daemon.probe_interval_ms"), "{e}");
-        let e = parse(&format!("{GOOD}[daemon]\nmetrics = \"localhost\"\n"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("daemon.metrics"), "{e}");
-        let e = parse(&format!("{GOOD}bogus = 1\n"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("bogus"), "{e}");
-        let e = parse("name = \"lab\"\ntopology = \"fat-tree:k=4\"\nkind = \"sliced\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("no endpoint for switch"), "{e}");
-        let e = parse(&GOOD.replace("\"lab\"", "\"Lab!\""))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("name") && e.contains("line 1"), "{e}");
-        let e = parse(&GOOD.replace("k=4", "k=3")).unwrap_err().to_string();
-        assert!(e.contains("topology"), "{e}");
-        let e = parse(&GOOD.replace("{name}", "sw"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("switches.socket") && e.contains("every switch needs its own"),
-            "{e}"
-        );
-        let e = parse(&format!(
-            "{GOOD}[[switch]]\nname = \"core-c0\"\nsocket = \"/run/x/core-c1.sock\"\n"
-        ))
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("core-c0") && e.contains("core-c1") && e.contains("needs its own"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn user_and_group_are_checked_and_looked_up() {
-        let with = |lines: &str| format!("{GOOD}[daemon]\n{lines}\n");
-        let err = |t: &str, over: RunAs| {
-            Config::parse_as("c.toml", t, Path::new("/etc"), over)
-                .unwrap_err()
-                .to_string()
-        };
-        let none = RunAs::default;
-        for (lines, want) in [
-            (
-                "group = \"root\"",
-                "c.toml: daemon.group: needs a user (--user or [daemon] user)",
-            ),
-            (
-                "user = \"hdn-no-such-user\"",
-                "c.toml: daemon.user: no such user \"hdn-no-such-user\" (see `getent passwd`)",
-            ),
-            (
-                "user = \"root\"\ngroup = \"hdn-no-such-group\"",
-                "c.toml: daemon.group: no such group \"hdn-no-such-group\"",
-            ),
-            (
-                "user = \"\"",
-                "c.toml: daemon.user: \"\" is not a user or group name",
-            ),
-            (
-                "user = \"root\"\ngroup = \"a:b\"",
-                "c.toml: daemon.group: \"a:b\" is not a user or group name",
-            ),
-        ] {
-            let e = err(&with(lines), none());
-            assert!(e.starts_with(want), "{lines}: want {want:?}, got {e}");
-        }
-        // --user and --group override the file, and their errors name the option
-        let over = |u: Option<&str>, g: Option<&str>| RunAs {
-            user: u.map(String::from),
-            group: g.map(String::from),
-        };
-        let e = err(GOOD, over(Some("hdn-no-such-user"), None));
-        assert!(
-            e.contains("--user: no such user \"hdn-no-such-user\""),
-            "{e}"
-        );
-        let e = err(GOOD, over(None, Some("root")));
-        assert!(e.contains("--group: needs a user"), "{e}");
-        let e = err(
-            &with("user = \"root\""),
-            over(None, Some("hdn-no-such-group")),
-        );
-        assert!(e.contains("--group: no such group"), "{e}");
-        let c = Config::parse_as(
-            "c.toml",
-            &with("user = \"hdn-no-such-user\""),
-            Path::new("/etc"),
-            over(Some("root"), Some("root")),
-        )
-        .unwrap();
-        let id = c.run_as.as_ref().unwrap();
-        assert_eq!((id.user.as_str(), id.uid, id.gid), ("root", 0, 0));
-        assert!(
-            c.summary()
-                .contains("privileges runs as user root (uid 0), group root (gid 0)"),
-            "{}",
-            c.summary()
-        );
-        // without either: the starting user
-        let c = parse(GOOD).unwrap();
-        assert!(c.run_as.is_none());
-        assert!(c.summary().contains("privileges stays the starting user"));
-    }
-
-    #[test]
-    fn a_token_may_belong_to_the_user_canopyd_becomes() {
-        let nobody = Identity::resolve(Some("nobody"), None).ok().flatten();
-        let Some(nobody) = nobody.filter(|_| canopy_privs::euid() == 0) else {
-            eprintln!("SKIP a_token_may_belong_to_the_user_canopyd_becomes: needs root and the user nobody");
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let tok = dir.path().join("tok");
-        std::fs::write(&tok, "0123456789abcdef0123\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o600)).unwrap();
-        std::os::unix::fs::chown(&tok, Some(nobody.uid), Some(nobody.gid)).unwrap();
-        let t = format!(
-            "{GOOD}[[switch]]\nname = \"core-c0\"\ntcp = \"10.0.0.9:7000\"\ntoken_file = \"{}\"\n",
-            tok.display()
-        );
-        let e = parse(&t).unwrap_err().to_string();
-        assert!(
-            e.contains("switch[0].token_file"),
-            "another user's token: {e}"
-        );
-        let c = Config::parse_as(
-            "c.toml",
-            &t,
-            Path::new("/etc"),
-            RunAs {
-                user: Some("nobody".into()),
-                group: None,
-            },
-        )
-        .unwrap();
-        assert_eq!(c.run_as, Some(nobody));
-    }
-}
+mod tests;

@@ -14,5 +14,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod metrics;
 pub mod notify;
+pub mod p4rt;
 pub mod prune;
 pub mod run;
+pub mod target;

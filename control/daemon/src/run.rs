@@ -16,15 +16,16 @@
 //! wanted tables is not pushed again (a restarted daemon takes over silently).
 
 use super::config::Config;
+use super::p4rt::P4rtError;
 use super::prune::{prune, Faults};
+use super::target::{Incarnation, Link, Running};
 use canopy_dataplane::table::SwitchTables;
-use canopy_proto::client::{ClientError, Endpoint};
-use canopy_proto::mgmt::{CountersReport, Health, Request};
+use canopy_proto::client::ClientError;
+use canopy_proto::mgmt::{CountersReport, Health};
 use canopy_proto::snapshot::{
     FabricSnapshot, HistogramSnapshot, SwitchSnapshot, TrafficSnapshot, PROBE_BUCKETS,
 };
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,11 +33,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 use tracing::{debug, info, warn};
-
-/// A switch's incarnation: its process id and its `health` instance (the switch's start
-/// time: a switch started again in the same process, a shared host's, has a new one).
-/// A new incarnation is a restart.
-type Incarnation = (u32, u64);
 
 /// Longest a table push may take (large tables over TCP).
 const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -68,6 +64,12 @@ pub enum SwitchError {
         /// Why its last probe failed, if known.
         last_error: Option<String>,
     },
+    /// A P4Runtime request failed.
+    #[error(transparent)]
+    P4rt(#[from] P4rtError),
+    /// The tables have no form in canopy.p4 (a P4Runtime switch cannot run them).
+    #[error("the tables do not fit canopy.p4: {0}")]
+    NotP4(String),
     /// A port the switch does not have.
     #[error("{name} has ports 0..{ports}, not {port}")]
     NoPort {
@@ -135,7 +137,7 @@ struct Sw {
     verify: bool,
     /// The tables read back at first contact with a pid (adopted without a push when
     /// they are the wanted ones).
-    seen: Option<(Incarnation, SwitchTables)>,
+    seen: Option<(Incarnation, Running)>,
 }
 
 impl Sw {
@@ -241,6 +243,11 @@ impl State {
 
 struct Shared {
     cfg: Config,
+    /// How each switch is reached (index = switch index).
+    links: Vec<Link>,
+    /// The runtime of the P4Runtime sessions, when a switch speaks P4Runtime (dropped
+    /// after the threads that use it stop).
+    _rt: Option<tokio::runtime::Runtime>,
     state: Mutex<State>,
     events: Sender<Event>,
     stop: AtomicBool,
@@ -273,7 +280,32 @@ impl Daemon {
         let (tx, rx) = unbounded();
         let n = cfg.topology.switches.len();
         let wanted = cfg.base.clone();
+        let rt = match &cfg.p4rt {
+            Some(_) => Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("p4rt")
+                    .enable_all()
+                    .build()?,
+            ),
+            None => None,
+        };
+        let p4rt = cfg.p4rt.as_ref().zip(rt.as_ref().map(|r| r.handle()));
+        let links = cfg
+            .targets
+            .iter()
+            .map(|t| {
+                Link::new(t, p4rt).ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("{t}: a P4Runtime switch without a program to push"),
+                    )
+                })
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
         let shared = Arc::new(Shared {
+            links,
+            _rt: rt,
             state: Mutex::new(State {
                 sw: (0..n).map(|_| Sw::new()).collect(),
                 wanted,
@@ -359,7 +391,7 @@ impl DaemonHandle {
             .enumerate()
             .map(|(i, s)| SwitchSnapshot {
                 name: cfg.topology.switches[i].name.clone(),
-                endpoint: cfg.endpoints[i].to_string(),
+                endpoint: cfg.targets[i].to_string(),
                 up: s.up,
                 last_error: s.last_error.clone(),
                 health: s.health.clone(),
@@ -424,43 +456,16 @@ impl DaemonHandle {
     }
 }
 
-fn request(ep: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, SwitchError> {
-    let v = ep.request(req, timeout)?;
-    if v.get("ok").and_then(Value::as_bool) == Some(true) {
-        Ok(v)
-    } else {
-        // the switch's text reaches logs and metrics: escaped and bounded
-        Err(SwitchError::Refused(
-            canopy_proto::text::printable(
-                v.get("error")
-                    .and_then(Value::as_str)
-                    .unwrap_or("error without a message"),
-            )
-            .into_owned(),
-        ))
-    }
-}
-
-fn down_ports(h: &Health) -> BTreeSet<u16> {
-    h.ports
-        .iter()
-        .filter(|p| !(p.link && p.admin))
-        .map(|p| p.port)
-        .collect()
-}
-
 /// One switch's prober.
 fn prober(sh: Arc<Shared>, i: usize) {
     let cfg = &sh.cfg;
-    let ep = &cfg.endpoints[i];
+    let link = &sh.links[i];
     let name = &cfg.topology.switches[i].name;
     let mut next_counters = Instant::now();
     let mut next_verify = Instant::now() + cfg.verify_interval;
     while !sh.stop.load(Ordering::Acquire) {
         let t0 = Instant::now();
-        let r = request(ep, &Request::Health {}, cfg.probe_timeout).and_then(|v| {
-            serde_json::from_value::<Health>(v).map_err(SwitchError::MalformedHealth)
-        });
+        let r = link.probe(cfg.probe_timeout);
         let rtt = t0.elapsed();
         let mut changed = false;
         let mut read_counters = false;
@@ -473,8 +478,9 @@ fn prober(sh: Arc<Shared>, i: usize) {
                     s.probe_rtt.observe(rtt.as_secs_f64());
                     s.misses = 0;
                     s.last_error = None;
+                    let inc = h.incarnation;
                     if !s.up {
-                        info!(switch = %name, pid = h.pid, instance = h.instance, "switch is up");
+                        info!(switch = %name, pid = inc.0, instance = inc.1, "switch is up");
                         s.up = true;
                         changed = true;
                     }
@@ -482,15 +488,9 @@ fn prober(sh: Arc<Shared>, i: usize) {
                         s.settled = true;
                         // a daemon (re)starting beside a running fabric adopts the
                         // ports someone set down
-                        s.admin_down = h
-                            .ports
-                            .iter()
-                            .filter(|p| !p.admin)
-                            .map(|p| p.port)
-                            .collect();
+                        s.admin_down = h.admin_down();
                         changed = true;
                     }
-                    let inc = (h.pid, h.instance);
                     if s.pid != Some(inc) {
                         if s.pid.is_some() {
                             s.restarts += 1;
@@ -506,13 +506,13 @@ fn prober(sh: Arc<Shared>, i: usize) {
                         s.pushed = None;
                         changed = true;
                     }
-                    let down = down_ports(&h);
+                    let down = h.ports_down();
                     if down != s.ports_down {
                         info!(switch = %name, down = ?down, "port states changed");
                         s.ports_down = down;
                         changed = true;
                     }
-                    s.health = Some(h);
+                    s.health = h.health;
                     read_counters = Instant::now() >= next_counters;
                     verify = s.verify || Instant::now() >= next_verify;
                 }
@@ -538,9 +538,7 @@ fn prober(sh: Arc<Shared>, i: usize) {
         }
         if read_counters {
             next_counters = Instant::now() + cfg.counters_interval;
-            match request(ep, &Request::Counters {}, cfg.probe_timeout).and_then(|v| {
-                serde_json::from_value::<CountersReport>(v).map_err(SwitchError::MalformedCounters)
-            }) {
+            match link.counters(cfg.base[i].ports.len(), cfg.probe_timeout) {
                 Ok(c) => sh.lock().sw[i].counters = Some(c),
                 Err(e) => debug!(switch = %name, "counters: {e}"),
             }
@@ -579,16 +577,15 @@ fn sleep_unless_stopped(sh: &Shared, d: Duration) {
 fn verify_tables(sh: &Shared, i: usize) -> bool {
     let cfg = &sh.cfg;
     let name = &cfg.topology.switches[i].name;
-    let got = match request(&cfg.endpoints[i], &Request::GetTables {}, PUSH_TIMEOUT) {
-        Ok(v) => v.get("tables").cloned().unwrap_or(Value::Null),
+    let got = match sh.links[i].running(PUSH_TIMEOUT) {
+        Ok(t) => t,
         Err(e) => {
-            debug!(switch = %name, "get_tables: {e}");
+            debug!(switch = %name, "reading the tables back: {e}");
             return false;
         }
     };
-    let got: Option<SwitchTables> = serde_json::from_value(got).ok().flatten();
     let mut st = sh.lock();
-    let same = got.as_ref() == Some(&st.wanted[i]);
+    let same = got.as_ref().is_some_and(|t| t.is(&st.wanted[i]));
     let s = &mut st.sw[i];
     s.verify = false;
     let Some(pid) = s.pid else { return false };
@@ -641,7 +638,6 @@ fn planner(sh: Arc<Shared>, rx: Receiver<Event>) {
 /// One push the planner makes.
 struct PushJob {
     i: usize,
-    ep: Endpoint,
     tables: SwitchTables,
     /// The incarnation the push is for.
     pid: Incarnation,
@@ -707,7 +703,7 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
         for (s, w) in sw.iter_mut().zip(wanted.iter()) {
             if let (Some(pid), Some((seen_pid, t))) = (s.pid, &s.seen) {
                 // (not when ports must be set down again: that comes with a push)
-                if *seen_pid == pid && t == w && !s.current() && s.readmin().is_empty() {
+                if *seen_pid == pid && !s.current() && s.readmin().is_empty() && t.is(w) {
                     debug!("adopting the tables a switch already runs");
                     s.pushed = Some((pid, s.gen));
                 }
@@ -725,7 +721,6 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
                 let readmin: Vec<u16> = if restarted { s.readmin() } else { vec![] };
                 PushJob {
                     i,
-                    ep: cfg.endpoints[i].clone(),
                     tables: st.wanted[i].clone(),
                     pid: s.pid.unwrap_or_default(),
                     gen: s.gen,
@@ -741,7 +736,6 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
     let mut out = Vec::with_capacity(work.len());
     for PushJob {
         i,
-        ep,
         tables,
         pid,
         gen,
@@ -750,20 +744,16 @@ fn plan(sh: &Shared) -> Vec<(usize, Result<(), SwitchError>)> {
     } in work
     {
         let name = &cfg.topology.switches[i].name;
+        let link = &sh.links[i];
         for p in readmin {
-            match request(
-                &ep,
-                &Request::SetPort { port: p, up: false },
-                cfg.probe_timeout,
-            ) {
-                Ok(_) => info!(switch = %name, port = p, "port set down again after a restart"),
+            match link.set_port(p, false, cfg.probe_timeout) {
+                Ok(true) => info!(switch = %name, port = p, "port set down again after a restart"),
+                Ok(false) => {}
                 Err(e) => warn!(switch = %name, port = p, "cannot set the port down again: {e}"),
             }
         }
         let t0 = Instant::now();
-        let r = serde_json::value::to_raw_value(&tables)
-            .map_err(SwitchError::Encode)
-            .and_then(|tables| request(&ep, &Request::ReplaceTables { tables }, PUSH_TIMEOUT));
+        let r = link.push(&tables, PUSH_TIMEOUT);
         let mut st = sh.lock();
         let s = &mut st.sw[i];
         match &r {
@@ -837,10 +827,10 @@ fn command(sh: &Shared, c: Command) {
                 }));
                 return;
             }
-            let ep = cfg.endpoints[switch].clone();
+            let link = &sh.links[switch];
             let r = if up {
                 // up first, then the fabric uses it again
-                let r = request(&ep, &Request::SetPort { port, up: true }, cfg.probe_timeout);
+                let r = link.set_port(port, true, cfg.probe_timeout);
                 if r.is_ok() {
                     {
                         let mut st = sh.lock();
@@ -864,22 +854,25 @@ fn command(sh: &Shared, c: Command) {
                             .map(|e| format!("{}: {e}", cfg.topology.switches[*i].name))
                     })
                     .collect();
-                let r = request(
-                    &ep,
-                    &Request::SetPort { port, up: false },
-                    cfg.probe_timeout,
-                );
+                let r = link.set_port(port, false, cfg.probe_timeout);
                 if r.is_err() && added {
                     // the port is not down: forget it (a restarted switch must not
                     // get it down later) and give the fabric the port back
                     sh.lock().sw[switch].admin_down.remove(&port);
                     plan(sh);
                 }
-                r.map(|_| {
-                    let mut m = format!(
-                        "{name} port {port} is down; {} switch(es) re-pushed first",
-                        pushed.len()
-                    );
+                r.map(|on_switch| {
+                    let mut m = if on_switch {
+                        format!(
+                            "{name} port {port} is down; {} switch(es) re-pushed first",
+                            pushed.len()
+                        )
+                    } else {
+                        format!(
+                            "{name} port {port} is drained: {} switch(es) re-pushed around it (P4Runtime has no port control: the port itself stays up)",
+                            pushed.len()
+                        )
+                    };
                     if !failed.is_empty() {
                         m += &format!(" ({} push(es) failed: {})", failed.len(), failed.join("; "));
                     }

@@ -160,14 +160,33 @@ pub struct TcpEndpoint {
     pub token_file: PathBuf,
 }
 
+/// Where the P4Runtime endpoint listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listen {
+    /// A TCP address (port 0: the kernel picks one; the log names it).
+    Tcp(SocketAddr),
+    /// A Unix socket, created 0600 (`unix:PATH`): a controller on the same machine,
+    /// also from another network namespace.
+    Unix(PathBuf),
+}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Tcp(a) => write!(f, "{a}"),
+            Listen::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
 /// `[p4runtime]`, validated (the TLS files are read at start).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct P4RuntimeConfig {
-    /// Address to serve on (port 0: the kernel picks one; the log names it).
-    pub addr: SocketAddr,
+    /// Where to serve.
+    pub addr: Listen,
     /// The device id.
     pub device_id: u64,
-    /// Mutual TLS (None: plaintext, on a loopback address only).
+    /// Mutual TLS (None: plaintext, on a loopback address or a Unix socket only).
     pub tls: Option<TlsFiles>,
 }
 

@@ -5,10 +5,10 @@
 use super::ports::ports;
 use super::sections::RawConfig;
 use super::{
-    CaptureFormatName, CaptureSection, Config, ConfigError, DirectionName, DpdkSection, Management,
-    ManagementSection, P4RuntimeConfig, P4RuntimeSection, PollName, PortSpec, SwitchSection,
-    TablesSection, TablesSource, TcpEndpoint, TlsFiles, DPDK_ADAPTIVE_MAX_SLEEP_US, MAX_RING,
-    MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
+    CaptureFormatName, CaptureSection, Config, ConfigError, DirectionName, DpdkSection, Listen,
+    Management, ManagementSection, P4RuntimeConfig, P4RuntimeSection, PollName, PortSpec,
+    SwitchSection, TablesSection, TablesSource, TcpEndpoint, TlsFiles, DPDK_ADAPTIVE_MAX_SLEEP_US,
+    MAX_RING, MAX_SLEEP_US, MAX_WORKERS, POOL_RANGE,
 };
 use crate::capture::CaptureConfig;
 use crate::pcap::Format;
@@ -89,11 +89,24 @@ fn config(path: &Path, text: &str, any_build: bool) -> Result<Config, Refusal> {
 
 /// `[p4runtime]`: the address; mutual TLS (all three files) or a loopback address.
 fn p4runtime(p: &P4RuntimeSection, base: &Path) -> Result<P4RuntimeConfig, Refusal> {
-    let Ok(addr) = p.listen.trim().parse::<SocketAddr>() else {
-        return bad(
-            "p4runtime.listen",
-            format!("{:?} is not ADDR:PORT (e.g. \"127.0.0.1:9559\")", p.listen),
-        );
+    let listen = p.listen.trim();
+    let addr = if let Some(path) = listen.strip_prefix("unix:") {
+        let path = base.join(path);
+        if let Err(e) = canopy_proto::serve::check_socket_path(&path) {
+            return bad("p4runtime.listen", e.to_string());
+        }
+        Listen::Unix(path)
+    } else {
+        let Ok(a) = listen.parse::<SocketAddr>() else {
+            return bad(
+                "p4runtime.listen",
+                format!(
+                    "{:?} is not ADDR:PORT (e.g. \"127.0.0.1:9559\") or unix:PATH",
+                    p.listen
+                ),
+            );
+        };
+        Listen::Tcp(a)
     };
     let file = |key: &str, f: &Option<PathBuf>| -> Result<Option<PathBuf>, Refusal> {
         match f {
@@ -125,11 +138,13 @@ fn p4runtime(p: &P4RuntimeSection, base: &Path) -> Result<P4RuntimeConfig, Refus
             );
         }
     };
-    if tls.is_none() && !addr.ip().is_loopback() {
-        return bad(
-            "p4runtime.listen",
-            format!("{addr} is not a loopback address: plaintext P4Runtime is served on loopback only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
-        );
+    if let (None, Listen::Tcp(addr)) = (&tls, &addr) {
+        if !addr.ip().is_loopback() {
+            return bad(
+                "p4runtime.listen",
+                format!("{addr} is not a loopback address: plaintext P4Runtime is served on loopback (or a Unix socket) only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
+            );
+        }
     }
     Ok(P4RuntimeConfig {
         addr,

@@ -556,10 +556,16 @@ fn p4runtime_is_mutual_tls_or_loopback_only() {
     assert_eq!(
         c.p4runtime,
         Some(P4RuntimeConfig {
-            addr: "127.0.0.1:9559".parse().unwrap(),
+            addr: Listen::Tcp("127.0.0.1:9559".parse().unwrap()),
             device_id: 1,
             tls: None,
         })
+    );
+    // a Unix socket, relative to the configuration's directory, plaintext
+    let c = parse("listen = \"unix:run/s1.p4rt\"").unwrap();
+    assert_eq!(
+        c.p4runtime.unwrap().addr,
+        Listen::Unix("/etc/canopy/run/s1.p4rt".into())
     );
     assert!(Config::parse(Path::new("a.toml"), GOOD)
         .unwrap()
@@ -577,8 +583,8 @@ fn p4runtime_is_mutual_tls_or_loopback_only() {
         })
     );
     for (text, key, what) in [
-        ("listen = \"0.0.0.0:9559\"", "p4runtime.listen", "0.0.0.0:9559 is not a loopback address: plaintext P4Runtime is served on loopback only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
-        ("listen = \"9559\"", "p4runtime.listen", "\"9559\" is not ADDR:PORT (e.g. \"127.0.0.1:9559\")"),
+        ("listen = \"0.0.0.0:9559\"", "p4runtime.listen", "0.0.0.0:9559 is not a loopback address: plaintext P4Runtime is served on loopback (or a Unix socket) only; set tls_cert, tls_key and client_ca (mutual TLS) to serve on other addresses"),
+        ("listen = \"9559\"", "p4runtime.listen", "\"9559\" is not ADDR:PORT (e.g. \"127.0.0.1:9559\") or unix:PATH"),
         ("listen = \"127.0.0.1:9559\"\ntls_cert = \"s.pem\"\ntls_key = \"s.key\"", "p4runtime.client_ca", "missing: mutual TLS needs tls_cert, tls_key and client_ca"),
         ("listen = \"127.0.0.1:9559\"\nclient_ca = \"ca.pem\"", "p4runtime.tls_cert", "missing: mutual TLS needs tls_cert, tls_key and client_ca"),
         ("listen = \"127.0.0.1:9559\"\ntls_cert = \"\"\ntls_key = \"k\"\nclient_ca = \"c\"", "p4runtime.tls_cert", "is empty"),
@@ -586,6 +592,11 @@ fn p4runtime_is_mutual_tls_or_loopback_only() {
         let e = parse(text).unwrap_err();
         assert_eq!((e.key.as_str(), e.what.as_str()), (key, what), "{text}");
     }
+    let e = parse(&format!("listen = \"unix:/{}\"", "d".repeat(120))).unwrap_err();
+    assert!(
+        e.key == "p4runtime.listen" && e.what.contains("a Unix socket path has at most 107"),
+        "{e}"
+    );
     let e = parse("listen = \"127.0.0.1:1\"\nport = 3").unwrap_err();
     assert!(e.what.contains("unknown field `port`"), "{e}");
 }

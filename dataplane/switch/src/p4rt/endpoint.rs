@@ -7,11 +7,10 @@
 use super::device::Device;
 use super::service::Service;
 use super::write::Target;
-use crate::config::{P4RuntimeConfig, TlsFiles};
+use crate::config::{Listen, P4RuntimeConfig, TlsFiles};
 use crate::server::Shared;
 use anyhow::{Context, Result};
 use canopy_p4rt::service::p4_runtime_server::P4RuntimeServer;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -28,11 +27,18 @@ pub const MAX_STREAMS: u32 = 32;
 /// its primacy given up, within about twice this.
 pub const KEEPALIVE: Duration = Duration::from_secs(20);
 
+/// A bound listener.
+enum Listener {
+    Tcp(std::net::TcpListener),
+    /// The socket, and the directory made for it (removed at close when empty).
+    Unix(std::os::unix::net::UnixListener, Option<std::path::PathBuf>),
+}
+
 /// The endpoint bound, not serving yet.
 pub struct Bound {
-    listener: std::net::TcpListener,
+    listener: Listener,
     /// The bound address.
-    pub addr: SocketAddr,
+    pub addr: Listen,
     tls: Option<ServerTlsConfig>,
     device_id: u64,
 }
@@ -57,14 +63,30 @@ fn tls(f: &TlsFiles) -> Result<ServerTlsConfig> {
 /// Bind the endpoint of `cfg` and read its TLS files.
 pub fn bind(cfg: &P4RuntimeConfig) -> Result<Bound> {
     let tls = cfg.tls.as_ref().map(tls).transpose()?;
-    let listener = std::net::TcpListener::bind(cfg.addr)
-        .with_context(|| format!("cannot listen on {} (p4runtime.listen)", cfg.addr))?;
-    listener
-        .set_nonblocking(true)
-        .context("cannot make the P4Runtime listener non-blocking")?;
-    let addr = listener
-        .local_addr()
-        .context("cannot read the P4Runtime endpoint's address")?;
+    let (listener, addr) = match &cfg.addr {
+        Listen::Tcp(a) => {
+            let l = std::net::TcpListener::bind(a)
+                .with_context(|| format!("cannot listen on {a} (p4runtime.listen)"))?;
+            l.set_nonblocking(true)
+                .context("cannot make the P4Runtime listener non-blocking")?;
+            let addr = l
+                .local_addr()
+                .context("cannot read the P4Runtime endpoint's address")?;
+            (Listener::Tcp(l), Listen::Tcp(addr))
+        }
+        Listen::Unix(path) => {
+            // a stale socket of a dead switch is replaced; anything else is refused
+            let made = canopy_proto::serve::prepare_socket(path)
+                .with_context(|| format!("p4runtime.listen {}", path.display()))?;
+            let l = canopy_proto::sys::bind_private(path).with_context(|| {
+                canopy_proto::serve::unprepare_socket(path, made.as_deref());
+                format!("cannot listen on {} (p4runtime.listen)", path.display())
+            })?;
+            l.set_nonblocking(true)
+                .context("cannot make the P4Runtime listener non-blocking")?;
+            (Listener::Unix(l, made), cfg.addr.clone())
+        }
+    };
     Ok(Bound {
         listener,
         addr,
@@ -76,7 +98,9 @@ pub fn bind(cfg: &P4RuntimeConfig) -> Result<Bound> {
 /// The endpoint, serving.
 pub struct Endpoint {
     /// The bound address.
-    pub addr: SocketAddr,
+    pub addr: Listen,
+    /// The Unix socket and the directory made for it, removed at close.
+    unix: Option<(std::path::PathBuf, Option<std::path::PathBuf>)>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -90,7 +114,7 @@ pub fn serve(b: Bound, shared: Arc<Shared>, target: Target, tag: &str) -> Result
         .context("cannot build the P4Runtime endpoint's runtime")?;
     let svc = Service::new(shared, Device::new(b.device_id, target));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let addr = b.addr;
+    let addr = b.addr.clone();
     let secure = b.tls.is_some();
     let mut server = Server::builder()
         .tcp_nodelay(true)
@@ -103,27 +127,47 @@ pub fn serve(b: Bound, shared: Arc<Shared>, target: Target, tag: &str) -> Result
             .context("the P4Runtime TLS configuration is refused")?;
     }
     let listener = b.listener;
+    let unix = match (&listener, &addr) {
+        (Listener::Unix(_, made), Listen::Unix(p)) => Some((p.clone(), made.clone())),
+        _ => None,
+    };
     let thread = std::thread::Builder::new()
         .name(format!("{tag}p4rt"))
         .spawn(move || {
             rt.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        warn!("P4Runtime endpoint cannot start: {e}");
-                        return;
-                    }
-                };
-                let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
                 let svc = P4RuntimeServer::new(svc)
                     .max_decoding_message_size(MAX_MESSAGE)
                     .max_encoding_message_size(MAX_MESSAGE);
-                let serving = server.add_service(svc).serve_with_incoming(incoming);
-                tokio::select! {
-                    r = serving => if let Err(e) = r {
-                        warn!("P4Runtime endpoint stopped: {e}");
-                    },
-                    _ = stopped => {}
+                let router = server.add_service(svc);
+                // the server is dropped at stop, not shut down gracefully: a
+                // controller's stream would keep a graceful shutdown waiting
+                let serving: std::pin::Pin<Box<dyn std::future::Future<Output = _>>> =
+                    match listener {
+                        Listener::Tcp(l) => match tokio::net::TcpListener::from_std(l) {
+                            Ok(l) => Box::pin(router.serve_with_incoming(
+                                tokio_stream::wrappers::TcpListenerStream::new(l),
+                            )),
+                            Err(e) => {
+                                warn!("P4Runtime endpoint cannot start: {e}");
+                                return;
+                            }
+                        },
+                        Listener::Unix(l, _) => match tokio::net::UnixListener::from_std(l) {
+                            Ok(l) => Box::pin(router.serve_with_incoming(
+                                tokio_stream::wrappers::UnixListenerStream::new(l),
+                            )),
+                            Err(e) => {
+                                warn!("P4Runtime endpoint cannot start: {e}");
+                                return;
+                            }
+                        },
+                    };
+                let r = tokio::select! {
+                    r = serving => r,
+                    _ = stopped => Ok(()),
+                };
+                if let Err(e) = r {
+                    warn!("P4Runtime endpoint stopped: {e}");
                 }
             });
             // the controllers' streams end with the runtime
@@ -133,6 +177,7 @@ pub fn serve(b: Bound, shared: Arc<Shared>, target: Target, tag: &str) -> Result
     info!(%addr, tls = if secure { "mutual" } else { "off (loopback)" }, "P4Runtime endpoint listening");
     Ok(Endpoint {
         addr,
+        unix,
         stop: Some(stop),
         thread: Some(thread),
     })
@@ -146,6 +191,9 @@ impl Endpoint {
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        if let Some((path, made)) = self.unix.take() {
+            canopy_proto::serve::unprepare_socket(&path, made.as_deref());
         }
     }
 }

@@ -6,7 +6,9 @@
 //! tables of the returned state in at once, so the data plane never sees part of a batch
 //! in any mode. Nothing here allocates per frame or touches the engine.
 
-use canopy_control::p4::runtime::entry::{to_state, EntryError, INVALID_ARGUMENT, UNIMPLEMENTED};
+use canopy_control::p4::runtime::entry::{
+    key_of, to_state, EntryError, INVALID_ARGUMENT, UNIMPLEMENTED,
+};
 use canopy_control::p4::runtime::pipeline::Pipeline;
 use canopy_control::p4::schema::{self, TABLES};
 use canopy_control::p4::{ActionCall, EntryKey, FieldMatch, P4State, StateError};
@@ -146,6 +148,20 @@ fn one(st: &mut P4State, p: &Pipeline, target: &Target, u: &Update) -> Result<()
             })
         }
     };
+    if kind == UpdateType::Delete {
+        // a delete names its entry by the key; an action, if given, is not looked at
+        // (P4Runtime Specification, "DELETE")
+        let (t, key) = key_of(p, e)?;
+        ingress_fits(t, key.as_ref(), ports)?;
+        let r = match key {
+            Some(k) => st.delete(t, &k).map(drop),
+            None => {
+                st.reset_default(t);
+                Ok(())
+            }
+        };
+        return r.map_err(refused);
+    }
     let (t, key, call) = to_state(p, e)?;
     ports_fit(t, &call, ports)?;
     ingress_fits(t, key.as_ref(), ports)?;
@@ -153,12 +169,9 @@ fn one(st: &mut P4State, p: &Pipeline, target: &Target, u: &Update) -> Result<()
     let r = match (kind, key) {
         (UpdateType::Insert, Some(k)) => st.insert(t, k, call),
         (UpdateType::Modify, Some(k)) => st.modify(t, &k, call),
-        (UpdateType::Delete, Some(k)) => st.delete(t, &k).map(drop),
         (UpdateType::Modify, None) => st.set_default(t, call),
-        (UpdateType::Delete, None) => {
-            st.reset_default(t);
-            Ok(())
-        }
+        // answered above
+        (UpdateType::Delete, _) => Ok(()),
         (UpdateType::Insert, None) => {
             return Err(EntryError {
                 code: INVALID_ARGUMENT,

@@ -238,9 +238,9 @@ impl Shared {
     }
 
     /// The P4Runtime endpoint's address, when it serves.
-    pub fn p4runtime_addr(&self) -> Option<SocketAddr> {
+    pub fn p4runtime_addr(&self) -> Option<crate::config::Listen> {
         let e = self.p4rt.lock().unwrap_or_else(|p| p.into_inner());
-        e.as_ref().map(|e| e.addr)
+        e.as_ref().map(|e| e.addr.clone())
     }
 
     /// The management socket's path.

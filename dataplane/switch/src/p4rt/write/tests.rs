@@ -106,6 +106,19 @@ fn updates_apply_in_order_and_each_reports_its_outcome() {
         assert!(a.ok());
         assert_eq!(a.state.len(), 2);
     }
+    // a delete names its entry by the key: without an action (as a controller sends
+    // it), or with any action, which is not looked at
+    let s1 = apply(&s0, &p, &T4, &good, 0).state;
+    let mut bare = port(&p, UpdateType::Delete, 0, 1);
+    if let Some(entity::Entity::TableEntry(e)) =
+        bare.entity.as_mut().and_then(|e| e.entity.as_mut())
+    {
+        e.action = None;
+    }
+    let other = port(&p, UpdateType::Delete, 3, 2);
+    let a = apply(&s1, &p, &T4, &[bare, other], 0);
+    assert!(a.ok(), "{:?}", codes(&a));
+    assert!(a.state.is_empty());
 }
 
 #[test]
