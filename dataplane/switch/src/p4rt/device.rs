@@ -441,8 +441,8 @@ fn read_table(
             "a default action is read with is_default_action",
         );
     };
-    if let Some((k, c)) = state.entries(t).find(|(k, _)| **k == key) {
-        out.push(wrap(from_state(p, t, Some(k), c)));
+    if let Some(c) = state.entry(t, &key) {
+        out.push(wrap(from_state(p, t, Some(&key), c)));
     }
     Ok(())
 }
