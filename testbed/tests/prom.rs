@@ -81,6 +81,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
                 })
                 .collect(),
             tcp: None,
+            p4runtime: None,
             auth_failures: 0,
             tcp_refused: 0,
             conns_evicted: 0,

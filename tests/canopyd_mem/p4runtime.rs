@@ -49,6 +49,12 @@ fn canopyd_programs_switches_over_p4runtime_and_follows_faults() {
     for i in 0..f.topo.switches.len() {
         let h = f.health(i);
         assert_eq!(h["tables_loaded"], json!(true), "{}: {h}", f.name(i));
+        let sock = f.dir.path(&format!("{}.p4rt", f.name(i)));
+        assert_eq!(
+            h["p4runtime"],
+            json!(format!("unix:{}", sock.display())),
+            "{h}"
+        );
     }
     let e = f.index("edge-p0-e0");
     let (ingress, frame) = far_frame(&f, e, b"over p4runtime");

@@ -184,6 +184,9 @@ pub struct Health {
     /// The TCP management endpoint's bound address (None: TCP is off).
     #[serde(default)]
     pub tcp: Option<String>,
+    /// The P4Runtime endpoint's bound address (`ADDR:PORT` or `unix:PATH`; None: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p4runtime: Option<String>,
     /// TCP connections closed for authentication since start: a wrong proof, another
     /// request before `auth`, or no `auth` in time.
     #[serde(default)]

@@ -128,6 +128,7 @@ mod tests {
                     port(2, true, false),
                 ],
                 tcp: None,
+                p4runtime: None,
                 auth_failures: 0,
                 tcp_refused: 0,
                 conns_evicted: 0,

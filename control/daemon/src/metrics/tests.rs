@@ -54,6 +54,7 @@ pub(crate) fn sample(scale: u64) -> FabricSnapshot {
         kinds: vec!["sliced".to_string()],
         ports,
         tcp: None,
+        p4runtime: None,
         auth_failures: 0,
         tcp_refused: 0,
         conns_evicted: 0,

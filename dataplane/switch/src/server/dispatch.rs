@@ -272,6 +272,7 @@ impl Shared {
                 })
                 .collect(),
             tcp: self.tcp.map(|a| a.to_string()),
+            p4runtime: self.p4runtime_addr().map(|a| a.to_string()),
             auth_failures: self.tcp_stats.auth_failures.load(Ordering::Relaxed),
             tcp_refused: self.tcp_stats.refused.load(Ordering::Relaxed),
             conns_evicted: self.tcp_stats.evicted.load(Ordering::Relaxed)
