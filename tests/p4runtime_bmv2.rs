@@ -51,7 +51,8 @@ fn compile(p4c: &Path, out: &Path) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-/// A TCP port free now (for bmv2's Thrift server, which cannot be turned off).
+/// A TCP port free now, for the Thrift server of a `simple_switch_grpc` built with one
+/// (upstream builds it without; the option is taken either way).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -1,9 +1,10 @@
 //! The daemon's loops (`docs/canopyd.md`):
 //!
-//! * one **prober** thread per switch sends `health` every probe interval (and
-//!   `counters`, and now and then `get_tables`) and records what it sees; it wakes the
-//!   planner only when something changed (a switch came or went, a new pid, a port's
-//!   link or admin state, tables lost or replaced behind the daemon's back);
+//! * one **prober** thread per switch probes it every probe interval (`health`, or over
+//!   P4Runtime the pipeline's cookie), reads its counters and now and then its tables
+//!   ([`super::target::Link`]) and records what it sees; it wakes the planner only when
+//!   something changed (a switch came or went, a new incarnation, a port's link or
+//!   admin state, tables lost or replaced behind the daemon's back);
 //! * one **planner** thread turns what the probers saw into faults, prunes the base
 //!   tables ([`super::prune`]), and pushes every switch whose tables are not the
 //!   wanted ones — restarted switches first, so that their neighbours are only
