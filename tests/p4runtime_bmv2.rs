@@ -10,7 +10,7 @@ use canopy_control::p4::runtime::Pipeline;
 use canopy_control::{kinds, topology::build_str};
 use canopy_dataplane::wire::Kind;
 use canopy_test_utils::switch::{config, mem_ports};
-use canopy_test_utils::{bin, wait_for, Dir, Proc};
+use canopy_test_utils::{bin, free_port, wait_for, Dir, Proc};
 use canopyd::p4rt::{Addr, Program, Server, Session};
 use canopyd::target::p4_state;
 use prost::Message;
@@ -51,16 +51,6 @@ fn compile(p4c: &Path, out: &Path) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-/// A TCP port free now, for the Thrift server of a `simple_switch_grpc` built with one
-/// (upstream builds it without; the option is taken either way).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn the_same_entries_read_back_identical_from_bmv2_and_canopy_switch() {
     let (Some(p4c), Some(grpc)) = (tool("p4c"), tool("simple_switch_grpc")) else {
@@ -85,22 +75,27 @@ fn the_same_entries_read_back_identical_from_bmv2_and_canopy_switch() {
 
     // bmv2 without a program (canopyd pushes it) and canopy-switch, each on a socket
     let bmv2_sock = dir.path("bmv2.p4rt");
+    // the Thrift port of a simple_switch_grpc built with one (upstream builds it
+    // without; the option is taken either way)
     let thrift = free_port().to_string();
     let grpc_addr = format!("unix:{}", bmv2_sock.display());
-    let mut bmv2 = Proc::spawn(
-        &grpc,
-        &[
-            "--no-p4",
-            "--device-id",
-            "1",
-            "--thrift-port",
-            &thrift,
-            "--",
-            "--grpc-server-addr",
-            &grpc_addr,
-        ],
-        dir.path("bmv2.log"),
-    );
+    let spawn_bmv2 = |log: &str| {
+        Proc::spawn(
+            &grpc,
+            &[
+                "--no-p4",
+                "--device-id",
+                "1",
+                "--thrift-port",
+                &thrift,
+                "--",
+                "--grpc-server-addr",
+                &grpc_addr,
+            ],
+            dir.path(log),
+        )
+    };
+    let mut bmv2 = spawn_bmv2("bmv2.log");
     let canopy_sock = dir.path("canopy.p4rt");
     let cfg = dir.path("canopy.toml");
     std::fs::write(
@@ -178,20 +173,7 @@ fn the_same_entries_read_back_identical_from_bmv2_and_canopy_switch() {
     assert_eq!(targets[0].1.probe(t).unwrap(), before, "a steady cookie");
     bmv2.kill();
     let _ = std::fs::remove_file(&bmv2_sock);
-    let mut bmv2 = Proc::spawn(
-        &grpc,
-        &[
-            "--no-p4",
-            "--device-id",
-            "1",
-            "--thrift-port",
-            &thrift,
-            "--",
-            "--grpc-server-addr",
-            &grpc_addr,
-        ],
-        dir.path("bmv2.2.log"),
-    );
+    let mut bmv2 = spawn_bmv2("bmv2.2.log");
     let after = bmv2.wait_alive(30.0, "simple_switch_grpc answers again", || {
         targets[0].1.probe(t).ok()
     });

@@ -6,20 +6,13 @@
 
 mod fabric_common;
 
+use canopy_test_utils::free_port;
 use canopy_testbed::prom::{find_binary, PromServer, Sample};
 use fabric_common::{root_or_skip, Fab};
 use std::net::SocketAddr;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(30);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn value(s: &[Sample]) -> f64 {
     s.iter().map(|(_, v)| v).sum()

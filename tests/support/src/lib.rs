@@ -40,6 +40,15 @@ macro_rules! netns_or_return {
     };
 }
 
+/// A TCP port on the loopback address that is free now (the kernel's pick).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind a loopback port")
+        .local_addr()
+        .expect("its address")
+        .port()
+}
+
 /// A binary of this build: the test executable sits in `target/<profile>/deps/`, the
 /// binaries one level up (what `CARGO_BIN_EXE_<name>` names for the test's own package,
 /// and where `cargo test --workspace` builds every other package's). Panics with what to
