@@ -197,6 +197,9 @@ pub struct Session {
     program: Arc<Program>,
     rt: tokio::runtime::Handle,
     conn: Mutex<Option<Conn>>,
+    /// Held while connecting: the prober and the planner may both find the stream gone,
+    /// and a second arbitration with the same election id would be refused.
+    connecting: tokio::sync::Mutex<()>,
 }
 
 impl Session {
@@ -207,6 +210,7 @@ impl Session {
             program,
             rt,
             conn: Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -237,10 +241,19 @@ impl Session {
 
     /// The live connection, connecting and arbitrating first when there is none.
     async fn conn(&self) -> Result<Conn, P4rtError> {
-        if let Some(c) = self.lock().as_ref() {
-            if c.alive.load(Ordering::Acquire) {
-                return Ok(c.clone());
-            }
+        let live = || {
+            self.lock()
+                .as_ref()
+                .filter(|c| c.alive.load(Ordering::Acquire))
+                .cloned()
+        };
+        if let Some(c) = live() {
+            return Ok(c);
+        }
+        let _one = self.connecting.lock().await;
+        // another caller may have connected while this one waited
+        if let Some(c) = live() {
+            return Ok(c);
         }
         *self.lock() = None;
         let c = self.connect().await?;
