@@ -171,6 +171,17 @@ fn the_same_entries_read_back_identical_from_bmv2_and_canopy_switch() {
     // a device that restarts loses its pipeline: a new cookie
     let before = targets[0].1.probe(t).unwrap();
     assert_eq!(targets[0].1.probe(t).unwrap(), before, "a steady cookie");
+    // another client that finds the pipeline knows it for canopyd's by its P4Info (a
+    // restarted canopyd adopts it instead of wiping the tables)
+    let observer = Session::observer(
+        Server {
+            addr: Addr::Unix(bmv2_sock.clone()),
+            device_id: 1,
+        },
+        program(json.clone()),
+        rt.handle().clone(),
+    );
+    assert_eq!(observer.probe(t).unwrap(), before, "the pipeline adopted");
     bmv2.kill();
     let _ = std::fs::remove_file(&bmv2_sock);
     let mut bmv2 = spawn_bmv2("bmv2.2.log");

@@ -89,6 +89,7 @@ fn switch(name: &str, up: bool, tick: u64) -> SwitchSnapshot {
             version: "0.1.0".to_string(),
             capture: None,
         }),
+        instance: Some(1),
         counters: Some(CountersReport {
             uptime_s: tick as f64,
             pid: 7,

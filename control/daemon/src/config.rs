@@ -9,7 +9,7 @@ use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::Kind;
 use canopy_privs::{Identity, PrivError};
 use canopy_proto::client::Endpoint;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -86,7 +86,7 @@ fn d_ready_wait() -> u64 {
 }
 
 /// `[daemon]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDaemon {
     /// `/metrics` address, or `off`.
@@ -141,7 +141,7 @@ impl Default for RawDaemon {
 
 /// An endpoint as written: `socket`, or `tcp` with `token_file` (the JSON management
 /// protocol), or `p4runtime` with `device_id`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEndpoint {
     /// Unix socket path (`{name}`, `{index}` substituted).
@@ -156,8 +156,26 @@ pub struct RawEndpoint {
     pub device_id: Option<u64>,
 }
 
+impl RawEndpoint {
+    /// No key is set.
+    pub fn is_unset(&self) -> bool {
+        let RawEndpoint {
+            socket,
+            tcp,
+            token_file,
+            p4runtime,
+            device_id,
+        } = self;
+        socket.is_none()
+            && tcp.is_none()
+            && token_file.is_none()
+            && p4runtime.is_none()
+            && device_id.is_none()
+    }
+}
+
 /// `[[switch]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSwitch {
     /// Switch name in the topology.
@@ -175,7 +193,7 @@ pub struct RawSwitch {
 }
 
 /// The file as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawConfig {
     /// Fabric name.
@@ -188,10 +206,10 @@ pub struct RawConfig {
     #[serde(default)]
     pub daemon: RawDaemon,
     /// Default endpoint of every switch.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "RawEndpoint::is_unset")]
     pub switches: RawEndpoint,
     /// Per-switch endpoints.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub switch: Vec<RawSwitch>,
     /// What canopyd pushes to P4Runtime switches.
     pub p4runtime: Option<RawP4rt>,

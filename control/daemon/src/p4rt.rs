@@ -40,6 +40,9 @@ use tonic::Code;
 /// Most updates in one `Write` canopyd sends (a target may cap a batch; canopy-switch
 /// takes 100,000).
 pub const WRITE_BATCH: usize = 10_000;
+/// Longest a pipeline set may take: the device loads the program (bmv2 parses its JSON,
+/// slowly on a loaded machine).
+pub const PIPELINE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest message canopyd decodes (a `Read` answer of a large table).
 pub const MAX_MESSAGE: usize = 64 << 20;
 
@@ -200,6 +203,8 @@ pub struct Session {
     /// Held while connecting: the prober and the planner may both find the stream gone,
     /// and a second arbitration with the same election id would be refused.
     connecting: tokio::sync::Mutex<()>,
+    /// Open the stream and arbitrate (a controller); false for an observer.
+    arbitrate: bool,
 }
 
 impl Session {
@@ -211,6 +216,17 @@ impl Session {
             rt,
             conn: Mutex::new(None),
             connecting: tokio::sync::Mutex::new(()),
+            arbitrate: true,
+        }
+    }
+
+    /// A session that only reads (counters, table state): it opens no stream and does
+    /// not arbitrate, so it takes nothing from the primary controller; P4Runtime lets
+    /// any client read. It cannot push, and it knows no cookie.
+    pub fn observer(server: Server, program: Arc<Program>, rt: tokio::runtime::Handle) -> Session {
+        Session {
+            arbitrate: false,
+            ..Session::new(server, program, rt)
         }
     }
 
@@ -303,13 +319,23 @@ impl Session {
         }
     }
 
-    /// Connect, open the stream and arbitrate: primary, or an error.
+    /// Connect, open the stream and arbitrate: primary, or an error (an observer only
+    /// connects).
     async fn connect(&self) -> Result<Conn, P4rtError> {
         let channel = self.channel().await?;
         let mut client = P4RuntimeClient::new(channel)
             .max_decoding_message_size(MAX_MESSAGE)
             .max_encoding_message_size(MAX_MESSAGE);
         let (tx, rx) = mpsc::channel(4);
+        if !self.arbitrate {
+            return Ok(Conn {
+                client,
+                alive: Arc::new(AtomicBool::new(true)),
+                _stream: tx,
+                cookie: None,
+                installed: None,
+            });
+        }
         let hello = StreamMessageRequest {
             update: Some(stream_message_request::Update::Arbitration(
                 MasterArbitrationUpdate {
@@ -401,15 +427,18 @@ impl Session {
 
     /// Probe the device: connect and arbitrate when needed, make sure it runs canopyd's
     /// pipeline (setting it, with a new cookie, on a device that has none or another
-    /// one), and give the pipeline's cookie, the device's incarnation.
+    /// one), and give the pipeline's cookie, the device's incarnation. `timeout` bounds
+    /// the look; a pipeline set, in which the device loads the program, has
+    /// [`PIPELINE_TIMEOUT`]: one cut short by the probe's timeout would still take
+    /// effect, and the next probe would set another, wiping the tables pushed between.
     pub fn probe(&self, timeout: Duration) -> Result<u64, P4rtError> {
-        self.run("probe", timeout, async {
+        let seen = self.run("probe", timeout, async {
             let mut c = self.conn().await?;
             let got = self.cookie(&mut c, ResponseType::CookieOnly).await?;
             let cookie = got.and_then(|g| g.cookie).map(|k| k.cookie);
             if let (Some(k), Some((known, _))) = (cookie, c.cookie) {
                 if k == known {
-                    return Ok(k);
+                    return Ok(Some(k));
                 }
             }
             if let Some(k) = cookie {
@@ -424,11 +453,18 @@ impl Session {
                         cur.cookie = Some((k, Instant::now()));
                         cur.installed = None;
                     });
-                    return Ok(k);
+                    return Ok(Some(k));
                 }
             }
-            self.set_pipeline(&mut c).await
-        })
+            Ok(None)
+        })?;
+        match seen {
+            Some(k) => Ok(k),
+            None => self.run("SetForwardingPipelineConfig", PIPELINE_TIMEOUT, async {
+                let mut c = self.conn().await?;
+                self.set_pipeline(&mut c).await
+            }),
+        }
     }
 
     /// Set canopyd's pipeline with a new cookie (the device's tables start empty).

@@ -396,6 +396,7 @@ impl DaemonHandle {
                 up: s.up,
                 last_error: s.last_error.clone(),
                 health: s.health.clone(),
+                instance: s.pid.map(|(_, i)| i),
                 counters: s.counters.clone(),
                 pruned_ports: st.pruned[i].clone(),
                 admin_down: s.admin_down.iter().copied().collect(),

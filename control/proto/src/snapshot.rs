@@ -123,8 +123,13 @@ pub struct SwitchSnapshot {
     pub up: bool,
     /// The last probe's error, when the last probe failed.
     pub last_error: Option<String>,
-    /// The last `health` answer (None until the first one).
+    /// The last `health` answer (None until the first one; none from a P4Runtime
+    /// target).
     pub health: Option<Health>,
+    /// The instance the switch answers as: its `health` instance, or a P4Runtime
+    /// target's pipeline cookie (None until the first answer). A new one is a restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<u64>,
     /// The last `counters` answer (None until the first one).
     pub counters: Option<CountersReport>,
     /// Ports the daemon has taken out of this switch's groups (dead or leading to a

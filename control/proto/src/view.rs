@@ -136,6 +136,7 @@ mod tests {
                 version: "0.1.0".to_string(),
                 capture: None,
             }),
+            instance: Some(1),
             counters: None,
             pruned_ports: vec![1, 3],
             admin_down: vec![2],

@@ -8,7 +8,7 @@ use canopy_control::p4::program_p4info;
 use canopy_control::p4::runtime::Pipeline;
 use canopy_p4rt::config::P4Info;
 use prost::Message;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The device id a switch's `device_id` defaults to (canopy-switch's and
@@ -20,7 +20,7 @@ fn d_election() -> u64 {
 }
 
 /// `[p4runtime]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawP4rt {
     /// The P4Info in protobuf's binary form (`p4c --p4runtime-files canopy.p4info.bin`);
@@ -42,6 +42,20 @@ pub struct RawP4rt {
     pub tls_domain: Option<String>,
 }
 
+impl Default for RawP4rt {
+    fn default() -> Self {
+        RawP4rt {
+            p4info: None,
+            device_config: None,
+            election_id: d_election(),
+            tls_ca: None,
+            tls_cert: None,
+            tls_key: None,
+            tls_domain: None,
+        }
+    }
+}
+
 fn read(src: &Src, key: &str, dir: &Path, p: &Path) -> Result<Vec<u8>, ConfigError> {
     let path = dir.join(p);
     std::fs::read(&path)
@@ -54,15 +68,7 @@ pub(super) fn program(
     raw: Option<&RawP4rt>,
     dir: &Path,
 ) -> Result<Program, ConfigError> {
-    let default = RawP4rt {
-        p4info: None,
-        device_config: None,
-        election_id: d_election(),
-        tls_ca: None,
-        tls_cert: None,
-        tls_key: None,
-        tls_domain: None,
-    };
+    let default = RawP4rt::default();
     let raw = raw.unwrap_or(&default);
     let (p4info, source) = match &raw.p4info {
         None => (
