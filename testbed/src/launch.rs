@@ -4,6 +4,7 @@
 //! process itself is started by [`crate::os::process`].
 
 use crate::error::Result;
+use crate::fabric::bmv2::Program;
 use crate::os::{netns, process};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -17,6 +18,10 @@ pub const DAEMON: &str = "canopyd";
 pub const CANOPYCTL: &str = "canopyctl";
 /// bmv2's switch.
 pub const SIMPLE_SWITCH: &str = "simple_switch";
+/// bmv2's switch with a P4Runtime server (built with PI).
+pub const SIMPLE_SWITCH_GRPC: &str = "simple_switch_grpc";
+/// The device id of a `simple_switch_grpc` (its P4Runtime device id too).
+pub const BMV2_DEVICE_ID: u64 = 1;
 
 /// The Thrift port of every `simple_switch` (each in its own namespace, so one port);
 /// `simple_switch_CLI` talks to it.
@@ -138,24 +143,29 @@ pub fn start_daemon(
     process::spawn_logged(c, log, append, false, "start canopyd")
 }
 
-/// bmv2's `simple_switch` in namespace `netns` (pinned to `pin` when given): device 0,
-/// Thrift on [`THRIFT_PORT`], its notification socket at `notifications` (a file path,
-/// which namespaces do not separate: one per switch), port `i` on `ifnames[i]`,
-/// running the compiled program `json`; with `pcap`, capturing every port into that
-/// directory (`--pcap`: `<interface>_in.pcap`, `<interface>_out.pcap`).
+/// A bmv2 switch in namespace `netns` (pinned to `pin` when given): Thrift on
+/// [`THRIFT_PORT`], its notification socket at `notifications` (a file path, which
+/// namespaces do not separate: one per switch), port `i` on `ifnames[i]`; with `pcap`,
+/// capturing every port into that directory (`--pcap`: `<interface>_in.pcap`,
+/// `<interface>_out.pcap`). It runs `program`: device 0 with the compiled program, or
+/// device [`BMV2_DEVICE_ID`] with no program and its P4Runtime server on a Unix socket.
 pub fn simple_switch_command(
     bin: &Path,
     netns: &str,
     ifnames: &[String],
-    json: &Path,
+    program: Program<'_>,
     notifications: &Path,
     pin: Option<usize>,
     pcap: Option<&Path>,
 ) -> Command {
     let mut c = netns::exec(netns, pin);
+    let device = match program {
+        Program::Json(_) => 0,
+        Program::P4Runtime(_) => BMV2_DEVICE_ID,
+    };
     c.arg(bin).args([
         "--device-id",
-        "0",
+        &device.to_string(),
         "--thrift-port",
         &THRIFT_PORT.to_string(),
     ]);
@@ -167,7 +177,16 @@ pub fn simple_switch_command(
     if let Some(dir) = pcap {
         c.arg("--pcap").arg(dir);
     }
-    c.arg(json);
+    match program {
+        Program::Json(json) => {
+            c.arg(json);
+        }
+        Program::P4Runtime(socket) => {
+            // the target's own options follow `--`
+            c.args(["--no-p4", "--", "--grpc-server-addr"])
+                .arg(format!("unix:{}", socket.display()));
+        }
+    }
     c
 }
 
@@ -219,7 +238,7 @@ mod tests {
             Path::new("simple_switch"),
             "ns",
             &ifs,
-            Path::new("p.json"),
+            Program::Json(Path::new("p.json")),
             Path::new("/w/n.ipc"),
             Some(2),
             None,
@@ -233,7 +252,7 @@ mod tests {
             Path::new("simple_switch"),
             "ns",
             &ifs,
-            Path::new("p.json"),
+            Program::Json(Path::new("p.json")),
             Path::new("/w/n.ipc"),
             None,
             Some(Path::new("/cap/s0")),
@@ -242,6 +261,21 @@ mod tests {
             args(&c).join(" "),
             "ip netns exec ns simple_switch --device-id 0 --thrift-port 9090 \
              --notifications-addr ipc:///w/n.ipc -i 0@fa -i 1@fb --pcap /cap/s0 p.json"
+        );
+        let c = simple_switch_command(
+            Path::new("simple_switch_grpc"),
+            "ns",
+            &ifs,
+            Program::P4Runtime(Path::new("/st/s3.p4rt")),
+            Path::new("/w/n.ipc"),
+            None,
+            None,
+        );
+        assert_eq!(
+            args(&c).join(" "),
+            "ip netns exec ns simple_switch_grpc --device-id 1 --thrift-port 9090 \
+             --notifications-addr ipc:///w/n.ipc -i 0@fa -i 1@fb --no-p4 -- \
+             --grpc-server-addr unix:/st/s3.p4rt"
         );
     }
 

@@ -271,7 +271,7 @@ fn fault_drills_under_traffic() {
     let rejoin = canopy_testbed::fabric::ops::wait_switch_current(
         &dr.control,
         "agg-p2-a1",
-        started,
+        (started, None),
         Instant::now(),
         Duration::from_secs(10),
     )

@@ -475,9 +475,7 @@ fn build(desc: &Desc, opts: &ClabOptions) -> std::result::Result<ClabExport, Exp
     let mut nodes = Vec::new();
     for sw in (0..topo.switches.len() as u32).filter(|&s| here(Node::Switch(s))) {
         let s = &topo.switches[sw as usize];
-        let ifnames: Vec<String> = (0..s.ports.len() as u16)
-            .map(|p| Desc::ifname(Node::Switch(sw), p))
-            .collect();
+        let ifnames = desc.switch_ifnames(sw);
         let config = dir.join(format!("{}.toml", s.name));
         files.push(ExportFile {
             path: config.clone(),

@@ -108,10 +108,7 @@ fn need_file(name: &str, what: &str, p: &Path) -> Result<()> {
 fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
     let name = &st.name;
     if st.target == "bmv2" {
-        return Err(err(
-            name,
-            "switch drills restart canopy-switch processes; this fabric runs bmv2 (bring it down and up again)",
-        ));
+        return bmv2_launch(st, sw);
     }
     if let Some(g) = &sw.guest {
         // a guest boots again with the arguments it was started with
@@ -141,6 +138,31 @@ fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
         ));
     }
     Ok(bin)
+}
+
+/// The bmv2 switch binary that starts switch `sw` of `st` again, once its namespace and
+/// program are checked: only under canopyd, which programs it again.
+fn bmv2_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
+    let name = &st.name;
+    let tools = match &st.bmv2_tools {
+        Some(t) if t.cli.is_none() => t,
+        _ => return Err(err(
+            name,
+            "this bmv2 fabric has no canopyd to program a restarted simple_switch (bring it down and up again, with simple_switch_grpc: docs/testbed.md)",
+        )),
+    };
+    need_file(name, "its simple_switch_grpc binary", &tools.simple_switch)?;
+    need_file(name, "the compiled program", &sw.config)?;
+    if !Path::new("/run/netns").join(&sw.netns).exists() {
+        return Err(err(
+            name,
+            format!(
+                "namespace {} of {} is gone: it could not be started again; nothing was stopped",
+                sw.netns, sw.name
+            ),
+        ));
+    }
+    Ok(tools.simple_switch.clone())
 }
 
 /// The `canopyd` binary that starts the fabric's daemon `d` again, once its binary and
@@ -227,7 +249,10 @@ pub fn start_switch(root: &Path, name: &str, switch: &str) -> Result<Started> {
                 &format!("boot {switch} again"),
             )?
         }
-        None => crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?,
+        None => match &st.bmv2_tools {
+            Some(t) => t.restart(&st, &sw)?,
+            None => crate::launch::start_switch(&bin, &sw.netns, &sw.config, &sw.log, true)?,
+        },
     };
     let pid = child.id();
     st.switches[i].pid = pid;

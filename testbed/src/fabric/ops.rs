@@ -151,42 +151,56 @@ pub struct SwitchStatus {
     pub machine: String,
     /// Health, or why it could not be read.
     pub health: Result<canopy_proto::mgmt::Health>,
-    /// A bmv2 `simple_switch` (no Canopy management endpoint: `health` is not asked).
-    pub bmv2: bool,
+    /// A bmv2 switch (no Canopy management endpoint: `health` is not asked): how it is
+    /// programmed and read, in words.
+    pub bmv2: Option<&'static str>,
     /// Its process is alive.
     pub alive: bool,
 }
 
 /// Health of every switch of fabric `name` on this machine.
-/// Poll canopyd (control socket `control`) until switch `switch` answers with pid
-/// `pid` and runs the tables canopyd wants; the time since `t0`, None after `limit`.
+/// Switch `switch` as canopyd (control socket `control`) reports it: its snapshot
+/// entry, None when canopyd does not answer or has no such switch.
+fn daemon_switch(control: &Path, switch: &str) -> Option<serde_json::Value> {
+    let v = daemon_status_json(control).ok()?;
+    v.pointer("/snapshot/switches")?
+        .as_array()?
+        .iter()
+        .find(|s| s["name"] == switch)
+        .cloned()
+}
+
+/// The incarnation canopyd knows switch `switch` by (its `health` instance; a
+/// P4Runtime target's pipeline cookie), read before a drill restarts it.
+pub fn switch_instance(control: &Path, switch: &str) -> Option<u64> {
+    daemon_switch(control, switch)?["instance"].as_u64()
+}
+
+/// Poll canopyd (control socket `control`) until switch `switch` answers as the
+/// process `started` and runs the tables canopyd wants; the time since `t0`, None
+/// after `limit`. A P4Runtime target has no `health`, so no pid: there the new process
+/// is the one with another instance (pipeline cookie) than `before`.
 pub fn wait_switch_current(
     control: &Path,
     switch: &str,
-    started: crate::fabric::drill::Started,
+    (started, before): (crate::fabric::drill::Started, Option<u64>),
     t0: Instant,
     limit: Duration,
 ) -> Option<Duration> {
-    let pid = started.pid;
     while t0.elapsed() < limit {
-        if let Ok(v) = daemon_status_json(control) {
-            let done = v
-                .pointer("/snapshot/switches")
-                .and_then(serde_json::Value::as_array)
-                .and_then(|a| a.iter().find(|s| s["name"] == switch))
-                .is_some_and(|s| {
-                    s["tables_current"].as_bool() == Some(true)
-                        && s.pointer("/health/pid").and_then(serde_json::Value::as_u64)
-                            == Some(u64::from(pid))
-                        && started.instance.is_none_or(|i| {
-                            s.pointer("/health/instance")
-                                .and_then(serde_json::Value::as_u64)
-                                == Some(i)
-                        })
-                });
-            if done {
-                return Some(t0.elapsed());
-            }
+        let done = daemon_switch(control, switch).is_some_and(|s| {
+            let pid = s.pointer("/health/pid").and_then(serde_json::Value::as_u64);
+            let instance = s["instance"].as_u64();
+            let this = match pid {
+                Some(p) => p == u64::from(started.pid),
+                None => instance.is_some() && instance != before,
+            };
+            s["tables_current"].as_bool() == Some(true)
+                && this
+                && started.instance.is_none_or(|i| instance == Some(i))
+        });
+        if done {
+            return Some(t0.elapsed());
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -258,11 +272,16 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
         .iter()
         .flat_map(|st| {
             st.switches.iter().map(|sw| {
-                let bmv2 = st.target == "bmv2";
+                let bmv2 = (st.target == "bmv2").then(|| match &st.bmv2_tools {
+                    Some(t) if t.cli.is_none() => {
+                        "bmv2 simple_switch_grpc (programmed by canopyd over P4Runtime; counters: P4Runtime Read)"
+                    }
+                    _ => "bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)",
+                });
                 SwitchStatus {
                     switch: sw.clone(),
                     machine: st.machine.clone(),
-                    health: if bmv2 {
+                    health: if bmv2.is_some() {
                         Err(TestbedError::Mgmt {
                             socket: sw.mgmt().to_string(),
                             detail: "bmv2 simple_switch: no Canopy management endpoint".into(),

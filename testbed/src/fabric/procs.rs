@@ -22,10 +22,29 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
     )
 }
 
+/// The file of the fabric a bmv2 switch's command line names: the program JSON of a
+/// `simple_switch`, the P4Runtime socket (`--grpc-server-addr unix:PATH`) of a
+/// `simple_switch_grpc`.
+fn bmv2_file(argv: &[String]) -> Option<&Path> {
+    let socket = argv
+        .windows(2)
+        .find(|w| w[0] == "--grpc-server-addr")
+        .and_then(|w| w[1].strip_prefix("unix:"));
+    socket
+        .or_else(|| {
+            argv.iter()
+                .skip(1)
+                .map(String::as_str)
+                .find(|a| a.ends_with(".json"))
+        })
+        .map(Path::new)
+}
+
 /// Whether `argv` is a fabric process: `canopy-switch run --config CFG` (or `ip netns
 /// exec NS canopy-switch ...` before its exec), or the fabric's `canopyd --config CFG`,
-/// with `CFG` under `dir`; or a bmv2 `simple_switch` whose program JSON is under `dir`;
-/// or a guest's QEMU whose firmware configuration files are under `dir`.
+/// with `CFG` under `dir`; or a bmv2 `simple_switch` whose program JSON (a
+/// `simple_switch_grpc` whose P4Runtime socket) is under `dir`; or a guest's QEMU whose
+/// firmware configuration files are under `dir`.
 pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
     let base = |s: &str| {
         Path::new(s)
@@ -34,19 +53,20 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
             .unwrap_or_default()
     };
     let Some(a0) = argv.first() else { return false };
-    let is_switch = [launch::SWITCH, launch::DAEMON, launch::SIMPLE_SWITCH]
-        .contains(&base(a0).as_str())
+    let bmv2_bins = [launch::SIMPLE_SWITCH, launch::SIMPLE_SWITCH_GRPC];
+    let is_switch = [launch::SWITCH, launch::DAEMON]
+        .iter()
+        .chain(&bmv2_bins)
+        .any(|b| base(a0) == *b)
         || (base(a0) == "ip"
             && argv.get(1).map(String::as_str) == Some("netns")
             && argv.get(2).map(String::as_str) == Some("exec"));
     let config_here = argv
         .windows(2)
         .any(|w| w[0] == "--config" && Path::new(&w[1]).starts_with(dir));
-    // the bmv2 target: `simple_switch ... <dir>/p4/canopy.json`, which has no --config
-    let bmv2 = argv.iter().any(|a| base(a) == launch::SIMPLE_SWITCH)
-        && argv
-            .iter()
-            .any(|a| a.ends_with(".json") && Path::new(a).starts_with(dir));
+    // the bmv2 target: `simple_switch ... <dir>/canopy.json`, which has no --config
+    let bmv2 = argv.iter().any(|a| bmv2_bins.contains(&base(a).as_str()))
+        && bmv2_file(argv).is_some_and(|f| f.starts_with(dir));
     // a guest: `qemu-system-x86_64 ... -fw_cfg name=...,file=<dir>/...`
     let guest = (is_switch || base(a0) == crate::vm::qemu::QEMU)
         && argv.iter().any(|a| base(a) == crate::vm::qemu::QEMU)
@@ -63,17 +83,12 @@ pub fn is_fabric_switch(argv: &[String], dir: &Path) -> bool {
 /// processes found inside the fabric's own namespaces (when `down` runs with another
 /// `--state-root` than `up` did).
 pub fn is_named_fabric_switch(argv: &[String], name: &str) -> bool {
-    // `--config CFG`, or a bmv2 switch's program JSON
+    // `--config CFG`, or a bmv2 switch's program JSON or P4Runtime socket
     let Some(cfg) = argv
         .windows(2)
         .find(|w| w[0] == "--config")
         .map(|w| Path::new(&w[1]))
-        .or_else(|| {
-            argv.iter()
-                .skip(1)
-                .find(|a| a.ends_with(".json"))
-                .map(Path::new)
-        })
+        .or_else(|| bmv2_file(argv))
     else {
         return false;
     };
@@ -268,6 +283,34 @@ mod tests {
         ));
         assert!(!is_fabric_switch(
             &v(&["/bin/cat", "/run/canopy-testbed/ft/local/canopy.json"]),
+            d
+        ));
+        // under canopyd: simple_switch_grpc with its P4Runtime socket there
+        let grpc = v(&[
+            "ip",
+            "netns",
+            "exec",
+            "ft-s0",
+            "/usr/local/bin/simple_switch_grpc",
+            "-i",
+            "0@s0p0",
+            "--no-p4",
+            "--",
+            "--grpc-server-addr",
+            "unix:/run/canopy-testbed/ft/local/s0.p4rt",
+        ]);
+        assert!(is_fabric_switch(&grpc, d));
+        assert!(is_named_fabric_switch(&grpc, "ft"));
+        assert!(!is_fabric_switch(
+            &grpc,
+            Path::new("/run/canopy-testbed/ft2")
+        ));
+        assert!(!is_fabric_switch(
+            &v(&[
+                "/usr/local/bin/simple_switch_grpc",
+                "--grpc-server-addr",
+                "0.0.0.0:9559"
+            ]),
             d
         ));
         // by fabric name, under any state root

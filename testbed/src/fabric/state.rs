@@ -52,9 +52,9 @@ pub struct SwitchState {
     pub netns: String,
     /// Process id.
     pub pid: u32,
-    /// Management socket.
+    /// Management socket (a bmv2 switch under canopyd: its P4Runtime socket).
     pub socket: PathBuf,
-    /// Config file.
+    /// Config file (a bmv2 switch: the program's JSON).
     pub config: PathBuf,
     /// Log file (stdout and stderr).
     pub log: PathBuf,

@@ -95,11 +95,18 @@ impl std::fmt::Display for UpSummary {
             }
         )?;
         if s.target == "bmv2" {
-            writeln!(
-                f,
-                "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
-                self.processes
-            )?;
+            match s.bmv2_tools.as_ref().is_some_and(|t| t.cli.is_none()) {
+                true => writeln!(
+                    f,
+                    "processes  {} bmv2 simple_switch_grpc, programmed and followed by canopyd over P4Runtime",
+                    self.processes
+                )?,
+                false => writeln!(
+                    f,
+                    "processes  {} bmv2 simple_switch, each programmed with canopyctl p4-entries",
+                    self.processes
+                )?,
+            }
             if let Some(b) = &s.target_build {
                 writeln!(f, "bmv2       {b}")?;
             }
@@ -325,10 +332,12 @@ fn plan(desc: &Desc, opts: &UpOptions, dir: &Path, progress: &dyn Fn(&str)) -> R
     let daemon = if desc.daemon {
         let dbin = find_daemon_bin(desc)?;
         let dbin = std::path::absolute(&dbin).map_err(|e| TestbedError::io("canopyd path", e))?;
-        let text = desc.daemon_config(dir);
+        let p4 = bmv2.as_ref().map(|t| t.outputs(dir));
+        let text = desc.daemon_config(dir, p4.as_ref());
         let cfg_path = dir.join("canopyd.toml");
-        // a VM fabric's token files are written when the guests start; canopyd checks them
-        if !desc.in_vms() {
+        // a VM fabric's token files are written when the guests start, a bmv2 fabric's
+        // program when it is compiled: canopyd checks them then
+        if !desc.in_vms() && p4.is_none() {
             canopyd::config::Config::parse(&cfg_path.display().to_string(), &text, dir)
                 .map_err(|e| err(format!("generated canopyd config: {e}")))?;
         }
@@ -527,9 +536,15 @@ impl Builder<'_> {
             None => false,
         };
         let booting = Instant::now();
-        match &plan.bmv2 {
-            // bmv2: every switch accepts its entries
-            Some(t) => self.program_bmv2(t, progress),
+        match plan.bmv2.as_ref().map(|t| &t.cli) {
+            // bmv2 without canopyd: every switch accepts its entries
+            Some(Some(cli)) => self.program_bmv2(cli, progress),
+            // bmv2 under canopyd: it has pushed the program and every table
+            Some(None) => {
+                progress("waiting for canopyd to push the program and every table over P4Runtime");
+                let timeout = Duration::from_secs(self.desc.raw.health_timeout_s);
+                self.wait_daemon(Instant::now() + timeout)
+            }
             None => self.wait_healthy(has_daemon, progress),
         }?;
         if plan.vm.is_some() {
@@ -581,7 +596,7 @@ impl Builder<'_> {
         progress: &dyn Fn(&str),
     ) -> Result<()> {
         let desc = self.desc;
-        let json = match bmv2 {
+        let p4 = match bmv2 {
             Some(t) => {
                 let build = super::bmv2::Bmv2Build::of(&t.simple_switch)
                     .map_err(|e| TestbedError::io(t.simple_switch.display().to_string(), e))?;
@@ -604,25 +619,23 @@ impl Builder<'_> {
         progress(&format!(
             "starting {} {} processes ({})",
             configs.len(),
-            if bmv2.is_some() {
-                "simple_switch"
-            } else {
-                "canopy-switch"
-            },
+            bmv2.map_or(launch::SWITCH, |t| t.switch_name()),
             bmv2.map_or(bin, |t| t.simple_switch.as_path()).display()
         ));
-        for (i, (s, socket, cfg, text)) in configs.into_iter().enumerate() {
+        for (i, (s, mut socket, cfg, text)) in configs.into_iter().enumerate() {
             let ns = desc.netns(Node::Switch(s));
             let log = self.state.dir.join(format!("s{s}.log"));
-            let (child, cfg) = match (bmv2, &json) {
-                (Some(t), Some(json)) => {
-                    let ifs: Vec<String> = (0..desc.topo.switches[s as usize].ports.len() as u16)
-                        .map(|p| Desc::ifname(Node::Switch(s), p))
-                        .collect();
-                    (
-                        t.spawn(&ns, &ifs, json, &log, desc.capture_dir(s).as_deref())?,
-                        json.clone(),
-                    )
+            let (child, cfg) = match (bmv2, &p4) {
+                (Some(t), Some(p4)) => {
+                    socket = Desc::p4runtime_socket(&self.state.dir, s);
+                    let child = t.spawn(
+                        &ns,
+                        &desc.switch_ifnames(s),
+                        t.start_with(p4, &socket),
+                        (&log, false),
+                        desc.capture_dir(s).as_deref(),
+                    )?;
+                    (child, p4.json.clone())
                 }
                 _ => {
                     crate::os::private::write(&cfg, text)
@@ -661,6 +674,11 @@ impl Builder<'_> {
         (dbin, cfg, text): (PathBuf, PathBuf, String),
         progress: &dyn Fn(&str),
     ) -> Result<()> {
+        if self.desc.bmv2 {
+            // the program it names exists now
+            canopyd::config::Config::parse(&cfg.display().to_string(), &text, &self.state.dir)
+                .map_err(|e| self.err(format!("generated canopyd config: {e}")))?;
+        }
         crate::os::private::write(&cfg, text)
             .map_err(|e| TestbedError::io(format!("write {}", cfg.display()), e))?;
         let log = self.state.dir.join("canopyd.log");
@@ -691,7 +709,7 @@ impl Builder<'_> {
 
     /// Step 4 (bmv2): every `simple_switch` accepts the entries `canopyctl p4-entries`
     /// generates for it.
-    fn program_bmv2(&mut self, t: &Tools, progress: &dyn Fn(&str)) -> Result<()> {
+    fn program_bmv2(&mut self, t: &super::bmv2::Cli, progress: &dyn Fn(&str)) -> Result<()> {
         progress("programming every simple_switch with canopyctl p4-entries");
         let deadline = Instant::now() + Duration::from_secs(self.desc.raw.health_timeout_s);
         for sw in self.state.switches.clone() {
@@ -746,7 +764,15 @@ impl Builder<'_> {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        if let (Some(d), true) = (self.state.daemon.clone(), has_daemon) {
+        if has_daemon {
+            self.wait_daemon(deadline)?;
+        }
+        Ok(())
+    }
+
+    /// canopyd (when started) reports the fabric ready by `deadline`.
+    fn wait_daemon(&mut self, deadline: Instant) -> Result<()> {
+        if let Some(d) = self.state.daemon.clone() {
             let interrupted = self.interrupt.clone();
             let child = self
                 .children

@@ -185,14 +185,21 @@ pub(crate) fn bmv2_queue_losses(deltas: &mut [SwitchDelta]) {
     }
 }
 
-/// [`snapshot`] of a bmv2 fabric: every `simple_switch`'s port counters
-/// (`p4/canopy.p4`), read with `simple_switch_CLI`, all switches at once.
+/// [`snapshot`] of a bmv2 fabric: every switch's port counters (`p4/canopy.p4`), read
+/// with `simple_switch_CLI`, or over P4Runtime under canopyd, all switches at once.
 fn snapshot_bmv2(state: &State) -> Result<Snapshot> {
-    use crate::fabric::bmv2::Tools;
+    use crate::fabric::bmv2::{Observer, Tools};
+    // a drill during the traffic records a restarted switch's new pid in the state file
+    let fresh = State::load(&state.dir);
+    let state = fresh.as_ref().unwrap_or(state);
     let desc = state.desc()?;
     let tools = match &state.bmv2_tools {
         Some(t) => t.clone(),
         None => Tools::find(&desc)?,
+    };
+    let read: Reader = match &tools.cli {
+        Some(cli) => Reader::Cli(cli.clone()),
+        None => Reader::P4rt(Observer::new(state)?),
     };
     // an overloaded bmv2 drains its queues for a while after the traffic stops: read
     // until two snapshots agree (at most five times)
@@ -201,10 +208,10 @@ fn snapshot_bmv2(state: &State) -> Result<Snapshot> {
             (a.0 + c.rx_packets, a.1 + c.tx_packets, a.2 + c.dropped)
         })
     };
-    let mut snap = read_bmv2(state, &desc, &tools);
+    let mut snap = read_bmv2(state, &desc, &read);
     for _ in 0..4 {
         std::thread::sleep(Duration::from_millis(300));
-        let again = read_bmv2(state, &desc, &tools);
+        let again = read_bmv2(state, &desc, &read);
         let settled = total(&again) == total(&snap) && again.len() == snap.len();
         snap = again;
         if settled {
@@ -214,28 +221,32 @@ fn snapshot_bmv2(state: &State) -> Result<Snapshot> {
     Ok(snap)
 }
 
-/// One read of every `simple_switch`'s counters (see [`snapshot_bmv2`]).
-fn read_bmv2(
-    state: &State,
-    desc: &crate::fabric::Desc,
-    tools: &crate::fabric::bmv2::Tools,
-) -> Snapshot {
-    use crate::fabric::{desc::Node, Desc};
+/// How a bmv2 fabric's counters are read.
+enum Reader {
+    /// `simple_switch_CLI` in each switch's namespace.
+    Cli(crate::fabric::bmv2::Cli),
+    /// P4Runtime, as an observer beside canopyd.
+    P4rt(crate::fabric::bmv2::Observer),
+}
+
+/// One read of every bmv2 switch's counters (see [`snapshot_bmv2`]).
+fn read_bmv2(state: &State, desc: &crate::fabric::Desc, read: &Reader) -> Snapshot {
     let answers: Vec<(String, Result<_>)> = std::thread::scope(|sc| {
         let handles: Vec<_> = state
             .switches
             .iter()
             .map(|s| {
-                let (tools, topo) = (&tools, &desc.topo);
                 sc.spawn(move || {
-                    let Some(i) = topo.switches.iter().position(|t| t.name == s.name) else {
+                    let Some(i) = desc.topo.switch_index(&s.name) else {
                         let e = TestbedError::fabric(&state.name, "not in the topology");
                         return (s.name.clone(), Err(e));
                     };
-                    let names: Vec<String> = (0..topo.switches[i].ports.len() as u16)
-                        .map(|p| Desc::ifname(Node::Switch(i as u32), p))
-                        .collect();
-                    (s.name.clone(), tools.counters(&s.netns, s.pid, &names))
+                    let names = desc.switch_ifnames(i as u32);
+                    let c = match read {
+                        Reader::Cli(cli) => cli.counters(&s.netns, s.pid, &names),
+                        Reader::P4rt(o) => o.counters(&s.name, s.pid, &names),
+                    };
+                    (s.name.clone(), c)
                 })
             })
             .collect();

@@ -431,7 +431,7 @@ pub fn start(kind: Kind, w: &Wiring, o: &Options, sw: &EdgeSwitch) -> Result<Run
                 bin,
                 &f,
                 &ifnames,
-                json,
+                crate::fabric::bmv2::Program::Json(json),
                 &ipc,
                 Some(o.fwd_core),
                 None,
@@ -459,13 +459,7 @@ fn program_bmv2(simple_switch: &Path, netns: &str) -> Result<()> {
         .or_else(|| which("simple_switch_CLI"))
         .ok_or_else(|| missing("simple_switch_CLI"))?;
     let canopyctl = launch::find_program(launch::CANOPYCTL).ok_or_else(|| missing("canopyctl"))?;
-    let tools = crate::fabric::bmv2::Tools {
-        program: PathBuf::new(),
-        p4c: PathBuf::new(),
-        simple_switch: simple_switch.to_path_buf(),
-        cli,
-        canopyctl,
-    };
+    let tools = crate::fabric::bmv2::Cli { cli, canopyctl };
     let fail = |detail: String| TestbedError::Forwarder {
         forwarder: "bmv2".into(),
         detail,

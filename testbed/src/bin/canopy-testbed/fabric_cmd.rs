@@ -242,10 +242,8 @@ pub fn status(root: &Path, name: Option<String>, json: bool) -> Result<ExitCode>
             r.name, r.machine, r.pid
         );
         match (&s.health, s.bmv2) {
-            (_, true) => outln!(
-                "{head} bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)"
-            ),
-            (Ok(h), false) => outln!(
+            (_, Some(how)) => outln!("{head} {how}"),
+            (Ok(h), None) => outln!(
                 "{head} {}/{} up ({}), {} worker(s) {}, uptime {:.0} s",
                 r.ports_up.unwrap_or(0),
                 h.ports.len(),
@@ -256,7 +254,7 @@ pub fn status(root: &Path, name: Option<String>, json: bool) -> Result<ExitCode>
                 h.mode,
                 h.uptime_s
             ),
-            (Err(e), false) => outln!("{head} {e}"),
+            (Err(e), None) => outln!("{head} {e}"),
         }
     }
     outln!("{} switch(es), {healthy} healthy", all.len());
@@ -292,8 +290,8 @@ pub fn status(root: &Path, name: Option<String>, json: bool) -> Result<ExitCode>
 /// One switch of `status`: what its text line and its JSON say.
 fn switch_report(s: &fabric::ops::SwitchStatus) -> SwitchReport<'_> {
     let (tables, state, ports_up, health, error) = match (&s.health, s.bmv2) {
-        (_, true) => ("p4", if s.alive { "ok" } else { "down" }, None, None, None),
-        (Ok(h), false) => {
+        (_, Some(_)) => ("p4", if s.alive { "ok" } else { "down" }, None, None, None),
+        (Ok(h), None) => {
             let up = h.ports.iter().filter(|p| p.link && p.admin).count();
             let ok = h.tables_loaded && up == h.ports.len();
             (
@@ -304,13 +302,13 @@ fn switch_report(s: &fabric::ops::SwitchStatus) -> SwitchReport<'_> {
                 None,
             )
         }
-        (Err(e), false) => ("unknown", "down", None, None, Some(e.to_string())),
+        (Err(e), None) => ("unknown", "down", None, None, Some(e.to_string())),
     };
     SwitchReport {
         name: &s.switch.name,
         machine: &s.machine,
         pid: health.map_or(s.switch.pid, |h| h.pid),
-        target: if s.bmv2 { "bmv2" } else { "canopy" },
+        target: if s.bmv2.is_some() { "bmv2" } else { "canopy" },
         tables,
         state,
         ports_up,
@@ -338,6 +336,10 @@ pub fn drill(root: &Path, a: DrillArgs) -> Result<ExitCode> {
             }
         }
         DrillCmd::Restart { switch } => {
+            let daemon = fabric::ops::daemon_status(root, &name).map(|(d, _)| d);
+            let before = daemon
+                .as_ref()
+                .and_then(|d| fabric::ops::switch_instance(&d.control, &switch));
             let stopped = drill::kill_switch(root, &name, &switch)?;
             let t0 = std::time::Instant::now();
             let pid = drill::start_switch(root, &name, &switch)?;
@@ -346,9 +348,10 @@ pub fn drill(root: &Path, a: DrillArgs) -> Result<ExitCode> {
                 stopped.map_or("was not running".into(), |s| s.to_string()),
                 pid.pid
             );
-            if let Some((d, _)) = fabric::ops::daemon_status(root, &name) {
+            if let Some(d) = daemon {
                 let limit = std::time::Duration::from_secs(10);
-                match fabric::ops::wait_switch_current(&d.control, &switch, pid, t0, limit) {
+                let new = (pid, before);
+                match fabric::ops::wait_switch_current(&d.control, &switch, new, t0, limit) {
                     Some(t) => outln!(
                         "{switch}: canopyd had pushed its tables {:.0} ms after the start",
                         t.as_secs_f64() * 1e3

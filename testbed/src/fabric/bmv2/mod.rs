@@ -1,20 +1,26 @@
 //! The `bmv2` target of the testbed (`target = "bmv2"`, `docs/testbed.md`): the same
-//! fabric with one bmv2 `simple_switch` per switch, running `p4/canopy.p4` compiled by
-//! `p4c`, each programmed with the entries `canopyctl p4-entries` generates from the
-//! tables `canopy-switch` would compute (`docs/p4.md`).
+//! fabric with one bmv2 switch per switch, running `p4/canopy.p4` compiled by `p4c`.
+//! Under canopyd each is a `simple_switch_grpc` that canopyd programs and follows over
+//! P4Runtime, as it does canopy-switch; without canopyd each is a `simple_switch`
+//! programmed once through its Thrift CLI with the entries `canopyctl p4-entries`
+//! generates from the tables `canopy-switch` would compute (`docs/p4.md`). Files: this
+//! one (the tools, compiling and starting), `cli.rs` (the Thrift CLI), `p4rt.rs`
+//! (reading counters over P4Runtime).
 
 use super::desc::Desc;
+use super::state::{State, SwitchState};
 use crate::error::{Result, TestbedError};
-use crate::launch::{self, THRIFT_PORT};
+use crate::launch;
 use crate::os::{netns, process};
-use canopy_control::p4::counters::{self, MissingCell};
 use canopy_control::p4::schema;
-use canopy_proto::mgmt::CountersReport;
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Command};
+
+mod cli;
+mod p4rt;
+pub use super::desc::P4Files;
+pub use cli::Cli;
+pub use p4rt::Observer;
 
 /// The program's counters (`p4/canopy.p4`, docs/p4.md §2): frames received and sent
 /// per port, and drops per (ingress port, reason).
@@ -23,46 +29,6 @@ pub const PORT_RX: &str = schema::COUNTERS[schema::PORT_RX].name;
 pub const PORT_TX: &str = schema::COUNTERS[schema::PORT_TX].name;
 /// See [`PORT_RX`].
 pub const PORT_DROPS: &str = schema::COUNTERS[schema::PORT_DROPS].name;
-
-/// One `counter_read` answer of `simple_switch_CLI`: (name, index, bytes, packets) from
-/// `RuntimeCmd: NAME[I]=  (B bytes, P packets)` (bmv2 1.15).
-fn parse_counter_line(line: &str) -> Option<(&str, usize, u64, u64)> {
-    let line = line.trim().trim_start_matches("RuntimeCmd:").trim();
-    let (lhs, rhs) = line.split_once("]=")?;
-    let (name, idx) = lhs.split_once('[')?;
-    let body = rhs.trim().strip_prefix('(')?.strip_suffix(')')?;
-    let (b, p) = body.split_once(',')?;
-    let bytes = b.trim().strip_suffix(" bytes")?.parse().ok()?;
-    let packets = p.trim().strip_suffix(" packets")?.parse().ok()?;
-    Some((name.trim(), idx.parse().ok()?, bytes, packets))
-}
-
-/// The commands that read a switch's counters: one `counter_read` per cell the report
-/// needs ([`counters::cells`]).
-fn counter_commands(nports: usize) -> String {
-    counters::cells(nports)
-        .into_iter()
-        .map(|(c, i)| format!("counter_read {} {i}\n", schema::COUNTERS[c].name))
-        .collect()
-}
-
-/// Build a switch's [`CountersReport`] from the CLI's answers to
-/// [`counter_commands`]`(names.len())`; every counter asked for must be answered.
-fn counters_from(
-    out: &str,
-    names: &[String],
-    uptime_s: f64,
-) -> std::result::Result<CountersReport, MissingCell> {
-    let mut got: BTreeMap<(&str, usize), (u64, u64)> = BTreeMap::new();
-    for l in out.lines() {
-        if let Some((n, i, b, p)) = parse_counter_line(l) {
-            got.insert((n, i), (b, p));
-        }
-    }
-    counters::report(names, uptime_s, |c, i| {
-        got.get(&(schema::COUNTERS[c].name, i)).copied()
-    })
-}
 
 /// How a `simple_switch` binary was built, read from the binary itself: p4lang's
 /// performance build (`--disable-logging-macros --disable-elogger`) compiles the
@@ -121,12 +87,12 @@ pub struct Tools {
     pub program: PathBuf,
     /// `p4c`.
     pub p4c: PathBuf,
-    /// `simple_switch`.
+    /// The switch: `simple_switch`, or `simple_switch_grpc` when canopyd programs the
+    /// fabric over P4Runtime.
     pub simple_switch: PathBuf,
-    /// `simple_switch_CLI`.
-    pub cli: PathBuf,
-    /// `canopyctl`.
-    pub canopyctl: PathBuf,
+    /// How the switches get their tables: programmed once at `up` through
+    /// `simple_switch_CLI`, or (None) by canopyd over P4Runtime.
+    pub cli: Option<Cli>,
 }
 
 fn err(desc: &Desc, detail: impl Into<String>) -> TestbedError {
@@ -145,75 +111,106 @@ fn default_program() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// What a bmv2 switch is started with.
+#[derive(Debug, Clone, Copy)]
+pub enum Program<'a> {
+    /// The compiled program (`simple_switch`, tables through its Thrift CLI).
+    Json(&'a Path),
+    /// No program, and its P4Runtime server on this Unix socket (`simple_switch_grpc`:
+    /// canopyd pushes the program and the tables).
+    P4Runtime(&'a Path),
+}
+
 impl Tools {
     /// Find every tool (`[bmv2]` keys, then the defaults); the error names what is
-    /// missing and how to get it.
+    /// missing and how to get it. A fabric under canopyd ([`Desc::daemon`]) needs
+    /// `simple_switch_grpc`; one without needs `simple_switch`, `simple_switch_CLI` and
+    /// `canopyctl`.
     pub fn find(desc: &Desc) -> Result<Tools> {
         let b = &desc.raw.bmv2;
         let pick = |given: &Option<PathBuf>, key: &str, name: &str, found: Option<PathBuf>| {
+            let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
             match given {
-                Some(p) if p.is_file() => Ok(p.clone()),
+                Some(p) if p.is_file() => Ok(abs(p.clone())),
                 Some(p) => Err(err(
                     desc,
                     format!("bmv2.{key} = {}: no such file", p.display()),
                 )),
-                None => found.ok_or_else(|| {
+                None => found.map(abs).ok_or_else(|| {
                     err(
                         desc,
                         format!(
-                            "target = \"bmv2\" needs {name}, not found on PATH (set bmv2.{key}; installing p4c and bmv2: docs/p4.md)"
+                            "target = \"bmv2\" needs {name}, not found on PATH (set bmv2.{key}; installing p4c and bmv2: docs/p4-install.md)"
                         ),
                     )
                 }),
             }
         };
-        let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+        let program = pick(&b.program, "program", "p4/canopy.p4", default_program())?;
+        let p4c = pick(&b.p4c, "p4c", "p4c", netns::which("p4c"))?;
+        if desc.daemon {
+            let grpc = launch::SIMPLE_SWITCH_GRPC;
+            let name = format!("{grpc} (bmv2 built with PI) for canopyd to drive it over P4Runtime, or [canopyd] enabled = false");
+            return Ok(Tools {
+                program,
+                p4c,
+                simple_switch: pick(&b.simple_switch_grpc, grpc, &name, netns::which(grpc))?,
+                cli: None,
+            });
+        }
         Ok(Tools {
-            program: abs(pick(
-                &b.program,
-                "program",
-                "p4/canopy.p4",
-                default_program(),
-            )?),
-            p4c: abs(pick(&b.p4c, "p4c", "p4c", netns::which("p4c"))?),
-            simple_switch: abs(pick(
+            program,
+            p4c,
+            simple_switch: pick(
                 &b.simple_switch,
                 "simple_switch",
                 "simple_switch",
                 netns::which(launch::SIMPLE_SWITCH),
-            )?),
-            cli: abs(pick(
-                &b.simple_switch_cli,
-                "simple_switch_cli",
-                "simple_switch_CLI",
-                netns::which("simple_switch_CLI"),
-            )?),
-            canopyctl: abs(pick(
-                &b.canopyctl,
-                "canopyctl",
-                "canopyctl",
-                launch::find_program(launch::CANOPYCTL),
-            )?),
+            )?,
+            cli: Some(Cli {
+                cli: pick(
+                    &b.simple_switch_cli,
+                    "simple_switch_cli",
+                    "simple_switch_CLI",
+                    netns::which("simple_switch_CLI"),
+                )?,
+                canopyctl: pick(
+                    &b.canopyctl,
+                    "canopyctl",
+                    "canopyctl",
+                    launch::find_program(launch::CANOPYCTL),
+                )?,
+            }),
         })
     }
 
-    /// Compile the program into `out` (`p4c --target bmv2 --arch v1model`); the JSON.
-    pub fn compile(&self, desc: &Desc, out: &Path) -> Result<PathBuf> {
+    /// The files [`Tools::compile`] writes into `out`.
+    pub fn outputs(&self, out: &Path) -> P4Files {
+        let stem = self
+            .program
+            .file_stem()
+            .map_or_else(|| "canopy".into(), |s| s.to_string_lossy().into_owned());
+        P4Files {
+            json: out.join(format!("{stem}.json")),
+            p4info: out.join(format!("{stem}.p4info.bin")),
+        }
+    }
+
+    /// Compile the program into `out` (`p4c --target bmv2 --arch v1model`, with its
+    /// P4Info in binary form).
+    pub fn compile(&self, desc: &Desc, out: &Path) -> Result<P4Files> {
         std::fs::create_dir_all(out)
             .map_err(|e| TestbedError::io(format!("create {}", out.display()), e))?;
+        let files = self.outputs(out);
         let o = Command::new(&self.p4c)
             .args(["--target", "bmv2", "--arch", "v1model", "-o"])
             .arg(out)
+            .arg("--p4runtime-files")
+            .arg(&files.p4info)
             .arg(&self.program)
             .output()
             .map_err(|e| TestbedError::io(format!("run {}", self.p4c.display()), e))?;
-        let json = out.join(
-            self.program
-                .file_stem()
-                .map(|s| format!("{}.json", s.to_string_lossy()))
-                .unwrap_or_else(|| "canopy.json".into()),
-        );
-        if !o.status.success() || !json.is_file() {
+        if !o.status.success() || !files.json.is_file() || !files.p4info.is_file() {
             return Err(err(
                 desc,
                 format!(
@@ -223,18 +220,27 @@ impl Tools {
                 ),
             ));
         }
-        Ok(json)
+        Ok(files)
     }
 
-    /// Start `simple_switch` in namespace `netns` with port i on `ifnames[i]`, output
-    /// to `log`, in its own process group; with `pcap`, capturing into that directory
-    /// (created here).
+    /// What switch `files` of a fabric whose P4Runtime sockets are `socket` starts
+    /// with: the program, or (under canopyd) its P4Runtime socket.
+    pub fn start_with<'a>(&self, files: &'a P4Files, socket: &'a Path) -> Program<'a> {
+        match self.cli {
+            Some(_) => Program::Json(&files.json),
+            None => Program::P4Runtime(socket),
+        }
+    }
+
+    /// Start the switch in namespace `netns` with port i on `ifnames[i]`, output to
+    /// `log` (appended to with `append`), in its own process group; with `pcap`,
+    /// capturing into that directory (created here).
     pub fn spawn(
         &self,
         netns: &str,
         ifnames: &[String],
-        json: &Path,
-        log: &Path,
+        program: Program<'_>,
+        (log, append): (&Path, bool),
         pcap: Option<&Path>,
     ) -> Result<Child> {
         // the notification socket is a file path: one per switch, next to its log
@@ -247,139 +253,38 @@ impl Tools {
             &self.simple_switch,
             netns,
             ifnames,
-            json,
+            program,
             &ipc,
             None,
             pcap,
         );
-        process::spawn_logged(
-            c,
-            log,
-            false,
-            false,
-            &format!("start simple_switch in {netns}"),
+        let what = format!("start {} in {netns}", self.switch_name());
+        process::spawn_logged(c, log, append, false, &what)
+    }
+
+    /// Start bmv2 switch `sw` of fabric `st` again (a drill), as `up` started it, its
+    /// log appended to.
+    pub fn restart(&self, st: &State, sw: &SwitchState) -> Result<Child> {
+        let desc = st.desc()?;
+        let s = desc.topo.switch_index(&sw.name).ok_or_else(|| {
+            TestbedError::fabric(&st.name, format!("{}: not in the topology", sw.name))
+        })? as u32;
+        let files = self.outputs(&st.dir);
+        self.spawn(
+            &sw.netns,
+            &desc.switch_ifnames(s),
+            self.start_with(&files, &sw.socket),
+            (&sw.log, true),
+            desc.capture_dir(s).as_deref(),
         )
     }
 
-    /// The entries of switch `switch` (`canopyctl p4-entries ... --format bmv2-cli`).
-    pub fn entries(&self, desc: &Desc, switch: &str) -> Result<String> {
-        let (topo, kind) = (desc.raw.topology.get_ref(), desc.kind.name());
-        self.entries_for(topo, kind, switch, &|d| err(desc, d))
-    }
-
-    /// The entries of switch `switch` of `topology` with header kind `kind`; `fail`
-    /// makes the error of a refusal from its text.
-    pub fn entries_for(
-        &self,
-        topology: &str,
-        kind: &str,
-        switch: &str,
-        fail: &dyn Fn(String) -> TestbedError,
-    ) -> Result<String> {
-        let o = Command::new(&self.canopyctl)
-            .arg("p4-entries")
-            .arg(topology)
-            .args(["--kind", kind, "--switch", switch])
-            .args(["--format", "bmv2-cli"])
-            .output()
-            .map_err(|e| TestbedError::io(format!("run {}", self.canopyctl.display()), e))?;
-        if !o.status.success() {
-            return Err(fail(format!(
-                "canopyctl p4-entries for {switch}: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            )));
+    /// The switch's program name, for messages.
+    pub fn switch_name(&self) -> &'static str {
+        match self.cli {
+            Some(_) => launch::SIMPLE_SWITCH,
+            None => launch::SIMPLE_SWITCH_GRPC,
         }
-        Ok(String::from_utf8_lossy(&o.stdout).into_owned())
-    }
-
-    /// Feed `entries` to the `simple_switch_CLI` of the switch in `netns`, retrying
-    /// until its Thrift server answers (at most until `deadline`). An entry the switch
-    /// refuses fails with the CLI's message.
-    pub fn program(
-        &self,
-        desc: &Desc,
-        netns: &str,
-        switch: &str,
-        entries: &str,
-        deadline: Instant,
-    ) -> Result<()> {
-        self.program_in(netns, switch, entries, deadline, &|d| err(desc, d))
-    }
-
-    /// [`Tools::program`] with `fail` making the error of a refusal from its text.
-    pub fn program_in(
-        &self,
-        netns: &str,
-        switch: &str,
-        entries: &str,
-        deadline: Instant,
-        fail: &dyn Fn(String) -> TestbedError,
-    ) -> Result<()> {
-        loop {
-            let o = self.run_cli(netns, entries)?;
-            let out = format!(
-                "{}{}",
-                String::from_utf8_lossy(&o.stdout),
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let not_up = out.contains("Could not connect") || out.contains("TTransportException");
-            if o.status.success() && !not_up {
-                let bad: Vec<&str> = out
-                    .lines()
-                    .filter(|l| l.contains("Error") || l.contains("Invalid"))
-                    .take(3)
-                    .collect();
-                if bad.is_empty() {
-                    return Ok(());
-                }
-                return Err(fail(format!(
-                    "simple_switch of {switch} refused entries: {}",
-                    bad.join(" | ")
-                )));
-            }
-            if Instant::now() > deadline {
-                return Err(fail(format!(
-                    "simple_switch of {switch} did not accept its entries in time: {}",
-                    out.lines().rev().take(2).collect::<Vec<_>>().join(" | ")
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    /// Run the `simple_switch_CLI` of the switch in `netns` (Thrift on [`THRIFT_PORT`])
-    /// with `commands` on its stdin; its output. A CLI that exits early (no Thrift
-    /// server yet) closes its stdin: the commands are then not all written, and its
-    /// output says why.
-    fn run_cli(&self, netns: &str, commands: &str) -> Result<std::process::Output> {
-        let mut child = netns::exec(netns, None)
-            .arg(&self.cli)
-            .args(["--thrift-port", &THRIFT_PORT.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| TestbedError::io(format!("run simple_switch_CLI in {netns}"), e))?;
-        if let Some(mut i) = child.stdin.take() {
-            let _ = i.write_all(commands.as_bytes());
-        }
-        child
-            .wait_with_output()
-            .map_err(|e| TestbedError::io(format!("simple_switch_CLI in {netns}"), e))
-    }
-
-    /// Read the counters of the `simple_switch` (process `pid`) in `netns`, whose ports
-    /// are `port_names`, into the report `canopy-switch` gives on its management socket
-    /// (uptime from the process's start time). One `simple_switch_CLI` run.
-    pub fn counters(&self, netns: &str, pid: u32, port_names: &[String]) -> Result<CountersReport> {
-        let uptime = crate::os::cpu::process_age_s(pid)?;
-        let o = self.run_cli(netns, &counter_commands(port_names.len()))?;
-        counters_from(&String::from_utf8_lossy(&o.stdout), port_names, uptime).map_err(|e| {
-            TestbedError::Command {
-                cmd: format!("simple_switch_CLI in {netns}"),
-                detail: format!("{e} ({})", String::from_utf8_lossy(&o.stderr).trim()),
-            }
-        })
     }
 }
 
@@ -414,74 +319,5 @@ mod tests {
                 assert_eq!(b.logging_macros, !perf, "{path}");
             }
         }
-    }
-
-    #[test]
-    fn counter_lines_parse_and_garbage_does_not() {
-        assert_eq!(
-            parse_counter_line(
-                "RuntimeCmd: CanopyIngress.canopy_port_rx[3]=  (1200 bytes, 20 packets)"
-            ),
-            Some(("CanopyIngress.canopy_port_rx", 3, 1200, 20))
-        );
-        assert_eq!(
-            parse_counter_line("CanopyEgress.canopy_port_tx[0]= (0 bytes, 0 packets)"),
-            Some(("CanopyEgress.canopy_port_tx", 0, 0, 0))
-        );
-        for bad in [
-            "",
-            "RuntimeCmd: ",
-            "Obtaining JSON from switch...",
-            "Error: Invalid counter name (x)",
-            "RuntimeCmd: a[1]= (1 bytes)",
-            "RuntimeCmd: a[x]= (1 bytes, 2 packets)",
-            "RuntimeCmd: a[1]= (-1 bytes, 2 packets)",
-        ] {
-            assert_eq!(parse_counter_line(bad), None, "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn a_report_needs_every_counter_and_sums_drops_by_port() {
-        let names = vec!["p0".to_string(), "p1".to_string()];
-        let cmds = counter_commands(2);
-        let reasons = canopy_dataplane::decide::DROP_REASON_NAMES.len();
-        assert_eq!(cmds.lines().count(), 2 * (2 + reasons));
-        // answer every command: rx 10/5, tx 7/9, not_canopy (1) dropped 3 at port 0
-        let mut out = String::from("Obtaining JSON from switch...\nDone\n");
-        for c in cmds.lines() {
-            let mut w = c.split_whitespace().skip(1);
-            let (n, i) = (
-                w.next().unwrap(),
-                w.next().unwrap().parse::<usize>().unwrap(),
-            );
-            let p = match (n, i) {
-                (PORT_RX, 0) => 10,
-                (PORT_RX, 1) => 5,
-                (PORT_TX, 0) => 7,
-                (PORT_TX, 1) => 9,
-                (PORT_DROPS, 1) => 3,
-                _ => 0,
-            };
-            out += &format!("RuntimeCmd: {n}[{i}]=  ({} bytes, {p} packets)\n", p * 64);
-        }
-        let r = counters_from(&out, &names, 12.5).unwrap();
-        assert_eq!((r.rx_packets, r.tx_packets, r.dropped), (15, 16, 3));
-        assert_eq!(r.ports[0].drops["not_canopy"], 3);
-        assert_eq!(r.ports[1].dropped, 0);
-        assert_eq!(r.ports[0].rx_bytes, 640);
-        assert_eq!(r.uptime_s, 12.5);
-        assert_eq!(r.drops_named("not_canopy"), 3);
-        // one answer missing: an error naming it, not a zero
-        let cut: String = out
-            .lines()
-            .filter(|l| !l.contains("canopy_port_tx[1]"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let e = counters_from(&cut, &names, 1.0).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "no answer for CanopyEgress.canopy_port_tx[1]"
-        );
     }
 }

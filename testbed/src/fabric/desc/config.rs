@@ -6,10 +6,15 @@
 use super::Desc;
 use std::path::Path;
 
-/// canopyd's probe timeout for guest switches (ms): a guest under TCG on a busy
-/// hypervisor can take longer than the default 250 ms to answer, and a missed probe
-/// counts towards declaring the switch down.
-pub const VM_PROBE_TIMEOUT_MS: i64 = 1000;
+/// The P4Runtime socket of switch `{index}` of a bmv2 fabric under canopyd, in its
+/// state directory (canopyd's `{index}` substitution; [`Desc::p4runtime_socket`]).
+const P4RT_SOCKET: &str = "s{index}.p4rt";
+
+/// canopyd's probe timeout for slow switches (ms): a guest under TCG on a busy
+/// hypervisor, or one of many bmv2 switches sharing a few cores, can take longer than
+/// the default 250 ms to answer, and a missed probe counts towards declaring the switch
+/// down.
+const SLOW_PROBE_TIMEOUT_MS: u64 = 1000;
 
 impl Desc {
     /// Switch `sw`'s configuration as a table: `[switch]` (with the polling mode, and
@@ -52,6 +57,11 @@ impl Desc {
         t
     }
 
+    /// The P4Runtime socket of bmv2 switch `sw` under canopyd, in state directory `dir`.
+    pub fn p4runtime_socket(dir: &Path, sw: u32) -> std::path::PathBuf {
+        dir.join(P4RT_SOCKET.replace("{index}", &sw.to_string()))
+    }
+
     /// Where switch `sw` writes its capture files (`[capture]`): `<dir>/<switch name>`.
     pub fn capture_dir(&self, sw: u32) -> Option<std::path::PathBuf> {
         let s = self.topo.switches.get(sw as usize)?;
@@ -71,77 +81,121 @@ impl Desc {
     }
 
     /// The generated `canopyd` configuration of a fabric whose switch sockets are
-    /// `<dir>/s<index>.sock` (`docs/canopyd.md`).
-    pub fn daemon_config(&self, dir: &Path) -> String {
+    /// `<dir>/s<index>.sock` (`docs/canopyd.md`); with `p4`, the program files of a
+    /// bmv2 fabric that canopyd drives over P4Runtime, each `simple_switch_grpc` on
+    /// `<dir>/s<index>.p4rt`.
+    pub fn daemon_config(&self, dir: &Path, p4: Option<&P4Files>) -> String {
+        use canopyd::config::{RawConfig, RawDaemon, RawEndpoint, RawP4rt, RawSwitch};
+        use toml::Spanned;
         let cd = &self.raw.canopyd;
-        let mut t = toml::Table::new();
-        t.insert("name".into(), self.name.clone().into());
-        t.insert(
-            "topology".into(),
-            self.raw.topology.get_ref().clone().into(),
-        );
-        t.insert("kind".into(), self.kind.name().into());
-        let mut d = toml::Table::new();
-        d.insert("metrics".into(), cd.metrics.get_ref().clone().into());
-        d.insert(
-            "control".into(),
-            dir.join("canopyd.sock").display().to_string().into(),
-        );
-        d.insert(
-            "probe_interval_ms".into(),
-            toml::Value::Integer(cd.probe_interval_ms as i64),
-        );
-        d.insert(
-            "missed_probes".into(),
-            toml::Value::Integer(i64::from(cd.missed_probes)),
-        );
-        if self.in_vms() {
-            d.insert(
-                "probe_timeout_ms".into(),
-                toml::Value::Integer(VM_PROBE_TIMEOUT_MS),
-            );
-        }
-        t.insert("daemon".into(), toml::Value::Table(d));
-        if self.in_vms() {
+        let unspanned = |s: &str| Spanned::new(0..0, s.to_string());
+        let daemon = RawDaemon {
+            metrics: cd.metrics.get_ref().clone(),
+            control: dir.join("canopyd.sock"),
+            probe_interval_ms: cd.probe_interval_ms,
+            missed_probes: cd.missed_probes,
+            probe_timeout_ms: match self.in_vms() || self.bmv2 {
+                true => SLOW_PROBE_TIMEOUT_MS,
+                false => RawDaemon::default().probe_timeout_ms,
+            },
+            ..RawDaemon::default()
+        };
+        let (mut switches, mut switch, mut p4runtime) = (RawEndpoint::default(), vec![], None);
+        if let Some(p4) = p4 {
+            let sock = dir.join(P4RT_SOCKET);
+            switches.p4runtime = Some(format!("unix:{}", sock.display()));
+            switches.device_id = Some(crate::launch::BMV2_DEVICE_ID);
+            p4runtime = Some(RawP4rt {
+                p4info: Some(p4.p4info.clone()),
+                device_config: Some(p4.json.clone()),
+                ..RawP4rt::default()
+            });
+        } else if self.in_vms() {
             // every guest on its own TCP endpoint with its own token
-            let each: Vec<toml::Value> = (0..self.topo.switches.len() as u32)
-                .map(|s| {
-                    let mut e = toml::Table::new();
-                    e.insert(
-                        "name".into(),
-                        self.topo.switches[s as usize].name.clone().into(),
-                    );
-                    e.insert(
-                        "tcp".into(),
-                        format!("{}:{}", Desc::vm_mgmt_addr(s), crate::vm::guest::MGMT_PORT).into(),
-                    );
-                    e.insert(
-                        "token_file".into(),
-                        dir.join(format!("s{s}.token")).display().to_string().into(),
-                    );
-                    toml::Value::Table(e)
+            switch = (0..self.topo.switches.len() as u32)
+                .map(|s| RawSwitch {
+                    name: unspanned(&self.topo.switches[s as usize].name),
+                    socket: None,
+                    tcp: Some(format!(
+                        "{}:{}",
+                        Desc::vm_mgmt_addr(s),
+                        crate::vm::guest::MGMT_PORT
+                    )),
+                    token_file: Some(dir.join(format!("s{s}.token"))),
+                    p4runtime: None,
+                    device_id: None,
                 })
                 .collect();
-            t.insert("switch".into(), toml::Value::Array(each));
         } else {
-            let mut sw = toml::Table::new();
-            sw.insert(
-                "socket".into(),
-                dir.join("s{index}.sock").display().to_string().into(),
-            );
-            t.insert("switches".into(), toml::Value::Table(sw));
+            switches.socket = Some(dir.join("s{index}.sock").display().to_string());
         }
+        let raw = RawConfig {
+            name: unspanned(&self.name),
+            topology: self.raw.topology.clone(),
+            kind: unspanned(self.kind.name()),
+            daemon,
+            switches,
+            switch,
+            p4runtime,
+        };
         format!(
             "# generated by canopy-testbed up for fabric {}; do not edit\n{}",
             self.name,
-            toml::to_string(&t).unwrap_or_default()
+            toml::to_string(&raw).unwrap_or_default()
         )
     }
+}
+
+/// The files `p4c` writes for a bmv2 fabric: the program's JSON (`simple_switch`'s
+/// input, canopyd's `device_config`) and its P4Info in binary form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct P4Files {
+    /// The bmv2 JSON.
+    pub json: std::path::PathBuf,
+    /// The binary P4Info.
+    pub p4info: std::path::PathBuf,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bmv2_fabric_under_canopyd_is_driven_over_p4runtime() {
+        use canopyd::config::{Config, Target};
+        use canopyd::p4rt::{Addr, Server};
+        let d = Desc::parse(
+            "t.toml",
+            "topology = \"fat-tree:k=4\"\ntarget = \"bmv2\"\n[canopyd]\nenabled = true\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let files = P4Files {
+            json: dir.path().join("canopy.json"),
+            p4info: dir.path().join("canopy.p4info.bin"),
+        };
+        std::fs::write(&files.json, b"{}").unwrap();
+        let info = canopy_control::p4::program_p4info();
+        std::fs::write(&files.p4info, prost::Message::encode_to_vec(&info)).unwrap();
+        let text = d.daemon_config(dir.path(), Some(&files));
+        let c = Config::parse("canopyd.toml", &text, dir.path())
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(c.targets.len(), 20);
+        assert_eq!(
+            c.targets[3],
+            Target::P4rt(Server {
+                addr: Addr::Unix(Desc::p4runtime_socket(dir.path(), 3)),
+                device_id: crate::launch::BMV2_DEVICE_ID,
+            })
+        );
+        let p = c.p4rt.expect("the program canopyd pushes");
+        assert_eq!(p.device_config, b"{}");
+        assert_eq!(p.p4info, info);
+        // without the P4Runtime files: the JSON management sockets
+        let text = d.daemon_config(dir.path(), None);
+        assert!(!text.contains("p4runtime"), "{text}");
+        assert!(text.contains("s{index}.sock"), "{text}");
+    }
 
     #[test]
     fn mixed_backends_generate_the_switch_ports_asked_for() {

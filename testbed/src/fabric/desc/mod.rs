@@ -14,6 +14,7 @@
 //! | `vm` | `[vm]`: every switch in its own QEMU guest |
 
 mod config;
+pub use config::P4Files;
 mod host;
 mod parse;
 mod ports;
@@ -188,6 +189,8 @@ pub struct Bmv2Desc {
     pub p4c: Option<PathBuf>,
     /// `simple_switch`.
     pub simple_switch: Option<PathBuf>,
+    /// `simple_switch_grpc` (bmv2 built with PI), which canopyd drives over P4Runtime.
+    pub simple_switch_grpc: Option<PathBuf>,
     /// `simple_switch_CLI`.
     pub simple_switch_cli: Option<PathBuf>,
     /// `canopyctl` (it generates the table entries).
@@ -209,8 +212,10 @@ fn default_missed() -> u32 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CanopydDesc {
-    /// Start `canopyd` (default: yes when every switch is on one machine). Without it
-    /// every switch computes its own tables at start and nothing follows failures.
+    /// Start `canopyd` (default: yes when every switch is on one machine, and with
+    /// `target = "bmv2"` when `simple_switch_grpc` is installed). Without it every
+    /// switch computes its own tables at start (bmv2: is programmed once at `up`) and
+    /// nothing follows failures.
     pub enabled: Option<Spanned<bool>>,
     /// `/metrics`, `/healthz`, `/readyz` address, or `off`.
     #[serde(default = "default_metrics")]
@@ -340,7 +345,8 @@ pub struct Desc {
     pub ports: Vec<Vec<PortSettings>>,
     /// `up` starts `canopyd`, which pushes the tables (`[canopyd] enabled`).
     pub daemon: bool,
-    /// `target = "bmv2"`: every switch is a bmv2 `simple_switch`.
+    /// `target = "bmv2"`: every switch is a bmv2 switch (`simple_switch_grpc` under
+    /// canopyd, else `simple_switch`).
     pub bmv2: bool,
     /// `[host]`: this machine's switches in one `canopy-switch host` (None: one process
     /// per switch).
@@ -498,6 +504,18 @@ impl Desc {
             Node::Switch(i) => format!("s{i}p{port}"),
             Node::Host(h) => format!("h{h}p{port}"),
         }
+    }
+
+    /// The interface names of switch `s`'s ports, in port order.
+    pub fn switch_ifnames(&self, s: u32) -> Vec<String> {
+        let ports = self
+            .topo
+            .switches
+            .get(s as usize)
+            .map_or(0, |x| x.ports.len());
+        (0..ports as u16)
+            .map(|p| Desc::ifname(Node::Switch(s), p))
+            .collect()
     }
 
     /// Machine of a node.

@@ -77,15 +77,12 @@ impl Desc {
             as u32)
             .map(|s| self.machine_of(Node::Switch(s)))
             .collect();
-        if self.bmv2 {
-            if let Some(e) = cd.enabled.as_ref().filter(|e| *e.get_ref()) {
-                return Err(ctx.err(
-                    "canopyd.enabled",
-                    Some(e.span()),
-                    "canopyd manages canopy-switch processes; with target = \"bmv2\" the switches are programmed once at `up` (set enabled = false or drop the key)",
-                ));
-            }
-        }
+        // bmv2 under canopyd needs simple_switch_grpc (bmv2 built with PI): the
+        // default when it is there
+        let grpc = || {
+            self.raw.bmv2.simple_switch_grpc.is_some()
+                || crate::os::netns::which(crate::launch::SIMPLE_SWITCH_GRPC).is_some()
+        };
         self.daemon = match &cd.enabled {
             Some(e) if *e.get_ref() && switch_machines.len() > 1 => {
                 return Err(ctx.err("canopyd.enabled", Some(e.span()), format!(
@@ -94,7 +91,7 @@ impl Desc {
                 )));
             }
             Some(e) => *e.get_ref(),
-            None => switch_machines.len() <= 1 && !self.bmv2,
+            None => switch_machines.len() <= 1 && (!self.bmv2 || grpc()),
         };
         let m = cd.metrics.get_ref();
         if m != "off" && m.parse::<std::net::SocketAddr>().is_err() {

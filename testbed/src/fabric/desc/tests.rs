@@ -131,10 +131,19 @@ fn canopyd_and_target_settings() {
     );
     let d = parse("[canopyd]\nenabled = false\n").unwrap();
     assert!(!d.daemon);
+    // bmv2 under canopyd where simple_switch_grpc is installed (or named)
     let d = parse("target = \"bmv2\"\n").unwrap();
-    assert!(d.bmv2 && !d.daemon, "bmv2 switches are not canopyd's");
-    let e = err("target = \"bmv2\"\n[canopyd]\nenabled = true\n");
-    assert!(e.contains("canopyd.enabled") && e.contains("line 3"), "{e}");
+    let grpc = crate::os::netns::which("simple_switch_grpc").is_some();
+    assert!(
+        d.bmv2 && d.daemon == grpc,
+        "canopyd drives bmv2 when it can"
+    );
+    let d = parse("target = \"bmv2\"\n[bmv2]\nsimple_switch_grpc = \"/x/ssg\"\n").unwrap();
+    assert!(d.bmv2 && d.daemon);
+    let d = parse("target = \"bmv2\"\n[canopyd]\nenabled = false\n").unwrap();
+    assert!(d.bmv2 && !d.daemon);
+    let d = parse("target = \"bmv2\"\n[canopyd]\nenabled = true\n").unwrap();
+    assert!(d.bmv2 && d.daemon);
     let e = err("target = \"tofino\"\n");
     assert!(e.contains("target") && e.contains("line 1"), "{e}");
     let e = err("[canopyd]\nmetrics = \"localhost\"\n");

@@ -426,7 +426,7 @@ mod tests {
         let m = cfg.management.tcp.as_ref().expect("tcp endpoint");
         assert_eq!(m.addr.to_string(), "10.254.0.5:7410");
         assert_eq!(m.token_file, std::path::Path::new("/run/canopy/token"));
-        let daemon = d.daemon_config(std::path::Path::new("/st"));
+        let daemon = d.daemon_config(std::path::Path::new("/st"), None);
         let c =
             canopyd::config::Config::parse("canopyd.toml", &daemon, std::path::Path::new("/st"));
         // the token files do not exist here: canopyd names the first one it cannot read
