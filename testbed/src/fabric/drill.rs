@@ -102,6 +102,20 @@ fn need_file(name: &str, what: &str, p: &Path) -> Result<()> {
     ))
 }
 
+/// Switch `sw`'s namespace, or why it cannot be started again.
+fn need_netns(name: &str, sw: &SwitchState) -> Result<()> {
+    if Path::new("/run/netns").join(&sw.netns).exists() {
+        return Ok(());
+    }
+    Err(err(
+        name,
+        format!(
+            "namespace {} of {} is gone: it could not be started again; nothing was stopped",
+            sw.netns, sw.name
+        ),
+    ))
+}
+
 /// The `canopy-switch` binary that starts switch `sw` of `st` again in a process of its
 /// own (QEMU for a guest switch), once everything the start needs is checked: its
 /// binary, configuration and namespace are there. Checked before any switch is stopped.
@@ -127,16 +141,7 @@ fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
     };
     need_file(name, "its canopy-switch binary", &bin)?;
     need_file(name, &format!("{}'s configuration", sw.name), &sw.config)?;
-    let ns = Path::new("/run/netns").join(&sw.netns);
-    if !ns.exists() {
-        return Err(err(
-            name,
-            format!(
-                "namespace {} of {} is gone: it could not be started again; nothing was stopped",
-                sw.netns, sw.name
-            ),
-        ));
-    }
+    need_netns(name, sw)?;
     Ok(bin)
 }
 
@@ -153,15 +158,7 @@ fn bmv2_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
     };
     need_file(name, "its simple_switch_grpc binary", &tools.simple_switch)?;
     need_file(name, "the compiled program", &sw.config)?;
-    if !Path::new("/run/netns").join(&sw.netns).exists() {
-        return Err(err(
-            name,
-            format!(
-                "namespace {} of {} is gone: it could not be started again; nothing was stopped",
-                sw.netns, sw.name
-            ),
-        ));
-    }
+    need_netns(name, sw)?;
     Ok(tools.simple_switch.clone())
 }
 

@@ -627,7 +627,9 @@ impl Builder<'_> {
             let log = self.state.dir.join(format!("s{s}.log"));
             let (child, cfg) = match (bmv2, &p4) {
                 (Some(t), Some(p4)) => {
-                    socket = Desc::p4runtime_socket(&self.state.dir, s);
+                    if t.cli.is_none() {
+                        socket = Desc::p4runtime_socket(&self.state.dir, s);
+                    }
                     let child = t.spawn(
                         &ns,
                         &desc.switch_ifnames(s),
