@@ -150,7 +150,7 @@ fn switch_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
 fn bmv2_launch(st: &State, sw: &SwitchState) -> Result<PathBuf> {
     let name = &st.name;
     let tools = match &st.bmv2_tools {
-        Some(t) if t.cli.is_none() => t,
+        Some(t) if t.under_canopyd() => t,
         _ => return Err(err(
             name,
             "this bmv2 fabric has no canopyd to program a restarted simple_switch (bring it down and up again, with simple_switch_grpc: docs/testbed.md)",

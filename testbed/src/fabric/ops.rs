@@ -272,11 +272,9 @@ pub fn status(root: &Path, name: &str) -> Result<Vec<SwitchStatus>> {
         .iter()
         .flat_map(|st| {
             st.switches.iter().map(|sw| {
-                let bmv2 = (st.target == "bmv2").then(|| match &st.bmv2_tools {
-                    Some(t) if t.cli.is_none() => {
-                        "bmv2 simple_switch_grpc (programmed by canopyd over P4Runtime; counters: P4Runtime Read)"
-                    }
-                    _ => "bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)",
+                let bmv2 = (st.target == "bmv2").then(|| match st.bmv2_under_canopyd() {
+                    true => "bmv2 simple_switch_grpc (programmed by canopyd over P4Runtime; counters: P4Runtime Read)",
+                    false => "bmv2 simple_switch (programmed at up; counters: simple_switch_CLI counter_read)",
                 });
                 SwitchStatus {
                     switch: sw.clone(),

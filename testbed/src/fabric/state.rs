@@ -273,6 +273,13 @@ impl State {
             .map_err(|e| TestbedError::io(format!("rename {}", tmp.display()), e))
     }
 
+    /// A bmv2 fabric whose switches canopyd programs over P4Runtime.
+    pub fn bmv2_under_canopyd(&self) -> bool {
+        self.bmv2_tools
+            .as_ref()
+            .is_some_and(super::bmv2::Tools::under_canopyd)
+    }
+
     /// The description `up` read, parsed again from the copy this state holds: the same
     /// from any working directory, whether the file changed, moved or vanished since.
     /// (A state written before the copy was kept reads the file, by its absolute path.)

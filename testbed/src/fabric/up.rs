@@ -95,7 +95,7 @@ impl std::fmt::Display for UpSummary {
             }
         )?;
         if s.target == "bmv2" {
-            match s.bmv2_tools.as_ref().is_some_and(|t| t.cli.is_none()) {
+            match s.bmv2_under_canopyd() {
                 true => writeln!(
                     f,
                     "processes  {} bmv2 simple_switch_grpc, programmed and followed by canopyd over P4Runtime",
@@ -627,7 +627,7 @@ impl Builder<'_> {
             let log = self.state.dir.join(format!("s{s}.log"));
             let (child, cfg) = match (bmv2, &p4) {
                 (Some(t), Some(p4)) => {
-                    if t.cli.is_none() {
+                    if t.under_canopyd() {
                         socket = Desc::p4runtime_socket(&self.state.dir, s);
                     }
                     let child = t.spawn(

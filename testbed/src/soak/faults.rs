@@ -241,7 +241,7 @@ pub(super) fn inject(
                         continue;
                     };
                     ev.target = format!("{sw}:{port}");
-                    if state.target == "bmv2" && daemon {
+                    if state.bmv2_under_canopyd() {
                         // P4Runtime has no port state: canopyd cannot see the link go
                         ev.expect_recovery = false;
                         ev.note = "P4Runtime target: canopyd cannot see a link go down, traffic over it is lost until it is back".into();

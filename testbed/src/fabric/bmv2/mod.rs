@@ -184,6 +184,11 @@ impl Tools {
         })
     }
 
+    /// canopyd programs the switches over P4Runtime (`simple_switch_grpc`, no CLI).
+    pub fn under_canopyd(&self) -> bool {
+        self.cli.is_none()
+    }
+
     /// The files [`Tools::compile`] writes into `out`.
     pub fn outputs(&self, out: &Path) -> P4Files {
         let stem = self
