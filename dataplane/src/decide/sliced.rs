@@ -72,6 +72,45 @@ fn fast_valid(b: &mut [u8]) -> Option<&mut [u8; BODY_LEN]> {
     ok.then_some(b)
 }
 
+/// The whole decision for the commonest frame, in one pass over its bytes: an untagged
+/// sliced-flit frame whose prefix passed the caller's fast check (no hop record area,
+/// header within the frame), on a receiving port, with hop limit above 0, a 16-byte
+/// mode-0 body that [`fast_valid`] accepts, at a switch configured for mode 0. Writes
+/// what [`super::decide_general`] writes (hop limit, cursor, flags) and returns its
+/// verdict; `None`, with nothing written, for any other frame, which then takes the
+/// general path (`tests/decide_fast_path.rs` checks the two agree).
+#[inline(always)]
+pub(super) fn decide_frame(sw: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Option<Verdict> {
+    use crate::wire::{ETH_HEADER_LEN, FLAG_MEAS, MEAS_LEN, PREFIX_LEN};
+    const AT: usize = ETH_HEADER_LEN + PREFIX_LEN;
+    let f = <&mut [u8; AT + BODY_LEN]>::try_from(frame.get_mut(..AT + BODY_LEN)?).ok()?;
+    let (vk, flags, ttl, hdr_len) = (f[14], f[15], f[16], f[17]);
+    let meas = if flags & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
+    let t = sw.sliced.as_ref()?;
+    let port = sw.ports.get(usize::from(ingress))?;
+    if vk & 0x0f != crate::wire::Kind::Sliced as u8
+        || ttl == 0
+        || usize::from(hdr_len) * 8 != PREFIX_LEN + BODY_LEN + meas
+        || port.dir == crate::table::PortDir::Out
+        || t.mode != Mode::Sliced
+    {
+        return None;
+    }
+    let (head, body) = f.split_at_mut(AT);
+    let b = fast_valid(body)?;
+    head[ETH_HEADER_LEN + 2] = ttl - 1;
+    let mut flags = b[1];
+    let mut cur = BitCursor {
+        word: u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
+        len: b[2],
+        pos: b[3],
+    };
+    let r = sliced_hop(t, sw, port.role, &mut flags, &mut cur);
+    b[3] = cur.pos;
+    b[1] = flags;
+    Some(r)
+}
+
 /// Decide for a sliced frame; `body` is the kind-specific body of the Canopy header.
 #[inline]
 pub fn decide(t: &SlicedTable, sw: &SwitchTables, ingress: u16, body: &mut [u8]) -> Verdict {
@@ -151,7 +190,7 @@ fn check_down_phase(role: PortRole, flags: u8) -> Result<(), Verdict> {
     Ok(())
 }
 
-#[inline]
+#[inline(always)]
 fn sliced_hop(
     t: &SlicedTable,
     sw: &SwitchTables,

@@ -366,18 +366,22 @@ impl Engine {
         let wcs: Vec<Arc<counters::WorkerCounters>> = (0..nw)
             .map(|_| Arc::new(counters::WorkerCounters::new(np)))
             .collect();
-        // rings[w][p]
-        let mut producers: Vec<Vec<rtrb::Producer<Buf>>> = (0..nw).map(|_| Vec::new()).collect();
+        // egress[w][p]: worker w's way to port p (its own queue, or a ring to the owner)
+        let mut producers: Vec<Vec<worker::Egress>> = (0..nw).map(|_| Vec::new()).collect();
         let mut consumers: Vec<Vec<Vec<rtrb::Consumer<Buf>>>> =
             (0..nw).map(|_| Vec::new()).collect();
         let mut owned: Vec<Vec<(u16, Box<dyn Port>)>> = (0..nw).map(|_| Vec::new()).collect();
         for (p, port) in ports.into_iter().enumerate() {
             let owner = p % nw;
-            let mut cs = Vec::with_capacity(nw);
-            for prod in producers.iter_mut() {
-                let (tx, rx) = rtrb::RingBuffer::new(cfg.ring_size);
-                prod.push(tx);
-                cs.push(rx);
+            let mut cs = Vec::with_capacity(nw - 1);
+            for (w, prod) in producers.iter_mut().enumerate() {
+                if w == owner {
+                    prod.push(worker::Egress::Own(owned[owner].len()));
+                } else {
+                    let (tx, rx) = rtrb::RingBuffer::new(cfg.ring_size);
+                    prod.push(worker::Egress::Ring(tx));
+                    cs.push(rx);
+                }
             }
             consumers[owner].push(cs);
             owned[owner].push((p as u16, port));
@@ -401,6 +405,11 @@ impl Engine {
                 switch_id: cfg.switch_id,
                 trace: cfg.trace,
                 tables: tables.clone(),
+                queues: owned
+                    .iter()
+                    .map(|_| Vec::with_capacity(cfg.ring_size))
+                    .collect(),
+                queue_cap: cfg.ring_size,
                 owned,
                 rx_only,
                 tx,

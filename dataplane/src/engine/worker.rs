@@ -1,8 +1,11 @@
-//! A run-to-completion worker: RX burst → decision → (worker, egress) ring; then TX
-//! drain of the rings towards the ports it owns, in bursts, with a drain timer.
+//! A run-to-completion worker: RX burst → decision → the egress port's queue (its own
+//! port) or the (worker, egress) ring (another worker's port); then TX drain of the
+//! queues and rings towards the ports it owns, in bursts, with a drain timer.
 
 use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
-use super::counters::{bump, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR};
+use super::counters::{
+    bump, PortCounters, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR,
+};
 use super::hop::{self, Hop, HopClock};
 use super::pool::{Buf, Pool};
 use super::port::Port;
@@ -15,6 +18,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Where a worker puts the frames it decided towards one egress port.
+pub(crate) enum Egress {
+    /// A port this worker owns: its queue, `queues[i]`, which the worker itself sends
+    /// from (no ring between a worker and itself).
+    Own(usize),
+    /// A port another worker owns: the SPSC ring towards it (one producer: this
+    /// worker; one consumer: the owner).
+    Ring(Producer<Buf>),
+}
+
 /// One worker of one engine. Drive it with [`Worker::poll`] (the engine's threads do,
 /// and so does the fabric simulation, several workers per thread).
 pub struct Worker {
@@ -25,9 +38,14 @@ pub struct Worker {
     /// Receive-only sockets of ports another worker owns (fanout replicas): polled for
     /// RX like owned ports, never transmitted on.
     pub(crate) rx_only: Vec<(u16, Box<dyn Port>)>,
-    /// Producers towards every port (index = egress port).
-    pub(crate) tx: Vec<Producer<Buf>>,
-    /// For each owned port (same order as `owned`): consumers from every worker.
+    /// Where frames towards every port go (index = egress port).
+    pub(crate) tx: Vec<Egress>,
+    /// For each owned port (same order as `owned`): the frames this worker decided
+    /// towards it, in order, at most `queue_cap`.
+    pub(crate) queues: Vec<Vec<Buf>>,
+    /// Capacity of each of `queues` (the engine's ring size).
+    pub(crate) queue_cap: usize,
+    /// For each owned port (same order as `owned`): consumers from every other worker.
     pub(crate) drain: Vec<Vec<Consumer<Buf>>>,
     pub(crate) state: Arc<[PortState]>,
     pub(crate) counters: Arc<WorkerCounters>,
@@ -88,23 +106,30 @@ impl Worker {
             let mut hop_clock: Option<HopClock> = None;
             bump(&c.rx_packets, n as u64);
             bump(&c.rx_bytes, bytes);
-            let admin_in = st.admin_up();
-            for mut b in self.burst.drain(..) {
-                if !admin_in {
-                    bump(&c.drops[PORT_DOWN], 1);
+            if !st.admin_up() {
+                bump(&c.drops[PORT_DOWN], n as u64);
+                for b in self.burst.drain(..) {
                     self.pool.put(b);
-                    continue;
                 }
+                continue;
+            }
+            // the live ports of the adaptive group last seen in this burst (`self.live`):
+            // link and admin state are read once per group per burst, not per frame
+            let mut live_of: Option<u16> = None;
+            for mut b in self.burst.drain(..) {
                 let mut hops = false;
                 let verdict = decide_hops(&tables, ingress, b.bytes_mut(), &mut hops);
                 // (egress, already known live: adaptive choices come from the live set)
                 let (e, checked) = match verdict {
                     Verdict::Port(p) => (p, false),
                     Verdict::Group(g) => {
-                        self.live.clear();
-                        for &p in tables.group(g) {
-                            if self.state.get(usize::from(p)).is_some_and(PortState::live) {
-                                self.live.push(p);
+                        if live_of != Some(g) {
+                            live_of = Some(g);
+                            self.live.clear();
+                            for &p in tables.group(g) {
+                                if self.state.get(usize::from(p)).is_some_and(PortState::live) {
+                                    self.live.push(p);
+                                }
                             }
                         }
                         let key = (gap_ns > 0).then(|| flow_key(b.bytes(), g));
@@ -113,9 +138,11 @@ impl Worker {
                         }
                         let pinned =
                             key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live));
-                        let (tx, state) = (&self.tx, &self.state);
+                        let (tx, queues, state) = (&self.tx, &self.queues, &self.state);
                         let choice = pinned.or_else(|| {
-                            least_occupied(&self.live, &mut self.rng, |p| occupancy(tx, state, p))
+                            least_occupied(&self.live, &mut self.rng, |p| {
+                                occupancy(tx, queues, state, p)
+                            })
                         });
                         match choice {
                             Some(p) => {
@@ -143,10 +170,7 @@ impl Worker {
                         continue;
                     }
                 };
-                let (Some(ring), Some(est)) = (
-                    self.tx.get_mut(usize::from(e)),
-                    self.state.get(usize::from(e)),
-                ) else {
+                let Some(est) = self.state.get(usize::from(e)) else {
                     bump(&c.drops[DropReason::NoPort.index()], 1);
                     self.pool.put(b);
                     continue;
@@ -169,14 +193,28 @@ impl Worker {
                         switch: self.switch_id,
                         ingress,
                         egress: e,
-                        queue: ring.buffer().capacity() - ring.slots() + est.tx_backlog(),
+                        queue: occupancy(&self.tx, &self.queues, &self.state, e),
                     };
                     hop::record(&mut b, hop_clock.get_or_insert_with(HopClock::now), &hop)
                 };
                 if pending {
                     est.add_hop_pending(1, true);
                 }
-                if let Err(rtrb::PushError::Full(b)) = ring.push(b) {
+                let refused = match self.tx.get_mut(usize::from(e)) {
+                    Some(Egress::Own(i)) => match self.queues.get_mut(*i) {
+                        Some(q) if q.len() < self.queue_cap => {
+                            q.push(b);
+                            None
+                        }
+                        _ => Some(b),
+                    },
+                    Some(Egress::Ring(ring)) => match ring.push(b) {
+                        Ok(()) => None,
+                        Err(rtrb::PushError::Full(b)) => Some(b),
+                    },
+                    None => Some(b),
+                };
+                if let Some(b) = refused {
                     if pending {
                         est.add_hop_pending(1, false);
                     }
@@ -283,89 +321,152 @@ impl Worker {
     }
 
     fn update_gauges(&self) {
-        for (p, r) in self.tx.iter().enumerate() {
-            let occ = (r.buffer().capacity() - r.slots()) as u64;
-            let g = &self.counters.ports[p].ring_occupancy;
+        for (p, g) in self.counters.ports.iter().enumerate() {
+            let occ = egress_queued(&self.tx, &self.queues, p).unwrap_or(0) as u64;
+            let g = &g.ring_occupancy;
             if g.load(std::sync::atomic::Ordering::Relaxed) != occ {
                 g.store(occ, std::sync::atomic::Ordering::Relaxed);
             }
         }
     }
 
+    /// Send what waits towards the owned ports: this worker's own queue of each, then
+    /// the ring from every other worker; full bursts always, partial ones when
+    /// `flush_all`.
     fn drain_rings(&mut self, flush_all: bool) -> usize {
         let mut work = 0;
-        for ((port_no, port), rings) in self.owned.iter_mut().zip(self.drain.iter_mut()) {
-            let e = *port_no;
-            let est = &self.state[usize::from(e)];
-            let up = est.live();
-            // frames towards this port wait for their hop record's TX-handoff time
-            let stamp = est.hop_pending() != 0;
+        let owned = self
+            .owned
+            .iter_mut()
+            .zip(&mut self.drain)
+            .zip(&mut self.queues);
+        for (((port_no, port), rings), queue) in owned {
+            let e = usize::from(*port_no);
+            let mut out = Out {
+                up: self.state[e].live(),
+                // frames towards this port wait for their hop record's TX-handoff time
+                stamp: self.state[e].hop_pending() != 0,
+                state: &self.state[e],
+                counters: &self.counters.ports[e],
+                pool: &self.pool,
+                port: port.as_mut(),
+            };
+            let pending = queue.len();
+            if pending != 0 && (pending >= BURST || flush_all) {
+                let n = out.take(pending);
+                if n == pending {
+                    // the whole queue goes: hand it to the port as it is
+                    work += out.send(queue);
+                } else if n != 0 {
+                    self.txbuf.extend(queue.drain(..n));
+                    work += out.send(&mut self.txbuf);
+                }
+            }
             for ring in rings.iter_mut() {
                 let pending = ring.slots();
                 if pending == 0 || (pending < BURST && !flush_all) {
                     continue;
                 }
-                let n = if up {
-                    pending.min(BURST).min(port.tx_space())
-                } else {
-                    pending
-                };
+                let n = out.take(pending);
                 if n == 0 {
                     continue;
                 }
                 if let Ok(chunk) = ring.read_chunk(n) {
                     self.txbuf.extend(chunk);
                 }
-                let mut bytes = 0u64;
-                for b in &self.txbuf {
-                    bytes += b.len() as u64;
-                }
-                if stamp {
-                    // the records' TxHandoff: as the burst goes to the port
-                    est.add_hop_pending(hop::stamp_tx(&mut self.txbuf), false);
-                }
-                let sent = if up {
-                    port.tx_burst(&mut self.txbuf, &self.pool)
-                } else {
-                    0
-                };
-                let c = &self.counters.ports[usize::from(e)];
-                // unsent frames are dropped and counted at the egress: `port_down` when
-                // the link went away, `tx_error` when the backend refused them
-                let reason = if up && port.link_up() {
-                    TX_ERROR
-                } else {
-                    PORT_DOWN
-                };
-                let mut unsent_bytes = 0u64;
-                for b in self.txbuf.drain(..) {
-                    unsent_bytes += b.len() as u64;
-                    bump(&c.drops[reason], 1);
-                    self.pool.put(b);
-                }
-                bump(&c.tx_packets, sent as u64);
-                bump(&c.tx_bytes, bytes - unsent_bytes);
-                work += n;
+                work += out.send(&mut self.txbuf);
             }
         }
         work
     }
 
-    /// True when a frame waits on an owned port or in a ring towards one.
+    /// True when a frame waits on an owned port or in a queue or ring towards one.
     pub fn has_pending(&self) -> bool {
         self.owned.iter().any(|(_, p)| p.rx_ready())
             || self.rx_only.iter().any(|(_, p)| p.rx_ready())
+            || self.queues.iter().any(|q| !q.is_empty())
             || self.drain.iter().flatten().any(|r| !r.is_empty())
     }
 }
 
-/// Occupancy of egress `p` as an adaptive choice sees it: this worker's ring towards
-/// it plus the frames its backend holds unsent (the owner's gauge).
+/// One owned port during a TX drain, with what sending to it needs.
+struct Out<'a> {
+    /// The port is live (admin and link up).
+    up: bool,
+    /// Some frame towards it waits for its hop record's TX-handoff time.
+    stamp: bool,
+    state: &'a PortState,
+    counters: &'a PortCounters,
+    pool: &'a Pool,
+    port: &'a mut dyn Port,
+}
+
+impl Out<'_> {
+    /// How many of `pending` frames to send now: a burst at most, and no more than the
+    /// port accepts; all of them when the port is down (they are dropped).
+    fn take(&self, pending: usize) -> usize {
+        if self.up {
+            pending.min(BURST).min(self.port.tx_space())
+        } else {
+            pending
+        }
+    }
+
+    /// Hand every frame of `batch` to the port and count it; the frames the port does
+    /// not send are dropped and counted at this port: `port_down` when the link went
+    /// away, `tx_error` when the backend refused them. Returns `batch`'s length.
+    fn send(&mut self, batch: &mut Vec<Buf>) -> usize {
+        let n = batch.len();
+        let mut bytes = 0u64;
+        for b in batch.iter() {
+            bytes += b.len() as u64;
+        }
+        if self.stamp {
+            // the records' TxHandoff: as the burst goes to the port
+            self.state.add_hop_pending(hop::stamp_tx(batch), false);
+        }
+        let sent = if self.up {
+            self.port.tx_burst(batch, self.pool)
+        } else {
+            0
+        };
+        let c = self.counters;
+        if !batch.is_empty() {
+            let reason = if self.up && self.port.link_up() {
+                TX_ERROR
+            } else {
+                PORT_DOWN
+            };
+            let mut unsent_bytes = 0u64;
+            for b in batch.drain(..) {
+                unsent_bytes += b.len() as u64;
+                self.pool.put(b);
+            }
+            bump(&c.drops[reason], (n - sent) as u64);
+            bytes -= unsent_bytes;
+        }
+        bump(&c.tx_packets, sent as u64);
+        bump(&c.tx_bytes, bytes);
+        n
+    }
+}
+
+/// Frames this worker holds towards egress `p`: its queue or its ring's occupancy.
 #[inline]
-fn occupancy(tx: &[Producer<Buf>], state: &[PortState], p: u16) -> usize {
+fn egress_queued(tx: &[Egress], queues: &[Vec<Buf>], p: usize) -> Option<usize> {
+    match tx.get(p)? {
+        Egress::Own(i) => queues.get(*i).map(Vec::len),
+        Egress::Ring(r) => Some(r.buffer().capacity() - r.slots()),
+    }
+}
+
+/// Occupancy of egress `p` as an adaptive choice sees it: this worker's queue or ring
+/// towards it plus the frames its backend holds unsent (the owner's gauge).
+#[inline]
+fn occupancy(tx: &[Egress], queues: &[Vec<Buf>], state: &[PortState], p: u16) -> usize {
     let i = usize::from(p);
-    match (tx.get(i), state.get(i)) {
-        (Some(r), Some(st)) => r.buffer().capacity() - r.slots() + st.tx_backlog(),
+    match (egress_queued(tx, queues, i), state.get(i)) {
+        (Some(q), Some(st)) => q + st.tx_backlog(),
         _ => usize::MAX,
     }
 }
