@@ -20,6 +20,7 @@
 pub mod benes;
 pub mod contract;
 pub mod fattree;
+pub mod outline;
 pub mod transit;
 pub mod vl2;
 pub mod znode;
@@ -27,6 +28,7 @@ pub mod znode;
 use crate::spec::{Spec, SpecError};
 pub use canopy_dataplane::table::{PortDir, PortRole};
 pub use contract::ContractError;
+pub use outline::{Outline, Tier};
 use thiserror::Error;
 
 /// A topology that cannot be built.
