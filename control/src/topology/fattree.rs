@@ -327,6 +327,19 @@ mod tests {
     }
 
     #[test]
+    fn host_lists_are_allocated_exactly() {
+        // One port per host, allocated as one: a Vec's first growth would reserve four
+        // (80 bytes a host instead of 20, 400 MB at K = 256).
+        for spec in ["fat-tree:k=8", "vl2:da=8;di=4;servers=3"] {
+            let t = build_str(spec).unwrap();
+            for h in &t.hosts {
+                assert_eq!((h.ports.len(), h.ports.capacity()), (1, 1), "{spec}");
+            }
+            assert_eq!(t.hosts.capacity(), t.hosts.len(), "{spec}");
+        }
+    }
+
+    #[test]
     fn names_and_wiring() {
         let t = build_str("fat-tree:k=4").unwrap();
         let idx = |n: &str| t.switch_index(n).unwrap() as u32;
