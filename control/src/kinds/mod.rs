@@ -7,6 +7,7 @@ pub mod sliced;
 pub mod transit;
 
 use crate::oracle::{self, Oracle, PairsReport};
+use crate::spec::Spec;
 use crate::topology::{TopoError, Topology};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire::sliced::Mode;
@@ -106,17 +107,32 @@ fn level_rows<S: serde::Serializer>(
 impl TableSummary {
     /// Fill `switches`, `max_*`, `total_entries` and `by_level` from per-switch counts.
     pub fn absorb(&mut self, t: &Topology, entries: impl IntoIterator<Item = (u32, u64)>) {
+        self.absorb_levels(
+            |sw| t.switches[sw as usize].name.clone(),
+            entries
+                .into_iter()
+                .map(|(sw, n)| (sw, t.switches[sw as usize].level, n)),
+        );
+    }
+
+    /// [`TableSummary::absorb`] from `(switch, level, entries)` and a switch's name
+    /// (asked only for the switches that become the largest so far), for counts that
+    /// come without a built topology ([`Outline`](crate::topology::Outline)).
+    pub fn absorb_levels(
+        &mut self,
+        name: impl Fn(u32) -> String,
+        entries: impl IntoIterator<Item = (u32, u16, u64)>,
+    ) {
         use std::collections::BTreeMap;
         let mut lv: BTreeMap<u16, (u64, u64, u64)> = BTreeMap::new();
-        for (sw, n) in entries {
-            let s = &t.switches[sw as usize];
+        for (sw, level, n) in entries {
             self.switches += 1;
             self.total_entries += n;
             if n > self.max_entries || self.max_switch.is_empty() {
                 self.max_entries = n;
-                self.max_switch = s.name.clone();
+                self.max_switch = name(sw);
             }
-            let e = lv.entry(s.level).or_default();
+            let e = lv.entry(level).or_default();
             e.0 += 1;
             e.1 = e.1.max(n);
             e.2 += n;
@@ -157,6 +173,16 @@ pub fn summary(t: &Topology, kind: Kind) -> Result<TableSummary, KindError> {
         Kind::Sliced => sliced::summary(t),
         Kind::Transit => transit::summary(t),
         Kind::PathId => pathid::summary(t),
+    }
+}
+
+/// The [`summary`] of the topology `spec` names, computed from the spec without
+/// building the graph where the kind can (path-ID closed forms over an
+/// [`Outline`](crate::topology::Outline)); `None` where the graph is needed.
+pub fn summary_from_spec(spec: &Spec, kind: Kind) -> Result<Option<TableSummary>, KindError> {
+    match kind {
+        Kind::PathId => pathid::summary_from_spec(spec),
+        Kind::Sliced | Kind::Transit => Ok(None),
     }
 }
 

@@ -20,7 +20,7 @@
 //! The port addresses use n = bit length of N − 1 (\[FT-addressing\]'s `n = log2(N-1)`
 //! truncates and makes 510 of the 768 port addresses of N = 4 collide; docs/addressing.md).
 
-use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
+use super::{End, HostError, PortSpec, Tier, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
 /// Largest K accepted (81,920 switches and 4,194,304 hosts at K = 256).
@@ -98,6 +98,17 @@ pub fn host_port_address(k: u32, p: u32, e: u32, h: u32) -> u32 {
     pod_port_address(ft.n_bits(), p, 0, e, 0b00, h)
 }
 
+/// The switches in index order: edges `edge-p<p>-e<e>` (level 1), aggs `agg-p<p>-a<a>`
+/// (level 2), cores `core-c<c>` (level 3).
+pub fn tiers(ft: &FatTree) -> [Tier; 3] {
+    let (k, h) = (ft.k, ft.half());
+    [
+        Tier::split(1, k * h, "edge-p", "-e", h),
+        Tier::split(2, k * h, "agg-p", "-a", h),
+        Tier::flat(3, h * h, "core-c"),
+    ]
+}
+
 /// Build from a spec.
 pub fn build(spec: &Spec) -> Result<Topology, TopoError> {
     let ft = FatTree::from_spec(spec)?;
@@ -105,19 +116,16 @@ pub fn build(spec: &Spec) -> Result<Topology, TopoError> {
     let n = ft.n_bits();
     let mut t = Topology::new(spec.clone());
     t.switches.reserve((k * h + k * h + h * h) as usize);
-    t.hosts.reserve(ft.hosts() as usize);
-    for p in 0..k {
-        for e in 0..h {
-            t.add_switch(format!("edge-p{p}-e{e}"), 1, 0, u64::from(p * h + e), 0);
-        }
+    t.hosts.reserve_exact(ft.hosts() as usize);
+    let [edge, agg, core] = tiers(&ft);
+    for i in 0..edge.count {
+        t.add_switch(edge.name(i), edge.level, 0, u64::from(i), 0);
     }
-    for p in 0..k {
-        for a in 0..h {
-            t.add_switch(format!("agg-p{p}-a{a}"), 2, 0, u64::from(p), a);
-        }
+    for i in 0..agg.count {
+        t.add_switch(agg.name(i), agg.level, 0, u64::from(i / h), i % h);
     }
-    for c in 0..h * h {
-        t.add_switch(format!("core-c{c}"), 3, 0, 0, c);
+    for c in 0..core.count {
+        t.add_switch(core.name(c), core.level, 0, 0, c);
     }
     for s in &mut t.switches {
         s.ports.reserve_exact(k as usize);
@@ -315,6 +323,19 @@ mod tests {
                 assert_eq!(s.ports.len() as u32, k, "{}", s.name);
             }
             t.check_znode_contract().unwrap();
+        }
+    }
+
+    #[test]
+    fn host_lists_are_allocated_exactly() {
+        // One port per host, allocated as one: a Vec's first growth would reserve four
+        // (80 bytes a host instead of 20, 400 MB at K = 256).
+        for spec in ["fat-tree:k=8", "vl2:da=8;di=4;servers=3"] {
+            let t = build_str(spec).unwrap();
+            for h in &t.hosts {
+                assert_eq!((h.ports.len(), h.ports.capacity()), (1, 1), "{spec}");
+            }
+            assert_eq!(t.hosts.capacity(), t.hosts.len(), "{spec}");
         }
     }
 

@@ -15,7 +15,7 @@
 //! has zone t, agg 2g+x zone g and index x, intermediate i zone 0 and index i. An
 //! intermediate's two down ports into agg pair g both carry label g (group g).
 
-use super::{End, HostError, PortSpec, TopoError, Topology, ZnodeShape};
+use super::{End, HostError, PortSpec, Tier, TopoError, Topology, ZnodeShape};
 use crate::spec::Spec;
 
 /// VL2 parameters.
@@ -48,7 +48,7 @@ impl Vl2 {
             di: di as u32,
             servers: servers as u32,
         };
-        let hosts = u64::from(v.tors()) * servers;
+        let hosts = v.hosts();
         if hosts > 4_194_304 {
             return Err(spec
                 .invalid(
@@ -80,6 +80,20 @@ impl Vl2 {
     pub fn tors(&self) -> u32 {
         self.pairs() * self.tors_per_pair()
     }
+    /// Servers: ToRs × servers per ToR.
+    pub fn hosts(&self) -> u64 {
+        u64::from(self.tors()) * u64::from(self.servers)
+    }
+}
+
+/// The switches in index order: ToRs `tor-t<t>` (level 1), aggregation switches
+/// `agg-a<a>` (level 2), intermediates `int-i<i>` (level 3).
+pub fn tiers(v: &Vl2) -> [Tier; 3] {
+    [
+        Tier::flat(1, v.tors(), "tor-t"),
+        Tier::flat(2, v.aggs(), "agg-a"),
+        Tier::flat(3, v.intermediates(), "int-i"),
+    ]
 }
 
 /// Build from a spec.
@@ -87,16 +101,20 @@ pub fn build(spec: &Spec) -> Result<Topology, TopoError> {
     let v = Vl2::from_spec(spec)?;
     let (q, s) = (v.tors_per_pair(), v.servers);
     let mut t = Topology::new(spec.clone());
-    for tor in 0..v.tors() {
-        t.add_switch(format!("tor-t{tor}"), 1, 0, u64::from(tor), 0);
+    let [tors, aggs, ints] = tiers(&v);
+    t.switches
+        .reserve_exact((tors.count + aggs.count + ints.count) as usize);
+    t.hosts.reserve_exact(v.hosts() as usize);
+    for tor in 0..tors.count {
+        t.add_switch(tors.name(tor), tors.level, 0, u64::from(tor), 0);
     }
     let agg0 = v.tors();
-    for a in 0..v.aggs() {
-        t.add_switch(format!("agg-a{a}"), 2, 0, u64::from(a / 2), a % 2);
+    for a in 0..aggs.count {
+        t.add_switch(aggs.name(a), aggs.level, 0, u64::from(a / 2), a % 2);
     }
     let int0 = agg0 + v.aggs();
-    for i in 0..v.intermediates() {
-        t.add_switch(format!("int-i{i}"), 3, 0, 0, i);
+    for i in 0..ints.count {
+        t.add_switch(ints.name(i), ints.level, 0, 0, i);
     }
     for tor in 0..v.tors() {
         for sv in 0..s {

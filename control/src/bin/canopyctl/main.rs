@@ -13,6 +13,7 @@ use canopy_control::kinds::{self, TableSummary};
 use canopy_control::oracle::{self, Oracle, Revisits};
 use canopy_control::p4::{self, tna as p4_tna};
 use canopy_control::sim::{self, Fabric, TrafficOptions};
+use canopy_control::spec::Spec;
 use canopy_control::topology::{self, PortRole, Topology};
 use canopy_dataplane::engine::{self, EngineConfig};
 use canopy_dataplane::table::SwitchTables;
@@ -261,8 +262,8 @@ fn print_list(t: &Topology) {
     }
 }
 
-fn print_table_summary(t: &Topology, kind: Kind, s: &TableSummary) {
-    outln!("topology        {}", t.spec);
+fn print_table_summary(spec: &Spec, kind: Kind, s: &TableSummary) {
+    outln!("topology        {spec}");
     outln!("kind            {kind}");
     outln!("id bits         {}", s.id_bits);
     if !s.id_bits_detail.is_empty() {
@@ -736,27 +737,41 @@ fn check(a: CheckArgs, clock: &mut Clock) -> Result<()> {
 
 /// `canopyctl tables`.
 fn tables(a: TablesArgs, clock: &mut Clock) -> Result<()> {
-    let t = build(&a.spec, clock)?;
     // the summary is the default view; --switch prints one switch's tables (JSON) instead
-    if let Some(name) = &a.switch {
-        let sw = switch_tables(&a.spec, &t, a.kind, a.mode, name, clock)?;
-        return print_json(&sw);
-    }
-    clock.phase("computing table summary");
-    let s = match a.mode {
-        Some(m) => kinds::sliced::summary_mode(&t, m)?,
-        None => kinds::summary(&t, a.kind)?,
+    let (spec, s) = match (&a.switch, a.mode) {
+        (None, None) => {
+            let spec: Spec = a.spec.parse().map_err(topology::TopoError::from)?;
+            clock.phase("computing table summary from the spec");
+            match kinds::summary_from_spec(&spec, a.kind)? {
+                Some(s) => (spec, s),
+                None => {
+                    let t = build(&a.spec, clock)?;
+                    clock.phase("computing table summary");
+                    (spec, kinds::summary(&t, a.kind)?)
+                }
+            }
+        }
+        (Some(name), _) => {
+            let t = build(&a.spec, clock)?;
+            let sw = switch_tables(&a.spec, &t, a.kind, a.mode, name, clock)?;
+            return print_json(&sw);
+        }
+        (None, Some(m)) => {
+            let t = build(&a.spec, clock)?;
+            clock.phase("computing table summary");
+            (t.spec.clone(), kinds::sliced::summary_mode(&t, m)?)
+        }
     };
     clock.phase("summary done");
     if a.json {
         print_json(&json::TablesReport {
-            topology: t.spec.to_string(),
+            topology: spec.to_string(),
             kind: a.kind,
             mode: json::mode_name(a.mode),
             summary: &s,
         })
     } else {
-        print_table_summary(&t, a.kind, &s);
+        print_table_summary(&spec, a.kind, &s);
         Ok(())
     }
 }

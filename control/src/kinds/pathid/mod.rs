@@ -49,8 +49,8 @@ mod tests;
 pub use entries::{entry_strings, table_work, tables, MAX_TABLE_ENTRIES};
 pub use plan::{Hop, Plan, MAX_PLAN_ENTRIES};
 pub use summary::{
-    closed_form, closed_form_params, id_bits, id_bits_detail, summary, summary_materialised,
-    ClosedForm,
+    closed_form, closed_form_params, id_bits, id_bits_detail, summary, summary_from_spec,
+    summary_materialised, ClosedForm,
 };
 
 type PlanCache = Mutex<Vec<(String, Arc<Plan>)>>;

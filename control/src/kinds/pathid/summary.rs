@@ -3,18 +3,41 @@
 
 use super::{plan, tables};
 use crate::kinds::{KindError, TableSummary};
-use crate::topology::Topology;
+use crate::spec::Spec;
+use crate::topology::{Outline, Topology};
 use canopy_dataplane::build::pathid::{ceil_log2, PathIdLayout};
 
 /// Table summary: ID bits and entries per switch, counted as \[PathID\] counts them (one
 /// entry per distinct LPM prefix; the leaf's host-label map is not counted).
 pub fn summary(t: &Topology) -> Result<TableSummary, KindError> {
-    if t.switches.len() > 1500 || t.hosts.len() > 300_000 {
+    if prefers_closed_form(t.switches.len() as u64, t.hosts.len() as u64) {
         if let Some(s) = closed_form(t)? {
             return Ok(s);
         }
     }
     summary_materialised(t)
+}
+
+/// The [`summary`] of the topology `spec` names, from its [`Outline`] without building
+/// the graph, where `summary` would use a closed form; `None` otherwise (build it).
+pub fn summary_from_spec(spec: &Spec) -> Result<Option<TableSummary>, KindError> {
+    let Some(o) = Outline::from_spec(spec)? else {
+        return Ok(None);
+    };
+    if !prefers_closed_form(o.switches(), o.hosts) {
+        return Ok(None);
+    }
+    closed_form_with(
+        spec,
+        |sw| o.switch_name(sw).unwrap_or_default(),
+        o.switch_levels(),
+    )
+}
+
+/// Whether a topology is large enough that [`summary`] counts by closed form rather
+/// than materialising its tables.
+fn prefers_closed_form(switches: u64, hosts: u64) -> bool {
+    switches > 1500 || hosts > 300_000
 }
 
 /// Summary from materialised tables (exact for any topology; slow for huge ones).
@@ -47,12 +70,28 @@ pub fn summary_materialised(t: &Topology) -> Result<TableSummary, KindError> {
 /// the switches for the per-level counts); `None` for other families. Cross-checked
 /// against [`summary_materialised`] in the tests.
 pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
+    closed_form_with(
+        &t.spec,
+        |sw| t.switches[sw as usize].name.clone(),
+        t.switches
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u32, s.level)),
+    )
+}
+
+/// [`closed_form`] over switches given as `(index, level)` and a name for an index.
+fn closed_form_with(
+    spec: &Spec,
+    name: impl Fn(u32) -> String,
+    switches: impl IntoIterator<Item = (u32, u16)>,
+) -> Result<Option<TableSummary>, KindError> {
     let Some(ClosedForm {
         layout,
         used,
         counts,
         what,
-    }) = closed_form_params(&t.spec)?
+    }) = closed_form_params(spec)?
     else {
         return Ok(None);
     };
@@ -61,16 +100,14 @@ pub fn closed_form(t: &Topology) -> Result<Option<TableSummary>, KindError> {
         id_bits_detail: id_bits_detail(&layout, &used),
         ..Default::default()
     };
-    s.absorb(
-        t,
-        t.switches.iter().enumerate().map(|(i, sw)| {
-            (
-                i as u32,
-                counts
-                    .get(usize::from(sw.level).wrapping_sub(1))
-                    .copied()
-                    .unwrap_or(0),
-            )
+    s.absorb_levels(
+        name,
+        switches.into_iter().map(|(i, level)| {
+            let n = counts
+                .get(usize::from(level).wrapping_sub(1))
+                .copied()
+                .unwrap_or(0);
+            (i, level, n)
         }),
     );
     s.notes.push(format!(
@@ -105,7 +142,7 @@ impl ClosedForm {
 }
 
 /// Closed form from the spec alone (no graph): `fat-tree` and `vl2`.
-pub fn closed_form_params(spec: &crate::spec::Spec) -> Result<Option<ClosedForm>, KindError> {
+pub fn closed_form_params(spec: &Spec) -> Result<Option<ClosedForm>, KindError> {
     use crate::topology::{fattree::FatTree, vl2::Vl2};
     let cl = |x: u64| ceil_log2(x);
     let (layout, used, counts, what): (PathIdLayout, Vec<bool>, [u64; 3], &'static str) =

@@ -176,6 +176,32 @@ fn vl2_scalability_row_materialised() {
 }
 
 #[test]
+fn summaries_from_the_spec_equal_those_of_the_built_graph() {
+    // Large enough for the closed form: the outline gives the same summary, switch
+    // names included, as the built topology.
+    for spec in [
+        "fat-tree:k=64",
+        "vl2:da=100;di=96;servers=1",
+        "vl2:da=60;di=24;servers=1000",
+    ] {
+        let from_spec = summary_from_spec(&spec.parse().unwrap()).unwrap();
+        let built = summary(&build_str(spec).unwrap()).unwrap();
+        assert_eq!(from_spec.as_ref(), Some(&built), "{spec}");
+    }
+    // Small ones are counted from materialised tables, and other families have no
+    // outline: both are left to the built graph.
+    for spec in ["fat-tree:k=8", "vl2:da=8;di=4;servers=2", "benes:m=16;n=4"] {
+        assert_eq!(
+            summary_from_spec(&spec.parse().unwrap()).unwrap(),
+            None,
+            "{spec}"
+        );
+    }
+    let e = summary_from_spec(&"fat-tree:k=7".parse().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("even"), "{e}");
+}
+
+#[test]
 fn closed_forms_match_materialised_tables() {
     for spec in [
         "fat-tree:k=2",
