@@ -8,7 +8,7 @@
 //!   thread of each worker refills 32 frames per host port from a template (standing in
 //!   for the NIC's DMA), calls `Worker::poll`, and sinks what came out.
 //!   `N_workers_64B` counts only the time inside `Worker::poll` (RX burst from the mem
-//!   port, decision, adaptive choice, counters, (worker, port) ring hand-off, TX drain
+//!   port, decision, adaptive choice, counters, hand-off to the egress queue or ring, TX drain
 //!   into the mem port; two clock reads per poll of 64 frames are included);
 //!   `N_workers_64B_with_feed` counts the whole loop (refill and sink too). Reported as
 //!   time per frame; with 2 workers, the slower thread's time.

@@ -404,7 +404,7 @@ impl Engine {
             .map(|(i, ((((tx, drain), owned), rx_only), counters))| Worker {
                 switch_id: cfg.switch_id,
                 trace: cfg.trace,
-                tables: tables.clone(),
+                tables: arc_swap::Cache::new(tables.clone()),
                 queues: owned
                     .iter()
                     .map(|_| Vec::with_capacity(cfg.ring_size))

@@ -33,7 +33,9 @@ pub(crate) enum Egress {
 pub struct Worker {
     pub(crate) switch_id: u32,
     pub(crate) trace: bool,
-    pub(crate) tables: Arc<ArcSwap<SwitchTables>>,
+    /// The engine's tables, as last seen: one atomic load per round tells whether
+    /// they were replaced (the old ones are released at this worker's next round).
+    pub(crate) tables: arc_swap::Cache<Arc<ArcSwap<SwitchTables>>, Arc<SwitchTables>>,
     pub(crate) owned: Vec<(u16, Box<dyn Port>)>,
     /// Receive-only sockets of ports another worker owns (fanout replicas): polled for
     /// RX like owned ports, never transmitted on.
@@ -87,6 +89,7 @@ impl Worker {
         let gap_ns = self.flowlet_gap.load(Ordering::Relaxed);
         let mut now_ns = 0u64;
         let mut work = 0;
+        let tables: &SwitchTables = self.tables.load();
         for (port_no, port) in self.owned.iter_mut().chain(self.rx_only.iter_mut()) {
             let ingress = *port_no;
             let st = &self.state[usize::from(ingress)];
@@ -96,7 +99,6 @@ impl Worker {
                 continue;
             }
             work += n;
-            let tables = self.tables.load();
             let c = &self.counters.ports[usize::from(ingress)];
             let mut bytes = 0u64;
             for b in &self.burst {
@@ -118,7 +120,7 @@ impl Worker {
             let mut live_of: Option<u16> = None;
             for mut b in self.burst.drain(..) {
                 let mut hops = false;
-                let verdict = decide_hops(&tables, ingress, b.bytes_mut(), &mut hops);
+                let verdict = decide_hops(tables, ingress, b.bytes_mut(), &mut hops);
                 // (egress, already known live: adaptive choices come from the live set)
                 let (e, checked) = match verdict {
                     Verdict::Port(p) => (p, false),
@@ -341,6 +343,9 @@ impl Worker {
             .zip(&mut self.drain)
             .zip(&mut self.queues);
         for (((port_no, port), rings), queue) in owned {
+            if queue.is_empty() && rings.is_empty() {
+                continue;
+            }
             let e = usize::from(*port_no);
             let mut out = Out {
                 up: self.state[e].live(),
