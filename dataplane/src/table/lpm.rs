@@ -35,30 +35,34 @@ const VALID: u32 = 1 << 31;
 const DOWN: u32 = 1 << 17;
 const GROUP: u32 = 1 << 16;
 
+/// Levels held inline in the table (the longest lengths), so that a lookup reads them
+/// from the switch's own table struct instead of following another pointer; a fat-tree
+/// switch has at most L + 1 lengths.
+const INLINE: usize = 4;
+
 /// A run of `width` consecutive key bits from bit `shift`, placed at bit `out` of the
-/// slot index.
+/// slot index (an unused run has width 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Run {
-    mask: u32,
     shift: u8,
+    width: u8,
     out: u8,
 }
 
-/// One prefix length.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[repr(align(64))]
+/// One prefix length (40 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Level {
     /// Key bits that every entry of this length has in common…
     care: u64,
     /// …and their values.
     fixed: u64,
-    /// Dense: the runs of the slot index (unused runs have a zero mask).
-    runs: [Run; MAX_RUNS],
-    /// Dense: the first slot.
+    /// Dense: the first slot. Sparse: the start of the span of this length's entries
+    /// in the sorted entries.
     base: u32,
-    /// The span of the entries of this length in the sorted entries.
-    start: u32,
+    /// Sparse: the end of that span.
     end: u32,
+    /// Dense: the runs of the slot index.
+    runs: [Run; MAX_RUNS],
     len: u8,
     dense: bool,
 }
@@ -68,7 +72,7 @@ impl Level {
     fn index(&self, key: u64) -> usize {
         let mut i = 0u64;
         for r in &self.runs {
-            i |= ((key >> r.shift) & u64::from(r.mask)) << r.out;
+            i |= ((key >> r.shift) & ((1u64 << r.width) - 1)) << r.out;
         }
         i as usize
     }
@@ -78,7 +82,11 @@ impl Level {
 /// ascending) without duplicates.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct LpmIndex {
-    levels: Vec<Level>,
+    /// The first `n_head` levels, longest first.
+    head: [Level; INLINE],
+    n_head: u8,
+    /// The levels after those.
+    tail: Vec<Level>,
     slots: Vec<u32>,
 }
 
@@ -165,10 +173,9 @@ impl LpmIndex {
         let mut level = Level {
             care,
             fixed: v0 & care,
-            runs: [Run::default(); MAX_RUNS],
-            base: 0,
-            start: start as u32,
+            base: start as u32,
             end: end as u32,
+            runs: [Run::default(); MAX_RUNS],
             len,
             dense: false,
         };
@@ -184,8 +191,8 @@ impl LpmIndex {
             let mut out = 0u32;
             for (r, &(s, w)) in level.runs.iter_mut().zip(&runs) {
                 *r = Run {
-                    mask: low_mask(w as u8) as u32,
                     shift: s as u8,
+                    width: w as u8,
                     out: out as u8,
                 };
                 out += w;
@@ -200,14 +207,21 @@ impl LpmIndex {
                 }
             }
         }
-        self.levels.push(level);
+        match self.head.get_mut(usize::from(self.n_head)) {
+            Some(h) => {
+                *h = level;
+                self.n_head += 1;
+            }
+            None => self.tail.push(level),
+        }
     }
 
     /// Longest-prefix match of a left-aligned path ID of `id_len` bits; `entries` are
     /// the entries the index was built from.
     #[inline]
     pub(crate) fn lookup(&self, entries: &[LpmEntry], id: u64, id_len: u8) -> Option<LpmEntry> {
-        for l in &self.levels {
+        let head = self.head.get(..usize::from(self.n_head)).unwrap_or(&[]);
+        for l in head.iter().chain(&self.tail) {
             if l.len > id_len {
                 continue;
             }
@@ -229,7 +243,7 @@ impl LpmIndex {
                     return Some(unpack(key, l.len, s));
                 }
             } else {
-                let run = entries.get(l.start as usize..l.end as usize).unwrap_or(&[]);
+                let run = entries.get(l.base as usize..l.end as usize).unwrap_or(&[]);
                 if let Ok(i) = run.binary_search_by(|e| e.value.cmp(&key)) {
                     return run.get(i).copied();
                 }
@@ -241,10 +255,9 @@ impl LpmIndex {
     /// Number of dense levels and of all levels (tests, docs).
     #[cfg(test)]
     pub(crate) fn dense_levels(&self) -> (usize, usize) {
-        (
-            self.levels.iter().filter(|l| l.dense).count(),
-            self.levels.len(),
-        )
+        let head = self.head.get(..usize::from(self.n_head)).unwrap_or(&[]);
+        let all = || head.iter().chain(&self.tail);
+        (all().filter(|l| l.dense).count(), all().count())
     }
 
     /// Slots of the dense levels.

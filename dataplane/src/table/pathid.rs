@@ -163,6 +163,8 @@ pub struct PathIdTable {
     pub leaf: bool,
     /// Host label map, sorted by label (leaf switches only).
     hosts: Vec<HostEntry>,
+    /// The first host label: with consecutive labels, label − this is the entry's index.
+    host_first: u32,
     /// LPM entries sorted by (length descending, value ascending).
     entries: Vec<LpmEntry>,
     /// The lookup index over `entries`, derived from them.
@@ -253,6 +255,7 @@ impl PathIdTable {
         Ok(PathIdTable {
             level,
             leaf,
+            host_first: hosts.first().map_or(0, |h| h.label),
             hosts,
             entries: out,
             index,
@@ -277,9 +280,16 @@ impl PathIdTable {
         self.index.lookup(&self.entries, id, id_len)
     }
 
-    /// Action for a host label.
+    /// Action for a host label: one probe where the labels are consecutive, else a
+    /// binary search.
     #[inline]
     pub fn host(&self, label: u32) -> Option<Action> {
+        let guess = label.wrapping_sub(self.host_first) as usize;
+        if let Some(h) = self.hosts.get(guess) {
+            if h.label == label {
+                return Some(h.action);
+            }
+        }
         self.hosts
             .binary_search_by(|h| h.label.cmp(&label))
             .ok()
@@ -374,6 +384,16 @@ mod tests {
         let t = PathIdTable::new(1, true, vec![h(3, 0), h(1, 1)], vec![]).unwrap();
         assert_eq!(t.host(1), Some(Action::Port(1)));
         assert_eq!(t.host(2), None);
+        assert_eq!(t.host(3), Some(Action::Port(0)));
+        // consecutive labels from 5 (one probe), then a gap (binary search)
+        let hs = vec![h(5, 0), h(6, 1), h(7, 2), h(9, 3), h(40, 4)];
+        let t = PathIdTable::new(1, true, hs, vec![]).unwrap();
+        for (l, p) in [(5, 0), (6, 1), (7, 2), (9, 3), (40, 4)] {
+            assert_eq!(t.host(l), Some(Action::Port(p)), "{l}");
+        }
+        for l in [0, 4, 8, 10, 39, 41, u32::MAX] {
+            assert_eq!(t.host(l), None, "{l}");
+        }
     }
 
     #[test]
