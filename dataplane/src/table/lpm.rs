@@ -87,7 +87,24 @@ pub(crate) struct LpmIndex {
     n_head: u8,
     /// The levels after those.
     tail: Vec<Level>,
-    slots: Vec<u32>,
+    /// The distinct results of the dense levels (packed: valid, down, action).
+    palette: Vec<u32>,
+    /// Slots of the dense levels: 0 for no entry, else 1 + a palette index.
+    slots: Slots,
+}
+
+/// Slot array, one byte per slot when the switch has at most 255 distinct results (a
+/// switch with fewer than 128 ports), else two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Slots {
+    Narrow(Vec<u8>),
+    Wide(Vec<u16>),
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::Narrow(Vec::new())
+    }
 }
 
 fn pack(e: &LpmEntry) -> u32 {
@@ -149,71 +166,121 @@ fn merge_runs(mut v: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     v
 }
 
+/// A level being built: its descriptor, whether it can be dense, and its entries.
+struct Draft {
+    level: Level,
+    dense: bool,
+    base_entry: usize,
+    end_entry: usize,
+}
+
+/// The level of the entries `start..end` (one length); a dense one takes its slots
+/// from `*n_slots` on.
+fn level(entries: &[LpmEntry], start: usize, end: usize, n_slots: &mut usize) -> Draft {
+    let span = &entries[start..end];
+    let len = span[0].len;
+    let v0 = span[0].value;
+    let differ = span.iter().fold(0u64, |m, e| m | (e.value ^ v0));
+    let care = low_mask(len) & !differ;
+    let mut level = Level {
+        care,
+        fixed: v0 & care,
+        base: 0,
+        end: end as u32,
+        runs: [Run::default(); MAX_RUNS],
+        len,
+        dense: false,
+    };
+    let runs = merge_runs(runs_of(differ));
+    let bits: u32 = runs.iter().map(|r| r.1).sum();
+    let base = *n_slots;
+    let dense = bits <= MAX_DENSE_BITS && {
+        let size = 1usize << bits;
+        size <= SLACK.saturating_mul(span.len()).saturating_add(MIN_SLOTS)
+            && u32::try_from(base + size).is_ok()
+    };
+    if dense {
+        let mut out = 0u32;
+        for (r, &(s, w)) in level.runs.iter_mut().zip(&runs) {
+            *r = Run {
+                shift: s as u8,
+                width: w as u8,
+                out: out as u8,
+            };
+            out += w;
+        }
+        level.base = base as u32;
+        *n_slots = base + (1usize << bits);
+    }
+    Draft {
+        level,
+        dense,
+        base_entry: start,
+        end_entry: end,
+    }
+}
+
 impl LpmIndex {
     /// Build the index of `entries` (sorted by length descending, value ascending,
     /// no two with the same length and value).
     pub(crate) fn build(entries: &[LpmEntry]) -> Self {
         let mut ix = LpmIndex::default();
+        let mut levels = Vec::new();
+        let mut n_slots = 0usize;
         let mut start = 0;
         while start < entries.len() {
             let len = entries[start].len;
             let end = start + entries[start..].iter().take_while(|e| e.len == len).count();
-            ix.add_level(entries, start, end);
+            levels.push(level(entries, start, end, &mut n_slots));
             start = end;
         }
-        ix
-    }
-
-    fn add_level(&mut self, entries: &[LpmEntry], start: usize, end: usize) {
-        let span = &entries[start..end];
-        let len = span[0].len;
-        let v0 = span[0].value;
-        let differ = span.iter().fold(0u64, |m, e| m | (e.value ^ v0));
-        let care = low_mask(len) & !differ;
-        let mut level = Level {
-            care,
-            fixed: v0 & care,
-            base: start as u32,
-            end: end as u32,
-            runs: [Run::default(); MAX_RUNS],
-            len,
-            dense: false,
+        let dense_entries = || {
+            levels
+                .iter()
+                .filter(|l| l.dense)
+                .flat_map(|l| &entries[l.base_entry..l.end_entry])
         };
-        let runs = merge_runs(runs_of(differ));
-        let bits: u32 = runs.iter().map(|r| r.1).sum();
-        let base = self.slots.len();
-        let fits = bits <= MAX_DENSE_BITS && {
-            let size = 1usize << bits;
-            size <= SLACK.saturating_mul(span.len()).saturating_add(MIN_SLOTS)
-                && u32::try_from(base + size).is_ok()
-        };
-        if fits {
-            let mut out = 0u32;
-            for (r, &(s, w)) in level.runs.iter_mut().zip(&runs) {
-                *r = Run {
-                    shift: s as u8,
-                    width: w as u8,
-                    out: out as u8,
-                };
-                out += w;
+        let mut palette: Vec<u32> = dense_entries().map(pack).collect();
+        palette.sort_unstable();
+        palette.dedup();
+        let mut slots = if palette.len() <= usize::from(u8::MAX) {
+            Slots::Narrow(vec![0; n_slots])
+        } else if palette.len() <= usize::from(u16::MAX) {
+            Slots::Wide(vec![0; n_slots])
+        } else {
+            // more distinct results than a slot can name: every length is searched
+            for l in &mut levels {
+                l.dense = false;
             }
-            level.dense = true;
-            level.base = base as u32;
-            self.slots.resize(base + (1usize << bits), 0);
-            for e in span {
-                let i = base + level.index(e.value);
-                if let Some(s) = self.slots.get_mut(i) {
-                    *s = pack(e);
+            palette.clear();
+            Slots::default()
+        };
+        for l in &levels {
+            let mut lv = l.level;
+            if l.dense {
+                lv.dense = true;
+                for e in &entries[l.base_entry..l.end_entry] {
+                    let i = lv.base as usize + lv.index(e.value);
+                    let p = palette.binary_search(&pack(e)).map_or(0, |p| p + 1);
+                    match &mut slots {
+                        Slots::Narrow(v) => v.get_mut(i).map(|s| *s = p as u8),
+                        Slots::Wide(v) => v.get_mut(i).map(|s| *s = p as u16),
+                    };
                 }
+            } else {
+                lv.base = l.base_entry as u32;
+            }
+            match ix.head.get_mut(usize::from(ix.n_head)) {
+                Some(h) => {
+                    *h = lv;
+                    ix.n_head += 1;
+                }
+                None => ix.tail.push(lv),
             }
         }
-        match self.head.get_mut(usize::from(self.n_head)) {
-            Some(h) => {
-                *h = level;
-                self.n_head += 1;
-            }
-            None => self.tail.push(level),
-        }
+        ix.palette = palette;
+        ix.slots = slots;
+        ix
     }
 
     /// Longest-prefix match of a left-aligned path ID of `id_len` bits; `entries` are
@@ -234,12 +301,12 @@ impl LpmIndex {
                 continue;
             }
             if l.dense {
-                let s = self
-                    .slots
-                    .get(l.base as usize + l.index(key))
-                    .copied()
-                    .unwrap_or(0);
-                if s & VALID != 0 {
+                let i = l.base as usize + l.index(key);
+                let p = match &self.slots {
+                    Slots::Narrow(v) => v.get(i).map_or(0, |&p| usize::from(p)),
+                    Slots::Wide(v) => v.get(i).map_or(0, |&p| usize::from(p)),
+                };
+                if let Some(&s) = p.checked_sub(1).and_then(|p| self.palette.get(p)) {
                     return Some(unpack(key, l.len, s));
                 }
             } else {
@@ -263,7 +330,10 @@ impl LpmIndex {
     /// Slots of the dense levels.
     #[cfg(test)]
     pub(crate) fn slot_count(&self) -> usize {
-        self.slots.len()
+        match &self.slots {
+            Slots::Narrow(v) => v.len(),
+            Slots::Wide(v) => v.len(),
+        }
     }
 }
 
@@ -432,6 +502,33 @@ mod tests {
         assert_eq!(t.lookup(0, 0).unwrap().action, Action::Port(99));
         assert_eq!(t.lookup(u64::MAX, 64).unwrap().action, Action::Port(98));
         assert_eq!(t.lookup(u64::MAX, 63).unwrap().action, Action::Port(99));
+    }
+
+    #[test]
+    fn wide_and_overflowing_palettes() {
+        // 300 distinct results: two-byte slots; 70,000: no slot can name them, every
+        // length is searched
+        for (n, wide, dense) in [(300u64, true, 1), (70_000, false, 0)] {
+            let v: Vec<LpmEntry> = (0..n)
+                .map(|i| LpmEntry {
+                    value: (3 << 20) | i,
+                    len: 22,
+                    down: i % 2 == 0,
+                    action: if i % 3 == 0 {
+                        Action::Group((i / 2) as u16)
+                    } else {
+                        Action::Port((i / 2) as u16)
+                    },
+                })
+                .collect();
+            let t = table(v.clone());
+            assert_eq!(matches!(t.index.slots, Slots::Wide(_)), wide, "{n}");
+            assert_eq!(t.index.dense_levels(), (dense, 1), "{n}");
+            for i in (0..n + 5).step_by(7) {
+                let id = left((3 << 20) | i, 22);
+                assert_eq!(t.lookup(id, 22), naive(&v, id, 22), "{n} {i}");
+            }
+        }
     }
 
     #[test]
