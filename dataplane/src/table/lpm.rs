@@ -1,6 +1,6 @@
 //! Longest-prefix-match index of a path-ID table: one exact-match level per distinct
-//! prefix length, longest first, each a small direct-indexed array of packed results
-//! whenever the length's entries are dense in the bits where they differ.
+//! prefix length, longest first, each a small direct-indexed array of slots whenever the
+//! length's entries are dense in the bits where they differ.
 //!
 //! The entries of one length at a switch differ only in a few fields of the path ID (at
 //! a fat-tree aggregation switch: the low bits of the core and the last down port; the
@@ -8,15 +8,19 @@
 //! all its entries share (`care`/`fixed`) and the bits where they differ, as at most
 //! [`MAX_RUNS`] runs of consecutive bits. A lookup key that differs in a shared bit is
 //! rejected without touching memory; otherwise the runs are concatenated into a slot
-//! index, and the slot (4 bytes: valid, down, action) answers. On a fat tree whose
-//! arities are powers of two this is exactly one slot per entry, so the hot state is
-//! 4 bytes per entry plus one 64-byte descriptor per length, instead of 16-byte entries
-//! searched in log₂ n dependent steps.
+//! index, and the slot names the entry's result in the table's palette of distinct
+//! results (down flag and action, packed in 4 bytes). A slot is one byte when the table
+//! has at most 255 distinct results (fewer than 128 ports), else two. On a fat tree whose
+//! arities are powers of two this is exactly one slot per entry, so the hot state is one
+//! byte per entry plus the palette and a 40-byte descriptor per length, the first
+//! [`INLINE`] of them inside the table itself, instead of 16-byte entries searched in
+//! log₂ n dependent steps.
 //!
 //! A length whose entries are not dense enough (the slots would exceed
 //! `SLACK · count + MIN_SLOTS`) keeps the entries' sorted span and is binary-searched,
-//! after the same shared-bit check. Memory is therefore at most `SLACK` slots per entry
-//! plus `MIN_SLOTS` per length, and building is one pass over the sorted entries.
+//! after the same shared-bit check; so is every length of a table with more than 65,535
+//! distinct results. Memory is therefore at most `SLACK` slots per entry plus
+//! `MIN_SLOTS` per length, and building is a sort and one pass over the sorted entries.
 
 use super::pathid::{Action, LpmEntry};
 
