@@ -541,9 +541,9 @@ mod tests {
         assert_eq!(runs_of(u64::MAX), vec![(0, 64)]);
         assert_eq!(runs_of(0b1101_0110), vec![(1, 2), (4, 1), (6, 2)]);
         // five runs with gaps 1, 3, 1, 2: the first smallest gap is filled
-        let v = merge_runs(runs_of(0b1_00_1_0_1_000_1_0_1));
+        let v = merge_runs(runs_of(0b1001_0100_0101));
         assert_eq!(v, vec![(0, 3), (6, 1), (8, 1), (11, 1)]);
-        let v = merge_runs(runs_of(0b1_0_1_0_1_0_1_0_1));
+        let v = merge_runs(runs_of(0b1_0101_0101));
         assert_eq!(v.len(), MAX_RUNS);
     }
 }
