@@ -56,6 +56,8 @@ fn bench(c: &mut Criterion) {
         ("fat-tree:k=8", Kind::PathId),
         ("znode:z=3,2,3;r=1,3,6;m=2", Kind::Sliced),
         ("fat-tree:k=32", Kind::PathId),
+        ("fat-tree:k=64", Kind::PathId),
+        ("fat-tree:k=64", Kind::Sliced),
         ("transit-full:layers=1", Kind::Transit),
         ("transit-hybrid:leaf=12;layers=1", Kind::Transit),
     ] {

@@ -5,6 +5,7 @@
 //! indices (`u16`); a *group* is a set of equivalent egress ports among which the
 //! engine chooses adaptively (least-occupied live port), the oracle at random.
 
+mod lpm;
 pub mod pathid;
 pub mod sliced;
 pub mod transit;

@@ -1,12 +1,15 @@
 //! Path-ID forwarding table: \[PathID\]'s LPM routing entries of one switch, plus the host
 //! label map of a leaf switch (the last hop, which the path ID does not cover).
 //!
-//! Lookup structure: entries sorted by (prefix length descending, value ascending), with
-//! one span per distinct length. A lookup tries each length from the longest, shifting
-//! the ID down to that length and binary-searching the span: O(lengths · log entries),
-//! no allocation, no hashing. A path-ID fabric has at most L + 1 distinct lengths per
-//! type, so this is a handful of binary searches.
+//! Lookup structure: entries sorted by (prefix length descending, value ascending), and
+//! an index (`table/lpm.rs`) with one exact-match level per distinct length, longest
+//! first. A level rejects a key that differs from the bits all its entries share
+//! without a memory access, and otherwise answers from a direct-indexed array of 1- or
+//! 2-byte slots naming the entry's result (or, for a length whose entries are too sparse
+//! for that, a binary search of its span). A path-ID fabric has at most L + 1 distinct lengths per type, so a lookup
+//! is a few register operations and usually one slot load; no allocation, no hashing.
 
+use super::lpm::LpmIndex;
 use crate::wire::pathid::MAX_ID_BITS;
 use serde::{Deserialize, Serialize};
 
@@ -111,14 +114,6 @@ pub struct HostEntry {
     pub action: Action,
 }
 
-/// One run of entries with the same prefix length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Span {
-    len: u8,
-    start: u32,
-    end: u32,
-}
-
 /// An entry set that cannot form a table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TableError {
@@ -143,6 +138,9 @@ pub enum TableError {
     /// The same host label twice with different actions.
     #[error("host label {0} given twice")]
     HostConflict(u32),
+    /// More entries than a table indexes (2³² − 1).
+    #[error("{0} entries: a table holds at most 2^32 - 1")]
+    TooMany(usize),
     /// A serialised prefix that is not a bit string of at most 64 bits.
     #[error("prefix `{prefix}` {why}")]
     BadPrefix {
@@ -153,7 +151,7 @@ pub enum TableError {
     },
 }
 
-/// Path-ID table of one switch. Serialised without the derived spans; deserialising
+/// Path-ID table of one switch. Serialised without the derived index; deserialising
 /// rebuilds (and re-validates) the table through [`PathIdTable::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "PathIdTableText", try_from = "PathIdTableText")]
@@ -165,10 +163,12 @@ pub struct PathIdTable {
     pub leaf: bool,
     /// Host label map, sorted by label (leaf switches only).
     hosts: Vec<HostEntry>,
+    /// The first host label: with consecutive labels, label − this is the entry's index.
+    host_first: u32,
     /// LPM entries sorted by (length descending, value ascending).
     entries: Vec<LpmEntry>,
-    /// One span per distinct length, longest first.
-    spans: Vec<Span>,
+    /// The lookup index over `entries`, derived from them.
+    pub(super) index: LpmIndex,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -242,17 +242,10 @@ impl PathIdTable {
                 _ => out.push(e),
             }
         }
-        let mut spans: Vec<Span> = Vec::new();
-        for (i, e) in out.iter().enumerate() {
-            match spans.last_mut() {
-                Some(s) if s.len == e.len => s.end = i as u32 + 1,
-                _ => spans.push(Span {
-                    len: e.len,
-                    start: i as u32,
-                    end: i as u32 + 1,
-                }),
-            }
+        if u32::try_from(out.len()).is_err() {
+            return Err(TableError::TooMany(out.len()));
         }
+        let index = LpmIndex::build(&out);
         hosts.sort_unstable_by_key(|h| h.label);
         for w in hosts.windows(2) {
             if w[0].label == w[1].label {
@@ -262,9 +255,10 @@ impl PathIdTable {
         Ok(PathIdTable {
             level,
             leaf,
+            host_first: hosts.first().map_or(0, |h| h.label),
             hosts,
             entries: out,
-            spans,
+            index,
         })
     }
 
@@ -278,29 +272,24 @@ impl PathIdTable {
         &self.hosts
     }
 
-    /// Longest-prefix match of a left-aligned path ID of `id_len` bits.
+    /// Longest-prefix match of a left-aligned path ID of `id_len` bits: the longest entry
+    /// of at most `id_len` bits that is a prefix of the ID. Bits of `id` after `id_len`
+    /// are ignored.
     #[inline]
-    pub fn lookup(&self, id: u64, id_len: u8) -> Option<&LpmEntry> {
-        for s in &self.spans {
-            if s.len > id_len || s.len > MAX_ID_BITS {
-                continue;
-            }
-            let key = if s.len == 0 {
-                0
-            } else {
-                id >> (64 - u32::from(s.len))
-            };
-            let run = self.entries.get(s.start as usize..s.end as usize)?;
-            if let Ok(i) = run.binary_search_by(|e| e.value.cmp(&key)) {
-                return run.get(i);
-            }
-        }
-        None
+    pub fn lookup(&self, id: u64, id_len: u8) -> Option<LpmEntry> {
+        self.index.lookup(&self.entries, id, id_len)
     }
 
-    /// Action for a host label.
+    /// Action for a host label: one probe where the labels are consecutive, else a
+    /// binary search.
     #[inline]
     pub fn host(&self, label: u32) -> Option<Action> {
+        let guess = label.wrapping_sub(self.host_first) as usize;
+        if let Some(h) = self.hosts.get(guess) {
+            if h.label == label {
+                return Some(h.action);
+            }
+        }
         self.hosts
             .binary_search_by(|h| h.label.cmp(&label))
             .ok()
@@ -316,6 +305,7 @@ impl PathIdTable {
         for h in &mut self.hosts {
             h.action.remap(map);
         }
+        self.index = LpmIndex::build(&self.entries);
     }
 }
 
@@ -394,6 +384,16 @@ mod tests {
         let t = PathIdTable::new(1, true, vec![h(3, 0), h(1, 1)], vec![]).unwrap();
         assert_eq!(t.host(1), Some(Action::Port(1)));
         assert_eq!(t.host(2), None);
+        assert_eq!(t.host(3), Some(Action::Port(0)));
+        // consecutive labels from 5 (one probe), then a gap (binary search)
+        let hs = vec![h(5, 0), h(6, 1), h(7, 2), h(9, 3), h(40, 4)];
+        let t = PathIdTable::new(1, true, hs, vec![]).unwrap();
+        for (l, p) in [(5, 0), (6, 1), (7, 2), (9, 3), (40, 4)] {
+            assert_eq!(t.host(l), Some(Action::Port(p)), "{l}");
+        }
+        for l in [0, 4, 8, 10, 39, 41, u32::MAX] {
+            assert_eq!(t.host(l), None, "{l}");
+        }
     }
 
     #[test]
