@@ -147,7 +147,7 @@ pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
 /// flag.
 ///
 /// The commonest frame (untagged, sliced-flit, mode 0, no hop record area) is decided
-/// inline by [`sliced::decide_frame`], so the verdict stays in registers; every other
+/// inline by `sliced::decide_frame`, so the verdict stays in registers; every other
 /// frame takes an out-of-line call.
 #[inline(always)]
 pub fn decide_hops(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
