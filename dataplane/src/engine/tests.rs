@@ -144,3 +144,126 @@ fn link_falls_are_counted_by_the_owner() {
     assert_eq!((s[0].link_downs, s[1].link_downs), (2, 0));
     assert_eq!(s[0].backend, BackendCounters::default(), "mem keeps none");
 }
+
+/// A port that never receives and counts its link upkeep.
+struct Upkept {
+    maintained: Arc<AtomicUsize>,
+}
+
+impl Port for Upkept {
+    fn name(&self) -> &str {
+        "upkept"
+    }
+    fn mtu(&self) -> usize {
+        1514
+    }
+    fn link_up(&self) -> bool {
+        true
+    }
+    fn rx_burst(&mut self, _: &Pool, _: &mut Vec<Buf>, _: usize) -> usize {
+        0
+    }
+    fn rx_ready(&self) -> bool {
+        false
+    }
+    fn tx_space(&self) -> usize {
+        BURST
+    }
+    fn tx_burst(&mut self, bufs: &mut Vec<Buf>, pool: &Pool) -> usize {
+        let n = bufs.len();
+        for b in bufs.drain(..) {
+            pool.put(b);
+        }
+        n
+    }
+    fn maintain(&mut self) -> PortEvent {
+        self.maintained.fetch_add(1, Ordering::Relaxed);
+        PortEvent::Unchanged
+    }
+}
+
+/// Idle spinning reads the clock only every few rounds: link upkeep still runs every
+/// `link_poll` on a thread that never sleeps (busy, and adaptive with more spins than
+/// it ever reaches).
+#[test]
+fn link_upkeep_runs_on_a_thread_that_spins_idle() {
+    for mode in [
+        PollMode::Busy,
+        PollMode::Adaptive {
+            spins: u32::MAX - 1,
+            max_sleep: Duration::from_secs(30),
+        },
+    ] {
+        let maintained = Arc::new(AtomicUsize::new(0));
+        let port = || -> Box<dyn Port> {
+            Box::new(Upkept {
+                maintained: maintained.clone(),
+            })
+        };
+        let eng = Engine::new(
+            two_port_tables(),
+            vec![port(), port()],
+            Pool::new(8),
+            &EngineConfig {
+                mode,
+                link_poll: Duration::from_millis(5),
+                ..EngineConfig::default()
+            },
+        )
+        .unwrap();
+        let r = eng.spawn().unwrap();
+        // 40 periods; ask for far fewer than the 80 calls due (two ports) so a loaded
+        // machine that starves the thread for a while still passes
+        std::thread::sleep(Duration::from_millis(200));
+        r.stop();
+        let n = maintained.load(Ordering::Relaxed);
+        assert!(n >= 8, "{mode:?}: link upkeep ran {n} times in 200 ms");
+    }
+}
+
+/// A burst delivered while the thread sleeps is taken whole, long before `max_sleep`.
+#[test]
+fn a_burst_arriving_while_the_thread_sleeps_is_taken_whole() {
+    let pool = Pool::new(64);
+    let (a_host, a_sw) = mem::pair("h0", "sw.p0", 64);
+    let (_b_host, b_sw) = mem::pair("h1", "sw.p1", 64);
+    let eng = Engine::new(
+        two_port_tables(),
+        vec![Box::new(a_sw), Box::new(b_sw)],
+        pool.clone(),
+        &EngineConfig {
+            mode: PollMode::Adaptive {
+                spins: 10,
+                max_sleep: Duration::from_secs(30),
+            },
+            ..EngineConfig::default()
+        },
+    )
+    .unwrap();
+    let h = eng.handle();
+    let r = eng.spawn().unwrap();
+    let mut a_host = a_host;
+    for round in 1..=3u64 {
+        std::thread::sleep(Duration::from_millis(30));
+        for _ in 0..BURST {
+            let mut b = pool.get().unwrap();
+            assert!(b.fill(&[0u8; 60]));
+            a_host.send(b).map_err(|_| "send").unwrap();
+        }
+        a_host.notify();
+        let t = Instant::now();
+        while h.counters()[0].rx_packets < round * BURST as u64 {
+            assert!(
+                t.elapsed() < Duration::from_secs(5),
+                "burst {round} not taken"
+            );
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    r.stop();
+    let s = h.counters();
+    let (rx, tx, dropped) = counters::totals(&s);
+    assert_eq!(rx, 3 * BURST as u64);
+    assert_eq!(rx, tx + dropped);
+    assert_eq!(pool.available(), 64);
+}
