@@ -329,6 +329,12 @@ impl AfPacketPort {
     pub fn fd(&self) -> RawFd {
         self.sock.raw()
     }
+    /// The socket that transmits: a socket of its own that receives nothing when the
+    /// socket of [`fd`](Self::fd) cannot see the frames it sends (`qdisc_bypass` or
+    /// `ignore_outgoing`, the defaults), else that socket (docs/afpacket.md).
+    pub fn tx_fd(&self) -> RawFd {
+        self.tx_sock.as_ref().unwrap_or(&self.sock).raw()
+    }
     /// Link state as of open, the last [`poll_link`](Self::poll_link), or a failed send
     /// (no syscall).
     pub fn link_up(&self) -> bool {
@@ -343,7 +349,8 @@ impl AfPacketPort {
     pub fn config(&self) -> &AfPacketConfig {
         &self.cfg
     }
-    /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame and
+    /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame (less the
+    /// `virtio_net_hdr` in front of each frame when `PACKET_VNET_HDR` is on) and
     /// MTU + Ethernet header.
     pub fn max_frame(&self) -> usize {
         (self.cfg.tx_max_frame() - self.tx_header_len()).min(self.link.mtu as usize + ETH_HLEN)
@@ -386,7 +393,10 @@ impl AfPacketPort {
         let mut n = 0;
         let mut slot = self.rings.tx_head;
         while n < max && n < self.rings.tx_frames as usize {
-            let st = self.rings.tx_ring().tx_status(base + slot as usize * fsize, l);
+            let st = self
+                .rings
+                .tx_ring()
+                .tx_status(base + slot as usize * fsize, l);
             if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
                 break;
             }
@@ -556,7 +566,12 @@ impl Rings {
 /// `PACKET_LOSS` (refused once a ring exists), and on a socket that transmits
 /// (`tx`) `PACKET_VNET_HDR` (also before the rings; true when the kernel took it, see
 /// [`vnet_header`]; a kernel without it sends TX frames as before).
-fn prepare(sock: &Socket, ifname: &str, cfg: &AfPacketConfig, tx: bool) -> Result<bool, AfPacketError> {
+fn prepare(
+    sock: &Socket,
+    ifname: &str,
+    cfg: &AfPacketConfig,
+    tx: bool,
+) -> Result<bool, AfPacketError> {
     let err = |call| IfError::sys(ifname, call);
     match cfg.version {
         TpacketVersion::V3 => sock
@@ -765,6 +780,12 @@ mod tests {
             assert_eq!(r as usize, i);
             assert_eq!(PortDrop::NAMES[i], r.to_string());
         }
+    }
+
+    #[test]
+    fn the_vnet_header_asks_for_the_whole_frame_and_no_offload() {
+        assert_eq!(vnet_header(60), [0, 0, 60, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(vnet_header(1514), [0, 0, 0xea, 0x05, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
