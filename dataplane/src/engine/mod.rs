@@ -570,7 +570,7 @@ fn run_loop(
             // (a count that saturated looks every round)
             PollMode::Busy => idle < u32::MAX,
         };
-        let look = work == 0 && (!spinning || idle % UPKEEP_IDLE_ROUNDS == 0);
+        let look = work == 0 && (!spinning || idle.is_multiple_of(UPKEEP_IDLE_ROUNDS));
         if upkeep(workers, look, force_upkeep) {
             if let Some(s) = &sleeper {
                 s.register(workers);

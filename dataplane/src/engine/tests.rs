@@ -73,12 +73,12 @@ fn busy_workers_pin_to_existing_cpus_and_refuse_missing_ones() {
     assert_eq!(r.stop().len(), 1);
 }
 
-#[test]
-fn a_sleeping_adaptive_thread_is_woken_by_a_mem_peer_and_by_stop() {
-    // max_sleep far beyond the test's patience: only the eventfd wake can be in time
-    let pool = Pool::new(16);
-    let (a_host, a_sw) = mem::pair("h0", "sw.p0", 8);
-    let (_b_host, b_sw) = mem::pair("h1", "sw.p1", 8);
+/// A running two-port engine over `mem` pairs holding `depth` frames each, adaptive with
+/// 10 spins and a `max_sleep` far beyond the tests' patience (only a wake-up can be in
+/// time); with the host end of port 0 (the other host end stays open).
+fn sleepy_engine(pool: &Pool, depth: usize) -> (Running, EngineHandle, mem::MemPort, mem::MemPort) {
+    let (a_host, a_sw) = mem::pair("h0", "sw.p0", depth);
+    let (b_host, b_sw) = mem::pair("h1", "sw.p1", depth);
     let eng = Engine::new(
         two_port_tables(),
         vec![Box::new(a_sw), Box::new(b_sw)],
@@ -93,21 +93,38 @@ fn a_sleeping_adaptive_thread_is_woken_by_a_mem_peer_and_by_stop() {
     )
     .unwrap();
     let h = eng.handle();
-    let r = eng.spawn().unwrap();
-    let mut a_host = a_host;
-    for _ in 0..3 {
-        // let the thread go to sleep, then deliver one frame
-        std::thread::sleep(Duration::from_millis(30));
-        let before = h.counters()[0].rx_packets;
+    (eng.spawn().unwrap(), h, a_host, b_host)
+}
+
+/// Let the engine's thread go to sleep, deliver `n` frames on `host` with one
+/// notification, and wait until port 0 has received `total` frames.
+fn deliver_after_sleep(
+    h: &EngineHandle,
+    pool: &Pool,
+    host: &mut mem::MemPort,
+    n: usize,
+    total: u64,
+) {
+    std::thread::sleep(Duration::from_millis(30));
+    for _ in 0..n {
         let mut b = pool.get().unwrap();
         assert!(b.fill(&[0u8; 60]));
-        a_host.send(b).map_err(|_| "send").unwrap();
-        a_host.notify();
-        let t = Instant::now();
-        while h.counters()[0].rx_packets == before {
-            assert!(t.elapsed() < Duration::from_secs(5), "never woken");
-            std::thread::sleep(Duration::from_micros(100));
-        }
+        host.send(b).map_err(|_| "send").unwrap();
+    }
+    host.notify();
+    let t = Instant::now();
+    while h.counters()[0].rx_packets < total {
+        assert!(t.elapsed() < Duration::from_secs(5), "never woken");
+        std::thread::sleep(Duration::from_micros(100));
+    }
+}
+
+#[test]
+fn a_sleeping_adaptive_thread_is_woken_by_a_mem_peer_and_by_stop() {
+    let pool = Pool::new(16);
+    let (r, h, mut a_host, _b_host) = sleepy_engine(&pool, 8);
+    for total in 1..=3 {
+        deliver_after_sleep(&h, &pool, &mut a_host, 1, total);
     }
     std::thread::sleep(Duration::from_millis(30));
     let t = Instant::now();
@@ -225,40 +242,9 @@ fn link_upkeep_runs_on_a_thread_that_spins_idle() {
 #[test]
 fn a_burst_arriving_while_the_thread_sleeps_is_taken_whole() {
     let pool = Pool::new(64);
-    let (a_host, a_sw) = mem::pair("h0", "sw.p0", 64);
-    let (_b_host, b_sw) = mem::pair("h1", "sw.p1", 64);
-    let eng = Engine::new(
-        two_port_tables(),
-        vec![Box::new(a_sw), Box::new(b_sw)],
-        pool.clone(),
-        &EngineConfig {
-            mode: PollMode::Adaptive {
-                spins: 10,
-                max_sleep: Duration::from_secs(30),
-            },
-            ..EngineConfig::default()
-        },
-    )
-    .unwrap();
-    let h = eng.handle();
-    let r = eng.spawn().unwrap();
-    let mut a_host = a_host;
+    let (r, h, mut a_host, _b_host) = sleepy_engine(&pool, 64);
     for round in 1..=3u64 {
-        std::thread::sleep(Duration::from_millis(30));
-        for _ in 0..BURST {
-            let mut b = pool.get().unwrap();
-            assert!(b.fill(&[0u8; 60]));
-            a_host.send(b).map_err(|_| "send").unwrap();
-        }
-        a_host.notify();
-        let t = Instant::now();
-        while h.counters()[0].rx_packets < round * BURST as u64 {
-            assert!(
-                t.elapsed() < Duration::from_secs(5),
-                "burst {round} not taken"
-            );
-            std::thread::sleep(Duration::from_micros(100));
-        }
+        deliver_after_sleep(&h, &pool, &mut a_host, BURST, round * BURST as u64);
     }
     r.stop();
     let s = h.counters();
