@@ -382,11 +382,16 @@ impl AfPacketPort {
         matches!(self.sock.poll(timeout_ms), Ok(r) if r != 0)
     }
 
-    /// Free TX-ring frames from the head on, counting at most `max` (one atomic load
-    /// per frame counted, no syscall). A frame the kernel refused
-    /// (`TP_STATUS_WRONG_FORMAT`) counts as free: [`tx_frame`](Self::tx_frame)
-    /// reclaims it.
+    /// Free TX-ring frames from the head on, counting at most `max` (no syscall). A
+    /// frame the kernel refused (`TP_STATUS_WRONG_FORMAT`) counts as free:
+    /// [`tx_frame`](Self::tx_frame) reclaims it. The frames not in flight (from the
+    /// head up to the oldest in flight) are free without a look; only when they are
+    /// fewer than `max` are the frames behind them read (one atomic load each).
     pub fn tx_free(&self, max: usize) -> usize {
+        let idle = (self.rings.tx_frames - self.rings.tx_inflight) as usize;
+        if idle >= max {
+            return max;
+        }
         let fsize = self.rings.tx.frame_size as usize;
         let base = self.rings.tx_base;
         let l = &self.rings.layout;
