@@ -6,6 +6,9 @@
 //!   becomes visible when it is full or when the retire timeout fires.
 //! * TX: fixed-size frames; [`AfPacketPort::tx_frame`] copies a frame into the next free
 //!   slot, [`AfPacketPort::tx_flush`] issues one `send(MSG_DONTWAIT)` for the whole burst.
+//!   The TX ring is on a socket of its own when the RX socket cannot see what it sends
+//!   ([`AfPacketPort::tx_fd`]), and each slot starts with a `virtio_net_hdr` that has the
+//!   kernel copy the whole frame (`PACKET_VNET_HDR`, see `vnet_header`).
 //! * Link: [`AfPacketPort::poll_link`] re-reads the interface state, marks the port down
 //!   when the interface is down or gone, and reopens the socket when an interface of the
 //!   same name comes back with a new ifindex.
