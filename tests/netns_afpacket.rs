@@ -186,6 +186,44 @@ fn send_only_port_sends_and_is_offered_nothing() {
     );
     assert_eq!(st.tx_frames, 64);
 }
+/// A port transmits on a socket of its own unless its RX socket could then see the
+/// frames it sends (neither `qdisc_bypass` nor `ignore_outgoing`); either way its
+/// frames arrive exactly, it never receives its own frames, and it receives the
+/// peer's.
+#[test]
+fn a_port_sends_on_its_own_tx_socket_and_never_receives_its_frames() {
+    canopy_test_utils::netns_or_return!();
+    let cases = [
+        (true, true, true),
+        (false, true, true),
+        (false, false, false),
+    ];
+    for (i, (bypass, ignore, split)) in cases.into_iter().enumerate() {
+        let tag = format!("bypass={bypass} ignore_outgoing={ignore}");
+        let ns = Netns::new(&format!("txsock{i}"), &["a", "b"]);
+        ns.veth(0, "pa", 1, "pb");
+        let cfg = AfPacketConfig {
+            version: TpacketVersion::V2,
+            qdisc_bypass: bypass,
+            ignore_outgoing: ignore,
+            ..AfPacketConfig::default()
+        };
+        let mut port = in_ns(ns.name(0), move || AfPacketPort::open("pa", cfg)).expect("open");
+        assert_eq!(port.tx_fd() != port.fd(), split, "{tag}");
+        let raw = in_ns(ns.name(1), || Raw::open("pb"));
+        backend::tx_exact(&tag, &mut port, &raw, 2, 32);
+        let mut own = 0;
+        port.rx_burst(64, |f| own += usize::from(is_test_frame(f)));
+        assert_eq!(own, 0, "{tag}: the port received its own frames");
+        for i in 0..20 {
+            raw.send(&frame(1000 + i, 64));
+        }
+        let got = port_recv_n(&mut port, 20, Duration::from_secs(5), &mut vec![]);
+        assert_eq!(got.len(), 20, "{tag}: the peer's frames");
+        assert_eq!(port.stats().drops, [0; PortDrop::COUNT], "{tag}");
+    }
+}
+
 #[test]
 fn full_tx_ring_reports_false_and_recovers_after_flush() {
     canopy_test_utils::netns_or_return!();
@@ -225,10 +263,11 @@ fn oversize_and_runt_frames_are_refused_and_counted() {
     let ns = Netns::new("size", &["a", "b"]);
     ns.veth(0, "pa", 1, "pb");
     let mut port = in_ns(ns.name(0), || AfPacketPort::open("pa", small_tx_cfg())).expect("open");
-    // TX frame 1024 -> 976 bytes of data: the ring limit, below MTU + 14.
-    assert_eq!(port.max_frame(), 976);
-    assert_eq!(port.tx_frame(&frame(1, 977)), Err(PortDrop::Oversize));
-    assert_eq!(port.tx_frame(&frame(1, 976)), Ok(true));
+    // TX frame 1024 -> 976 bytes of data, less the 10-byte virtio_net_hdr in front of
+    // each frame: the ring limit, below MTU + 14.
+    assert_eq!(port.max_frame(), 966);
+    assert_eq!(port.tx_frame(&frame(1, 967)), Err(PortDrop::Oversize));
+    assert_eq!(port.tx_frame(&frame(1, 966)), Ok(true));
     assert_eq!(port.tx_frame(&[0u8; 13]), Err(PortDrop::Runt));
     drop(port);
     // With a big TX frame, the MTU is the limit.

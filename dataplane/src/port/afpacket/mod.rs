@@ -6,6 +6,9 @@
 //!   becomes visible when it is full or when the retire timeout fires.
 //! * TX: fixed-size frames; [`AfPacketPort::tx_frame`] copies a frame into the next free
 //!   slot, [`AfPacketPort::tx_flush`] issues one `send(MSG_DONTWAIT)` for the whole burst.
+//!   The TX ring is on a socket of its own when the RX socket cannot see what it sends
+//!   ([`AfPacketPort::tx_fd`]), and each slot starts with a `virtio_net_hdr` that has the
+//!   kernel copy the whole frame (`PACKET_VNET_HDR`, see `vnet_header`).
 //! * Link: [`AfPacketPort::poll_link`] re-reads the interface state, marks the port down
 //!   when the interface is down or gone, and reopens the socket when an interface of the
 //!   same name comes back with a new ifindex.
@@ -140,6 +143,8 @@ type Opened = link::Opened<Conn>;
 pub(crate) struct Conn {
     rings: Rings,
     sock: Socket,
+    /// The socket that transmits, when not `sock` (see `tx_socket`).
+    tx_sock: Option<Socket>,
     /// The fanout group the socket joined.
     fanout_group: Option<u16>,
 }
@@ -147,7 +152,12 @@ pub(crate) struct Conn {
 /// Ring walking state.
 #[derive(Debug)]
 struct Rings {
+    /// The RX ring, and the TX ring behind it when both are on one socket.
     map: RingMap,
+    /// The TX ring when it is on a socket of its own ([`Conn::tx_sock`]).
+    tx_map: Option<RingMap>,
+    /// Where the TX ring starts in its mapping.
+    tx_base: usize,
     rx: RingGeometry,
     tx: RingGeometry,
     version: TpacketVersion,
@@ -166,6 +176,9 @@ struct Rings {
     tx_frames: u32,
     /// Frames submitted since the last flush.
     tx_pending: u32,
+    /// `PACKET_VNET_HDR` is on: each TX frame starts with a `virtio_net_hdr`
+    /// ([`vnet_header`]).
+    vnet: bool,
     /// Oldest TX frame submitted and not yet seen sent again (AVAILABLE), and how many
     /// are in flight from it: `tx_head = (tx_tail + tx_inflight) % tx_frames`.
     tx_tail: u32,
@@ -179,6 +192,8 @@ pub struct AfPacketPort {
     // Field order: the mapping is unmapped before the socket closes.
     rings: Rings,
     sock: Socket,
+    /// The socket that transmits, when not `sock` (see `tx_socket`).
+    tx_sock: Option<Socket>,
     /// The fanout group the socket joined (the configured one until a reopen).
     fanout_group: Option<u16>,
     /// Interface, link state and a reopen running on a helper thread.
@@ -199,12 +214,14 @@ impl AfPacketPort {
         let Conn {
             rings,
             sock,
+            tx_sock,
             fanout_group,
         } = o.socket;
         Ok(AfPacketPort {
             cfg,
             rings,
             sock,
+            tx_sock,
             fanout_group,
             link,
             stats: PortStats::default(),
@@ -223,16 +240,10 @@ impl AfPacketPort {
         let ifindex = sock.ifindex(ifname).map_err(err("ioctl(SIOCGIFINDEX)"))?;
         let mtu = sock.mtu(ifname).map_err(err("ioctl(SIOCGIFMTU)"))?;
         let flags = sock.if_flags(ifname).map_err(err("ioctl(SIOCGIFFLAGS)"))?;
-        match cfg.version {
-            TpacketVersion::V3 => sock
-                .set_version(sys::TPACKET_V3)
-                .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V3)"))?,
-            TpacketVersion::V2 => sock
-                .set_version(sys::TPACKET_V2)
-                .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V2)"))?,
-        }
-        // Before the rings: the kernel refuses PACKET_LOSS once a ring exists.
-        sock.set_loss().map_err(err("setsockopt(PACKET_LOSS)"))?;
+        // TX on a socket of its own when the RX socket cannot see the frames it sends
+        // (see `tx_socket`)
+        let split = cfg.qdisc_bypass || cfg.ignore_outgoing;
+        let vnet = prepare(&sock, ifname, cfg, !split)?;
         let rx = TpacketReq3 {
             block_size: cfg.rx.block_size,
             block_nr: cfg.rx.block_count,
@@ -248,24 +259,14 @@ impl AfPacketPort {
         };
         sock.set_rx_ring(&rx)
             .map_err(err("setsockopt(PACKET_RX_RING)"))?;
-        let tx = TpacketReq3 {
-            block_size: cfg.tx.block_size,
-            block_nr: cfg.tx.block_count,
-            frame_size: cfg.tx.frame_size,
-            frame_nr: cfg.tx.frames_per_block() * cfg.tx.block_count,
-            ..TpacketReq3::default()
-        };
-        sock.set_tx_ring(&tx)
-            .map_err(err("setsockopt(PACKET_TX_RING)"))?;
-        if cfg.qdisc_bypass {
-            sock.set_qdisc_bypass()
-                .map_err(err("setsockopt(PACKET_QDISC_BYPASS)"))?;
+        if !split {
+            set_tx_ring(&sock, ifname, cfg)?;
         }
         if cfg.ignore_outgoing {
             sock.set_ignore_outgoing()
                 .map_err(err("setsockopt(PACKET_IGNORE_OUTGOING)"))?;
         }
-        let len = (cfg.rx.bytes() + cfg.tx.bytes()) as usize;
+        let len = cfg.rx.bytes() as usize + if split { 0 } else { cfg.tx.bytes() as usize };
         let map = RingMap::map(&sock, len).map_err(err("mmap(rings)"))?;
         sock.bind(ifindex, cfg.receive).map_err(err("bind"))?;
         if cfg.promiscuous {
@@ -273,8 +274,17 @@ impl AfPacketPort {
                 .map_err(err("setsockopt(PACKET_ADD_MEMBERSHIP, PROMISC)"))?;
         }
         let fanout_group = join_fanout(&sock, ifname, cfg, ifindex, reopen)?;
+        let (tx_sock, tx_map, vnet) = match split {
+            true => {
+                let (s, m, v) = tx_socket(ifname, cfg, ifindex)?;
+                (Some(s), Some(m), v)
+            }
+            false => (None, None, vnet),
+        };
         let rings = Rings {
             map,
+            tx_map,
+            tx_base: if split { 0 } else { cfg.rx.bytes() as usize },
             rx: cfg.rx,
             tx: cfg.tx,
             version: cfg.version,
@@ -288,6 +298,7 @@ impl AfPacketPort {
             tx_head: 0,
             tx_frames: cfg.tx.frames_per_block() * cfg.tx.block_count,
             tx_pending: 0,
+            vnet,
             tx_tail: 0,
             tx_inflight: 0,
         };
@@ -295,6 +306,7 @@ impl AfPacketPort {
             socket: Conn {
                 rings,
                 sock,
+                tx_sock,
                 fanout_group,
             },
             ifindex,
@@ -320,6 +332,12 @@ impl AfPacketPort {
     pub fn fd(&self) -> RawFd {
         self.sock.raw()
     }
+    /// The socket that transmits: a socket of its own that receives nothing when the
+    /// socket of [`fd`](Self::fd) cannot see the frames it sends (`qdisc_bypass` or
+    /// `ignore_outgoing`, the defaults), else that socket (docs/afpacket.md).
+    pub fn tx_fd(&self) -> RawFd {
+        self.tx_sock.as_ref().unwrap_or(&self.sock).raw()
+    }
     /// Link state as of open, the last [`poll_link`](Self::poll_link), or a failed send
     /// (no syscall).
     pub fn link_up(&self) -> bool {
@@ -334,12 +352,11 @@ impl AfPacketPort {
     pub fn config(&self) -> &AfPacketConfig {
         &self.cfg
     }
-    /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame and
+    /// Largest frame `tx_frame` accepts now: the smaller of the TX ring frame (less the
+    /// `virtio_net_hdr` in front of each frame when `PACKET_VNET_HDR` is on) and
     /// MTU + Ethernet header.
     pub fn max_frame(&self) -> usize {
-        self.cfg
-            .tx_max_frame()
-            .min(self.link.mtu as usize + ETH_HLEN)
+        (self.cfg.tx_max_frame() - self.tx_header_len()).min(self.link.mtu as usize + ETH_HLEN)
     }
 
     /// Counters, after folding in the kernel's `PACKET_STATISTICS` (one getsockopt).
@@ -368,18 +385,26 @@ impl AfPacketPort {
         matches!(self.sock.poll(timeout_ms), Ok(r) if r != 0)
     }
 
-    /// Free TX-ring frames from the head on, counting at most `max` (one atomic load
-    /// per frame counted, no syscall). A frame the kernel refused
-    /// (`TP_STATUS_WRONG_FORMAT`) counts as free: [`tx_frame`](Self::tx_frame)
-    /// reclaims it.
+    /// Free TX-ring frames from the head on, counting at most `max` (no syscall). A
+    /// frame the kernel refused (`TP_STATUS_WRONG_FORMAT`) counts as free:
+    /// [`tx_frame`](Self::tx_frame) reclaims it. The frames not in flight (from the
+    /// head up to the oldest in flight) are free without a look; only when they are
+    /// fewer than `max` are the frames behind them read (one atomic load each).
     pub fn tx_free(&self, max: usize) -> usize {
+        let idle = (self.rings.tx_frames - self.rings.tx_inflight) as usize;
+        if idle >= max {
+            return max;
+        }
         let fsize = self.rings.tx.frame_size as usize;
-        let base = self.rings.rx.bytes() as usize;
+        let base = self.rings.tx_base;
         let l = &self.rings.layout;
         let mut n = 0;
         let mut slot = self.rings.tx_head;
         while n < max && n < self.rings.tx_frames as usize {
-            let st = self.rings.map.tx_status(base + slot as usize * fsize, l);
+            let st = self
+                .rings
+                .tx_ring()
+                .tx_status(base + slot as usize * fsize, l);
             if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
                 break;
             }
@@ -411,24 +436,41 @@ impl AfPacketPort {
             self.reap_tx();
         }
         let fsize = self.rings.tx.frame_size as usize;
-        let off = self.rings.rx.bytes() as usize + self.rings.tx_head as usize * fsize;
+        let off = self.rings.tx_base + self.rings.tx_head as usize * fsize;
         let l = self.rings.layout;
-        if self.rings.map.tx_status(off, &l) == sys::TP_STATUS_WRONG_FORMAT {
-            self.rings.map.tx_reclaim(off, &l);
+        let hdr = self.tx_header_len();
+        let ring = self.rings.tx_ring_mut();
+        if ring.tx_status(off, &l) == sys::TP_STATUS_WRONG_FORMAT {
+            ring.tx_reclaim(off, &l);
             self.count(PortDrop::TxWrongFormat);
         }
-        let Some(buf) = self.rings.map.tx_data_mut(off, fsize, &l) else {
+        let Some(buf) = self.rings.tx_ring_mut().tx_data_mut(off, fsize, &l) else {
             self.count(PortDrop::TxRingFull);
             return Ok(false);
         };
-        buf[..frame.len()].copy_from_slice(frame);
-        self.rings.map.tx_submit(off, frame.len() as u32, &l);
+        if hdr > 0 {
+            buf[..hdr].copy_from_slice(&vnet_header(frame.len()));
+        }
+        buf[hdr..hdr + frame.len()].copy_from_slice(frame);
+        self.rings
+            .tx_ring_mut()
+            .tx_submit(off, (hdr + frame.len()) as u32, &l);
         self.rings.tx_head = (self.rings.tx_head + 1) % self.rings.tx_frames;
         self.rings.tx_pending += 1;
         self.rings.tx_inflight += 1;
         self.stats.tx_frames += 1;
         self.stats.tx_bytes += frame.len() as u64;
         Ok(true)
+    }
+
+    /// Bytes in front of each frame in a TX slot: the `virtio_net_hdr` when
+    /// `PACKET_VNET_HDR` is on, else none.
+    fn tx_header_len(&self) -> usize {
+        if self.rings.vnet {
+            sys::VNET_HDR_LEN
+        } else {
+            0
+        }
     }
 
     /// Frames queued since the last successful flush.
@@ -447,12 +489,12 @@ impl AfPacketPort {
 
     fn reap_tx(&mut self) {
         let fsize = self.rings.tx.frame_size as usize;
-        let base = self.rings.rx.bytes() as usize;
+        let base = self.rings.tx_base;
         let l = self.rings.layout;
         while self.rings.tx_inflight > 0 {
             let st = self
                 .rings
-                .map
+                .tx_ring()
                 .tx_status(base + self.rings.tx_tail as usize * fsize, &l);
             // WRONG_FORMAT: the kernel is done with it too (refused; reclaimed later)
             if st != sys::TP_STATUS_AVAILABLE && st != sys::TP_STATUS_WRONG_FORMAT {
@@ -473,7 +515,7 @@ impl AfPacketPort {
             return Ok(());
         }
         self.stats.tx_sends += 1;
-        match self.sock.send_ring() {
+        match self.tx_sock.as_ref().unwrap_or(&self.sock).send_ring() {
             Ok(_) => {
                 self.rings.tx_pending = 0;
                 Ok(())
@@ -513,6 +555,105 @@ impl AfPacketPort {
     pub fn poll_link_background(&mut self) -> Result<LinkEvent, AfPacketError> {
         link::poll(self, true)
     }
+}
+
+impl Rings {
+    /// The mapping that holds the TX ring.
+    fn tx_ring(&self) -> &RingMap {
+        self.tx_map.as_ref().unwrap_or(&self.map)
+    }
+    fn tx_ring_mut(&mut self) -> &mut RingMap {
+        match &mut self.tx_map {
+            Some(m) => m,
+            None => &mut self.map,
+        }
+    }
+}
+
+/// What every socket of a port needs before its rings: the TPACKET version and
+/// `PACKET_LOSS` (refused once a ring exists), and on a socket that transmits
+/// (`tx`) `PACKET_VNET_HDR` (also before the rings; true when the kernel took it, see
+/// [`vnet_header`]; a kernel without it sends TX frames as before).
+fn prepare(
+    sock: &Socket,
+    ifname: &str,
+    cfg: &AfPacketConfig,
+    tx: bool,
+) -> Result<bool, AfPacketError> {
+    let err = |call| IfError::sys(ifname, call);
+    match cfg.version {
+        TpacketVersion::V3 => sock
+            .set_version(sys::TPACKET_V3)
+            .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V3)"))?,
+        TpacketVersion::V2 => sock
+            .set_version(sys::TPACKET_V2)
+            .map_err(err("setsockopt(PACKET_VERSION, TPACKET_V2)"))?,
+    }
+    sock.set_loss().map_err(err("setsockopt(PACKET_LOSS)"))?;
+    Ok(tx && sock.set_vnet_hdr().is_ok())
+}
+
+/// The TX ring of `cfg` on `sock`, with `PACKET_QDISC_BYPASS` when configured.
+fn set_tx_ring(sock: &Socket, ifname: &str, cfg: &AfPacketConfig) -> Result<(), AfPacketError> {
+    let err = |call| IfError::sys(ifname, call);
+    let tx = TpacketReq3 {
+        block_size: cfg.tx.block_size,
+        block_nr: cfg.tx.block_count,
+        frame_size: cfg.tx.frame_size,
+        frame_nr: cfg.tx.frames_per_block() * cfg.tx.block_count,
+        ..TpacketReq3::default()
+    };
+    sock.set_tx_ring(&tx)
+        .map_err(err("setsockopt(PACKET_TX_RING)"))?;
+    if cfg.qdisc_bypass {
+        sock.set_qdisc_bypass()
+            .map_err(err("setsockopt(PACKET_QDISC_BYPASS)"))?;
+    }
+    Ok(())
+}
+
+/// A socket that only transmits on `ifindex`: the TX ring of `cfg`, bound with protocol
+/// 0 (the kernel registers no receive hook: it receives nothing and never polls
+/// readable). Returns it, its mapping and whether `PACKET_VNET_HDR` is on.
+///
+/// Why a second socket: every frame the kernel frees after sending it calls the
+/// sending socket's write-space callback, which walks the socket's wait queue when
+/// anything waits on it, and the RX socket always has a waiter, the adaptive thread's
+/// epoll entry. On the RX socket that walk costs a lock and a callback per frame; on a
+/// socket nobody polls it is one check. Used only when the RX socket cannot receive
+/// what this one sends (`qdisc_bypass`: the kernel hands the frames to the driver
+/// without the taps; or `ignore_outgoing` on the RX socket), since a socket skips only
+/// its own frames among the outgoing ones it sees.
+fn tx_socket(
+    ifname: &str,
+    cfg: &AfPacketConfig,
+    ifindex: i32,
+) -> Result<(Socket, RingMap, bool), AfPacketError> {
+    let err = |call| IfError::sys(ifname, call);
+    let sock = Socket::new().map_err(err("socket(AF_PACKET, TX)"))?;
+    let vnet = prepare(&sock, ifname, cfg, true)?;
+    set_tx_ring(&sock, ifname, cfg)?;
+    let map = RingMap::map(&sock, cfg.tx.bytes() as usize).map_err(err("mmap(TX ring)"))?;
+    sock.bind(ifindex, false).map_err(err("bind(TX)"))?;
+    Ok((sock, map, vnet))
+}
+
+/// The `virtio_net_hdr` in front of a TX frame of `len` bytes: no offload (flags 0,
+/// `VIRTIO_NET_HDR_GSO_NONE`), `hdr_len` = the whole frame (little-endian, as on x86 and
+/// every little-endian host; the kernel reads it with `vio_le()`).
+///
+/// Why: without it the kernel copies only the Ethernet header of a TX-ring frame into the
+/// socket buffer and points at the rest in the ring (a zero-copy fragment, released when
+/// the frame is freed). A veth that hands the frame to another namespace must copy such
+/// fragments out first (`skb_orphan_frags`: a page allocated, the bytes copied, the page
+/// freed later), per frame, in the sender's `send`. With `hdr_len` = the frame, the
+/// kernel copies the whole frame into the buffer's linear part at once, which for
+/// switch-sized frames is cheaper than the page (docs/afpacket.md).
+fn vnet_header(len: usize) -> [u8; sys::VNET_HDR_LEN] {
+    let mut h = [0u8; sys::VNET_HDR_LEN];
+    let hdr_len = u16::try_from(len).unwrap_or(u16::MAX);
+    h[2..4].copy_from_slice(&hdr_len.to_le_bytes());
+    h
 }
 
 /// Ids a reopen tries for its fanout group, in order.
@@ -614,6 +755,7 @@ impl link::Reopen for AfPacketPort {
         let old = Conn {
             rings: std::mem::replace(&mut self.rings, new.rings),
             sock: std::mem::replace(&mut self.sock, new.sock),
+            tx_sock: std::mem::replace(&mut self.tx_sock, new.tx_sock),
             fanout_group: std::mem::replace(&mut self.fanout_group, new.fanout_group),
         };
         if background {
@@ -646,6 +788,12 @@ mod tests {
             assert_eq!(r as usize, i);
             assert_eq!(PortDrop::NAMES[i], r.to_string());
         }
+    }
+
+    #[test]
+    fn the_vnet_header_asks_for_the_whole_frame_and_no_offload() {
+        assert_eq!(vnet_header(60), [0, 0, 60, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(vnet_header(1514), [0, 0, 0xea, 0x05, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]

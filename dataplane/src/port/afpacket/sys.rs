@@ -51,6 +51,9 @@ pub(super) const V2_FRAME: FrameLayout = FrameLayout {
     data: 32,
     next: None,
 };
+/// `sizeof(struct virtio_net_hdr)`: what a socket with `PACKET_VNET_HDR` expects in
+/// front of each TX frame.
+pub(super) const VNET_HDR_LEN: usize = 10;
 /// `TPACKET_ALIGNMENT`.
 pub(super) const TPACKET_ALIGNMENT: usize = 16;
 
@@ -110,6 +113,7 @@ const PACKET_STATISTICS: libc::c_int = 6;
 const PACKET_VERSION: libc::c_int = 10;
 const PACKET_TX_RING: libc::c_int = 13;
 const PACKET_LOSS: libc::c_int = 14;
+const PACKET_VNET_HDR: libc::c_int = 15;
 const PACKET_FANOUT: libc::c_int = 18;
 const PACKET_FANOUT_DATA: libc::c_int = 22;
 const PACKET_FANOUT_CBPF: u32 = 6;
@@ -245,6 +249,11 @@ impl Socket {
     }
     pub fn set_loss(&self) -> io::Result<()> {
         self.setsockopt(SOL_PACKET, PACKET_LOSS, &1 as &libc::c_int)
+    }
+    /// `PACKET_VNET_HDR`: each TX frame starts with a `virtio_net_hdr`, whose `hdr_len`
+    /// bytes the kernel copies into the socket buffer (see `tx_frame`).
+    pub fn set_vnet_hdr(&self) -> io::Result<()> {
+        self.setsockopt(SOL_PACKET, PACKET_VNET_HDR, &1 as &libc::c_int)
     }
     pub fn set_qdisc_bypass(&self) -> io::Result<()> {
         self.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, &1 as &libc::c_int)
