@@ -110,9 +110,7 @@ fn checked_offset(frame: &[u8], hops: &mut bool) -> Result<usize, WireError> {
 /// frame whose prefix is valid (version, kind, flags, header length and payload within
 /// the frame) and that carries no hop record area.
 /// `None` for anything else, which then takes the checked path (VLAN tags, errors),
-/// so the verdicts are the same. When it returns `Some`, the offset is always
-/// [`ETH_HEADER_LEN`](crate::wire::ETH_HEADER_LEN), which [`sliced::decide_frame`]
-/// relies on.
+/// so the verdicts are the same.
 #[inline(always)]
 fn fast_offset(frame: &[u8]) -> Option<usize> {
     use crate::wire::{ETHERTYPE_CANOPY, ETH_HEADER_LEN, FLAG_MEAS, MEAS_LEN, PREFIX_LEN, VERSION};
@@ -151,35 +149,23 @@ pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
 /// frame takes an out-of-line call.
 #[inline(always)]
 pub fn decide_hops(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
-    match fast_offset(frame) {
-        Some(off) => match sliced::decide_frame(t, ingress, frame) {
-            Some(v) => v,
-            None => after_prefix_outlined(t, ingress, frame, off),
+    match sliced::decide_frame(t, ingress, frame) {
+        Some(v) => v,
+        None => decide_other(t, ingress, frame, hops),
+    }
+}
+
+/// [`decide_hops`] for every frame `sliced::decide_frame` does not take.
+#[inline(never)]
+fn decide_other(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
+    let off = match fast_offset(frame) {
+        Some(o) => o,
+        None => match checked_offset(frame, hops) {
+            Ok(o) => o,
+            Err(e) => return Verdict::Drop(e.into()),
         },
-        None => decide_checked_prefix(t, ingress, frame, hops),
-    }
-}
-
-/// [`after_prefix`] out of line, for frames whose prefix passed [`fast_offset`] but
-/// that [`sliced::decide_frame`] does not take.
-#[inline(never)]
-fn after_prefix_outlined(t: &SwitchTables, ingress: u16, frame: &mut [u8], off: usize) -> Verdict {
+    };
     after_prefix(t, ingress, frame, off, sliced::decide)
-}
-
-/// [`decide_hops`] for frames [`fast_offset`] does not take: VLAN tags, a hop record
-/// area, malformed prefixes.
-#[inline(never)]
-fn decide_checked_prefix(
-    t: &SwitchTables,
-    ingress: u16,
-    frame: &mut [u8],
-    hops: &mut bool,
-) -> Verdict {
-    match checked_offset(frame, hops) {
-        Ok(off) => after_prefix(t, ingress, frame, off, sliced::decide),
-        Err(e) => Verdict::Drop(e.into()),
-    }
 }
 
 /// [`decide`] without its fast paths: every frame through the full checks of the wire
