@@ -58,26 +58,27 @@ fn side(t: &SlicedTable, k: u64) -> Option<u16> {
 /// then takes the full check (with its exact error), so the verdicts are the same.
 #[inline(always)]
 fn fast_valid(b: &mut [u8]) -> Option<&mut [u8; BODY_LEN]> {
+    // mode, flags (PHASE_DOWN and SIDE_TAKEN masked out), SliceLen and cursor (not
+    // compared), reserved: one big-endian word
+    const FIXED_MASK: u64 =
+        0xFF << 56 | ((!(FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN)) as u64) << 48 | 0xFFFF_FFFF;
+    const FIXED_WORD: u64 = (Mode::Sliced as u64) << 56;
     let b = <&mut [u8; BODY_LEN]>::try_from(b).ok()?;
-    let (mode, flags, len, cursor) = (b[0], b[1], b[2], b[3]);
-    let reserved = u32::from_ne_bytes([b[4], b[5], b[6], b[7]]);
+    let fixed = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
     let word = u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+    let (len, cursor) = (b[2], b[3]);
     let beyond = if len >= 64 { 0 } else { u64::MAX >> len };
-    let ok = mode == Mode::Sliced as u8
-        && flags & !(FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN) == 0
-        && reserved == 0
-        && len <= WORD_BITS
-        && cursor <= len
-        && word & beyond == 0;
+    let ok =
+        fixed & FIXED_MASK == FIXED_WORD && len <= WORD_BITS && cursor <= len && word & beyond == 0;
     ok.then_some(b)
 }
 
 /// The whole decision for the commonest frame, in one pass over its bytes: an untagged
 /// sliced-flit frame with a valid prefix (flag MEAS at most, header and payload within
 /// the frame), hop limit above 0, a 16-byte mode-0 body that [`fast_valid`] would
-/// accept, arriving on a receiving port of a switch configured for mode 0. The checks
-/// of [`super::fast_offset`] and [`fast_valid`] are made here as two masked word
-/// compares and a few byte tests. Writes what [`super::decide_general`] writes (hop
+/// accept, arriving on a receiving port of a switch configured for mode 0. The prefix
+/// checks of [`super::fast_offset`] are made here as one masked word compare and a few
+/// byte tests; the body is checked by [`fast_valid`]. Writes what [`super::decide_general`] writes (hop
 /// limit, cursor, flags) and returns its verdict; `None`, with nothing written, for any
 /// other frame, which then takes the general path (`tests/decide_fast_path.rs` checks
 /// the two agree).
@@ -89,11 +90,6 @@ pub(super) fn decide_frame(sw: &SwitchTables, ingress: u16, frame: &mut [u8]) ->
     const PREFIX_WORD: u32 = (ETHERTYPE_CANOPY as u32) << 16
         | ((VERSION << 4 | crate::wire::Kind::Sliced as u8) as u32) << 8;
     const PREFIX_MASK: u32 = !(FLAG_MEAS as u32);
-    // body mode, flags (PHASE_DOWN and SIDE_TAKEN masked out), SliceLen and cursor
-    // (not compared), reserved: one big-endian word
-    const BODY_MASK: u64 =
-        0xFF << 56 | ((!(FLAG_PHASE_DOWN | FLAG_SIDE_TAKEN)) as u64) << 48 | 0xFFFF_FFFF;
-    const BODY_WORD: u64 = (Mode::Sliced as u64) << 56;
     let frame_len = frame.len();
     let f = <&mut [u8; AT + BODY_LEN]>::try_from(frame.get_mut(..AT + BODY_LEN)?).ok()?;
     let prefix = u32::from_be_bytes([f[12], f[13], f[14], f[15]]);
@@ -101,33 +97,41 @@ pub(super) fn decide_frame(sw: &SwitchTables, ingress: u16, frame: &mut [u8]) ->
     let payload = usize::from(u16::from_be_bytes([f[18], f[19]]));
     let hl = PREFIX_LEN + BODY_LEN + if f[15] & FLAG_MEAS != 0 { MEAS_LEN } else { 0 };
     let (head, body) = f.split_at_mut(AT);
-    let b = <&mut [u8; BODY_LEN]>::try_from(body).ok()?;
-    let fixed = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    let word = u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-    let (len, pos) = (b[2], b[3]);
-    let beyond = if len >= 64 { 0 } else { u64::MAX >> len };
+    let b = fast_valid(body)?;
     let t = sw.sliced.as_ref()?;
     let port = sw.ports.get(usize::from(ingress))?;
     if prefix & PREFIX_MASK != PREFIX_WORD
         || ttl == 0
         || hdr_len != hl
         || frame_len - ETH_HEADER_LEN < hl + payload
-        || fixed & BODY_MASK != BODY_WORD
-        || len > WORD_BITS
-        || pos > len
-        || word & beyond != 0
         || port.dir == crate::table::PortDir::Out
         || t.mode != Mode::Sliced
     {
         return None;
     }
     head[ETH_HEADER_LEN + 2] = ttl - 1;
+    Some(valid_hop(t, sw, port.role, b))
+}
+
+/// One hop of a mode-0 body that [`fast_valid`] accepted: read as a fixed-size array,
+/// the cursor and flags written back.
+#[inline(always)]
+fn valid_hop(
+    t: &SlicedTable,
+    sw: &SwitchTables,
+    role: PortRole,
+    b: &mut [u8; BODY_LEN],
+) -> Verdict {
     let mut flags = b[1];
-    let mut cur = BitCursor { word, len, pos };
-    let r = sliced_hop(t, sw, port.role, &mut flags, &mut cur);
+    let mut cur = BitCursor {
+        word: u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
+        len: b[2],
+        pos: b[3],
+    };
+    let r = sliced_hop(t, sw, role, &mut flags, &mut cur);
     b[3] = cur.pos;
     b[1] = flags;
-    Some(r)
+    r
 }
 
 /// Decide for a sliced frame; `body` is the kind-specific body of the Canopy header.
@@ -144,16 +148,7 @@ pub fn decide(t: &SlicedTable, sw: &SwitchTables, ingress: u16, body: &mut [u8])
             if t.mode != Mode::Sliced {
                 return Verdict::Drop(DropReason::ModeMismatch);
             }
-            let mut flags = b[1];
-            let mut cur = BitCursor {
-                word: u64::from_be_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
-                len: b[2],
-                pos: b[3],
-            };
-            let r = sliced_hop(t, sw, role, &mut flags, &mut cur);
-            b[3] = cur.pos;
-            b[1] = flags;
-            return r;
+            return valid_hop(t, sw, role, b);
         }
         None => body,
     };
