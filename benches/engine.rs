@@ -10,8 +10,11 @@
 //!   `N_workers_64B` counts only the time inside `Worker::poll` (RX burst from the mem
 //!   port, decision, adaptive choice, counters, hand-off to the egress queue or ring, TX drain
 //!   into the mem port; two clock reads per poll of 64 frames are included);
-//!   `N_workers_64B_with_feed` counts the whole loop (refill and sink too). Reported as
-//!   time per frame; with 2 workers, the slower thread's time.
+//!   `N_workers_64B_with_feed` counts the whole loop (refill and sink too);
+//!   `N_workers_64B_local` counts `Worker::poll` for frames that arrive from above on
+//!   each up port and go down to the host port the same worker owns (no frame crosses
+//!   to the other worker: the engine's scaling without the cross-core hand-off).
+//!   Reported as time per frame; with 2 workers, the slower thread's time.
 //! - `fabric/k8`: the whole k=8 fat-tree in one process (80 switches, 128 hosts),
 //!   uniform random traffic, 1 and 2 threads; time per delivered frame.
 
@@ -163,7 +166,23 @@ type Feeds = Vec<(usize, Vec<Vec<u8>>)>;
 /// directory (`canopy_switch::capture`), its writer running.
 type Cap = Option<(canopy_switch::capture::Capture, tempfile::TempDir)>;
 
-fn edge_switch(workers: usize, capture: bool) -> (Engine, Vec<mem::MemPort>, Feeds, Pool, Cap) {
+/// The frames the edge switch's bench sends.
+#[derive(Clone, Copy)]
+enum Traffic {
+    /// From both host ports, alternately to the other local host and up to a remote
+    /// host: with two workers about half the frames cross to the other worker.
+    Mixed,
+    /// From each up port down to the host port of the same parity (up port 2 to host
+    /// port 0, 3 to 1), as frames arrive from an aggregation switch: with two workers
+    /// every frame stays on the worker that received it.
+    Local,
+}
+
+fn edge_switch(
+    workers: usize,
+    capture: bool,
+    traffic: Traffic,
+) -> (Engine, Vec<mem::MemPort>, Feeds, Pool, Cap) {
     let topo = build_str("fat-tree:k=4").unwrap();
     let tables = kinds::tables(&topo, Kind::Sliced).unwrap();
     let sw = topo.switches.iter().position(|s| s.level == 1).unwrap();
@@ -175,14 +194,28 @@ fn edge_switch(workers: usize, capture: bool) -> (Engine, Vec<mem::MemPort>, Fee
     let far = (0..topo.hosts.len() as u32)
         .find(|h| hosts.iter().all(|x| x.1 != *h))
         .unwrap();
+    let mk = |s: u32, d: u32| {
+        let hd = kinds::header(&topo, Kind::Sliced, s, d).unwrap();
+        wire::ethernet_frame(host_mac(&topo, d), host_mac(&topo, s), &hd, &[0; 4])
+    };
     let mut tmpl = Vec::new();
-    for (i, &(p, h)) in hosts.iter().enumerate() {
-        let other = hosts[(i + 1) % hosts.len()].1;
-        let mk = |d: u32| {
-            let hd = kinds::header(&topo, Kind::Sliced, h, d).unwrap();
-            wire::ethernet_frame(host_mac(&topo, d), host_mac(&topo, h), &hd, &[0; 4])
-        };
-        tmpl.push((p, vec![mk(other), mk(far)]));
+    match traffic {
+        Traffic::Mixed => {
+            for (i, &(p, h)) in hosts.iter().enumerate() {
+                let other = hosts[(i + 1) % hosts.len()].1;
+                tmpl.push((p, vec![mk(h, other), mk(h, far)]));
+            }
+        }
+        Traffic::Local => {
+            let ups: Vec<usize> = (0..outer.len())
+                .filter(|p| hosts.iter().all(|h| h.0 != *p))
+                .collect();
+            for (&u, &(p, h)) in ups.iter().zip(&hosts) {
+                assert_eq!(u % 2, p % 2, "up port {u} and host port {p} on one worker");
+                let f = arriving(&topo, &tables, sw, u, far, h, mk(far, h));
+                tmpl.push((u, vec![f.clone(), f]));
+            }
+        }
     }
     let pool = Pool::new(8192);
     let cfg = EngineConfig {
@@ -206,12 +239,47 @@ fn edge_switch(workers: usize, capture: bool) -> (Engine, Vec<mem::MemPort>, Fee
     (e, outer, tmpl, pool, cap)
 }
 
+/// `frame` (from host `src` to host `dst`) as it reaches switch `sw` on port `ingress`:
+/// decided hop by hop through the fabric's tables along a walk that enters `sw` there
+/// (the walk's adaptive choices are random: tried with seeds until one does).
+fn arriving(
+    topo: &canopy_control::topology::Topology,
+    tables: &[canopy_dataplane::table::SwitchTables],
+    sw: usize,
+    ingress: usize,
+    src: u32,
+    dst: u32,
+    frame: Vec<u8>,
+) -> Vec<u8> {
+    use rand::SeedableRng;
+    let o = canopy_control::oracle::Oracle::new(topo, tables.to_vec());
+    let hd = kinds::header(topo, Kind::Sliced, src, dst).unwrap();
+    for seed in 0..1000 {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let w = o.walk_header(src, dst, &hd, &mut rng);
+        let mut f = frame.clone();
+        for hop in &w.hops {
+            if hop.switch as usize == sw && usize::from(hop.ingress) == ingress {
+                return f;
+            }
+            canopy_dataplane::decide(&tables[hop.switch as usize], hop.ingress, &mut f);
+        }
+    }
+    panic!("no walk from host {src} to {dst} enters switch {sw} on port {ingress}");
+}
+
 /// Run `workers` workers of the edge switch on their own threads, each feeding and
 /// sinking its own ports, until `iters` frames went through; per thread, the time spent
 /// inside `Worker::poll` (`switch_only`) or the whole loop (feeding included). The
 /// result is the slowest thread's time.
-fn run_switch(workers: usize, iters: u64, switch_only: bool, capture: bool) -> Duration {
-    let (eng, outer, tmpl, pool, cap) = edge_switch(workers, capture);
+fn run_switch(
+    workers: usize,
+    iters: u64,
+    switch_only: bool,
+    capture: bool,
+    traffic: Traffic,
+) -> Duration {
+    let (eng, outer, tmpl, pool, cap) = edge_switch(workers, capture, traffic);
     let mut outer: Vec<Option<mem::MemPort>> = outer.into_iter().map(Some).collect();
     let per = iters / workers as u64 + 1;
     let barrier = Arc::new(Barrier::new(workers));
@@ -299,16 +367,19 @@ fn switch(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     for workers in [1usize, 2] {
         g.bench_function(format!("{workers}_workers_64B"), |b| {
-            b.iter_custom(|iters| run_switch(workers, iters, true, false))
+            b.iter_custom(|iters| run_switch(workers, iters, true, false, Traffic::Mixed))
         });
         g.bench_function(format!("{workers}_workers_64B_with_feed"), |b| {
-            b.iter_custom(|iters| run_switch(workers, iters, false, false))
+            b.iter_custom(|iters| run_switch(workers, iters, false, false, Traffic::Mixed))
+        });
+        g.bench_function(format!("{workers}_workers_64B_local"), |b| {
+            b.iter_custom(|iters| run_switch(workers, iters, true, false, Traffic::Local))
         });
     }
     // every port captured both ways (`[capture]`): the copy into a slot per frame, and
     // the drop count when the writer thread falls behind
     g.bench_function("1_workers_64B_capture", |b| {
-        b.iter_custom(|iters| run_switch(1, iters, true, true))
+        b.iter_custom(|iters| run_switch(1, iters, true, true, Traffic::Mixed))
     });
     g.finish();
 }

@@ -1,22 +1,26 @@
-//! `decide`'s fast paths against `decide_general` (every frame through the full checks
-//! of the wire views): the same verdict and the same bytes written, for the frames of
-//! real routing-oracle walks as they arrive at every hop, for every single-byte change
-//! of their Ethernet and Canopy headers, for truncations, and on every ingress port.
+//! `decide`'s fast paths, and the engine's `decide_hops`, against `decide_general`
+//! (every frame through the full checks of the wire views): the same verdict (for
+//! `decide_hops`, its compact `Decision` and the hop-record flag) and the same bytes
+//! written, for the frames of real routing-oracle walks as they arrive at every hop
+//! (each also with a hop record area), for every single-byte change of their Ethernet
+//! and Canopy headers, for truncations, and on every ingress port.
 
 use canopy_control::oracle::{host_mac, Oracle, PAYLOAD};
 use canopy_control::{build_str, kinds};
 use canopy_dataplane::decide;
-use canopy_dataplane::decide::decide_general;
+use canopy_dataplane::decide::{decide_general, decide_hops, Decision};
 use canopy_dataplane::table::SwitchTables;
 use canopy_dataplane::wire;
 use rand::SeedableRng;
 
 /// Compare on one frame; returns the number of comparisons (1) or the difference.
 fn same(t: &SwitchTables, ingress: u16, frame: &[u8]) -> anyhow::Result<()> {
-    let (mut a, mut b) = (frame.to_vec(), frame.to_vec());
-    let (va, vb) = (
+    let (mut a, mut b, mut c) = (frame.to_vec(), frame.to_vec(), frame.to_vec());
+    let mut hops = false;
+    let (va, vb, vc) = (
         decide(t, ingress, &mut a),
         decide_general(t, ingress, &mut b),
+        decide_hops(t, ingress, &mut c, &mut hops),
     );
     anyhow::ensure!(
         va == vb && a == b,
@@ -24,6 +28,18 @@ fn same(t: &SwitchTables, ingress: u16, frame: &[u8]) -> anyhow::Result<()> {
         t.name,
         hex::encode(frame),
         if a == b { "equal" } else { "differ" }
+    );
+    // the hop-record flag: set exactly for a valid prefix with flag HOPS
+    let wants_hops = wire::canopy_offset(frame)
+        .ok()
+        .and_then(|off| wire::Header::new_checked(&frame[off..]).ok())
+        .is_some_and(|h| h.check_payload().is_ok() && h.has_hops());
+    anyhow::ensure!(
+        vc == Decision::from(vb) && c == b && hops == wants_hops,
+        "{}: ingress {ingress}, frame {}: decide_hops {vc:?} (hops {hops}), general {vb:?}, bytes {}",
+        t.name,
+        hex::encode(frame),
+        if c == b { "equal" } else { "differ" }
     );
     Ok(())
 }
@@ -56,37 +72,44 @@ fn fast_paths_agree_with_the_general_decision() {
                     } else {
                         &w.hops[k - 1].header
                     };
-                    let f = wire::ethernet_frame(
-                        host_mac(&topo, dst),
-                        host_mac(&topo, src),
-                        header,
-                        &PAYLOAD,
-                    );
-                    let t = &tables[hop.switch as usize];
-                    let mut probe = f.clone();
-                    if !matches!(
-                        decide(t, hop.ingress, &mut probe),
-                        canopy_dataplane::Verdict::Drop(_)
-                    ) {
-                        fast_forwarded += 1;
-                    }
-                    for p in 0..t.ports.len() as u16 + 1 {
-                        same(t, p, &f).unwrap();
-                        checked += 1;
-                    }
-                    let end = (wire::ETH_HEADER_LEN + header.len()).min(f.len());
-                    for at in 0..end {
-                        let x = f[at];
-                        for v in [x ^ 0x01, x ^ 0x80, x ^ 0x10, 0, 0xff, x.wrapping_add(1)] {
-                            let mut g = f.clone();
-                            g[at] = v;
-                            same(t, hop.ingress, &g).unwrap();
+                    // the header as it is, and with a hop record area (flag HOPS)
+                    let h = wire::Header::new_checked(&header[..]).unwrap();
+                    let mut with_hops = wire::PrefixRepr::parse(&h);
+                    with_hops.hops = Some(wire::hops::HopArea::new(2));
+                    let header_hops = with_hops.to_vec(h.body()).unwrap();
+                    for header in [&header[..], &header_hops[..]] {
+                        let f = wire::ethernet_frame(
+                            host_mac(&topo, dst),
+                            host_mac(&topo, src),
+                            header,
+                            &PAYLOAD,
+                        );
+                        let t = &tables[hop.switch as usize];
+                        let mut probe = f.clone();
+                        if !matches!(
+                            decide(t, hop.ingress, &mut probe),
+                            canopy_dataplane::Verdict::Drop(_)
+                        ) {
+                            fast_forwarded += 1;
+                        }
+                        for p in 0..t.ports.len() as u16 + 1 {
+                            same(t, p, &f).unwrap();
                             checked += 1;
                         }
-                    }
-                    for len in 0..=end {
-                        same(t, hop.ingress, &f[..len]).unwrap();
-                        checked += 1;
+                        let end = (wire::ETH_HEADER_LEN + header.len()).min(f.len());
+                        for at in 0..end {
+                            let x = f[at];
+                            for v in [x ^ 0x01, x ^ 0x80, x ^ 0x10, 0, 0xff, x.wrapping_add(1)] {
+                                let mut g = f.clone();
+                                g[at] = v;
+                                same(t, hop.ingress, &g).unwrap();
+                                checked += 1;
+                            }
+                        }
+                        for len in 0..=end {
+                            same(t, hop.ingress, &f[..len]).unwrap();
+                            checked += 1;
+                        }
                     }
                 }
             }

@@ -136,28 +136,62 @@ fn fast_offset(frame: &[u8]) -> Option<usize> {
 /// the kind's cursor advanced. On a drop the frame may have been partly updated.
 #[inline]
 pub fn decide(t: &SwitchTables, ingress: u16, frame: &mut [u8]) -> Verdict {
-    decide_hops(t, ingress, frame, &mut false)
-}
-
-/// [`decide`], and whether the frame asks for a hop record (prefix flag HOPS,
-/// `docs/wire-format.md` §2.1), which the engine then writes: `hops` is set for such a
-/// frame and left alone otherwise. Free on the fast path, which takes no frame with the
-/// flag.
-///
-/// The commonest frame (untagged, sliced-flit, mode 0, no hop record area) is decided
-/// inline by `sliced::decide_frame`, so the verdict stays in registers; every other
-/// frame takes an out-of-line call.
-#[inline(always)]
-pub fn decide_hops(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
     match sliced::decide_frame(t, ingress, frame) {
         Some(v) => v,
+        None => decide_rest(t, ingress, frame, &mut false),
+    }
+}
+
+/// A [`Verdict`] as the engine acts on it, in 4 bytes: a drop carries only its
+/// counter's index ([`DropReason::index`]), not the malformed-field detail, so the
+/// decision returns in a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// [`Verdict::Port`].
+    Port(u16),
+    /// [`Verdict::Group`].
+    Group(u16),
+    /// [`Verdict::Drop`]: the index of the reason's counter in [`DROP_REASON_NAMES`].
+    Drop(u8),
+}
+
+impl From<Verdict> for Decision {
+    #[inline(always)]
+    fn from(v: Verdict) -> Self {
+        const _: () = assert!(DROP_REASON_NAMES.len() <= 256);
+        match v {
+            Verdict::Port(p) => Decision::Port(p),
+            Verdict::Group(g) => Decision::Group(g),
+            Verdict::Drop(r) => Decision::Drop(r.index() as u8),
+        }
+    }
+}
+
+/// [`decide`] as the engine needs it: the verdict as a [`Decision`], and whether the
+/// frame asks for a hop record (prefix flag HOPS, `docs/wire-format.md` §2.1), which
+/// the engine then writes: `hops` is set for such a frame and left alone otherwise.
+/// Free on the fast path, which takes no frame with the flag.
+///
+/// The commonest frame (untagged, sliced-flit, mode 0, no hop record area) is decided
+/// inline by `sliced::decide_frame`, so the decision stays in registers; every other
+/// frame takes an out-of-line call.
+#[inline(always)]
+pub fn decide_hops(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Decision {
+    match sliced::decide_frame(t, ingress, frame) {
+        Some(v) => v.into(),
         None => decide_other(t, ingress, frame, hops),
     }
 }
 
 /// [`decide_hops`] for every frame `sliced::decide_frame` does not take.
 #[inline(never)]
-fn decide_other(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
+fn decide_other(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Decision {
+    decide_rest(t, ingress, frame, hops).into()
+}
+
+/// [`decide`] for every frame `sliced::decide_frame` does not take.
+#[inline]
+fn decide_rest(t: &SwitchTables, ingress: u16, frame: &mut [u8], hops: &mut bool) -> Verdict {
     let off = match fast_offset(frame) {
         Some(o) => o,
         None => match checked_offset(frame, hops) {

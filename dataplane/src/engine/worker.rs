@@ -10,7 +10,7 @@ use super::hop::{self, Hop, HopClock};
 use super::pool::{Buf, Pool};
 use super::port::Port;
 use super::{PortState, BURST};
-use crate::decide::{decide_hops, DropReason, Verdict};
+use crate::decide::{decide_hops, Decision, DropReason};
 use crate::table::SwitchTables;
 use arc_swap::ArcSwap;
 use rtrb::{Consumer, Producer};
@@ -120,11 +120,11 @@ impl Worker {
             let mut live_of: Option<u16> = None;
             for mut b in self.burst.drain(..) {
                 let mut hops = false;
-                let verdict = decide_hops(tables, ingress, b.bytes_mut(), &mut hops);
+                let decision = decide_hops(tables, ingress, b.bytes_mut(), &mut hops);
                 // (egress, already known live: adaptive choices come from the live set)
-                let (e, checked) = match verdict {
-                    Verdict::Port(p) => (p, false),
-                    Verdict::Group(g) => {
+                let (e, checked) = match decision {
+                    Decision::Port(p) => (p, false),
+                    Decision::Group(g) => {
                         if live_of != Some(g) {
                             live_of = Some(g);
                             self.live.clear();
@@ -166,8 +166,8 @@ impl Worker {
                             }
                         }
                     }
-                    Verdict::Drop(r) => {
-                        bump(&c.drops[r.index()], 1);
+                    Decision::Drop(r) => {
+                        bump(&c.drops[usize::from(r)], 1);
                         self.pool.put(b);
                         continue;
                     }
