@@ -270,7 +270,11 @@ fn bench(c: &mut Criterion) {
         for &kind in kinds_of {
             let o = Oracle::for_kind(&t, kind).expect("tables");
             let all = record_all(&t, &o, kind);
-            run(format!("{}/{spec}/all-switches", kind.name()), o.tables(), &all);
+            run(
+                format!("{}/{spec}/all-switches", kind.name()),
+                o.tables(),
+                &all,
+            );
             if !one {
                 continue;
             }
