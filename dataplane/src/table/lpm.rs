@@ -12,7 +12,7 @@
 //! match is one load. A slot is two bytes when every port and group number of the
 //! table's dense entries is below 2¹³ ([`HALF_MAX`]), else four. On a fat tree whose
 //! arities are powers of two this is exactly one slot per entry, so the hot state is two
-//! bytes per entry plus a 40-byte descriptor per length, the first [`INLINE`] of them
+//! bytes per entry plus a 48-byte descriptor per length, the first [`INLINE`] of them
 //! inside the table itself, instead of 16-byte entries searched in log₂ n dependent
 //! steps.
 //!
@@ -50,16 +50,7 @@ const HALF_MAX: u16 = H_GROUP - 1;
 /// switch has at most L + 1 lengths.
 const INLINE: usize = 4;
 
-/// A run of `width` consecutive key bits from bit `shift`, placed at bit `out` of the
-/// slot index (an unused run has width 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Run {
-    shift: u8,
-    width: u8,
-    out: u8,
-}
-
-/// One prefix length (40 bytes).
+/// One prefix length (48 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Level {
     /// Key bits that every entry of this length has in common…
@@ -71,8 +62,11 @@ struct Level {
     base: u32,
     /// Sparse: the end of that span.
     end: u32,
-    /// Dense: the runs of the slot index.
-    runs: [Run; MAX_RUNS],
+    /// Dense: the runs of the slot index. Run r is the key shifted right by `shift[r]`
+    /// and masked with `mask[r]`: its bits already in their place in the index (an
+    /// unused run has mask 0).
+    mask: [u32; MAX_RUNS],
+    shift: [u8; MAX_RUNS],
     len: u8,
     dense: bool,
 }
@@ -81,8 +75,8 @@ impl Level {
     #[inline(always)]
     fn index(&self, key: u64) -> usize {
         let mut i = 0u64;
-        for r in &self.runs {
-            i |= ((key >> r.shift) & ((1u64 << r.width) - 1)) << r.out;
+        for (&m, &s) in self.mask.iter().zip(&self.shift) {
+            i |= (key >> s) & u64::from(m);
         }
         i as usize
     }
@@ -211,7 +205,8 @@ fn level(entries: &[LpmEntry], start: usize, end: usize, n_slots: &mut usize) ->
         fixed: v0 & care,
         base: 0,
         end: end as u32,
-        runs: [Run::default(); MAX_RUNS],
+        mask: [0; MAX_RUNS],
+        shift: [0; MAX_RUNS],
         len,
         dense: false,
     };
@@ -224,13 +219,12 @@ fn level(entries: &[LpmEntry], start: usize, end: usize, n_slots: &mut usize) ->
             && u32::try_from(base + size).is_ok()
     };
     if dense {
+        // the runs ascend and do not overlap, so each starts at or above its place
+        // `out` in the index, which is below 2^MAX_DENSE_BITS
         let mut out = 0u32;
-        for (r, &(s, w)) in level.runs.iter_mut().zip(&runs) {
-            *r = Run {
-                shift: s as u8,
-                width: w as u8,
-                out: out as u8,
-            };
+        for (r, &(s, w)) in runs.iter().enumerate().take(MAX_RUNS) {
+            level.mask[r] = (low_mask(w as u8) << out) as u32;
+            level.shift[r] = (s - out) as u8;
             out += w;
         }
         level.base = base as u32;
@@ -299,44 +293,52 @@ impl LpmIndex {
     #[inline]
     pub(crate) fn lookup(&self, entries: &[LpmEntry], id: u64, id_len: u8) -> Option<LpmEntry> {
         let head = self.head.get(..usize::from(self.n_head)).unwrap_or(&[]);
-        for l in head.iter().chain(&self.tail) {
-            if l.len > id_len {
-                continue;
+        for l in head {
+            if let Some(e) = self.probe(l, entries, id, id_len) {
+                return Some(e);
             }
-            let key = if l.len == 0 {
-                0
-            } else {
-                id >> (64 - u32::from(l.len))
-            };
-            if key & l.care != l.fixed {
-                continue;
-            }
-            if l.dense {
-                let i = l.base as usize + l.index(key);
-                match &self.slots {
-                    Slots::Half(v) => {
-                        let s = v.get(i).copied().unwrap_or(0);
-                        if s != 0 {
-                            let (down, group) = (s & H_DOWN != 0, s & H_GROUP != 0);
-                            return Some(entry(key, l.len, down, group, s & HALF_MAX));
-                        }
-                    }
-                    Slots::Full(v) => {
-                        let s = v.get(i).copied().unwrap_or(0);
-                        if s != 0 {
-                            let (down, group) = (s & DOWN != 0, s & GROUP != 0);
-                            return Some(entry(key, l.len, down, group, s as u16));
-                        }
-                    }
-                }
-            } else {
-                let run = entries.get(l.base as usize..l.end as usize).unwrap_or(&[]);
-                if let Ok(i) = run.binary_search_by(|e| e.value.cmp(&key)) {
-                    return run.get(i).copied();
-                }
+        }
+        for l in &self.tail {
+            if let Some(e) = self.probe(l, entries, id, id_len) {
+                return Some(e);
             }
         }
         None
+    }
+
+    /// The entry of level `l` that matches the ID, if any.
+    #[inline(always)]
+    fn probe(&self, l: &Level, entries: &[LpmEntry], id: u64, id_len: u8) -> Option<LpmEntry> {
+        if l.len > id_len {
+            return None;
+        }
+        let key = if l.len == 0 {
+            0
+        } else {
+            id >> (64 - u32::from(l.len))
+        };
+        if key & l.care != l.fixed {
+            return None;
+        }
+        if l.dense {
+            let i = l.base as usize + l.index(key);
+            match &self.slots {
+                Slots::Half(v) => {
+                    let s = v.get(i).copied().unwrap_or(0);
+                    let (down, group) = (s & H_DOWN != 0, s & H_GROUP != 0);
+                    (s != 0).then(|| entry(key, l.len, down, group, s & HALF_MAX))
+                }
+                Slots::Full(v) => {
+                    let s = v.get(i).copied().unwrap_or(0);
+                    let (down, group) = (s & DOWN != 0, s & GROUP != 0);
+                    (s != 0).then(|| entry(key, l.len, down, group, s as u16))
+                }
+            }
+        } else {
+            let run = entries.get(l.base as usize..l.end as usize).unwrap_or(&[]);
+            let i = run.binary_search_by(|e| e.value.cmp(&key)).ok()?;
+            run.get(i).copied()
+        }
     }
 
     /// Number of dense levels and of all levels (tests, docs).
@@ -568,6 +570,11 @@ mod tests {
 
     #[test]
     fn runs_merge_the_shortest_gaps() {
+        assert_eq!(
+            std::mem::size_of::<Level>(),
+            48,
+            "the module docs give the size"
+        );
         assert_eq!(runs_of(0), vec![]);
         assert_eq!(runs_of(u64::MAX), vec![(0, 64)]);
         assert_eq!(runs_of(0b1101_0110), vec![(1, 2), (4, 1), (6, 2)]);
