@@ -159,7 +159,7 @@ fn record_one(t: &Topology, o: &Oracle, kind: Kind, sw: u32) -> Replay {
         if b >= a {
             b += 1;
         }
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             (a, b)
         } else {
             (b, a)
