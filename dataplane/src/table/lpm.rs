@@ -8,19 +8,19 @@
 //! all its entries share (`care`/`fixed`) and the bits where they differ, as at most
 //! [`MAX_RUNS`] runs of consecutive bits. A lookup key that differs in a shared bit is
 //! rejected without touching memory; otherwise the runs are concatenated into a slot
-//! index, and the slot names the entry's result in the table's palette of distinct
-//! results (down flag and action, packed in 4 bytes). A slot is one byte when the table
-//! has at most 255 distinct results (fewer than 128 ports), else two. On a fat tree whose
-//! arities are powers of two this is exactly one slot per entry, so the hot state is one
-//! byte per entry plus the palette and a 40-byte descriptor per length, the first
-//! [`INLINE`] of them inside the table itself, instead of 16-byte entries searched in
-//! log₂ n dependent steps.
+//! index, and the slot holds the entry's result itself (down flag, port or group), so a
+//! match is one load. A slot is two bytes when every port and group number of the
+//! table's dense entries is below 2¹³ ([`HALF_MAX`]), else four. On a fat tree whose
+//! arities are powers of two this is exactly one slot per entry, so the hot state is two
+//! bytes per entry plus a 48-byte descriptor per length, the first [`INLINE`] of them
+//! inside the table itself, instead of 16-byte entries searched in log₂ n dependent
+//! steps.
 //!
 //! A length whose entries are not dense enough (the slots would exceed
 //! `SLACK · count + MIN_SLOTS`) keeps the entries' sorted span and is binary-searched,
-//! after the same shared-bit check; so is every length of a table with more than 65,535
-//! distinct results. Memory is therefore at most `SLACK` slots per entry plus
-//! `MIN_SLOTS` per length, and building is a sort and one pass over the sorted entries.
+//! after the same shared-bit check. Memory is therefore at most `SLACK` slots (of at
+//! most 4 bytes) per entry plus `MIN_SLOTS` per length, and building is a sort and one
+//! pass over the sorted entries.
 
 use super::pathid::{Action, LpmEntry};
 
@@ -33,27 +33,24 @@ const MAX_DENSE_BITS: u32 = 24;
 const SLACK: usize = 4;
 const MIN_SLOTS: usize = 64;
 
-/// Slot bits: an entry is present, it is a downward entry, its action is a group; the
-/// low 16 bits are the port or group.
+/// Four-byte slot bits: an entry is present, it is a downward entry, its action is a
+/// group; the low 16 bits are the port or group.
 const VALID: u32 = 1 << 31;
 const DOWN: u32 = 1 << 17;
 const GROUP: u32 = 1 << 16;
+/// Two-byte slot bits, the same three flags; the low 13 bits are the port or group.
+const H_VALID: u16 = 1 << 15;
+const H_DOWN: u16 = 1 << 14;
+const H_GROUP: u16 = 1 << 13;
+/// Largest port or group number a two-byte slot holds.
+const HALF_MAX: u16 = H_GROUP - 1;
 
 /// Levels held inline in the table (the longest lengths), so that a lookup reads them
 /// from the switch's own table struct instead of following another pointer; a fat-tree
 /// switch has at most L + 1 lengths.
 const INLINE: usize = 4;
 
-/// A run of `width` consecutive key bits from bit `shift`, placed at bit `out` of the
-/// slot index (an unused run has width 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Run {
-    shift: u8,
-    width: u8,
-    out: u8,
-}
-
-/// One prefix length (40 bytes).
+/// One prefix length (48 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Level {
     /// Key bits that every entry of this length has in common…
@@ -65,8 +62,11 @@ struct Level {
     base: u32,
     /// Sparse: the end of that span.
     end: u32,
-    /// Dense: the runs of the slot index.
-    runs: [Run; MAX_RUNS],
+    /// Dense: the runs of the slot index. Run r is the key shifted right by `shift[r]`
+    /// and masked with `mask[r]`: its bits already in their place in the index (an
+    /// unused run has mask 0).
+    mask: [u32; MAX_RUNS],
+    shift: [u8; MAX_RUNS],
     len: u8,
     dense: bool,
 }
@@ -75,8 +75,8 @@ impl Level {
     #[inline(always)]
     fn index(&self, key: u64) -> usize {
         let mut i = 0u64;
-        for r in &self.runs {
-            i |= ((key >> r.shift) & ((1u64 << r.width) - 1)) << r.out;
+        for (&m, &s) in self.mask.iter().zip(&self.shift) {
+            i |= (key >> s) & u64::from(m);
         }
         i as usize
     }
@@ -91,23 +91,28 @@ pub(crate) struct LpmIndex {
     n_head: u8,
     /// The levels after those.
     tail: Vec<Level>,
-    /// The distinct results of the dense levels (packed: valid, down, action).
-    palette: Vec<u32>,
-    /// Slots of the dense levels: 0 for no entry, else 1 + a palette index.
+    /// Slots of the dense levels: 0 for no entry, else the entry's packed result.
     slots: Slots,
 }
 
-/// Slot array, one byte per slot when the switch has at most 255 distinct results (a
-/// switch with fewer than 128 ports), else two.
+/// Slot array: two bytes per slot when every port and group number of the dense entries
+/// is at most [`HALF_MAX`] (any switch with fewer than 8,192 ports and groups), else
+/// four.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Slots {
-    Narrow(Vec<u8>),
-    Wide(Vec<u16>),
+    Half(Vec<u16>),
+    Full(Vec<u32>),
 }
 
 impl Default for Slots {
     fn default() -> Self {
-        Slots::Narrow(Vec::new())
+        Slots::Half(Vec::new())
+    }
+}
+
+fn number(a: Action) -> u16 {
+    match a {
+        Action::Port(p) | Action::Group(p) => p,
     }
 }
 
@@ -119,14 +124,23 @@ fn pack(e: &LpmEntry) -> u32 {
     VALID | if e.down { DOWN } else { 0 } | a
 }
 
+/// [`pack`] in two bytes; the number must be at most [`HALF_MAX`].
+fn pack_half(e: &LpmEntry) -> u16 {
+    let g = if matches!(e.action, Action::Group(_)) {
+        H_GROUP
+    } else {
+        0
+    };
+    H_VALID | if e.down { H_DOWN } else { 0 } | g | (number(e.action) & HALF_MAX)
+}
+
 #[inline(always)]
-fn unpack(key: u64, len: u8, s: u32) -> LpmEntry {
-    let n = (s & 0xFFFF) as u16;
+fn entry(key: u64, len: u8, down: bool, group: bool, n: u16) -> LpmEntry {
     LpmEntry {
         value: key,
         len,
-        down: s & DOWN != 0,
-        action: if s & GROUP != 0 {
+        down,
+        action: if group {
             Action::Group(n)
         } else {
             Action::Port(n)
@@ -191,7 +205,8 @@ fn level(entries: &[LpmEntry], start: usize, end: usize, n_slots: &mut usize) ->
         fixed: v0 & care,
         base: 0,
         end: end as u32,
-        runs: [Run::default(); MAX_RUNS],
+        mask: [0; MAX_RUNS],
+        shift: [0; MAX_RUNS],
         len,
         dense: false,
     };
@@ -204,13 +219,12 @@ fn level(entries: &[LpmEntry], start: usize, end: usize, n_slots: &mut usize) ->
             && u32::try_from(base + size).is_ok()
     };
     if dense {
+        // the runs ascend and do not overlap, so each starts at or above its place
+        // `out` in the index, which is below 2^MAX_DENSE_BITS
         let mut out = 0u32;
-        for (r, &(s, w)) in level.runs.iter_mut().zip(&runs) {
-            *r = Run {
-                shift: s as u8,
-                width: w as u8,
-                out: out as u8,
-            };
+        for (r, &(s, w)) in runs.iter().enumerate().take(MAX_RUNS) {
+            level.mask[r] = (low_mask(w as u8) << out) as u32;
+            level.shift[r] = (s - out) as u8;
             out += w;
         }
         level.base = base as u32;
@@ -238,26 +252,15 @@ impl LpmIndex {
             levels.push(level(entries, start, end, &mut n_slots));
             start = end;
         }
-        let dense_entries = || {
-            levels
-                .iter()
-                .filter(|l| l.dense)
-                .flat_map(|l| &entries[l.base_entry..l.end_entry])
-        };
-        let mut palette: Vec<u32> = dense_entries().map(pack).collect();
-        palette.sort_unstable();
-        palette.dedup();
-        let mut slots = if palette.len() <= usize::from(u8::MAX) {
-            Slots::Narrow(vec![0; n_slots])
-        } else if palette.len() <= usize::from(u16::MAX) {
-            Slots::Wide(vec![0; n_slots])
+        let half = levels
+            .iter()
+            .filter(|l| l.dense)
+            .flat_map(|l| &entries[l.base_entry..l.end_entry])
+            .all(|e| number(e.action) <= HALF_MAX);
+        let mut slots = if half {
+            Slots::Half(vec![0; n_slots])
         } else {
-            // more distinct results than a slot can name: every length is searched
-            for l in &mut levels {
-                l.dense = false;
-            }
-            palette.clear();
-            Slots::default()
+            Slots::Full(vec![0; n_slots])
         };
         for l in &levels {
             let mut lv = l.level;
@@ -265,10 +268,9 @@ impl LpmIndex {
                 lv.dense = true;
                 for e in &entries[l.base_entry..l.end_entry] {
                     let i = lv.base as usize + lv.index(e.value);
-                    let p = palette.binary_search(&pack(e)).map_or(0, |p| p + 1);
                     match &mut slots {
-                        Slots::Narrow(v) => v.get_mut(i).map(|s| *s = p as u8),
-                        Slots::Wide(v) => v.get_mut(i).map(|s| *s = p as u16),
+                        Slots::Half(v) => v.get_mut(i).map(|s| *s = pack_half(e)),
+                        Slots::Full(v) => v.get_mut(i).map(|s| *s = pack(e)),
                     };
                 }
             } else {
@@ -282,7 +284,6 @@ impl LpmIndex {
                 None => ix.tail.push(lv),
             }
         }
-        ix.palette = palette;
         ix.slots = slots;
         ix
     }
@@ -292,35 +293,52 @@ impl LpmIndex {
     #[inline]
     pub(crate) fn lookup(&self, entries: &[LpmEntry], id: u64, id_len: u8) -> Option<LpmEntry> {
         let head = self.head.get(..usize::from(self.n_head)).unwrap_or(&[]);
-        for l in head.iter().chain(&self.tail) {
-            if l.len > id_len {
-                continue;
+        for l in head {
+            if let Some(e) = self.probe(l, entries, id, id_len) {
+                return Some(e);
             }
-            let key = if l.len == 0 {
-                0
-            } else {
-                id >> (64 - u32::from(l.len))
-            };
-            if key & l.care != l.fixed {
-                continue;
-            }
-            if l.dense {
-                let i = l.base as usize + l.index(key);
-                let p = match &self.slots {
-                    Slots::Narrow(v) => v.get(i).map_or(0, |&p| usize::from(p)),
-                    Slots::Wide(v) => v.get(i).map_or(0, |&p| usize::from(p)),
-                };
-                if let Some(&s) = p.checked_sub(1).and_then(|p| self.palette.get(p)) {
-                    return Some(unpack(key, l.len, s));
-                }
-            } else {
-                let run = entries.get(l.base as usize..l.end as usize).unwrap_or(&[]);
-                if let Ok(i) = run.binary_search_by(|e| e.value.cmp(&key)) {
-                    return run.get(i).copied();
-                }
+        }
+        for l in &self.tail {
+            if let Some(e) = self.probe(l, entries, id, id_len) {
+                return Some(e);
             }
         }
         None
+    }
+
+    /// The entry of level `l` that matches the ID, if any.
+    #[inline(always)]
+    fn probe(&self, l: &Level, entries: &[LpmEntry], id: u64, id_len: u8) -> Option<LpmEntry> {
+        if l.len > id_len {
+            return None;
+        }
+        let key = if l.len == 0 {
+            0
+        } else {
+            id >> (64 - u32::from(l.len))
+        };
+        if key & l.care != l.fixed {
+            return None;
+        }
+        if l.dense {
+            let i = l.base as usize + l.index(key);
+            match &self.slots {
+                Slots::Half(v) => {
+                    let s = v.get(i).copied().unwrap_or(0);
+                    let (down, group) = (s & H_DOWN != 0, s & H_GROUP != 0);
+                    (s != 0).then(|| entry(key, l.len, down, group, s & HALF_MAX))
+                }
+                Slots::Full(v) => {
+                    let s = v.get(i).copied().unwrap_or(0);
+                    let (down, group) = (s & DOWN != 0, s & GROUP != 0);
+                    (s != 0).then(|| entry(key, l.len, down, group, s as u16))
+                }
+            }
+        } else {
+            let run = entries.get(l.base as usize..l.end as usize).unwrap_or(&[]);
+            let i = run.binary_search_by(|e| e.value.cmp(&key)).ok()?;
+            run.get(i).copied()
+        }
     }
 
     /// Number of dense levels and of all levels (tests, docs).
@@ -335,8 +353,8 @@ impl LpmIndex {
     #[cfg(test)]
     pub(crate) fn slot_count(&self) -> usize {
         match &self.slots {
-            Slots::Narrow(v) => v.len(),
-            Slots::Wide(v) => v.len(),
+            Slots::Half(v) => v.len(),
+            Slots::Full(v) => v.len(),
         }
     }
 }
@@ -372,7 +390,8 @@ mod tests {
 
     /// One generated entry: a length (0 and 64 often), then either a random value or
     /// one of a few base patterns with a small window of bits changed, so that the
-    /// entries of a length share most bits (dense levels) or not (sparse levels).
+    /// entries of a length share most bits (dense levels) or not (sparse levels); then
+    /// the down flag, port or group, and its number.
     fn entry() -> impl Strategy<Value = (u8, bool, usize, u8, u8, u64, bool, bool, u16)> {
         (
             prop_oneof![Just(0u8), Just(64u8), Just(1u8), Just(63u8), 0u8..=64],
@@ -383,7 +402,13 @@ mod tests {
             any::<u64>(),
             any::<bool>(),
             any::<bool>(),
-            0u16..6,
+            // mostly small numbers (two-byte slots); sometimes the largest a two-byte
+            // slot holds, or one above it (four-byte slots)
+            prop_oneof![
+                20 => 0u16..6,
+                1 => Just(HALF_MAX),
+                1 => (HALF_MAX + 1)..=u16::MAX,
+            ],
         )
     }
 
@@ -509,11 +534,16 @@ mod tests {
     }
 
     #[test]
-    fn wide_and_overflowing_palettes() {
-        // 300 distinct results: two-byte slots; 70,000: no slot can name them, every
-        // length is searched
-        for (n, wide, dense) in [(300u64, true, 1), (70_000, false, 0)] {
-            let v: Vec<LpmEntry> = (0..n)
+    fn half_and_full_slots() {
+        // numbers up to 8,191: two-byte slots; one port or group above: four-byte slots;
+        // 70,000 distinct results still dense
+        for (n, big, half) in [
+            (300u64, None, true),
+            (300, Some(Action::Port(HALF_MAX + 1)), false),
+            (300, Some(Action::Group(u16::MAX)), false),
+            (70_000, None, false),
+        ] {
+            let mut v: Vec<LpmEntry> = (0..n)
                 .map(|i| LpmEntry {
                     value: (3 << 20) | i,
                     len: 22,
@@ -525,9 +555,12 @@ mod tests {
                     },
                 })
                 .collect();
+            if let Some(a) = big {
+                v[7].action = a;
+            }
             let t = table(v.clone());
-            assert_eq!(matches!(t.index.slots, Slots::Wide(_)), wide, "{n}");
-            assert_eq!(t.index.dense_levels(), (dense, 1), "{n}");
+            assert_eq!(matches!(t.index.slots, Slots::Half(_)), half, "{n}");
+            assert_eq!(t.index.dense_levels(), (1, 1), "{n}");
             for i in (0..n + 5).step_by(7) {
                 let id = left((3 << 20) | i, 22);
                 assert_eq!(t.lookup(id, 22), naive(&v, id, 22), "{n} {i}");
@@ -537,6 +570,11 @@ mod tests {
 
     #[test]
     fn runs_merge_the_shortest_gaps() {
+        assert_eq!(
+            std::mem::size_of::<Level>(),
+            48,
+            "the module docs give the size"
+        );
         assert_eq!(runs_of(0), vec![]);
         assert_eq!(runs_of(u64::MAX), vec![(0, 64)]);
         assert_eq!(runs_of(0b1101_0110), vec![(1, 2), (4, 1), (6, 2)]);

@@ -4,10 +4,11 @@
 //! Lookup structure: entries sorted by (prefix length descending, value ascending), and
 //! an index (`table/lpm.rs`) with one exact-match level per distinct length, longest
 //! first. A level rejects a key that differs from the bits all its entries share
-//! without a memory access, and otherwise answers from a direct-indexed array of 1- or
-//! 2-byte slots naming the entry's result (or, for a length whose entries are too sparse
-//! for that, a binary search of its span). A path-ID fabric has at most L + 1 distinct lengths per type, so a lookup
-//! is a few register operations and usually one slot load; no allocation, no hashing.
+//! without a memory access, and otherwise answers from a direct-indexed array of 2- or
+//! 4-byte slots that hold the entry's result, down flag and port or group (or, for a
+//! length whose entries are too sparse for that, a binary search of its span). A path-ID
+//! fabric has at most L + 1 distinct lengths per type, so a lookup is a few register
+//! operations and usually one slot load; no allocation, no hashing.
 
 use super::lpm::LpmIndex;
 use crate::wire::pathid::MAX_ID_BITS;
