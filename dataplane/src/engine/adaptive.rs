@@ -33,32 +33,34 @@ impl XorShift {
     }
 }
 
-/// Choose among `ports` (the live ports of a group) the one with the least
-/// `occupancy(port)`; ties uniformly at random. `None` when `ports` is empty.
+/// Choose among `n` candidates (the live ports of a group) the one with the least
+/// `occupancy(i)`, by index; ties uniformly at random. Up to 8 candidates are all
+/// compared; from larger groups two distinct random ones are (power of two choices).
+/// `None` when `n` is 0.
 #[inline]
 pub fn least_occupied(
-    ports: &[u16],
+    n: usize,
     rng: &mut XorShift,
-    mut occupancy: impl FnMut(u16) -> usize,
-) -> Option<u16> {
-    match ports.len() {
+    mut occupancy: impl FnMut(usize) -> usize,
+) -> Option<usize> {
+    match n {
         0 => None,
-        1 => Some(ports[0]),
+        1 => Some(0),
         n if n <= 8 => {
-            let mut best = ports[0];
-            let mut best_occ = occupancy(best);
+            let mut best = 0;
+            let mut best_occ = occupancy(0);
             let mut ties = 1usize;
-            for &p in &ports[1..] {
-                let o = occupancy(p);
+            for i in 1..n {
+                let o = occupancy(i);
                 if o < best_occ {
-                    best = p;
+                    best = i;
                     best_occ = o;
                     ties = 1;
                 } else if o == best_occ {
                     // reservoir sampling over the tied ports: each wins with 1/ties
                     ties += 1;
                     if rng.below(ties) == 0 {
-                        best = p;
+                        best = i;
                     }
                 }
             }
@@ -70,13 +72,8 @@ pub fn least_occupied(
             if b >= a {
                 b += 1;
             }
-            let (pa, pb) = (ports[a], ports[b]);
             // a and b are uniformly random and distinct, so the tie can keep `a`
-            Some(if occupancy(pb) < occupancy(pa) {
-                pb
-            } else {
-                pa
-            })
+            Some(if occupancy(b) < occupancy(a) { b } else { a })
         }
     }
 }
@@ -174,20 +171,20 @@ mod tests {
         let ports = [0u16, 1, 2, 3];
         let mut hits = [0u32; 4];
         for _ in 0..20_000 {
-            let p = least_occupied(&ports, &mut r, |p| occ[usize::from(p)]).unwrap();
-            hits[usize::from(p)] += 1;
+            let i = least_occupied(ports.len(), &mut r, |i| occ[usize::from(ports[i])]).unwrap();
+            hits[usize::from(ports[i])] += 1;
         }
         assert_eq!(hits[0] + hits[3], 0);
         assert!(hits[1].abs_diff(hits[2]) < 600, "{hits:?}");
         // all tied: uniform over four
         let mut hits = [0u32; 4];
         for _ in 0..40_000 {
-            hits[usize::from(least_occupied(&ports, &mut r, |_| 0).unwrap())] += 1;
+            hits[least_occupied(ports.len(), &mut r, |_| 0).unwrap()] += 1;
         }
         for h in hits {
             assert!((9_000..11_000).contains(&h), "{hits:?}");
         }
-        assert_eq!(least_occupied(&[], &mut r, |_| 0), None);
+        assert_eq!(least_occupied(0, &mut r, |_| 0), None);
     }
 
     #[test]
@@ -196,8 +193,8 @@ mod tests {
         let ports: Vec<u16> = (0..16).collect();
         let mut hits = [0u32; 16];
         for _ in 0..32_000 {
-            let p = least_occupied(&ports, &mut r, |p| if p == 3 { 100 } else { 0 }).unwrap();
-            hits[usize::from(p)] += 1;
+            let i = least_occupied(ports.len(), &mut r, |i| if i == 3 { 100 } else { 0 }).unwrap();
+            hits[i] += 1;
         }
         assert_eq!(hits[3], 0);
         for (i, h) in hits.iter().enumerate() {

@@ -432,6 +432,7 @@ impl Engine {
                 burst: Vec::with_capacity(BURST),
                 txbuf: Vec::with_capacity(BURST),
                 live: Vec::with_capacity(np),
+                live_occ: Vec::with_capacity(np),
             })
             .collect();
         Ok(Engine {

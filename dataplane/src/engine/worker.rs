@@ -69,7 +69,11 @@ pub struct Worker {
     pub(crate) backlog_nonzero: usize,
     pub(crate) burst: Vec<Buf>,
     pub(crate) txbuf: Vec<Buf>,
+    /// The live ports of the adaptive group last chosen from in the current burst…
     pub(crate) live: Vec<u16>,
+    /// …and their occupancy as of the group's first frame in the burst plus the frames
+    /// this burst sent to each.
+    pub(crate) live_occ: Vec<usize>,
 }
 
 impl Worker {
@@ -115,22 +119,31 @@ impl Worker {
                 }
                 continue;
             }
-            // the live ports of the adaptive group last seen in this burst (`self.live`):
-            // link and admin state are read once per group per burst, not per frame
+            // the live ports of the adaptive group last seen in this burst (`self.live`)
+            // and their occupancy (`self.live_occ`): link and admin state and the
+            // occupancy are read once per group per burst, not per frame; the frames
+            // this burst adds to a port are counted as they go
             let mut live_of: Option<u16> = None;
             for mut b in self.burst.drain(..) {
                 let mut hops = false;
                 let decision = decide_hops(tables, ingress, b.bytes_mut(), &mut hops);
-                // (egress, already known live: adaptive choices come from the live set)
-                let (e, checked) = match decision {
-                    Decision::Port(p) => (p, false),
+                // (egress, its index in `self.live` when it was chosen from the live set)
+                let (e, chosen) = match decision {
+                    Decision::Port(p) => (p, None),
                     Decision::Group(g) => {
                         if live_of != Some(g) {
                             live_of = Some(g);
                             self.live.clear();
+                            self.live_occ.clear();
                             for &p in tables.group(g) {
                                 if self.state.get(usize::from(p)).is_some_and(PortState::live) {
                                     self.live.push(p);
+                                    self.live_occ.push(occupancy(
+                                        &self.tx,
+                                        &self.queues,
+                                        &self.state,
+                                        p,
+                                    ));
                                 }
                             }
                         }
@@ -138,21 +151,22 @@ impl Worker {
                         if key.is_some() && now_ns == 0 {
                             now_ns = (self.epoch.elapsed().as_nanos() as u64).max(1);
                         }
-                        let pinned =
-                            key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live));
-                        let (tx, queues, state) = (&self.tx, &self.queues, &self.state);
+                        let pinned = key
+                            .and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live))
+                            .and_then(|p| self.live.iter().position(|&l| l == p));
+                        let occ = &self.live_occ;
                         let choice = pinned.or_else(|| {
-                            least_occupied(&self.live, &mut self.rng, |p| {
-                                occupancy(tx, queues, state, p)
+                            least_occupied(occ.len(), &mut self.rng, |i| {
+                                occ.get(i).copied().unwrap_or(usize::MAX)
                             })
                         });
-                        match choice {
-                            Some(p) => {
+                        match choice.and_then(|i| Some((i, *self.live.get(i)?))) {
+                            Some((i, p)) => {
                                 if let Some(k) = key {
                                     self.flowlets.record(k, now_ns, gap_ns, p);
                                 }
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
-                                (p, true)
+                                (p, Some(i))
                             }
                             None if tables.group(g).is_empty() => {
                                 bump(&c.drops[DropReason::NoPort.index()], 1);
@@ -177,7 +191,7 @@ impl Worker {
                     self.pool.put(b);
                     continue;
                 };
-                if !checked && !est.live() {
+                if chosen.is_none() && !est.live() {
                     bump(&c.drops[PORT_DOWN], 1);
                     self.pool.put(b);
                     continue;
@@ -216,12 +230,19 @@ impl Worker {
                     },
                     None => Some(b),
                 };
-                if let Some(b) = refused {
-                    if pending {
-                        est.add_hop_pending(1, false);
+                match refused {
+                    None => {
+                        if let Some(o) = chosen.and_then(|i| self.live_occ.get_mut(i)) {
+                            *o += 1;
+                        }
                     }
-                    bump(&c.drops[RING_FULL], 1);
-                    self.pool.put(b);
+                    Some(b) => {
+                        if pending {
+                            est.add_hop_pending(1, false);
+                        }
+                        bump(&c.drops[RING_FULL], 1);
+                        self.pool.put(b);
+                    }
                 }
             }
         }
