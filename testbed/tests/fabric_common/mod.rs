@@ -1,5 +1,6 @@
 //! Shared helpers of the `fabric_*` tests: the binaries, a fabric fixture whose Drop
-//! runs `canopy-testbed down` (and deletes any namespace left with its prefix), and the
+//! runs `canopy-testbed down` (and deletes any namespace left with its prefix; a new one
+//! first deletes what fixtures of killed test processes left), and the
 //! leftover probe (`ip netns list`, `/proc`).
 #![allow(dead_code)]
 
@@ -40,6 +41,7 @@ impl Fab {
     /// A fixture named `<prefix><pid><tag>` (a test file's own prefix, so its namespaces
     /// `<name>-s<i>`, `<name>-h<i>` are named like no other test's).
     pub fn named(prefix: &str, tag: &str) -> Fab {
+        sweep_stale(prefix);
         let name = format!("{prefix}{}{tag}", std::process::id());
         let dir = std::env::temp_dir().join(format!("{name}-test"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -237,6 +239,57 @@ impl Drop for Fab {
             }
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The test process that made `name` (`<prefix><pid><tag>…`) is gone: no prefix of the
+/// digits after `prefix` is a live process (a tag that starts with a digit cannot make
+/// a live fixture's name look stale). `None` when `name` is not of that form.
+fn owner_gone(prefix: &str, name: &str) -> Option<bool> {
+    let digits: String = name
+        .strip_prefix(prefix)?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    if digits.is_empty() {
+        return None;
+    }
+    Some((1..=digits.len()).all(|n| !Path::new(&format!("/proc/{}", &digits[..n])).exists()))
+}
+
+/// Delete what fixtures with `prefix` left behind when their test process was killed
+/// before their Drop ran (a timeout, a SIGKILL): namespaces `<prefix><pid><tag>-…` with
+/// no process inside and their scratch directories, where no such pid is alive. Once per
+/// test process and prefix.
+fn sweep_stale(prefix: &str) {
+    static SWEPT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut done = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if done.iter().any(|p| p == prefix) {
+            return;
+        }
+        done.push(prefix.to_owned());
+    }
+    if let Ok(ns) = Command::new("ip").args(["netns", "list"]).output() {
+        for l in String::from_utf8_lossy(&ns.stdout).lines() {
+            let n = l.split_whitespace().next().unwrap_or("");
+            if owner_gone(prefix, n) != Some(true) {
+                continue;
+            }
+            let pids = Command::new("ip").args(["netns", "pids", n]).output();
+            if pids.is_ok_and(|o| o.status.success() && o.stdout.trim_ascii().is_empty()) {
+                eprintln!("deleting namespace {n}, left by a test process that is gone");
+                let _ = Command::new("ip").args(["netns", "del", n]).output();
+            }
+        }
+    }
+    if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with("-test") && owner_gone(prefix, &name) == Some(true) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
     }
 }
 
