@@ -186,9 +186,7 @@ impl Fab {
     /// fabric's state directory.
     pub fn leftovers(&self) -> Vec<String> {
         let mut v = vec![];
-        let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
-        for l in String::from_utf8_lossy(&ns.stdout).lines() {
-            let n = l.split_whitespace().next().unwrap_or("");
+        for n in netns_names() {
             if n.starts_with(&format!("{}-", self.name)) {
                 v.push(format!("namespace {n}"));
             }
@@ -229,17 +227,24 @@ impl Drop for Fab {
     fn drop(&mut self) {
         let _ = self.run(&["down", &self.name]);
         // belt and braces: nothing with our prefix survives the test
-        let ns = Command::new("ip").args(["netns", "list"]).output();
-        if let Ok(ns) = ns {
-            for l in String::from_utf8_lossy(&ns.stdout).lines() {
-                let n = l.split_whitespace().next().unwrap_or("");
-                if n.starts_with(&format!("{}-", self.name)) {
-                    let _ = Command::new("ip").args(["netns", "del", n]).output();
-                }
+        for n in netns_names() {
+            if n.starts_with(&format!("{}-", self.name)) {
+                let _ = Command::new("ip").args(["netns", "del", &n]).output();
             }
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The names of the network namespaces (`ip netns list`; none when `ip` fails).
+fn netns_names() -> Vec<String> {
+    let Ok(ns) = Command::new("ip").args(["netns", "list"]).output() else {
+        return vec![];
+    };
+    String::from_utf8_lossy(&ns.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
 }
 
 /// The test process that made `name` (`<prefix><pid><tag>…`) is gone: no prefix of the
@@ -270,17 +275,14 @@ fn sweep_stale(prefix: &str) {
         }
         done.push(prefix.to_owned());
     }
-    if let Ok(ns) = Command::new("ip").args(["netns", "list"]).output() {
-        for l in String::from_utf8_lossy(&ns.stdout).lines() {
-            let n = l.split_whitespace().next().unwrap_or("");
-            if owner_gone(prefix, n) != Some(true) {
-                continue;
-            }
-            let pids = Command::new("ip").args(["netns", "pids", n]).output();
-            if pids.is_ok_and(|o| o.status.success() && o.stdout.trim_ascii().is_empty()) {
-                eprintln!("deleting namespace {n}, left by a test process that is gone");
-                let _ = Command::new("ip").args(["netns", "del", n]).output();
-            }
+    for n in netns_names() {
+        if owner_gone(prefix, &n) != Some(true) {
+            continue;
+        }
+        let pids = Command::new("ip").args(["netns", "pids", &n]).output();
+        if pids.is_ok_and(|o| o.status.success() && o.stdout.trim_ascii().is_empty()) {
+            eprintln!("deleting namespace {n}, left by a test process that is gone");
+            let _ = Command::new("ip").args(["netns", "del", &n]).output();
         }
     }
     if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
