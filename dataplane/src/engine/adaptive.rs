@@ -106,17 +106,16 @@ impl Flowlets {
         (key as usize) & (FLOWLET_SLOTS - 2)
     }
 
-    /// The pinned port of `key` if the flow was seen less than `gap_ns` ago and that
-    /// port is still in `live`.
+    /// Where in `live` the port `key` is pinned to is, if the flow was seen less than
+    /// `gap_ns` ago and that port is still in `live`.
     #[inline]
-    pub fn lookup(&self, key: u64, now_ns: u64, gap_ns: u64, live: &[u16]) -> Option<u16> {
+    pub fn lookup(&self, key: u64, now_ns: u64, gap_ns: u64, live: &[u16]) -> Option<usize> {
         let b = Self::bucket(key);
-        self.slots[b..b + 2]
-            .iter()
-            .find(|s| s.0 == key)
-            .and_then(|&(_, t, p)| {
-                (now_ns.saturating_sub(t) < gap_ns && live.contains(&p)).then_some(p)
-            })
+        let &(_, t, p) = self.slots[b..b + 2].iter().find(|s| s.0 == key)?;
+        if now_ns.saturating_sub(t) >= gap_ns {
+            return None;
+        }
+        live.iter().position(|&l| l == p)
     }
 
     /// Record that `key` went out on `port` at `now_ns`: in its own slot of the bucket
@@ -145,6 +144,52 @@ impl Flowlets {
 impl Default for Flowlets {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The adaptive choice of one worker (or one simulated switch): its tie-breaking
+/// xorshift and its flowlet table. The engine's workers and the discrete-event fabric
+/// (`canopy_control::des`) both choose a group's port through [`Adaptive::choose`].
+#[derive(Debug)]
+pub struct Adaptive {
+    rng: XorShift,
+    flowlets: Flowlets,
+}
+
+impl Adaptive {
+    /// A chooser whose ties are broken by a xorshift seeded with `seed`, flowlets empty.
+    pub fn new(seed: u64) -> Self {
+        Adaptive {
+            rng: XorShift::new(seed),
+            flowlets: Flowlets::new(),
+        }
+    }
+
+    /// The index in `live` (a group's live ports, `occ` their occupancies in the same
+    /// order) of the port a frame goes to: the port its flow `key` is pinned to while
+    /// the flow was seen less than `gap_ns` before `now_ns` and the port is live, else
+    /// the least occupied ([`least_occupied`]). With a key the choice is recorded for
+    /// the flow. `None` when `live` is empty.
+    #[inline]
+    pub fn choose(
+        &mut self,
+        live: &[u16],
+        occ: &[usize],
+        key: Option<u64>,
+        now_ns: u64,
+        gap_ns: u64,
+    ) -> Option<usize> {
+        let pinned = key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, live));
+        let i = pinned.or_else(|| {
+            least_occupied(live.len(), &mut self.rng, |i| {
+                occ.get(i).copied().unwrap_or(usize::MAX)
+            })
+        })?;
+        let p = *live.get(i)?;
+        if let Some(k) = key {
+            self.flowlets.record(k, now_ns, gap_ns, p);
+        }
+        Some(i)
     }
 }
 
@@ -211,11 +256,11 @@ mod tests {
         assert_ne!(k, flow_key(&[2; 14], 0));
         assert_eq!(f.lookup(k, 0, 1_000, &[1, 2]), None);
         f.record(k, 100, 1_000, 2);
-        assert_eq!(f.lookup(k, 900, 1_000, &[1, 2]), Some(2));
+        assert_eq!(f.lookup(k, 900, 1_000, &[1, 2]), Some(1));
         assert_eq!(f.lookup(k, 1_200, 1_000, &[1, 2]), None);
         assert_eq!(f.lookup(k, 900, 1_000, &[1]), None);
         // a longer gap set later pins the same record again; gap 0 pins nothing
-        assert_eq!(f.lookup(k, 1_200, 5_000, &[1, 2]), Some(2));
+        assert_eq!(f.lookup(k, 1_200, 5_000, &[1, 2]), Some(1));
         assert_eq!(f.lookup(k, 100, 0, &[1, 2]), None);
     }
 
@@ -237,21 +282,21 @@ mod tests {
         f.record(b, 10, gap, 2);
         // frames of a and b alternate: both stay pinned
         for t in (20..900).step_by(20) {
-            assert_eq!(f.lookup(a, t, gap, &live), Some(1));
+            assert_eq!(f.lookup(a, t, gap, &live), Some(0));
             f.record(a, t, gap, 1);
-            assert_eq!(f.lookup(b, t + 5, gap, &live), Some(2));
+            assert_eq!(f.lookup(b, t + 5, gap, &live), Some(1));
             f.record(b, t + 5, gap, 2);
         }
         // a goes idle past the gap; c takes its slot, b keeps its own
         f.record(c, 2_000, gap, 3);
         f.record(b, 1_990, gap, 2);
-        assert_eq!(f.lookup(c, 2_010, gap, &live), Some(3));
-        assert_eq!(f.lookup(b, 2_010, gap, &live), Some(2));
+        assert_eq!(f.lookup(c, 2_010, gap, &live), Some(2));
+        assert_eq!(f.lookup(b, 2_010, gap, &live), Some(1));
         assert_eq!(f.lookup(a, 2_010, gap, &live), None);
         // with both busy, a newcomer evicts the one seen least recently
         f.record(a, 2_020, gap, 1);
         assert_eq!(f.lookup(b, 2_030, gap, &live), None, "b was seen before c");
-        assert_eq!(f.lookup(c, 2_030, gap, &live), Some(3));
-        assert_eq!(f.lookup(a, 2_030, gap, &live), Some(1));
+        assert_eq!(f.lookup(c, 2_030, gap, &live), Some(2));
+        assert_eq!(f.lookup(a, 2_030, gap, &live), Some(0));
     }
 }

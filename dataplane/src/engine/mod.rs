@@ -417,10 +417,9 @@ impl Engine {
                 state: state.clone(),
                 counters,
                 pool: pool.clone(),
-                rng: adaptive::XorShift::new(
+                adaptive: adaptive::Adaptive::new(
                     cfg.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 ),
-                flowlets: adaptive::Flowlets::new(),
                 flowlet_gap: flowlet_gap.clone(),
                 drain_ns: cfg.drain_interval.as_nanos() as u64,
                 epoch,

@@ -2,7 +2,7 @@
 //! port) or the (worker, egress) ring (another worker's port); then TX drain of the
 //! queues and rings towards the ports it owns, in bursts, with a drain timer.
 
-use super::adaptive::{flow_key, least_occupied, Flowlets, XorShift};
+use super::adaptive::{flow_key, Adaptive};
 use super::counters::{
     bump, PortCounters, WorkerCounters, OVERSIZE, PORT_DOWN, RING_FULL, TX_ERROR,
 };
@@ -52,8 +52,8 @@ pub struct Worker {
     pub(crate) state: Arc<[PortState]>,
     pub(crate) counters: Arc<WorkerCounters>,
     pub(crate) pool: Pool,
-    pub(crate) rng: XorShift,
-    pub(crate) flowlets: Flowlets,
+    /// Tie-breaking and flowlets of adaptive choices.
+    pub(crate) adaptive: Adaptive,
     /// The flowlet idle gap in ns (0: every frame chooses afresh), set through
     /// [`super::EngineHandle::set_flowlet_gap`]; read once per round.
     pub(crate) flowlet_gap: Arc<AtomicU64>,
@@ -151,20 +151,11 @@ impl Worker {
                         if key.is_some() && now_ns == 0 {
                             now_ns = (self.epoch.elapsed().as_nanos() as u64).max(1);
                         }
-                        let pinned = key
-                            .and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, &self.live))
-                            .and_then(|p| self.live.iter().position(|&l| l == p));
-                        let occ = &self.live_occ;
-                        let choice = pinned.or_else(|| {
-                            least_occupied(occ.len(), &mut self.rng, |i| {
-                                occ.get(i).copied().unwrap_or(usize::MAX)
-                            })
-                        });
+                        let choice =
+                            self.adaptive
+                                .choose(&self.live, &self.live_occ, key, now_ns, gap_ns);
                         match choice.and_then(|i| Some((i, *self.live.get(i)?))) {
                             Some((i, p)) => {
-                                if let Some(k) = key {
-                                    self.flowlets.record(k, now_ns, gap_ns, p);
-                                }
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
                                 (p, Some(i))
                             }
