@@ -5,7 +5,7 @@
 
 use crate::kinds::{self, KindError};
 use crate::oracle::{host_mac, PAYLOAD};
-use crate::topology::{Peer, PortDir, Topology};
+use crate::topology::{Peer, Topology};
 use canopy_dataplane::engine::{
     self, mem, Buf, Engine, EngineConfig, EngineHandle, Pool, PoolCache, Port, PortStats, Worker,
 };
@@ -241,11 +241,7 @@ impl<'a> Fabric<'a> {
 
     /// Host port `src` transmits on (the first connected transmit port).
     pub fn inject_port(&self, src: u32) -> Option<u16> {
-        self.topo.hosts[src as usize]
-            .ports
-            .iter()
-            .position(|p| p.dir != PortDir::In && p.peer != Peer::None)
-            .map(|p| p as u16)
+        self.topo.hosts.get(src as usize)?.inject_port()
     }
 
     /// Inject `frame` at host `src`. `false` when no buffer, port or ring space.

@@ -196,6 +196,60 @@ pub fn header(t: &Topology, kind: Kind, src: u32, dst: u32) -> Result<Vec<u8>, K
     }
 }
 
+/// A header kind and, for sliced-flit, the comparison mode its headers and tables use
+/// (FLAT, SRCDST, DST; `None` = the kind's own, SLICED for sliced-flit). Written
+/// `sliced`, `sliced/flat`, `transit`… ([`Addressing::parse`], `Display`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Addressing {
+    /// Header kind.
+    pub kind: Kind,
+    /// Sliced-flit mode (only with [`Kind::Sliced`]).
+    pub mode: Option<Mode>,
+}
+
+impl Addressing {
+    /// `kind` with its own addressing.
+    pub fn of(kind: Kind) -> Self {
+        Addressing { kind, mode: None }
+    }
+
+    /// Parse `KIND` or `sliced/MODE`; `None` for an unknown kind or mode, or a mode
+    /// on another kind.
+    pub fn parse(s: &str) -> Option<Self> {
+        let (k, m) = match s.split_once('/') {
+            Some((k, m)) => (k, Some(Mode::from_name(m)?)),
+            None => (s, None),
+        };
+        let kind = Kind::from_name(k)?;
+        (m.is_none() || kind == Kind::Sliced).then_some(Addressing { kind, mode: m })
+    }
+
+    /// Every switch's tables.
+    pub fn tables(self, t: &Topology) -> Result<Vec<SwitchTables>, KindError> {
+        match self.mode {
+            Some(m) => sliced::tables_mode(t, m),
+            None => tables(t, self.kind),
+        }
+    }
+
+    /// The header host `src` puts on frames to `dst`.
+    pub fn header(self, t: &Topology, src: u32, dst: u32) -> Result<Vec<u8>, KindError> {
+        match self.mode {
+            Some(m) => sliced::header_mode(t, m, src, dst),
+            None => header(t, self.kind, src, dst),
+        }
+    }
+}
+
+impl std::fmt::Display for Addressing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.mode {
+            Some(m) => write!(f, "{}/{m}", self.kind),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
 /// The header `canopyctl header SPEC --kind KIND [--mode M] --src SRC --dst DST` prints,
 /// with the two hosts (named as [`topology::parse_host`](crate::topology::parse_host)
 /// reads them): the sliced header in `mode` when one is given; for Transit, a pair given
@@ -216,9 +270,8 @@ pub fn header_named(
         transit::parse_addr(src),
         transit::parse_addr(dst),
     ) {
-        (Some(m), _, _, _) => sliced::header_mode(t, m, s, d)?,
         (None, Kind::Transit, Some(l1), Some(l2)) => transit::header_addr(t, l1, l2)?,
-        (None, _, _, _) => header(t, kind, s, d)?,
+        _ => Addressing { kind, mode }.header(t, s, d)?,
     };
     Ok((s, d, h))
 }

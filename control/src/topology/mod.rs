@@ -258,6 +258,16 @@ pub struct Host {
     pub ports: Vec<Port>,
 }
 
+impl Host {
+    /// The port the host sends on: its first connected port that transmits.
+    pub fn inject_port(&self) -> Option<u16> {
+        self.ports
+            .iter()
+            .position(|p| p.dir != PortDir::In && p.peer != Peer::None)
+            .map(|p| p as u16)
+    }
+}
+
 /// Znode/Snode shape for sliced-flit addressing: z_1..z_n and m.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZnodeShape {

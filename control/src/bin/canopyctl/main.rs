@@ -619,10 +619,7 @@ fn switch_tables(
         .switch_index(name)
         .with_context(|| format!("no switch named `{name}` in `{spec}`"))?;
     clock.phase("computing tables");
-    let mut all = match mode {
-        Some(m) => kinds::sliced::tables_mode(t, m)?,
-        None => kinds::tables(t, kind)?,
-    };
+    let mut all = kinds::Addressing { kind, mode }.tables(t)?;
     if idx >= all.len() {
         bail!("no tables for switch `{name}`");
     }
