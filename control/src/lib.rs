@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod cli_docs;
+pub mod des;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod kinds;
