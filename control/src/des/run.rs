@@ -492,7 +492,7 @@ impl<'a, 'p> Run<'a, 'p> {
                     self.net.flowlet_gap_ns,
                 );
                 match choice {
-                    Some(i) => Ok(self.live_links[i]),
+                    Some((i, _)) => Ok(self.live_links[i]),
                     None if tables.group(g).is_empty() => Err(DropReason::NoPort.index()),
                     None => Err(PORT_DOWN),
                 }

@@ -165,8 +165,8 @@ impl Adaptive {
         }
     }
 
-    /// The index in `live` (a group's live ports, `occ` their occupancies in the same
-    /// order) of the port a frame goes to: the port its flow `key` is pinned to while
+    /// The port a frame goes to and its index in `live` (a group's live ports, `occ`
+    /// their occupancies in the same order): the port its flow `key` is pinned to while
     /// the flow was seen less than `gap_ns` before `now_ns` and the port is live, else
     /// the least occupied ([`least_occupied`]). With a key the choice is recorded for
     /// the flow. `None` when `live` is empty.
@@ -178,10 +178,11 @@ impl Adaptive {
         key: Option<u64>,
         now_ns: u64,
         gap_ns: u64,
-    ) -> Option<usize> {
+    ) -> Option<(usize, u16)> {
         let pinned = key.and_then(|k| self.flowlets.lookup(k, now_ns, gap_ns, live));
+        // counted over `occ`, so its reads need no bounds check
         let i = pinned.or_else(|| {
-            least_occupied(live.len(), &mut self.rng, |i| {
+            least_occupied(occ.len(), &mut self.rng, |i| {
                 occ.get(i).copied().unwrap_or(usize::MAX)
             })
         })?;
@@ -189,7 +190,7 @@ impl Adaptive {
         if let Some(k) = key {
             self.flowlets.record(k, now_ns, gap_ns, p);
         }
-        Some(i)
+        Some((i, p))
     }
 }
 

@@ -154,7 +154,7 @@ impl Worker {
                         let choice =
                             self.adaptive
                                 .choose(&self.live, &self.live_occ, key, now_ns, gap_ns);
-                        match choice.and_then(|i| Some((i, *self.live.get(i)?))) {
+                        match choice {
                             Some((i, p)) => {
                                 bump(&self.counters.ports[usize::from(p)].adaptive, 1);
                                 (p, Some(i))
