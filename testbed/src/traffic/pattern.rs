@@ -20,10 +20,16 @@ pub enum Pattern {
     /// A random derangement: host `i` sends only to `perm[i] != i`.
     Permutation,
     /// Hosts as an `m x m` matrix (n = m², row-major): `(r, c)` sends to `(c, r)`; the
-    /// diagonal hosts would send to themselves and stay idle.
+    /// diagonal hosts would send to themselves and stay idle. On `n = 2^b` hosts that
+    /// are not a square (b odd), the address bits rotated right by `⌊b/2⌋` (for even
+    /// `b` the same as the matrix transpose); hosts mapped to themselves stay idle.
     Transpose,
     /// `n = 2^b`: host `i` sends to `i` with its `b` bits reversed; palindromes stay idle.
     BitReversal,
+    /// `n = 2^b`: host `i` sends to `i` with its `b` bits inverted (`n - 1 - i`).
+    BitComplement,
+    /// Host `i` sends to `i + 1` (mod n), always.
+    Neighbour,
     /// Each source cycles through all other hosts starting after itself
     /// (`i+1, i+2, ...` mod n): at every step the sources form a permutation.
     RoundRobin,
@@ -47,7 +53,9 @@ impl std::fmt::Display for Pattern {
             Pattern::Permutation => write!(f, "permutation"),
             Pattern::Transpose => write!(f, "transpose"),
             Pattern::BitReversal => write!(f, "bit-reversal"),
+            Pattern::BitComplement => write!(f, "bit-complement"),
             Pattern::RoundRobin => write!(f, "round-robin"),
+            Pattern::Neighbour => write!(f, "neighbour"),
             Pattern::Hotspot { fraction, target } => {
                 write!(f, "hotspot:fraction={fraction},target={target}")
             }
@@ -81,6 +89,16 @@ pub enum Dests {
         /// Next position.
         at: usize,
     },
+    /// Cycles through every host but `src`, from `next` on (`next`, `next + 1`, … mod
+    /// `n`), without keeping the list.
+    Others {
+        /// This source.
+        src: u32,
+        /// Number of hosts.
+        n: u32,
+        /// Next destination.
+        next: u32,
+    },
     /// Random: with probability `hot` the target, otherwise uniform over the others.
     Random {
         /// Seeded generator of this source.
@@ -105,6 +123,14 @@ impl Dests {
             Dests::Cycle { list, at } => {
                 let d = list[*at];
                 *at = (*at + 1) % list.len();
+                Some(d)
+            }
+            Dests::Others { src, n, next } => {
+                if *next == *src {
+                    *next = (*next + 1) % *n;
+                }
+                let d = *next;
+                *next = (*next + 1) % *n;
                 Some(d)
             }
             Dests::Random {
@@ -174,7 +200,9 @@ impl Pattern {
             "permutation" => Pattern::Permutation,
             "transpose" => Pattern::Transpose,
             "bit-reversal" => Pattern::BitReversal,
+            "bit-complement" => Pattern::BitComplement,
             "round-robin" => Pattern::RoundRobin,
+            "neighbour" => Pattern::Neighbour,
             "all-to-all" => Pattern::AllToAll,
             "hotspot" => Pattern::Hotspot {
                 fraction: fraction.unwrap_or(0.2),
@@ -182,7 +210,7 @@ impl Pattern {
             },
             _ => {
                 return Err(err(format!(
-                    "unknown pattern `{name}` (uniform, permutation, transpose, bit-reversal, round-robin, hotspot, all-to-all)"
+                    "unknown pattern `{name}` (uniform, permutation, transpose, bit-reversal, bit-complement, neighbour, round-robin, hotspot, all-to-all)"
                 )))
             }
         };
@@ -202,12 +230,16 @@ impl Pattern {
             )));
         }
         match *self {
-            Pattern::Transpose if isqrt_exact(n).is_none() => Err(err(format!(
-                "transpose needs a square host count (4, 16, 64, ...), the fabric has {n}"
-            ))),
-            Pattern::BitReversal if log2_exact(n).is_none() => Err(err(format!(
-                "bit-reversal needs a power-of-two host count, the fabric has {n}"
-            ))),
+            Pattern::Transpose if isqrt_exact(n).is_none() && log2_exact(n).is_none() => {
+                Err(err(format!(
+                    "transpose needs a square or power-of-two host count (4, 8, 9, 16, ...), the fabric has {n}"
+                )))
+            }
+            Pattern::BitReversal | Pattern::BitComplement if log2_exact(n).is_none() => {
+                Err(err(format!(
+                    "{self} needs a power-of-two host count, the fabric has {n}"
+                )))
+            }
             Pattern::Hotspot { fraction, target } => {
                 if !(0.0..=1.0).contains(&fraction) {
                     return Err(err(format!("hotspot fraction {fraction} is outside 0..=1")));
@@ -227,14 +259,21 @@ impl Pattern {
     pub fn dests(&self, n: usize, seed: u64) -> Result<Vec<Dests>> {
         self.validate(n)?;
         let nn = n as u32;
-        let others = |i: u32, start: u32| -> Vec<u32> {
-            (0..nn)
-                .map(|k| (start + k) % nn)
-                .filter(|&d| d != i)
-                .collect()
+        let others = |src: u32, start: u32| Dests::Others {
+            src,
+            n: nn,
+            next: start % nn,
         };
-        let cycle = |list: Vec<u32>| Dests::Cycle { list, at: 0 };
-        let one = |d: u32, i: u32| if d == i { Dests::Idle } else { cycle(vec![d]) };
+        let one = |d: u32, i: u32| {
+            if d == i {
+                Dests::Idle
+            } else {
+                Dests::Cycle {
+                    list: vec![d],
+                    at: 0,
+                }
+            }
+        };
         Ok(match *self {
             Pattern::Uniform | Pattern::Hotspot { .. } => {
                 let (target, hot) = match *self {
@@ -257,18 +296,28 @@ impl Pattern {
                 let perm = derangement(n, seed);
                 (0..nn).map(|i| one(perm[i as usize], i)).collect()
             }
-            Pattern::Transpose => {
-                let m = isqrt_exact(n).unwrap_or(1) as u32;
-                (0..nn).map(|i| one((i % m) * m + i / m, i)).collect()
-            }
+            Pattern::Transpose => match (isqrt_exact(n), log2_exact(n)) {
+                (Some(m), _) => {
+                    let m = m as u32;
+                    (0..nn).map(|i| one((i % m) * m + i / m, i)).collect()
+                }
+                (None, b) => {
+                    // b is odd here (an even one would make n a square)
+                    let (b, r) = (b.unwrap_or(1), b.unwrap_or(1) / 2);
+                    let rot = |i: u32| (i >> r) | ((i & ((1 << r) - 1)) << (b - r));
+                    (0..nn).map(|i| one(rot(i), i)).collect()
+                }
+            },
             Pattern::BitReversal => {
                 let b = log2_exact(n).unwrap_or(0);
                 (0..nn)
                     .map(|i| one(i.reverse_bits() >> (32 - b), i))
                     .collect()
             }
-            Pattern::RoundRobin => (0..nn).map(|i| cycle(others(i, i + 1))).collect(),
-            Pattern::AllToAll => (0..nn).map(|i| cycle(others(i, 0))).collect(),
+            Pattern::BitComplement => (0..nn).map(|i| one(nn - 1 - i, i)).collect(),
+            Pattern::Neighbour => (0..nn).map(|i| one((i + 1) % nn, i)).collect(),
+            Pattern::RoundRobin => (0..nn).map(|i| others(i, i + 1)).collect(),
+            Pattern::AllToAll => (0..nn).map(|i| others(i, 0)).collect(),
         })
     }
 }
@@ -298,11 +347,13 @@ mod tests {
             .collect()
     }
 
-    const ALL: [Pattern; 7] = [
+    const ALL: [Pattern; 9] = [
+        Pattern::Neighbour,
         Pattern::Uniform,
         Pattern::Permutation,
         Pattern::Transpose,
         Pattern::BitReversal,
+        Pattern::BitComplement,
         Pattern::RoundRobin,
         Pattern::Hotspot {
             fraction: 0.5,
@@ -350,6 +401,20 @@ mod tests {
         for d in [0, 2, 5, 7] {
             assert!(b[d].is_empty(), "{d}");
         }
+        // transpose on 8 = 2^3 hosts: bits rotated right by 1 (abc -> cab); 0 and 7 idle
+        let t8 = take(Pattern::Transpose, 8, 0, 1);
+        assert_eq!(t8[1], vec![4]);
+        assert_eq!(t8[6], vec![3]);
+        assert!(t8[0].is_empty() && t8[7].is_empty());
+        // neighbour: i -> i + 1
+        let nb = take(Pattern::Neighbour, 4, 0, 2);
+        assert_eq!(nb, vec![vec![1, 1], vec![2, 2], vec![3, 3], vec![0, 0]]);
+        // bit-complement on 8: 1 -> 6, 5 -> 2, nobody idle
+        let c = take(Pattern::BitComplement, 8, 0, 2);
+        assert_eq!(c[1], vec![6, 6]);
+        assert_eq!(c[5], vec![2, 2]);
+        assert!(c.iter().all(|d| d.len() == 2));
+        assert!(Pattern::BitComplement.dests(12, 0).is_err());
         // round-robin: staggered, a permutation at every step
         let r = take(Pattern::RoundRobin, 4, 0, 6);
         assert_eq!(r[0], vec![1, 2, 3, 1, 2, 3]);
@@ -401,8 +466,8 @@ mod tests {
 
     #[test]
     fn bad_counts_and_parameters_are_rejected_with_a_reason() {
-        let e = Pattern::Transpose.dests(8, 0).unwrap_err().to_string();
-        assert!(e.contains("square") && e.contains('8'), "{e}");
+        let e = Pattern::Transpose.dests(12, 0).unwrap_err().to_string();
+        assert!(e.contains("square") && e.contains("12"), "{e}");
         let e = Pattern::BitReversal.dests(12, 0).unwrap_err().to_string();
         assert!(e.contains("power-of-two") && e.contains("12"), "{e}");
         assert!(Pattern::Uniform.dests(1, 0).is_err());
