@@ -30,6 +30,7 @@ pub mod prom;
 pub mod report;
 pub mod run;
 pub mod soak;
+pub mod study;
 pub mod traffic;
 pub mod vethbench;
 pub mod vm;

@@ -318,7 +318,7 @@ fn link_rows(links: &[LinkLoad]) -> Vec<LinkRow<'_>> {
 }
 
 /// `rows` as RFC 4180 CSV with a header row, also when there is no row.
-fn table<R: Serialize + Default>(file: &str, rows: &[R]) -> Result<String> {
+pub(crate) fn table<R: Serialize + Default>(file: &str, rows: &[R]) -> Result<String> {
     let fail = |detail: String| TestbedError::Csv {
         file: file.to_string(),
         detail,

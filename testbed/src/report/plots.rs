@@ -473,6 +473,103 @@ pub fn links(r: &RunResults) -> Result<Option<String>> {
     Ok(Some(buf))
 }
 
+/// A line plot of `curves` (legend label, points): one polyline and its point marks
+/// per curve in [`PALETTE`] order (colours repeat after six curves), axes from 0 to a
+/// little above the largest value; with `log_y` the y axis is logarithmic (points at or
+/// below 0 are left out). Points with a non-finite coordinate are left out; None when
+/// no point is left.
+pub fn lines(
+    name: &str,
+    caption: &str,
+    (x_desc, y_desc): (&str, &str),
+    curves: &[(String, Vec<(f64, f64)>)],
+    log_y: bool,
+) -> Result<Option<String>> {
+    let y_of = |y: f64| if log_y { y.log10() } else { y };
+    let curves: Vec<(&String, Vec<(f64, f64)>)> = curves
+        .iter()
+        .map(|(label, pts)| {
+            let pts = pts
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite() && (!log_y || p.1 > 0.0))
+                .map(|&(x, y)| (x, y_of(y)))
+                .collect::<Vec<_>>();
+            (label, pts)
+        })
+        .filter(|(_, pts)| !pts.is_empty())
+        .collect();
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let all = || curves.iter().flat_map(|c| c.1.iter());
+    let x_max = all().map(|p| p.0).fold(0.0f64, f64::max);
+    let x_min = all().map(|p| p.0).fold(0.0f64, f64::min);
+    let (y_lo, y_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.1), hi.max(p.1))
+    });
+    let x_range = x_min..(if x_max > x_min {
+        x_max * 1.05
+    } else {
+        x_min + 1.0
+    });
+    let (y_range_lo, y_range_hi) = if log_y {
+        (y_lo.floor(), y_hi.ceil().max(y_lo.floor() + 1.0))
+    } else {
+        (0f64.min(y_lo), if y_hi > 0.0 { y_hi * 1.1 } else { 1.0 })
+    };
+    let y_range = y_range_lo..y_range_hi;
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err(name))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(caption, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range, y_range)
+            .map_err(err(name))?;
+        let y_label = |v: &f64| {
+            if log_y {
+                axis_num(10f64.powf(*v))
+            } else {
+                axis_num(*v)
+            }
+        };
+        let y_desc = if log_y {
+            format!("{y_desc}, log scale")
+        } else {
+            y_desc.to_string()
+        };
+        // a log axis is labelled at its powers of ten only
+        let decades = (y_range_hi - y_range_lo).round().max(1.0) as usize;
+        chart
+            .configure_mesh()
+            .y_labels(if log_y { decades + 1 } else { 10 })
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_label_formatter(&|v| axis_num(*v))
+            .y_label_formatter(&y_label)
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(err(name))?;
+        for (ci, (label, pts)) in curves.iter().enumerate() {
+            let c = colour(ci);
+            chart
+                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                .map_err(err(name))?
+                .label(label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 8, y), 5, c.filled()));
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .map_err(err(name))?;
+        }
+        legend_and_present(&mut chart, &root, name)?;
+    }
+    Ok(Some(buf))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

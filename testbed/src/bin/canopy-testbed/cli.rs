@@ -210,6 +210,30 @@ pub enum Cmd {
     /// `latency.hlog`, or any other), merges those with the same tag across the files,
     /// and prints each tag's percentiles: runs measured apart, added up.
     Latency(LatencyArgs),
+    /// Run a fabric study in simulated time (discrete-event model, no namespaces).
+    ///
+    /// Reads a study description (TOML: a base point, values to sweep, what to plot;
+    /// docs/des.md), runs every point with Canopy's own tables and forwarding decisions
+    /// in simulated time, and writes study.json, points.csv, tiers.csv, one SVG per
+    /// plotted metric and report.md. Needs no root.
+    Study(StudyArgs),
+}
+
+/// `canopy-testbed study`.
+#[derive(clap::Args, Debug)]
+pub struct StudyArgs {
+    /// The study description file.
+    pub file: PathBuf,
+    /// Directory for the results (default: `study-<file name without .toml>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Points run at once (default: the CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Scale every point's measured window (and warm-up) by this factor: 0.1 for a
+    /// quick look, 1 as written.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
 }
 
 /// `canopy-testbed latency`.

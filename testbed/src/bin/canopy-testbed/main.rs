@@ -11,6 +11,7 @@
 //! canopy-testbed soak [NAME] [--duration 3m] [--fault-rounds N]  PDR for minutes, every frame accounted, faults
 //! canopy-testbed demo                                           up, check, NDR/PDR search, report, down
 //! canopy-testbed latency FILE... [--tag T]                      merge and re-query HdrHistogram latency logs
+//! canopy-testbed study FILE [--out DIR] [--threads N]           a fabric study in simulated time
 //! ```
 //!
 //! The command line is in [`cli`]; the hidden commands that print the shell completions
@@ -48,6 +49,7 @@ pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
 mod cli;
 mod docs;
 mod fabric_cmd;
+mod study_cmd;
 mod traffic_cmd;
 
 /// SIGINT / SIGTERM set the returned flag instead of killing the process, so what was
@@ -127,6 +129,7 @@ fn run_cmd(cli: Cli) -> Result<ExitCode> {
         Cmd::Agent(a) => traffic_cmd::agent(root, a),
         Cmd::Demo(a) => traffic_cmd::demo(root, a),
         Cmd::Latency(a) => traffic_cmd::latency(a),
+        Cmd::Study(a) => study_cmd::study(a),
         Cmd::Export(e) => export(e),
     }
 }

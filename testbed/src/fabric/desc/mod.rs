@@ -383,6 +383,12 @@ impl Ctx<'_> {
     }
 }
 
+/// `text`, the contents of `file`, deserialized as `T`, with errors as
+/// [`TestbedError::Desc`] (see [`from_toml`]).
+pub(crate) fn toml_file<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T> {
+    from_toml(&Ctx { file, text }, text)
+}
+
 /// `text` deserialized as `T`: an error names the key by its full dotted path
 /// (`switch.flowlet_gap_us`, `machine[0].underlay`, `place[0].nodes[1]`; empty when the
 /// TOML itself is malformed) and, when known, the line.
