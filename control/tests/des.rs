@@ -40,6 +40,7 @@ fn net(switching: Switching) -> Network {
         flow_control: FlowControl::Lossless,
         overhead_bytes: 24,
         flowlet_gap_ns: 0,
+        decide_after_bytes: 0,
     }
 }
 
@@ -90,6 +91,14 @@ fn zero_load_latency_is_the_closed_form_for_both_switchings() {
     }
     // same edge switch, same pod, other pod
     assert_eq!(seen_hops, [1, 1, 3, 3, 5, 5]);
+    // a switch that decides on its first 4 bytes: one 32 ns read per switch
+    let first_flit = Network {
+        decide_after_bytes: 4,
+        ..net(Switching::CutThrough)
+    };
+    let o = p.run(&first_flit, &wl, &mut one_pair(0, 4)).unwrap();
+    let ser = ((wire::ETH_HEADER_LEN + a.header(&t, 0, 4).unwrap().len()) as f64 + 200.0 + 24.0) * 8.0;
+    close(o.delay.max_ns, 6.0 * 50.0 + 5.0 * (32.0 + 30.0) + ser, "first-flit decision");
 }
 
 #[test]

@@ -54,6 +54,10 @@ pub struct Network {
     pub overhead_bytes: u32,
     /// Flowlet idle gap of the adaptive choice, ns (0: every frame chooses afresh).
     pub flowlet_gap_ns: u64,
+    /// With cut-through, the bytes a switch reads before it decides: 0 for the frame's
+    /// own Ethernet and Canopy headers, or a fixed count (at most the frame) to model
+    /// a switch that decides on its first flit.
+    pub decide_after_bytes: u32,
 }
 
 impl Default for Network {
@@ -67,6 +71,7 @@ impl Default for Network {
             flow_control: FlowControl::default(),
             overhead_bytes: 24,
             flowlet_gap_ns: 0,
+            decide_after_bytes: 0,
         }
     }
 }
@@ -188,6 +193,13 @@ impl Network {
         }
         if self.buffer > 1 << 20 {
             return Err(bad("buffer", self.buffer, "must be at most 2^20 frames"));
+        }
+        if self.decide_after_bytes > MAX_PAYLOAD + 1024 {
+            return Err(bad(
+                "decide_after_bytes",
+                self.decide_after_bytes,
+                "must be 0..=10024",
+            ));
         }
         if self.overhead_bytes > 1024 {
             return Err(bad(

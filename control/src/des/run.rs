@@ -369,7 +369,13 @@ impl<'a, 'p> Run<'a, 'p> {
             End::Switch { .. } => {
                 let read = match self.net.switching {
                     Switching::StoreAndForward => ser,
-                    Switching::CutThrough => head.min(wire_len) * self.ps_byte,
+                    Switching::CutThrough => {
+                        let read = match self.net.decide_after_bytes {
+                            0 => head,
+                            n => u64::from(n),
+                        };
+                        read.min(wire_len) * self.ps_byte
+                    }
                 };
                 now + self.prop + read + self.sw_delay
             }
