@@ -97,8 +97,13 @@ fn zero_load_latency_is_the_closed_form_for_both_switchings() {
         ..net(Switching::CutThrough)
     };
     let o = p.run(&first_flit, &wl, &mut one_pair(0, 4)).unwrap();
-    let ser = ((wire::ETH_HEADER_LEN + a.header(&t, 0, 4).unwrap().len()) as f64 + 200.0 + 24.0) * 8.0;
-    close(o.delay.max_ns, 6.0 * 50.0 + 5.0 * (32.0 + 30.0) + ser, "first-flit decision");
+    let ser =
+        ((wire::ETH_HEADER_LEN + a.header(&t, 0, 4).unwrap().len()) as f64 + 200.0 + 24.0) * 8.0;
+    close(
+        o.delay.max_ns,
+        6.0 * 50.0 + 5.0 * (32.0 + 30.0) + ser,
+        "first-flit decision",
+    );
 }
 
 #[test]

@@ -291,12 +291,28 @@ fn daemon_restart_with_a_dead_switch_adopts_the_pruned_tables() {
     let (a, _, e, ep) = agg_port_to_edge(&f);
     let en = f.name(e).to_string();
     f.kill_switch(a);
-    wait_for(5.0, "the neighbours pruned", || {
+    // the pruning reaches switches beyond the neighbours in later pushes: wait until
+    // every live switch is current and nothing was pushed for a while
+    let live_current = |s: &serde_json::Value| {
+        s["switches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .all(|(i, w)| i == a || w["tables_current"] == json!(true))
+    };
+    let tables = wait_for(10.0, "the pruning settled", || {
         let s = f.status();
-        (pruned(&s, &en).contains(&ep) && Fabric::snap_of(&s, &en)["tables_current"] == json!(true))
-            .then_some(())
+        if !(pruned(&s, &en).contains(&ep) && live_current(&s)) {
+            return None;
+        }
+        let before: Vec<_> = (0..n).map(|i| (i != a).then(|| f.tables(i))).collect();
+        std::thread::sleep(Duration::from_millis(300));
+        let s2 = f.status();
+        let after: Vec<_> = (0..n).map(|i| (i != a).then(|| f.tables(i))).collect();
+        (live_current(&s2) && Fabric::pushes(&s) == Fabric::pushes(&s2) && before == after)
+            .then_some(after)
     });
-    let tables: Vec<_> = (0..n).map(|i| (i != a).then(|| f.tables(i))).collect();
     f.kill_daemon();
     let cfg = f.daemon_config("cd.toml", "");
     f.start_daemon(&cfg);
