@@ -278,4 +278,13 @@ fn bad_values_are_refused_with_the_field() {
         .run(&Network::default(), &bad_wl, &mut one_pair(0, 1))
         .unwrap_err();
     assert!(e.to_string().starts_with("payload = 9..=3"), "{e}");
+    // 16 hosts may not keep 2^23 messages each waiting
+    let hoard = Workload {
+        source_queue: 1 << 23,
+        ..Workload::default()
+    };
+    let e = p
+        .run(&Network::default(), &hoard, &mut one_pair(0, 1))
+        .unwrap_err();
+    assert!(e.to_string().contains("times the hosts"), "{e}");
 }

@@ -130,7 +130,8 @@ pub struct Workload {
     /// flight, for at most this long (µs); those still in flight then are reported.
     pub drain_us: f64,
     /// Messages a host keeps waiting to be sent; more are refused and counted (the
-    /// offered load is then beyond what the fabric takes from that host).
+    /// offered load is then beyond what the fabric takes from that host). Hosts ×
+    /// `source_queue` is at most [`MAX_WAITING`], which bounds the run's memory.
     pub source_queue: usize,
     /// Seed of every random choice (gaps, lengths, phases, adaptive ties).
     pub seed: u64,
@@ -145,7 +146,7 @@ impl Default for Workload {
             warmup_us: 20.0,
             measure_us: 100.0,
             drain_us: 1000.0,
-            source_queue: 10_000,
+            source_queue: 1_000,
             seed: 1,
         }
     }
@@ -173,6 +174,10 @@ fn bad(field: &'static str, value: impl std::fmt::Display, why: &'static str) ->
         why,
     }
 }
+
+/// Most messages all hosts together may keep waiting in their source queues (hosts ×
+/// `source_queue`): about 1.2 GB of waiting messages.
+pub const MAX_WAITING: usize = 1 << 23;
 
 /// Largest payload: a jumbo frame.
 pub const MAX_PAYLOAD: u32 = 9000;
@@ -286,8 +291,8 @@ impl Workload {
         if self.measure_us <= 0.0 {
             return Err(bad("measure_us", self.measure_us, "must be above 0"));
         }
-        if self.source_queue == 0 || self.source_queue > 1 << 24 {
-            return Err(bad("source_queue", self.source_queue, "must be 1..=2^24"));
+        if self.source_queue == 0 || self.source_queue > MAX_WAITING {
+            return Err(bad("source_queue", self.source_queue, "must be 1..=2^23"));
         }
         self.payload.validate()
     }

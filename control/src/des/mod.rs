@@ -47,6 +47,15 @@ impl Prepared<'_> {
     ) -> Result<Outcome, DesError> {
         network.validate()?;
         workload.validate()?;
+        let hosts = self.topo.hosts.len().max(1);
+        if hosts.saturating_mul(workload.source_queue) > config::MAX_WAITING {
+            return Err(ConfigError::Value {
+                field: "source_queue",
+                value: workload.source_queue.to_string(),
+                why: "times the hosts must be at most 2^23 waiting messages",
+            }
+            .into());
+        }
         run::Run::new(self, network, workload).run(dests)
     }
 }
