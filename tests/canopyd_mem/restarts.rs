@@ -318,13 +318,7 @@ fn daemon_restart_with_a_dead_switch_adopts_the_pruned_tables() {
     f.start_daemon(&cfg);
     let snap = wait_for(5.0, "every live switch current", || {
         let s = f.status();
-        s["switches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .enumerate()
-            .all(|(i, w)| i == a || w["tables_current"] == json!(true))
-            .then_some(s)
+        live_current(&s).then_some(s)
     });
     std::thread::sleep(Duration::from_millis(500));
     let snap2 = f.status();

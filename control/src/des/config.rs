@@ -24,7 +24,7 @@ pub enum Switching {
 pub enum FlowControl {
     /// It waits in its input link, which then carries nothing else, until the output
     /// takes it (the thesis's request-to-send links; credit flow control with one
-    /// frame of credit per link plus what is in flight).
+    /// frame of credit per link plus what is in flight and in the switch's decision).
     #[default]
     Lossless,
     /// It is dropped and counted (an Ethernet switch, as the engine does).

@@ -102,9 +102,11 @@ impl<'a, 'p> Run<'a, 'p> {
         let ps_byte = net.ps_per_byte();
         let prop = (net.propagation_ns * 1000.0).round() as u64;
         let lossless = net.flow_control == FlowControl::Lossless;
-        // one frame the receiver holds, plus the shortest frames that fit in flight
+        // one frame the receiver holds, plus the shortest frames that fit in flight and in
+        // the switch's decision (a pipelined decision does not hold the link)
         let shortest = (wire::ETH_MIN_FRAME as u64 + u64::from(net.overhead_bytes)) * ps_byte;
-        let credits = 1 + prop.div_ceil(shortest) as u32;
+        let sw_delay = (net.switch_delay_ns * 1000.0).round() as u64;
+        let credits = 1 + (prop + sw_delay).div_ceil(shortest) as u32;
         let links = (0..prep.links.len())
             .map(|_| Link {
                 credits,
@@ -120,7 +122,7 @@ impl<'a, 'p> Run<'a, 'p> {
             wl,
             ps_byte,
             prop,
-            sw_delay: (net.switch_delay_ns * 1000.0).round() as u64,
+            sw_delay,
             lossless,
             now: 0,
             seq: 0,
