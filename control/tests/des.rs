@@ -278,6 +278,15 @@ fn bad_values_are_refused_with_the_field() {
         .run(&Network::default(), &bad_wl, &mut one_pair(0, 1))
         .unwrap_err();
     assert!(e.to_string().starts_with("payload = 9..=3"), "{e}");
+    // a destination outside the fabric is refused, not indexed
+    let e = p
+        .run(
+            &Network::default(),
+            &Workload::default(),
+            &mut one_pair(0, 99),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("host 0 -> 99"), "{e}");
     // 16 hosts may not keep 2^23 messages each waiting
     let hoard = Workload {
         source_queue: 1 << 23,

@@ -214,6 +214,13 @@ impl<'a, 'p> Run<'a, 'p> {
         let Some(dst) = dests(h) else {
             return Ok(()); // an idle source: nothing now or later
         };
+        if dst as usize >= self.macs.len() {
+            return Err(DesError::Config(super::ConfigError::Value {
+                field: "pattern",
+                value: format!("host {h} -> {dst}"),
+                why: "a destination must be one of the topology's hosts",
+            }));
+        }
         let Some(link) = self.prep.inject[h as usize] else {
             return Ok(());
         };
