@@ -30,7 +30,7 @@ measure_us = 100.0
 load = [0.2, 0.5, 0.8]
 addressing = ["sliced", "sliced/dst"]
 [plot]
-y = ["delay", "throughput", "hops"]
+y = ["delay", "throughput", "hops", "utilisation"]
 "#;
 
 #[test]
@@ -78,6 +78,9 @@ fn a_study_writes_one_row_per_point_and_a_plot_per_metric() {
             assert_eq!(curves, 1, "{svg} {colour}");
         }
     }
+    // per-tier utilisation: a curve per addressing and tier, H→1 carrying the offered load
+    let util = std::fs::read_to_string(out.join("utilisation.svg")).unwrap();
+    assert!(util.contains("addressing=sliced/dst, H→1"), "tier curves");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| addressing=sliced/dst, load=0.8"), "{md}");
     assert!(std::fs::read_to_string(out.join("tiers.csv"))

@@ -238,6 +238,8 @@ pub enum Metric {
     Throughput,
     /// Mean switches per message.
     Hops,
+    /// Mean fraction of the window each tier's links were sending: one curve per tier.
+    Utilisation,
 }
 
 impl Metric {
@@ -251,6 +253,7 @@ impl Metric {
             Metric::Request => ("request", "mean network request time (transmission times)"),
             Metric::Throughput => ("throughput", "throughput / capacity"),
             Metric::Hops => ("hops", "mean switches per message"),
+            Metric::Utilisation => ("utilisation", "mean link utilisation per tier"),
         }
     }
 }

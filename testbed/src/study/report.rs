@@ -123,6 +123,10 @@ fn metric(m: Metric, r: &PointResult) -> f64 {
         Metric::Request => o.request.mean_tx,
         Metric::Throughput => o.throughput,
         Metric::Hops => o.mean_hops,
+        // one curve per tier (`curves`); this is their mean
+        Metric::Utilisation => {
+            o.tiers.iter().map(|t| t.mean).sum::<f64>() / o.tiers.len().max(1) as f64
+        }
     }
 }
 
@@ -148,12 +152,23 @@ fn curves(
         .chain(res.study.plot.facet)
         .collect();
     let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut add = |name: String, pt: (f64, f64)| match out.iter_mut().find(|c| c.0 == name) {
+        Some(c) => c.1.push(pt),
+        None => out.push((name, vec![pt])),
+    };
     for r in points {
         let name = label(&r.sweep.at, &skip);
-        let pt = (r.sweep.x, metric(m, r));
-        match out.iter_mut().find(|c| c.0 == name) {
-            Some(c) => c.1.push(pt),
-            None => out.push((name, vec![pt])),
+        if m == Metric::Utilisation {
+            for t in &r.outcome.tiers {
+                let curve = if name == "all" {
+                    t.tier.clone()
+                } else {
+                    format!("{name}, {}", t.tier)
+                };
+                add(curve, (r.sweep.x, t.mean));
+            }
+        } else {
+            add(name, (r.sweep.x, metric(m, r)));
         }
     }
     for c in &mut out {
