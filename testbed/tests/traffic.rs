@@ -186,6 +186,10 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
         Pattern::Uniform,
         Pattern::Permutation,
         Pattern::BitReversal,
+        Pattern::BitComplement,
+        // 8 hosts: not a square, the address bits rotated
+        Pattern::Transpose,
+        Pattern::Neighbour,
         Pattern::RoundRobin,
         Pattern::Hotspot {
             fraction: 0.5,
@@ -217,13 +221,18 @@ fn every_pattern_delivers_without_loss_and_pcap_round_trips() {
             assert_eq!(t.sent, 2000);
         }
     }
-    // transpose needs a square count: the first 4 hosts (2 x 2) of the same bridge
+    // transpose as a matrix on a square count: the first 4 hosts (2 x 2) of the same
+    // bridge; 6 hosts are neither a square nor a power of two
     let four = FabricHosts {
         hosts: h.hosts.hosts[..4].to_vec(),
         ..h.hosts.clone()
     };
+    let six = FabricHosts {
+        hosts: h.hosts.hosts[..6].to_vec(),
+        ..h.hosts.clone()
+    };
     assert!(spec(Pattern::Transpose, 2000.0, 0.4)
-        .validate(&h.hosts, 2)
+        .validate(&six, 2)
         .is_err());
     drop(g);
     let mut g4 = Generator::open(&four).unwrap();

@@ -813,13 +813,24 @@ mod tests {
             },
             "frame_size",
         );
-        bad(
-            TrafficSpec {
-                pattern: Pattern::Transpose,
-                ..ok.clone()
-            },
-            "pattern",
-        );
+        // 8 hosts: transpose rotates their 3 address bits; 12 would be neither a square
+        // nor a power of two
+        ok.validate(&h, 2).unwrap();
+        TrafficSpec {
+            pattern: Pattern::Transpose,
+            ..ok.clone()
+        }
+        .validate(&h, 2)
+        .unwrap();
+        let twelve = hosts(12);
+        let e = TrafficSpec {
+            pattern: Pattern::Transpose,
+            ..ok.clone()
+        }
+        .validate(&twelve, 2)
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`pattern`"), "{e}");
         bad(
             TrafficSpec {
                 duration_s: Some(1.0),
