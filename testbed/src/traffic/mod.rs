@@ -3,7 +3,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`spec`] | [`TrafficSpec`], the `[traffic]` table, and its validation (rates, ceiling) |
-//! | [`pattern`] | uniform, permutation, transpose, bit-reversal, round-robin, hotspot, all-to-all |
+//! | [`pattern`] | uniform, permutation, transpose, bit-reversal, bit-complement, neighbour, round-robin, hotspot, all-to-all |
 //! | [`engine`] | [`Generator`]: ports per host, sender lanes and one receiver thread per trial; [`Reflector`]; pcap replay |
 //! | [`ceiling`] | the generator's own ceiling on one veth pair ([`ceiling::generator_ceiling`]) |
 //! | [`tx`] | the generator's sender: lanes (one thread each), bursts, one clock read per burst |

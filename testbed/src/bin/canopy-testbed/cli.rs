@@ -272,8 +272,8 @@ pub struct TrafficArgs {
     /// A TOML file with `[traffic]` keys at top level, instead of the description's table.
     #[arg(long)]
     pub spec: Option<PathBuf>,
-    /// Pattern: uniform, permutation, transpose, bit-reversal, round-robin,
-    /// hotspot[:fraction=F,target=H], all-to-all.
+    /// Pattern: uniform, permutation, transpose, bit-reversal, bit-complement,
+    /// neighbour, round-robin, hotspot[:fraction=F,target=H], all-to-all.
     #[arg(long)]
     pub pattern: Option<String>,
     /// Offered rate over all senders: 20000pps, 20kpps, 1.5Mpps, or 5% of each host's
