@@ -98,7 +98,7 @@ fn commands(args: &[&str]) -> Vec<String> {
 #[test]
 fn completions_and_man_pages_cover_every_command() {
     let top = commands(&["--help"]);
-    assert_eq!(top.len(), 13, "{top:?}");
+    assert_eq!(top.len(), 14, "{top:?}");
     let drill = commands(&["drill", "--help"]);
     assert_eq!(drill.len(), 7, "{drill:?}");
     for shell in ["bash", "zsh", "fish"] {
