@@ -232,15 +232,14 @@ impl<'a, 'p> Run<'a, 'p> {
         let measured = (self.win.0..self.win.1).contains(&self.now);
         let m = &mut self.msgs[id as usize];
         let head = (wire::ETH_HEADER_LEN + header.len()) as u32;
-        m.frame.clear();
-        m.frame.extend_from_slice(&self.macs[dst as usize]);
-        m.frame.extend_from_slice(&self.macs[hu]);
-        m.frame
-            .extend_from_slice(&wire::ETHERTYPE_CANOPY.to_be_bytes());
-        m.frame.extend_from_slice(&header);
-        if m.frame.len() < wire::ETH_MIN_FRAME {
-            m.frame.resize(wire::ETH_MIN_FRAME, 0);
-        }
+        // the headers a switch reads, no payload (the wire length below counts it)
+        wire::ethernet_frame_into(
+            &mut m.frame,
+            self.macs[dst as usize],
+            self.macs[hu],
+            &header,
+            &[],
+        );
         let frame_len = (head + payload).max(wire::ETH_MIN_FRAME as u32);
         *m = Msg {
             dst,

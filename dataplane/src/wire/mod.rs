@@ -623,6 +623,19 @@ impl PrefixRepr {
 /// Ethernet minimum. Control plane, traffic generator and tests use this.
 pub fn ethernet_frame(dst: [u8; 6], src: [u8; 6], canopy: &[u8], payload: &[u8]) -> Vec<u8> {
     let mut f = Vec::with_capacity(ETH_HEADER_LEN + canopy.len() + payload.len());
+    ethernet_frame_into(&mut f, dst, src, canopy, payload);
+    f
+}
+
+/// [`ethernet_frame`] into `f`, replacing what it held (its allocation is reused).
+pub fn ethernet_frame_into(
+    f: &mut Vec<u8>,
+    dst: [u8; 6],
+    src: [u8; 6],
+    canopy: &[u8],
+    payload: &[u8],
+) {
+    f.clear();
     f.extend_from_slice(&dst);
     f.extend_from_slice(&src);
     f.extend_from_slice(&ETHERTYPE_CANOPY.to_be_bytes());
@@ -631,7 +644,6 @@ pub fn ethernet_frame(dst: [u8; 6], src: [u8; 6], canopy: &[u8], payload: &[u8])
     if f.len() < ETH_MIN_FRAME {
         f.resize(ETH_MIN_FRAME, 0);
     }
-    f
 }
 
 #[cfg(test)]

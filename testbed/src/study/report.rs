@@ -2,7 +2,7 @@
 //! point, per point and tier), one SVG per plotted metric, and `report.md`.
 
 use super::run::{PointResult, StudyResults};
-use super::{label, lengths, Axis, Metric};
+use super::{kebab, label, lengths, Axis, Metric};
 use crate::error::Result;
 use crate::report::{csv::table, plots, to_json, write_files};
 use serde::Serialize;
@@ -61,10 +61,6 @@ struct TierRow {
     links: usize,
     mean_ratio: f64,
     max_ratio: f64,
-}
-
-fn kebab<T: Serialize>(v: &T) -> String {
-    super::kebab(v)
 }
 
 fn row(i: usize, r: &PointResult) -> PointRow {
