@@ -463,14 +463,7 @@ pub fn split_switches(t: &Topology, threads: usize) -> Vec<usize> {
     let contiguous = || (0..ns).map(|i| i * threads / ns.max(1)).collect::<Vec<_>>();
     let top = t.switches.iter().map(|s| s.level).max().unwrap_or(0);
     // union-find over links between switches below the top level
-    let mut parent: Vec<usize> = (0..ns).collect();
-    fn find(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
+    let mut sets = crate::topology::components::UnionFind::new(ns);
     for (i, s) in t.switches.iter().enumerate() {
         if s.level == top {
             continue;
@@ -479,8 +472,7 @@ pub fn split_switches(t: &Topology, threads: usize) -> Vec<usize> {
             if let Peer::Switch { sw, .. } = p.peer {
                 let j = sw as usize;
                 if t.switches[j].level != top {
-                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                    parent[a] = b;
+                    sets.union(i, j);
                 }
             }
         }
@@ -498,7 +490,7 @@ pub fn split_switches(t: &Topology, threads: usize) -> Vec<usize> {
         if s.level == top {
             tops.push(i);
         } else {
-            let r = find(&mut parent, i);
+            let r = sets.find(i);
             let e = comps.entry(r).or_default();
             e.0 += weight(s);
             e.1.push(i);

@@ -15,6 +15,24 @@ fn testbed(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Writes `text` as a description in `dir`, runs `study` on it with `extra` arguments and
+/// returns the output directory; fails the test, with stderr, if the command fails.
+fn run_study(dir: &std::path::Path, text: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
+    let file = dir.join("study.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let mut args = vec![
+        "study",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = testbed(&args);
+    assert_eq!(code, 0, "{stderr}");
+    (out, stdout)
+}
+
 const STUDY: &str = r#"
 title = "fat-tree k=4: delay against load"
 about = "A small sweep for the test."
@@ -36,18 +54,7 @@ y = ["delay", "throughput", "hops", "utilisation"]
 #[test]
 fn a_study_writes_one_row_per_point_and_a_plot_per_metric() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("s.toml");
-    std::fs::write(&file, STUDY).unwrap();
-    let out = dir.path().join("out");
-    let (code, stdout, stderr) = testbed(&[
-        "study",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--threads",
-        "2",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (out, stdout) = run_study(dir.path(), STUDY, &["--threads", "2"]);
     assert!(stdout.contains("6 points"), "{stdout}");
     let csv = std::fs::read_to_string(out.join("points.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
@@ -148,9 +155,8 @@ fn every_study_in_the_tree_reads() {
 #[test]
 fn cases_set_their_fields_and_facets_split_the_plots() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.toml");
-    std::fs::write(
-        &file,
+    let (out, _) = run_study(
+        dir.path(),
         r#"
 title = "cases"
 [base]
@@ -169,16 +175,8 @@ load = [0.2, 0.4]
 y = ["delay"]
 facet = "pattern"
 "#,
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let (code, _, err) = testbed(&[
-        "study",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+        &[],
+    );
     let csv = std::fs::read_to_string(out.join("points.csv")).unwrap();
     let sf: Vec<&str> = csv
         .lines()

@@ -18,6 +18,7 @@
 //!   what the sliced-flit header needs; `Host::index` is then the logical address X.
 
 pub mod benes;
+pub mod components;
 pub mod contract;
 pub mod fattree;
 pub mod outline;

@@ -4,6 +4,7 @@
 
 use crate::error::{Result, TestbedError};
 use crate::traffic::pattern::{Dests, Pattern};
+use canopy_control::topology::components::UnionFind;
 use canopy_control::topology::{Peer, Topology};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -99,38 +100,36 @@ impl Traffic {
 }
 
 /// `comp[l][h]`: the component of host `h` when only links among hosts and switches of
-/// level `l + 1` or below count (level 0: the host itself).
+/// level `l` or below count (level 0: the host itself), numbered densely from 0 per level.
 fn level_components(t: &Topology) -> Vec<Vec<u32>> {
     let top = t.switches.iter().map(|s| s.level).max().unwrap_or(0);
     let n_h = t.hosts.len();
     let mut out = vec![(0..n_h as u32).collect::<Vec<u32>>()];
     for l in 1..=top {
-        // union-find over hosts (0..n_h) and switches (n_h..)
-        let mut parent: Vec<usize> = (0..n_h + t.switches.len()).collect();
-        fn find(p: &mut [usize], mut x: usize) -> usize {
-            while p[x] != x {
-                p[x] = p[p[x]];
-                x = p[x];
-            }
-            x
-        }
+        // hosts are nodes 0..n_h, switches n_h..
+        let mut sets = UnionFind::new(n_h + t.switches.len());
         for (si, s) in t.switches.iter().enumerate() {
             if s.level > l {
                 continue;
             }
             for p in &s.ports {
-                let other = match p.peer {
-                    Peer::Host { host, .. } => host as usize,
+                match p.peer {
+                    Peer::Host { host, .. } => sets.union(n_h + si, host as usize),
                     Peer::Switch { sw, .. } if t.switches[sw as usize].level <= l => {
-                        n_h + sw as usize
+                        sets.union(n_h + si, n_h + sw as usize)
                     }
-                    _ => continue,
-                };
-                let (a, b) = (find(&mut parent, n_h + si), find(&mut parent, other));
-                parent[a] = b;
+                    _ => {}
+                }
             }
         }
-        out.push((0..n_h).map(|h| find(&mut parent, h) as u32).collect());
+        let mut dense: std::collections::HashMap<usize, u32> = Default::default();
+        let comp = (0..n_h)
+            .map(|h| {
+                let next = dense.len() as u32;
+                *dense.entry(sets.find(h)).or_insert(next)
+            })
+            .collect();
+        out.push(comp);
     }
     out
 }
@@ -142,29 +141,50 @@ struct Weighted {
     weights: Vec<f64>,
     comp: Vec<Vec<u32>>,
     /// `members[l][c]`: the hosts of component `c` at level `l + 1`.
-    members: Vec<std::collections::HashMap<u32, Vec<u32>>>,
+    members: Vec<Vec<Vec<u32>>>,
+    /// Per host, bit `l - 1` set when some destination first meets it at level `l`, and
+    /// the sum of those levels' weights (0: the host sends nothing).
+    reach: Vec<(u64, f64)>,
 }
 
 impl Weighted {
     fn new(t: &Topology, weights: &[f64], seed: u64) -> Result<Self> {
         let comp = level_components(t);
         let levels = comp.len() - 1;
-        if weights.len() > levels {
+        if weights.len() > levels.min(u64::BITS as usize) {
             return Err(TestbedError::traffic(
                 "pattern",
                 format!(
-                    "weighted has {} weights; the topology has {levels} levels",
+                    "weighted has {} weights; the topology has {levels} levels (64 at most)",
                     weights.len()
                 ),
             ));
         }
-        let members = (1..=levels)
+        let members: Vec<Vec<Vec<u32>>> = (1..=levels)
             .map(|l| {
-                let mut m: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+                let n = comp[l].iter().max().map_or(0, |&c| c as usize + 1);
+                let mut m = vec![Vec::new(); n];
                 for (h, &c) in comp[l].iter().enumerate() {
-                    m.entry(c).or_default().push(h as u32);
+                    m[c as usize].push(h as u32);
                 }
                 m
+            })
+            .collect();
+        // Host `h` has a destination first met at level `l` when its level-`l` component
+        // is larger than its level-`l-1` one.
+        let size = |l: usize, h: usize| members[l - 1][comp[l][h] as usize].len();
+        let reach = (0..t.hosts.len())
+            .map(|h| {
+                let (mut mask, mut total) = (0u64, 0.0);
+                for (i, &w) in weights.iter().enumerate() {
+                    let l = i + 1;
+                    let below = if l == 1 { 1 } else { size(l - 1, h) };
+                    if size(l, h) > below {
+                        mask |= 1 << i;
+                        total += w;
+                    }
+                }
+                (mask, total)
             })
             .collect();
         Ok(Weighted {
@@ -172,39 +192,29 @@ impl Weighted {
             weights: weights.to_vec(),
             comp,
             members,
+            reach,
         })
-    }
-
-    /// Whether host `h` has a destination meeting it first at level `l` (1-based):
-    /// its level-`l` component is larger than its level-`l-1` one.
-    fn has_level(&self, h: usize, l: usize) -> bool {
-        let at = |lv: usize| self.members[lv - 1][&self.comp[lv][h]].len();
-        let below = if l == 1 { 1 } else { at(l - 1) };
-        at(l) > below
     }
 
     fn next(&mut self, h: u32) -> Option<u32> {
         let hu = h as usize;
-        let total: f64 = (1..=self.weights.len())
-            .filter(|&l| self.has_level(hu, l))
-            .map(|l| self.weights[l - 1])
-            .sum();
+        let (mask, total) = *self.reach.get(hu)?;
         if total <= 0.0 {
             return None;
         }
         let mut x = self.rng.gen::<f64>() * total;
         let mut level = 0;
-        for l in 1..=self.weights.len() {
-            if !self.has_level(hu, l) {
+        for (i, &w) in self.weights.iter().enumerate() {
+            if mask & (1 << i) == 0 {
                 continue;
             }
-            level = l;
-            if x < self.weights[l - 1] {
+            level = i + 1;
+            if x < w {
                 break;
             }
-            x -= self.weights[l - 1];
+            x -= w;
         }
-        let pool = &self.members[level - 1][&self.comp[level][hu]];
+        let pool = &self.members[level - 1][self.comp[level][hu] as usize];
         let below = self.comp[level - 1][hu];
         // rejection: a uniform member not in the source's level-`l-1` component
         loop {
