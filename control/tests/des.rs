@@ -5,7 +5,7 @@
 //! fixes the run. The thesis's figures are not checked here.
 
 use canopy_control::des::{
-    Arrivals, FlowControl, Lengths, Network, Outcome, Prepared, Switching, Workload,
+    Arrivals, FlowControl, Injection, Lengths, Network, Outcome, Prepared, Switching, Workload,
 };
 use canopy_control::kinds::Addressing;
 use canopy_control::topology::{build_str, Topology};
@@ -41,6 +41,7 @@ fn net(switching: Switching) -> Network {
         overhead_bytes: 24,
         flowlet_gap_ns: 0,
         decide_after_bytes: 0,
+        injection: Injection::First,
     }
 }
 
@@ -256,6 +257,67 @@ fn adaptive_choice_spreads_uniform_traffic_over_the_up_links() {
         let u = o.tiers.iter().find(|u| u.tier == tier).unwrap();
         assert!(u.mean > 0.3 && u.max < u.mean * 1.5, "{tier}: {u:?}");
     }
+}
+
+#[test]
+fn a_host_with_two_links_sends_on_one_or_spreads_over_both() {
+    // two layers joined only at the processors: every host has a link into each
+    let t = build_str("znode:z=4,4;layers=2").unwrap();
+    assert!(t.hosts.iter().all(|h| h.ports.len() == 2));
+    let p = Prepared::new(&t, Addressing::of(Kind::Sliced)).unwrap();
+    let wl = Workload {
+        load: 1.6,
+        arrivals: Arrivals::Fixed,
+        payload: Lengths::Fixed(1000),
+        warmup_us: 400.0,
+        measure_us: 500.0,
+        drain_us: 0.0,
+        source_queue: 100_000,
+        ..Workload::default()
+    };
+    let run = |injection| {
+        let n = Network {
+            injection,
+            ..net(Switching::CutThrough)
+        };
+        p.run(&n, &wl, &mut one_pair(0, 5)).unwrap()
+    };
+    let up = |o: &Outcome| o.tiers.iter().find(|u| u.tier == "H→1").unwrap().clone();
+    // first: one link, carried at its rate; the other idle
+    let first = run(Injection::First);
+    let carried = first.throughput * first.hosts as f64;
+    assert!((carried - 1.0).abs() < 0.005, "first: {carried}");
+    let u = up(&first);
+    assert_eq!(u.links, 32, "every host link counts in the tier: {u:?}");
+    assert!((u.max - 1.0).abs() < 0.005, "{u:?}");
+    // spread: both links, 0.8 each, all of the offered load carried, nothing refused
+    let spread = run(Injection::Spread);
+    let carried = spread.throughput * spread.hosts as f64;
+    assert!((carried - 1.6).abs() < 0.01, "spread: {carried}");
+    assert_eq!(spread.counts.refused, 0);
+    let u = up(&spread);
+    assert!((u.max - 0.8).abs() < 0.01, "{u:?}");
+    assert!((u.mean * 32.0 - 1.6).abs() < 0.02, "two links busy: {u:?}");
+    // one frame never waits behind more than one other at the source
+    assert!(
+        spread.request.max_ns < 2.0 * spread.transmission_ns,
+        "{:?}",
+        spread.request
+    );
+    // at a light load every message finds the first link idle: ties go to it
+    let light = Workload {
+        load: 0.3,
+        ..wl.clone()
+    };
+    let n = Network {
+        injection: Injection::Spread,
+        ..net(Switching::CutThrough)
+    };
+    let o = p.run(&n, &light, &mut one_pair(0, 5)).unwrap();
+    let u = up(&o);
+    // (a frame that straddles the window's edge counts whole: up to 2 % over)
+    assert!((u.max - 0.3).abs() < 0.02, "{u:?}");
+    assert!((u.mean * 32.0 - u.max).abs() < 1e-3, "one link busy: {u:?}");
 }
 
 #[test]

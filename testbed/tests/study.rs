@@ -166,7 +166,7 @@ payload = { fixed = 100 }
 measure_us = 50.0
 [sweep]
 case = [
-  { name = "SF", switching = "store-and-forward", buffer = 1 },
+  { name = "SF", switching = "store-and-forward", buffer = 1, injection = "spread" },
   { name = "VCT dst", switching = "cut-through", addressing = "sliced/dst" },
 ]
 pattern = ["uniform", "neighbour"]
@@ -185,7 +185,7 @@ facet = "pattern"
     assert_eq!(sf.len(), 4, "{csv}");
     assert!(
         sf.iter()
-            .all(|l| l.contains(",sliced,") && l.contains(",1,")),
+            .all(|l| l.contains(",sliced,") && l.contains(",1,") && l.contains(",spread,")),
         "{csv}"
     );
     assert_eq!(

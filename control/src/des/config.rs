@@ -31,6 +31,20 @@ pub enum FlowControl {
     Drop,
 }
 
+/// Which of its links a host with several sends a message on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Injection {
+    /// Its first transmitting port, always (as the in-process fabric and the traffic
+    /// generator send).
+    #[default]
+    First,
+    /// The link with the fewest frames queued or being sent, ties to the lowest port:
+    /// a network interface that balances its messages over all its links (the Znode
+    /// thesis's processors, linked to every level-1 switch of their zone in every layer).
+    Spread,
+}
+
 /// Links and switches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -58,6 +72,9 @@ pub struct Network {
     /// own Ethernet and Canopy headers, or a fixed count (at most the frame) to model
     /// a switch that decides on its first flit.
     pub decide_after_bytes: u32,
+    /// The links a host with several sends on. The offered load stays a fraction of one
+    /// link's rate, so spreading it over more links lowers each link's share.
+    pub injection: Injection,
 }
 
 impl Default for Network {
@@ -72,6 +89,7 @@ impl Default for Network {
             overhead_bytes: 24,
             flowlet_gap_ns: 0,
             decide_after_bytes: 0,
+            injection: Injection::default(),
         }
     }
 }
@@ -129,8 +147,9 @@ pub struct Workload {
     /// After the window, hosts go on sending while the measured messages are still in
     /// flight, for at most this long (µs); those still in flight then are reported.
     pub drain_us: f64,
-    /// Messages a host keeps waiting to be sent; more are refused and counted (the
-    /// offered load is then beyond what the fabric takes from that host). Hosts ×
+    /// Messages a host keeps waiting to be sent, over all its links; more are refused
+    /// and counted (the offered load is then beyond what the fabric takes from that
+    /// host). Hosts ×
     /// `source_queue` is at most [`MAX_WAITING`], which bounds the run's memory.
     pub source_queue: usize,
     /// Seed of every random choice (gaps, lengths, phases, adaptive ties).

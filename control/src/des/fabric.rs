@@ -1,6 +1,6 @@
 //! The fabric's static shape for the discrete-event model: every directed link (a
 //! switch's or host's transmitting port and the port it reaches), the link each switch
-//! port transmits on, each host's injection link, and each link's tier.
+//! port transmits on, each host's injection links, and each link's tier.
 
 use crate::kinds::{Addressing, KindError};
 use crate::topology::{Peer, PortDir, Topology};
@@ -44,8 +44,8 @@ pub struct Prepared<'t> {
     pub links: Vec<LinkInfo>,
     /// `out[sw][port]`: the link switch `sw` transmits on from `port`.
     pub out: Vec<Vec<Option<u32>>>,
-    /// The link each host injects on (its first transmitting port; `None`: it cannot).
-    pub inject: Vec<Option<u32>>,
+    /// The links each host can send on, in port order (empty: it cannot send).
+    pub inject: Vec<Vec<u32>>,
     /// Tier names, `H→1`, `1→2`, `2→1`, `1→H`…: sender level → receiver level, `H`
     /// for a host.
     pub tiers: Vec<String>,
@@ -99,22 +99,22 @@ impl<'t> Prepared<'t> {
         }
         let mut inject = Vec::with_capacity(topo.hosts.len());
         for h in &topo.hosts {
-            // hosts inject on one port (as `sim::Fabric` does): a link per port would
-            // carry nothing
-            let link = h
-                .inject_port()
-                .and_then(|p| match h.ports[usize::from(p)].peer {
-                    Peer::Switch { sw, port } => Some((sw, port)),
-                    _ => None,
-                });
-            inject.push(link.map(|(sw, port)| {
+            let mut mine = Vec::new();
+            for p in &h.ports {
+                let Peer::Switch { sw, port } = p.peer else {
+                    continue;
+                };
+                if !sends(p.dir) {
+                    continue;
+                }
+                mine.push(links.len() as u32);
                 links.push(LinkInfo {
                     from_switch: None,
                     to: End::Switch { sw, port },
                     tier: tier(None, Some(topo.switches[sw as usize].level)),
                 });
-                (links.len() - 1) as u32
-            }));
+            }
+            inject.push(mine);
         }
         Ok(Prepared {
             topo,

@@ -18,7 +18,9 @@ pub mod fabric;
 mod run;
 pub mod stats;
 
-pub use config::{Arrivals, ConfigError, FlowControl, Lengths, Network, Switching, Workload};
+pub use config::{
+    Arrivals, ConfigError, FlowControl, Injection, Lengths, Network, Switching, Workload,
+};
 pub use fabric::{End, Prepared};
 pub use stats::{Counts, Dist, Outcome, TierUse};
 

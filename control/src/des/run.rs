@@ -4,7 +4,7 @@
 //! `decide` on its real tables and choosing among a group's ports with the engine's
 //! [`Adaptive`] chooser.
 
-use super::config::{Arrivals, FlowControl, Network, Switching, Workload};
+use super::config::{Arrivals, FlowControl, Injection, Network, Switching, Workload};
 use super::fabric::{End, Prepared};
 use super::stats::{Outcome, Recorder};
 use super::DesError;
@@ -168,7 +168,7 @@ impl<'a, 'p> Run<'a, 'p> {
         // an exponential gap
         let typical = self.wl.payload.draw(0.5) + 64 + self.net.overhead_bytes;
         for h in 0..self.prep.topo.hosts.len() {
-            if self.prep.inject[h].is_none() {
+            if self.prep.inject[h].is_empty() {
                 continue;
             }
             let u: f64 = self.rngs[h].gen();
@@ -221,10 +221,10 @@ impl<'a, 'p> Run<'a, 'p> {
                 why: "a destination must be one of the topology's hosts",
             }));
         }
-        let Some(link) = self.prep.inject[h as usize] else {
+        let hu = h as usize;
+        let Some(link) = self.injection_link(hu) else {
             return Ok(());
         };
-        let hu = h as usize;
         let u: f64 = self.rngs[hu].gen();
         let payload = self.wl.payload.draw(u);
         let header = self.prep.addressing.header(self.prep.topo, h, dst)?;
@@ -253,10 +253,13 @@ impl<'a, 'p> Run<'a, 'p> {
             frame: std::mem::take(&mut m.frame),
         };
         let wire_len = m.wire;
-        let q = &mut self.links[link as usize].queue;
-        let accepted = q.len() < self.wl.source_queue;
+        let waiting: usize = self.prep.inject[hu]
+            .iter()
+            .map(|&l| self.links[l as usize].queue.len())
+            .sum();
+        let accepted = waiting < self.wl.source_queue;
         if accepted {
-            q.push_back(id);
+            self.links[link as usize].queue.push_back(id);
             self.todo.push(Act::Pump(link));
         }
         self.rec.made(self.now, wire_len, measured, accepted);
@@ -271,6 +274,16 @@ impl<'a, 'p> Run<'a, 'p> {
         };
         self.at(self.now + (next as u64).max(1), GEN, h, 0);
         Ok(())
+    }
+
+    /// The link host `h`'s next message goes on (`None`: the host has none).
+    fn injection_link(&self, h: usize) -> Option<u32> {
+        let links = &self.prep.inject[h];
+        match self.net.injection {
+            Injection::First => links.first().copied(),
+            // `min_by_key` keeps the first of equals: ties go to the lowest port
+            Injection::Spread => links.iter().copied().min_by_key(|&l| self.occupancy(l)),
+        }
     }
 
     fn alloc(&mut self) -> u32 {

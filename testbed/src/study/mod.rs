@@ -13,7 +13,9 @@ pub use run::{run, PointResult, StudyResults};
 pub use traffic::Traffic;
 
 use crate::error::{Result, TestbedError};
-use canopy_control::des::{Arrivals, FlowControl, Lengths, Network, Switching, Workload};
+use canopy_control::des::{
+    Arrivals, FlowControl, Injection, Lengths, Network, Switching, Workload,
+};
 use canopy_control::kinds::Addressing;
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +136,8 @@ pub struct Case {
     pub switching: Option<Switching>,
     /// `network.buffer`.
     pub buffer: Option<usize>,
+    /// `network.injection`.
+    pub injection: Option<Injection>,
 }
 
 /// Lists of values to sweep (an empty list keeps the base value).
@@ -160,6 +164,8 @@ pub struct Sweep {
     pub payload: Vec<Lengths>,
     /// `workload.arrivals`.
     pub arrivals: Vec<Arrivals>,
+    /// `network.injection`.
+    pub injection: Vec<Injection>,
 }
 
 /// A swept parameter.
@@ -186,17 +192,20 @@ pub enum Axis {
     Payload,
     /// `workload.arrivals`.
     Arrivals,
+    /// `network.injection`.
+    Injection,
 }
 
 impl Axis {
     /// Every axis, in the order points are made (the last varies fastest).
-    pub const ALL: [Axis; 10] = [
+    pub const ALL: [Axis; 11] = [
         Axis::Case,
         Axis::Topology,
         Axis::Addressing,
         Axis::Pattern,
         Axis::Switching,
         Axis::FlowControl,
+        Axis::Injection,
         Axis::Arrivals,
         Axis::Payload,
         Axis::Buffer,
@@ -216,6 +225,7 @@ impl Axis {
             Axis::FlowControl => "flow_control",
             Axis::Payload => "payload",
             Axis::Arrivals => "arrivals",
+            Axis::Injection => "injection",
         }
     }
 }
@@ -379,6 +389,7 @@ impl Study {
                     Axis::FlowControl => s.flow_control.len(),
                     Axis::Payload => s.payload.len(),
                     Axis::Arrivals => s.arrivals.len(),
+                    Axis::Injection => s.injection.len(),
                 };
                 (a, n)
             })
@@ -433,6 +444,9 @@ impl Study {
                 if let Some(b) = c.buffer {
                     p.network.buffer = b;
                 }
+                if let Some(i) = c.injection {
+                    p.network.injection = i;
+                }
                 c.name.clone()
             }
             Axis::Load => {
@@ -470,6 +484,10 @@ impl Study {
             Axis::Arrivals => {
                 p.workload.arrivals = s.arrivals[j];
                 kebab(&s.arrivals[j])
+            }
+            Axis::Injection => {
+                p.network.injection = s.injection[j];
+                kebab(&s.injection[j])
             }
         }
     }
