@@ -112,6 +112,11 @@ fn bad_descriptions_are_refused_with_key_and_line() {
             "title = \"x\"\n[base]\naddressing = \"sliced/zigzag\"\n",
             "unknown addressing",
         ),
+        // refused before any point runs: the first (sliced) one would take minutes
+        (
+            "title = \"x\"\n[base]\ntopology = \"fat-tree:k=4\"\n[base.workload]\nmeasure_us = 1e6\n[sweep]\naddressing = [\"sliced\", \"transit\"]\n",
+            "transit tables of `fat-tree:k=4`",
+        ),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
         let f = dir.path().join(format!("bad{i}.toml"));

@@ -130,8 +130,16 @@ impl<'a, 'p> Run<'a, 'p> {
             links,
             msgs: Vec::new(),
             free: Vec::new(),
+            // a flowlet table only where flowlets are on (96 KiB a switch)
             adaptive: (0..prep.topo.switches.len())
-                .map(|s| Adaptive::new(wl.seed ^ (s as u64 + 1).wrapping_mul(0x9E37_79B9)))
+                .map(|s| {
+                    let seed = wl.seed ^ (s as u64 + 1).wrapping_mul(0x9E37_79B9);
+                    if net.flowlet_gap_ns > 0 {
+                        Adaptive::new(seed)
+                    } else {
+                        Adaptive::without_flowlets(seed)
+                    }
+                })
                 .collect(),
             rngs: (0..n)
                 .map(|h| StdRng::seed_from_u64(wl.seed ^ (h as u64 + 1).wrapping_mul(0xD1B5_4A32)))

@@ -100,6 +100,15 @@ impl Flowlets {
         }
     }
 
+    /// A table with no slots: nothing is pinned or recorded (for a user that never
+    /// passes a flow key, such as a simulated fabric of tens of thousands of switches
+    /// with flowlets off, which need not hold 96 KiB per switch).
+    pub fn disabled() -> Self {
+        Flowlets {
+            slots: Box::new([]),
+        }
+    }
+
     /// The first slot of `key`'s bucket.
     #[inline]
     fn bucket(key: u64) -> usize {
@@ -111,7 +120,7 @@ impl Flowlets {
     #[inline]
     pub fn lookup(&self, key: u64, now_ns: u64, gap_ns: u64, live: &[u16]) -> Option<usize> {
         let b = Self::bucket(key);
-        let &(_, t, p) = self.slots[b..b + 2].iter().find(|s| s.0 == key)?;
+        let &(_, t, p) = self.slots.get(b..b + 2)?.iter().find(|s| s.0 == key)?;
         if now_ns.saturating_sub(t) >= gap_ns {
             return None;
         }
@@ -124,7 +133,9 @@ impl Flowlets {
     #[inline]
     pub fn record(&mut self, key: u64, now_ns: u64, gap_ns: u64, port: u16) {
         let b = Self::bucket(key);
-        let pair = &mut self.slots[b..b + 2];
+        let Some(pair) = self.slots.get_mut(b..b + 2) else {
+            return; // a disabled table
+        };
         let i = if pair[0].0 == key {
             0
         } else if pair[1].0 == key {
@@ -162,6 +173,15 @@ impl Adaptive {
         Adaptive {
             rng: XorShift::new(seed),
             flowlets: Flowlets::new(),
+        }
+    }
+
+    /// A chooser without a flowlet table ([`Flowlets::disabled`]): every frame goes to
+    /// the least occupied port, whatever key it has.
+    pub fn without_flowlets(seed: u64) -> Self {
+        Adaptive {
+            rng: XorShift::new(seed),
+            flowlets: Flowlets::disabled(),
         }
     }
 
@@ -263,6 +283,19 @@ mod tests {
         // a longer gap set later pins the same record again; gap 0 pins nothing
         assert_eq!(f.lookup(k, 1_200, 5_000, &[1, 2]), Some(1));
         assert_eq!(f.lookup(k, 100, 0, &[1, 2]), None);
+        // a disabled table pins nothing: a keyed choice is the least occupied
+        let mut off = Flowlets::disabled();
+        off.record(k, 100, 1_000, 2);
+        assert_eq!(off.lookup(k, 200, 1_000, &[1, 2]), None);
+        let mut a = Adaptive::without_flowlets(7);
+        for t in 0..10 {
+            let occ = if t % 2 == 0 { [0, 5] } else { [5, 0] };
+            let want = if t % 2 == 0 { 0 } else { 1 };
+            assert_eq!(
+                a.choose(&[1, 2], &occ, Some(k), t * 10, 1_000),
+                Some((want, want as u16 + 1))
+            );
+        }
     }
 
     #[test]

@@ -1,11 +1,14 @@
-//! Running a study's points: each topology is built once and each (topology,
-//! addressing) pair's tables once; the points then run on worker threads, each a
-//! single-threaded discrete-event run, deterministic from its seed whatever the thread.
+//! Running a study's points: each topology is built once, and every (topology,
+//! addressing) pair is checked before anything runs. The points of one pair then run on
+//! worker threads over that pair's tables, which are dropped before the next pair's are
+//! made, so a sweep over large fabrics holds one set of tables at a time. Each point is
+//! a single-threaded discrete-event run, deterministic from its seed whatever the thread.
 
 use super::{Point, Study, SweepPoint};
 use crate::error::{Result, TestbedError};
 use crate::report::results::Header;
 use canopy_control::des::{Outcome, Prepared};
+use canopy_control::kinds::Addressing;
 use canopy_control::topology::{build_str, Topology};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -58,7 +61,7 @@ pub fn run(
     let started = std::time::Instant::now();
     let header = crate::report::header(command);
     let points = study.points();
-    // every topology once, every (topology, addressing) once
+    // every topology once
     let mut specs: Vec<String> = Vec::new();
     for p in &points {
         let s = p.point.topology.spec().to_string();
@@ -76,59 +79,31 @@ pub fn run(
             .position(|s| s == p.topology.spec())
             .unwrap_or(0)
     };
-    let mut prepared: Vec<(usize, canopy_control::kinds::Addressing, Prepared<'_>)> = Vec::new();
-    for p in &points {
+    // the (topology, addressing) pairs in order of first use, each with its points;
+    // every pair is checked now, so a bad one is refused before hours of running
+    let mut groups: Vec<(usize, Addressing, Vec<usize>)> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
         let (ti, a) = (topo_of(&p.point), p.point.addressing.0);
-        if !prepared.iter().any(|(t, b, _)| *t == ti && *b == a) {
-            let prep = Prepared::new(&topos[ti], a)
-                .map_err(|e| failed(format!("{a} tables of `{}`", specs[ti]), e))?;
-            prepared.push((ti, a, prep));
+        match groups.iter_mut().find(|g| g.0 == ti && g.1 == a) {
+            Some(g) => g.2.push(i),
+            None => {
+                canopy_control::kinds::supports(&topos[ti], a.kind)
+                    .map_err(|e| failed(format!("{a} tables of `{}`", specs[ti]), e))?;
+                groups.push((ti, a, vec![i]));
+            }
         }
     }
     let threads = threads.clamp(1, points.len().max(1));
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<PointResult>)>();
     let mut results: Vec<Option<PointResult>> = vec![None; points.len()];
-    let mut first_error = None;
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, points, prepared, topo_of) = (&next, &points, &prepared, &topo_of);
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(sp) = points.get(i) else { break };
-                let (ti, a) = (topo_of(&sp.point), sp.point.addressing.0);
-                let prep = prepared
-                    .iter()
-                    .find(|(t, b, _)| *t == ti && *b == a)
-                    .map(|(_, _, p)| p);
-                let r = prep
-                    .ok_or_else(|| failed("tables".into(), "not prepared"))
-                    .and_then(|prep| one(prep, sp));
-                if tx.send((i, r)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        let mut done = 0;
-        for (i, r) in rx {
-            match r {
-                Ok(r) => {
-                    done += 1;
-                    progress(done, points.len(), &r);
-                    results[i] = Some(r);
-                }
-                Err(e) => {
-                    // stop handing out points; the running ones finish
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-    });
-    if let Some(e) = first_error {
-        return Err(e);
+    let mut done = 0;
+    for (ti, a, idx) in &groups {
+        let prep = Prepared::new(&topos[*ti], *a)
+            .map_err(|e| failed(format!("{a} tables of `{}`", specs[*ti]), e))?;
+        run_group(&prep, &points, idx, threads, &mut |i, r| {
+            done += 1;
+            progress(done, points.len(), &r);
+            results[i] = Some(r);
+        })?;
     }
     Ok(StudyResults {
         header,
@@ -139,6 +114,44 @@ pub fn run(
         wall_seconds: started.elapsed().as_secs_f64(),
         points: results.into_iter().flatten().collect(),
     })
+}
+
+/// Run the points `idx` of `points` over `prep` on up to `threads` threads; `done(i, r)`
+/// is called on this thread as point `i` finishes. After an error no more points start;
+/// the running ones finish, and the first error is returned.
+fn run_group(
+    prep: &Prepared<'_>,
+    points: &[SweepPoint],
+    idx: &[usize],
+    threads: usize,
+    done: &mut dyn FnMut(usize, PointResult),
+) -> Result<()> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, Result<PointResult>)>();
+    let mut first_error = None;
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(idx.len()) {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || {
+                while let Some(&i) = idx.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if tx.send((i, one(prep, &points[i]))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            match r {
+                Ok(r) => done(i, r),
+                Err(e) => {
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Run one point.
