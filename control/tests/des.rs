@@ -107,22 +107,28 @@ fn zero_load_latency_is_the_closed_form_for_both_switchings() {
     );
 }
 
+/// 1000-byte messages at `load`, measured long after the source queue has stopped ever
+/// running empty, with room for every message that waits.
+fn overload(load: f64) -> Workload {
+    Workload {
+        load,
+        payload: Lengths::Fixed(1000),
+        warmup_us: 400.0,
+        measure_us: 500.0,
+        drain_us: 0.0,
+        source_queue: 100_000,
+        ..Workload::default()
+    }
+}
+
 #[test]
 fn one_link_carries_exactly_its_rate_under_overload() {
     let t = fat4();
     let p = Prepared::new(&t, Addressing::of(Kind::Sliced)).unwrap();
     for switching in [Switching::StoreAndForward, Switching::CutThrough] {
-        let wl = Workload {
-            load: 1.5,
-            payload: Lengths::Fixed(1000),
-            // long enough for the source queue to have stopped ever running empty
-            warmup_us: 400.0,
-            measure_us: 500.0,
-            drain_us: 0.0,
-            source_queue: 100_000,
-            ..Workload::default()
-        };
-        let o = p.run(&net(switching), &wl, &mut one_pair(0, 1)).unwrap();
+        let o = p
+            .run(&net(switching), &overload(1.5), &mut one_pair(0, 1))
+            .unwrap();
         let carried = o.throughput * o.hosts as f64; // of one link's rate
         assert!((carried - 1.0).abs() < 0.005, "{switching:?}: {carried}");
         let offered = o.offered * o.hosts as f64;
@@ -266,14 +272,8 @@ fn a_host_with_two_links_sends_on_one_or_spreads_over_both() {
     assert!(t.hosts.iter().all(|h| h.ports.len() == 2));
     let p = Prepared::new(&t, Addressing::of(Kind::Sliced)).unwrap();
     let wl = Workload {
-        load: 1.6,
         arrivals: Arrivals::Fixed,
-        payload: Lengths::Fixed(1000),
-        warmup_us: 400.0,
-        measure_us: 500.0,
-        drain_us: 0.0,
-        source_queue: 100_000,
-        ..Workload::default()
+        ..overload(1.6)
     };
     let run = |injection| {
         let n = Network {
