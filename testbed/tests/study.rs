@@ -202,3 +202,18 @@ facet = "pattern"
         assert!(s.contains("case=VCT dst") && !s.contains("pattern="), "{f}");
     }
 }
+
+#[test]
+fn the_example_in_the_model_notes_reads() {
+    // docs/des.md's description of every key, as a user would copy it
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/des.md"),
+    )
+    .unwrap();
+    let start = doc.find("```toml\n").expect("a TOML block") + "```toml\n".len();
+    let len = doc[start..].find("```").unwrap();
+    let s = canopy_testbed::study::Study::parse("docs/des.md", &doc[start..start + len])
+        .unwrap_or_else(|e| panic!("{e}"));
+    // 2 cases × 2 patterns × 5 loads
+    assert_eq!(s.points().len(), 20);
+}
