@@ -288,13 +288,7 @@ impl<'a> Oracle<'a> {
         if dst as usize >= t.hosts.len() {
             return walk;
         }
-        let tx: Vec<u16> = src_host
-            .ports
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.dir != PortDir::In && p.peer != Peer::None)
-            .map(|(i, _)| i as u16)
-            .collect();
+        let tx: Vec<u16> = src_host.send_ports().map(|(i, _)| i).collect();
         let Some(&inj) = tx.choose(rng) else {
             return walk;
         };

@@ -149,8 +149,8 @@ pub struct Workload {
     pub drain_us: f64,
     /// Messages a host keeps waiting to be sent, over all its links; more are refused
     /// and counted (the offered load is then beyond what the fabric takes from that
-    /// host). Hosts ×
-    /// `source_queue` is at most [`MAX_WAITING`], which bounds the run's memory.
+    /// host). Hosts × `source_queue` is at most [`MAX_WAITING`], which bounds the run's
+    /// memory.
     pub source_queue: usize,
     /// Seed of every random choice (gaps, lengths, phases, adaptive ties).
     pub seed: u64,

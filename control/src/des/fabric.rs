@@ -100,13 +100,10 @@ impl<'t> Prepared<'t> {
         let mut inject = Vec::with_capacity(topo.hosts.len());
         for h in &topo.hosts {
             let mut mine = Vec::new();
-            for p in &h.ports {
+            for (_, p) in h.send_ports() {
                 let Peer::Switch { sw, port } = p.peer else {
                     continue;
                 };
-                if !sends(p.dir) {
-                    continue;
-                }
                 mine.push(links.len() as u32);
                 links.push(LinkInfo {
                     from_switch: None,

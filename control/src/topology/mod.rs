@@ -260,12 +260,18 @@ pub struct Host {
 }
 
 impl Host {
-    /// The port the host sends on: its first connected port that transmits.
-    pub fn inject_port(&self) -> Option<u16> {
+    /// The ports the host can send on, with their numbers: connected, and transmitting.
+    pub fn send_ports(&self) -> impl Iterator<Item = (u16, &Port)> {
         self.ports
             .iter()
-            .position(|p| p.dir != PortDir::In && p.peer != Peer::None)
-            .map(|p| p as u16)
+            .enumerate()
+            .filter(|(_, p)| p.dir != PortDir::In && p.peer != Peer::None)
+            .map(|(i, p)| (i as u16, p))
+    }
+
+    /// The port the host sends on: its first of [`Host::send_ports`].
+    pub fn inject_port(&self) -> Option<u16> {
+        self.send_ports().next().map(|(i, _)| i)
     }
 }
 
